@@ -1,0 +1,1 @@
+"""The papers' heuristics and the classic baselines, one family per module."""

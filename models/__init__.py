@@ -1,0 +1,1 @@
+"""Exact formulations (CP-SAT and ILP), one problem family per module."""

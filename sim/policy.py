@@ -1,0 +1,83 @@
+"""The protocol through which a scheduler plugs into the batch simulator.
+
+The simulator owns the machine state. A policy receives events (arrival, end,
+overrun notice) and, once all events of an instant have been delivered, is asked which
+waiting jobs to start now. It never touches the simulator's state; the simulator
+checks every decision (the job is waiting, it fits now) and raises on a violation.
+
+Times are integer seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from instances.job import Job
+
+
+@dataclass(frozen=True)
+class MachineInfo:
+    """What a policy may know about the machine.
+
+    Parameters
+    ----------
+    capacity : tuple of int
+        Capacity per resource; ``capacity[0]`` is processors.
+    kill_at_request : bool
+        True when jobs are killed at their requested time (the papers' setting), so a
+        running job never outlives ``start + requested``.
+    """
+
+    capacity: tuple[int, ...]
+    kill_at_request: bool = True
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Online scheduler protocol (events in, start decisions out)."""
+
+    name: str
+
+    def reset(self, machine: MachineInfo) -> None:
+        """Forget all state; called once before a simulation."""
+
+    def on_arrival(self, job: Job, now: int) -> None:
+        """``job`` was submitted at ``now``."""
+
+    def on_end(self, job: Job, now: int) -> None:
+        """``job`` ended at ``now`` (completed, or killed at its requested time)."""
+
+    def on_overrun(self, job: Job, now: int) -> None:
+        """``job`` is still running at ``start + requested`` (only when jobs are not
+        killed at their request)."""
+
+    def schedule(self, now: int) -> Sequence[Job]:
+        """Jobs to start at ``now``; called once after all events of ``now``."""
+
+    def next_wakeup(self, now: int) -> int | None:
+        """A time > ``now`` at which ``schedule`` must be called even if no event
+        happens, or None."""
+
+    def promises(self) -> dict[int, int]:
+        """Job id -> latest start time the policy guaranteed (its own guarantee, checked
+        by the validator); empty when the policy promises nothing."""
+
+
+class BasePolicy:
+    """Convenience base with no-op defaults for the optional parts of ``Policy``."""
+
+    name = "base"
+
+    def reset(self, machine: MachineInfo) -> None:
+        self.machine = machine
+
+    def on_overrun(self, job: Job, now: int) -> None:
+        return None
+
+    def next_wakeup(self, now: int) -> int | None:
+        return None
+
+    def promises(self) -> dict[int, int]:
+        return {}

@@ -1,0 +1,75 @@
+"""One registry of named solvers (offline problems) and policies (online simulation).
+
+The CLI, the tests and the benchmarks iterate over these tables instead of if/elif
+chains. Entries are registered lazily by dotted path so that importing the registry
+never imports OR-Tools or PuLP.
+
+Solvers are grouped by problem family: ``SOLVERS[family][name] = "module:function"``,
+each function with the signature ``solve(problem, *, time_limit=None, seed=0, **params)
+-> Result``. ``PROBLEM_LOADERS[family] = "module:function"`` reads a problem from a
+parsed JSON dictionary; the family of a JSON file is its ``"problem"`` field.
+
+Policies map a name to ``"module:factory"``; the factory takes keyword options and
+returns an object following ``sim.policy.Policy``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+POLICIES: dict[str, str] = {
+    "fcfs": "heuristics.backfill:FCFS",
+    "easy": "heuristics.backfill:EASY",
+    "conservative": "heuristics.backfill:Conservative",
+}
+
+SOLVERS: dict[str, dict[str, str]] = {}
+
+PROBLEM_LOADERS: dict[str, str] = {}
+
+
+def _load(path: str) -> Callable[..., Any]:
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def policy_factory(name: str) -> Callable[..., Any]:
+    """Return the factory of the policy registered as ``name``."""
+    try:
+        return _load(POLICIES[name])
+    except KeyError:
+        raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)}") from None
+
+
+def make_policy(name: str, **options: Any) -> Any:
+    """Instantiate the policy registered as ``name`` with ``options``."""
+    return policy_factory(name)(**options)
+
+
+def solver(family: str, name: str) -> Callable[..., Any]:
+    """Return the ``solve`` function registered as ``name`` for problem ``family``."""
+    if family not in SOLVERS:
+        raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
+    try:
+        return _load(SOLVERS[family][name])
+    except KeyError:
+        raise ValueError(
+            f"unknown solver {name!r} for problem {family!r}; known: {sorted(SOLVERS[family])}"
+        ) from None
+
+
+def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any]:
+    """Build a problem object from a parsed JSON dictionary.
+
+    Returns ``(family, problem)``. Raises ValueError naming ``source`` and the field
+    when the ``"problem"`` field is missing or unknown.
+    """
+    if not isinstance(data, dict) or "problem" not in data:
+        raise ValueError(f"{source}: missing field 'problem' (one of {sorted(PROBLEM_LOADERS)})")
+    family = data["problem"]
+    if family not in PROBLEM_LOADERS:
+        raise ValueError(
+            f"{source}: field 'problem' = {family!r} is unknown; known: {sorted(PROBLEM_LOADERS)}")
+    return family, _load(PROBLEM_LOADERS[family])(data)
