@@ -28,6 +28,7 @@ POLICIES: dict[str, str] = {
 SOLVERS: dict[str, dict[str, str]] = {}
 
 PROBLEM_LOADERS: dict[str, str] = {}
+PROBLEM_LOADERS["slack_insertion"] = "sim.insertion:from_dict"
 
 
 def _load(path: str) -> Callable[..., Any]:

@@ -1,0 +1,676 @@
+"""The slack-constrained insertion problem of Talby & Feitelson, defined once.
+
+When a job arrives, the slack-based priority scheduler *inserts* it into the current
+schedule of waiting jobs. Every waiting job may be moved: later by at most its current
+slack, or earlier. Among the feasible schedules the scheduler picks the cheapest by the
+paper's *price*; ties go to the schedule that moves the fewest jobs. The same problem,
+with a dummy timeless job in place of the new job, re-optimises the schedule after a job
+leaves early (``remove``).
+
+Both the heuristic compress orders (``heuristics.slack``) and the exact models
+(``models.slack_insertion``) import this module, so their prices are comparable by
+construction. All times are integer seconds; slacks are seconds and may be fractional
+(``s0 = (1 - p) * SF * AWT``) or infinite.
+
+Price (the paper's definition)
+------------------------------
+For a schedule that starts the new job ``j`` at ``te_j`` and waiting job ``i`` at
+``start_i`` (delay ``t_i = start_i - te_i``, negative when moved earlier)::
+
+    price = w(te_j - now) * n_j^alpha_u + sum_i cost(i, t_i, j)
+    cost(i, t_i, j) = n_i^alpha_u * w(t_i) * (p_i / p_j)^alpha_p * (s0_i / s_i)^(alpha_p*alpha_f)
+                      if t_i <= s_i, else infinity
+
+with the signed power ``w(x) = sign(x) * |x|^alpha_t`` (so moving earlier gives a
+negative cost) and ``w(0) = 0`` (a job that is not moved costs nothing, also when
+``alpha_t = 0``). ``x^0 = 1`` for every other factor.
+
+Choices the paper leaves open (each documented and, where it changes results, a
+field of :class:`InsertionProblem`):
+
+* **zero priority in the ratio** ``p_i / p_j``: both priorities are clamped from below
+  at ``p_floor`` (default 0.01), so the ratio is ``max(p_i, p_floor) / max(p_j,
+  p_floor)``. Without it a job of priority 0 could not delay anybody (infinite price)
+  and a waiting job of priority 0 could be delayed for free. Only priorities below
+  ``p_floor`` are affected.
+* **zero current slack** in ``s0_i / s_i``: the ratio is 1 when ``s_i == s0_i`` (this
+  covers 0/0 and inf/inf); otherwise ``s0_i / max(s_i, slack_floor)`` with
+  ``slack_floor`` default 1 second. A job whose slack is used up (``s_i = 0``) may only
+  move earlier, which is then rewarded by the factor ``s0_i / slack_floor``.
+* **the dummy timeless job** of ``remove`` (``new is None``): it has no term of its own
+  and priority 1, so the ratio is ``max(p_i, p_floor)``. Its priority multiplies every
+  cost by the same positive constant, so it changes the price value but never which
+  schedule is cheapest; it is therefore not a parameter.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from sim.profile import Profile
+
+FAMILY = "slack_insertion"
+
+__all__ = [
+    "FAMILY",
+    "WaitingJob",
+    "RunningJob",
+    "NewJob",
+    "InsertionProblem",
+    "InsertionSchedule",
+    "InfeasibleScheduleError",
+    "check",
+    "is_feasible",
+    "price",
+    "moved",
+    "key",
+    "job_cost",
+    "delay_weight",
+    "new_weight",
+    "current_schedule",
+    "apply",
+    "profile_of",
+    "latest_start",
+    "horizon",
+    "from_dict",
+    "load",
+]
+
+
+# ---------------------------------------------------------------------------- validation
+def _int(where: str, value: Any, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{where} must be an integer (seconds/processors), got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{where} must be >= {minimum}, got {value!r}")
+    return value
+
+
+def _real(where: str, value: Any, lo: float | None = None, hi: float | None = None,
+          allow_inf: bool = False) -> float:
+    if isinstance(value, str) and value.strip().lower() in ("inf", "infinity"):
+        value = math.inf
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{where} must be a number, got {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{where} must be a number, got nan")
+    if math.isinf(value):
+        if allow_inf and value > 0:
+            return value
+        raise ValueError(f"{where} must be finite, got {value!r}")
+    if lo is not None and value < lo:
+        raise ValueError(f"{where} must be >= {lo}, got {value!r}")
+    if hi is not None and value > hi:
+        raise ValueError(f"{where} must be <= {hi}, got {value!r}")
+    return value
+
+
+# ---------------------------------------------------------------------------- jobs
+@dataclass(frozen=True)
+class WaitingJob:
+    """A job already in the schedule, waiting to start.
+
+    Parameters
+    ----------
+    id : int
+    n : int
+        Processors (>= 1).
+    t : int
+        Estimated runtime, seconds (>= 1).
+    te : int
+        Currently scheduled start, seconds (>= the problem's ``now``).
+    s : float
+        Current slack, seconds (>= 0, may be ``math.inf``): how much later than ``te``
+        the job may still start.
+    s0 : float
+        Initial slack, seconds (>= 0, infinite exactly when ``s`` is).
+    p : float
+        Weighted priority in [0, 1].
+    arrival : int
+        Submit time, seconds.
+    """
+
+    id: int
+    n: int
+    t: int
+    te: int
+    s: float
+    s0: float
+    p: float
+    arrival: int
+
+    def __post_init__(self) -> None:
+        w = f"WaitingJob {self.id!r}"
+        object.__setattr__(self, "id", _int(f"{w}: id", self.id))
+        object.__setattr__(self, "n", _int(f"{w}: n", self.n, 1))
+        object.__setattr__(self, "t", _int(f"{w}: t", self.t, 1))
+        object.__setattr__(self, "te", _int(f"{w}: te", self.te))
+        object.__setattr__(self, "s", _real(f"{w}: s (slack)", self.s, 0.0, allow_inf=True))
+        object.__setattr__(self, "s0", _real(f"{w}: s0", self.s0, 0.0, allow_inf=True))
+        object.__setattr__(self, "p", _real(f"{w}: p", self.p, 0.0, 1.0))
+        object.__setattr__(self, "arrival", _int(f"{w}: arrival", self.arrival))
+        if math.isinf(self.s) != math.isinf(self.s0):
+            raise ValueError(f"{w}: s and s0 must be both finite or both infinite, "
+                             f"got s={self.s!r}, s0={self.s0!r}")
+
+
+@dataclass(frozen=True)
+class RunningJob:
+    """A running job: occupies ``n`` processors until its estimated ``end`` (seconds)."""
+
+    id: int
+    n: int
+    end: int
+
+    def __post_init__(self) -> None:
+        w = f"RunningJob {self.id!r}"
+        object.__setattr__(self, "id", _int(f"{w}: id", self.id))
+        object.__setattr__(self, "n", _int(f"{w}: n", self.n, 1))
+        object.__setattr__(self, "end", _int(f"{w}: end", self.end))
+
+
+@dataclass(frozen=True)
+class NewJob:
+    """The job to insert: ``n`` processors, estimate ``t`` seconds, priority ``p``."""
+
+    id: int
+    n: int
+    t: int
+    p: float
+    arrival: int
+
+    def __post_init__(self) -> None:
+        w = f"NewJob {self.id!r}"
+        object.__setattr__(self, "id", _int(f"{w}: id", self.id))
+        object.__setattr__(self, "n", _int(f"{w}: n", self.n, 1))
+        object.__setattr__(self, "t", _int(f"{w}: t", self.t, 1))
+        object.__setattr__(self, "p", _real(f"{w}: p", self.p, 0.0, 1.0))
+        object.__setattr__(self, "arrival", _int(f"{w}: arrival", self.arrival))
+
+
+# ---------------------------------------------------------------------------- problem
+@dataclass(frozen=True)
+class InsertionProblem:
+    """One insertion (or, with ``new=None``, one re-optimisation after a removal).
+
+    Parameters
+    ----------
+    now : int
+        Current time, seconds.
+    capacity : int
+        Processors of the machine.
+    running : tuple of RunningJob
+        Jobs running at ``now``; each ends after ``now``.
+    waiting : tuple of WaitingJob
+        The current schedule of waiting jobs (feasible with the running jobs).
+    new : NewJob or None
+        The job to insert, or None for ``remove`` (the paper's dummy timeless job).
+    alpha_u, alpha_t, alpha_p, alpha_f : float
+        Exponents of the price, each in [0, 1].
+    p_floor : float
+        Priorities are clamped from below at this value inside ``p_i / p_j`` (in (0, 1]).
+    slack_floor : float
+        Current slack is clamped from below at this value (seconds, > 0) inside
+        ``s0_i / s_i`` when ``s_i != s0_i``.
+
+    Raises
+    ------
+    ValueError
+        Naming the field: a negative slack, an alpha outside [0, 1], a job wider than the
+        machine, ``te < now``, a running job that ended, duplicate ids, an arrival after
+        ``now``, or a current schedule that exceeds the capacity.
+    """
+
+    now: int
+    capacity: int
+    running: tuple[RunningJob, ...] = ()
+    waiting: tuple[WaitingJob, ...] = ()
+    new: NewJob | None = None
+    alpha_u: float = 1.0
+    alpha_t: float = 1.0
+    alpha_p: float = 1.0
+    alpha_f: float = 1.0
+    p_floor: float = 0.01
+    slack_floor: float = 1.0
+    _index: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        now = _int("InsertionProblem.now", self.now)
+        cap = _int("InsertionProblem.capacity", self.capacity, 1)
+        object.__setattr__(self, "now", now)
+        object.__setattr__(self, "capacity", cap)
+        for name in ("alpha_u", "alpha_t", "alpha_p", "alpha_f"):
+            object.__setattr__(self, name,
+                               _real(f"InsertionProblem.{name}", getattr(self, name), 0.0, 1.0))
+        pf = _real("InsertionProblem.p_floor", self.p_floor, 0.0, 1.0)
+        if pf <= 0:
+            raise ValueError(f"InsertionProblem.p_floor must be > 0, got {pf!r}")
+        object.__setattr__(self, "p_floor", pf)
+        sf = _real("InsertionProblem.slack_floor", self.slack_floor, 0.0)
+        if sf <= 0:
+            raise ValueError(f"InsertionProblem.slack_floor must be > 0, got {sf!r}")
+        object.__setattr__(self, "slack_floor", sf)
+        object.__setattr__(self, "running", tuple(self.running))
+        object.__setattr__(self, "waiting", tuple(self.waiting))
+
+        seen: set[int] = set()
+
+        def unique(where: str, jid: int) -> None:
+            if jid in seen:
+                raise ValueError(f"{where}: duplicate job id {jid}")
+            seen.add(jid)
+
+        for k, r in enumerate(self.running):
+            if not isinstance(r, RunningJob):
+                raise ValueError(f"InsertionProblem.running[{k}] must be a RunningJob, got {r!r}")
+            unique(f"running[{k}]", r.id)
+            if r.n > cap:
+                raise ValueError(f"running[{k}] (job {r.id}): n={r.n} exceeds capacity {cap}")
+            if r.end <= now:
+                raise ValueError(f"running[{k}] (job {r.id}): end={r.end} must be > now={now}")
+        index: dict[int, int] = {}
+        for k, w in enumerate(self.waiting):
+            if not isinstance(w, WaitingJob):
+                raise ValueError(f"InsertionProblem.waiting[{k}] must be a WaitingJob, got {w!r}")
+            unique(f"waiting[{k}]", w.id)
+            index[w.id] = k
+            if w.n > cap:
+                raise ValueError(f"waiting[{k}] (job {w.id}): n={w.n} exceeds capacity {cap}")
+            if w.te < now:
+                raise ValueError(f"waiting[{k}] (job {w.id}): te={w.te} is before now={now}")
+            if w.arrival > now:
+                raise ValueError(
+                    f"waiting[{k}] (job {w.id}): arrival={w.arrival} is after now={now}")
+        if self.new is not None:
+            if not isinstance(self.new, NewJob):
+                raise ValueError(f"InsertionProblem.new must be a NewJob or None, got {self.new!r}")
+            unique("new", self.new.id)
+            if self.new.n > cap:
+                raise ValueError(f"new (job {self.new.id}): n={self.new.n} exceeds capacity {cap}")
+            if self.new.arrival > now:
+                raise ValueError(
+                    f"new (job {self.new.id}): arrival={self.new.arrival} is after now={now}")
+        object.__setattr__(self, "_index", index)
+        # the current schedule must be feasible: it is the starting point of every search
+        prof = profile_of(self)
+        try:
+            for w in self.waiting:
+                prof.reserve(w.te, w.t, (w.n,))
+        except ValueError as e:
+            raise ValueError(
+                f"InsertionProblem.waiting: the current schedule (te) exceeds the capacity at "
+                f"job {w.id} (te={w.te}, n={w.n}, t={w.t}): {e}") from None
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def k(self) -> int:
+        """Number of waiting jobs."""
+        return len(self.waiting)
+
+    def job(self, jid: int) -> WaitingJob:
+        """The waiting job with id ``jid``."""
+        return self.waiting[self._index[jid]]
+
+    def with_alphas(self, **alphas: float) -> InsertionProblem:
+        """A copy with some of ``alpha_u, alpha_t, alpha_p, alpha_f`` replaced."""
+        return replace(self, **alphas)
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary with ``"problem": "slack_insertion"`` (inf as "inf")."""
+
+        def num(x: float) -> float | str:
+            return "inf" if math.isinf(x) else x
+
+        return {
+            "problem": FAMILY,
+            "now": self.now,
+            "capacity": self.capacity,
+            "alpha_u": self.alpha_u,
+            "alpha_t": self.alpha_t,
+            "alpha_p": self.alpha_p,
+            "alpha_f": self.alpha_f,
+            "p_floor": self.p_floor,
+            "slack_floor": self.slack_floor,
+            "running": [{"id": r.id, "n": r.n, "end": r.end} for r in self.running],
+            "waiting": [
+                {"id": w.id, "n": w.n, "t": w.t, "te": w.te, "s": num(w.s), "s0": num(w.s0),
+                 "p": w.p, "arrival": w.arrival}
+                for w in self.waiting
+            ],
+            "new": None if self.new is None else {
+                "id": self.new.id, "n": self.new.n, "t": self.new.t, "p": self.new.p,
+                "arrival": self.new.arrival},
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The problem as a JSON string (see :meth:`to_dict`)."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<json>") -> InsertionProblem:
+        """Build a problem from a parsed JSON dictionary.
+
+        Raises ValueError naming ``source`` and the field for a missing, unknown or
+        malformed field.
+        """
+        return from_dict(data, source)
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "<json>") -> InsertionProblem:
+        """Parse a JSON string (see :meth:`from_dict`)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{source}: invalid JSON: {e}") from None
+        return from_dict(data, source)
+
+    def dump(self, path: str | Path) -> None:
+        """Write the problem to ``path`` as JSON."""
+        Path(path).write_text(self.to_json(indent=1) + "\n")
+
+
+_TOP = {"problem", "now", "capacity", "alpha_u", "alpha_t", "alpha_p", "alpha_f", "p_floor",
+        "slack_floor", "running", "waiting", "new"}
+_FIELDS = {
+    "running": ("id", "n", "end"),
+    "waiting": ("id", "n", "t", "te", "s", "s0", "p", "arrival"),
+    "new": ("id", "n", "t", "p", "arrival"),
+}
+
+
+def _record(kind: type, where: str, item: Any, fields: tuple[str, ...], source: str) -> Any:
+    if not isinstance(item, Mapping):
+        raise ValueError(f"{source}: {where} must be an object, got {item!r}")
+    unknown = set(item) - set(fields)
+    if unknown:
+        raise ValueError(f"{source}: {where}: unknown field(s) {sorted(unknown)}")
+    for f in fields:
+        if f not in item:
+            raise ValueError(f"{source}: {where}: missing field '{f}'")
+    try:
+        return kind(**{f: item[f] for f in fields})
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{source}: {where}: {e}") from None
+
+
+def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProblem:
+    """Registry loader: build an :class:`InsertionProblem` from a parsed JSON dict.
+
+    Parameters
+    ----------
+    data : mapping
+        With ``"problem": "slack_insertion"``, ``now``, ``capacity``, ``running``,
+        ``waiting``, ``new`` (object or null) and optional alphas / floors.
+    source : str
+        File name used in error messages.
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{source}: the problem must be a JSON object, got {type(data).__name__}")
+    if data.get("problem") != FAMILY:
+        raise ValueError(
+            f"{source}: field 'problem' must be {FAMILY!r}, got {data.get('problem')!r}")
+    unknown = set(data) - _TOP
+    if unknown:
+        raise ValueError(f"{source}: unknown field(s) {sorted(unknown)}")
+    for f in ("now", "capacity", "running", "waiting", "new"):
+        if f not in data:
+            raise ValueError(f"{source}: missing field '{f}'")
+    for f in ("running", "waiting"):
+        if not isinstance(data[f], list):
+            raise ValueError(f"{source}: field '{f}' must be a list, got {data[f]!r}")
+    running = tuple(_record(RunningJob, f"running[{k}]", r, _FIELDS["running"], source)
+                    for k, r in enumerate(data["running"]))
+    waiting = tuple(_record(WaitingJob, f"waiting[{k}]", w, _FIELDS["waiting"], source)
+                    for k, w in enumerate(data["waiting"]))
+    new = None if data["new"] is None else _record(NewJob, "new", data["new"], _FIELDS["new"],
+                                                    source)
+    kw = {f: data[f] for f in ("alpha_u", "alpha_t", "alpha_p", "alpha_f", "p_floor",
+                               "slack_floor") if f in data}
+    try:
+        return InsertionProblem(now=data["now"], capacity=data["capacity"], running=running,
+                                waiting=waiting, new=new, **kw)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+
+
+def load(path: str | Path) -> InsertionProblem:
+    """Read a problem from a JSON file (errors name the file)."""
+    path = Path(path)
+    return InsertionProblem.from_json(path.read_text(), source=str(path))
+
+
+# ---------------------------------------------------------------------------- schedule
+class InfeasibleScheduleError(ValueError):
+    """A schedule violates the insertion problem (the message says why)."""
+
+
+@dataclass(frozen=True)
+class InsertionSchedule:
+    """A solution: the new job's start and every waiting job's start (seconds).
+
+    ``new_start`` is None exactly when the problem has no new job (``remove``).
+    """
+
+    new_start: int | None
+    starts: Mapping[int, int]
+
+    def __post_init__(self) -> None:
+        if self.new_start is not None:
+            object.__setattr__(self, "new_start", _int("InsertionSchedule.new_start",
+                                                       self.new_start))
+        object.__setattr__(self, "starts",
+                           {int(j): _int(f"InsertionSchedule.starts[{j}]", s)
+                            for j, s in dict(self.starts).items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"new_start": ..., "starts": {id: start}}`` (ids as strings)."""
+        return {"new_start": self.new_start,
+                "starts": {str(j): s for j, s in sorted(self.starts.items())}}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> InsertionSchedule:
+        """Inverse of :meth:`to_dict`."""
+        return cls(data["new_start"], {int(j): s for j, s in data["starts"].items()})
+
+
+def check(problem: InsertionProblem, schedule: InsertionSchedule) -> None:
+    """Raise :class:`InfeasibleScheduleError` with a reason if ``schedule`` is infeasible.
+
+    Feasible means: the new job is started iff there is one; every waiting job (and no
+    other id) has a start; every start is >= ``now``; each waiting job's delay
+    ``start - te`` is <= its slack ``s`` (earlier is allowed); and the processors used by
+    the running jobs (until ``end``) and the placed jobs (on ``[start, start + t)``)
+    never exceed the capacity (checked on a :class:`sim.profile.Profile`).
+    """
+    now = problem.now
+    if problem.new is None:
+        if schedule.new_start is not None:
+            raise InfeasibleScheduleError("the problem has no new job but new_start is set")
+    else:
+        if schedule.new_start is None:
+            raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
+        if schedule.new_start < now:
+            raise InfeasibleScheduleError(
+                f"new job {problem.new.id}: start {schedule.new_start} before now={now}")
+    ids = {w.id for w in problem.waiting}
+    extra = set(schedule.starts) - ids
+    if extra:
+        raise InfeasibleScheduleError(f"starts given for unknown job(s) {sorted(extra)}")
+    for w in problem.waiting:
+        if w.id not in schedule.starts:
+            raise InfeasibleScheduleError(f"waiting job {w.id}: no start")
+        st = schedule.starts[w.id]
+        if st < now:
+            raise InfeasibleScheduleError(f"waiting job {w.id}: start {st} before now={now}")
+        if st - w.te > w.s:
+            raise InfeasibleScheduleError(
+                f"waiting job {w.id}: delay {st - w.te} s exceeds its slack {w.s} s")
+    prof = profile_of(problem)
+    placed = [(w.id, schedule.starts[w.id], w.t, w.n) for w in problem.waiting]
+    if problem.new is not None:
+        placed.append((problem.new.id, schedule.new_start, problem.new.t, problem.new.n))
+    for jid, st, t, n in placed:
+        try:
+            prof.reserve(st, t, (n,))
+        except ValueError as e:
+            raise InfeasibleScheduleError(
+                f"job {jid} (start {st}, n={n}, t={t}) exceeds the capacity "
+                f"{problem.capacity}: {e}") from None
+
+
+def is_feasible(problem: InsertionProblem, schedule: InsertionSchedule) -> bool:
+    """Whether :func:`check` passes."""
+    try:
+        check(problem, schedule)
+    except InfeasibleScheduleError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------- price
+def _spow(x: float, a: float) -> float:
+    """Signed power ``sign(x) |x|^a`` with ``w(0) = 0``."""
+    if x == 0:
+        return 0.0
+    if x > 0:
+        return float(x) ** a
+    return -(float(-x) ** a)
+
+
+def _slack_ratio(problem: InsertionProblem, w: WaitingJob) -> float:
+    if w.s == w.s0:
+        return 1.0
+    return w.s0 / max(w.s, problem.slack_floor)
+
+
+def delay_weight(problem: InsertionProblem, w: WaitingJob) -> float:
+    """Cost per ``w(t_i)`` of moving waiting job ``w``:
+    ``n^alpha_u (p_i/p_j)^alpha_p (s0/s)^(alpha_p alpha_f)`` (>= 0).
+
+    With ``alpha_t = 1`` the cost of a delay of ``t_i`` seconds is ``delay_weight * t_i``.
+    """
+    pj = 1.0 if problem.new is None else problem.new.p
+    ratio_p = max(w.p, problem.p_floor) / max(pj, problem.p_floor)
+    return (float(w.n) ** problem.alpha_u * ratio_p ** problem.alpha_p
+            * _slack_ratio(problem, w) ** (problem.alpha_p * problem.alpha_f))
+
+
+def new_weight(problem: InsertionProblem) -> float:
+    """``n_j^alpha_u``: price per ``w(wait)`` of the new job (0 for the dummy job)."""
+    if problem.new is None:
+        return 0.0
+    return float(problem.new.n) ** problem.alpha_u
+
+
+def job_cost(problem: InsertionProblem, w: WaitingJob, start: int) -> float:
+    """``cost(i, t_i, j)`` of starting waiting job ``w`` at ``start`` (inf beyond slack)."""
+    d = start - w.te
+    if d == 0:
+        return 0.0
+    if d > w.s:
+        return math.inf
+    return delay_weight(problem, w) * _spow(d, problem.alpha_t)
+
+
+def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
+    """The paper's price of ``schedule`` (see the module docstring).
+
+    Capacity is not checked here (use :func:`check`); a delay beyond the slack gives
+    ``math.inf``. Summed with ``math.fsum`` so the value does not depend on job order.
+    """
+    terms = []
+    if problem.new is not None:
+        if schedule.new_start is None:
+            raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
+        terms.append(new_weight(problem) * _spow(schedule.new_start - problem.now,
+                                                 problem.alpha_t))
+    for w in problem.waiting:
+        c = job_cost(problem, w, schedule.starts[w.id])
+        if math.isinf(c):
+            return math.inf
+        terms.append(c)
+    return math.fsum(terms)
+
+
+def moved(problem: InsertionProblem, schedule: InsertionSchedule) -> int:
+    """Number of waiting jobs whose start differs from ``te``."""
+    return sum(1 for w in problem.waiting if schedule.starts[w.id] != w.te)
+
+
+def key(problem: InsertionProblem, schedule: InsertionSchedule) -> tuple[float, int]:
+    """Sort key of the paper's choice: lower price, then fewest moved jobs."""
+    return price(problem, schedule), moved(problem, schedule)
+
+
+# ---------------------------------------------------------------------------- utilities
+def current_schedule(problem: InsertionProblem,
+                     new_start: int | None = None) -> InsertionSchedule:
+    """Every waiting job at ``te``; the new job at ``new_start`` or, if None, at the
+    earliest time it fits around them (no job moved)."""
+    if problem.new is not None and new_start is None:
+        prof = profile_of(problem, include_waiting=True)
+        new_start = prof.earliest_start(problem.new.t, (problem.new.n,), problem.now)
+    if problem.new is None:
+        new_start = None
+    return InsertionSchedule(new_start, {w.id: w.te for w in problem.waiting})
+
+
+def apply(problem: InsertionProblem, schedule: InsertionSchedule) -> tuple[WaitingJob, ...]:
+    """The waiting jobs after the move: ``te = start`` and ``s -= t_i`` (the paper's update).
+
+    The new job is not included (its slack and priority are the scheduler's business).
+    """
+    out = []
+    for w in problem.waiting:
+        st = schedule.starts[w.id]
+        out.append(replace(w, te=st, s=w.s - (st - w.te)))
+    return tuple(out)
+
+
+def profile_of(problem: InsertionProblem, include_waiting: bool = False,
+               exclude: Iterable[int] = ()) -> Profile:
+    """The availability profile from ``now``: running jobs until their ``end`` and, with
+    ``include_waiting``, the waiting jobs at their current ``te`` (except ids in
+    ``exclude``)."""
+    prof = Profile((problem.capacity,), start=problem.now)
+    for r in problem.running:
+        prof.reserve(problem.now, r.end - problem.now, (r.n,))
+    if include_waiting:
+        skip = set(exclude)
+        for w in problem.waiting:
+            if w.id not in skip:
+                prof.reserve(w.te, w.t, (w.n,))
+    return prof
+
+
+def latest_start(w: WaitingJob) -> float:
+    """Latest start allowed by the slack, seconds (``te + s``; may be inf)."""
+    return w.te + w.s
+
+
+def horizon(problem: InsertionProblem) -> int:
+    """A time ``T`` such that some optimal schedule starts every job in ``[now, T]``.
+
+    ``T = G + sum of all estimates`` with ``G`` the end of the current schedule (running
+    ends, ``te + t`` of the waiting jobs). Reason: after ``G`` every job that starts is
+    delayed (``t_i > 0``), so closing an idle gap after ``G`` by moving every later job
+    earlier keeps feasibility and never raises the price or the number of moved jobs;
+    an optimal schedule without such gaps is busy from ``G`` to its last start.
+    """
+    g = problem.now
+    for r in problem.running:
+        g = max(g, r.end)
+    for w in problem.waiting:
+        g = max(g, w.te + w.t)
+    total = sum(w.t for w in problem.waiting) + (problem.new.t if problem.new else 0)
+    return g + total
