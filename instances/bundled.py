@@ -1,0 +1,67 @@
+"""The traces vendored from the Parallel Workloads Archive (see ``traces/README.md``).
+
+Files live in ``instances/traces/`` and are found relative to this package, so they
+work from an installed copy too. Short names follow the archive's log names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from instances.job import Workload
+
+__all__ = ["TRACES", "list_traces", "load_trace", "trace_path"]
+
+TRACE_DIR = Path(__file__).resolve().parent / "traces"
+
+#: Short name -> file name in ``instances/traces/``.
+TRACES: dict[str, str] = {
+    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
+    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
+    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
+    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
+    "NASA-iPSC": "NASA-iPSC-1993-3.1-cln.swf.gz",
+    "lublin_256": "lublin_256.swf.gz",
+}
+
+
+def list_traces() -> list[str]:
+    """Short names of the bundled traces, in the order of :data:`TRACES`."""
+    return list(TRACES)
+
+
+def trace_path(name: str) -> Path:
+    """Path of a bundled trace.
+
+    Parameters
+    ----------
+    name : str
+        A short name (``"KTH-SP2"``, case-insensitive) or a full file name
+        (``"KTH-SP2-1996-2.1-cln.swf.gz"``, with or without ``.gz`` / ``.swf.gz``).
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the known ones).
+    FileNotFoundError
+        The trace is known but its file is missing from the installation.
+    """
+    key = str(name).strip()
+    wanted = key.lower()
+    for short, fname in TRACES.items():
+        full = fname.lower()
+        if wanted in (short.lower(), full, full.removesuffix(".gz"),
+                      full.removesuffix(".swf.gz")):
+            path = TRACE_DIR / fname
+            if not path.is_file():
+                raise FileNotFoundError(f"bundled trace {short} missing: {path}")
+            return path
+    raise ValueError(f"unknown bundled trace {name!r}; known: {', '.join(TRACES)}")
+
+
+def load_trace(name: str, **options: Any) -> Workload:
+    """Read a bundled trace with :func:`instances.swf.read_swf` (same keyword options)."""
+    from instances.swf import read_swf
+
+    return read_swf(trace_path(name), **options)

@@ -1,0 +1,693 @@
+"""Standard Workload Format (SWF) reader and writer, cleaning rules, and month split.
+
+The SWF of the Parallel Workloads Archive (Feitelson, Tsafrir & Krakov, JPDC 74(10),
+2014) has one job per line, 18 whitespace-separated numeric fields, ``-1`` for unknown,
+and header lines starting with ``;`` of the form ``; Key: value``. The fields are
+
+====  ======================  =================================================
+ no.  name                    used by schedsearch as
+====  ======================  =================================================
+  1   job number              ``Job.id`` (unique; a duplicate is an error)
+  2   submit time             ``Job.submit`` (seconds from the log start, >= 0)
+  3   wait time               not read; written from a simulated schedule
+  4   run time                ``Job.runtime`` (seconds)
+  5   allocated processors    ``Job.demand[0]``
+  6   average CPU time        not read
+  7   used memory             not read
+  8   requested processors    ``Job.demand[0]`` when field 5 is -1 or 0
+  9   requested time          ``Job.requested`` (seconds)
+ 10   requested memory        not read
+ 11   status                  not read; written from a simulated schedule
+ 12   user id                 ``Job.user``
+ 13   group id                ``Job.group``
+ 14-18 executable, queue, partition, preceding job, think time: not read
+====  ======================  =================================================
+
+Numbers: every field must parse as a finite number. The fields schedsearch uses (1, 2,
+4, 5, 8, 9, 12, 13) must be integral; ``"123.0"`` is accepted as 123 and ``"123.5"`` is
+an error. The other fields may hold any finite number (several logs store the average
+CPU time, field 6, as ``"142.00"``). Any violation raises :class:`SwfError` naming the
+file, the 1-based line and the field.
+
+Cleaning rules
+--------------
+Jobs that cannot be simulated are never silently dropped or altered. Every rule below
+counts the jobs it touched in the :class:`CleaningReport` returned with the workload
+(``Workload.cleaning``), with a few example job numbers. A dropped job is counted under
+the first drop rule that matches, in this order:
+
+``no_processors`` (drop)
+    Neither field 5 nor field 8 is positive.
+``bad_runtime`` (drop)
+    Run time (field 4) negative or unknown (-1).
+``too_wide`` (``too_wide="drop"``, the default)
+    More processors than the machine. ``too_wide="clip"`` instead sets the processors to
+    the machine size (counted as ``too_wide_clipped``); ``too_wide="error"`` raises.
+
+Jobs that are kept may be changed or noted by these rules:
+
+``procs_from_requested``
+    Field 5 is -1 or 0, so the processors come from field 8 (counted for kept jobs).
+``missing_request``
+    Requested time (field 9) negative or unknown. With ``missing_request="actual"`` (the
+    default) the actual run time is used as a perfect estimate, at least 1 s; with
+    ``missing_request="error"`` the reader raises.
+``zero_request``
+    Requested time 0: set to 1 s (a job must request at least one second).
+``perfect_estimates``
+    With ``perfect_estimates=True`` every job's request becomes ``max(runtime, 1)``;
+    the count is the jobs whose request changed. This option replaces the two rules
+    above (a missing request is then not an error).
+``zero_runtime`` (kept, unchanged)
+    Run time 0. Such jobs are simulated (they occupy the machine for 0 s); the count is
+    informational, because several logs hold many of them.
+``unsorted_submit``
+    Jobs are sorted stably by submit time; the count is the jobs submitted earlier than
+    some job listed before them.
+
+Errors, never cleaned: a wrong number of fields, a non-numeric or non-integral field, a
+negative submit time, a duplicate job number (all naming the file and line).
+
+Machine size: the ``procs`` argument, else the header's ``MaxProcs``, else ``MaxNodes``
+(the leading integer, e.g. ``"338 (batch partition; 512 total)"``), else the largest job;
+the report says which (``machine_source``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone, tzinfo
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+from instances.job import Job, Workload
+
+__all__ = [
+    "FIELD_NAMES",
+    "RULES",
+    "CleaningReport",
+    "SwfError",
+    "month_timezone",
+    "read_swf",
+    "split_months",
+    "write_swf",
+]
+
+N_FIELDS = 18
+
+FIELD_NAMES: tuple[str, ...] = (
+    "job number", "submit time", "wait time", "run time", "allocated processors",
+    "average CPU time", "used memory", "requested processors", "requested time",
+    "requested memory", "status", "user id", "group id", "executable", "queue",
+    "partition", "preceding job", "think time",
+)
+
+# 0-based indices of the fields that must be integral (the ones schedsearch uses).
+_INT_FIELDS = frozenset({0, 1, 3, 4, 7, 8, 11, 12})
+# (job number, submit, run time, procs field 5, procs field 8, requested time, user, group)
+_USED = itemgetter(0, 1, 3, 4, 7, 8, 11, 12)
+_OTHER = itemgetter(*sorted(set(range(N_FIELDS)) - _INT_FIELDS))
+
+RULES: dict[str, str] = {
+    "no_processors": "dropped: no processors (fields 5 and 8 both <= 0)",
+    "bad_runtime": "dropped: negative or unknown run time (field 4)",
+    "too_wide": "dropped: more processors than the machine",
+    "too_wide_clipped": "clipped: processors set to the machine size",
+    "procs_from_requested": "processors taken from field 8 (field 5 is -1 or 0)",
+    "missing_request": "requested time unknown: set to the actual run time (>= 1 s)",
+    "zero_request": "requested time 0: set to 1 s",
+    "perfect_estimates": "requested time set to max(run time, 1 s) (perfect estimates)",
+    "zero_runtime": "kept unchanged: run time 0",
+    "unsorted_submit": "sorted stably by submit time (listed after a later submit)",
+}
+_DROP_RULES = ("no_processors", "bad_runtime", "too_wide")
+_N_EXAMPLES = 5
+
+# Header keys that may repeat; their values are always lists of strings.
+_LIST_KEYS = frozenset({"Note", "Information", "Queue", "Partition", "Comment"})
+_KEY_RE = re.compile(r"^\s?([A-Za-z][A-Za-z0-9_]*)\s*:\s?(.*)$")
+_INT_RE = re.compile(r"^[+-]?\d+$")
+_LEAD_INT_RE = re.compile(r"^\s*(\d+)")
+
+WRITER_NOTE = "written by schedsearch (instances.swf.write_swf)"
+
+
+class SwfError(ValueError):
+    """Malformed SWF input; the message names the file and the 1-based line."""
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What the SWF reader did to the jobs of one file.
+
+    Parameters
+    ----------
+    source : str
+        File read.
+    lines_read : int
+        All lines of the file (header, job and blank lines).
+    job_lines : int
+        Lines holding a job record.
+    jobs_kept : int
+        Jobs in the returned workload.
+    machine_procs : int
+        Processors of the machine the workload was cleaned for.
+    machine_source : str
+        Where ``machine_procs`` came from: ``"procs argument"``, ``"MaxProcs header"``,
+        ``"MaxNodes header"`` or ``"largest job"``.
+    counts : dict of str to int
+        Jobs touched per rule (keys of :data:`RULES`; rules that touched nothing are 0).
+    examples : dict of str to tuple of int
+        Up to five job numbers per rule, in file order.
+    options : dict
+        The reader options used (``procs``, ``perfect_estimates``, ``missing_request``,
+        ``too_wide``).
+    """
+
+    source: str
+    lines_read: int
+    job_lines: int
+    jobs_kept: int
+    machine_procs: int
+    machine_source: str
+    counts: dict[str, int]
+    examples: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dropped(self) -> int:
+        """Jobs dropped by any rule."""
+        return sum(self.counts.get(r, 0) for r in _DROP_RULES)
+
+    def summary(self) -> str:
+        """Readable multi-line text: totals, then one line per rule that touched a job."""
+        lines = [
+            f"{self.source}: {self.job_lines} job lines of {self.lines_read} lines, "
+            f"{self.jobs_kept} jobs kept, {self.dropped} dropped; machine "
+            f"{self.machine_procs} processors ({self.machine_source})",
+        ]
+        for rule, text in RULES.items():
+            n = self.counts.get(rule, 0)
+            if n:
+                ex = ", ".join(str(i) for i in self.examples.get(rule, ()))
+                lines.append(f"  {rule}: {n} jobs - {text} (e.g. jobs {ex})")
+        if len(lines) == 1:
+            lines.append("  no cleaning rule touched any job")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary."""
+        return {
+            "source": self.source,
+            "lines_read": self.lines_read,
+            "job_lines": self.job_lines,
+            "jobs_kept": self.jobs_kept,
+            "dropped": self.dropped,
+            "machine_procs": self.machine_procs,
+            "machine_source": self.machine_source,
+            "counts": dict(self.counts),
+            "examples": {k: list(v) for k, v in self.examples.items()},
+            "options": dict(self.options),
+        }
+
+
+# ----------------------------------------------------------------------------- reading
+
+def _read_text(path: Path) -> str:
+    """File contents as text; gzip detected by its magic bytes."""
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise SwfError(f"{path}: corrupt gzip data: {exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _parse_slow(parts: list[str], where: str) -> list[int | float]:
+    """Field-by-field parse of a job line that is not all plain integers."""
+    values: list[int | float] = []
+    for i, tok in enumerate(parts):
+        try:
+            values.append(int(tok))
+            continue
+        except ValueError:
+            pass
+        try:
+            f = float(tok)
+        except ValueError:
+            raise SwfError(
+                f"{where}: field {i + 1} ({FIELD_NAMES[i]}) is not a number: {tok!r}") from None
+        if not math.isfinite(f):
+            raise SwfError(f"{where}: field {i + 1} ({FIELD_NAMES[i]}) is not finite: {tok!r}")
+        if i in _INT_FIELDS:
+            if f != int(f):
+                raise SwfError(
+                    f"{where}: field {i + 1} ({FIELD_NAMES[i]}) must be an integer, got {tok!r}")
+            values.append(int(f))
+        else:
+            values.append(f)
+    return values
+
+
+def _parse_header(lines: list[str]) -> dict[str, Any]:
+    """Parse ``;`` header lines into a dict (ints where the value is an integer).
+
+    ``; Key: value`` starts an entry; a comment line indented by two or more spaces
+    (or without a ``Key:``) continues the previous entry, joined with a newline. Keys in
+    ``Note``, ``Information``, ``Queue``, ``Partition`` are lists; another key that
+    repeats becomes a list too. Text without any key goes to ``Comment``.
+    """
+    header: dict[str, Any] = {}
+    last: str | None = None
+    for raw in lines:
+        body = raw.lstrip()[1:]  # drop the ';'
+        text = body.strip()
+        if not text:
+            last = None
+            continue
+        m = _KEY_RE.match(body)
+        if m is not None and not body.startswith("  "):
+            key, value = m.group(1), m.group(2).strip()
+            if key in _LIST_KEYS:
+                header.setdefault(key, []).append(value)
+            elif key in header:
+                old = header[key]
+                header[key] = (old if isinstance(old, list) else [old]) + [value]
+            else:
+                header[key] = value
+            last = key
+        elif last is not None:
+            old = header[last]
+            if isinstance(old, list):
+                old[-1] = f"{old[-1]}\n{text}" if old[-1] else text
+            else:
+                header[last] = f"{old}\n{text}" if old else text
+        else:
+            header.setdefault("Comment", []).append(text)
+            last = "Comment"
+    for key, value in header.items():
+        if isinstance(value, str) and _INT_RE.match(value):
+            header[key] = int(value)
+    return header
+
+
+def _header_int(value: Any) -> int | None:
+    """Leading positive integer of a header value (``"338 (batch partition)"`` -> 338)."""
+    if isinstance(value, int):
+        return value if value > 0 else None
+    if isinstance(value, str):
+        m = _LEAD_INT_RE.match(value)
+        if m and int(m.group(1)) > 0:
+            return int(m.group(1))
+    return None
+
+
+def _default_name(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".swf"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def read_swf(
+    path: str | os.PathLike[str],
+    *,
+    procs: int | None = None,
+    perfect_estimates: bool = False,
+    missing_request: str = "actual",
+    too_wide: str = "drop",
+    name: str | None = None,
+) -> Workload:
+    """Read an SWF file (plain or gzip) into a K = 1 (processors) workload.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The SWF file; gzip is detected by its magic bytes, not the suffix.
+    procs : int, optional
+        Machine size in processors, overriding the header (the slack-backfilling paper
+        simulates KTH with 128 where the header says 100).
+    perfect_estimates : bool
+        Set every requested time to ``max(runtime, 1)`` seconds.
+    missing_request : {"actual", "error"}
+        Policy for an unknown requested time (field 9 < 0): use the actual run time,
+        at least 1 s, or raise :class:`SwfError`.
+    too_wide : {"drop", "clip", "error"}
+        Policy for a job with more processors than the machine.
+    name : str, optional
+        Workload name; default the file name without ``.swf`` / ``.gz``.
+
+    Returns
+    -------
+    Workload
+        Jobs sorted by submit time (seconds, as in the file, not rebased), capacity
+        ``(machine_procs,)``, the parsed header, and the :class:`CleaningReport` in
+        ``Workload.cleaning``. See the module docstring for the rules.
+
+    Raises
+    ------
+    SwfError
+        Malformed input, naming the file and the 1-based line (and field).
+    ValueError
+        Bad options.
+    """
+    if procs is not None and (isinstance(procs, bool) or not isinstance(procs, int)
+                              or procs < 1):
+        raise ValueError(f"procs must be a positive integer, got {procs!r}")
+    if missing_request not in ("actual", "error"):
+        raise ValueError(f"missing_request must be 'actual' or 'error', got {missing_request!r}")
+    if too_wide not in ("drop", "clip", "error"):
+        raise ValueError(f"too_wide must be 'drop', 'clip' or 'error', got {too_wide!r}")
+    path = Path(path)
+    text = _read_text(path)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+
+    # Pass 1: parse every line. Records are
+    # (lineno, id, submit, runtime, procs5, procs8, requested, user, group).
+    header_lines: list[str] = []
+    records: list[tuple[int, ...]] = []
+    for lineno, line in enumerate(lines, 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0][0] == ";":
+            header_lines.append(line)
+            continue
+        if len(parts) != N_FIELDS:
+            raise SwfError(f"{path}:{lineno}: expected {N_FIELDS} fields, found {len(parts)}")
+        try:
+            used = _USED(list(map(int, parts)))
+        except ValueError:
+            # Not all plain integers: the used fields may still be, and the others
+            # need only be finite numbers; anything else takes the precise slow path.
+            try:
+                used = tuple(map(int, _USED(parts)))
+                if not all(map(math.isfinite, map(float, _OTHER(parts)))):
+                    raise ValueError
+            except ValueError:
+                used = _USED(_parse_slow(parts, f"{path}:{lineno}"))
+        if used[1] < 0:
+            raise SwfError(f"{path}:{lineno}: field 2 (submit time) is negative: {used[1]}")
+        records.append((lineno, *used))
+    if len({r[1] for r in records}) != len(records):
+        first_line: dict[int, int] = {}
+        for lineno, jid, *_ in records:
+            if jid in first_line:
+                raise SwfError(f"{path}:{lineno}: duplicate job number {jid} "
+                               f"(first on line {first_line[jid]})")
+            first_line[jid] = lineno
+
+    header = _parse_header(header_lines)
+
+    # Machine size.
+    if procs is not None:
+        machine, source = procs, "procs argument"
+    elif _header_int(header.get("MaxProcs")) is not None:
+        machine, source = _header_int(header["MaxProcs"]), "MaxProcs header"
+    elif _header_int(header.get("MaxNodes")) is not None:
+        machine, source = _header_int(header["MaxNodes"]), "MaxNodes header"
+    else:
+        widest = max((p5 if p5 > 0 else p8 for _, _, _, _, p5, p8, *_ in records), default=0)
+        if widest < 1:
+            raise SwfError(f"{path}: no machine size: no MaxProcs/MaxNodes header and no job "
+                           "with processors; pass procs=")
+        machine, source = widest, "largest job"
+
+    # Pass 2: cleaning rules.
+    counts = dict.fromkeys(RULES, 0)
+    examples: dict[str, list[int]] = {r: [] for r in RULES}
+
+    def note(rule: str, jid: int) -> None:
+        counts[rule] += 1
+        ex = examples[rule]
+        if len(ex) < _N_EXAMPLES:
+            ex.append(jid)
+
+    jobs: list[Job] = []
+    for lineno, jid, submit, run, p5, p8, req, user, group in records:
+        if p5 > 0:
+            p = p5
+        elif p8 > 0:
+            p = p8
+        else:
+            note("no_processors", jid)
+            continue
+        if run < 0:
+            note("bad_runtime", jid)
+            continue
+        if p > machine:
+            if too_wide == "drop":
+                note("too_wide", jid)
+                continue
+            if too_wide == "error":
+                raise SwfError(f"{path}:{lineno}: job {jid} uses {p} processors, "
+                               f"machine has {machine} ({source})")
+            p = machine
+            note("too_wide_clipped", jid)
+        if p5 <= 0:
+            note("procs_from_requested", jid)
+        if run == 0:
+            note("zero_runtime", jid)
+        if perfect_estimates:
+            r = run if run > 1 else 1
+            if r != req:
+                note("perfect_estimates", jid)
+        elif req < 0:
+            if missing_request == "error":
+                raise SwfError(f"{path}:{lineno}: job {jid} has no requested time "
+                               f"(field 9 = {req}) and missing_request='error'")
+            r = run if run > 1 else 1
+            note("missing_request", jid)
+        elif req == 0:
+            r = 1
+            note("zero_request", jid)
+        else:
+            r = req
+        jobs.append(Job(jid, submit, run, r, (p,), user, group))
+
+    # Stable sort by submit time, counting the jobs listed after a later submit.
+    latest = None
+    for j in jobs:
+        if latest is not None and j.submit < latest:
+            note("unsorted_submit", j.id)
+        elif latest is None or j.submit > latest:
+            latest = j.submit
+    if counts["unsorted_submit"]:
+        jobs.sort(key=lambda j: j.submit)
+
+    report = CleaningReport(
+        source=str(path),
+        lines_read=len(lines),
+        job_lines=len(records),
+        jobs_kept=len(jobs),
+        machine_procs=machine,
+        machine_source=source,
+        counts=counts,
+        examples={r: tuple(ex) for r, ex in examples.items()},
+        options={"procs": procs, "perfect_estimates": perfect_estimates,
+                 "missing_request": missing_request, "too_wide": too_wide},
+    )
+    return Workload(tuple(jobs), (machine,), name if name is not None else _default_name(path),
+                    header, report)
+
+
+# ----------------------------------------------------------------------------- writing
+
+def _header_text(header: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key, value in header.items():
+        for item in (value if isinstance(value, list) else [value]):
+            first, *rest = str(item).split("\n")
+            out.append(f"; {key}: {first}".rstrip())
+            out.extend(f";       {r}" for r in rest)
+    return out
+
+
+def _int_array(values: Sequence[Any], n: int, what: str) -> list[int]:
+    seq = list(values)
+    if len(seq) != n:
+        raise ValueError(f"write_swf: {what} has {len(seq)} entries, workload has {n} jobs")
+    out = []
+    for i, x in enumerate(seq):
+        xi = int(x)
+        if xi != x:
+            raise ValueError(f"write_swf: {what}[{i}] = {x!r} is not an integer number of seconds")
+        out.append(xi)
+    return out
+
+
+def write_swf(
+    path: str | os.PathLike[str],
+    workload: Workload,
+    *,
+    start: Sequence[int] | None = None,
+    end: Sequence[int] | None = None,
+    killed: Sequence[bool] | None = None,
+) -> None:
+    """Write a K = 1 workload (optionally with a simulated schedule) as SWF.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Output file; gzip-compressed (with a fixed timestamp, so the bytes are
+        deterministic) when the name ends with ``.gz``.
+    workload : Workload
+        Must have K = 1 (processors only); otherwise ValueError, since SWF has no
+        field for other resources that would round-trip.
+    start, end : sequence of int, optional
+        Start and end times in seconds, aligned with ``workload.jobs``; give both or
+        neither. With them, field 3 (wait) is ``start - submit``, field 4 (run time) is
+        ``end - start`` and field 11 (status) is 0 for a killed job, else 1. Without
+        them, fields 3 and 11 are -1 and field 4 is the job's actual run time.
+    killed : sequence of bool, optional
+        Which jobs were killed; default ``end - start < runtime``.
+
+    Notes
+    -----
+    The header is written from ``workload.header`` with ``MaxProcs`` set to the
+    workload's capacity and a ``Note`` saying schedsearch wrote it. Fields 5 and 8 both
+    hold the processors, 9 the requested time, 12 and 13 user and group; the other
+    fields are -1. ``read_swf`` of the result gives the same jobs (id, submit,
+    runtime, requested, demand, user, group); priority fields are not stored.
+    """
+    if workload.K != 1:
+        raise ValueError(f"write_swf: SWF holds processors only, workload has K={workload.K}")
+    jobs = workload.jobs
+    n = len(jobs)
+    if (start is None) != (end is None):
+        raise ValueError("write_swf: give both start and end, or neither")
+    if killed is not None and start is None:
+        raise ValueError("write_swf: killed needs start and end")
+
+    header = dict(workload.header)
+    old = header.get("MaxProcs")
+    header["MaxProcs"] = workload.procs
+    notes = list(header.get("Note", []))
+    notes.append(WRITER_NOTE)
+    if old is not None and old != workload.procs:
+        notes.append(f"MaxProcs set to the workload's {workload.procs} processors "
+                     f"(the source header said {old})")
+    if start is not None:
+        notes.append("fields 3 (wait), 4 (run time) and 11 (status: 1 done, 0 killed) "
+                     "are the simulated schedule")
+    header["Note"] = notes
+    header.setdefault("Version", "2.2")
+    header.setdefault("MaxJobs", n)
+    header.setdefault("MaxRecords", n)
+
+    out = _header_text(header)
+    if start is None:
+        for j in jobs:
+            out.append(f"{j.id} {j.submit} -1 {j.runtime} {j.demand[0]} -1 -1 {j.demand[0]} "
+                       f"{j.requested} -1 -1 {j.user} {j.group} -1 -1 -1 -1 -1")
+    else:
+        s = _int_array(start, n, "start")
+        e = _int_array(end, n, "end")
+        k = None if killed is None else [bool(x) for x in killed]
+        if k is not None and len(k) != n:
+            raise ValueError(f"write_swf: killed has {len(k)} entries, workload has {n} jobs")
+        for i, j in enumerate(jobs):
+            if s[i] < j.submit:
+                raise ValueError(f"write_swf: job {j.id} starts at {s[i]} before its submit "
+                                 f"{j.submit}")
+            if e[i] < s[i]:
+                raise ValueError(f"write_swf: job {j.id} ends at {e[i]} before its start {s[i]}")
+            run = e[i] - s[i]
+            was_killed = k[i] if k is not None else run < j.runtime
+            out.append(f"{j.id} {j.submit} {s[i] - j.submit} {run} {j.demand[0]} -1 -1 "
+                       f"{j.demand[0]} {j.requested} -1 {0 if was_killed else 1} {j.user} "
+                       f"{j.group} -1 -1 -1 -1 -1")
+    data = ("\n".join(out) + "\n").encode("utf-8")
+    path = Path(path)
+    if path.name.endswith(".gz"):
+        buf = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
+            gz.write(data)
+        data = buf.getvalue()
+    path.write_bytes(data)
+
+
+# ----------------------------------------------------------------------------- months
+
+def month_timezone(header: dict[str, Any]) -> tzinfo:
+    """The log's own time zone from its header.
+
+    ``zoneinfo.ZoneInfo(TimeZoneString)`` (daylight saving time included) when the
+    header has a ``TimeZoneString`` that zoneinfo knows; else the fixed offset
+    ``TimeZone`` (seconds to add to UTC); else UTC.
+    """
+    name = header.get("TimeZoneString")
+    if isinstance(name, str) and name:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    offset = header.get("TimeZone")
+    if isinstance(offset, int):
+        return timezone(timedelta(seconds=offset))
+    return timezone.utc
+
+
+def split_months(workload: Workload) -> list[tuple[str, Workload]]:
+    """Split a workload into calendar months of the log's own time zone.
+
+    The month of a job is that of its submit time ``UnixStartTime + submit`` in
+    :func:`month_timezone` (``TimeZoneString`` via zoneinfo when present, else the fixed
+    ``TimeZone`` offset, else UTC). Each month is a Workload with the same capacity and
+    header, the jobs of that month with their absolute submit times (not rebased), the
+    name ``"<name> <YYYY-MM>"`` and no cleaning report (the whole file's report stays on
+    the input workload). Months without jobs are left out. Simulating each month from an
+    empty machine follows Talby & Feitelson (KTH: Sept 1996 ... Aug 1997).
+
+    Returns
+    -------
+    list of (str, Workload)
+        ``("1996-09", workload)`` pairs in calendar order; the sizes sum to
+        ``len(workload)``.
+
+    Raises
+    ------
+    ValueError
+        When the header has no integer ``UnixStartTime``.
+    """
+    t0 = workload.header.get("UnixStartTime")
+    if isinstance(t0, bool) or not isinstance(t0, int):
+        raise ValueError(f"split_months: workload {workload.name!r} has no integer "
+                         f"UnixStartTime in its header (got {t0!r})")
+    if not workload.jobs:
+        return []
+    tz = month_timezone(workload.header)
+    first = datetime.fromtimestamp(t0 + workload.jobs[0].submit, tz)
+    last = datetime.fromtimestamp(t0 + workload.jobs[-1].submit, tz)
+    # Month starts (local midnight on the 1st) as submit times relative to t0.
+    labels: list[str] = []
+    bounds: list[int] = []
+    y, m = first.year, first.month
+    while (y, m) <= (last.year, last.month):
+        labels.append(f"{y:04d}-{m:02d}")
+        bounds.append(int(datetime(y, m, 1, tzinfo=tz).timestamp()) - t0)
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    groups: list[list[Job]] = [[] for _ in labels]
+    for j in workload.jobs:
+        groups[bisect_right(bounds, j.submit) - 1].append(j)
+    return [
+        (label, Workload(tuple(g), workload.capacity, f"{workload.name} {label}".strip(),
+                         dict(workload.header), None))
+        for label, g in zip(labels, groups, strict=True) if g
+    ]
