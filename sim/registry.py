@@ -29,6 +29,15 @@ SOLVERS: dict[str, dict[str, str]] = {}
 
 PROBLEM_LOADERS: dict[str, str] = {}
 PROBLEM_LOADERS["slack_insertion"] = "sim.insertion:from_dict"
+POLICIES["slack"] = "heuristics.slack:SlackPolicy"
+SOLVERS.setdefault("slack_insertion", {}).update({
+    "AST": "heuristics.slack:solve_ast",
+    "AAT": "heuristics.slack:solve_aat",
+    "DU": "heuristics.slack:solve_du",
+    "DC": "heuristics.slack:solve_dc",
+    "DP": "heuristics.slack:solve_dp",
+    "exhaustive": "heuristics.slack:solve_exhaustive",
+})
 
 
 def _load(path: str) -> Callable[..., Any]:
