@@ -1,0 +1,407 @@
+"""Slack-based insertion heuristics of Talby & Feitelson (IPPS'99) and the ``SlackPolicy``.
+
+The paper inserts a new job j into the schedule of the waiting jobs as follows. For each
+time slot ``ts`` of the profile, starting at ``now``: every waiting job scheduled at or
+after ``ts`` is delayed by j's length, j is put alone at ``ts``, and the delayed jobs are
+*compressed* one by one in some order. The candidate schedules are priced with the price
+of ``sim.insertion.price``; the cheapest feasible one is taken, ties going to the one
+that moves the fewest jobs. The heuristics differ in the compress order:
+
+``AST``  ascending scheduled start (``te``)
+``AAT``  ascending arrival time
+``DU``   descending ``n * t`` (processor-seconds)
+``DC``   descending cost of a one-second delay (``cost(i, 1)`` of the price)
+``DP``   descending priority p, then ascending arrival
+``exhaustive``  the paper's exact search over compress orders: every order (k! of them
+         for k delayed jobs) at every slot. It raises ValueError when a slot would need
+         more than ``max_exhaustive`` jobs ordered (default 8, i.e. 40,320 orders).
+
+Every order breaks its own ties by ``(te, id)``, so the result is deterministic.
+
+Details the paper leaves open, as implemented here:
+
+- Time slots: ``now`` and every breakpoint of the profile of the running and waiting
+  jobs after ``now`` (estimated ends of running jobs, starts and ends of waiting jobs).
+  A slot at which j does not fit next to the running jobs and the waiting jobs that are
+  not delayed (those scheduled before ``ts``) is skipped. The last breakpoint leaves the
+  machine empty, so some candidate always exists.
+- Compress: each delayed job in turn is placed at the earliest time ``>= now`` at which
+  it fits next to everything already placed (this may be earlier than its old start,
+  which gives it a negative cost, or later than ``te + t_j``); a candidate in which some
+  job would be delayed by more than its slack is infeasible and dropped.
+- ``remove`` (``problem.new is None``) uses the paper's dummy timeless job: the same
+  search with a job of length 0 that occupies nothing, so every slot only re-compresses
+  the jobs scheduled from ``ts`` on; the slot after the last breakpoint leaves the
+  schedule unchanged (price 0), so a re-optimisation never makes the price worse than
+  doing nothing.
+- Prices within a relative 1e-9 of each other are treated as equal (then fewest moved
+  jobs, then the earliest slot, then the first order tried wins).
+- The search is exact with respect to its candidate set: slots and partial compressions
+  are pruned only with a valid lower bound (j's own term plus, for every job still to
+  place, the cost of moving it all the way to ``now``, the least any placement can
+  cost), and pruning is strict, so ties are still resolved as without pruning
+  (``candidates`` enumerates every candidate without pruning, for checking).
+
+Times are integer seconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time as _time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sim.insertion import (
+    InsertionProblem,
+    InsertionSchedule,
+    WaitingJob,
+    job_cost,
+    new_weight,
+    price,
+)
+from sim.profile import Profile
+from sim.result import Result, Status
+from sim.slack_scheduler import SlackScheduler
+
+ORDERS = ("AST", "AAT", "DU", "DC", "DP")
+EXHAUSTIVE = "exhaustive"
+_REL_TIE = 1e-9
+
+
+def _order_key(name: str, problem: InsertionProblem) -> Callable[[WaitingJob], tuple]:
+    """Sort key of the compress order ``name`` (ties broken by ``(te, id)``)."""
+    if name == "AST":
+        return lambda w: (w.te, w.id)
+    if name == "AAT":
+        return lambda w: (w.arrival, w.te, w.id)
+    if name == "DU":
+        return lambda w: (-w.n * w.t, w.te, w.id)
+    if name == "DC":
+        return lambda w: (-job_cost(problem, w, w.te + 1), w.te, w.id)
+    if name == "DP":
+        return lambda w: (-w.p, w.arrival, w.te, w.id)
+    raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {name!r}")
+
+
+def _less(a: float, b: float) -> int:
+    """-1 if a < b, 0 if equal within the relative tie tolerance, 1 if a > b."""
+    if a == b or abs(a - b) <= _REL_TIE * max(1.0, abs(a), abs(b)):
+        return 0
+    return -1 if a < b else 1
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate schedule of the slot search.
+
+    Parameters
+    ----------
+    ts : int
+        Slot at which the new job is put (seconds).
+    order : tuple of int
+        Ids of the delayed jobs in the order they were compressed.
+    schedule : InsertionSchedule
+    price : float
+        ``sim.insertion.price`` of ``schedule``.
+    moved : int
+        Waiting jobs whose start changed.
+    """
+
+    ts: int
+    order: tuple[int, ...]
+    schedule: InsertionSchedule
+    price: float
+    moved: int
+
+
+class _Search:
+    """The slot search for one problem (shared by every order)."""
+
+    def __init__(self, problem: InsertionProblem) -> None:
+        self.pb = problem
+        now = problem.now
+        self.now = now
+        cap = problem.capacity
+        base = Profile((cap,), now)
+        for r in problem.running:
+            if r.end > now:
+                base.reserve(now, r.end - now, (r.n,))
+        self.base = base
+        self.waiting = sorted(problem.waiting, key=lambda w: (w.te, w.id))
+        new = problem.new
+        self.jn = new.n if new is not None else 0
+        self.jt = new.t if new is not None else 0
+        # minimal cost per job: moved all the way to `now` (cost is monotone in the shift)
+        self.mincost = {w.id: job_cost(problem, w, now) for w in self.waiting}
+        self.jweight = new_weight(problem)
+        pts = {now}
+        for r in problem.running:
+            pts.add(r.end)
+        for w in self.waiting:
+            pts.add(w.te)
+            pts.add(w.te + w.t)
+        self.slots = sorted(p for p in pts if p >= now)
+
+    def new_term(self, ts: int) -> float:
+        """The new job's own term of the price at slot ``ts``."""
+        if ts <= self.now or self.jweight == 0.0:
+            return 0.0
+        return self.jweight * float(ts - self.now) ** self.pb.alpha_t
+
+    def slot_states(self) -> Iterator[tuple[int, Profile, list[WaitingJob]]]:
+        """Yield ``(ts, profile with fixed jobs and j, delayed jobs)`` for every usable slot."""
+        fixed = self.base.copy()
+        k = 0
+        W = self.waiting
+        for ts in self.slots:
+            while k < len(W) and W[k].te < ts:
+                fixed.reserve(W[k].te, W[k].t, (W[k].n,))
+                k += 1
+            if self.jt > 0:
+                if not fixed.fits(ts, self.jt, (self.jn,)):
+                    continue
+                prof = fixed.copy()
+                prof.reserve(ts, self.jt, (self.jn,))
+            else:
+                prof = fixed.copy()
+            yield ts, prof, W[k:]
+
+    def compress(
+        self, prof: Profile, order: Sequence[WaitingJob], bound: float | None = None,
+        base_price: float = 0.0,
+    ) -> tuple[dict[int, int], float] | None:
+        """Place ``order`` one by one at their earliest start into ``prof`` (modified).
+
+        Returns ``(starts, partial cost)`` or None when a slack bound is violated or the
+        lower bound exceeds ``bound`` (strictly).
+        """
+        pb, now = self.pb, self.now
+        rest = sum(self.mincost[w.id] for w in order)
+        total = base_price
+        starts: dict[int, int] = {}
+        for w in order:
+            st = prof.earliest_start(w.t, (w.n,), now)
+            d = st - w.te
+            if d > w.s:
+                return None
+            prof.reserve(st, w.t, (w.n,))
+            starts[w.id] = st
+            rest -= self.mincost[w.id]
+            if d != 0:
+                total += job_cost(pb, w, st)
+            if bound is not None and _less(total + rest, bound) > 0:
+                return None
+        return starts, total
+
+
+def _make_schedule(search: _Search, ts: int, starts: dict[int, int]) -> InsertionSchedule:
+    full = {w.id: w.te for w in search.waiting}
+    full.update(starts)
+    return InsertionSchedule(new_start=ts if search.pb.new is not None else None, starts=full)
+
+
+def _orders_for(search: _Search, order: str, delayed: list[WaitingJob],
+                max_exhaustive: int) -> Iterator[Sequence[WaitingJob]]:
+    if order == EXHAUSTIVE:
+        if len(delayed) > max_exhaustive:
+            raise ValueError(
+                f"exhaustive search over compress orders needs {len(delayed)}! orders at "
+                f"t={search.now}; limit max_exhaustive={max_exhaustive}")
+        yield from itertools.permutations(delayed)
+    else:
+        yield sorted(delayed, key=_order_key(order, search.pb))
+
+
+def candidates(problem: InsertionProblem, order: str = "AST", *,
+               max_exhaustive: int = 8) -> Iterator[Candidate]:
+    """Every feasible candidate of the slot search for ``order``, without pruning.
+
+    For checking and analysis; ``insert`` returns the best of these.
+    """
+    search = _Search(problem)
+    for ts, prof, delayed in search.slot_states():
+        for seq in _orders_for(search, order, delayed, max_exhaustive):
+            res = search.compress(prof.copy(), seq)
+            if res is None:
+                continue
+            sched = _make_schedule(search, ts, res[0])
+            moved = sum(1 for w in search.waiting if sched.starts[w.id] != w.te)
+            yield Candidate(ts=ts, order=tuple(w.id for w in seq), schedule=sched,
+                            price=price(problem, sched), moved=moved)
+
+
+def insert(problem: InsertionProblem, order: str = "AST", *,
+           max_exhaustive: int = 8) -> Candidate:
+    """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+    order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
+    max_exhaustive : int
+        Largest number of delayed jobs the exhaustive search orders at one slot.
+
+    Returns
+    -------
+    Candidate
+        Its ``price`` is recomputed by ``sim.insertion.price``.
+    """
+    if order != EXHAUSTIVE:
+        _order_key(order, problem)  # validates the name
+    search = _Search(problem)
+    best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
+    for ts, prof, delayed in search.slot_states():
+        term = search.new_term(ts)
+        if best is not None:
+            lb = term + sum(search.mincost[w.id] for w in delayed)
+            if _less(lb, best[0]) > 0:
+                # the bound only grows with ts (j's term grows, fewer jobs can move)
+                break
+        for seq in _orders_for(search, order, delayed, max_exhaustive):
+            res = search.compress(prof.copy(), seq, None if best is None else best[0], term)
+            if res is None:
+                continue
+            starts, total = res
+            moved = sum(1 for w in delayed if starts[w.id] != w.te)
+            if best is not None:
+                c = _less(total, best[0])
+                if c > 0 or (c == 0 and moved >= best[1]):
+                    continue
+            best = (total, moved, ts, tuple(w.id for w in seq), starts)
+    if best is None:  # cannot happen: the last slot leaves the machine empty
+        raise RuntimeError(f"no feasible insertion found at t={problem.now}")
+    _, moved, ts, seq, starts = best
+    sched = _make_schedule(search, ts, starts)
+    return Candidate(ts=ts, order=seq, schedule=sched, price=price(problem, sched),
+                     moved=moved)
+
+
+class Inserter:
+    """Callable ``InsertionProblem -> InsertionSchedule`` for ``SlackScheduler``.
+
+    Parameters
+    ----------
+    order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
+    max_exhaustive : int
+        See ``insert``.
+    """
+
+    def __init__(self, order: str = "AST", *, max_exhaustive: int = 8) -> None:
+        if order not in ORDERS + (EXHAUSTIVE,):
+            raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
+        self.order = order
+        self.max_exhaustive = int(max_exhaustive)
+
+    def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
+        return insert(problem, self.order, max_exhaustive=self.max_exhaustive).schedule
+
+    def __repr__(self) -> str:
+        return f"Inserter({self.order!r})"
+
+
+def SlackPolicy(
+    *,
+    order: str = "AST",
+    sf: float = 3.0,
+    awt: float = 2401.0,
+    alpha_u: float = 1.0,
+    alpha_t: float = 1.0,
+    alpha_p: float = 1.0,
+    alpha_f: float = 1.0,
+    reset_slack: bool = True,
+    max_exhaustive: int = 8,
+    default_priority: float = 0.0,
+    record: bool = False,
+    check: bool = False,
+) -> SlackScheduler:
+    """The slack-based priority scheduler with a compress-order inserter.
+
+    Parameters
+    ----------
+    order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
+        Compress order (see the module docstring).
+    sf : float
+        Slack factor SF.
+    awt : float
+        Average wait time AWT, seconds (the paper uses 2401 s for KTH).
+    alpha_u, alpha_t, alpha_p, alpha_f : float
+        Price exponents in [0, 1].
+    reset_slack, default_priority, record, check
+        See ``sim.slack_scheduler.SlackScheduler``.
+    max_exhaustive : int
+        Queue limit of the exhaustive order search.
+
+    Returns
+    -------
+    SlackScheduler
+        Named ``"slack-<order>"``.
+    """
+    return SlackScheduler(
+        Inserter(order, max_exhaustive=max_exhaustive), sf=sf, awt=awt, alpha_u=alpha_u,
+        alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
+        default_priority=default_priority, record=record, check=check,
+        name=f"slack-{order}")
+
+
+# ---------------------------------------------------------------------- offline solvers
+def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+          order: str = "AST", max_exhaustive: int = 8) -> Result:
+    """Solve one insertion problem with the compress-order heuristic ``order``.
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+    time_limit : float, optional
+        Ignored (the search is not interruptible); accepted for the common interface.
+    seed : int
+        Ignored (deterministic); recorded in the result.
+    order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
+    max_exhaustive : int
+
+    Returns
+    -------
+    Result
+        Status FEASIBLE with the price recomputed by ``sim.insertion.price`` and no
+        bound (even the exhaustive search covers compress orders only, not every start
+        time, so it proves nothing about the true optimum).
+    """
+    t0 = _time.perf_counter()
+    cand = insert(problem, order, max_exhaustive=max_exhaustive)
+    runtime = _time.perf_counter() - t0
+    params: dict[str, Any] = {"order": order}
+    if order == EXHAUSTIVE:
+        params["max_exhaustive"] = max_exhaustive
+    return Result(solver=order, status=Status.FEASIBLE, objective=cand.price, bound=None,
+                  runtime=runtime, solution=cand.schedule.to_dict(), seed=seed, params=params)
+
+
+def solve_ast(problem: InsertionProblem, **kw: Any) -> Result:
+    """``solve`` with the AST order."""
+    return solve(problem, order="AST", **kw)
+
+
+def solve_aat(problem: InsertionProblem, **kw: Any) -> Result:
+    """``solve`` with the AAT order."""
+    return solve(problem, order="AAT", **kw)
+
+
+def solve_du(problem: InsertionProblem, **kw: Any) -> Result:
+    """``solve`` with the DU order."""
+    return solve(problem, order="DU", **kw)
+
+
+def solve_dc(problem: InsertionProblem, **kw: Any) -> Result:
+    """``solve`` with the DC order."""
+    return solve(problem, order="DC", **kw)
+
+
+def solve_dp(problem: InsertionProblem, **kw: Any) -> Result:
+    """``solve`` with the DP order."""
+    return solve(problem, order="DP", **kw)
+
+
+def solve_exhaustive(problem: InsertionProblem, **kw: Any) -> Result:
+    """``solve`` with the paper's exhaustive search over compress orders."""
+    return solve(problem, order=EXHAUSTIVE, **kw)

@@ -1,0 +1,307 @@
+"""The slack-based priority scheduler of Talby & Feitelson (IPPS'99) as a simulator policy.
+
+The scheduler keeps a complete schedule of the waiting jobs (every waiting job has a
+scheduled start ``te``, like conservative backfilling) and changes it only through two
+operations, both delegated to a pluggable *inserter* (``InsertionProblem ->
+InsertionSchedule``, see ``sim.insertion``):
+
+``insert(j)`` (at j's arrival)
+    The inserter returns new start times for j and for the waiting jobs, each waiting
+    job delayed by at most its current slack. The scheduler applies them and charges
+    every waiting job its delay: ``s_i -= t_i`` with ``t_i = new start - old start``
+    (a job moved earlier gets slack back, so ``te_i + s_i`` never changes).
+``remove`` (a job ended before its estimated end)
+    The same re-optimisation with the paper's dummy timeless job (``new=None``): the
+    waiting jobs may move into the freed capacity, never later than their slack.
+
+``schedule(now)`` (the paper's *tick*) starts every waiting job whose ``te`` has come,
+and ``next_wakeup`` returns the next ``te`` so the simulator calls back exactly then.
+
+Per job the scheduler keeps: processors n, estimate t (the requested time), user and
+political priorities UP and PP (``Job.user_priority``, ``Job.political_priority``;
+``default_priority`` when unset), scheduler priority SP, weighted priority
+``p = (UP + PP + SP) / 3``, initial slack ``s0 = (1 - p) * SF * AWT`` (infinite when
+``PP = -inf``, the over-quota case), current slack s and scheduled start te.
+
+Choices the paper leaves open (documented, and parameters where they change results):
+
+- SP starts at 1/2. After j is placed for the first time, ``SP = min((te - now) /
+  (2 AWT), 1)`` and p and s0 are recomputed once, without moving j. Whether j's current
+  slack is reset to the new s0 is the parameter ``reset_slack`` (default True: j has not
+  been delayed yet, so ``s = s0`` holds before and after). With ``reset_slack=False``
+  j keeps the slack of its first placement.
+- The promise checked by the validator (``promises()``) is ``floor(te_first + s)``
+  taken right after that recomputation: since ``te + s`` is invariant under the slack
+  accounting above, no later operation can start j after it. Infinite slack promises
+  nothing.
+- Over-quota jobs (``PP = -inf``) get infinite slack and, in the price's ratio
+  ``p_i / p_j``, the priority 0 (the lowest representable one).
+- Several ends at the same instant trigger one ``remove`` re-optimisation, run before the
+  arrivals of that instant are inserted (or before the tick when nothing arrives).
+- ``overrun="run"`` (jobs may outlive their estimate): on the simulator's overrun notice
+  the job's estimated end is extended to ``now + requested`` (as the reference
+  backfilling policies do) and, because the waiting schedule may now overlap it, every
+  waiting job is re-placed greedily in order of its scheduled start at its earliest
+  feasible time with slack charged as usual, but never below 0 (a job pushed past its
+  slack there has used it up); promises can be broken in that mode (the validator does
+  not check promises then).
+- Only processors are scheduled (K = 1); a machine with more resources raises ValueError.
+
+Times are integer seconds; slack values are real seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from instances.job import Job
+from sim.insertion import InsertionProblem, InsertionSchedule, NewJob, RunningJob, WaitingJob
+from sim.policy import BasePolicy, MachineInfo
+from sim.profile import Profile
+
+Inserter = Callable[[InsertionProblem], InsertionSchedule]
+
+
+@dataclass
+class _Entry:
+    """Mutable scheduler state of one waiting job."""
+
+    job: Job
+    up: float
+    pp: float
+    sp: float
+    p: float  # weighted priority used in the price, in [0, 1]
+    s0: float  # initial slack (s), may be inf
+    s: float  # current slack (s), may be inf
+    te: int  # scheduled start (s)
+
+
+class SlackScheduler(BasePolicy):
+    """Slack-based priority backfilling with a pluggable inserter.
+
+    Parameters
+    ----------
+    inserter : callable
+        ``InsertionProblem -> InsertionSchedule``; it must return a schedule that
+        ``sim.insertion.check`` accepts (the scheduler re-checks it when ``check`` is
+        True).
+    sf : float
+        Slack factor SF (dimensionless, >= 0).
+    awt : float
+        Average wait time AWT used to scale slack, seconds (> 0).
+    alpha_u, alpha_t, alpha_p, alpha_f : float
+        Exponents of the price, in [0, 1].
+    reset_slack : bool
+        Reset the current slack to the recomputed s0 after the first placement.
+    default_priority : float
+        UP and PP of jobs that carry none (``None``), in [0, 1].
+    record : bool
+        Keep every insertion problem met in ``self.snapshots`` (list of
+        ``InsertionProblem``, in the order met).
+    check : bool
+        Verify every schedule the inserter returns with ``sim.insertion.check``.
+    name : str
+        Policy name reported in the schedule.
+    """
+
+    def __init__(
+        self,
+        inserter: Inserter,
+        *,
+        sf: float = 3.0,
+        awt: float = 2401.0,
+        alpha_u: float = 1.0,
+        alpha_t: float = 1.0,
+        alpha_p: float = 1.0,
+        alpha_f: float = 1.0,
+        reset_slack: bool = True,
+        default_priority: float = 0.0,
+        record: bool = False,
+        check: bool = False,
+        name: str = "slack",
+    ) -> None:
+        if not callable(inserter):
+            raise ValueError(f"inserter must be callable, got {inserter!r}")
+        sf = float(sf)
+        awt = float(awt)
+        if not (math.isfinite(sf) and sf >= 0):
+            raise ValueError(f"sf must be a finite number >= 0, got {sf!r}")
+        if not (math.isfinite(awt) and awt > 0):
+            raise ValueError(f"awt must be a finite number > 0 (seconds), got {awt!r}")
+        for nm, v in (("alpha_u", alpha_u), ("alpha_t", alpha_t), ("alpha_p", alpha_p),
+                      ("alpha_f", alpha_f), ("default_priority", default_priority)):
+            if not (0.0 <= float(v) <= 1.0):
+                raise ValueError(f"{nm} must be in [0, 1], got {v!r}")
+        self.inserter = inserter
+        self.sf = sf
+        self.awt = awt
+        self.alphas = (float(alpha_u), float(alpha_t), float(alpha_p), float(alpha_f))
+        self.reset_slack = bool(reset_slack)
+        self.default_priority = float(default_priority)
+        self.record = bool(record)
+        self.check = bool(check)
+        self.name = name
+        self.snapshots: list[InsertionProblem] = []
+        self.n_insert = 0
+        self.n_remove = 0
+
+    # ------------------------------------------------------------------ state
+    def reset(self, machine: MachineInfo) -> None:
+        if len(machine.capacity) != 1:
+            raise ValueError(
+                f"the slack scheduler plans processors only (K = 1); machine has "
+                f"K = {len(machine.capacity)} resources")
+        self.machine = machine
+        self.capacity = machine.capacity[0]
+        self.free = self.capacity
+        self.waiting: dict[int, _Entry] = {}
+        self.running: dict[int, Job] = {}
+        self.est_end: dict[int, int] = {}
+        self._promises: dict[int, int] = {}
+        self._remove_due = False
+        self._now = None
+        self.snapshots = []
+        self.n_insert = 0
+        self.n_remove = 0
+
+    def promises(self) -> dict[int, int]:
+        return self._promises
+
+    def _priority(self, up: float, pp: float, sp: float) -> float:
+        """Weighted priority ``(UP + PP + SP) / 3``; -inf for over-quota jobs."""
+        if pp == -math.inf:
+            return -math.inf
+        return (up + pp + sp) / 3.0
+
+    def _slack0(self, p: float) -> float:
+        """Initial slack ``(1 - p) * SF * AWT`` seconds (inf when p = -inf)."""
+        if p == -math.inf:
+            return math.inf
+        return (1.0 - p) * self.sf * self.awt
+
+    # ------------------------------------------------------------------ problems
+    def _running(self, now: int) -> tuple[RunningJob, ...]:
+        out = []
+        for jid in sorted(self.running):
+            end = self.est_end[jid]
+            if end > now:
+                out.append(RunningJob(id=jid, n=self.running[jid].procs, end=end))
+        return tuple(out)
+
+    def _waiting(self) -> tuple[WaitingJob, ...]:
+        out = []
+        for jid, e in self.waiting.items():
+            out.append(WaitingJob(id=jid, n=e.job.procs, t=e.job.requested, te=e.te, s=e.s,
+                                  s0=e.s0, p=max(e.p, 0.0), arrival=e.job.submit))
+        return tuple(out)
+
+    def _problem(self, now: int, new: NewJob | None) -> InsertionProblem:
+        a_u, a_t, a_p, a_f = self.alphas
+        return InsertionProblem(now=now, capacity=self.capacity, running=self._running(now),
+                                waiting=self._waiting(), new=new, alpha_u=a_u, alpha_t=a_t,
+                                alpha_p=a_p, alpha_f=a_f)
+
+    def _solve(self, problem: InsertionProblem) -> InsertionSchedule:
+        if self.record:
+            self.snapshots.append(problem)
+        sched = self.inserter(problem)
+        if self.check:
+            from sim.insertion import check
+
+            check(problem, sched)
+        return sched
+
+    def _apply(self, sched: InsertionSchedule) -> None:
+        for jid, e in self.waiting.items():
+            start = sched.starts[jid]
+            if start != e.te:
+                e.s -= start - e.te
+                e.te = start
+
+    # ------------------------------------------------------------------ operations
+    def _remove(self, now: int) -> None:
+        """Re-optimise after capacity was freed early (the dummy timeless job)."""
+        self._remove_due = False
+        if not self.waiting:
+            return
+        self.n_remove += 1
+        self._apply(self._solve(self._problem(now, None)))
+
+    def on_arrival(self, job: Job, now: int) -> None:
+        if job.procs > self.capacity:
+            raise ValueError(f"job {job.id} needs {job.procs} processors, machine has "
+                             f"{self.capacity}")
+        if self._remove_due:
+            self._remove(now)
+        up = self.default_priority if job.user_priority is None else float(job.user_priority)
+        pp = (self.default_priority if job.political_priority is None
+              else float(job.political_priority))
+        sp = 0.5
+        p = self._priority(up, pp, sp)
+        new = NewJob(id=job.id, n=job.procs, t=job.requested, p=max(p, 0.0), arrival=job.submit)
+        self.n_insert += 1
+        sched = self._solve(self._problem(now, new))
+        self._apply(sched)
+        te = sched.new_start
+        # first placement: recompute SP, p and s0 once, without moving the job
+        s0_first = self._slack0(p)
+        sp = min((te - now) / (2.0 * self.awt), 1.0)
+        p = self._priority(up, pp, sp)
+        s0 = self._slack0(p)
+        s = s0 if self.reset_slack else s0_first
+        self.waiting[job.id] = _Entry(job=job, up=up, pp=pp, sp=sp, p=p, s0=s0, s=s, te=te)
+        if math.isfinite(s):
+            self._promises[job.id] = int(math.floor(te + s))
+
+    def on_end(self, job: Job, now: int) -> None:
+        self.free += job.procs
+        del self.running[job.id]
+        end = self.est_end.pop(job.id)
+        if end > now:
+            self._remove_due = True
+
+    def on_overrun(self, job: Job, now: int) -> None:
+        self.est_end[job.id] = now + job.requested
+        self._replace_all(now)
+
+    def _replace_all(self, now: int) -> None:
+        """Re-place every waiting job greedily (ascending te) at its earliest start."""
+        prof = Profile((self.capacity,), now)
+        for jid, end in self.est_end.items():
+            if end > now:
+                prof.reserve(now, end - now, (self.running[jid].procs,))
+        for _jid, e in sorted(self.waiting.items(), key=lambda kv: (kv[1].te, kv[0])):
+            n, t = e.job.procs, e.job.requested
+            start = prof.earliest_start(t, (n,), now)
+            prof.reserve(start, t, (n,))
+            e.s = max(e.s - (start - e.te), 0.0)  # forced: slack used up, promise broken
+            e.te = start
+
+    def schedule(self, now: int) -> list[Job]:
+        if self._remove_due:
+            self._remove(now)
+        due = sorted((e.te, jid) for jid, e in self.waiting.items() if e.te <= now)
+        started = []
+        for te, jid in due:
+            e = self.waiting[jid]
+            if te < now:
+                raise RuntimeError(f"{self.name}: job {jid} was scheduled at {te} but the "
+                                   f"simulator called back only at {now}")
+            if e.job.procs > self.free:
+                if self.machine.kill_at_request:
+                    raise RuntimeError(
+                        f"{self.name}: job {jid} scheduled at {now} needs {e.job.procs} "
+                        f"processors, {self.free} free")
+                continue
+            del self.waiting[jid]
+            self.free -= e.job.procs
+            self.running[jid] = e.job
+            self.est_end[jid] = now + e.job.requested
+            started.append(e.job)
+        return started
+
+    def next_wakeup(self, now: int) -> int | None:
+        later = [e.te for e in self.waiting.values() if e.te > now]
+        return min(later) if later else None
