@@ -1,0 +1,250 @@
+"""Slack-based priority scheduler: policy, inserters, priorities, snapshots."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from heuristics.slack import (
+    EXHAUSTIVE,
+    ORDERS,
+    Inserter,
+    SlackPolicy,
+    candidates,
+    insert,
+    solve,
+)
+from instances.job import Job, Workload
+from instances.priorities import assign_priorities, high_priority_ids
+from sim import registry
+from sim.batch import simulate
+from sim.insertion import (
+    InsertionProblem,
+    InsertionSchedule,
+    NewJob,
+    RunningJob,
+    WaitingJob,
+    check,
+    moved,
+    price,
+)
+from sim.result import Status
+from sim.slack_scheduler import SlackScheduler
+from sim.validate import validate
+
+
+def random_workload(seed: int, n: int = 60, procs: int = 8, gap: int = 40) -> Workload:
+    rng = random.Random(seed)
+    jobs, t = [], 0
+    for i in range(n):
+        t += rng.randint(0, gap)
+        run = rng.randint(0, 300)
+        req = max(1, run + rng.randint(-50, 300))
+        jobs.append(Job(id=i, submit=t, runtime=run, requested=req,
+                        demand=(rng.randint(1, procs),)))
+    return Workload(tuple(jobs), (procs,), name=f"random{seed}")
+
+
+def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True) -> InsertionProblem:
+    """A feasible insertion problem: waiting jobs placed greedily at random offsets."""
+    from sim.profile import Profile
+
+    rng = random.Random(seed)
+    now = 100
+    running = []
+    prof = Profile((cap,), now)
+    for r in range(rng.randint(0, 3)):
+        n = rng.randint(1, cap)
+        if prof.fits(now, 1, (n,)):
+            end = now + rng.randint(1, 80)
+            prof.reserve(now, end - now, (n,))
+            running.append(RunningJob(id=1000 + r, n=n, end=end))
+    waiting = []
+    for i in range(k):
+        n, t = rng.randint(1, cap), rng.randint(1, 60)
+        te = prof.earliest_start(t, (n,), now + rng.randint(0, 50))
+        prof.reserve(te, t, (n,))
+        s0 = rng.choice([0.0, 20.0, 100.0, 400.0, math.inf])
+        s = s0 if math.isinf(s0) else rng.uniform(0, s0)
+        waiting.append(WaitingJob(id=i, n=n, t=t, te=te, s=s, s0=s0,
+                                  p=rng.choice([0.0, 0.2, 0.5, 1.0]), arrival=rng.randint(0, now)))
+    nj = NewJob(id=99, n=rng.randint(1, cap), t=rng.randint(1, 60), p=rng.choice([0.1, 0.5, 1.0]),
+                arrival=now) if new else None
+    return InsertionProblem(now=now, capacity=cap, running=tuple(running),
+                            waiting=tuple(waiting), new=nj)
+
+
+# ---------------------------------------------------------------------- priorities
+def test_priorities_equal_and_fifth():
+    w = random_workload(0, n=12)
+    eq = assign_priorities(w, "equal")
+    assert all(j.user_priority == 0.0 and j.political_priority == 0.0 for j in eq.jobs)
+    ff = assign_priorities(w, "fifth")
+    high = [j.id for j in ff.jobs if j.user_priority == 1.0]
+    assert high == [w.jobs[4].id, w.jobs[9].id]
+    assert all(j.political_priority == j.user_priority for j in ff.jobs)
+    assert high_priority_ids(w) == set(high)
+    # the input is not modified and nothing but the priorities changes
+    assert w.jobs[4].user_priority is None
+    assert [(j.id, j.submit, j.runtime, j.requested) for j in ff.jobs] == \
+        [(j.id, j.submit, j.runtime, j.requested) for j in w.jobs]
+    with pytest.raises(ValueError, match="priority scheme"):
+        assign_priorities(w, "half")
+    with pytest.raises(ValueError, match="level"):
+        assign_priorities(w, "equal", level=2.0)
+
+
+# ---------------------------------------------------------------------- inserters
+def test_hand_example_delay_within_slack():
+    # capacity 1; R runs until 10; A waits at 10 for 100 s; B (5 s) arrives at 0.
+    def pb(slack: float) -> InsertionProblem:
+        return InsertionProblem(
+            now=0, capacity=1, running=(RunningJob(id=1, n=1, end=10),),
+            waiting=(WaitingJob(id=2, n=1, t=100, te=10, s=slack, s0=slack, p=0.5, arrival=0),),
+            new=NewJob(id=3, n=1, t=5, p=0.5, arrival=0))
+
+    # enough slack: B goes first at 10 (price 10 for B + 5 for A's 5 s delay)
+    c = insert(pb(1000.0), "AST")
+    assert (c.ts, dict(c.schedule.starts), c.price, c.moved) == (10, {2: 15}, 15.0, 1)
+    # 2 s of slack cannot absorb 5 s: B waits behind A
+    c = insert(pb(2.0), "AST")
+    assert (c.ts, dict(c.schedule.starts), c.price, c.moved) == (110, {2: 10}, 110.0, 0)
+
+
+@pytest.mark.parametrize("order", ORDERS + (EXHAUSTIVE,))
+def test_chosen_candidate_is_feasible_and_cheapest(order):
+    for seed in range(25):
+        problem = random_problem(seed, k=5, new=seed % 4 != 0)
+        cands = list(candidates(problem, order))
+        assert cands, "the last slot always gives a candidate"
+        for c in cands:
+            check(problem, c.schedule)
+            assert c.price == price(problem, c.schedule)
+            assert c.moved == moved(problem, c.schedule)
+        best = insert(problem, order)
+        check(problem, best.schedule)
+        assert best.price == pytest.approx(min(c.price for c in cands), rel=1e-9, abs=1e-9)
+        fewest = min(c.moved for c in cands if c.price == pytest.approx(best.price, rel=1e-9))
+        assert best.moved == fewest
+
+
+def test_exhaustive_never_worse_than_any_order():
+    for seed in range(30):
+        problem = random_problem(seed, k=6)
+        ex = insert(problem, EXHAUSTIVE).price
+        for order in ORDERS:
+            assert ex <= insert(problem, order).price + 1e-9 * max(1.0, abs(ex))
+
+
+def test_remove_never_raises_the_price():
+    for seed in range(20):
+        problem = random_problem(seed, k=6, new=False)
+        c = insert(problem, "AST")
+        assert c.schedule.new_start is None
+        assert c.price <= 0.0
+
+
+def test_exhaustive_limit_is_a_clear_error():
+    problem = random_problem(3, k=6)
+    with pytest.raises(ValueError, match="max_exhaustive"):
+        insert(problem, EXHAUSTIVE, max_exhaustive=2)
+    with pytest.raises(ValueError, match="order must be one of"):
+        Inserter("SJF")
+
+
+def test_solve_wrappers_via_registry():
+    problem = random_problem(7, k=5)
+    for name in ORDERS + (EXHAUSTIVE,):
+        res = registry.solver("slack_insertion", name)(problem, time_limit=5, seed=3)
+        assert res.status is Status.FEASIBLE and res.bound is None and res.seed == 3
+        sched = InsertionSchedule.from_dict(res.solution)
+        check(problem, sched)
+        assert res.objective == price(problem, sched)
+        assert res.to_dict()["solver"] == name
+    assert solve(problem, order="DU").objective == insert(problem, "DU").price
+
+
+# ---------------------------------------------------------------------- policy
+@pytest.mark.parametrize("order", ORDERS)
+def test_policy_valid_and_slack_bound_kept(order):
+    w = assign_priorities(random_workload(11, n=80, gap=25), "fifth")
+    pol = SlackPolicy(order=order, sf=1.0, awt=200.0, check=True)
+    sched = simulate(w, pol)
+    validate(sched)  # capacity, run lengths, and the promises (slack bound)
+    assert sched.promises, "finite slack gives every job a promise"
+    for i, j in enumerate(w.jobs):
+        assert sched.start[i] <= sched.promises[j.id]
+    assert pol.n_insert == len(w.jobs)
+
+
+def test_policy_exhaustive_small_queue():
+    w = random_workload(5, n=30, gap=120)
+    sched = simulate(w, SlackPolicy(order=EXHAUSTIVE, check=True, max_exhaustive=8))
+    validate(sched)
+
+
+def test_policy_deterministic():
+    w = assign_priorities(random_workload(2, n=70, gap=20), "fifth")
+    a = simulate(w, SlackPolicy(order="DC"))
+    b = simulate(w, SlackPolicy(order="DC"))
+    assert np.array_equal(a.start, b.start) and a.promises == b.promises
+
+
+def test_first_placement_recomputes_sp_and_slack():
+    # an empty machine: the first job starts at once, so SP = 0 and s0 = (1 - 0) SF AWT
+    jobs = (Job(id=1, submit=0, runtime=50, requested=100, demand=(4,)),
+            Job(id=2, submit=1, runtime=10, requested=10, demand=(4,)))
+    w = Workload(jobs, (4,))
+    pol = SlackPolicy(sf=2.0, awt=1000.0)
+    sched = simulate(w, pol)
+    assert sched.promises[1] == 0 + 2000
+    # job 2 is placed at 100 (behind running job 1's estimate): SP = 99 / 2000, p = SP / 3
+    sp = 99 / 2000
+    assert sched.promises[2] == math.floor(100 + (1 - sp / 3) * 2.0 * 1000.0)
+    assert list(sched.start) == [0, 50]  # job 1 ended early: job 2 moved up
+    # without the reset the job keeps the slack of SP = 1/2
+    sched = simulate(w, SlackPolicy(sf=2.0, awt=1000.0, reset_slack=False))
+    assert sched.promises[2] == math.floor(100 + (1 - 0.5 / 3) * 2.0 * 1000.0)
+
+
+def test_early_end_moves_jobs_earlier():
+    # job 1 requests 100 s but ends after 10 s: job 2 (scheduled at 100) moves to 10
+    jobs = (Job(id=1, submit=0, runtime=10, requested=100, demand=(4,)),
+            Job(id=2, submit=1, runtime=5, requested=5, demand=(4,)))
+    sched = simulate(Workload(jobs, (4,)), SlackPolicy())
+    assert list(sched.start) == [0, 10]
+
+
+def test_overrun_run_mode():
+    jobs = (Job(id=1, submit=0, runtime=200, requested=100, demand=(4,)),
+            Job(id=2, submit=1, runtime=5, requested=5, demand=(3,)),
+            Job(id=3, submit=2, runtime=5, requested=5, demand=(1,)))
+    sched = simulate(Workload(jobs, (4,)), SlackPolicy(), overrun="run")
+    validate(sched)
+    assert sched.start[1] >= 200
+
+
+def test_snapshot_capture_round_trips():
+    w = random_workload(4, n=40, gap=15)
+    pol = SlackPolicy(record=True)
+    simulate(w, pol)
+    assert len(pol.snapshots) == pol.n_insert + pol.n_remove
+    assert max(p.k for p in pol.snapshots) >= 3
+    for p in pol.snapshots[:20]:
+        q = InsertionProblem.from_json(p.to_json())
+        assert q.to_dict() == p.to_dict()
+
+
+def test_factory_options_and_errors():
+    p = registry.make_policy("slack", order="DP", sf=5.0, awt=100.0, alpha_u=0.5, alpha_t=1.0,
+                             alpha_p=0.0, alpha_f=1.0)
+    assert isinstance(p, SlackScheduler) and p.name == "slack-DP" and p.sf == 5.0
+    with pytest.raises(ValueError, match="alpha_u"):
+        SlackPolicy(alpha_u=1.5)
+    with pytest.raises(ValueError, match="awt"):
+        SlackPolicy(awt=0)
+    with pytest.raises(ValueError, match="order"):
+        SlackPolicy(order="XYZ")
