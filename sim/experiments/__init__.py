@@ -1,0 +1,1 @@
+"""Benchmark and reproduction scripts, each run as ``python -m sim.experiments.<name>``."""
