@@ -115,6 +115,7 @@ _INT_FIELDS = frozenset({0, 1, 3, 4, 7, 8, 11, 12})
 # (job number, submit, run time, procs field 5, procs field 8, requested time, user, group)
 _USED = itemgetter(0, 1, 3, 4, 7, 8, 11, 12)
 _OTHER = itemgetter(*sorted(set(range(N_FIELDS)) - _INT_FIELDS))
+_isfinite = math.isfinite
 
 RULES: dict[str, str] = {
     "no_processors": "dropped: no processors (fields 5 and 8 both <= 0)",
@@ -390,17 +391,15 @@ def read_swf(
             continue
         if len(parts) != N_FIELDS:
             raise SwfError(f"{path}:{lineno}: expected {N_FIELDS} fields, found {len(parts)}")
+        # Fast path: the used fields are plain integers and the others finite numbers.
+        # Anything else (e.g. "123.0" in a used field, or an error) takes the slow path,
+        # which accepts integral floats and names the offending field.
         try:
-            used = _USED(list(map(int, parts)))
+            used = tuple(map(int, _USED(parts)))
+            if not all(map(_isfinite, map(float, _OTHER(parts)))):
+                raise ValueError
         except ValueError:
-            # Not all plain integers: the used fields may still be, and the others
-            # need only be finite numbers; anything else takes the precise slow path.
-            try:
-                used = tuple(map(int, _USED(parts)))
-                if not all(map(math.isfinite, map(float, _OTHER(parts)))):
-                    raise ValueError
-            except ValueError:
-                used = _USED(_parse_slow(parts, f"{path}:{lineno}"))
+            used = _USED(_parse_slow(parts, f"{path}:{lineno}"))
         if used[1] < 0:
             raise SwfError(f"{path}:{lineno}: field 2 (submit time) is negative: {used[1]}")
         records.append((lineno, *used))
