@@ -405,3 +405,17 @@ def test_kth_months_and_procs_override():
     assert all(j.requested == max(j.runtime, 1) for j in perfect.jobs)
     assert perfect.cleaning.counts["perfect_estimates"] == sum(
         1 for a, b in zip(w.jobs, perfect.jobs, strict=True) if a.requested != b.requested)
+
+
+@pytest.mark.parametrize("name", [
+    "CTC-SP2", "NASA-iPSC", "lublin_256",
+    pytest.param("SDSC-BLUE", marks=pytest.mark.slow),
+])
+def test_every_bundled_trace_reads_and_accounts_for_every_job(name):
+    path = trace_path(name)
+    w = read_swf(path)
+    rep = w.cleaning
+    # MaxRecords of the cleaned CTC and NASA logs still counts the uncleaned log.
+    assert rep.job_lines == len(_job_fields(path)) <= w.header["MaxRecords"]
+    assert len(w) == rep.jobs_kept == rep.job_lines - rep.dropped
+    assert all(1 <= j.procs <= w.procs and j.requested >= 1 for j in w.jobs)
