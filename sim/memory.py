@@ -117,13 +117,13 @@ class MissRateCurve:
         if bad.size:
             i = int(bad[0])
             raise ValueError(
-                f"MissRateCurve {self.name!r}: field 'm'[{i}] = {arr[i]!r} is not in [0, 1]")
+                f"MissRateCurve {self.name!r}: field 'm'[{i}] = {float(arr[i])!r} is not in [0, 1]")
         up = np.flatnonzero(np.diff(arr) > 0)
         if up.size:
             i = int(up[0]) + 1
             raise ValueError(
                 f"MissRateCurve {self.name!r}: field 'm' is not non-increasing: "
-                f"m[{i}] = {arr[i]!r} > m[{i - 1}] = {arr[i - 1]!r}")
+                f"m[{i}] = {float(arr[i])!r} > m[{i - 1}] = {float(arr[i - 1])!r}")
         arr.setflags(write=False)
         object.__setattr__(self, "m", tuple(float(v) for v in arr))
         object.__setattr__(self, "_arr", arr)

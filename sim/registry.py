@@ -28,6 +28,15 @@ POLICIES: dict[str, str] = {
 SOLVERS: dict[str, dict[str, str]] = {}
 
 PROBLEM_LOADERS: dict[str, str] = {}
+PROBLEM_LOADERS["grouping"] = "sim.grouping:from_json"
+SOLVERS["grouping"] = {
+    "exact-ilp": "models.grouping:solve_ilp",
+    "exact-cpsat": "models.grouping:solve_cpsat",
+    "exhaustive": "models.grouping:solve_exhaustive",
+    "greedy": "heuristics.grouping:greedy",
+    "footprint": "heuristics.grouping:footprint",
+    "knee": "heuristics.grouping:knee",
+}
 PROBLEM_LOADERS["slack_insertion"] = "sim.insertion:from_dict"
 POLICIES["slack"] = "heuristics.slack:SlackPolicy"
 SOLVERS.setdefault("slack_insertion", {}).update({

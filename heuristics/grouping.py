@@ -1,0 +1,158 @@
+"""Grouping heuristics of Suh, Rudolph & Devadas for memory-aware time slicing.
+
+All three take a :class:`sim.grouping.GroupingProblem` and return a ``Result`` with
+``Status.FEASIBLE`` and ``bound=None`` (or ``Status.INFEASIBLE`` when, with a fixed
+number of slices, they cannot place every job). Ties are broken by job order, then slice
+order, so the results are deterministic; ``seed`` is recorded but not used.
+
+- :func:`greedy` (section 4.1.1): start with ``S = ceil(sum Q / P)`` slices; repeatedly
+  assign the (job, slice) pair of largest gain among the pairs that fit in ``P``
+  processors, the gain being the decrease of the eq. 4 cost of the slice
+  (``cost(s) - cost(s + j)``; the cost counts the idle processors, so placing a job pays
+  ``Q(j) T`` and loses its misses times ``l``). When the number of slices is free, repeat
+  with ``S + 1``, ``S + 2``, ... while the schedule improves. If no pair fits while jobs
+  remain (processor packing failed), a free ``S`` opens a new slice.
+- :func:`footprint` (section 2, the naive approach): jobs by decreasing footprint, each to
+  the slice with the smallest total footprint among those with enough free processors.
+- :func:`knee` (section 4.1.2): replace each miss-rate curve by its knee (the memory a job
+  needs before its curve flattens; here the point of the curve farthest below the chord
+  from ``(0, m(0))`` to ``(X, m(X))``) and pack knees: jobs by decreasing knee, first
+  slice whose knees still fit in ``C`` and has processors, else the slice with the
+  smallest knee total that has processors.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from sim.grouping import GroupingProblem
+from sim.memory import MissRateCurve
+from sim.result import Result, Status
+
+__all__ = ["greedy", "footprint", "knee", "curve_knee"]
+
+
+def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None, t0: float,
+            seed: int, params: dict[str, Any]) -> Result:
+    if slices is None:
+        return Result(name, Status.INFEASIBLE, None, None, time.perf_counter() - t0, None,
+                      seed, params)
+    if problem.slices is None:  # with S free an empty slice only adds P * T idle time
+        slices = [g for g in slices if g]
+    sol = problem.canonical(slices)
+    obj = problem.objective(sol)
+    return Result(name, Status.FEASIBLE, obj, None, time.perf_counter() - t0, sol, seed,
+                  params)
+
+
+def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool) -> list[list[str]] | None:
+    names = problem.names
+    Q = problem.demand
+    P = problem.processors
+    slices: list[list[str]] = [[] for _ in range(S)]
+    used = [0] * S
+    left = list(range(len(names)))
+    while left:
+        best = None
+        cur = [problem.slice_cost(g) for g in slices]
+        for j in left:
+            for s in range(len(slices)):
+                if used[s] + Q[j] > P:
+                    continue
+                gain = cur[s] - problem.slice_cost(slices[s] + [names[j]])
+                if best is None or gain > best[0] + 1e-12:
+                    best = (gain, j, s)
+        if best is None:
+            if not grow:
+                return None
+            slices.append([])
+            used.append(0)
+            continue
+        _, j, s = best
+        slices[s].append(names[j])
+        used[s] += int(Q[j])
+        left.remove(j)
+    return slices
+
+
+def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
+           **params: Any) -> Result:
+    """Greedy gain algorithm (section 4.1.1). See the module docstring."""
+    t0 = time.perf_counter()
+    if problem.slices is not None:
+        return _result("greedy", problem, _greedy_fixed(problem, problem.slices, False), t0,
+                       seed, params)
+    S = problem.min_slices
+    best = _greedy_fixed(problem, S, True)
+    best_obj = problem.objective(best)
+    while S < len(problem.jobs):
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            break
+        S += 1
+        cand = _greedy_fixed(problem, S, True)
+        obj = problem.objective(cand)
+        if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
+            break
+        best, best_obj = cand, obj
+    return _result("greedy", problem, best, t0, seed, params)
+
+
+def _balance(problem: GroupingProblem, size: np.ndarray, pack: float | None) -> \
+        list[list[str]] | None:
+    """Jobs by decreasing ``size``; first slice where the sizes fit in ``pack`` (when
+    given), else the slice with the smallest total size; only slices with processors."""
+    names = problem.names
+    Q = problem.demand
+    P = problem.processors
+    S = problem.slices if problem.slices is not None else problem.min_slices
+    slices: list[list[str]] = [[] for _ in range(S)]
+    used = [0] * S
+    total = [0.0] * S
+    for j in sorted(range(len(names)), key=lambda i: (-size[i], i)):
+        room = [s for s in range(len(slices)) if used[s] + Q[j] <= P]
+        if not room:
+            if problem.slices is not None:
+                return None
+            slices.append([])
+            used.append(0)
+            total.append(0.0)
+            room = [len(slices) - 1]
+        fit = [s for s in room if pack is not None and total[s] + size[j] <= pack]
+        s = fit[0] if fit else min(room, key=lambda r: (total[r], r))
+        slices[s].append(names[j])
+        used[s] += int(Q[j])
+        total[s] += float(size[j])
+    return slices
+
+
+def footprint(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
+              **params: Any) -> Result:
+    """Footprint balancing (section 2). See the module docstring."""
+    t0 = time.perf_counter()
+    size = np.array([j.curve.saturation for j in problem.jobs], dtype=float)
+    return _result("footprint", problem, _balance(problem, size, None), t0, seed, params)
+
+
+def curve_knee(curve: MissRateCurve) -> int:
+    """Knee of a miss-rate curve in blocks: the grid point farthest below the chord from
+    ``(0, m(0))`` to ``(X, m(X))`` (both axes scaled to [0, 1]); 0 for a flat curve."""
+    m = curve.array
+    X = m.size - 1
+    if X == 0 or m[0] == m[-1]:
+        return 0
+    x = np.arange(X + 1) / X
+    y = (m - m[-1]) / (m[0] - m[-1])
+    below = (1 - x) - y  # chord from (0, 1) to (1, 0) minus the curve
+    return int(np.argmax(below))
+
+
+def knee(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
+         **params: Any) -> Result:
+    """Miss-rate-curve knee approach (section 4.1.2). See the module docstring."""
+    t0 = time.perf_counter()
+    size = np.array([curve_knee(j.curve) for j in problem.jobs], dtype=float)
+    return _result("knee", problem, _balance(problem, size, float(problem.memory)), t0, seed,
+                   params)

@@ -1,0 +1,403 @@
+"""Memory-aware time-slice grouping (Suh, Rudolph & Devadas, section 4), defined once.
+
+``J`` jobs share a machine of ``P`` processors and ``C`` blocks of memory by gang
+time-slicing: the jobs of one slice run together for ``T`` seconds, then the next slice's
+jobs run. Job ``j`` needs ``Q(j)`` processors and makes ``refs(j)`` memory references per
+slice (all its processors together); its miss-rate curve ``m_j`` is measured in
+isolation. A schedule assigns every job to exactly one of ``S`` slices, each within ``P``
+processors (``S`` fixed by the problem, or free).
+
+Cost (eq. 4): processor idle time per round of ``S`` slices, in processor-seconds,
+
+    sum_s [ l * misses(s) + (P - N(s)) * T ],
+
+where ``N(s) = sum_{j in s} Q(j)`` and ``misses(s) = sum_{j in s} refs(j) m_j(x_j)`` with
+the memory shares ``x_j`` of the jobs running together from eq. 2 (``sim.memory``,
+reference rates proportional to ``refs``). Like section 4.1 we take the steady state in
+each slice (slices long against the time to refill memory), which makes the cost of a
+slice depend only on its own jobs: the property the set-partitioning models need. An
+optional ``shared`` process (shared memory as one more conceptual process, its references
+per slice and curve) runs in every non-empty slice and its misses count too. An empty
+slice costs ``P * T``.
+
+A solution is a list of slices, each a list of job names; with a fixed ``S`` it has
+exactly ``S`` slices (some possibly empty).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.memory import MissRateCurve, steady_state
+
+__all__ = ["GroupJob", "GroupingProblem", "load", "from_json", "schedule_name", "random_problem"]
+
+Solution = list[list[str]]
+
+
+def _num(owner: str, name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{owner}: field '{name}' must be a finite number, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class GroupJob:
+    """One job of the grouping problem.
+
+    Parameters
+    ----------
+    name : str
+        Unique, non-empty.
+    procs : int
+        Processor demand ``Q(j) >= 1``.
+    curve : MissRateCurve
+        Miss-rate curve in isolation (blocks of the problem's memory).
+    refs : float
+        Memory references per time slice, all processors together, > 0.
+    """
+
+    name: str
+    procs: int
+    curve: MissRateCurve
+    refs: float
+
+    def __post_init__(self) -> None:
+        owner = f"job {self.name!r}"
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"job: field 'name' must be a non-empty string, got {self.name!r}")
+        if isinstance(self.procs, bool) or not isinstance(self.procs, int) or self.procs < 1:
+            raise ValueError(f"{owner}: field 'procs' must be an integer >= 1, got {self.procs!r}")
+        if not isinstance(self.curve, MissRateCurve):
+            raise ValueError(f"{owner}: field 'curve' must be a MissRateCurve")
+        if not _num(owner, "refs", self.refs) > 0:
+            raise ValueError(f"{owner}: field 'refs' must be positive, got {self.refs!r}")
+
+
+@dataclass(frozen=True)
+class GroupingProblem:
+    """The grouping problem (see the module docstring).
+
+    Parameters
+    ----------
+    jobs : tuple of GroupJob
+    processors : int
+        ``P`` >= 1; every job needs at most ``P``.
+    memory : int
+        ``C`` in blocks, > 0.
+    latency : float
+        Miss penalty ``l`` in seconds, >= 0.
+    slice_length : float
+        ``T`` in seconds, > 0.
+    slices : int or None
+        ``S`` fixed (>= 1), or None when the number of slices is free.
+    shared : GroupJob or None
+        Shared memory as an extra conceptual process present in every non-empty slice
+        (its ``procs`` is ignored).
+    name, source : str
+        Label and provenance of the data.
+    """
+
+    jobs: tuple[GroupJob, ...]
+    processors: int
+    memory: int
+    latency: float
+    slice_length: float
+    slices: int | None = None
+    shared: GroupJob | None = None
+    name: str = ""
+    source: str = ""
+    _cache: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "jobs", tuple(self.jobs))
+        if not self.jobs:
+            raise ValueError("grouping problem: field 'jobs' is empty")
+        P = self.processors
+        if isinstance(P, bool) or not isinstance(P, int) or P < 1:
+            raise ValueError(f"grouping problem: field 'processors' must be an integer >= 1, "
+                             f"got {P!r}")
+        if not _num("grouping problem", "memory", self.memory) > 0:
+            raise ValueError(f"grouping problem: field 'memory' must be positive, "
+                             f"got {self.memory!r}")
+        if not _num("grouping problem", "latency", self.latency) >= 0:
+            raise ValueError(f"grouping problem: field 'latency' must be >= 0, "
+                             f"got {self.latency!r}")
+        if not _num("grouping problem", "slice_length", self.slice_length) > 0:
+            raise ValueError(f"grouping problem: field 'slice_length' must be positive, "
+                             f"got {self.slice_length!r}")
+        S = self.slices
+        if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1):
+            raise ValueError(f"grouping problem: field 'slices' must be an integer >= 1 or "
+                             f"null, got {S!r}")
+        seen: set[str] = set()
+        for j in self.jobs:
+            if not isinstance(j, GroupJob):
+                raise ValueError("grouping problem: field 'jobs' must hold GroupJob objects")
+            if j.name in seen:
+                raise ValueError(f"grouping problem: field 'jobs' repeats the name {j.name!r}")
+            seen.add(j.name)
+            if j.procs > P:
+                raise ValueError(f"job {j.name!r}: field 'procs' = {j.procs} exceeds "
+                                 f"'processors' P = {P}")
+        if self.shared is not None and not isinstance(self.shared, GroupJob):
+            raise ValueError("grouping problem: field 'shared' must be a GroupJob or null")
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def names(self) -> list[str]:
+        return [j.name for j in self.jobs]
+
+    @property
+    def demand(self) -> np.ndarray:
+        """``Q(j)`` as an int array."""
+        return np.array([j.procs for j in self.jobs], dtype=np.int64)
+
+    @property
+    def min_slices(self) -> int:
+        """``ceil(sum Q / P)``, the fewest slices any schedule can use."""
+        return -(-int(self.demand.sum()) // self.processors)
+
+    # ------------------------------------------------------------------ cost
+    def group_costs(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised slice cost for ``G`` candidate groups.
+
+        Parameters
+        ----------
+        members : bool array (G, J)
+            Row ``g`` marks the jobs running together in one slice.
+
+        Returns
+        -------
+        (misses, cost) : arrays (G,)
+            Misses per slice (references times eq. 3 rates, the shared process included)
+            and the slice's eq. 4 cost ``l * misses + (P - N) * T`` in processor-seconds.
+        """
+        mem = np.atleast_2d(np.asarray(members, dtype=bool))
+        if mem.shape[1] != len(self.jobs):
+            raise ValueError(f"members has {mem.shape[1]} columns for {len(self.jobs)} jobs")
+        refs = np.array([j.refs for j in self.jobs])
+        misses = np.zeros(mem.shape[0])
+        nonempty = mem.any(axis=1)
+        if nonempty.any():
+            rates = np.where(mem[nonempty], refs[None, :], 0.0)
+            shared = None
+            curves = [j.curve for j in self.jobs]
+            if self.shared is not None:
+                shared = (self.shared.curve, self.shared.refs)
+            st = steady_state(curves, rates, float(self.memory), shared=shared)
+            tot = rates.sum(axis=1) + (self.shared.refs if self.shared is not None else 0.0)
+            misses[nonempty] = st.combined * tot
+        used = mem.astype(np.int64) @ self.demand
+        cost = self.latency * misses + (self.processors - used) * self.slice_length
+        return misses, cost
+
+    def slice_cost(self, group: Sequence[str]) -> float:
+        """Eq. 4 cost of one slice running the named jobs (memoised)."""
+        key = frozenset(group)
+        got = self._cache.get(key)
+        if got is None:
+            row = self.mask([group])
+            got = float(self.group_costs(row)[1][0])
+            self._cache[key] = got
+        return got
+
+    def mask(self, groups: Sequence[Sequence[str]]) -> np.ndarray:
+        """Boolean membership matrix (len(groups), J) of named groups."""
+        index = {n: i for i, n in enumerate(self.names)}
+        out = np.zeros((len(groups), len(self.jobs)), dtype=bool)
+        for g, grp in enumerate(groups):
+            for n in grp:
+                if n not in index:
+                    raise ValueError(f"solution: unknown job {n!r}")
+                out[g, index[n]] = True
+        return out
+
+    # ------------------------------------------------------------------ solutions
+    def check(self, solution: Solution) -> None:
+        """Raise ValueError unless every job is in exactly one slice, each slice within
+        ``P`` processors, and (fixed ``S``) there are exactly ``S`` slices."""
+        if not isinstance(solution, (list, tuple)) or not solution:
+            raise ValueError("solution: must be a non-empty list of slices")
+        if self.slices is not None and len(solution) != self.slices:
+            raise ValueError(f"solution: {len(solution)} slices, the problem fixes "
+                             f"S = {self.slices}")
+        count = dict.fromkeys(self.names, 0)
+        Q = {j.name: j.procs for j in self.jobs}
+        for s, grp in enumerate(solution):
+            for n in grp:
+                if n not in count:
+                    raise ValueError(f"solution: slice {s} names unknown job {n!r}")
+                count[n] += 1
+            used = sum(Q[n] for n in grp)
+            if used > self.processors:
+                raise ValueError(f"solution: slice {s} needs {used} processors > "
+                                 f"P = {self.processors}")
+        for n, c in count.items():
+            if c != 1:
+                raise ValueError(f"solution: job {n!r} is in {c} slices, must be in exactly 1")
+
+    def is_feasible(self, solution: Solution) -> bool:
+        try:
+            self.check(solution)
+        except ValueError:
+            return False
+        return True
+
+    def objective(self, solution: Solution) -> float:
+        """Eq. 4 idle processor-seconds of a feasible schedule (checked first)."""
+        self.check(solution)
+        return float(sum(self.slice_cost(g) for g in solution))
+
+    def evaluate(self, solution: Solution) -> dict[str, Any]:
+        """Per-slice misses, combined miss rate and cost, plus totals."""
+        self.check(solution)
+        misses, cost = self.group_costs(self.mask(solution))
+        refs = self.mask(solution) @ np.array([j.refs for j in self.jobs])
+        if self.shared is not None:
+            refs = refs + np.where(self.mask(solution).any(axis=1), self.shared.refs, 0.0)
+        rate = np.where(refs > 0, misses / np.maximum(refs, 1e-300), 0.0)
+        return {
+            "objective": float(cost.sum()),
+            "misses": float(misses.sum()),
+            "miss_rate": float(misses.sum() / refs.sum()),
+            "slice_misses": misses.tolist(),
+            "slice_miss_rates": rate.tolist(),
+            "slice_costs": cost.tolist(),
+        }
+
+    def canonical(self, solution: Solution) -> Solution:
+        """Slices and their jobs in problem order, slices sorted by first job (empty last)."""
+        pos = {n: i for i, n in enumerate(self.names)}
+        groups = [sorted(g, key=pos.__getitem__) for g in solution]
+        return sorted(groups, key=lambda g: (not g, pos[g[0]] if g else 0))
+
+    # ------------------------------------------------------------------ JSON
+    def to_json(self) -> dict[str, Any]:
+        def job(j: GroupJob) -> dict[str, Any]:
+            return {"name": j.name, "procs": j.procs, "refs": j.refs,
+                    "curve": j.curve.to_json()}
+
+        return {
+            "problem": "grouping",
+            "name": self.name,
+            "source": self.source,
+            "processors": self.processors,
+            "memory": self.memory,
+            "latency": self.latency,
+            "slice_length": self.slice_length,
+            "slices": self.slices,
+            "shared": None if self.shared is None else job(self.shared),
+            "jobs": [job(j) for j in self.jobs],
+        }
+
+
+def _job(d: Any, where: str) -> GroupJob:
+    if not isinstance(d, dict):
+        raise ValueError(f"{where}: expected an object")
+    for key in ("name", "procs", "refs", "curve"):
+        if key not in d:
+            raise ValueError(f"{where}: missing field '{key}'")
+    curve = MissRateCurve.from_json(d["curve"], where=f"{where}.curve")
+    try:
+        return GroupJob(name=d["name"], procs=d["procs"], curve=curve, refs=d["refs"])
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def from_json(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
+    """Build a :class:`GroupingProblem` from its JSON dictionary (``"problem": "grouping"``).
+
+    Errors name ``source`` and the field.
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: expected a JSON object")
+    if data.get("problem", "grouping") != "grouping":
+        raise ValueError(f"{source}: field 'problem' is {data.get('problem')!r}, "
+                         f"expected 'grouping'")
+    for key in ("jobs", "processors", "memory", "latency", "slice_length"):
+        if key not in data:
+            raise ValueError(f"{source}: missing field '{key}'")
+    if not isinstance(data["jobs"], list):
+        raise ValueError(f"{source}: field 'jobs' must be a list")
+    jobs = tuple(_job(d, f"{source}: jobs[{i}]") for i, d in enumerate(data["jobs"]))
+    shared = data.get("shared")
+    try:
+        return GroupingProblem(
+            jobs=jobs,
+            processors=data["processors"],
+            memory=data["memory"],
+            latency=data["latency"],
+            slice_length=data["slice_length"],
+            slices=data.get("slices"),
+            shared=None if shared is None else _job(shared, f"{source}: shared"),
+            name=str(data.get("name", "")),
+            source=str(data.get("source", "")),
+        )
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+
+
+def load(path: str | Path) -> GroupingProblem:
+    """Read a grouping problem from a JSON file."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    return from_json(data, source=str(p))
+
+
+def schedule_name(problem: GroupingProblem, solution: Solution) -> str:
+    """The paper's naming: jobs lettered A, B, ... in problem order, slices joined by
+    commas, e.g. ``ACD,BEF``."""
+    pos = {n: i for i, n in enumerate(problem.names)}
+    letters = [
+        "".join(chr(65 + pos[n]) if pos[n] < 26 else f"[{n}]" for n in g)
+        for g in problem.canonical(solution)
+    ]
+    return ",".join(s if s else "-" for s in letters)
+
+
+def random_problem(
+    jobs: int,
+    processors: int,
+    *,
+    seed: int = 0,
+    memory: int = 1000,
+    max_procs: int | None = None,
+    slices: int | None = None,
+    latency: float = 1e-4,
+    slice_length: float = 0.1,
+    refs: tuple[float, float] = (1e5, 1e6),
+) -> GroupingProblem:
+    """Random instance: parametric curves (``instances.refstreams``) with footprints
+    between ``memory / 10`` and ``memory`` blocks, mixed ``Q(j)`` in ``1..max_procs``
+    (default ``P``), references per slice uniform in ``refs``. Seeded."""
+    from instances.refstreams import exponential_curve, knee_curve
+
+    rng = np.random.default_rng(seed)
+    top = processors if max_procs is None else max_procs
+    out = []
+    for j in range(jobs):
+        fp = int(rng.integers(max(2, memory // 10), memory + 1))
+        kn = int(rng.integers(1, fp + 1))
+        if rng.random() < 0.5:
+            m = knee_curve(fp, kn, at_knee=float(rng.uniform(0.01, 0.3)),
+                           floor=float(rng.uniform(0, 0.01)))
+        else:
+            m = exponential_curve(fp, kn / 3 + 1, floor=float(rng.uniform(0, 0.01)))
+        out.append(GroupJob(name=f"J{j}", procs=int(rng.integers(1, top + 1)),
+                            curve=MissRateCurve(tuple(m), name=f"J{j}"),
+                            refs=float(rng.uniform(*refs))))
+    return GroupingProblem(jobs=tuple(out), processors=processors, memory=memory,
+                           latency=latency, slice_length=slice_length, slices=slices,
+                           name=f"random-J{jobs}-P{processors}-s{seed}",
+                           source=f"sim.grouping.random_problem(seed={seed})")

@@ -1,0 +1,198 @@
+"""The grouping problem, its heuristics and exact models (differential tests)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from heuristics import grouping as heur
+from models import grouping as exact
+from sim import registry
+from sim.grouping import GroupingProblem, GroupJob, from_json, load, random_problem, schedule_name
+from sim.memory import MissRateCurve, steady_state
+from sim.result import Status
+
+EXACT = ["exact-ilp", "exact-cpsat", "exhaustive"]
+HEURISTICS = ["greedy", "footprint", "knee"]
+
+
+def solver(name):
+    return registry.solver("grouping", name)
+
+
+def small(seed: int, slices=None) -> GroupingProblem:
+    rng = np.random.default_rng(seed)
+    J = int(rng.integers(3, 8))
+    P = int(rng.integers(2, 5))
+    return random_problem(J, P, seed=seed, memory=int(rng.integers(200, 1500)),
+                          max_procs=int(rng.integers(1, P + 1)), slices=slices)
+
+
+def curve(fp: int, knee: int) -> MissRateCurve:
+    return MissRateCurve(tuple(np.interp(np.arange(fp + 1), [0, knee, fp], [1, 0.05, 0])))
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_exact_models_agree_and_heuristics_never_beat_them(seed):
+    rng = np.random.default_rng(1000 + seed)
+    p = small(seed)
+    if seed % 2:  # fixed S, sometimes with room to spare
+        p = random_problem(len(p.jobs), p.processors, seed=seed, memory=p.memory,
+                           max_procs=max(j.procs for j in p.jobs),
+                           slices=p.min_slices + int(rng.integers(0, 2)))
+    res = {n: solver(n)(p) for n in EXACT}
+    statuses = {r.status for r in res.values()}
+    if statuses == {Status.INFEASIBLE}:  # fixed S too small for the packing
+        for n in HEURISTICS:
+            assert solver(n)(p).status is Status.INFEASIBLE
+        return
+    assert statuses == {Status.OPTIMAL}, res
+    opt = res["exhaustive"].objective
+    for n in EXACT:
+        assert res[n].objective == pytest.approx(opt, rel=1e-7)
+        assert res[n].bound == res[n].objective
+        p.check(res[n].solution)
+        assert p.objective(res[n].solution) == res[n].objective
+    for n in HEURISTICS:
+        r = solver(n)(p)
+        if r.status is Status.INFEASIBLE:
+            assert p.slices is not None  # only a fixed S can defeat the packing
+            continue
+        assert r.status is Status.FEASIBLE and r.bound is None
+        p.check(r.solution)
+        assert r.objective >= opt * (1 - 1e-9)
+
+
+def test_cost_is_eq4_through_the_model():
+    a, b = GroupJob("a", 1, curve(300, 60), 1000.0), GroupJob("b", 2, curve(500, 100), 3000.0)
+    p = GroupingProblem(jobs=(a, b), processors=4, memory=400, latency=0.01, slice_length=2.0,
+                        slices=2)
+    st = steady_state([a.curve, b.curve], [1000.0, 3000.0], 400)
+    together = 0.01 * 4000 * st.combined[0] + (4 - 3) * 2.0
+    assert p.objective([["a", "b"], []]) == pytest.approx(together + 4 * 2.0)
+    alone = (0.01 * 1000 * float(steady_state([a.curve], [1.0], 400).combined[0]) + 3 * 2.0
+             + 0.01 * 3000 * float(steady_state([b.curve], [1.0], 400).combined[0]) + 2 * 2.0)
+    assert p.objective([["b"], ["a"]]) == pytest.approx(alone)
+    ev = p.evaluate([["a", "b"], []])
+    assert ev["slice_miss_rates"][0] == pytest.approx(st.combined[0])
+
+
+def test_feasibility_check():
+    p = random_problem(4, 2, seed=3, max_procs=1)
+    assert p.is_feasible([["J0", "J1"], ["J2", "J3"]])
+    with pytest.raises(ValueError, match="'J2' is in 0 slices, must be in exactly 1"):
+        p.check([["J0", "J1"], ["J3"]])
+    with pytest.raises(ValueError, match="'J1' is in 2 slices"):
+        p.check([["J0", "J1"], ["J2", "J3"], ["J1"]])
+    with pytest.raises(ValueError, match="unknown job 'nobody'"):
+        p.check([["J0", "J1"], ["J2", "J3", "nobody"]])
+    with pytest.raises(ValueError, match="slice 0 needs 3 processors > P = 2"):
+        p.check([["J0", "J1", "J2"], ["J3"]])
+    q = random_problem(4, 2, seed=3, max_procs=1, slices=3)
+    with pytest.raises(ValueError, match="S = 3"):
+        q.check([["J0"], ["J1"], ["J2"], ["J3"]])
+    assert q.objective([["J0", "J1"], ["J2", "J3"], []]) > p.objective([["J0", "J1"], ["J2", "J3"]])
+
+
+def _good() -> dict:
+    return GroupingProblem(jobs=(GroupJob("x", 1, curve(10, 3), 10.0),
+                                 GroupJob("y", 2, curve(8, 2), 5.0)),
+                           processors=2, memory=12, latency=0.1, slice_length=1.0,
+                           slices=2).to_json()
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("memory",), 0, "field 'memory' must be positive"),
+    (("memory",), -5, "field 'memory' must be positive"),
+    (("processors",), 0, "field 'processors'"),
+    (("latency",), -1, "field 'latency'"),
+    (("slice_length",), 0, "field 'slice_length'"),
+    (("slices",), 0, "field 'slices'"),
+    (("jobs", 1, "procs"), 3, r"job 'y': field 'procs' = 3 exceeds 'processors' P = 2"),
+    (("jobs", 0, "refs"), 0, "job 'x': field 'refs'"),
+    (("jobs", 0, "curve", "m"), [1.0, 0.5, 0.7], r"jobs\[0\]\.curve.*non-increasing"),
+    (("jobs", 1, "curve", "m"), [1.0, 1.2], r"jobs\[1\]\.curve.*'m'\[1\] = 1.2 is not in"),
+    (("jobs", 1, "name"), "x", "repeats the name 'x'"),
+])
+def test_bad_input_names_the_field(path, value, message):
+    data = _good()
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(ValueError, match=message):
+        from_json(data, source="case.json")
+    with pytest.raises(ValueError, match="case.json"):
+        from_json(data, source="case.json")
+
+
+def test_missing_fields_and_bad_file(tmp_path):
+    data = _good()
+    del data["memory"]
+    with pytest.raises(ValueError, match="missing field 'memory'"):
+        from_json(data)
+    f = tmp_path / "bad.json"
+    f.write_text('{"problem": "grouping",\n "jobs": [}')
+    with pytest.raises(ValueError, match=r"bad.json: line 2"):
+        load(f)
+
+
+def test_json_round_trip_and_registry_loader(tmp_path):
+    p = small(5, slices=3)
+    text = json.dumps(p.to_json())
+    f = tmp_path / "p.json"
+    f.write_text(text)
+    q = load(f)
+    assert q == p
+    family, r = registry.load_problem(json.loads(text))
+    assert family == "grouping" and r == p
+    sol = [[n] for n in p.names[:2]] + [p.names[2:]] if p.is_feasible(
+        [[n] for n in p.names[:2]] + [p.names[2:]]) else None
+    if sol is not None:
+        assert q.objective(sol) == p.objective(sol)
+    # curves given as knots
+    d = _good()
+    d["jobs"][0]["curve"] = {"points": [[0, 1.0], [4, 0.2], [10, 0.0]]}
+    assert from_json(d).jobs[0].curve.m[2] == pytest.approx(0.6)
+
+
+def test_determinism_and_names():
+    p = small(7)
+    for n in EXACT + HEURISTICS:
+        a, b = solver(n)(p, seed=3), solver(n)(p, seed=3)
+        assert (a.status, a.objective, a.solution) == (b.status, b.objective, b.solution)
+        assert a.to_dict()["solution"] == a.solution
+    sol = [["J1", "J0"], ["J2"]]
+    q = random_problem(3, 4, seed=1, max_procs=1, slices=2)
+    assert schedule_name(q, sol) == "AB,C"
+
+
+def test_greedy_grows_slices_only_when_it_pays():
+    # two jobs that thrash together and idle processors cheap: greedy opens a 2nd slice
+    a = GroupJob("a", 1, curve(900, 800), 1e6)
+    b = GroupJob("b", 1, curve(900, 800), 1e6)
+    p = GroupingProblem(jobs=(a, b), processors=2, memory=1000, latency=1e-3, slice_length=1.0)
+    r = heur.greedy(p)
+    assert sorted(map(len, r.solution)) == [1, 1]
+    assert r.objective == pytest.approx(exact.solve_ilp(p).objective)
+    # expensive idle processors: one slice
+    p2 = GroupingProblem(jobs=(a, b), processors=2, memory=1000, latency=1e-9, slice_length=1.0)
+    assert heur.greedy(p2).solution == [["a", "b"]]
+
+
+def test_enumeration_and_partition_count():
+    p = random_problem(6, 3, seed=2, max_procs=1)
+    members = exact.enumerate_groups(p)
+    assert members.shape[0] == 6 + 15 + 20  # every subset of at most 3 single-processor jobs
+    r = exact.solve_exhaustive(p)
+    assert r.params["partitions"] == exact.count_partitions(p)
+
+
+def test_time_limited_exact_runs_are_honest():
+    p = random_problem(9, 4, seed=11, max_procs=2)
+    r = exact.solve_exhaustive(p, time_limit=0.0)
+    assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
+    if r.status is Status.FEASIBLE:
+        assert r.params["partitions"] < exact.count_partitions(p)
