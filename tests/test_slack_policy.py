@@ -48,7 +48,8 @@ def random_workload(seed: int, n: int = 60, procs: int = 8, gap: int = 40) -> Wo
     return Workload(tuple(jobs), (procs,), name=f"random{seed}")
 
 
-def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True) -> InsertionProblem:
+def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True,
+                   **alphas: float) -> InsertionProblem:
     """A feasible insertion problem: waiting jobs placed greedily at random offsets."""
     from sim.profile import Profile
 
@@ -74,7 +75,7 @@ def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True) -> Ins
     nj = NewJob(id=99, n=rng.randint(1, cap), t=rng.randint(1, 60), p=rng.choice([0.1, 0.5, 1.0]),
                 arrival=now) if new else None
     return InsertionProblem(now=now, capacity=cap, running=tuple(running),
-                            waiting=tuple(waiting), new=nj)
+                            waiting=tuple(waiting), new=nj, **alphas)
 
 
 # ---------------------------------------------------------------------- priorities
@@ -114,10 +115,14 @@ def test_hand_example_delay_within_slack():
     assert (c.ts, dict(c.schedule.starts), c.price, c.moved) == (110, {2: 10}, 110.0, 0)
 
 
+ALPHAS = ({}, {"alpha_t": 0.5, "alpha_u": 0.5}, {"alpha_p": 0.0, "alpha_u": 0.0},
+          {"alpha_t": 0.0, "alpha_f": 0.3})
+
+
 @pytest.mark.parametrize("order", ORDERS + (EXHAUSTIVE,))
 def test_chosen_candidate_is_feasible_and_cheapest(order):
     for seed in range(25):
-        problem = random_problem(seed, k=5, new=seed % 4 != 0)
+        problem = random_problem(seed, k=5, new=seed % 4 != 0, **ALPHAS[seed % len(ALPHAS)])
         cands = list(candidates(problem, order))
         assert cands, "the last slot always gives a candidate"
         for c in cands:
@@ -137,6 +142,21 @@ def test_exhaustive_never_worse_than_any_order():
         ex = insert(problem, EXHAUSTIVE).price
         for order in ORDERS:
             assert ex <= insert(problem, order).price + 1e-9 * max(1.0, abs(ex))
+
+
+def test_bundled_snapshots_load_and_solve():
+    from sim.experiments.slack_snapshots import snapshot_paths
+    from sim.insertion import load
+
+    paths = snapshot_paths()
+    assert len(paths) >= 200
+    problems = [load(p) for p in paths]
+    ks = [p.k for p in problems]
+    assert min(ks) == 0 and max(ks) >= 40
+    assert any(p.new is None for p in problems) and any(p.new is not None for p in problems)
+    for p in problems[::9]:
+        for order in ORDERS:
+            check(p, insert(p, order).schedule)
 
 
 def test_remove_never_raises_the_price():
