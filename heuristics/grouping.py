@@ -7,9 +7,13 @@ order, so the results are deterministic; ``seed`` is recorded but not used.
 
 - :func:`greedy` (section 4.1.1): start with ``S = ceil(sum Q / P)`` slices; repeatedly
   assign the (job, slice) pair of largest gain among the pairs that fit in ``P``
-  processors, the gain being the decrease of the eq. 4 cost of the slice
-  (``cost(s) - cost(s + j)``; the cost counts the idle processors, so placing a job pays
-  ``Q(j) T`` and loses its misses times ``l``). When the number of slices is free, repeat
+  processors. With ``delta(j, s) = cost(s + j) - cost(s)`` the increase of the slice's
+  eq. 4 cost, the gain (our reading of "gain") is by default ``gain="regret"``: the
+  saving of slice ``s`` over the job's worst slice, ``max_s' delta(j, s') - delta(j, s)``
+  (a job with a single slice left goes first; ties go to the costlier placement), so the
+  jobs that interfere most are separated first. ``gain="marginal"`` uses ``-delta(j, s)``
+  itself, which places the cheap jobs first and leaves the memory-hungry ones no choice
+  (compared in ``sim.experiments.memory_gap``). When the number of slices is free, repeat
   with ``S + 1``, ``S + 2``, ... while the schedule improves. If no pair fits while jobs
   remain (processor packing failed), a free ``S`` opens a new slice.
 - :func:`footprint` (section 2, the naive approach): jobs by decreasing footprint, each to
@@ -48,7 +52,8 @@ def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None,
                   params)
 
 
-def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool) -> list[list[str]] | None:
+def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str) -> \
+        list[list[str]] | None:
     names = problem.names
     Q = problem.demand
     P = problem.processors
@@ -59,12 +64,18 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool) -> list[list[str
         best = None
         cur = [problem.slice_cost(g) for g in slices]
         for j in left:
-            for s in range(len(slices)):
-                if used[s] + Q[j] > P:
-                    continue
-                gain = cur[s] - problem.slice_cost(slices[s] + [names[j]])
-                if best is None or gain > best[0] + 1e-12:
-                    best = (gain, j, s)
+            room = [s for s in range(len(slices)) if used[s] + Q[j] <= P]
+            if not room:
+                continue
+            delta = {s: problem.slice_cost(slices[s] + [names[j]]) - cur[s] for s in room}
+            worst = max(delta.values())
+            for s in room:
+                if gain == "marginal":
+                    key = (-delta[s], 0.0)
+                else:  # saving over the job's worst slice; a job with one slice left first
+                    key = (np.inf if len(room) == 1 else worst - delta[s], delta[s])
+                if best is None or key > best[0]:
+                    best = (key, j, s)
         if best is None:
             if not grow:
                 return None
@@ -82,17 +93,20 @@ def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: i
            **params: Any) -> Result:
     """Greedy gain algorithm (section 4.1.1). See the module docstring."""
     t0 = time.perf_counter()
+    gain = params.get("gain", "regret")
+    if gain not in ("regret", "marginal"):
+        raise ValueError(f"greedy: parameter 'gain' must be 'regret' or 'marginal', got {gain!r}")
     if problem.slices is not None:
-        return _result("greedy", problem, _greedy_fixed(problem, problem.slices, False), t0,
-                       seed, params)
+        return _result("greedy", problem, _greedy_fixed(problem, problem.slices, False, gain),
+                       t0, seed, params)
     S = problem.min_slices
-    best = _greedy_fixed(problem, S, True)
+    best = _greedy_fixed(problem, S, True, gain)
     best_obj = problem.objective(best)
     while S < len(problem.jobs):
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             break
         S += 1
-        cand = _greedy_fixed(problem, S, True)
+        cand = _greedy_fixed(problem, S, True, gain)
         obj = problem.objective(cand)
         if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
             break
