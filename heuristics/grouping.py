@@ -62,7 +62,9 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str) -> \
     left = list(range(len(names)))
     while left:
         best = None
-        cur = [problem.slice_cost(g) for g in slices]
+        cur = problem.slice_costs(slices)
+        problem.slice_costs([slices[s] + [names[j]] for j in left for s in range(len(slices))
+                             if used[s] + Q[j] <= P])  # cost all candidates in one call
         for j in left:
             room = [s for s in range(len(slices)) if used[s] + Q[j] <= P]
             if not room:

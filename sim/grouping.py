@@ -209,6 +209,16 @@ class GroupingProblem:
             self._cache[key] = got
         return got
 
+    def slice_costs(self, groups: Sequence[Sequence[str]]) -> list[float]:
+        """Eq. 4 costs of several slices, the uncached ones costed in one vectorised call."""
+        keys = [frozenset(g) for g in groups]
+        todo = list({k for k in keys if k not in self._cache})
+        if todo:
+            costs = self.group_costs(self.mask([sorted(k) for k in todo]))[1]
+            for k, c in zip(todo, costs.tolist(), strict=True):
+                self._cache[k] = c
+        return [self._cache[k] for k in keys]
+
     def mask(self, groups: Sequence[Sequence[str]]) -> np.ndarray:
         """Boolean membership matrix (len(groups), J) of named groups."""
         index = {n: i for i, n in enumerate(self.names)}

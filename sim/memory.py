@@ -251,7 +251,7 @@ def steady_state(
     capacity: float,
     *,
     shared: tuple[MissRateCurve, float] | None = None,
-    iterations: int = 100,
+    iterations: int = 60,
 ) -> SteadyState:
     """Eqs. 2 and 3: steady state of processes sharing ``capacity`` blocks of LRU memory.
 
@@ -268,7 +268,8 @@ def steady_state(
         Shared memory as one more conceptual process with its curve and rate; it is
         added to every group as the last column.
     iterations : int
-        Bisection steps on ``K`` (each halves the bracket).
+        Bisection steps on ``K`` (each halves the bracket); a final secant step inside
+        the last bracket is exact when both ends lie on one linear piece of eq. 1.
 
     Returns
     -------
@@ -293,12 +294,15 @@ def steady_state(
     G, J = alpha.shape
     members = alpha > 0
 
+    cols = [(j, np.flatnonzero(members[:, j])) for j in range(J)]
+    cols = [(j, rows, alpha[rows, j], curves[j].warmup, np.arange(curves[j].warmup.size,
+                                                                  dtype=float))
+            for j, rows in cols if rows.size]
+
     def shares(K: np.ndarray) -> np.ndarray:
         x = np.zeros((G, J))
-        for j, c in enumerate(curves):
-            rows = members[:, j]
-            if rows.any():
-                x[rows, j] = footprint(c, alpha[rows, j] * K[rows])
+        for j, rows, a, kk, grid in cols:
+            x[rows, j] = np.interp(a * K[rows], kk, grid)  # eq. 1, as in footprint()
         return x
 
     # upper end of the bracket: every member saturated
@@ -314,8 +318,12 @@ def steady_state(
         over = shares(mid).sum(axis=1) > capacity
         hi = np.where(over, mid, hi)
         lo = np.where(over, lo, mid)
-    K = np.where(fits, np.inf, lo)
-    x = shares(np.where(fits, hi, lo))
+    f_lo, f_hi = shares(lo).sum(axis=1), shares(hi).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.clip((capacity - f_lo) / (f_hi - f_lo), 0.0, 1.0)
+    K = np.where(f_hi > f_lo, lo + np.nan_to_num(t) * (hi - lo), lo)
+    K = np.where(fits, np.inf, K)
+    x = shares(np.where(fits, hi, K))
     m = np.zeros((G, J))
     for j, c in enumerate(curves):
         rows = members[:, j]
