@@ -255,6 +255,18 @@ class SlackScheduler(BasePolicy):
         if math.isfinite(s):
             self._promises[job.id] = int(math.floor(te + s))
 
+    def cancel(self, job: Job, now: int) -> None:
+        """Withdraw waiting ``job`` at ``now`` and re-optimise (the paper's remove).
+
+        The batch simulator has no cancellations; this is for drivers that do. Raises
+        ValueError when the job is not waiting.
+        """
+        if job.id not in self.waiting:
+            raise ValueError(f"{self.name}: job {job.id} is not waiting, cannot cancel it")
+        del self.waiting[job.id]
+        self._promises.pop(job.id, None)
+        self._remove(now)
+
     def on_end(self, job: Job, now: int) -> None:
         self.free += job.procs
         del self.running[job.id]

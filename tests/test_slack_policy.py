@@ -268,3 +268,20 @@ def test_factory_options_and_errors():
         SlackPolicy(awt=0)
     with pytest.raises(ValueError, match="order"):
         SlackPolicy(order="XYZ")
+
+
+def test_cancel_reoptimises():
+    pol = SlackPolicy()
+    from sim.policy import MachineInfo
+
+    pol.reset(MachineInfo(capacity=(4,)))
+    jobs = [Job(id=i, submit=0, runtime=100, requested=100, demand=(4,)) for i in range(3)]
+    for j in jobs:
+        pol.on_arrival(j, 0)
+    assert sorted(e.te for e in pol.waiting.values()) == [0, 100, 200]
+    first = min(pol.waiting.values(), key=lambda e: e.te).job
+    pol.cancel(first, 0)
+    assert sorted(e.te for e in pol.waiting.values()) == [0, 100]
+    assert first.id not in pol.promises()
+    with pytest.raises(ValueError, match="not waiting"):
+        pol.cancel(first, 0)
