@@ -313,6 +313,8 @@ def SlackPolicy(
     reset_slack: bool = True,
     max_exhaustive: int = 8,
     default_priority: float = 0.0,
+    p_floor: float = 0.01,
+    slack_floor: float = 1.0,
     record: bool = False,
     check: bool = False,
 ) -> SlackScheduler:
@@ -328,7 +330,7 @@ def SlackPolicy(
         Average wait time AWT, seconds (the paper uses 2401 s for KTH).
     alpha_u, alpha_t, alpha_p, alpha_f : float
         Price exponents in [0, 1].
-    reset_slack, default_priority, record, check
+    reset_slack, default_priority, p_floor, slack_floor, record, check
         See ``sim.slack_scheduler.SlackScheduler``.
     max_exhaustive : int
         Queue limit of the exhaustive order search.
@@ -341,7 +343,8 @@ def SlackPolicy(
     return SlackScheduler(
         Inserter(order, max_exhaustive=max_exhaustive), sf=sf, awt=awt, alpha_u=alpha_u,
         alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
-        default_priority=default_priority, record=record, check=check,
+        default_priority=default_priority, p_floor=p_floor, slack_floor=slack_floor,
+        record=record, check=check,
         name=f"slack-{order}")
 
 

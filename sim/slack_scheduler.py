@@ -97,6 +97,9 @@ class SlackScheduler(BasePolicy):
         Reset the current slack to the recomputed s0 after the first placement.
     default_priority : float
         UP and PP of jobs that carry none (``None``), in [0, 1].
+    p_floor, slack_floor : float
+        Passed to every ``InsertionProblem``: the clamps of ``p_i / p_j`` and
+        ``s0_i / s_i`` in the price (see ``sim.insertion``).
     record : bool
         Keep every insertion problem met in ``self.snapshots`` (list of
         ``InsertionProblem``, in the order met).
@@ -118,6 +121,8 @@ class SlackScheduler(BasePolicy):
         alpha_f: float = 1.0,
         reset_slack: bool = True,
         default_priority: float = 0.0,
+        p_floor: float = 0.01,
+        slack_floor: float = 1.0,
         record: bool = False,
         check: bool = False,
         name: str = "slack",
@@ -134,12 +139,18 @@ class SlackScheduler(BasePolicy):
                       ("alpha_f", alpha_f), ("default_priority", default_priority)):
             if not (0.0 <= float(v) <= 1.0):
                 raise ValueError(f"{nm} must be in [0, 1], got {v!r}")
+        if not (0.0 < float(p_floor) <= 1.0):
+            raise ValueError(f"p_floor must be in (0, 1], got {p_floor!r}")
+        if not (float(slack_floor) > 0.0):
+            raise ValueError(f"slack_floor must be > 0 (seconds), got {slack_floor!r}")
         self.inserter = inserter
         self.sf = sf
         self.awt = awt
         self.alphas = (float(alpha_u), float(alpha_t), float(alpha_p), float(alpha_f))
         self.reset_slack = bool(reset_slack)
         self.default_priority = float(default_priority)
+        self.p_floor = float(p_floor)
+        self.slack_floor = float(slack_floor)
         self.record = bool(record)
         self.check = bool(check)
         self.name = name
@@ -201,7 +212,8 @@ class SlackScheduler(BasePolicy):
         a_u, a_t, a_p, a_f = self.alphas
         return InsertionProblem(now=now, capacity=self.capacity, running=self._running(now),
                                 waiting=self._waiting(), new=new, alpha_u=a_u, alpha_t=a_t,
-                                alpha_p=a_p, alpha_f=a_f)
+                                alpha_p=a_p, alpha_f=a_f, p_floor=self.p_floor,
+                                slack_floor=self.slack_floor)
 
     def _solve(self, problem: InsertionProblem) -> InsertionSchedule:
         if self.record:
