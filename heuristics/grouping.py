@@ -13,9 +13,16 @@ order, so the results are deterministic; ``seed`` is recorded but not used.
   (a job with a single slice left goes first; ties go to the costlier placement), so the
   jobs that interfere most are separated first. ``gain="marginal"`` uses ``-delta(j, s)``
   itself, which places the cheap jobs first and leaves the memory-hungry ones no choice
-  (compared in ``sim.experiments.memory_gap``). When the number of slices is free, repeat
+  (compared in ``sim.experiments.memory_gap``). "Within capacity" is read with a
+  look-ahead (``look_ahead=True``, default): a pair is considered only if the jobs still
+  unassigned then fit in the free processors by first-fit decreasing (when no pair
+  passes, all pairs that fit are considered); without it the small jobs get spread over
+  every slice and the wide ones need extra slices. When the number of slices is free, repeat
   with ``S + 1``, ``S + 2``, ... while the schedule improves. If no pair fits while jobs
   remain (processor packing failed), a free ``S`` opens a new slice.
+
+The two balancing heuristics below get the same search over ``S`` when it is free (so the
+comparison is about the grouping, not the number of slices).
 - :func:`footprint` (section 2, the naive approach): jobs by decreasing footprint, each to
   the slice with the smallest total footprint among those with enough free processors.
 - :func:`knee` (section 4.1.2): replace each miss-rate curve by its knee (the memory a job
@@ -52,8 +59,21 @@ def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None,
                   params)
 
 
-def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str) -> \
-        list[list[str]] | None:
+def _packs(demands: list[int], free: list[int]) -> bool:
+    """First-fit decreasing: do the ``demands`` fit into slices with ``free`` processors?"""
+    free = list(free)
+    for q in sorted(demands, reverse=True):
+        for i, f in enumerate(free):
+            if q <= f:
+                free[i] -= q
+                break
+        else:
+            return False
+    return True
+
+
+def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
+                  look_ahead: bool = True) -> list[list[str]] | None:
     names = problem.names
     Q = problem.demand
     P = problem.processors
@@ -69,6 +89,11 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str) -> \
             room = [s for s in range(len(slices)) if used[s] + Q[j] <= P]
             if not room:
                 continue
+            if look_ahead:  # keep only placements after which the rest still packs
+                ok = [s for s in room if _packs([Q[i] for i in left if i != j],
+                                                [P - used[r] - (Q[j] if r == s else 0)
+                                                 for r in range(len(slices))])]
+                room = ok or room
             delta = {s: problem.slice_cost(slices[s] + [names[j]]) - cur[s] for s in room}
             worst = max(delta.values())
             for s in room:
@@ -91,6 +116,27 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str) -> \
     return slices
 
 
+def _search_slices(problem: GroupingProblem, build, t0: float,
+                   time_limit: float | None) -> list[list[str]] | None:
+    """``build(S)`` with the fixed ``S``, or, when ``S`` is free, with ``S = ceil(sum Q/P)``,
+    ``S + 1``, ... while the eq. 4 cost improves (at most ``J`` slices)."""
+    if problem.slices is not None:
+        return build(problem.slices, False)
+    S = problem.min_slices
+    best = build(S, True)
+    best_obj = problem.objective(best)
+    while S < len(problem.jobs):
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            break
+        S += 1
+        cand = build(S, True)
+        obj = problem.objective(cand)
+        if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
+            break
+        best, best_obj = cand, obj
+    return best
+
+
 def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
            **params: Any) -> Result:
     """Greedy gain algorithm (section 4.1.1). See the module docstring."""
@@ -98,46 +144,32 @@ def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: i
     gain = params.get("gain", "regret")
     if gain not in ("regret", "marginal"):
         raise ValueError(f"greedy: parameter 'gain' must be 'regret' or 'marginal', got {gain!r}")
-    if problem.slices is not None:
-        return _result("greedy", problem, _greedy_fixed(problem, problem.slices, False, gain),
-                       t0, seed, params)
-    S = problem.min_slices
-    best = _greedy_fixed(problem, S, True, gain)
-    best_obj = problem.objective(best)
-    while S < len(problem.jobs):
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            break
-        S += 1
-        cand = _greedy_fixed(problem, S, True, gain)
-        obj = problem.objective(cand)
-        if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
-            break
-        best, best_obj = cand, obj
-    return _result("greedy", problem, best, t0, seed, params)
+    look = bool(params.get("look_ahead", True))
+    sol = _search_slices(problem, lambda S, grow: _greedy_fixed(problem, S, grow, gain, look),
+                         t0, time_limit)
+    return _result("greedy", problem, sol, t0, seed, params)
 
 
-def _balance(problem: GroupingProblem, size: np.ndarray, pack: float | None) -> \
+def _balance(problem: GroupingProblem, size: np.ndarray, S: int, grow: bool) -> \
         list[list[str]] | None:
-    """Jobs by decreasing ``size``; first slice where the sizes fit in ``pack`` (when
-    given), else the slice with the smallest total size; only slices with processors."""
+    """Jobs by decreasing ``size``, each to the slice with the smallest total size among
+    those with enough free processors (a new slice when none has and ``grow``)."""
     names = problem.names
     Q = problem.demand
     P = problem.processors
-    S = problem.slices if problem.slices is not None else problem.min_slices
     slices: list[list[str]] = [[] for _ in range(S)]
     used = [0] * S
     total = [0.0] * S
     for j in sorted(range(len(names)), key=lambda i: (-size[i], i)):
         room = [s for s in range(len(slices)) if used[s] + Q[j] <= P]
         if not room:
-            if problem.slices is not None:
+            if not grow:
                 return None
             slices.append([])
             used.append(0)
             total.append(0.0)
             room = [len(slices) - 1]
-        fit = [s for s in room if pack is not None and total[s] + size[j] <= pack]
-        s = fit[0] if fit else min(room, key=lambda r: (total[r], r))
+        s = min(room, key=lambda r: (total[r], r))
         slices[s].append(names[j])
         used[s] += int(Q[j])
         total[s] += float(size[j])
@@ -149,7 +181,9 @@ def footprint(problem: GroupingProblem, *, time_limit: float | None = None, seed
     """Footprint balancing (section 2). See the module docstring."""
     t0 = time.perf_counter()
     size = np.array([j.curve.saturation for j in problem.jobs], dtype=float)
-    return _result("footprint", problem, _balance(problem, size, None), t0, seed, params)
+    sol = _search_slices(problem, lambda S, grow: _balance(problem, size, S, grow), t0,
+                         time_limit)
+    return _result("footprint", problem, sol, t0, seed, params)
 
 
 def curve_knee(curve: MissRateCurve) -> int:
@@ -170,5 +204,7 @@ def knee(problem: GroupingProblem, *, time_limit: float | None = None, seed: int
     """Miss-rate-curve knee approach (section 4.1.2). See the module docstring."""
     t0 = time.perf_counter()
     size = np.array([curve_knee(j.curve) for j in problem.jobs], dtype=float)
-    return _result("knee", problem, _balance(problem, size, float(problem.memory)), t0, seed,
-                   params)
+    sol = _search_slices(
+        problem, lambda S, grow: _balance(problem, size, S, grow), t0,
+        time_limit)
+    return _result("knee", problem, sol, t0, seed, params)
