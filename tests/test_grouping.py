@@ -196,3 +196,35 @@ def test_time_limited_exact_runs_are_honest():
     assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
     if r.status is Status.FEASIBLE:
         assert r.params["partitions"] < exact.count_partitions(p)
+
+
+def test_bundled_case_study_instances():
+    from pathlib import Path
+
+    import instances
+
+    data = Path(instances.__file__).parent / "data" / "grouping"
+    for mb in (8, 16, 32, 64, 128, 256):
+        p = load(data / f"casestudy_{mb}mb.json")
+        assert "synthetic" in p.source and "NOT from SPEC" in p.source
+        assert (len(p.jobs), p.processors, p.slices, p.memory) == (6, 3, 2, mb * 256)
+        assert [j.curve.size for j in p.jobs] == [1587, 5709, 19507, 2534, 21248, 410]
+        if mb in (8, 256):
+            opt = exact.solve_exhaustive(p)
+            assert opt.status is Status.OPTIMAL and opt.params["partitions"] == 10
+            assert heur.greedy(p).objective >= opt.objective * (1 - 1e-12)
+    # 256 MB holds all footprints (199.2 MB): every schedule costs the same
+    p = load(data / "casestudy_256mb.json")
+    names = p.names
+    costs = {round(p.objective([[names[0], a, b], [n for n in names[1:] if n not in (a, b)]]),
+                   9) for i, a in enumerate(names[1:]) for b in names[i + 2:]}
+    assert len(costs) == 1
+
+
+def test_curve_knee_finds_the_knee():
+    from instances.refstreams import knee_curve
+
+    for fp, kn in ((1000, 100), (500, 400), (300, 30)):
+        c = MissRateCurve(tuple(knee_curve(fp, kn, at_knee=0.05)))
+        assert heur.curve_knee(c) == kn
+    assert heur.curve_knee(MissRateCurve((0.5, 0.5, 0.5))) == 0
