@@ -13,7 +13,9 @@ with ``c'_g = c_g`` and ``const = 0`` when ``S`` is free, and ``c'_g = c_g - P T
 
 Solvers (each ``solve(problem, *, time_limit=None, seed=0, **params) -> Result``):
 
-- :func:`solve_ilp`: PuLP with its bundled CBC (one thread). CBC reports "Optimal" in
+- :func:`solve_ilp`: PuLP with its bundled CBC (one thread), costs scaled so the largest
+  is ``1e6`` (CBC's absolute tolerances of about ``1e-6`` otherwise let it stop at a
+  schedule ``1e-7`` relative worse than the optimum). CBC reports "Optimal" in
   ``LpStatus`` even when stopped on time with a solution; we read ``prob.sol_status``
   instead: ``LpSolutionOptimal`` -> OPTIMAL, ``LpSolutionIntegerFeasible`` (stopped) ->
   FEASIBLE with the LP-relaxation bound (solved separately, a valid lower bound).
@@ -111,12 +113,16 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
     t0 = time.perf_counter()
     members, cost = group_table(problem)
     coef, const = _coefficients(problem, cost)
+    # CBC's absolute tolerances (about 1e-6) decide near-ties: scale the costs so that the
+    # largest is 1e6 and those tolerances are 1e-12 of it.
+    top = float(np.max(np.abs(coef))) if coef.size else 0.0
+    scale = 1e6 / top if top > 0 else 1.0
 
     def build(cat: str) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
         prob = pulp.LpProblem("grouping", pulp.LpMinimize)
         y = [prob.add_variable(f"y{g}", lowBound=0, upBound=1, cat=cat)
              for g in range(len(coef))]
-        prob += pulp.lpSum(float(c) * v for c, v in zip(coef, y, strict=True)) + const
+        prob += pulp.lpSum(float(c * scale) * v for c, v in zip(coef, y, strict=True))
         for j, gs in enumerate(_cover(members)):
             prob += pulp.lpSum(y[g] for g in gs) == 1, f"job{j}"
         if problem.slices is not None:
@@ -134,7 +140,8 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
                        _solution(problem, members, chosen), None, t0, seed, params)
     lp, _ = build(pulp.LpContinuous)
     lp.solve(pulp.PULP_CBC_CMD(msg=False, threads=1))
-    bound = float(pulp.value(lp.objective)) if lp.status == pulp.LpStatusOptimal else None
+    bound = (float(pulp.value(lp.objective)) / scale + const
+             if lp.status == pulp.LpStatusOptimal else None)
     if prob.sol_status == pulp.LpSolutionIntegerFeasible and chosen:
         sol = _solution(problem, members, chosen)
         if problem.is_feasible(sol):

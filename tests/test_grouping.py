@@ -228,3 +228,11 @@ def test_curve_knee_finds_the_knee():
         c = MissRateCurve(tuple(knee_curve(fp, kn, at_knee=0.05)))
         assert heur.curve_knee(c) == kn
     assert heur.curve_knee(MissRateCurve((0.5, 0.5, 0.5))) == 0
+
+
+def test_ilp_resolves_near_ties():
+    # two schedules 1.2e-7 apart (relative): unscaled CBC stopped at the worse one
+    p = random_problem(8, 4, seed=8005, max_procs=3)
+    ilp, cp, ex = exact.solve_ilp(p), exact.solve_cpsat(p), exact.solve_exhaustive(p)
+    assert ilp.objective == pytest.approx(ex.objective, rel=1e-10)
+    assert cp.objective == pytest.approx(ex.objective, rel=1e-10)
