@@ -177,7 +177,23 @@ def table1() -> str:
                  f"{_f(ast.mean_of_months)} | | | |")
     secs = np.array(ast.month_seconds)
     lines += ["", f"AST simulation time per month: median {np.median(secs):.2f} s, max "
-              f"{secs.max():.2f} s, whole year {secs.sum():.1f} s (this machine, one core)."]
+              f"{secs.max():.2f} s, whole year {secs.sum():.1f} s (wall clock on this 2-core "
+              "machine, shared with other jobs).", "",
+              "Differences from the paper, as far as we can tell:", "",
+              "- Absolute waits: our conservative year is "
+              f"{(c - PAPER_CONS_YEAR) / PAPER_CONS_YEAR * 100:+.1f}% off the paper's 2401.44 s. "
+              "We use the archive's cleaned KTH-SP2 log, version 2.1 (the paper predates it), "
+              "and our conservative backfilling re-compresses the whole queue at every early "
+              "end; the paper does not spell out its variant. The relative reduction, the "
+              "paper's headline, is close: "
+              f"{(a - c) / c * 100:+.1f}% here against -16.5%.",
+              "- September 1996: the log starts on 1996-09-23, so our calendar September "
+              "(Europe/Stockholm) holds only the first week's jobs, with almost no wait; the "
+              "paper's 440.6 s must come from a different month boundary or log version.",
+              "- AWT stays at the paper's 2401 s (not re-estimated from our conservative "
+              "run), as the issue asks for no tuning.",
+              "- The paper's priority figures per month are not available to us; only the "
+              "yearly 16.5% reduction is, and the derived -16.5% yearly value is shown."]
     return _emit("slack_table1", lines)
 
 
@@ -217,7 +233,7 @@ def table34() -> str:
               "|---|---|---|---|---|---|---|"]
     for sf in SF_VALUES:
         r = run("slack", "fifth", "AST", sf)
-        lines.append(row(f"{sf:g}", r).replace("| n/a |", "| n/a |", 1))
+        lines.append(row(f"{sf:g}", r))
     lines += ["", f"High-priority jobs: {int(cons.high.sum())} of {len(cons.high)}."]
     return _emit("slack_table34", lines)
 
@@ -238,7 +254,14 @@ def table5() -> str:
     lines.append(f"| conservative | {_f(cons.year_wait)} | {_f(cons.year_wait)} | "
                  f"{_f(cons.group_wait(True))} | {_f(cons.group_wait(False))} | | |")
     lines += ["", "The paper's exhaustive order search is not run on whole months: KTH queues "
-              "reach 65 waiting jobs (65! orders); see the snapshot experiments instead."]
+              "reach 65 waiting jobs (65! orders); see the snapshot experiments instead.", "",
+              "Why AST leads here: every candidate of the slot search re-compresses all the "
+              "waiting jobs scheduled from the slot on. In AST order this keeps the queue in "
+              "its scheduled order and mostly moves jobs earlier; in the other orders the "
+              "jobs compressed first take the earliest holes and push the rest back by up "
+              "to their slack, so a cheap insertion for the new job can still leave the "
+              "queue worse ordered for the next one. The paper's per-order figures are not "
+              "available to us, so we cannot say whether it saw the same ranking."]
     return _emit("slack_table5", lines)
 
 
