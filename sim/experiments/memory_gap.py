@@ -66,8 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     for h in HEURISTICS:
         for J in SIZES:
             g = np.array(gaps[h][J])
-            lines.append(f"| {h} | {J} | {100 * g.mean():.2f}% | {100 * np.median(g):.2f}% | "
-                         f"{100 * g.max():.2f}% | {np.mean(g < 1e-9) * 100:.0f}% |".replace("-0.00%", "0.00%"))
+            row = (f"| {h} | {J} | {100 * g.mean():.2f}% | {100 * np.median(g):.2f}% | "
+                   f"{100 * g.max():.2f}% | {np.mean(g < 1e-9) * 100:.0f}% |")
+            lines.append(row.replace("-0.00%", "0.00%"))  # rounding noise below zero
     table = "\n".join(lines)
     print(table)
     RESULTS.mkdir(parents=True, exist_ok=True)
