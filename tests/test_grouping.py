@@ -236,3 +236,27 @@ def test_ilp_resolves_near_ties():
     ilp, cp, ex = exact.solve_ilp(p), exact.solve_cpsat(p), exact.solve_exhaustive(p)
     assert ilp.objective == pytest.approx(ex.objective, rel=1e-10)
     assert cp.objective == pytest.approx(ex.objective, rel=1e-10)
+
+
+def test_every_registered_solver_through_the_registry_like_the_cli():
+    from pathlib import Path
+
+    import instances
+
+    path = Path(instances.__file__).parent / "data" / "grouping" / "casestudy_16mb.json"
+    family, p = registry.load_problem(json.loads(path.read_text()), source=str(path))
+    assert family == "grouping" and sorted(registry.SOLVERS["grouping"]) == sorted(
+        EXACT + HEURISTICS)
+    best = None
+    for name in EXACT + HEURISTICS:
+        out = json.loads(json.dumps(solver(name)(p, time_limit=30).to_dict()))
+        assert out["solver"] == name
+        assert sorted(n for g in out["solution"] for n in g) == sorted(p.names)
+        assert out["objective"] == pytest.approx(p.objective(out["solution"]))
+        if name in EXACT:
+            assert out["status"] == "OPTIMAL"
+            best = out["objective"] if best is None else best
+            assert out["objective"] == pytest.approx(best)
+        else:
+            assert out["status"] == "FEASIBLE" and out["bound"] is None
+            assert out["objective"] >= best * (1 - 1e-12)
