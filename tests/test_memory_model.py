@@ -126,3 +126,24 @@ def test_round_robin_limits():
     # in between the miss rate rises above both ends (Figure 2 effect)
     mid = max(round_robin(curves, [n] * 3, cap).combined for n in (100, 300, 1000, 3000))
     assert mid > short + 0.02
+
+
+def test_round_robin_model_tracks_lru_simulation():
+    from instances.refstreams import phases
+    from sim.lru import round_robin_trace
+
+    n_refs = 200_000
+    streams = [hot_cold(600, n_refs, hot=60, p_hot=0.9, seed=1), uniform(400, n_refs, seed=2),
+               phases(800, n_refs, working_set=150, phase_length=4000, seed=3)]
+    curves = [MissRateCurve(tuple(miss_rate_curve(s, skip=n_refs // 4))) for s in streams]
+    out = {}
+    for n in (10, 3000, 20000):
+        rounds = min(n_refs // n, max(6, 150_000 // (3 * n)))
+        tr, ow = round_robin_trace(streams, [n] * 3, rounds)
+        sim = simulate(tr, ow, 800, warmup=tr.size // 4).combined
+        model = round_robin(curves, [n] * 3, 800).combined
+        assert model == pytest.approx(sim, rel=0.2)
+        out[n] = (sim, model)
+    # both show the rise at middling slice lengths and the fall for long ones
+    for k in (0, 1):
+        assert out[3000][k] > 1.3 * out[10][k] and out[20000][k] < out[3000][k]
