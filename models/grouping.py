@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -129,9 +130,14 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
             prob += pulp.lpSum(y) <= problem.slices, "slices"
         return prob, y
 
+    def cbc(limit: int | None = None) -> Any:
+        with warnings.catch_warnings():  # PuLP 3.x announces the PuLP 4 API; keep quiet
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=1)
+
     prob, y = build(pulp.LpBinary)
     limit = None if time_limit is None else max(1, int(np.ceil(time_limit)))
-    prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=1))
+    prob.solve(cbc(limit))
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return _finish("exact-ilp", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     chosen = [g for g, v in enumerate(y) if v.varValue is not None and v.varValue > 0.5]
@@ -139,7 +145,7 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
         return _finish("exact-ilp", problem, Status.OPTIMAL,
                        _solution(problem, members, chosen), None, t0, seed, params)
     lp, _ = build(pulp.LpContinuous)
-    lp.solve(pulp.PULP_CBC_CMD(msg=False, threads=1))
+    lp.solve(cbc())
     bound = (float(pulp.value(lp.objective)) / scale + const
              if lp.status == pulp.LpStatusOptimal else None)
     if prob.sol_status == pulp.LpSolutionIntegerFeasible and chosen:

@@ -196,6 +196,14 @@ def test_time_limited_exact_runs_are_honest():
     assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
     if r.status is Status.FEASIBLE:
         assert r.params["partitions"] < exact.count_partitions(p)
+    big = random_problem(16, 4, seed=0, max_procs=1, memory=2000)
+    opt = exact.solve_cpsat(big).objective
+    for r in (exact.solve_cpsat(big, time_limit=0.01), exact.solve_ilp(big, time_limit=1)):
+        assert r.status in (Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN)
+        if r.status is Status.FEASIBLE:
+            assert r.bound <= opt * (1 + 1e-9) and r.objective >= opt * (1 - 1e-9)
+        if r.status is Status.OPTIMAL:
+            assert r.objective == pytest.approx(opt, rel=1e-9)
 
 
 def test_bundled_case_study_instances():
