@@ -40,11 +40,12 @@ Choices the paper leaves open (documented, and parameters where they change resu
   arrivals of that instant are inserted (or before the tick when nothing arrives).
 - ``overrun="run"`` (jobs may outlive their estimate): on the simulator's overrun notice
   the job's estimated end is extended to ``now + requested`` (as the reference
-  backfilling policies do) and, because the waiting schedule may now overlap it, every
-  waiting job is re-placed greedily in order of its scheduled start at its earliest
-  feasible time with slack charged as usual, but never below 0 (a job pushed past its
-  slack there has used it up); promises can be broken in that mode (the validator does
-  not check promises then).
+  backfilling policies do), again each time the extended estimate passes while the job
+  still runs (``next_wakeup`` calls back then), and, because the waiting schedule may now
+  overlap it, every waiting job is re-placed greedily in order of its scheduled start at
+  its earliest feasible time with slack charged as usual, but never below 0 (a job
+  pushed past its slack there has used it up); promises can be broken in that mode (the
+  validator does not check promises then).
 - Only processors are scheduled (K = 1); a machine with more resources raises ValueError.
 
 Times are integer seconds; slack values are real seconds.
@@ -172,7 +173,7 @@ class SlackScheduler(BasePolicy):
         self.est_end: dict[int, int] = {}
         self._promises: dict[int, int] = {}
         self._remove_due = False
-        self._now = None
+        self.overdue: set[int] = set()
         self.snapshots = []
         self.n_insert = 0
         self.n_remove = 0
@@ -245,6 +246,8 @@ class SlackScheduler(BasePolicy):
         if job.procs > self.capacity:
             raise ValueError(f"job {job.id} needs {job.procs} processors, machine has "
                              f"{self.capacity}")
+        if self.overdue:
+            self._extend_overdue(now)
         if self._remove_due:
             self._remove(now)
         up = self.default_priority if job.user_priority is None else float(job.user_priority)
@@ -283,12 +286,24 @@ class SlackScheduler(BasePolicy):
         self.free += job.procs
         del self.running[job.id]
         end = self.est_end.pop(job.id)
+        self.overdue.discard(job.id)
         if end > now:
             self._remove_due = True
 
     def on_overrun(self, job: Job, now: int) -> None:
+        self.overdue.add(job.id)
         self.est_end[job.id] = now + job.requested
         self._replace_all(now)
+
+    def _extend_overdue(self, now: int) -> None:
+        """Extend the estimates of overrunning jobs that passed them again."""
+        changed = False
+        for jid in sorted(self.overdue):
+            if self.est_end[jid] <= now:
+                self.est_end[jid] = now + self.running[jid].requested
+                changed = True
+        if changed:
+            self._replace_all(now)
 
     def _replace_all(self, now: int) -> None:
         """Re-place every waiting job greedily (ascending te) at its earliest start."""
@@ -304,6 +319,8 @@ class SlackScheduler(BasePolicy):
             e.te = start
 
     def schedule(self, now: int) -> list[Job]:
+        if self.overdue:
+            self._extend_overdue(now)
         if self._remove_due:
             self._remove(now)
         due = sorted((e.te, jid) for jid, e in self.waiting.items() if e.te <= now)
@@ -314,11 +331,9 @@ class SlackScheduler(BasePolicy):
                 raise RuntimeError(f"{self.name}: job {jid} was scheduled at {te} but the "
                                    f"simulator called back only at {now}")
             if e.job.procs > self.free:
-                if self.machine.kill_at_request:
-                    raise RuntimeError(
-                        f"{self.name}: job {jid} scheduled at {now} needs {e.job.procs} "
-                        f"processors, {self.free} free")
-                continue
+                raise RuntimeError(
+                    f"{self.name}: job {jid} scheduled at {now} needs {e.job.procs} "
+                    f"processors, {self.free} free")
             del self.waiting[jid]
             self.free -= e.job.procs
             self.running[jid] = e.job
@@ -328,4 +343,5 @@ class SlackScheduler(BasePolicy):
 
     def next_wakeup(self, now: int) -> int | None:
         later = [e.te for e in self.waiting.values() if e.te > now]
+        later += [self.est_end[j] for j in self.overdue if self.est_end[j] > now]
         return min(later) if later else None

@@ -245,6 +245,21 @@ def test_overrun_run_mode():
     sched = simulate(Workload(jobs, (4,)), SlackPolicy(), overrun="run")
     validate(sched)
     assert sched.start[1] >= 200
+    # a job that overruns its estimate several times over (one notice, then wake-ups)
+    jobs = (Job(id=1, submit=0, runtime=350, requested=100, demand=(4,)),
+            Job(id=2, submit=150, runtime=5, requested=5, demand=(2,)),
+            Job(id=3, submit=250, runtime=5, requested=5, demand=(4,)))
+    sched = simulate(Workload(jobs, (4,)), SlackPolicy(check=True), overrun="run")
+    validate(sched)
+    assert sched.start[0] == 0 and sorted(sched.start[1:]) == [350, 355]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_overrun_run_mode_random(order):
+    for seed in range(4):
+        w = assign_priorities(random_workload(seed, n=50, gap=20), "fifth")
+        validate(simulate(w, SlackPolicy(order=order, sf=1.0, awt=300.0, check=True),
+                          overrun="run"))
 
 
 def test_snapshot_capture_round_trips():
