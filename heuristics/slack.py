@@ -22,9 +22,11 @@ Details the paper leaves open, as implemented here:
 
 - Time slots: ``now`` and every breakpoint of the profile of the running and waiting
   jobs after ``now`` (estimated ends of running jobs, starts and ends of waiting jobs).
-  A slot at which j does not fit next to the running jobs and the waiting jobs that are
-  not delayed (those scheduled before ``ts``) is skipped. The last breakpoint leaves the
-  machine empty, so some candidate always exists.
+  "Delay all waiting jobs from ``ts`` on" means by default the jobs scheduled to start
+  at or after ``ts``; with ``delay_from="overlap"`` also those that are scheduled
+  to start before ``ts`` but still run at ``ts``. A slot at which j does not fit next
+  to the running jobs and the waiting jobs that are not delayed is skipped. The last
+  breakpoint leaves the machine empty, so some candidate always exists.
 - Compress: each delayed job in turn is placed at the earliest time ``>= now`` at which
   it fits next to everything already placed (this may be earlier than its old start,
   which gives it a negative cost, or later than ``te + t_j``); a candidate in which some
@@ -116,10 +118,15 @@ class Candidate:
     moved: int
 
 
+DELAY_FROM = ("start", "overlap")
+
+
 class _Search:
     """The slot search for one problem (shared by every order)."""
 
-    def __init__(self, problem: InsertionProblem) -> None:
+    def __init__(self, problem: InsertionProblem, delay_from: str = "start") -> None:
+        if delay_from not in DELAY_FROM:
+            raise ValueError(f"delay_from must be one of {DELAY_FROM}, got {delay_from!r}")
         self.pb = problem
         now = problem.now
         self.now = now
@@ -143,6 +150,13 @@ class _Search:
             pts.add(w.te)
             pts.add(w.te + w.t)
         self.slots = sorted(p for p in pts if p >= now)
+        # a waiting job stays fixed at slot ts iff fix(w) < ts: it starts before ts
+        # ("start"), or it also ends by ts ("overlap": te + t <= ts)
+        if delay_from == "start":
+            self.fix = lambda w: w.te
+        else:
+            self.fix = lambda w: w.te + w.t - 1
+        self.by_fix = sorted(self.waiting, key=lambda w: (self.fix(w), w.te, w.id))
 
     def new_term(self, ts: int) -> float:
         """The new job's own term of the price at slot ``ts``."""
@@ -154,9 +168,10 @@ class _Search:
         """Yield ``(ts, profile with fixed jobs and j, delayed jobs)`` for every usable slot."""
         fixed = self.base.copy()
         k = 0
-        W = self.waiting
+        W = self.by_fix
+        fix = self.fix
         for ts in self.slots:
-            while k < len(W) and W[k].te < ts:
+            while k < len(W) and fix(W[k]) < ts:
                 fixed.reserve(W[k].te, W[k].t, (W[k].n,))
                 k += 1
             if self.jt > 0:
@@ -215,12 +230,12 @@ def _orders_for(search: _Search, order: str, delayed: list[WaitingJob],
 
 
 def candidates(problem: InsertionProblem, order: str = "AST", *,
-               max_exhaustive: int = 8) -> Iterator[Candidate]:
+               max_exhaustive: int = 8, delay_from: str = "start") -> Iterator[Candidate]:
     """Every feasible candidate of the slot search for ``order``, without pruning.
 
     For checking and analysis; ``insert`` returns the best of these.
     """
-    search = _Search(problem)
+    search = _Search(problem, delay_from)
     for ts, prof, delayed in search.slot_states():
         for seq in _orders_for(search, order, delayed, max_exhaustive):
             res = search.compress(prof.copy(), seq)
@@ -233,7 +248,7 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
 
 
 def insert(problem: InsertionProblem, order: str = "AST", *,
-           max_exhaustive: int = 8) -> Candidate:
+           max_exhaustive: int = 8, delay_from: str = "start") -> Candidate:
     """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
 
     Parameters
@@ -242,6 +257,9 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
     max_exhaustive : int
         Largest number of delayed jobs the exhaustive search orders at one slot.
+    delay_from : {"start", "overlap"}
+        Which waiting jobs a slot ``ts`` delays: those scheduled to start at or after
+        ``ts`` (default), or also those that start before ``ts`` but still run at ``ts``.
 
     Returns
     -------
@@ -250,7 +268,7 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     """
     if order != EXHAUSTIVE:
         _order_key(order, problem)  # validates the name
-    search = _Search(problem)
+    search = _Search(problem, delay_from)
     best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
     for ts, prof, delayed in search.slot_states():
         term = search.new_term(ts)
@@ -284,18 +302,23 @@ class Inserter:
     Parameters
     ----------
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
-    max_exhaustive : int
+    max_exhaustive, delay_from
         See ``insert``.
     """
 
-    def __init__(self, order: str = "AST", *, max_exhaustive: int = 8) -> None:
+    def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
+                 delay_from: str = "start") -> None:
         if order not in ORDERS + (EXHAUSTIVE,):
             raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
+        if delay_from not in DELAY_FROM:
+            raise ValueError(f"delay_from must be one of {DELAY_FROM}, got {delay_from!r}")
         self.order = order
         self.max_exhaustive = int(max_exhaustive)
+        self.delay_from = delay_from
 
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
-        return insert(problem, self.order, max_exhaustive=self.max_exhaustive).schedule
+        return insert(problem, self.order, max_exhaustive=self.max_exhaustive,
+                      delay_from=self.delay_from).schedule
 
     def __repr__(self) -> str:
         return f"Inserter({self.order!r})"
@@ -312,6 +335,7 @@ def SlackPolicy(
     alpha_f: float = 1.0,
     reset_slack: bool = True,
     max_exhaustive: int = 8,
+    delay_from: str = "start",
     default_priority: float = 0.0,
     p_floor: float = 0.01,
     slack_floor: float = 1.0,
@@ -334,6 +358,8 @@ def SlackPolicy(
         See ``sim.slack_scheduler.SlackScheduler``.
     max_exhaustive : int
         Queue limit of the exhaustive order search.
+    delay_from : {"start", "overlap"}
+        Which waiting jobs a slot delays (see ``insert``).
 
     Returns
     -------
@@ -341,8 +367,8 @@ def SlackPolicy(
         Named ``"slack-<order>"``.
     """
     return SlackScheduler(
-        Inserter(order, max_exhaustive=max_exhaustive), sf=sf, awt=awt, alpha_u=alpha_u,
-        alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
+        Inserter(order, max_exhaustive=max_exhaustive, delay_from=delay_from), sf=sf, awt=awt,
+        alpha_u=alpha_u, alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
         default_priority=default_priority, p_floor=p_floor, slack_floor=slack_floor,
         record=record, check=check,
         name=f"slack-{order}")
@@ -350,7 +376,7 @@ def SlackPolicy(
 
 # ---------------------------------------------------------------------- offline solvers
 def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
-          order: str = "AST", max_exhaustive: int = 8) -> Result:
+          order: str = "AST", max_exhaustive: int = 8, delay_from: str = "start") -> Result:
     """Solve one insertion problem with the compress-order heuristic ``order``.
 
     Parameters
@@ -362,6 +388,7 @@ def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: i
         Ignored (deterministic); recorded in the result.
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
     max_exhaustive : int
+    delay_from : {"start", "overlap"}
 
     Returns
     -------
@@ -371,9 +398,9 @@ def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: i
         time, so it proves nothing about the true optimum).
     """
     t0 = _time.perf_counter()
-    cand = insert(problem, order, max_exhaustive=max_exhaustive)
+    cand = insert(problem, order, max_exhaustive=max_exhaustive, delay_from=delay_from)
     runtime = _time.perf_counter() - t0
-    params: dict[str, Any] = {"order": order}
+    params: dict[str, Any] = {"order": order, "delay_from": delay_from}
     if order == EXHAUSTIVE:
         params["max_exhaustive"] = max_exhaustive
     return Result(solver=order, status=Status.FEASIBLE, objective=cand.price, bound=None,

@@ -119,29 +119,32 @@ ALPHAS = ({}, {"alpha_t": 0.5, "alpha_u": 0.5}, {"alpha_p": 0.0, "alpha_u": 0.0}
           {"alpha_t": 0.0, "alpha_f": 0.3})
 
 
+@pytest.mark.parametrize("delay_from", ["start", "overlap"])
 @pytest.mark.parametrize("order", ORDERS + (EXHAUSTIVE,))
-def test_chosen_candidate_is_feasible_and_cheapest(order):
+def test_chosen_candidate_is_feasible_and_cheapest(order, delay_from):
     for seed in range(25):
         problem = random_problem(seed, k=5, new=seed % 4 != 0, **ALPHAS[seed % len(ALPHAS)])
-        cands = list(candidates(problem, order))
+        cands = list(candidates(problem, order, delay_from=delay_from))
         assert cands, "the last slot always gives a candidate"
         for c in cands:
             check(problem, c.schedule)
             assert c.price == price(problem, c.schedule)
             assert c.moved == moved(problem, c.schedule)
-        best = insert(problem, order)
+        best = insert(problem, order, delay_from=delay_from)
         check(problem, best.schedule)
         assert best.price == pytest.approx(min(c.price for c in cands), rel=1e-9, abs=1e-9)
         fewest = min(c.moved for c in cands if c.price == pytest.approx(best.price, rel=1e-9))
         assert best.moved == fewest
 
 
-def test_exhaustive_never_worse_than_any_order():
+@pytest.mark.parametrize("delay_from", ["start", "overlap"])
+def test_exhaustive_never_worse_than_any_order(delay_from):
     for seed in range(30):
         problem = random_problem(seed, k=6)
-        ex = insert(problem, EXHAUSTIVE).price
+        ex = insert(problem, EXHAUSTIVE, delay_from=delay_from).price
         for order in ORDERS:
-            assert ex <= insert(problem, order).price + 1e-9 * max(1.0, abs(ex))
+            p = insert(problem, order, delay_from=delay_from).price
+            assert ex <= p + 1e-9 * max(1.0, abs(ex))
 
 
 def test_bundled_snapshots_load_and_solve():
@@ -189,9 +192,10 @@ def test_solve_wrappers_via_registry():
 
 # ---------------------------------------------------------------------- policy
 @pytest.mark.parametrize("order", ORDERS)
-def test_policy_valid_and_slack_bound_kept(order):
+@pytest.mark.parametrize("delay_from", ["start", "overlap"])
+def test_policy_valid_and_slack_bound_kept(order, delay_from):
     w = assign_priorities(random_workload(11, n=80, gap=25), "fifth")
-    pol = SlackPolicy(order=order, sf=1.0, awt=200.0, check=True)
+    pol = SlackPolicy(order=order, sf=1.0, awt=200.0, check=True, delay_from=delay_from)
     sched = simulate(w, pol)
     validate(sched)  # capacity, run lengths, and the promises (slack bound)
     assert sched.promises, "finite slack gives every job a promise"
@@ -283,6 +287,8 @@ def test_factory_options_and_errors():
         SlackPolicy(awt=0)
     with pytest.raises(ValueError, match="order"):
         SlackPolicy(order="XYZ")
+    with pytest.raises(ValueError, match="delay_from"):
+        SlackPolicy(delay_from="end")
 
 
 def test_cancel_reoptimises():
