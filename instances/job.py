@@ -11,6 +11,8 @@ from typing import Any
 
 
 def _check_int(name: str, value: Any, minimum: int | None = None) -> None:
+    if type(value) is int and (minimum is None or value >= minimum):
+        return  # fast path: readers build hundreds of thousands of jobs
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if minimum is not None and value < minimum:
@@ -57,11 +59,13 @@ class Job:
         _check_int(f"Job {self.id}: runtime", self.runtime, 0)
         _check_int(f"Job {self.id}: requested", self.requested, 1)
         if not isinstance(self.demand, tuple) or len(self.demand) == 0:
-            raise ValueError(f"Job {self.id}: demand must be a non-empty tuple, got {self.demand!r}")
+            raise ValueError(
+                f"Job {self.id}: demand must be a non-empty tuple, got {self.demand!r}")
         for k, d in enumerate(self.demand):
             _check_int(f"Job {self.id}: demand[{k}]", d, 0)
         if self.demand[0] < 1:
-            raise ValueError(f"Job {self.id}: demand[0] (processors) must be >= 1, got {self.demand[0]}")
+            raise ValueError(
+                f"Job {self.id}: demand[0] (processors) must be >= 1, got {self.demand[0]}")
         for name in ("user_priority", "political_priority"):
             v = getattr(self, name)
             if v is None:
@@ -110,7 +114,8 @@ class Workload:
 
     def __post_init__(self) -> None:
         if not isinstance(self.capacity, tuple) or not self.capacity:
-            raise ValueError(f"Workload.capacity must be a non-empty tuple, got {self.capacity!r}")
+            raise ValueError(
+                f"Workload.capacity must be a non-empty tuple, got {self.capacity!r}")
         for k, c in enumerate(self.capacity):
             _check_int(f"Workload.capacity[{k}]", c, 1)
         K = len(self.capacity)
@@ -123,7 +128,8 @@ class Workload:
             for k in range(K):
                 if j.demand[k] > self.capacity[k]:
                     raise ValueError(
-                        f"Job {j.id}: demand[{k}]={j.demand[k]} exceeds capacity {self.capacity[k]}")
+                        f"Job {j.id}: demand[{k}]={j.demand[k]} exceeds capacity "
+                        f"{self.capacity[k]}")
             if j.id in seen:
                 raise ValueError(f"Job {j.id}: duplicate id")
             seen.add(j.id)

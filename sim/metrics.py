@@ -1,0 +1,159 @@
+"""Per-job and aggregate metrics of a simulated schedule.
+
+Definitions (times in seconds; ``run = end - start`` is the time the job actually held
+the machine, after any kill at its request):
+
+- wait = start - submit; response = end - submit = wait + run;
+- slowdown = response / max(run, 1) (a zero-length job counts as 1 s);
+- bounded slowdown = max(1, response / max(run, tau)) with tau = 10 s;
+- weighted response time = sum(w * response) / sum(w), weight w = procs * run
+  (demand x runtime);
+- utilization = sum(procs * run) / (P * (last end - first submit)), for processors
+  (``utilization_per_resource`` gives every resource);
+- makespan = last end - first submit;
+- queue length = number of submitted, not yet started jobs, as a step function of time;
+  its time average is taken over [first submit, last end].
+
+Every aggregate is computed over all jobs of the schedule unless an explicit boolean
+``mask`` selects a subset; the returned dict then names the filter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sim.batch import Schedule
+
+BSLD_TAU = 10
+
+
+def job_metrics(schedule: Schedule) -> dict[str, np.ndarray]:
+    """Per-job arrays aligned with ``schedule.workload.jobs``: submit, start, end, run,
+    wait, response, slowdown, bounded_slowdown, procs."""
+    jobs = schedule.workload.jobs
+    n = len(jobs)
+    submit = np.fromiter((j.submit for j in jobs), dtype=np.int64, count=n)
+    procs = np.fromiter((j.demand[0] for j in jobs), dtype=np.int64, count=n)
+    start = schedule.start.astype(np.int64)
+    end = schedule.end.astype(np.int64)
+    run = end - start
+    wait = start - submit
+    response = end - submit
+    slowdown = response / np.maximum(run, 1)
+    bsld = np.maximum(1.0, response / np.maximum(run, BSLD_TAU))
+    return {
+        "submit": submit, "start": start, "end": end, "run": run, "wait": wait,
+        "response": response, "slowdown": slowdown, "bounded_slowdown": bsld, "procs": procs,
+    }
+
+
+def queue_length(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
+    """Queue length over time: ``(times, lengths)``, where ``lengths[i]`` holds on
+    ``[times[i], times[i+1])``. Arrivals and starts at the same instant are netted."""
+    m = job_metrics(schedule)
+    t = np.concatenate([m["submit"], m["start"]])
+    d = np.concatenate([np.ones(len(m["submit"]), np.int64), -np.ones(len(m["start"]), np.int64)])
+    order = np.argsort(t, kind="stable")
+    t, d = t[order], d[order]
+    times, idx = np.unique(t, return_index=True)
+    lengths = np.cumsum(np.add.reduceat(d, idx)) if len(t) else np.zeros(0, np.int64)
+    return times, lengths
+
+
+def utilization_per_resource(schedule: Schedule, mask: np.ndarray | None = None) -> list[float]:
+    """Fraction of each resource's capacity used over [first submit, last end]."""
+    w = schedule.workload
+    m = job_metrics(schedule)
+    sel = np.ones(len(w.jobs), bool) if mask is None else mask
+    if not sel.any():
+        return [0.0] * w.K
+    span = int(m["end"][sel].max() - m["submit"][sel].min())
+    out = []
+    for k in range(w.K):
+        demand = np.fromiter((j.demand[k] for j in w.jobs), dtype=np.int64, count=len(w.jobs))
+        used = float((demand[sel] * m["run"][sel]).sum())
+        out.append(used / (w.capacity[k] * span) if span > 0 else 0.0)
+    return out
+
+
+def summary(schedule: Schedule, mask: np.ndarray | None = None, label: str | None = None
+            ) -> dict[str, Any]:
+    """Aggregate metrics.
+
+    Parameters
+    ----------
+    schedule : Schedule
+    mask : numpy.ndarray of bool, optional
+        Jobs to include; default all. Utilization and makespan then refer to the
+        selected jobs' span.
+    label : str, optional
+        Name of the filter, reported as ``filter``.
+
+    Returns
+    -------
+    dict
+        ``policy, jobs, avg_wait, max_wait, avg_response, avg_slowdown,
+        avg_bounded_slowdown, avg_weighted_response, utilization, makespan, killed,
+        avg_queue_length, max_queue_length, sim_seconds, filter``.
+    """
+    m = job_metrics(schedule)
+    n = len(schedule.workload.jobs)
+    sel = np.ones(n, bool) if mask is None else np.asarray(mask, bool)
+    k = int(sel.sum())
+    out: dict[str, Any] = {"policy": schedule.policy, "jobs": k,
+                           "filter": label if mask is not None else "all jobs"}
+    if k == 0:
+        return out
+    weight = (m["procs"] * m["run"])[sel].astype(float)
+    out["avg_wait"] = float(m["wait"][sel].mean())
+    out["max_wait"] = int(m["wait"][sel].max())
+    out["avg_response"] = float(m["response"][sel].mean())
+    out["avg_slowdown"] = float(m["slowdown"][sel].mean())
+    out["avg_bounded_slowdown"] = float(m["bounded_slowdown"][sel].mean())
+    out["avg_weighted_response"] = (float((weight * m["response"][sel]).sum() / weight.sum())
+                                    if weight.sum() > 0 else float(m["response"][sel].mean()))
+    out["utilization"] = utilization_per_resource(schedule, sel)[0]
+    t0 = int(m["submit"][sel].min())
+    t1 = int(m["end"][sel].max())
+    out["makespan"] = t1 - t0
+    out["killed"] = int(schedule.killed[sel].sum())
+    if mask is None:
+        times, lengths = queue_length(schedule)
+        if t1 > t0 and len(times):
+            dt = np.diff(np.append(times, t1))
+            out["avg_queue_length"] = float((lengths * dt).sum() / (t1 - t0))
+        else:
+            out["avg_queue_length"] = 0.0
+        out["max_queue_length"] = int(lengths.max()) if len(lengths) else 0
+    out["sim_seconds"] = schedule.sim_seconds
+    return out
+
+
+def breakdown(schedule: Schedule, keys: Sequence[Any]) -> list[dict[str, Any]]:
+    """``summary`` per distinct key (for example a month label or a size class per
+    job), in order of first appearance; every row names its key as ``filter``."""
+    keys = list(keys)
+    if len(keys) != len(schedule.workload.jobs):
+        raise ValueError(f"keys has {len(keys)} entries for {len(schedule.workload.jobs)} jobs")
+    arr = np.array(keys, dtype=object)
+    seen: dict[Any, None] = dict.fromkeys(keys)
+    return [summary(schedule, arr == key, label=str(key)) for key in seen]
+
+
+def size_class(schedule: Schedule, edges: Sequence[int] = (1, 2, 9, 33)) -> list[str]:
+    """A per-job class label by processors: ``"1"``, ``"2-8"``, ``"9-32"``, ``">=33"``
+    for the default edges (lower bounds of each class)."""
+    labels = []
+    bounds = list(edges)
+    for j in schedule.workload.jobs:
+        p = j.demand[0]
+        c = 0
+        while c + 1 < len(bounds) and p >= bounds[c + 1]:
+            c += 1
+        lo = bounds[c]
+        hi = bounds[c + 1] - 1 if c + 1 < len(bounds) else None
+        labels.append(f">={lo}" if hi is None else (f"{lo}" if lo == hi else f"{lo}-{hi}"))
+    return labels
