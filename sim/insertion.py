@@ -674,3 +674,47 @@ def horizon(problem: InsertionProblem) -> int:
         g = max(g, w.te + w.t)
     total = sum(w.t for w in problem.waiting) + (problem.new.t if problem.new else 0)
     return g + total
+
+
+def random_problem(seed: int, k: int, *, capacity: int = 8, max_t: int = 6,
+                   max_slack: float = 10.0, running: int = 2, inf_slack: float = 0.1,
+                   gap: int = 2, new: bool = True) -> InsertionProblem:
+    """A random feasible insertion problem for tests and benchmarks (seconds, processors).
+
+    Running jobs end within ``max_t``; the ``k`` waiting jobs are placed in order at the
+    earliest fit after a random offset in ``[0, gap]`` from the previous placement; slacks
+    are uniform in ``[0, max_slack]`` (integral), infinite with probability ``inf_slack``;
+    ``s0`` is at least ``s`` most of the time and sometimes below it (a job that was moved
+    earlier); priorities are multiples of 1/6 in [0, 1].
+    """
+    import random
+
+    rng = random.Random(seed)
+    now = rng.randint(0, 100)
+    run = []
+    free = capacity
+    for r in range(running):
+        n = rng.randint(1, max(1, capacity // 2))
+        if n > free:
+            break
+        free -= n
+        run.append(RunningJob(1000 + r, n, now + rng.randint(1, max_t)))
+    pb = InsertionProblem(now=now, capacity=capacity, running=tuple(run))
+    prof = profile_of(pb)
+    waiting = []
+    cursor = now
+    for i in range(k):
+        n = rng.randint(1, capacity)
+        t = rng.randint(1, max_t)
+        cursor += rng.randint(0, gap)
+        te = prof.earliest_start(t, (n,), cursor)
+        prof.reserve(te, t, (n,))
+        if rng.random() < inf_slack:
+            s = s0 = math.inf
+        else:
+            s = float(rng.randint(0, int(max_slack)))
+            s0 = s + rng.randint(0, int(max_slack)) if rng.random() < 0.8 else s / 2
+        p = rng.randint(0, 6) / 6
+        waiting.append(WaitingJob(i + 1, n, t, te, s, s0, p, now - rng.randint(0, 50)))
+    nj = NewJob(0, rng.randint(1, capacity), rng.randint(1, max_t), rng.randint(0, 6) / 6, now)
+    return replace(pb, waiting=tuple(waiting), new=nj if new else None)

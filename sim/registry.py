@@ -47,6 +47,12 @@ SOLVERS.setdefault("slack_insertion", {}).update({
     "DP": "heuristics.slack:solve_dp",
     "exhaustive": "heuristics.slack:solve_exhaustive",
 })
+POLICIES["slack-optimal"] = "models.slack_insertion:OptimalInsertionPolicy"
+SOLVERS.setdefault("slack_insertion", {}).update({
+    "cpsat": "models.slack_insertion:solve_cpsat",
+    "ilp": "models.slack_insertion:solve_ilp",
+    "brute": "models.slack_insertion:solve_brute",
+})
 
 
 def _load(path: str) -> Callable[..., Any]:
