@@ -25,13 +25,14 @@ class Profile:
         Time of the first breakpoint, seconds; the profile knows nothing before it.
     """
 
-    __slots__ = ("capacity", "K", "times", "free")
+    __slots__ = ("capacity", "K", "times", "free", "_compacted")
 
     def __init__(self, capacity: Sequence[int], start: int = 0) -> None:
         self.capacity = tuple(int(c) for c in capacity)
         self.K = len(self.capacity)
         self.times: list[int] = [int(start)]
         self.free: list[list[int]] = [[c] for c in self.capacity]
+        self._compacted = 1
 
     # ------------------------------------------------------------------ queries
     def __len__(self) -> int:
@@ -44,6 +45,7 @@ class Profile:
         p.K = self.K
         p.times = self.times.copy()
         p.free = [f.copy() for f in self.free]
+        p._compacted = self._compacted
         return p
 
     def _index(self, t: int) -> int:
@@ -153,17 +155,15 @@ class Profile:
             if d == 0:
                 continue
             f = self.free[k]
-            cap = self.capacity[k]
-            for i in range(a, b):
-                v = f[i] + d
-                if v < 0 or v > cap:
-                    # undo the part already applied before reporting
-                    for r in range(a, i):
-                        f[r] -= d
-                    raise ValueError(
-                        f"resource {k}: free capacity would become {v} at t={self.times[i]} "
-                        f"(capacity {cap})")
-                f[i] = v
+            seg = f[a:b]
+            low, high = min(seg) + d, max(seg) + d
+            if low < 0 or high > self.capacity[k]:
+                bad = low if low < 0 else high
+                i = a + [v + d for v in seg].index(bad)
+                raise ValueError(
+                    f"resource {k}: free capacity would become {bad} at t={self.times[i]} "
+                    f"(capacity {self.capacity[k]})")
+            f[a:b] = [v + d for v in seg]
 
     def reserve(self, start: int, duration: int, demand: Sequence[int]) -> None:
         """Subtract ``demand`` on ``[start, start + duration)``; ValueError if it does not fit."""
@@ -179,7 +179,8 @@ class Profile:
         self._add(start, duration, demand, +1)
 
     def advance(self, now: int) -> None:
-        """Forget everything before ``now`` (seconds) and merge equal neighbours."""
+        """Forget everything before ``now`` (seconds); merge equal neighbours when the
+        number of breakpoints has doubled since the last merge."""
         times = self.times
         if now <= times[0]:
             return
@@ -189,19 +190,22 @@ class Profile:
             for f in self.free:
                 del f[:i]
         times[0] = now
-        self.compact()
+        if len(times) > 2 * self._compacted + 8:
+            self.compact()
 
     def compact(self) -> None:
         """Merge adjacent segments with equal free capacity in every resource."""
         times, free = self.times, self.free
         n = len(times)
-        if n < 2:
-            return
-        keep = [0]
-        for i in range(1, n):
-            if any(f[i] != f[keep[-1]] for f in free):
-                keep.append(i)
-        if len(keep) == n:
-            return
-        self.times = [times[i] for i in keep]
-        self.free = [[f[i] for i in keep] for f in free]
+        if n > 1:
+            if self.K == 1:
+                f = free[0]
+                keep = [i for i in range(1, n) if f[i] != f[i - 1]]
+            else:
+                rows = list(zip(*free, strict=True))
+                keep = [i for i in range(1, n) if rows[i] != rows[i - 1]]
+            if len(keep) < n - 1:
+                keep.insert(0, 0)
+                self.times = [times[i] for i in keep]
+                self.free = [[f[i] for i in keep] for f in free]
+        self._compacted = len(self.times)
