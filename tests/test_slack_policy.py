@@ -345,3 +345,16 @@ def test_cli_solve_snapshot(capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["solver"] == "DC" and d["status"] == "FEASIBLE" and d["problem"] == "slack_insertion"
     assert d["objective"] == pytest.approx(insert(load(path), "DC").price, rel=1e-12)
+
+
+def test_over_quota_job_has_infinite_slack():
+    jobs = [Job(id=1, submit=0, runtime=100, requested=100, demand=(4,)),
+            Job(id=2, submit=1, runtime=10, requested=10, demand=(4,),
+                user_priority=0.0, political_priority=-math.inf),
+            Job(id=3, submit=2, runtime=10, requested=10, demand=(4,))]
+    pol = SlackPolicy(sf=1.0, awt=100.0, check=True)
+    sched = simulate(Workload(tuple(jobs), (4,)), pol)
+    validate(sched)
+    assert 2 not in sched.promises and 3 in sched.promises
+    # job 3 jumps ahead of the over-quota job, which has slack to spare
+    assert sched.start[2] < sched.start[1]
