@@ -168,14 +168,26 @@ class EASY(_Planner):
             self._promises[head.id] = shadow
         if len(q) > 1 and self.free[0] > 0:
             profile.reserve(shadow, head.requested, head.demand)
+            # Every occupation in the profile starts at or before now, or at the shadow
+            # time, so free capacity never decreases on [now, shadow): a job that fits
+            # now and ends by the shadow time fits throughout. A job running past the
+            # shadow time needs at least the processors free at that time.
+            extra0 = profile.free_at(shadow)[0]
             free0 = self.free[0]
             keep = [head]
             for job in q[1:]:
-                if (job.demand[0] <= free0 and self._fits_now(job)
+                if job.demand[0] > free0 or not self._fits_now(job):
+                    keep.append(job)
+                elif now + job.requested <= shadow:
+                    self._start(job, now)
+                    started.append(job)
+                    free0 = self.free[0]
+                elif (job.demand[0] <= extra0
                         and profile.fits(now, job.requested, job.demand)):
                     self._start(job, now)
                     started.append(job)
                     free0 = self.free[0]
+                    extra0 = profile.free_at(shadow)[0]
                 else:
                     keep.append(job)
             profile.release(shadow, head.requested, head.demand)
