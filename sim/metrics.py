@@ -157,3 +157,21 @@ def size_class(schedule: Schedule, edges: Sequence[int] = (1, 2, 9, 33)) -> list
         hi = bounds[c + 1] - 1 if c + 1 < len(bounds) else None
         labels.append(f">={lo}" if hi is None else (f"{lo}" if lo == hi else f"{lo}-{hi}"))
     return labels
+
+
+def month_labels(workload) -> list[str]:
+    """Calendar month (``"YYYY-MM"``, in the log's own time zone) of each job's submit
+    time, aligned with ``workload.jobs`` (the months of ``instances.swf.split_months``)."""
+    from instances.swf import split_months
+
+    labels: list[str] = []
+    for label, month in split_months(workload):
+        labels.extend([label] * len(month))
+    return labels
+
+
+def by_month(schedule: Schedule) -> list[dict[str, Any]]:
+    """``summary`` per calendar month of submission within one continuous simulation
+    (compare ``sim.runner.run(..., by_month=True)``, which simulates each month from an
+    empty machine)."""
+    return breakdown(schedule, month_labels(schedule.workload))
