@@ -275,6 +275,38 @@ def test_conservative_never_starts_after_its_first_promise(K, data):
         assert job.submit <= s.start[i] <= s.promises[job.id], f"job {job.id}"
 
 
+def conservative_reference(w: Workload) -> np.ndarray:
+    """Conservative starts re-derived for perfect estimates (no early end, so no
+    compression and every job starts at its reservation): job j's reservation is the
+    earliest t >= submit_j at which it fits for its requested time beside the
+    intervals [start_i, start_i + requested_i) of every job i that arrived before it."""
+    submit, requested, demand = arrays(w)
+    cap = np.array(w.capacity, dtype=np.int64)
+    n = len(w.jobs)
+    start = np.zeros(n, np.int64)
+    for j in range(n):
+        end = start[:j] + requested[:j]
+        for t in sorted({int(submit[j])} | {int(e) for e in end if e > submit[j]}):
+            over = (start[:j] < t + requested[j]) & (end > t)  # overlaps [t, t + req)
+            # usage only rises at a start: its maximum over the window is at t or at
+            # a start inside the window
+            inst = [t] + [int(x) for x in start[:j][over] if x > t]
+            if all((demand[:j][(start[:j] <= u) & (end > u)].sum(axis=0) + demand[j]
+                    <= cap).all() for u in inst):
+                start[j] = t
+                break
+    return start
+
+
+@pytest.mark.parametrize("K", [1, 2])
+@SETTINGS
+@given(data=st.data())
+def test_conservative_reservations_as_defined(K, data):
+    w = perfect(data.draw(workloads(max_jobs=12, max_procs=8, K=K)))
+    s = simulate(w, Conservative(), overrun="kill")
+    np.testing.assert_array_equal(s.start, conservative_reference(w))
+
+
 def single_overrun(w: Workload) -> Workload:
     """The same workload with at most one job (the first such) running past its
     request: every later job's requested time is raised to its runtime."""
