@@ -147,11 +147,11 @@ class EASY(_Planner):
 
     def schedule(self, now: int) -> list[Job]:
         q = self.queue
-        if not q:
-            return []
         profile = self.profile
         profile.advance(now)
         self._extend_overdue(now)
+        if not q:
+            return []
         started: list[Job] = []
         i = 0
         while i < len(q) and self._fits_now(q[i]):
@@ -221,7 +221,8 @@ class Conservative(_Planner):
         # An overrunning job's extension may collide with reservations: take all waiting
         # reservations out, extend, and re-place them in arrival order (promises may break).
         for job in self.queue:
-            self.profile.release(self.res[job.id], job.requested, job.demand)
+            if self.res[job.id] >= 0:  # not already taken out by another overrun now
+                self.profile.release(self.res[job.id], job.requested, job.demand)
         self.profile.reserve(start, duration, demand)
         for job in self.queue:
             self.res[job.id] = -1

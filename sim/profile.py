@@ -94,7 +94,7 @@ class Profile:
         i = bisect_right(times, not_before) - 1
         start = not_before
         if duration <= 0:
-            duration = 0
+            return start  # consistent with fits(): an empty interval fits anywhere
         if K == 1:
             f0 = free[0]
             d0 = demand[0]
@@ -150,12 +150,12 @@ class Profile:
             return
         a = self._split(start)
         b = self._split(start + duration)
-        for k in range(self.K):
+        updates = []
+        for k in range(self.K):  # check every resource before changing any
             d = demand[k] * sign
             if d == 0:
                 continue
-            f = self.free[k]
-            seg = f[a:b]
+            seg = self.free[k][a:b]
             low, high = min(seg) + d, max(seg) + d
             if low < 0 or high > self.capacity[k]:
                 bad = low if low < 0 else high
@@ -163,7 +163,9 @@ class Profile:
                 raise ValueError(
                     f"resource {k}: free capacity would become {bad} at t={self.times[i]} "
                     f"(capacity {self.capacity[k]})")
-            f[a:b] = [v + d for v in seg]
+            updates.append((k, [v + d for v in seg]))
+        for k, seg in updates:
+            self.free[k][a:b] = seg
 
     def reserve(self, start: int, duration: int, demand: Sequence[int]) -> None:
         """Subtract ``demand`` on ``[start, start + duration)``; ValueError if it does not fit."""

@@ -20,7 +20,7 @@ from strategies import workloads
 from heuristics.backfill import EASY, FCFS, Conservative
 from instances.job import Job, Workload
 from sim import registry
-from sim.batch import PolicyError, Schedule, simulate
+from sim.batch import Schedule, simulate
 from sim.policy import BasePolicy
 from sim.validate import ValidationError, validate
 
@@ -29,26 +29,9 @@ MODES = ("kill", "run")
 SETTINGS = settings(max_examples=100, deadline=None, report_multiple_bugs=False,
                     suppress_health_check=[HealthCheck.too_slow])
 
-# Known bugs (reported to the lead, not fixed here; failing regression tests in the
-# report), both only with overrun="run":
-# - EASY.schedule returns early on an empty queue before extending overdue estimates,
-#   so next_wakeup returns ``now`` and the simulator raises PolicyError (any job that
-#   passes its request while nobody waits).
-# - Conservative._reserve_forced releases the waiting reservations once per job that
-#   passes its request at the same instant (the second time with res == -1), so two
-#   simultaneous overruns raise ValueError in Profile.release or corrupt the profile
-#   (PolicyError). test_conservative_run_single_overrun keeps that mode covered on
-#   workloads with at most one job running past its request.
-KNOWN_BUGS = {("easy", "run"), ("conservative", "run")}
-KNOWN_BUG = pytest.mark.xfail(
-    raises=(ValueError, PolicyError), strict=False,
-    reason="overrun='run' bugs in EASY.schedule / Conservative._reserve_forced")
-
-
 def policy_modes(policies) -> list:
-    """(policy, overrun) pairs, the known-bug pairs marked xfail."""
-    return [pytest.param(p, m, marks=KNOWN_BUG if (p, m) in KNOWN_BUGS else ())
-            for p in policies for m in MODES]
+    """(policy, overrun) pairs."""
+    return [pytest.param(p, m) for p in policies for m in MODES]
 
 
 # Registered policies too slow for a property test (a CP-SAT solve at every arrival).
@@ -110,9 +93,8 @@ def test_validator_accepts_backfill_schedules(policy, K, overrun, data):
 
 
 @pytest.mark.parametrize(("policy", "K", "overrun"), [
-    # the known-bug pairs are covered (xfail) by test_validator_accepts_backfill_schedules
     pytest.param(p, k, m, id=f"{p}-K{k}-{m}")
-    for p, k in REGISTERED for m in MODES if (p, m) not in KNOWN_BUGS])
+    for p, k in REGISTERED for m in MODES])
 @settings(max_examples=30, deadline=None, report_multiple_bugs=False,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

@@ -207,7 +207,7 @@ def test_profile_matches_the_per_second_model(K, data):
                 p.reserve(start, duration, demand)
                 m.reserve(start, duration, demand)
                 held.append((start, duration, demand))
-            elif K == 1:  # K = 2: a failed reserve is not atomic (see the report)
+            else:  # a failed reserve raises and changes nothing (checked below)
                 with pytest.raises(ValueError):
                     p.reserve(start, duration, demand)
         elif op == "release" and held:
