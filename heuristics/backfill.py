@@ -27,6 +27,7 @@ Times are integer seconds.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 
 from instances.job import Job
@@ -231,11 +232,17 @@ class Conservative(_Planner):
     def _compress(self, now: int) -> None:
         profile = self.profile
         res = self.res
+        times, free = profile.times, profile.free
         for job in self.queue:
             old = res[job.id]
             if old == now:
                 continue
             if old >= 0:
+                # A job can move earlier only to an instant before its reservation where
+                # its demand is free already: skip the re-placement when there is none.
+                b = bisect_left(times, old)
+                if any(max(free[k][:b]) < job.demand[k] for k in range(self.K)):
+                    continue
                 profile.release(old, job.requested, job.demand)
             t = profile.earliest_start(job.requested, job.demand, now)
             profile.reserve(t, job.requested, job.demand)
