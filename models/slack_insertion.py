@@ -57,7 +57,8 @@ Status
 OPTIMAL only when the solver proved both stages (price, then moved jobs) optimal. A
 time limit that stopped either stage gives FEASIBLE with the price bound of stage 1.
 When CP-SAT finds no solution in time, the current schedule (nobody moved, the new job
-at its earliest fit) is returned as FEASIBLE with ``params["fallback"] = True``. CBC via
+at its earliest fit) is returned as FEASIBLE with ``params["fallback"] = True``; a
+stopped ILP returns the cheaper of CBC's incumbent and that schedule. CBC via
 PuLP reports ``LpStatus`` "Optimal" also after a time-limit stop with an incumbent;
 ``prob.sol_status == pulp.LpSolutionOptimal`` (versus ``LpSolutionIntegerFeasible``)
 tells a proved optimum from a stopped run, and only the former is OPTIMAL.
@@ -517,6 +518,9 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
                            params)
         sch1 = read()
         if prob.sol_status != pulp.LpSolutionOptimal:
+            cur = ins.current_schedule(problem)
+            if ins.key(problem, cur) < ins.key(problem, sch1):
+                sch1 = cur  # CBC stopped with an incumbent dearer than the current schedule
             return _result("ilp", problem, sch1, Status.FEASIBLE, _cbc_bound(logfile), t0, seed,
                            params)
         p1 = float(pulp.value(price_expr) or 0.0)
