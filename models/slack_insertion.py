@@ -368,6 +368,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         left = float(time_limit) - (time.perf_counter() - t0)
         solver.parameters.max_time_in_seconds = max(left, 1e-3)
     st2 = solver.solve(m)
+    params["stage2_status"] = solver.status_name(st2)
     if st2 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return _result("cpsat", problem, sch1, Status.FEASIBLE, lb, t0, seed, params)
     sch2 = read()
