@@ -9,7 +9,7 @@ per queue-length bin: problems, share proved optimal within the limit, median an
 percentile wall time (a stopped run counts as the limit), and the largest queue proved
 within the limit. ``--ablation`` also runs the plain interval model (no dominant start
 times, no domain tightening) on k <= 20 to show what the dominance buys. Writes
-``results/slack_bench.md``.
+``results/slack_bench.md`` (or ``--out NAME``).
 
 Protocol: wall-clock seconds on this 2-core machine, shared with other jobs (the load
 average is printed with the table); CP-SAT with ``num_workers=1``; commit and command in
@@ -49,7 +49,7 @@ def _pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
-def run(time_limit: float, kmax: int, ablation: bool) -> str:
+def run(time_limit: float, kmax: int, ablation: bool, out: str = "slack_bench.md") -> str:
     problems = []
     for f in sorted(SNAPSHOTS.glob("*.json")):
         pb = ins.load(f)
@@ -77,7 +77,7 @@ def run(time_limit: float, kmax: int, ablation: bool) -> str:
         "# CP-SAT on slack insertion problems: time to prove optimality",
         "",
         f"Command: `python -m sim.experiments.slack_bench --time-limit {time_limit:g} --kmax "
-        f"{kmax}{' --ablation' if ablation else ''}` at commit {commit}; {len(rows)} "
+        f"{kmax}{' --ablation' if ablation else ''} --out {out}` at commit {commit}; {len(rows)} "
         f"bundled KTH snapshots; CP-SAT 9.15, one worker, seed 0, dominant start times, "
         f"domain tightening and swap orders on; wall seconds on a shared 2-core machine "
         f"(load average {load0[0]:.1f} at start, {load1[0]:.1f} at end; {elapsed:.0f} s in "
@@ -116,7 +116,7 @@ def run(time_limit: float, kmax: int, ablation: bool) -> str:
     lines.append("")
     text = "\n".join(lines)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "slack_bench.md").write_text(text)
+    (RESULTS / out).write_text(text)
     return text
 
 
@@ -126,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--kmax", type=int, default=70)
     ap.add_argument("--ablation", action="store_true")
+    ap.add_argument("--out", default="slack_bench.md", help="file name in results/")
     args = ap.parse_args(argv)
-    print(run(args.time_limit, args.kmax, args.ablation))
+    print(run(args.time_limit, args.kmax, args.ablation, args.out))
     return 0
 
 
