@@ -12,8 +12,12 @@ start times. Three exact solvers, each ``solve(problem, *, time_limit=None, seed
     jobs as fixed intervals ``[now, end)``. Objective: the price for ``alpha_t = 1``,
     which is linear in the starts. Lexicographic tie-break by a second solve: the
     (scaled) price fixed at its optimum, minimise the number of moved jobs (boolean
-    ``b_i`` with ``not b_i -> start_i = te_i``). ``alpha_t != 1`` raises ValueError
-    (the price is then concave in the delay; use ``ilp`` or ``brute``).
+    ``b_i`` with ``not b_i -> start_i = te_i``). Exact strengthenings (each can be
+    switched off; the tests compare against the plain model): domains restricted to the
+    dominant start times (below), domains tightened by the current schedule's price
+    (``_tighten``), and ``S_i <= S_j`` for interchangeable jobs (``_add_swap_orders``).
+    ``alpha_t != 1`` raises ValueError (the price is then concave in the delay; use
+    ``ilp`` or ``brute``).
 ``solve_ilp`` (registered as ``ilp``)
     PuLP/CBC time-indexed ILP over the *dominant start times* (below): binary
     ``x[i, tau]`` = job i starts at tau, one start per job, capacity checked at every
@@ -24,8 +28,8 @@ start times. Three exact solvers, each ``solve(problem, *, time_limit=None, seed
     Depth-first enumeration of every integer start time on tiny instances (refuses more
     than ``max_nodes`` search nodes). The reference of the differential tests.
 
-Dominant start times (used by ``ilp``)
----------------------------------------
+Dominant start times (used by ``ilp`` and ``cpsat``)
+-----------------------------------------------------
 Some optimal schedule (lowest price, then fewest moved) starts every job in
 ``C = {now, te_i, running ends}`` closed under adding any job's estimate, capped at
 :func:`sim.insertion.horizon`. Proof: every cost is non-decreasing in the start time
