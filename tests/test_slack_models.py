@@ -211,3 +211,13 @@ def test_policy_factory_errors():
         si.OptimalInsertionPolicy(order="AST")
     with pytest.raises(ValueError, match="alpha_t = 1"):
         si.OptimalInsertionPolicy(alpha_t=0.5)
+
+
+def test_optimal_policy_stays_valid_when_cpsat_is_stopped():
+    """With a tiny limit many calls stop early; the schedule must still keep every
+    promise and the capacity (a stopped call keeps a feasible schedule)."""
+    w = random_workload(11, n=40, gap=25)
+    pol = si.OptimalInsertionPolicy(sf=1.0, awt=200.0, time_limit=0.005, check=True)
+    validate(simulate(w, pol))
+    st = pol.inserter.stats
+    assert st["OPTIMAL"] + st["FEASIBLE"] + st["trivial"] == pol.n_insert + pol.n_remove
