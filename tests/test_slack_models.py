@@ -79,7 +79,8 @@ def test_model_strengthening_loses_nothing(seed):
     pb = ins.random_problem(100 + seed, 7, capacity=10, max_t=7 if seed % 2 else 3,
                             max_slack=15, new=seed % 4 != 0)
     full = si.solve_cpsat(pb, dominant=False, tighten=False, symmetry=False)
-    dom = si.solve_cpsat(pb)
+    dom = si.solve_cpsat(pb, warmup=0)  # the strengthened model alone
+    assert dom.params["proved_by"] == "strengthened"
     ri = si.solve_ilp(pb, tighten=False)
     assert full.status is dom.status is ri.status is Status.OPTIMAL
     assert dom.objective == pytest.approx(full.objective, abs=tol(dom, full))
