@@ -82,6 +82,8 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--awt", type=float, help="average wait time AWT [s]")
     for a in ("u", "t", "p", "f"):
         p.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
+    p.add_argument("--time-limit", type=float,
+                   help="seconds per CP-SAT call of the slack-optimal policy")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
     p.add_argument("--no-validate", action="store_true",
@@ -89,8 +91,9 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
 
 
 def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {k: getattr(args, k) for k in ("order", "sf", "awt", "alpha_u", "alpha_t",
-                                          "alpha_p", "alpha_f")}
+    from sim.runner import POLICY_OPTIONS
+
+    return {k: getattr(args, k) for k in POLICY_OPTIONS}
 
 
 def _workload(args: argparse.Namespace):
@@ -132,9 +135,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     for p in policies:
         registry.policy_factory(p)  # fail early on an unknown name
+    given = {k: v for k, v in _policy_options(args).items() if v is not None}
+    takers = {p: registry.policy_options(p) for p in policies}
+    unused = [k for k in given if all(t is not None and k not in t for t in takers.values())]
+    if unused:
+        raise ValueError(f"no policy among {policies} takes option(s) {unused}")
     rows = []
     for p in policies:
-        opts = _policy_options(args) if p.startswith("slack") else {}
+        # each policy gets the options it takes (for example --sf only the slack ones)
+        opts = {k: v for k, v in given.items() if takers[p] is None or k in takers[p]}
         rows.append(run(w, p, overrun=args.overrun, by_month=args.by_month,
                         check=not args.no_validate, progress=not args.quiet, **opts))
     if args.json:

@@ -16,6 +16,7 @@ returns an object following ``sim.policy.Policy``.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -68,9 +69,26 @@ def policy_factory(name: str) -> Callable[..., Any]:
         raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)}") from None
 
 
+def policy_options(name: str) -> set[str] | None:
+    """Keyword options the policy ``name`` takes (None: any)."""
+    params = inspect.signature(policy_factory(name)).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return None
+    return set(params)
+
+
 def make_policy(name: str, **options: Any) -> Any:
-    """Instantiate the policy registered as ``name`` with ``options``."""
-    return policy_factory(name)(**options)
+    """Instantiate the policy registered as ``name`` with ``options``.
+
+    Raises ValueError naming the option when the policy does not take it.
+    """
+    factory = policy_factory(name)
+    accepted = policy_options(name)
+    unknown = sorted(set(options) - accepted) if accepted is not None else []
+    if unknown:
+        raise ValueError(f"policy {name!r} does not take option(s) {unknown}; "
+                         f"it takes {sorted(accepted)}")
+    return factory(**options)
 
 
 def solver(family: str, name: str) -> Callable[..., Any]:

@@ -28,7 +28,8 @@ from sim.registry import make_policy
 from sim.validate import validate
 
 #: keyword options a policy factory may take from the command line
-POLICY_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f")
+POLICY_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f",
+                  "time_limit")
 
 
 def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,

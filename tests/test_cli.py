@@ -129,3 +129,14 @@ def test_bad_input_gets_a_clear_error(tmp_path, capsys):
 def test_unknown_policy_is_refused(small_swf, capsys):
     assert main(["compare", str(small_swf), "--policies", "easy,nosuch"]) == 2
     assert "nosuch" in capsys.readouterr().err
+
+
+def test_policy_options_reach_only_the_policies_that_take_them(small_swf, capsys):
+    out = _json(capsys, ["compare", str(small_swf), "--policies", "easy,slack", "--sf", "5",
+                         "--json"])
+    assert [r["policy"] for r in out["rows"]] == ["easy", "slack-AST"]
+    assert main(["simulate", str(small_swf), "--policy", "easy", "--sf", "5"]) == 2
+    assert "does not take option(s) ['sf']" in capsys.readouterr().err
+    assert main(["compare", str(small_swf), "--policies", "easy,slack",
+                 "--time-limit", "1"]) == 2
+    assert "time_limit" in capsys.readouterr().err
