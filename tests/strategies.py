@@ -7,6 +7,8 @@ request); runtimes may be 0.
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import strategies as st
 
 from instances.job import Job, Workload
@@ -75,3 +77,18 @@ def workloads(
     jobs = tuple(Job(i + 1, j.submit, j.runtime, j.requested, j.demand, j.user, j.group)
                  for i, j in enumerate(raw))
     return Workload(jobs, capacity, f"hypothesis-{n}")
+
+
+def small_random_workload(seed: int, n: int = 60, procs: int = 8, gap: int = 40) -> Workload:
+    """A small seeded workload with integer times for policy tests: interarrivals
+    uniform in [0, gap] s, runtimes in [0, 300] s, requests from 50 s short (killed) to
+    300 s long, 1..procs processors on a machine of ``procs``."""
+    rng = random.Random(seed)
+    jobs, t = [], 0
+    for i in range(n):
+        t += rng.randint(0, gap)
+        run = rng.randint(0, 300)
+        req = max(1, run + rng.randint(-50, 300))
+        jobs.append(Job(id=i, submit=t, runtime=run, requested=req,
+                        demand=(rng.randint(1, procs),)))
+    return Workload(tuple(jobs), (procs,), name=f"random{seed}")

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from strategies import small_random_workload
 
 from heuristics.slack import EXHAUSTIVE, ORDERS
 from heuristics.slack import solve as solve_order
-from instances.job import Job, Workload
 from models import slack_insertion as si
 from sim import insertion as ins
 from sim import registry
@@ -179,20 +178,10 @@ def test_size_guards_are_clear_errors():
         si.solve_ilp(pb, max_points=50)
 
 
-def random_workload(seed: int, n: int, procs: int = 8, gap: int = 40) -> Workload:
-    rng = random.Random(seed)
-    jobs, t = [], 0
-    for i in range(n):
-        t += rng.randint(0, gap)
-        run = rng.randint(0, 300)
-        req = max(1, run + rng.randint(-50, 300))
-        jobs.append(Job(id=i, submit=t, runtime=run, requested=req,
-                        demand=(rng.randint(1, procs),)))
-    return Workload(tuple(jobs), (procs,), name=f"random{seed}")
 
 
 def test_optimal_insertion_policy_valid_deterministic_and_optimal_per_insertion():
-    w = random_workload(5, n=30, gap=90)
+    w = small_random_workload(5, n=30, gap=90)
     pol = registry.make_policy("slack-optimal", sf=1.0, awt=200.0, check=True, record=True)
     a = simulate(w, pol)
     validate(a)  # capacity and the slack promises
@@ -218,7 +207,7 @@ def test_policy_factory_errors():
 def test_optimal_policy_stays_valid_when_cpsat_is_stopped():
     """With a tiny limit many calls stop early; the schedule must still keep every
     promise and the capacity (a stopped call keeps a feasible schedule)."""
-    w = random_workload(11, n=40, gap=25)
+    w = small_random_workload(11, n=40, gap=25)
     pol = si.OptimalInsertionPolicy(sf=1.0, awt=200.0, time_limit=0.005, check=True)
     validate(simulate(w, pol))
     st = pol.inserter.stats

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from strategies import small_random_workload
 
 from heuristics.slack import (
     EXHAUSTIVE,
@@ -34,18 +35,6 @@ from sim.insertion import (
 from sim.result import Status
 from sim.slack_scheduler import SlackScheduler
 from sim.validate import validate
-
-
-def random_workload(seed: int, n: int = 60, procs: int = 8, gap: int = 40) -> Workload:
-    rng = random.Random(seed)
-    jobs, t = [], 0
-    for i in range(n):
-        t += rng.randint(0, gap)
-        run = rng.randint(0, 300)
-        req = max(1, run + rng.randint(-50, 300))
-        jobs.append(Job(id=i, submit=t, runtime=run, requested=req,
-                        demand=(rng.randint(1, procs),)))
-    return Workload(tuple(jobs), (procs,), name=f"random{seed}")
 
 
 def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True,
@@ -80,7 +69,7 @@ def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True,
 
 # ---------------------------------------------------------------------- priorities
 def test_priorities_equal_and_fifth():
-    w = random_workload(0, n=12)
+    w = small_random_workload(0, n=12)
     eq = assign_priorities(w, "equal")
     assert all(j.user_priority == 0.0 and j.political_priority == 0.0 for j in eq.jobs)
     ff = assign_priorities(w, "fifth")
@@ -194,7 +183,7 @@ def test_solve_wrappers_via_registry():
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("delay_from", ["start", "overlap"])
 def test_policy_valid_and_slack_bound_kept(order, delay_from):
-    w = assign_priorities(random_workload(11, n=80, gap=25), "fifth")
+    w = assign_priorities(small_random_workload(11, n=80, gap=25), "fifth")
     pol = SlackPolicy(order=order, sf=1.0, awt=200.0, check=True, delay_from=delay_from)
     sched = simulate(w, pol)
     validate(sched)  # capacity, run lengths, and the promises (slack bound)
@@ -205,13 +194,13 @@ def test_policy_valid_and_slack_bound_kept(order, delay_from):
 
 
 def test_policy_exhaustive_small_queue():
-    w = random_workload(5, n=30, gap=120)
+    w = small_random_workload(5, n=30, gap=120)
     sched = simulate(w, SlackPolicy(order=EXHAUSTIVE, check=True, max_exhaustive=8))
     validate(sched)
 
 
 def test_policy_deterministic():
-    w = assign_priorities(random_workload(2, n=70, gap=20), "fifth")
+    w = assign_priorities(small_random_workload(2, n=70, gap=20), "fifth")
     a = simulate(w, SlackPolicy(order="DC"))
     b = simulate(w, SlackPolicy(order="DC"))
     assert np.array_equal(a.start, b.start) and a.promises == b.promises
@@ -261,13 +250,13 @@ def test_overrun_run_mode():
 @pytest.mark.parametrize("order", ORDERS)
 def test_overrun_run_mode_random(order):
     for seed in range(4):
-        w = assign_priorities(random_workload(seed, n=50, gap=20), "fifth")
+        w = assign_priorities(small_random_workload(seed, n=50, gap=20), "fifth")
         validate(simulate(w, SlackPolicy(order=order, sf=1.0, awt=300.0, check=True),
                           overrun="run"))
 
 
 def test_snapshot_capture_round_trips():
-    w = random_workload(4, n=40, gap=15)
+    w = small_random_workload(4, n=40, gap=15)
     pol = SlackPolicy(record=True)
     simulate(w, pol)
     assert len(pol.snapshots) == pol.n_insert + pol.n_remove
@@ -315,7 +304,7 @@ def test_cli_simulate_slack_options(tmp_path, capsys):
     from sim.cli import main
 
     path = tmp_path / "small.swf"
-    write_swf(path, random_workload(8, n=60, gap=30))
+    write_swf(path, small_random_workload(8, n=60, gap=30))
     w = read_swf(path)  # exactly what the CLI reads
     assert main(["simulate", str(path), "--policy", "slack", "--order", "DP", "--sf", "5",
                  "--awt", "300", "--alpha-u", "0.5", "--priorities", "fifth", "--json",
