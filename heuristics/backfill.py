@@ -54,13 +54,16 @@ class _Planner(BasePolicy):
     def promises(self) -> dict[int, int]:
         return self._promises
 
-    def _start(self, job: Job, now: int) -> None:
+    def _start(self, job: Job, now: int, *, reserved: bool = False) -> None:
+        """Book ``job`` as running from ``now``; ``reserved`` when its reservation
+        already covers ``[now, now + requested)`` in the profile."""
         for k in range(self.K):
             self.free[k] -= job.demand[k]
         self.running[job.id] = job
         self.est_end[job.id] = now + job.requested
-        self.profile.advance(now)
-        self.profile.reserve(now, job.requested, job.demand)
+        if not reserved:
+            self.profile.advance(now)
+            self.profile.reserve(now, job.requested, job.demand)
 
     def _fits_now(self, job: Job) -> bool:
         free = self.free
@@ -261,11 +264,7 @@ class Conservative(_Planner):
         for job in self.queue:
             if res[job.id] == now:
                 del res[job.id]
-                # its reservation already covers [now, now + requested)
-                for k in range(self.K):
-                    self.free[k] -= job.demand[k]
-                self.running[job.id] = job
-                self.est_end[job.id] = now + job.requested
+                self._start(job, now, reserved=True)
                 started.append(job)
             else:
                 keep.append(job)

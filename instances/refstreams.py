@@ -38,6 +38,14 @@ def _check(footprint: int, n: int) -> None:
         raise ValueError(f"field 'n' must be a non-negative integer, got {n!r}")
 
 
+def _check_hot(footprint: int, n: int, hot: int, p_hot: float) -> None:
+    _check(footprint, n)
+    if not 1 <= hot <= footprint:
+        raise ValueError(f"field 'hot' must be in [1, footprint], got {hot!r}")
+    if not 0 <= p_hot <= 1:
+        raise ValueError(f"field 'p_hot' must be in [0, 1], got {p_hot!r}")
+
+
 def loop(footprint: int, n: int, *, start: int = 0) -> np.ndarray:
     """Sequential loop over ``footprint`` blocks: ``start, start+1, ...`` modulo footprint.
 
@@ -56,11 +64,7 @@ def uniform(footprint: int, n: int, *, seed: int = 0) -> np.ndarray:
 def hot_cold(footprint: int, n: int, *, hot: int, p_hot: float, seed: int = 0) -> np.ndarray:
     """References to a hot set of ``hot`` blocks with probability ``p_hot``, else uniform
     over the whole footprint. The curve has a knee near ``hot`` blocks."""
-    _check(footprint, n)
-    if not 1 <= hot <= footprint:
-        raise ValueError(f"field 'hot' must be in [1, footprint], got {hot!r}")
-    if not 0 <= p_hot <= 1:
-        raise ValueError(f"field 'p_hot' must be in [0, 1], got {p_hot!r}")
+    _check_hot(footprint, n, hot, p_hot)
     rng = np.random.default_rng(seed)
     is_hot = rng.random(n) < p_hot
     out = rng.integers(0, footprint, size=n, dtype=np.int64)
@@ -72,11 +76,7 @@ def hot_scan(footprint: int, n: int, *, hot: int, p_hot: float, seed: int = 0) -
     """References to a hot set of ``hot`` blocks with probability ``p_hot``; the others
     sweep sequentially through the whole footprint (a streaming buffer). The curve has a
     knee near ``hot`` and a cliff at the footprint, where the sweep starts to hit."""
-    _check(footprint, n)
-    if not 1 <= hot <= footprint:
-        raise ValueError(f"field 'hot' must be in [1, footprint], got {hot!r}")
-    if not 0 <= p_hot <= 1:
-        raise ValueError(f"field 'p_hot' must be in [0, 1], got {p_hot!r}")
+    _check_hot(footprint, n, hot, p_hot)
     rng = np.random.default_rng(seed)
     is_hot = rng.random(n) < p_hot
     out = np.empty(n, dtype=np.int64)

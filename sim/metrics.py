@@ -53,7 +53,10 @@ def job_metrics(schedule: Schedule) -> dict[str, np.ndarray]:
 def queue_length(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     """Queue length over time: ``(times, lengths)``, where ``lengths[i]`` holds on
     ``[times[i], times[i+1])``. Arrivals and starts at the same instant are netted."""
-    m = job_metrics(schedule)
+    return _queue_length(job_metrics(schedule))
+
+
+def _queue_length(m: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     t = np.concatenate([m["submit"], m["start"]])
     d = np.concatenate([np.ones(len(m["submit"]), np.int64), -np.ones(len(m["start"]), np.int64)])
     order = np.argsort(t, kind="stable")
@@ -99,29 +102,45 @@ def summary(schedule: Schedule, mask: np.ndarray | None = None, label: str | Non
         avg_bounded_slowdown, avg_weighted_response, utilization, makespan, killed,
         avg_queue_length, max_queue_length, sim_seconds, filter``.
     """
-    m = job_metrics(schedule)
-    n = len(schedule.workload.jobs)
-    sel = np.ones(n, bool) if mask is None else np.asarray(mask, bool)
-    k = int(sel.sum())
-    out: dict[str, Any] = {"policy": schedule.policy, "jobs": k,
-                           "filter": label if mask is not None else "all jobs"}
+    return _summary(schedule, job_metrics(schedule), mask, label)
+
+
+def aggregate(m: dict[str, np.ndarray], procs: int) -> dict[str, Any]:
+    """Job-count, wait, response, slowdown, weighted response, processor utilization
+    and makespan over the per-job arrays ``m`` (as from ``job_metrics``, possibly
+    selected or concatenated over several schedules) on ``procs`` processors; the
+    definitions are those of the module docstring."""
+    k = len(m["wait"])
+    out: dict[str, Any] = {"jobs": k}
     if k == 0:
         return out
-    weight = (m["procs"] * m["run"])[sel].astype(float)
-    out["avg_wait"] = float(m["wait"][sel].mean())
-    out["max_wait"] = int(m["wait"][sel].max())
-    out["avg_response"] = float(m["response"][sel].mean())
-    out["avg_slowdown"] = float(m["slowdown"][sel].mean())
-    out["avg_bounded_slowdown"] = float(m["bounded_slowdown"][sel].mean())
-    out["avg_weighted_response"] = (float((weight * m["response"][sel]).sum() / weight.sum())
-                                    if weight.sum() > 0 else float(m["response"][sel].mean()))
-    out["utilization"] = utilization_per_resource(schedule, sel)[0]
-    t0 = int(m["submit"][sel].min())
-    t1 = int(m["end"][sel].max())
+    weight = (m["procs"] * m["run"]).astype(float)
+    t0, t1 = int(m["submit"].min()), int(m["end"].max())
+    out["avg_wait"] = float(m["wait"].mean())
+    out["max_wait"] = int(m["wait"].max())
+    out["avg_response"] = float(m["response"].mean())
+    out["avg_slowdown"] = float(m["slowdown"].mean())
+    out["avg_bounded_slowdown"] = float(m["bounded_slowdown"].mean())
+    out["avg_weighted_response"] = (float((weight * m["response"]).sum() / weight.sum())
+                                    if weight.sum() > 0 else out["avg_response"])
+    out["utilization"] = float(weight.sum() / (procs * (t1 - t0))) if t1 > t0 else 0.0
     out["makespan"] = t1 - t0
+    return out
+
+
+def _summary(schedule: Schedule, m: dict[str, np.ndarray], mask: np.ndarray | None,
+             label: str | None) -> dict[str, Any]:
+    n = len(schedule.workload.jobs)
+    sel = np.ones(n, bool) if mask is None else np.asarray(mask, bool)
+    out: dict[str, Any] = {"policy": schedule.policy,
+                           "filter": label if mask is not None else "all jobs"}
+    out.update(aggregate({key: a[sel] for key, a in m.items()}, schedule.workload.procs))
+    if out["jobs"] == 0:
+        return out
     out["killed"] = int(schedule.killed[sel].sum())
     if mask is None:
-        times, lengths = queue_length(schedule)
+        t0, t1 = int(m["submit"].min()), int(m["end"].max())
+        times, lengths = _queue_length(m)
         if t1 > t0 and len(times):
             dt = np.diff(np.append(times, t1))
             out["avg_queue_length"] = float((lengths * dt).sum() / (t1 - t0))
@@ -139,8 +158,8 @@ def breakdown(schedule: Schedule, keys: Sequence[Any]) -> list[dict[str, Any]]:
     if len(keys) != len(schedule.workload.jobs):
         raise ValueError(f"keys has {len(keys)} entries for {len(schedule.workload.jobs)} jobs")
     arr = np.array(keys, dtype=object)
-    seen: dict[Any, None] = dict.fromkeys(keys)
-    return [summary(schedule, arr == key, label=str(key)) for key in seen]
+    m = job_metrics(schedule)  # once, not once per key
+    return [_summary(schedule, m, arr == key, str(key)) for key in dict.fromkeys(keys)]
 
 
 def size_class(schedule: Schedule, edges: Sequence[int] = (1, 2, 9, 33)) -> list[str]:

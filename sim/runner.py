@@ -23,7 +23,7 @@ import numpy as np
 
 from instances.job import Workload
 from sim.batch import Schedule, simulate
-from sim.metrics import job_metrics, summary
+from sim.metrics import aggregate, job_metrics, summary
 from sim.registry import make_policy
 from sim.validate import validate
 
@@ -88,23 +88,10 @@ def _combined(schedules: Sequence[Schedule], policy: str) -> dict[str, Any]:
     """Aggregate over the jobs of several schedules (for example all months)."""
     ms = [job_metrics(s) for s in schedules]
     cat = {k: np.concatenate([m[k] for m in ms]) for k in ms[0]}
-    procs = schedules[0].workload.procs
-    t0, t1 = int(cat["submit"].min()), int(cat["end"].max())
-    weight = (cat["procs"] * cat["run"]).astype(float)
-    return {
-        "policy": policy,
-        "jobs": int(len(cat["wait"])),
-        "avg_wait": float(cat["wait"].mean()),
-        "max_wait": int(cat["wait"].max()),
-        "avg_response": float(cat["response"].mean()),
-        "avg_slowdown": float(cat["slowdown"].mean()),
-        "avg_bounded_slowdown": float(cat["bounded_slowdown"].mean()),
-        "avg_weighted_response": float((weight * cat["response"]).sum() / max(weight.sum(), 1e-9)),
-        "utilization": float(weight.sum() / (procs * (t1 - t0))) if t1 > t0 else 0.0,
-        "makespan": t1 - t0,
-        "killed": int(sum(int(s.killed.sum()) for s in schedules)),
-        "sim_seconds": float(sum(s.sim_seconds for s in schedules)),
-    }
+    row = {"policy": policy, **aggregate(cat, schedules[0].workload.procs)}
+    row["killed"] = int(sum(int(s.killed.sum()) for s in schedules))
+    row["sim_seconds"] = float(sum(s.sim_seconds for s in schedules))
+    return row
 
 
 def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: bool = False,
