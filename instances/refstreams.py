@@ -86,21 +86,33 @@ def hot_scan(footprint: int, n: int, *, hot: int, p_hot: float, seed: int = 0) -
 
 
 def phases(
-    footprint: int, n: int, *, working_set: int, phase_length: int, seed: int = 0
+    footprint: int, n: int, *, working_set: int, phase_length: int, seed: int = 0,
+    lengths: str = "fixed",
 ) -> np.ndarray:
-    """Working-set phases: each phase of ``phase_length`` references draws uniformly from
-    a fresh random set of ``working_set`` blocks out of ``footprint``."""
+    """Working-set phases: each phase draws uniformly from a fresh random set of
+    ``working_set`` blocks out of ``footprint``.
+
+    ``lengths="fixed"``: every phase is ``phase_length`` references, so phase changes fall
+    on multiples of it (and line up with time slices that divide it). ``"geometric"``:
+    phase lengths are independent geometric draws with mean ``phase_length``, so the
+    stream looks the same from every starting point.
+    """
     _check(footprint, n)
     if not 1 <= working_set <= footprint:
         raise ValueError(f"field 'working_set' must be in [1, footprint], got {working_set!r}")
     if phase_length < 1:
         raise ValueError(f"field 'phase_length' must be >= 1, got {phase_length!r}")
+    if lengths not in ("fixed", "geometric"):
+        raise ValueError(f"field 'lengths' must be 'fixed' or 'geometric', got {lengths!r}")
     rng = np.random.default_rng(seed)
     out = np.empty(n, dtype=np.int64)
-    for s in range(0, n, phase_length):
-        e = min(n, s + phase_length)
+    s = 0
+    while s < n:
+        size = phase_length if lengths == "fixed" else int(rng.geometric(1.0 / phase_length))
+        e = min(n, s + size)
         ws = rng.choice(footprint, size=working_set, replace=False)
         out[s:e] = ws[rng.integers(0, working_set, size=e - s)]
+        s = e
     return out
 
 

@@ -15,6 +15,14 @@ larger ``p_t`` is an inversion count, done here by a bottom-up merge sort whose 
 numpy operations (``searchsorted`` across all runs at once, then a stable sort that only
 merges adjacent sorted runs): ``O(n log n)`` work in ``log2 n`` vectorised passes.
 
+Footprint spread
+----------------
+:func:`footprint_spread` gives the mean and standard deviation of the number of distinct
+blocks over *all* windows of each length, exactly, in ``O(n)`` numpy work per length:
+moving the window ``[s, s+k)`` one step drops block ``a[s]`` iff its next use is at or
+after ``s + k`` and adds a new block iff the previous use of ``a[s+k]`` is before
+``s + 1``.
+
 Simulation
 ----------
 :func:`interleave` merges several streams in proportion to their reference rates,
@@ -30,6 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.memory import FootprintSpread
+
 __all__ = [
     "previous_use",
     "stack_distances",
@@ -39,6 +49,7 @@ __all__ = [
     "round_robin_trace",
     "simulate",
     "Simulation",
+    "footprint_spread",
 ]
 
 COLD = np.iinfo(np.int64).max
@@ -244,3 +255,55 @@ def simulate(
         rates = np.where(refs > 0, misses / np.maximum(refs, 1), 0.0)
     return Simulation(refs=refs, misses=misses, miss_rates=rates,
                       combined=float(misses.sum() / max(refs.sum(), 1)))
+
+
+def footprint_spread(
+    trace: Sequence[int] | np.ndarray, lengths: Sequence[int] | None = None, *,
+    skip: int = 0, name: str = "",
+) -> FootprintSpread:
+    """Mean and standard deviation of the distinct blocks in every window of each length.
+
+    Parameters
+    ----------
+    trace : array_like of int
+        Block addresses of one process.
+    lengths : sequence of int, optional
+        Window lengths in references, each in ``[1, n - skip]``. Default: 48 lengths
+        spaced geometrically from 1 to ``n - skip``.
+    skip : int
+        Windows start at or after this reference (a warm-up to leave out).
+    name : str
+        Label of the result.
+
+    Returns
+    -------
+    FootprintSpread
+        Exact over all ``n - skip - k + 1`` windows of each length ``k`` (no sampling).
+    """
+    a = np.asarray(trace)
+    if a.ndim != 1:
+        raise ValueError("field 'trace' must be one-dimensional")
+    n = a.size
+    if not 0 <= skip < n:
+        raise ValueError(f"field 'skip' must be in [0, {n}), got {skip!r}")
+    if lengths is None:
+        ks = np.unique(np.round(np.geomspace(1, n - skip, 48)).astype(np.int64))
+    else:
+        ks = np.unique(np.asarray(lengths, dtype=np.int64))
+        if ks.size == 0 or ks[0] < 1 or ks[-1] > n - skip:
+            raise ValueError(f"field 'lengths' must lie in [1, {n - skip}]")
+    prev = previous_use(a)
+    nxt = np.full(n, n, dtype=np.int64)
+    has = prev >= 0
+    nxt[prev[has]] = np.flatnonzero(has)
+    means, sds = [], []
+    for k in ks:
+        k = int(k)
+        first = int(np.count_nonzero(prev[skip : skip + k] < skip))
+        s = np.arange(skip, n - k, dtype=np.int64)
+        step = (prev[s + k] <= s).astype(np.int64) - (nxt[s] >= s + k)
+        counts = first + np.concatenate(([0], np.cumsum(step)))
+        means.append(float(counts.mean()))
+        sds.append(float(counts.std()))
+    return FootprintSpread(k=tuple(float(v) for v in ks), sd=tuple(sds), mean=tuple(means),
+                           name=name)

@@ -58,6 +58,42 @@ start each slice, then ``m_p(C)``); for short slices ``w ~ (k_p(d) - j) / n_p`` 
 condition becomes ``sum_q x_q(alpha_q K) <= C`` with ``K = k_p(d) / alpha_p``, i.e. eq. 2.
 Between the two the blocks of a process are evicted by the others but the slice is too
 short to amortise reloading them, so the miss rate rises before it falls (Figure 2).
+
+Fluctuations (our extension, ``fluctuations=True``)
+---------------------------------------------------
+Eq. 2 read per reference is a sharp threshold. A reference of ``p`` with own stack
+distance ``d`` (``P(d) = m_p(d-1) - m_p(d)``) was last used ``k_p(d)`` own references
+ago; meanwhile each other process made ``n_q = alpha_q / alpha_p k_p(d)`` references and
+touched ``x_q(n_q)`` blocks, so the reference hits iff ``d + sum_q x_q(n_q) <= C``. The
+left side grows with ``d``, so the hits are the references with ``d`` up to the share
+``x_p`` of eq. 2 and the miss rate is ``m_p(x_p)``: eqs. 2-3 exactly. In a real run both
+the reuse time and the others' footprints fluctuate around these means. For a smooth
+curve that hardly matters (errors on both sides cancel), but a curve with a cliff (a
+loop: its whole footprint has one reuse distance) sits entirely on one side of the
+threshold, and the miss rate is set by how often the fluctuation crosses it.
+
+The extension keeps the means and adds the spread:
+
+- Eq. 1 read as a pure birth process: with ``i`` blocks touched, a reference brings a
+  new one with probability ``m(i)``, so the references needed to reach ``d`` blocks are a
+  sum of geometric waits, mean ``k(d)`` (eq. 1) and variance
+  ``V(d) = sum_{i<d} (1 - m(i)) / m(i)^2`` (:attr:`MissRateCurve.warmup_var`).
+- The footprint of ``q`` in a window of ``n`` references then has standard deviation
+  ``m_q(x) sqrt(V_q(x))`` at ``x = x_q(n)`` (delta method). This is exact in the limit
+  for streams without memory of their own (independent references); streams with phases
+  or scans vary far more, and a spread measured from the trace
+  (:func:`sim.lru.footprint_spread`, a :class:`FootprintSpread`) can be passed instead.
+- The depth ``d + S`` of the reference is taken Gaussian given ``d``: mean as above,
+  variance ``sum_q sd_q(n_q)^2 + (sum_q m_q(x_q) alpha_q / alpha_p)^2 V_p(d)`` (the
+  second term carries the reuse-time spread through the others' footprint growth). The
+  reference misses with probability ``P(d + S > C)``, with a half-block continuity
+  correction, and ``m_p = sum_d P(d) P(miss | d) + m_p(X)``.
+
+In the time-sharing model the same spreads enter through ``w``: the reuse time is
+averaged over 12 Gauss-Hermite nodes of its Gaussian, each node giving ``w`` and a
+Gaussian depth ``d + O_p(w)``. With every spread zero both reduce to the models above
+(up to the half-block correction). The interleaving is assumed even (the reference
+counts ``n_q`` are not random), as in :func:`sim.lru.interleave`.
 """
 
 from __future__ import annotations
@@ -78,6 +114,8 @@ __all__ = [
     "idle_time",
     "round_robin",
     "RoundRobin",
+    "FootprintSpread",
+    "window_spread",
 ]
 
 
@@ -105,6 +143,7 @@ class MissRateCurve:
     name: str = ""
     _arr: np.ndarray = field(default=None, repr=False, compare=False, hash=False)  # type: ignore
     _k: np.ndarray = field(default=None, repr=False, compare=False, hash=False)  # type: ignore
+    _kvar: np.ndarray = field(default=None, repr=False, compare=False, hash=False)  # type: ignore
 
     def __post_init__(self) -> None:
         try:
@@ -133,8 +172,13 @@ class MissRateCurve:
         k = np.zeros(sat + 1)
         if sat:
             k[1:] = np.cumsum(1.0 / arr[:sat])
+        v = np.zeros(sat + 1)
+        if sat:
+            v[1:] = np.cumsum((1.0 - arr[:sat]) / arr[:sat] ** 2)
         k.setflags(write=False)
+        v.setflags(write=False)
         object.__setattr__(self, "_k", k)
+        object.__setattr__(self, "_kvar", v)
 
     @property
     def array(self) -> np.ndarray:
@@ -155,6 +199,12 @@ class MissRateCurve:
     def warmup(self) -> np.ndarray:
         """``k(i)``, references from a cold start to a footprint of ``i`` blocks (eq. 1)."""
         return self._k
+
+    @property
+    def warmup_var(self) -> np.ndarray:
+        """``V(i)``, variance of the references needed to reach ``i`` blocks, eq. 1 read as
+        a pure birth process: ``sum_{j<i} (1 - m(j)) / m(j)^2`` (references squared)."""
+        return self._kvar
 
     @classmethod
     def from_points(cls, points: Sequence[Sequence[float]], name: str = "") -> MissRateCurve:
@@ -224,6 +274,128 @@ def miss_rate(curve: MissRateCurve, x: Any) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class FootprintSpread:
+    """Spread of a process's footprint in a window: the standard deviation of the number of
+    distinct blocks it touches in a window of ``k`` of its references.
+
+    Used by the fluctuation extension (module docstring) in place of the spread derived
+    from the miss-rate curve. :func:`sim.lru.footprint_spread` measures one from a trace.
+
+    Parameters
+    ----------
+    k : tuple of float
+        Window lengths in references, strictly increasing, ``>= 0``.
+    sd : tuple of float
+        Standard deviation in blocks at each length, finite and ``>= 0``. Linear between
+        lengths, held constant beyond the last one.
+    mean : tuple of float, optional
+        Mean distinct blocks at each length (for reference; the model takes the mean from
+        eq. 1).
+    name : str
+    """
+
+    k: tuple[float, ...]
+    sd: tuple[float, ...]
+    mean: tuple[float, ...] = ()
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        k = np.asarray(self.k, dtype=float)
+        sd = np.asarray(self.sd, dtype=float)
+        who = f"FootprintSpread {self.name!r}"
+        if k.ndim != 1 or k.size == 0 or sd.shape != k.shape:
+            raise ValueError(f"{who}: fields 'k' and 'sd' must be non-empty lists of one length")
+        if np.any(~np.isfinite(k)) or k[0] < 0 or np.any(np.diff(k) <= 0):
+            raise ValueError(f"{who}: field 'k' must be finite, >= 0 and strictly increasing")
+        bad = np.flatnonzero(~np.isfinite(sd) | (sd < 0))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"{who}: field 'sd'[{i}] = {float(sd[i])!r} is not finite and >= 0")
+        if self.mean and len(self.mean) != k.size:
+            raise ValueError(f"{who}: field 'mean' must have one value per length")
+        object.__setattr__(self, "k", tuple(float(v) for v in k))
+        object.__setattr__(self, "sd", tuple(float(v) for v in sd))
+        object.__setattr__(self, "mean", tuple(float(v) for v in self.mean))
+
+    def __call__(self, n: Any) -> np.ndarray:
+        """Standard deviation (blocks) at window lengths ``n`` (references)."""
+        return np.interp(np.asarray(n, dtype=float), self.k, self.sd)
+
+
+def window_spread(curve: MissRateCurve, n: Any) -> np.ndarray:
+    """Footprint spread implied by the curve alone: ``m(x) sqrt(V(x))`` at ``x = x(n)``.
+
+    Eq. 1 read as a pure birth process (module docstring), delta method. Vectorised over
+    window lengths ``n`` (references); blocks.
+    """
+    x = footprint(curve, n)
+    grid = np.arange(curve.saturation + 1, dtype=float)
+    v = np.interp(x, grid, curve.warmup_var)
+    return miss_rate(curve, x) * np.sqrt(v)
+
+
+def _normal_cdf(z: np.ndarray) -> np.ndarray:
+    """Standard normal CDF (Abramowitz & Stegun 7.1.26, absolute error < 1.5e-7)."""
+    z = np.asarray(z, dtype=float)
+    a = np.abs(z) / np.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
+            + 0.254829592) * t
+    erf = 1.0 - poly * np.exp(-a * a)
+    return np.where(z >= 0, 0.5 * (1.0 + erf), 0.5 * (1.0 - erf))
+
+
+def _fits(slack: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """``P(S <= slack)`` for a Gaussian excess ``S`` of mean 0 and deviation ``sd``; a step
+    where ``sd`` is 0."""
+    safe = np.where(sd > 0, sd, 1.0)
+    return np.where(sd > 0, _normal_cdf(slack / safe), (slack >= 0).astype(float))
+
+
+Spread = FootprintSpread | None
+
+
+def _spread(curve: MissRateCurve, spread: Spread, n: np.ndarray) -> np.ndarray:
+    return window_spread(curve, n) if spread is None else spread(n)
+
+
+def _own_distances(curve: MissRateCurve, capacity: float) -> tuple[np.ndarray, ...]:
+    """Own stack distances ``d = 1..D`` that can hit, their probabilities, the rest that
+    always misses, and the reuse time (mean, variance) of eq. 1 read as a birth process."""
+    a = curve.array
+    dmax = int(min(curve.saturation, np.floor(capacity)))
+    d = np.arange(1, dmax + 1, dtype=float)
+    pd = a[:dmax] - a[1 : dmax + 1]
+    return d, pd, float(a[dmax]), curve.warmup[1 : dmax + 1], curve.warmup_var[1 : dmax + 1]
+
+
+def _fluctuating_miss_rates(
+    curves: Sequence[MissRateCurve], alpha: np.ndarray, capacity: float,
+    spreads: Sequence[Spread],
+) -> np.ndarray:
+    """Per-process miss rates of one group under eq. 2 with fluctuations (docstring)."""
+    out = np.zeros(len(curves))
+    members = np.flatnonzero(alpha > 0)
+    for p in members:
+        d, pd, rest, kd, vd = _own_distances(curves[p], capacity)
+        mean = d.copy()
+        var = np.zeros_like(d)
+        growth = np.zeros_like(d)
+        for q in members:
+            if q == p:
+                continue
+            nq = alpha[q] / alpha[p] * kd
+            xq = footprint(curves[q], nq)
+            mean += xq
+            var += _spread(curves[q], spreads[q], nq) ** 2
+            growth += miss_rate(curves[q], xq) * alpha[q] / alpha[p]
+        var += growth**2 * vd
+        hit = _fits(capacity + 0.5 - mean, np.sqrt(var))
+        out[p] = float(np.sum(pd * (1.0 - hit)) + rest)
+    return out
+
+
+@dataclass(frozen=True)
 class SteadyState:
     """Eq. 2/3 for ``G`` groups of processes sharing memory (arrays of shape ``(G, J)``).
 
@@ -234,7 +406,8 @@ class SteadyState:
     x : ndarray (G, J)
         Memory share ``x_p(alpha_p K)`` in blocks (0 for non-members).
     m : ndarray (G, J)
-        Miss rate ``m_p(x_p)`` of each member (0 for non-members).
+        Miss rate ``m_p(x_p)`` of each member (0 for non-members); with fluctuations the
+        rate of the extension (module docstring), while ``x`` stays the mean share.
     combined : ndarray (G,)
         Eq. 3, ``sum_p alpha_p m_p``.
     """
@@ -252,6 +425,8 @@ def steady_state(
     *,
     shared: tuple[MissRateCurve, float] | None = None,
     iterations: int = 60,
+    fluctuations: bool = False,
+    spreads: Sequence[Spread] | None = None,
 ) -> SteadyState:
     """Eqs. 2 and 3: steady state of processes sharing ``capacity`` blocks of LRU memory.
 
@@ -270,6 +445,12 @@ def steady_state(
     iterations : int
         Bisection steps on ``K`` (each halves the bracket); a final secant step inside
         the last bracket is exact when both ends lie on one linear piece of eq. 1.
+    fluctuations : bool
+        ``False`` (default): the paper's eqs. 2-3. ``True``: our extension with the spread
+        of reuse times and footprints (module docstring); costs ``O(J^2 C)`` per group.
+    spreads : sequence of FootprintSpread or None, optional
+        With ``fluctuations``, a measured footprint spread per curve of ``curves`` (None
+        entries, and the shared process, use the spread implied by the curve).
 
     Returns
     -------
@@ -285,6 +466,7 @@ def steady_state(
         r = np.hstack([r, np.full((r.shape[0], 1), float(shared[1]))])
     if r.shape[1] != len(curves):
         raise ValueError(f"field 'rates' has {r.shape[1]} columns for {len(curves)} curves")
+    spread_list = _spread_list(spreads, len(curves) - (shared is not None), len(curves))
     if np.any(~np.isfinite(r)) or np.any(r < 0):
         raise ValueError("field 'rates' must be finite and >= 0")
     tot = r.sum(axis=1)
@@ -329,8 +511,23 @@ def steady_state(
         rows = members[:, j]
         if rows.any():
             m[rows, j] = miss_rate(c, x[rows, j])
+    if fluctuations:
+        for g in range(G):
+            m[g] = _fluctuating_miss_rates(curves, alpha[g], float(capacity), spread_list)
     combined = (alpha * m).sum(axis=1)
     return SteadyState(K=K, x=x, m=m, combined=combined)
+
+
+def _spread_list(spreads: Sequence[Spread] | None, given: int, total: int) -> list[Spread]:
+    if spreads is None:
+        return [None] * total
+    spreads = list(spreads)
+    if len(spreads) != given:
+        raise ValueError(f"field 'spreads' has {len(spreads)} entries for {given} curves")
+    for i, sp in enumerate(spreads):
+        if sp is not None and not isinstance(sp, FootprintSpread):
+            raise ValueError(f"field 'spreads'[{i}] must be a FootprintSpread or None")
+    return spreads + [None] * (total - given)
 
 
 def idle_time(misses: Any, latency: float, processors: int, used: Any, slice_length: Any) -> float:
@@ -384,6 +581,8 @@ def round_robin(
     capacity: int,
     *,
     offsets: int = 64,
+    fluctuations: bool = False,
+    spreads: Sequence[Spread] | None = None,
 ) -> RoundRobin:
     """Section 4.2: miss rates of processes taking turns in slices of ``n_p`` references.
 
@@ -398,6 +597,12 @@ def round_robin(
         Memory ``C`` in blocks, > 0.
     offsets : int
         Offsets ``j`` sampled (midpoints of equal parts of the slice).
+    fluctuations : bool
+        ``True``: our extension with the spread of reuse times and footprints (module
+        docstring); ``resident`` then holds the expected number of resident blocks.
+    spreads : sequence of FootprintSpread or None, optional
+        With ``fluctuations``, a measured footprint spread per curve (None: implied by
+        the curve).
     """
     if not capacity > 0:
         raise ValueError(f"field 'capacity' must be positive, got {capacity!r}")
@@ -408,6 +613,12 @@ def round_robin(
     P = len(curves)
     res = np.zeros((P, offsets))
     rates = np.zeros(P)
+    if fluctuations:
+        spread_list = _spread_list(spreads, P, P)
+        for p in range(P):
+            res[p], rates[p] = _fluctuating_slice(curves, n, C, p, offsets, spread_list)
+        combined = float(np.sum(n * rates) / np.sum(n))
+        return RoundRobin(resident=res, miss_rates=rates, combined=combined)
     for p, cp in enumerate(curves):
         dmax = min(cp.saturation, C)
         d = np.arange(1, dmax + 1, dtype=float)
@@ -427,3 +638,33 @@ def round_robin(
     combined = float(np.sum(n * rates) / np.sum(n))
     return RoundRobin(resident=res, miss_rates=rates, combined=combined)
 
+
+
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(12)
+_WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
+
+
+def _fluctuating_slice(
+    curves: Sequence[MissRateCurve], n: np.ndarray, capacity: int, p: int, offsets: int,
+    spreads: Sequence[Spread],
+) -> tuple[np.ndarray, float]:
+    """Resident blocks per offset and the miss rate of process ``p`` over its slice, with
+    the reuse time averaged over Gauss-Hermite nodes and a Gaussian footprint of the
+    others (module docstring)."""
+    d, pd, rest, kd, vd = _own_distances(curves[p], capacity)
+    j = (np.arange(offsets) + 0.5) * n[p] / offsets
+    hit = np.zeros((offsets, d.size))
+    for z, weight in zip(_NODES, _WEIGHTS, strict=True):
+        k = np.maximum(kd + z * np.sqrt(vd), d)  # d blocks take at least d references
+        gap = k[None, :] - j[:, None]
+        w = np.where(gap > 0, np.ceil(np.maximum(gap, 0.0) / n[p]), 0.0)
+        mean = np.broadcast_to(d, w.shape).copy()
+        var = np.zeros_like(w)
+        for q, cq in enumerate(curves):
+            if q != p:
+                mean += footprint(cq, w * n[q])
+                var += _spread(cq, spreads[q], w * n[q]) ** 2
+        hit += weight * _fits(capacity + 0.5 - mean, np.sqrt(var))
+    resident = hit.sum(axis=1)  # the d-th most recent block is resident w.p. hit[:, d]
+    miss = (pd[None, :] * (1.0 - hit)).sum(axis=1) + rest
+    return resident, float(np.mean(miss))
