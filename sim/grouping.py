@@ -13,7 +13,8 @@ Cost (eq. 4): processor idle time per round of ``S`` slices, in processor-second
 
 where ``N(s) = sum_{j in s} Q(j)`` and ``misses(s) = sum_{j in s} refs(j) m_j(x_j)`` with
 the memory shares ``x_j`` of the jobs running together from eq. 2 (``sim.memory``,
-reference rates proportional to ``refs``). Like section 4.1 we take the steady state in
+reference rates proportional to ``refs``; field ``model = "fluctuations"`` takes the
+rates of our extension of eq. 2 instead). Like section 4.1 we take the steady state in
 each slice (slices long against the time to refill memory), which makes the cost of a
 slice depend only on its own jobs: the property the set-partitioning models need. An
 optional ``shared`` process (shared memory as one more conceptual process, its references
@@ -40,6 +41,8 @@ from sim.memory import MissRateCurve, steady_state
 __all__ = ["GroupJob", "GroupingProblem", "load", "from_json", "schedule_name", "random_problem"]
 
 Solution = list[list[str]]
+MODELS = ("eq2", "fluctuations")
+"""Memory models a problem can cost its slices with (field ``model``)."""
 
 
 def _num(owner: str, name: str, value: Any) -> float:
@@ -101,6 +104,10 @@ class GroupingProblem:
     shared : GroupJob or None
         Shared memory as an extra conceptual process present in every non-empty slice
         (its ``procs`` is ignored).
+    model : str
+        Memory model of a slice: ``"eq2"`` (default, the paper's eqs. 2-3) or
+        ``"fluctuations"`` (our extension in ``sim.memory``, for curves with cliffs such as
+        loops; slower, ``O(J^2 C)`` per group).
     name, source : str
         Label and provenance of the data.
     """
@@ -112,6 +119,7 @@ class GroupingProblem:
     slice_length: float
     slices: int | None = None
     shared: GroupJob | None = None
+    model: str = "eq2"
     name: str = ""
     source: str = ""
     _cache: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
@@ -149,6 +157,9 @@ class GroupingProblem:
                                  f"'processors' P = {P}")
         if self.shared is not None and not isinstance(self.shared, GroupJob):
             raise ValueError("grouping problem: field 'shared' must be a GroupJob or null")
+        if self.model not in MODELS:
+            raise ValueError(f"grouping problem: field 'model' must be one of {MODELS}, "
+                             f"got {self.model!r}")
 
     # ------------------------------------------------------------------ basics
     @property
@@ -192,7 +203,8 @@ class GroupingProblem:
             curves = [j.curve for j in self.jobs]
             if self.shared is not None:
                 shared = (self.shared.curve, self.shared.refs)
-            st = steady_state(curves, rates, float(self.memory), shared=shared)
+            st = steady_state(curves, rates, float(self.memory), shared=shared,
+                              fluctuations=self.model == "fluctuations")
             tot = rates.sum(axis=1) + (self.shared.refs if self.shared is not None else 0.0)
             misses[nonempty] = st.combined * tot
         used = mem.astype(np.int64) @ self.demand
@@ -305,6 +317,7 @@ class GroupingProblem:
             "slice_length": self.slice_length,
             "slices": self.slices,
             "shared": None if self.shared is None else job(self.shared),
+            "model": self.model,
             "jobs": [job(j) for j in self.jobs],
         }
 
@@ -348,6 +361,7 @@ def from_json(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
             slice_length=data["slice_length"],
             slices=data.get("slices"),
             shared=None if shared is None else _job(shared, f"{source}: shared"),
+            model=data.get("model", "eq2"),
             name=str(data.get("name", "")),
             source=str(data.get("source", "")),
         )

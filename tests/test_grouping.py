@@ -115,6 +115,7 @@ def _good() -> dict:
     (("jobs", 0, "curve", "m"), [1.0, 0.5, 0.7], r"jobs\[0\]\.curve.*non-increasing"),
     (("jobs", 1, "curve", "m"), [1.0, 1.2], r"jobs\[1\]\.curve.*'m'\[1\] = 1.2 is not in"),
     (("jobs", 1, "name"), "x", "repeats the name 'x'"),
+    (("model",), "eq3", "field 'model' must be one of"),
 ])
 def test_bad_input_names_the_field(path, value, message):
     data = _good()
@@ -271,3 +272,55 @@ def test_every_registered_solver_through_the_registry_like_the_cli():
         else:
             assert out["status"] == "FEASIBLE" and out["bound"] is None
             assert out["objective"] >= best * (1 - 1e-12)
+
+
+def _loop_curve(length: int) -> MissRateCurve:
+    return MissRateCurve(tuple([1.0] * length + [0.0]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fluctuation_model_costs_slices_and_exact_models_still_agree(seed):
+    import dataclasses
+
+    p = dataclasses.replace(small(seed), model="fluctuations", _cache={})
+    # the slice cost is eq. 4 through steady_state(..., fluctuations=True)
+    g = p.names[:2]
+    jobs = [j for j in p.jobs if j.name in g]
+    st = steady_state([j.curve for j in jobs], [j.refs for j in jobs], float(p.memory),
+                      fluctuations=True)
+    used = sum(j.procs for j in jobs)
+    want = (p.latency * st.combined[0] * sum(j.refs for j in jobs)
+            + (p.processors - used) * p.slice_length)
+    assert p.slice_cost(g) == pytest.approx(want)
+    res = {n: solver(n)(p) for n in EXACT}
+    assert {r.status for r in res.values()} == {Status.OPTIMAL}
+    opt = res["exhaustive"].objective
+    for n in EXACT:
+        assert res[n].objective == pytest.approx(opt, rel=1e-7)
+    assert solver("greedy")(p).objective >= opt * (1 - 1e-9)
+    assert from_json(json.loads(json.dumps(p.to_json()))) == p
+
+
+def test_fluctuation_model_differs_only_near_a_loop_cliff():
+    a = GroupJob("a", 1, _loop_curve(300), 1000.0)
+    b = GroupJob("b", 1, curve(900, 200), 1000.0)
+
+    def costs(memory: int) -> tuple[float, float]:
+        out = []
+        for model in ("eq2", "fluctuations"):
+            p = GroupingProblem(jobs=(a, b), processors=2, memory=memory, latency=1.0,
+                                slice_length=1.0, model=model)
+            out.append(p.slice_cost(["a", "b"]))
+        return out[0], out[1]
+
+    # where the loop's reuse depth crosses the memory, eq. 2 jumps and the extension
+    # smooths the jump; far from it the two agree
+    near = [costs(m) for m in range(440, 511, 5)]
+    assert max(abs(f - e) / e for e, f in near) > 0.05
+    for m in (700, 1000):
+        e, f = costs(m)
+        assert f == pytest.approx(e, rel=1e-6)
+    alone = [GroupingProblem(jobs=(a,), processors=1, memory=400, latency=1.0,
+                             slice_length=1.0, model=mo).slice_cost(["a"])
+             for mo in ("eq2", "fluctuations")]
+    assert alone[0] == pytest.approx(alone[1], abs=1e-9)
