@@ -284,12 +284,16 @@ def footprint_spread(
     if a.ndim != 1:
         raise ValueError("field 'trace' must be one-dimensional")
     n = a.size
-    if not 0 <= skip < n:
-        raise ValueError(f"field 'skip' must be in [0, {n}), got {skip!r}")
+    if isinstance(skip, bool) or not isinstance(skip, (int, np.integer)) or not 0 <= skip < n:
+        raise ValueError(f"field 'skip' must be an integer in [0, {n}), got {skip!r}")
     if lengths is None:
         ks = np.unique(np.round(np.geomspace(1, n - skip, 48)).astype(np.int64))
     else:
-        ks = np.unique(np.asarray(lengths, dtype=np.int64))
+        raw = np.asarray(lengths, dtype=float)
+        if raw.ndim != 1 or np.any(~np.isfinite(raw)) or np.any(raw != np.round(raw)):
+            raise ValueError(f"field 'lengths' must be whole numbers of references, got "
+                             f"{np.asarray(lengths).tolist()[:5]}")
+        ks = np.unique(raw.astype(np.int64))
         if ks.size == 0 or ks[0] < 1 or ks[-1] > n - skip:
             raise ValueError(f"field 'lengths' must lie in [1, {n - skip}]")
     prev = previous_use(a)

@@ -311,8 +311,11 @@ class FootprintSpread:
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"{who}: field 'sd'[{i}] = {float(sd[i])!r} is not finite and >= 0")
-        if self.mean and len(self.mean) != k.size:
-            raise ValueError(f"{who}: field 'mean' must have one value per length")
+        if self.mean:
+            mean = np.asarray(self.mean, dtype=float)
+            if mean.shape != k.shape or np.any(~np.isfinite(mean)) or np.any(mean < 0):
+                raise ValueError(f"{who}: field 'mean' must hold one finite value >= 0 "
+                                 "per length")
         object.__setattr__(self, "k", tuple(float(v) for v in k))
         object.__setattr__(self, "sd", tuple(float(v) for v in sd))
         object.__setattr__(self, "mean", tuple(float(v) for v in self.mean))
@@ -466,6 +469,8 @@ def steady_state(
         r = np.hstack([r, np.full((r.shape[0], 1), float(shared[1]))])
     if r.shape[1] != len(curves):
         raise ValueError(f"field 'rates' has {r.shape[1]} columns for {len(curves)} curves")
+    if spreads is not None and not fluctuations:
+        raise ValueError("field 'spreads' is only used with fluctuations=True")
     spread_list = _spread_list(spreads, len(curves) - (shared is not None), len(curves))
     if np.any(~np.isfinite(r)) or np.any(r < 0):
         raise ValueError("field 'rates' must be finite and >= 0")
@@ -521,6 +526,9 @@ def steady_state(
 def _spread_list(spreads: Sequence[Spread] | None, given: int, total: int) -> list[Spread]:
     if spreads is None:
         return [None] * total
+    if isinstance(spreads, FootprintSpread) or not isinstance(spreads, Sequence):
+        raise ValueError("field 'spreads' must be a list with one FootprintSpread or None "
+                         "per curve")
     spreads = list(spreads)
     if len(spreads) != given:
         raise ValueError(f"field 'spreads' has {len(spreads)} entries for {given} curves")
@@ -609,6 +617,8 @@ def round_robin(
     n = np.asarray(slice_refs, dtype=float)
     if n.shape != (len(curves),) or np.any(~(n > 0)):
         raise ValueError("field 'slice_refs' needs one positive value per curve")
+    if spreads is not None and not fluctuations:
+        raise ValueError("field 'spreads' is only used with fluctuations=True")
     C = int(capacity)
     P = len(curves)
     res = np.zeros((P, offsets))

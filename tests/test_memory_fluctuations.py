@@ -368,8 +368,6 @@ def test_spreads_of_wrong_length_or_type_are_rejected():
     assert a != pytest.approx(b, abs=1e-3)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="library bug: a non-sequence 'spreads' raises TypeError from list()")
 def test_spreads_that_are_not_a_sequence_raise_value_error():
     curves = [MissRateCurve(tuple(np.linspace(1, 0, 101)))]
     with pytest.raises(ValueError, match="'spreads'"):
@@ -377,8 +375,15 @@ def test_spreads_that_are_not_a_sequence_raise_value_error():
                      spreads=FootprintSpread((0.0,), (1.0,)))
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="library bug: fractional 'lengths' are truncated to int silently")
 def test_footprint_spread_rejects_fractional_lengths():
     with pytest.raises(ValueError, match="'lengths'"):
         footprint_spread(np.arange(100) % 7, [2.5])
+
+
+def test_spreads_without_fluctuations_are_refused_not_ignored():
+    curves = [MissRateCurve(tuple(np.linspace(1, 0, 101)))] * 2
+    sp = [FootprintSpread((0.0,), (1.0,)), None]
+    with pytest.raises(ValueError, match="'spreads'.*fluctuations=True"):
+        steady_state(curves, [1.0, 1.0], 80, spreads=sp)
+    with pytest.raises(ValueError, match="'spreads'.*fluctuations=True"):
+        round_robin(curves, [10, 10], 80, spreads=sp)
