@@ -122,7 +122,7 @@ class GroupingProblem:
     model: str = "eq2"
     name: str = ""
     source: str = ""
-    _cache: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "jobs", tuple(self.jobs))

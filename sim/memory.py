@@ -331,9 +331,12 @@ def window_spread(curve: MissRateCurve, n: Any) -> np.ndarray:
     Eq. 1 read as a pure birth process (module docstring), delta method. Vectorised over
     window lengths ``n`` (references); blocks.
     """
-    x = footprint(curve, n)
-    grid = np.arange(curve.saturation + 1, dtype=float)
-    v = np.interp(x, grid, curve.warmup_var)
+    return _curve_spread_at(curve, footprint(curve, n))
+
+
+def _curve_spread_at(curve: MissRateCurve, x: np.ndarray) -> np.ndarray:
+    """:func:`window_spread` at a footprint ``x`` already computed by eq. 1."""
+    v = np.interp(x, np.arange(curve.saturation + 1, dtype=float), curve.warmup_var)
     return miss_rate(curve, x) * np.sqrt(v)
 
 
@@ -358,8 +361,11 @@ def _fits(slack: np.ndarray, sd: np.ndarray) -> np.ndarray:
 Spread = FootprintSpread | None
 
 
-def _spread(curve: MissRateCurve, spread: Spread, n: np.ndarray) -> np.ndarray:
-    return window_spread(curve, n) if spread is None else spread(n)
+def _window(curve: MissRateCurve, spread: Spread, n: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Mean footprint (eq. 1) and its spread in windows of ``n`` references: from the curve,
+    or measured when ``spread`` is given."""
+    x = footprint(curve, n)
+    return x, (_curve_spread_at(curve, x) if spread is None else spread(n))
 
 
 def _own_distances(curve: MissRateCurve, capacity: float) -> tuple[np.ndarray, ...]:
@@ -387,10 +393,9 @@ def _fluctuating_miss_rates(
         for q in members:
             if q == p:
                 continue
-            nq = alpha[q] / alpha[p] * kd
-            xq = footprint(curves[q], nq)
+            xq, sd = _window(curves[q], spreads[q], alpha[q] / alpha[p] * kd)
             mean += xq
-            var += _spread(curves[q], spreads[q], nq) ** 2
+            var += sd**2
             growth += miss_rate(curves[q], xq) * alpha[q] / alpha[p]
         var += growth**2 * vd
         hit = _fits(capacity + 0.5 - mean, np.sqrt(var))
@@ -471,7 +476,6 @@ def steady_state(
         raise ValueError(f"field 'rates' has {r.shape[1]} columns for {len(curves)} curves")
     if spreads is not None and not fluctuations:
         raise ValueError("field 'spreads' is only used with fluctuations=True")
-    spread_list = _spread_list(spreads, len(curves) - (shared is not None), len(curves))
     if np.any(~np.isfinite(r)) or np.any(r < 0):
         raise ValueError("field 'rates' must be finite and >= 0")
     tot = r.sum(axis=1)
@@ -517,6 +521,7 @@ def steady_state(
         if rows.any():
             m[rows, j] = miss_rate(c, x[rows, j])
     if fluctuations:
+        spread_list = _spread_list(spreads, len(curves) - (shared is not None), len(curves))
         for g in range(G):
             m[g] = _fluctuating_miss_rates(curves, alpha[g], float(capacity), spread_list)
     combined = (alpha * m).sum(axis=1)
@@ -623,31 +628,38 @@ def round_robin(
     P = len(curves)
     res = np.zeros((P, offsets))
     rates = np.zeros(P)
-    if fluctuations:
-        spread_list = _spread_list(spreads, P, P)
-        for p in range(P):
+    spread_list = _spread_list(spreads, P, P) if fluctuations else []
+    for p in range(P):
+        if fluctuations:
             res[p], rates[p] = _fluctuating_slice(curves, n, C, p, offsets, spread_list)
-        combined = float(np.sum(n * rates) / np.sum(n))
-        return RoundRobin(resident=res, miss_rates=rates, combined=combined)
-    for p, cp in enumerate(curves):
-        dmax = min(cp.saturation, C)
-        d = np.arange(1, dmax + 1, dtype=float)
-        kd = cp.warmup[1 : dmax + 1]
-        j = (np.arange(offsets) + 0.5) * n[p] / offsets
-        gap = kd[None, :] - j[:, None]
-        w = np.where(gap > 0, np.ceil(np.maximum(gap, 0) / n[p]), 0.0)
-        other = np.zeros_like(w)
-        for q, cq in enumerate(curves):
-            if q != p:
-                other += footprint(cq, w * n[q])
-        ok = d[None, :] + other <= C
-        # depth is non-decreasing in d, so the resident blocks are a prefix
-        c = ok.sum(axis=1).astype(float)
-        res[p] = c
-        rates[p] = float(np.mean(miss_rate(cp, c)))
+        else:
+            res[p], rates[p] = _mean_slice(curves, n, C, p, offsets)
     combined = float(np.sum(n * rates) / np.sum(n))
     return RoundRobin(resident=res, miss_rates=rates, combined=combined)
 
+
+def _turns_since(k: np.ndarray, n_p: float, offsets: int) -> np.ndarray:
+    """``w``: slices of every other process since a use ``k`` own references ago, seen from
+    each sampled offset ``j`` of the current slice (shape ``(offsets, k.size)``)."""
+    j = (np.arange(offsets) + 0.5) * n_p / offsets
+    gap = k[None, :] - j[:, None]
+    return np.where(gap > 0, np.ceil(np.maximum(gap, 0.0) / n_p), 0.0)
+
+
+def _mean_slice(
+    curves: Sequence[MissRateCurve], n: np.ndarray, capacity: int, p: int, offsets: int,
+) -> tuple[np.ndarray, float]:
+    """Resident blocks ``c_p(j)`` per offset and the miss rate of process ``p`` over its
+    slice, section 4.2 as derived in the module docstring."""
+    d, _, _, kd, _ = _own_distances(curves[p], capacity)
+    w = _turns_since(kd, n[p], offsets)
+    other = np.zeros_like(w)
+    for q, cq in enumerate(curves):
+        if q != p:
+            other += footprint(cq, w * n[q])
+    # depth is non-decreasing in d, so the resident blocks are a prefix
+    c = (d[None, :] + other <= capacity).sum(axis=1).astype(float)
+    return c, float(np.mean(miss_rate(curves[p], c)))
 
 
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(12)
@@ -662,18 +674,17 @@ def _fluctuating_slice(
     the reuse time averaged over Gauss-Hermite nodes and a Gaussian footprint of the
     others (module docstring)."""
     d, pd, rest, kd, vd = _own_distances(curves[p], capacity)
-    j = (np.arange(offsets) + 0.5) * n[p] / offsets
     hit = np.zeros((offsets, d.size))
     for z, weight in zip(_NODES, _WEIGHTS, strict=True):
         k = np.maximum(kd + z * np.sqrt(vd), d)  # d blocks take at least d references
-        gap = k[None, :] - j[:, None]
-        w = np.where(gap > 0, np.ceil(np.maximum(gap, 0.0) / n[p]), 0.0)
+        w = _turns_since(k, n[p], offsets)
         mean = np.broadcast_to(d, w.shape).copy()
         var = np.zeros_like(w)
         for q, cq in enumerate(curves):
             if q != p:
-                mean += footprint(cq, w * n[q])
-                var += _spread(cq, spreads[q], w * n[q]) ** 2
+                xq, sd = _window(cq, spreads[q], w * n[q])
+                mean += xq
+                var += sd**2
         hit += weight * _fits(capacity + 0.5 - mean, np.sqrt(var))
     resident = hit.sum(axis=1)  # the d-th most recent block is resident w.p. hit[:, d]
     miss = (pd[None, :] * (1.0 - hit)).sum(axis=1) + rest

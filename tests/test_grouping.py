@@ -282,7 +282,7 @@ def _loop_curve(length: int) -> MissRateCurve:
 def test_fluctuation_model_costs_slices_and_exact_models_still_agree(seed):
     import dataclasses
 
-    p = dataclasses.replace(small(seed), model="fluctuations", _cache={})
+    p = dataclasses.replace(small(seed), model="fluctuations")
     # the slice cost is eq. 4 through steady_state(..., fluctuations=True)
     g = p.names[:2]
     jobs = [j for j in p.jobs if j.name in g]

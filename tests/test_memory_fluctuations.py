@@ -237,16 +237,26 @@ def test_fluctuations_track_lru_across_a_loop_cliff(rates):
     alpha = np.asarray(rates) / sum(rates)
     # global LRU depth of a loop block at its reuse: its own L plus the others' footprints
     depth = L + sum(float(footprint(curves[q], L * alpha[q] / alpha[1])) for q in (0, 2))
+    caps = int(round(depth)) + 5 * np.arange(-6, 7)
+    _assert_fluctuations_fix_the_cliff(
+        tr, ow, dist, caps, skip, min_rate=0.01,
+        paper=lambda cap: steady_state(curves, rates, cap).combined[0],
+        fluct=lambda cap: steady_state(curves, rates, cap, fluctuations=True).combined[0])
+
+
+def _assert_fluctuations_fix_the_cliff(tr, ow, dist, caps, warmup, *, paper, fluct,
+                                       min_rate=0.0):
+    """Scan the capacities ``caps`` across the loop's (stream 1) cliff: LRU sees the loop
+    go from always missing to always hitting; ``fluct(cap)`` stays within 5% of LRU's
+    combined rate (at least ``min_rate`` everywhere) while ``paper(cap)`` is more than 5%
+    off somewhere."""
     errs_fl, errs_paper, loop_sim = [], [], []
-    for cap in int(round(depth)) + 5 * np.arange(-6, 7):
-        sim = simulate(tr, ow, int(cap), warmup=skip, distances=dist)
-        paper = steady_state(curves, rates, cap).combined[0]
-        fl = steady_state(curves, rates, cap, fluctuations=True).combined[0]
-        assert sim.combined >= 0.01
-        errs_fl.append(abs(fl / sim.combined - 1))
-        errs_paper.append(abs(paper / sim.combined - 1))
+    for cap in caps:
+        sim = simulate(tr, ow, int(cap), warmup=warmup, distances=dist)
+        assert sim.combined >= min_rate
+        errs_fl.append(abs(fluct(cap) / sim.combined - 1))
+        errs_paper.append(abs(paper(cap) / sim.combined - 1))
         loop_sim.append(sim.miss_rates[1])
-    # the scan crosses the cliff: the loop goes from always missing to always hitting
     assert loop_sim[0] > 0.95 and loop_sim[-1] < 0.05
     assert max(errs_fl) < 0.05, np.round(errs_fl, 3)
     assert max(errs_paper) > 0.05, np.round(errs_paper, 3)
@@ -303,17 +313,11 @@ def test_round_robin_fluctuations_track_lru_across_a_loop_cliff():
     tr, ow = round_robin_trace(streams, [n] * 3, N // n)
     dist = stack_distances(tr)
     depth = L + sum(float(footprint(curves[q], L)) for q in (0, 2))
-    errs_fl, errs_plain, loop_sim = [], [], []
-    for cap in int(round(depth)) + 8 * np.arange(-4, 5):
-        sim = simulate(tr, ow, int(cap), warmup=tr.size // 4, distances=dist)
-        plain = round_robin(curves, [n] * 3, cap).combined
-        fl = round_robin(curves, [n] * 3, cap, fluctuations=True).combined
-        errs_fl.append(abs(fl / sim.combined - 1))
-        errs_plain.append(abs(plain / sim.combined - 1))
-        loop_sim.append(sim.miss_rates[1])
-    assert loop_sim[0] > 0.95 and loop_sim[-1] < 0.05
-    assert max(errs_fl) < 0.05, np.round(errs_fl, 3)
-    assert max(errs_plain) > 0.05, np.round(errs_plain, 3)
+    caps = int(round(depth)) + 8 * np.arange(-4, 5)
+    _assert_fluctuations_fix_the_cliff(
+        tr, ow, dist, caps, tr.size // 4,
+        paper=lambda cap: round_robin(curves, [n] * 3, cap).combined,
+        fluct=lambda cap: round_robin(curves, [n] * 3, cap, fluctuations=True).combined)
 
 
 # --- phases with geometric lengths ----------------------------------------------------------
