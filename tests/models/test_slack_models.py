@@ -21,7 +21,7 @@ from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionSchedule
 from sim.result import Status
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "instances" / "data" / "slack_snapshots"
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
 
 
 def tol(*results) -> float:
