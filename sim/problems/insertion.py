@@ -70,6 +70,7 @@ __all__ = [
     "moved",
     "key",
     "job_cost",
+    "signed_power",
     "delay_weight",
     "new_weight",
     "current_schedule",
@@ -538,7 +539,7 @@ def is_feasible(problem: InsertionProblem, schedule: InsertionSchedule) -> bool:
 
 
 # ---------------------------------------------------------------------------- price
-def _spow(x: float, a: float) -> float:
+def signed_power(x: float, a: float) -> float:
     """Signed power ``sign(x) |x|^a`` with ``w(0) = 0``."""
     if x == 0:
         return 0.0
@@ -579,7 +580,7 @@ def job_cost(problem: InsertionProblem, w: WaitingJob, start: int) -> float:
         return 0.0
     if d > w.s:
         return math.inf
-    return delay_weight(problem, w) * _spow(d, problem.alpha_t)
+    return delay_weight(problem, w) * signed_power(d, problem.alpha_t)
 
 
 def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
@@ -592,7 +593,7 @@ def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
     if problem.new is not None:
         if schedule.new_start is None:
             raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
-        terms.append(new_weight(problem) * _spow(schedule.new_start - problem.now,
+        terms.append(new_weight(problem) * signed_power(schedule.new_start - problem.now,
                                                  problem.alpha_t))
     for w in problem.waiting:
         c = job_cost(problem, w, schedule.starts[w.id])
