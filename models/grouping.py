@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import itertools
 import time
-import warnings
 from typing import Any
 
 import numpy as np
 
+from models.cbc import command as cbc_command
 from sim.problems.grouping import GroupingProblem
 from sim.result import Result, Status
 
@@ -131,9 +131,7 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
         return prob, y
 
     def cbc(limit: int | None = None) -> Any:
-        with warnings.catch_warnings():  # PuLP 3.x announces the PuLP 4 API; keep quiet
-            warnings.simplefilter("ignore", DeprecationWarning)
-            return pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=1)
+        return cbc_command(time_limit=limit)  # COIN_CMD with PuLP's bundled CBC
 
     prob, y = build(pulp.LpBinary)
     limit = None if time_limit is None else max(1, int(np.ceil(time_limit)))

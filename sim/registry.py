@@ -48,11 +48,11 @@ SOLVERS.setdefault("slack_insertion", {}).update({
     "DP": "heuristics.slack:solve_dp",
     "exhaustive": "heuristics.slack:solve_exhaustive",
 })
-POLICIES["slack-optimal"] = "models.slack_insertion:OptimalInsertionPolicy"
+POLICIES["slack-optimal"] = "models.slack_insertion.policy:OptimalInsertionPolicy"
 SOLVERS.setdefault("slack_insertion", {}).update({
-    "cpsat": "models.slack_insertion:solve_cpsat",
-    "ilp": "models.slack_insertion:solve_ilp",
-    "brute": "models.slack_insertion:solve_brute",
+    "cpsat": "models.slack_insertion.cpsat:solve_cpsat",
+    "ilp": "models.slack_insertion.ilp:solve_ilp",
+    "brute": "models.slack_insertion.brute:solve_brute",
 })
 
 

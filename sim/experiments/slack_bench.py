@@ -4,7 +4,7 @@
 
 Solves every problem of the bundled KTH snapshot set (``instances/data/slack_snapshots``,
 insert and remove problems met while simulating KTH-SP2 months with AST; see its
-``index.md``) with ``models.slack_insertion.solve_cpsat`` (one worker, seed 0) and prints,
+``index.md``) with ``models.slack_insertion.cpsat.solve_cpsat`` (one worker, seed 0) and prints,
 per queue-length bin: problems, share proved optimal within the limit, median and 90th
 percentile wall time (a stopped run counts as the limit), and the largest queue proved
 within the limit. ``--ablation`` also runs the plain interval model (no dominant start
