@@ -77,7 +77,7 @@ def simulate_months(workload: Workload, policy: str, *, overrun: str = "kill",
                     **policy_options: Any) -> list[tuple[str, Schedule]]:
     """Simulate each calendar month of ``workload`` (in the log's time zone) on its own,
     from an empty machine, with a fresh policy per month."""
-    from instances.swf import split_months
+    from instances.months import split_months
 
     return [(label, simulate(month, make_policy(policy, **policy_options), overrun=overrun,
                              progress=progress))

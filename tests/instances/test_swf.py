@@ -16,7 +16,8 @@ from strategies import workloads
 
 from instances.bundled import TRACE_DIR, list_traces, load_trace, trace_path
 from instances.job import Job, Workload
-from instances.swf import CleaningReport, SwfError, read_swf, split_months, write_swf
+from instances.months import split_months
+from instances.swf import CleaningReport, SwfError, read_swf, write_swf
 
 HEADER = "; Version: 2.2\n; MaxProcs: 8\n; UnixStartTime: 0\n; TimeZoneString: UTC\n"
 
