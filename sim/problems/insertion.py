@@ -52,6 +52,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sim.problems import fields
 from sim.profile import Profile
 
 FAMILY = "slack_insertion"
@@ -83,14 +84,22 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- validation
+MAX_INT = 2**53
+"""Largest magnitude of an integer field (seconds, processors, job ids)."""
+
+
 def _int(where: str, value: Any, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{where} must be an integer (seconds/processors), got {value!r}")
+            raise ValueError(f"{where} must be an integer (seconds/processors), "
+                             f"got {fields.short(value)}")
     if minimum is not None and value < minimum:
-        raise ValueError(f"{where} must be >= {minimum}, got {value!r}")
+        raise ValueError(f"{where} must be >= {minimum}, got {fields.short(value)}")
+    if abs(value) > MAX_INT:  # exact in a float, no int64 overflow in the models' sums
+        raise ValueError(f"{where} must be at most 2**53 in absolute value, "
+                         f"got {fields.short(value)}")
     return value
 
 
