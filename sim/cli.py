@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -66,9 +67,96 @@ def _dump(obj: Any) -> str:
     return json.dumps(_clean(obj), default=_json_default, indent=2)
 
 
+# ------------------------------------------------------------ argument checks (issue 14)
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line (``schedsearch: error: ...``), exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _procs(text: str) -> int | str:
+    """``--procs``: a positive integer or ``from-jobs``."""
+    if text == "from-jobs":
+        return text
+    if text.isascii() and text.strip().isdigit() and 0 < int(text) <= 2**53:
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"must be a positive integer or 'from-jobs', got {_short(text)}")
+
+
+def _seconds(text: str) -> float:
+    """``--time-limit``: a finite number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not text.isascii() or not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds >= 0, got {_short(text)}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """``--seed``: an integer in ``[0, 2**63 - 1]`` (64-bit)."""
+    t = text.strip()
+    if t.isascii() and t.isdigit() and len(t) <= 19 and int(t) < 2**63:
+        return int(t)
+    raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63 - 1], got {_short(text)}")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    r = repr(text)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _read_json(path: str) -> Any:
+    """A JSON file as Python data; every failure a ValueError naming the file."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ValueError(f"{path}: invalid JSON: {_short(str(exc), 120)}") from None
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """``--out`` must not be the input trace, nor in a missing directory."""
+    out = getattr(args, "out", None)
+    if out is None:
+        return
+    from pathlib import Path
+
+    src = Path(args.trace)
+    if not src.exists():
+        from instances.bundled import trace_path
+
+        try:
+            src = trace_path(str(args.trace))
+        except (ValueError, OSError):
+            return  # loading the trace reports it
+    dst = Path(out)
+    if dst.exists() and (dst.is_dir() or os.path.samefile(dst, src)):
+        what = "a directory" if dst.is_dir() else f"the input trace {args.trace}"
+        raise ValueError(f"--out {out}: refusing to overwrite {what}")
+    if not dst.parent.is_dir():
+        raise ValueError(f"--out {out}: directory {dst.parent} does not exist")
+
+
 def _add_trace_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", help="SWF file (plain or gzip) or bundled trace name, e.g. KTH-SP2")
-    p.add_argument("--procs", type=int, help="machine size in processors (overrides MaxProcs)")
+    p.add_argument("--procs", type=_procs, metavar="N|from-jobs",
+                   help="machine size in processors (overrides MaxProcs); required when the "
+                        "log has no MaxProcs/MaxNodes header; 'from-jobs' takes the widest job")
     p.add_argument("--perfect-estimates", action="store_true",
                    help="requested time := actual runtime for every job")
     p.add_argument("--overrun", choices=("kill", "run"), default="kill",
@@ -82,7 +170,7 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--awt", type=float, help="average wait time AWT [s]")
     for a in ("u", "t", "p", "f"):
         p.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
-    p.add_argument("--time-limit", type=float,
+    p.add_argument("--time-limit", type=_seconds,
                    help="seconds per CP-SAT call of the slack-optimal policy")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
@@ -99,10 +187,14 @@ def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
 def _workload(args: argparse.Namespace):
     from sim.batch.runner import load_workload
 
+    _check_out(args)
     w = load_workload(args.trace, procs=args.procs, perfect_estimates=args.perfect_estimates,
                       priorities=args.priorities)
     if not args.quiet and not args.json and w.cleaning is not None:
         print(w.cleaning.summary(), file=sys.stderr)
+    elif args.procs == "from-jobs" and w.cleaning is not None:  # always say what was chosen
+        print(f"{w.cleaning.source}: machine size {w.procs} processors, the widest job "
+              "(--procs from-jobs)", file=sys.stderr)
     return w
 
 
@@ -157,11 +249,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    try:
-        with open(args.problem, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{args.problem}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    data = _read_json(args.problem)
     family, problem = registry.load_problem(data, source=args.problem)
     solve = registry.solver(family, args.solver)
     result = solve(problem, time_limit=args.time_limit, seed=args.seed)
@@ -185,7 +273,7 @@ def cmd_traces(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="schedsearch", description=__doc__.splitlines()[0])
+    ap = _Parser(prog="schedsearch", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("simulate", help="simulate one policy on a trace")
@@ -203,8 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="solve an offline problem from a JSON file")
     p.add_argument("problem", help="problem JSON (its 'problem' field names the family)")
     p.add_argument("--solver", required=True, help="registered solver name for the family")
-    p.add_argument("--time-limit", type=float, help="seconds")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--time-limit", type=_seconds, help="seconds (finite, >= 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="integer in [0, 2**63 - 1]")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_solve)
 
@@ -213,13 +301,50 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _one_line(exc: BaseException, limit: int = 500) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run the command line; exit code 0, or 2 with one line on stderr for bad input.
+
+    No input gives a traceback: bad input (``ValueError``, ``OSError``, a JSON nested too
+    deep) is exit 2 naming the file and the line or field; a closed output pipe
+    (``schedsearch ... | head``) ends quietly; anything else is a bug, reported in one
+    line with exit 1 (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
+    """
     try:
-        return args.func(args)
-    except (ValueError, OSError) as exc:
-        print(f"schedsearch: error: {exc}", file=sys.stderr)
+        args = build_parser().parse_args(argv)
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except SystemExit as exc:  # --help, or an argument error already printed
+        return exc.code if isinstance(exc.code, int) else 2
+    except BrokenPipeError:
+        # the reader went away (| head): silence the flush at exit, end quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+    except (ValueError, OSError, RecursionError) as exc:
+        print(f"schedsearch: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("schedsearch: error: out of memory (the input is too large for this command)",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("schedsearch: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one line, the traceback on request
+        if os.environ.get("SCHEDSEARCH_DEBUG"):
+            raise
+        print(f"schedsearch: internal error ({type(exc).__name__}): {_one_line(exc)}; "
+              "please report it (SCHEDSEARCH_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

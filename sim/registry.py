@@ -109,10 +109,15 @@ def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any
     Returns ``(family, problem)``. Raises ValueError naming ``source`` and the field
     when the ``"problem"`` field is missing or unknown.
     """
-    if not isinstance(data, dict) or "problem" not in data:
+    from sim.problems.fields import short
+
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: the problem must be a JSON object, got "
+                         f"{type(data).__name__}")
+    if "problem" not in data:
         raise ValueError(f"{source}: missing field 'problem' (one of {sorted(PROBLEM_LOADERS)})")
     family = data["problem"]
-    if family not in PROBLEM_LOADERS:
-        raise ValueError(
-            f"{source}: field 'problem' = {family!r} is unknown; known: {sorted(PROBLEM_LOADERS)}")
-    return family, _load(PROBLEM_LOADERS[family])(data)
+    if not isinstance(family, str) or family not in PROBLEM_LOADERS:
+        raise ValueError(f"{source}: field 'problem' = {short(family)} is unknown; known: "
+                         f"{sorted(PROBLEM_LOADERS)}")
+    return family, _load(PROBLEM_LOADERS[family])(data, source=source)

@@ -157,7 +157,8 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6) -> str:
 # ---------------------------------------------------------------------------- end to end
 def _month(label: str):
     from instances.bundled import trace_path
-    from instances.swf import read_swf, split_months
+    from instances.months import split_months
+    from instances.swf import read_swf
 
     w = read_swf(trace_path("KTH-SP2"), procs=128)
     for lab, m in split_months(w):

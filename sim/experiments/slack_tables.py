@@ -41,8 +41,9 @@ import numpy as np
 from heuristics.backfill import Conservative
 from heuristics.slack import ORDERS, SlackPolicy
 from instances.bundled import trace_path
+from instances.months import split_months
 from instances.priorities import assign_priorities, high_priority_ids
-from instances.swf import read_swf, split_months
+from instances.swf import read_swf
 from sim.batch.machine import Schedule, simulate
 
 RESULTS = Path(__file__).resolve().parent / "results"

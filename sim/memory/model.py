@@ -119,6 +119,11 @@ __all__ = [
 ]
 
 
+MAX_BLOCKS = 2**22
+"""Largest footprint a curve given by knots (``points``) may reach, in blocks (4 Mi blocks:
+its block grid takes about 200 MB)."""
+
+
 @dataclass(frozen=True)
 class MissRateCurve:
     """Miss-rate curve ``m(x)``, ``x = 0..X`` blocks, of one process in isolation.
@@ -221,6 +226,9 @@ class MissRateCurve:
             raise ValueError(
                 f"MissRateCurve {name!r}: field 'points' x must be integers strictly "
                 f"increasing from 0, got {xs[:5].tolist()}...")
+        if xs[-1] > MAX_BLOCKS:  # the grid below would not fit in memory
+            raise ValueError(f"MissRateCurve {name!r}: field 'points' x must be at most "
+                             f"{MAX_BLOCKS} blocks, got {xs[-1]:g}")
         grid = np.arange(int(xs[-1]) + 1)
         return cls(tuple(np.interp(grid, xs, pts[:, 1])), name=name)
 
@@ -235,10 +243,12 @@ class MissRateCurve:
         name = str(data.get("name", ""))
         try:
             if "m" in data:
+                if not isinstance(data["m"], (list, tuple)):
+                    raise ValueError(f"MissRateCurve {name!r}: field 'm' must be a list")
                 return cls(tuple(data["m"]), name=name)
             if "points" in data:
                 return cls.from_points(data["points"], name=name)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise ValueError(f"{where}: {exc}") from None
         raise ValueError(f"{where}: missing field 'm' (or 'points')")
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from sim.memory.model import MissRateCurve, steady_state
+from sim.problems.fields import short
 
 __all__ = ["GroupJob", "GroupingProblem", "load", "from_json", "schedule_name", "random_problem"]
 
@@ -142,9 +143,11 @@ class GroupingProblem:
             raise ValueError(f"grouping problem: field 'slice_length' must be positive, "
                              f"got {self.slice_length!r}")
         S = self.slices
-        if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1):
-            raise ValueError(f"grouping problem: field 'slices' must be an integer >= 1 or "
-                             f"null, got {S!r}")
+        if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1
+                              or S > len(self.jobs)):
+            raise ValueError(f"grouping problem: field 'slices' must be an integer in "
+                             f"[1, {len(self.jobs)}] (at most one slice per job) or null, "
+                             f"got {short(S)}")
         seen: set[str] = set()
         for j in self.jobs:
             if not isinstance(j, GroupJob):

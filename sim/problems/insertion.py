@@ -85,6 +85,10 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- validation
+MAX_INT = 2**53
+"""Largest magnitude of an integer field (seconds, processors, job ids): exact in a
+float, no int64 overflow in the models' sums."""
+
 # One spec per record: field -> (kind, options); checked by sim.problems.fields, both when a
 # dataclass is built from Python and when a JSON record is read (then with the source and
 # the JSON path in the message).
@@ -104,6 +108,7 @@ def _checked(kind: str, name: str, value: Any, path: str, source: str | None = N
     """``value`` of field ``name`` of a ``kind`` record, checked by :mod:`sim.problems.fields`."""
     how, opts = _SPECS[kind][name]
     if how == _INT:
+        opts = {"minimum": -MAX_INT, "maximum": MAX_INT, **opts}
         return fields.integer(value, f"{path}.{name}", source=source, **opts)
     return fields.real(value, f"{path}.{name}", source=source, **opts)
 
