@@ -168,12 +168,16 @@ class Cluster:
         Record the structured event log (``self.log``) for the checker.
     literal_pgfault : bool
         Use the literal eq. 3 for ``pg_fault`` (AMB-4.2); default the corrected one.
+    touch : {"one", "ws"}
+        AMB-4.11: a dispatch that hits touches only the referenced page ("one", default)
+        or every resident page of the task's working set ("ws", the option that makes the
+        pages of rarely scheduled tasks age first).
     """
 
     def __init__(self, n_nodes: int, policy: Policy | Callable[[], Policy], *,
                  latency_us: int = 100, mem_pages: int | None = None,
                  fault_latency_us: int = 20_000, seed: int = 0, log: bool = True,
-                 literal_pgfault: bool = False):
+                 literal_pgfault: bool = False, touch: str = "one"):
         if not isinstance(n_nodes, int) or n_nodes <= 0:
             raise ValueError(f"n_nodes must be a positive integer, got {n_nodes!r}")
         if not isinstance(latency_us, int) or latency_us < 0:
@@ -186,6 +190,9 @@ class Cluster:
         self.mem_pages = mem_pages
         self.seed = seed
         self.literal_pgfault = literal_pgfault
+        if touch not in ("one", "ws"):
+            raise ValueError(f"touch must be 'one' or 'ws', got {touch!r}")
+        self.touch_ws = touch == "ws"
         self.nodes = [Node(k, PagedMemory(mem_pages, fault_latency_us)
                            if mem_pages is not None else None) for k in range(n_nodes)]
         self.tasks: list[Task] = []
@@ -206,6 +213,11 @@ class Cluster:
         self.policy.attach(self)
 
     # ------------------------------------------------------------------ public API
+    @property
+    def live_tasks(self) -> int:
+        """Unfinished non-daemon tasks."""
+        return self._live
+
     def pg_fault(self, task: Task) -> float:
         """Eq. 3 for ``task`` (0 without paged memory)."""
         return task.ws.pg_fault(self.literal_pgfault) if task.ws is not None else 0.0
@@ -433,6 +445,13 @@ class Cluster:
         key = (t.tid << PAGE_BITS) | page
         lru = nd.memory.lru
         if key in lru:
+            if self.touch_ws:
+                base = t.tid << PAGE_BITS
+                res = ws.resident
+                mte = lru.move_to_end
+                for p in range(ws.offset, ws.offset + ws.wrk):
+                    if p in res:
+                        mte(base | p)
             lru.move_to_end(key)
             self.log.add(self.now, "ref", nd.id, t.tid, page, 1)
             return True
@@ -621,11 +640,12 @@ class Cluster:
 
     # ------------------------------------------------------------------ conveniences
     def spawn_job(self, job: int, nodes: Iterable[int], program: Program,
-                  **kwargs: Any) -> list[Task]:
+                  per_task: list[dict[str, Any]] | None = None, **kwargs: Any) -> list[Task]:
         """Spawn one task of ``job`` per node in ``nodes`` (rank = position).
 
-        ``kwargs`` go to :meth:`spawn`; a ``ws`` is a template copied per task. The job's
-        task ids are in ``cluster.jobs[job]`` before the first program starts.
+        ``kwargs`` go to :meth:`spawn`; a ``ws`` is a template copied per task;
+        ``per_task[r]`` (optional) holds keyword arguments for rank r only. The job's task
+        ids are in ``cluster.jobs[job]`` before the first program starts.
         """
         nodes = list(nodes)
         if len(set(nodes)) != len(nodes):
@@ -635,7 +655,15 @@ class Cluster:
         first = len(self.tasks)
         # peers are known to every program from its first line on
         self.jobs[job] = list(range(first, first + len(nodes)))
+        if per_task is not None and len(per_task) != len(nodes):
+            raise ValueError(f"per_task has {len(per_task)} entries for {len(nodes)} nodes")
         ws = kwargs.pop("ws", None)
-        return [self.spawn(k, program, job=job, rank=r, _registered=True,
-                           ws=ws.fresh() if ws is not None else None, **kwargs)
-                for r, k in enumerate(nodes)]
+        out = []
+        for r, k in enumerate(nodes):
+            kw = dict(kwargs)
+            if ws is not None:
+                kw["ws"] = ws.fresh()
+            if per_task is not None:
+                kw.update(per_task[r])
+            out.append(self.spawn(k, program, job=job, rank=r, _registered=True, **kw))
+        return out
