@@ -55,6 +55,14 @@ SOLVERS.setdefault("slack_insertion", {}).update({
     "brute": "models.slack_insertion:solve_brute",
 })
 
+# time-sharing cluster: ready-queue policies (sim.timeshare.policy.Policy factories)
+TIMESHARE_POLICIES: dict[str, str] = {
+    "rr": "heuristics.coscheduling:rr",
+    "pred": "heuristics.coscheduling:pred",
+    "dyn": "heuristics.coscheduling:dyn",
+    "csm": "heuristics.coscheduling:csm",
+}
+
 
 def _load(path: str) -> Callable[..., Any]:
     module, _, attr = path.partition(":")

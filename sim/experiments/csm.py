@@ -49,10 +49,9 @@ class Setup:
         self.scale = args.scale or base["scale"]
         self.mfreq = tuple(args.mfreq) if args.mfreq else base["mfreq"]
         self.pdt = tuple(args.pdt) if args.pdt else base["pdt"]
-        self.full = not args.quick and (self.seeds, self.jobs, self.scale, self.mfreq,
-                                        self.pdt) == (FULL["seeds"], FULL["jobs"],
-                                                      FULL["scale"], FULL["mfreq"],
-                                                      FULL["pdt"])
+        self.full = not args.quick and self.seeds >= FULL["seeds"] and (
+            self.jobs, self.scale, self.mfreq, self.pdt) == (
+            FULL["jobs"], FULL["scale"], FULL["mfreq"], FULL["pdt"])
         self.out = FULL_DIR if self.full else QUICK_DIR
         self.out.mkdir(parents=True, exist_ok=True)
 
