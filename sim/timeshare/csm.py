@@ -148,3 +148,57 @@ def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False) -
     tasks = task_records(cl, kinds)
     return CSMRun(cl, tasks, summarize(tasks, cfg.n_nodes, cfg.pages_scaled),
                   time.perf_counter() - t0)
+
+
+def calibrate_measured(cfg: CSMConfig, policy_factory: Callable[[], Policy],
+                       seeds: Sequence[int], *, iters: int = 6, tol: float = 0.05
+                       ) -> tuple[float, float, list[tuple[float, float]]]:
+    """Spec 3.4 procedure: adjust mit (s) until the *measured* mem_load (time-averaged
+    memory demand / M over [0, last arrival], response times included) matches
+    ``cfg.mem_load``, by bisection on log(mit) starting from the eq. 5 value.
+
+    Returns ``(mit_s, measured mem_load, trace of (mit_s, measured))``.
+    """
+    import dataclasses
+    import math
+
+    from sim.timeshare.workload import calibrate_mit
+
+    target = cfg.mem_load
+    trace: list[tuple[float, float]] = []
+
+    def measure(mit: float) -> float:
+        c = dataclasses.replace(cfg, mit_s=mit)
+        vals = [run_point(c, policy_factory(), s).metrics["mem_load_measured"] for s in seeds]
+        v = sum(vals) / len(vals)
+        trace.append((mit, v))
+        return v
+
+    lo = hi = calibrate_mit(cfg)
+    v = measure(lo)
+    if abs(v - target) <= tol * target:
+        return lo, v, trace
+    # bracket: measured load falls as mit grows
+    step = 2.0 if v > target else 0.5
+    for _ in range(8):
+        hi = lo * step
+        vh = measure(hi)
+        if (vh - target) * (v - target) <= 0:
+            break
+        lo, v = hi, vh
+    else:
+        return hi, vh, trace
+    a, b = sorted((lo, hi))
+    best = min(trace, key=lambda p: abs(p[1] - target))
+    for _ in range(iters):
+        mid = math.sqrt(a * b)
+        vm = measure(mid)
+        if abs(vm - target) < abs(best[1] - target):
+            best = (mid, vm)
+        if abs(vm - target) <= tol * target:
+            break
+        if vm > target:
+            a = mid
+        else:
+            b = mid
+    return best[0], best[1], trace
