@@ -264,6 +264,40 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_csm(args: argparse.Namespace) -> int:
+    """One CSM experiment point (time-sharing cluster) for one or more policies."""
+    from heuristics.coscheduling import by_name
+    from sim.timeshare.csm import run_point
+    from sim.timeshare.workload import CSMConfig
+
+    cfg = CSMConfig(n_nodes=args.nodes, mem_pages=args.mem_pages, mem_load=args.mem_load,
+                    pdt=args.pdt, n_jobs=args.jobs, mfreq_ms=args.mfreq,
+                    class_mix=args.class_mix, tc_scale=args.scale, mem_scale=args.scale,
+                    pgfault_formula=args.pgfault,
+                    large_sizes=tuple(s for s in (8, 16, 32) if s <= args.nodes) or (1,))
+    rows = []
+    for name in [p.strip() for p in args.policies.split(",") if p.strip()]:
+        pol = by_name(name, quantum_us=int(cfg.quantum_ms * 1000), mnol=args.mnol,
+                      mnod=args.mnod, p=args.p)
+        r = run_point(cfg, pol, args.seed, log=args.check)
+        row = {"policy": name, **r.metrics, "events": r.events, "wall_s": r.wall_s}
+        if args.check:
+            from sim.timeshare.check import check
+
+            row["checked"] = check(r.cluster.log.records)
+        rows.append(row)
+    if args.json:
+        print(_dump({"config": cfg.to_dict(), "seed": args.seed, "rows": rows}))
+        return 0
+    keys = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+            "slowdown_local", "tasks_per_node", "events", "wall_s")
+    print("policy  " + "  ".join(f"{k:>14}" for k in keys))
+    for r in rows:
+        print(f"{r['policy']:7s} " + "  ".join(
+            f"{r[k]:14.3f}" if isinstance(r[k], float) else f"{r[k]:>14}" for k in keys))
+    return 0
+
+
 def cmd_traces(args: argparse.Namespace) -> int:
     from instances.bundled import list_traces, trace_path
 
@@ -295,6 +329,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=0, help="integer in [0, 2**63 - 1]")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("csm", help="time-sharing cluster: one CSM experiment point")
+    p.add_argument("--policies", default="rr,pred,dyn,csm",
+                   help="comma-separated: rr, pred, dyn, dyn-top, csm, csm-top")
+    p.add_argument("--nodes", type=int, default=32)
+    p.add_argument("--mem-pages", type=int, default=32768, help="M, pages per node")
+    p.add_argument("--mem-load", type=float, default=1.0)
+    p.add_argument("--pdt", type=float, default=0.5)
+    p.add_argument("--jobs", type=int, default=1000)
+    p.add_argument("--mfreq", type=float, default=100.0, help="ms of CPU between messages")
+    p.add_argument("--class-mix", default="a", help="AMB-4.7: a (two streams) or b")
+    p.add_argument("--scale", type=float, default=0.01, help="tc and memory scale")
+    p.add_argument("--pgfault", default="corrected", help="eq. 3: corrected or literal")
+    p.add_argument("--mnol", type=int, default=2)
+    p.add_argument("--mnod", type=int, default=2)
+    p.add_argument("--p", type=float, default=0.3, help="P of eq. 2, in [0, 1]")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--check", action="store_true", help="re-validate the run from its log")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_csm)
 
     p = sub.add_parser("traces", help="list the bundled traces")
     p.set_defaults(func=cmd_traces)

@@ -55,6 +55,23 @@ SOLVERS.setdefault("slack_insertion", {}).update({
     "brute": "models.slack_insertion.brute:solve_brute",
 })
 
+# CSM exact reference M6: memory-balanced task mapping
+PROBLEM_LOADERS["task_mapping"] = "sim.problems.task_mapping:from_dict"
+SOLVERS["task_mapping"] = {
+    "cpsat": "models.task_mapping:solve_cpsat",
+    "ilp": "models.task_mapping:solve_ilp",
+    "brute": "models.task_mapping:solve_brute",
+    "greedy": "heuristics.task_mapping:greedy",
+}
+
+# time-sharing cluster: ready-queue policies (sim.timeshare.policy.Policy factories)
+TIMESHARE_POLICIES: dict[str, str] = {
+    "rr": "heuristics.coscheduling:rr",
+    "pred": "heuristics.coscheduling:pred",
+    "dyn": "heuristics.coscheduling:dyn",
+    "csm": "heuristics.coscheduling:csm",
+}
+
 
 def _load(path: str) -> Callable[..., Any]:
     module, _, attr = path.partition(":")
