@@ -260,6 +260,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         for k in ("problem", "solver", "status", "objective", "bound", "gap", "runtime"):
             print(f"{k:>10}: {d[k]}")
+        if d.get("note"):
+            print(f"{'note':>10}: {d['note']}")
         print(f"{'solution':>10}: {json.dumps(_clean(d['solution']), default=_json_default)}")
     return 0
 
