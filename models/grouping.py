@@ -104,7 +104,8 @@ def _group_rows(problem: GroupingProblem, limit: int | None,
             stack.append((g, x + 1, used + q[x]))
         if limit is not None and len(found) > limit:
             raise ValueError(
-                f"grouping problem {problem.name or problem.source}: more than {limit} "
+                f"grouping problem{' ' + repr(problem.name) if problem.name else ''}: "
+                f"more than {limit} "
                 f"feasible groups of its {J} jobs; the exact models cannot hold them in "
                 "memory: use a heuristic (greedy, footprint, knee)")
         if deadline is not None and steps % 256 == 0 and deadline.passed():
