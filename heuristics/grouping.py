@@ -144,6 +144,7 @@ def _first_fit(problem: GroupingProblem, slices: list[list[str]], used: list[int
             s = len(slices) - 1
         slices[s].append(problem.names[j])
         used[s] += int(Q[j])
+    problem.slice_costs(slices)  # cost the new slices in one vectorised call
     return slices
 
 
@@ -177,8 +178,10 @@ def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: i
         raise ValueError(f"greedy: parameter 'gain' must be 'regret' or 'marginal', got {gain!r}")
     look = bool(params.get("look_ahead", True))
     end = _deadline(t0, time_limit)
+    # stop placing pairs at 3/4 of the limit: the rest goes to costing the schedule
+    place_by = None if time_limit is None else t0 + 0.75 * float(time_limit)
     sol = _search_slices(problem,
-                         lambda S, grow: _greedy_fixed(problem, S, grow, gain, look, end),
+                         lambda S, grow: _greedy_fixed(problem, S, grow, gain, look, place_by),
                          t0, time_limit)
     return _result("greedy", problem, sol, t0, seed, params, end)
 
