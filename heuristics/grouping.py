@@ -155,14 +155,18 @@ def _search_slices(problem: GroupingProblem, build, t0: float,
     if problem.slices is not None:
         return build(problem.slices, False)
     S = problem.min_slices
+    t = time.perf_counter()
     best = build(S, True)
     best_obj = problem.objective(best)
+    step = time.perf_counter() - t  # one more S costs about as much as the last one
     while S < len(problem.jobs):
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+        if time_limit is not None and time.perf_counter() + step - t0 > time_limit:
             break
         S += 1
+        t = time.perf_counter()
         cand = build(S, True)
         obj = problem.objective(cand)
+        step = time.perf_counter() - t
         if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
             break
         best, best_obj = cand, obj

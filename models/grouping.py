@@ -185,14 +185,14 @@ def _cover(members: np.ndarray) -> list[np.ndarray]:
 def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
               **params: Any) -> Result:
     """Set partitioning ILP with PuLP/CBC. See the module docstring for the statuses."""
-    import pulp
-
     t0 = time.perf_counter()
     deadline = _Deadline(t0, time_limit)
-    table = group_table(problem, deadline=deadline)
+    table = group_table(problem, deadline=deadline)  # refuses a too large problem first
     if table is None:
         return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
                        _STOPPED)
+    import pulp
+
     members, cost = table
     coef, const = _coefficients(problem, cost)
     # CBC's absolute tolerances (about 1e-6) decide near-ties: scale the costs so that the
@@ -250,14 +250,14 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
 def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
                 **params: Any) -> Result:
     """Set partitioning with CP-SAT (one worker, ``random_seed = seed``)."""
-    from ortools.sat.python import cp_model
-
     t0 = time.perf_counter()
     deadline = _Deadline(t0, time_limit)
-    table = group_table(problem, deadline=deadline)
+    table = group_table(problem, deadline=deadline)  # refuses a too large problem first
     if table is None:
         return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params,
                        _STOPPED)
+    from ortools.sat.python import cp_model
+
     members, cost = table
     coef, const = _coefficients(problem, cost)
     top = float(np.max(np.abs(coef))) if coef.size else 0.0
