@@ -252,7 +252,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     data = _read_json(args.problem)
     family, problem = registry.load_problem(data, source=args.problem)
     solve = registry.solver(family, args.solver)
-    result = solve(problem, time_limit=args.time_limit, seed=args.seed)
+    try:
+        result = solve(problem, time_limit=args.time_limit, seed=args.seed)
+    except ValueError as exc:  # a refusal (e.g. too large for the model): name the file
+        raise ValueError(f"{args.problem}: {exc}") from None
     d = result.to_dict()
     d["problem"] = family
     if args.json:
@@ -260,6 +263,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         for k in ("problem", "solver", "status", "objective", "bound", "gap", "runtime"):
             print(f"{k:>10}: {d[k]}")
+        if d.get("note"):
+            print(f"{'note':>10}: {d['note']}")
         print(f"{'solution':>10}: {json.dumps(_clean(d['solution']), default=_json_default)}")
     return 0
 

@@ -131,7 +131,8 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         if by_month:
             months = simulate_months(workload, policy, overrun=overrun, progress=update, **opts)
             if not months:
-                raise ValueError(f"{workload.name}: no jobs to simulate by month")
+                src = workload.cleaning.source if workload.cleaning else workload.name
+                raise ValueError(f"{src}: no jobs to simulate by month")
             schedules = [s for _, s in months]
             row = _combined(schedules, schedules[0].policy)
             row["months"] = [{"month": label, **summary(s)} for label, s in months]
