@@ -120,10 +120,40 @@ def _add_swap_orders(m: Any, problem: InsertionProblem, starts: dict[int, Any], 
     return added
 
 
+def _add_equal_orders(m: Any, problem: InsertionProblem, starts: dict[int, Any],
+                      weights: list[float], lit: Any) -> int:
+    """Add ``S_i <= S_j`` under literal ``lit`` for waiting jobs of the same ``n``, ``t``
+    and *equal* weight with ``te_i + s_i <= te_j + s_j`` (ties by id); returns how many.
+
+    Swapping the starts of two such jobs keeps feasibility (as in ``_add_swap_orders``)
+    and the price exactly (``w S_i + w S_j`` is symmetric), so every price is reached with
+    ``S_i <= S_j``: valid for the price stages. It can change which jobs count as moved,
+    so ``lit`` is switched off for the fewest-moved stage.
+    """
+    groups: dict[tuple[int, int, float], list[tuple[float, int, Any]]] = {}
+    for k, w in enumerate(problem.waiting):
+        groups.setdefault((w.n, w.t, weights[k]), []).append((w.te + w.s, w.id, starts[w.id]))
+    added = 0
+    for members in groups.values():
+        members.sort(key=lambda x: (x[0], x[1]))
+        for (_, _, vi), (_, _, vj) in zip(members, members[1:], strict=False):
+            m.add(vi <= vj).only_enforce_if(lit)
+            added += 1
+    return added
+
+
+def _fix(m: Any, lit: Any, value: int) -> None:
+    """Fix the boolean ``lit`` to ``value`` (its domain in the model proto)."""
+    dom = m.proto.variables[lit.index].domain
+    dom.clear()
+    dom.extend([value, value])
+
+
 def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
                 workers: int = 1, tighten: bool = True, dominant: bool = True,
                 symmetry: bool = True, max_points: int = 200_000, log: bool = False,
-                sat_params: dict[str, Any] | None = None, warmup: float = 0.1) -> Result:
+                sat_params: dict[str, Any] | None = None, warmup: float = 0.1,
+                warm_start: bool = True, equal_orders: bool = True) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     Easy problems are proved fastest by the plain model (no set-up cost), hard ones need
@@ -160,6 +190,12 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         Extra CP-SAT parameters (``SatParameters`` field name -> value).
     warmup : float
         Deterministic time limit of the plain-model pass (0 = skip it).
+    warm_start : bool
+        Tighten the strengthened model's domains with the plain pass's best schedule
+        (instead of the current schedule) and start from it; exact.
+    equal_orders : bool
+        In the two price stages, order interchangeable jobs of equal weight (see
+        ``_add_equal_orders``); released for the fewest-moved stage; exact.
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -171,13 +207,20 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
-                        symmetry=False, dtime=warmup, **common)
+                        symmetry=False, dtime=warmup, incumbent=None, equal_orders=False,
+                        **common)
         if r.status is Status.OPTIMAL or deadline.expired():
             return replace(r, runtime=deadline.elapsed(),
                            params={**r.params, **extra, "proved_by": "plain"
                                    if r.status is Status.OPTIMAL else None})
+        # a better warm start: the plain run's best schedule tightens the domains further
+        # (any feasible schedule bounds the optimum) and is the strengthened run's hint
+        incumbent = r.solution if warm_start else None
+    else:
+        incumbent = None
     r = _cpsat_once(problem, deadline=deadline, tighten=tighten, dominant=dominant,
-                    symmetry=symmetry, dtime=None, **common)
+                    symmetry=symmetry, dtime=None, incumbent=incumbent,
+                    equal_orders=equal_orders, **common)
     return replace(r, runtime=deadline.elapsed(),
                    params={**r.params, **extra, "proved_by": "strengthened"
                            if r.status is Status.OPTIMAL else None})
@@ -185,7 +228,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
 
 def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, workers: int,
                 tighten: bool, dominant: bool, symmetry: bool, max_points: int, log: bool,
-                sat_params: dict[str, Any] | None, dtime: float | None) -> Result:
+                sat_params: dict[str, Any] | None, dtime: float | None,
+                incumbent: InsertionSchedule | None, equal_orders: bool) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage."""
     from ortools.sat.python import cp_model
@@ -201,8 +245,12 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     wts = [ins.delay_weight(problem, w) for w in waiting]
     a = ins.new_weight(problem)
 
+    start = cur
+    if incumbent is not None and ins.price(problem, incumbent) < p_cur:
+        start = incumbent
+        params["warm_start_price"] = ins.price(problem, incumbent)
     if tighten:
-        dom, new_dom = tighten_domains(problem, dom, new_dom, cur)
+        dom, new_dom = tighten_domains(problem, dom, new_dom, start)
     ranges = [max(abs(dom[w.id][0] - w.te), abs(dom[w.id][1] - w.te)) for w in waiting]
     new_range = 0 if new_dom is None else new_dom[1] - now
     allw, allr = wts + [a], ranges + [new_range]
@@ -240,13 +288,13 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         starts[w.id] = s
         intervals.append(m.new_fixed_size_interval_var(s, w.t, f"i{w.id}"))
         demands.append(w.n)
-        m.add_hint(s, w.te)
+        m.add_hint(s, start.starts[w.id])
     sj = None
     if problem.new is not None:
         sj = start_var(new_dom[0], new_dom[1], "snew")
         intervals.append(m.new_fixed_size_interval_var(sj, problem.new.t, "inew"))
         demands.append(problem.new.n)
-        m.add_hint(sj, cur.new_start)
+        m.add_hint(sj, start.new_start)
     m.add_cumulative(intervals, demands, problem.capacity)
     # delays as affine expressions, in the order of allw (waiting jobs, then the new job)
     delays = [starts[w.id] - w.te for w in waiting] + ([sj - now] if sj is not None else [0])
@@ -255,6 +303,11 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         mag = abs(p_cur) + math.fsum(c * r for c, r in zip(allw, allr, strict=True))
         margin = ins.price_tolerance(mag)
         params["order_constraints"] = _add_swap_orders(m, problem, starts, sj, wts, a, margin)
+    sym_lit = None
+    if equal_orders and symmetry:
+        sym_lit = m.new_bool_var("equal_orders_on")
+        params["equal_orders"] = _add_equal_orders(m, problem, starts, wts, sym_lit)
+        _fix(m, sym_lit, 1)
     A = sum(c * d for c, d in zip(hi, delays, strict=True) if c) if any(hi) else 0
     m.minimize(A)
 
@@ -296,7 +349,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     a_lb = math.ceil(solver.best_objective_bound - 1e-6) if any(hi) else 0
     bound1 = a_lb / S - eps
     if st1 != cp_model.OPTIMAL:
-        return done(ins.best(problem, [sch1, cur]), Status.FEASIBLE, bound1,
+        return done(ins.best(problem, [sch1, start, cur]), Status.FEASIBLE, bound1,
                     "stopped by the time limit in stage 1 (price)")
     p1 = ins.price(problem, sch1)
 
@@ -372,6 +425,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         m.add_hint(starts[w.id], sch2.starts[w.id])
     if sj is not None:
         m.add_hint(sj, sch2.new_start)
+    if sym_lit is not None:
+        _fix(m, sym_lit, 0)  # equal-weight orders are price-neutral, not moved-neutral
     m.minimize(sum(moved))
     st3 = run()
     params["stage3_status"] = solver.status_name(st3)

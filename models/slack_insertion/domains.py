@@ -58,12 +58,14 @@ def start_bounds(problem: InsertionProblem, horizon: int
 def tighten_domains(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
              new_dom: tuple[int, int] | None, cur: InsertionSchedule
              ) -> tuple[dict[int, tuple[int, int]], tuple[int, int] | None]:
-    """Shrink the start domains to schedules no dearer than the current one ``cur``.
+    """Shrink the start domains to schedules no dearer than ``cur`` (any feasible schedule:
+    the current one, or a better incumbent), plus the tie tolerance.
 
-    With ``w`` the signed power, every term of a schedule of price <= ``P0 = price(cur)``
-    satisfies ``term <= P0 + sum of the other jobs' largest gains`` (gain = the most
-    negative cost, moving to the domain's lower bound). Inverting ``w`` bounds each
-    delay. The optimum is never dearer than ``cur``, so no optimal schedule is cut off.
+    With ``w`` the signed power, every term of a schedule of price <= ``P0 = price(cur) +
+    price_tolerance(price(cur))`` satisfies ``term <= P0 + sum of the other jobs' largest
+    gains`` (gain = the most negative cost, moving to the domain's lower bound). Inverting
+    ``w`` bounds each delay. The optimum is never dearer than ``cur``, so no optimal
+    schedule (ties of :data:`sim.problems.insertion.PRICE_TOL` included) is cut off.
     Needs ``alpha_t > 0``; returns the domains unchanged otherwise. Each bound keeps
     ``te`` (and the current new start) inside and adds one second against rounding.
     """
@@ -72,6 +74,7 @@ def tighten_domains(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
         return dom, new_dom
     now = problem.now
     p0 = ins.price(problem, cur)
+    p0 += ins.price_tolerance(p0)
     wts = {w.id: ins.delay_weight(problem, w) for w in problem.waiting}
     gains = {w.id: wts[w.id] * abs(ins.signed_power(w.te - dom[w.id][0], at))
              for w in problem.waiting}
