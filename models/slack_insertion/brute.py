@@ -23,9 +23,10 @@ __all__ = ["solve_brute", "search_nodes"]
 _CHECK_EVERY = 4096  # search nodes between two looks at the clock
 
 
-def search_nodes(problem: InsertionProblem) -> int:
+def search_nodes(problem: InsertionProblem, cap: int | None = None) -> int:
     """Upper bound on the search nodes of :func:`solve_brute`: ``sum over levels of the
-    product of the start-domain sizes`` (the placements that fit are fewer)."""
+    product of the start-domain sizes`` (the placements that fit are fewer). With
+    ``cap``, counting stops at the first level beyond it (the result is then > cap)."""
     dom, new_dom = start_bounds(problem, ins.horizon(problem))
     sizes = [hi - lo + 1 for lo, hi in dom.values()]
     if new_dom is not None:
@@ -34,6 +35,8 @@ def search_nodes(problem: InsertionProblem) -> int:
     for n in sizes:
         prod *= n
         total += prod
+        if cap is not None and total > cap:
+            break
     return total
 
 
@@ -58,10 +61,10 @@ def solve_brute(problem: InsertionProblem, *, time_limit: float | None = None, s
         Refuse up front (ValueError) when :func:`search_nodes` exceeds this.
     """
     deadline = Deadline(time_limit)
-    est = search_nodes(problem)
+    est = search_nodes(problem, cap=max_nodes)
     if est > max_nodes:
-        raise ValueError(f"brute: up to {est:.3g} search nodes, more than max_nodes="
-                         f"{max_nodes}; the enumeration is for tiny instances")
+        raise ValueError(f"brute: more than {max_nodes} search nodes (max_nodes) for "
+                         f"{problem.k} waiting jobs; the enumeration is for tiny instances")
     T = ins.horizon(problem)
     dom, new_dom = start_bounds(problem, T)
     order = [(w.id, w.n, w.t, dom[w.id]) for w in problem.waiting]
