@@ -14,7 +14,8 @@ that moves the fewest jobs. The heuristics differ in the compress order:
 ``DP``   descending priority p, then ascending arrival
 ``exhaustive``  the paper's exact search over compress orders: every order (k! of them
          for k delayed jobs) at every slot. It raises ValueError when a slot would need
-         more than ``max_exhaustive`` jobs ordered (default 8, i.e. 40,320 orders).
+         more than ``max_exhaustive`` jobs ordered (default 8, i.e. 40,320 orders), and
+         obeys ``solve``'s ``time_limit`` (best candidate so far).
 
 Every order breaks its own ties by ``(te, id)``, so the result is deterministic.
 
@@ -60,16 +61,19 @@ from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
     WaitingJob,
+    check,
+    current_schedule,
     job_cost,
     new_weight,
     price,
 )
 from sim.profile import Profile
-from sim.result import Result, Status
+from sim.result import Result, Status, build
 
 ORDERS = ("AST", "AAT", "DU", "DC", "DP")
 EXHAUSTIVE = "exhaustive"
 _REL_TIE = 1e-9
+_STOP_EVERY = 64  # candidates between two calls of ``insert``'s ``stop``
 
 
 def _order_key(name: str, problem: InsertionProblem) -> Callable[[WaitingJob], tuple]:
@@ -109,6 +113,8 @@ class Candidate:
         ``sim.problems.insertion.price`` of ``schedule``.
     moved : int
         Waiting jobs whose start changed.
+    stopped : bool
+        The search was stopped (``insert``'s ``stop``) before trying every candidate.
     """
 
     ts: int
@@ -116,6 +122,7 @@ class Candidate:
     schedule: InsertionSchedule
     price: float
     moved: int
+    stopped: bool = False
 
 
 DELAY_FROM = ("start", "overlap")
@@ -248,7 +255,8 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
 
 
 def insert(problem: InsertionProblem, order: str = "AST", *,
-           max_exhaustive: int = 8, delay_from: str = "start") -> Candidate:
+           max_exhaustive: int = 8, delay_from: str = "start",
+           stop: Callable[[], bool] | None = None) -> Candidate:
     """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
 
     Parameters
@@ -260,6 +268,9 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     delay_from : {"start", "overlap"}
         Which waiting jobs a slot ``ts`` delays: those scheduled to start at or after
         ``ts`` (default), or also those that start before ``ts`` but still run at ``ts``.
+    stop : callable, optional
+        Asked every few candidates; when it returns True the search ends with the best
+        candidate so far (or, if none yet, the current schedule), marked ``stopped``.
 
     Returns
     -------
@@ -270,7 +281,11 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         _order_key(order, problem)  # validates the name
     search = _Search(problem, delay_from)
     best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
+    tried = 0
+    stopped = False
     for ts, prof, delayed in search.slot_states():
+        if stopped:
+            break
         term = search.new_term(ts)
         if best is not None:
             lb = term + sum(search.mincost[w.id] for w in delayed)
@@ -278,6 +293,10 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
                 # the bound only grows with ts (j's term grows, fewer jobs can move)
                 break
         for seq in _orders_for(search, order, delayed, max_exhaustive):
+            tried += 1
+            if stop is not None and tried % _STOP_EVERY == 0 and stop():
+                stopped = True
+                break
             res = search.compress(prof.copy(), seq, None if best is None else best[0], term)
             if res is None:
                 continue
@@ -288,12 +307,17 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
                 if c > 0 or (c == 0 and moved >= best[1]):
                     continue
             best = (total, moved, ts, tuple(w.id for w in seq), starts)
+    if best is None and stopped:  # stopped before any candidate: nobody moves
+        sched = current_schedule(problem)
+        return Candidate(ts=sched.new_start if sched.new_start is not None else search.now,
+                         order=(), schedule=sched, price=price(problem, sched), moved=0,
+                         stopped=True)
     if best is None:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={problem.now}")
     _, moved, ts, seq, starts = best
     sched = _make_schedule(search, ts, starts)
     return Candidate(ts=ts, order=seq, schedule=sched, price=price(problem, sched),
-                     moved=moved)
+                     moved=moved, stopped=stopped)
 
 
 class Inserter:
@@ -383,55 +407,76 @@ def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: i
     ----------
     problem : InsertionProblem
     time_limit : float, optional
-        Ignored (the search is not interruptible); accepted for the common interface.
+        Seconds; the search checks the clock every few candidates and, when the limit
+        is reached, returns its best candidate so far (or the current schedule), said
+        in ``Result.note``.
     seed : int
         Ignored (deterministic); recorded in the result.
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
     max_exhaustive : int
+        The exhaustive search refuses (ValueError) a slot with more delayed jobs than
+        this before enumerating its orders.
     delay_from : {"start", "overlap"}
 
     Returns
     -------
     Result
-        Status FEASIBLE with the price recomputed by ``sim.problems.insertion.price`` and no
-        bound (even the exhaustive search covers compress orders only, not every start
-        time, so it proves nothing about the true optimum).
+        Status FEASIBLE with the price recomputed by ``sim.problems.insertion.price``, an
+        :class:`InsertionSchedule` as ``solution`` and no bound (even the exhaustive
+        search covers compress orders only, not every start time, so it proves nothing
+        about the true optimum).
     """
     t0 = _time.perf_counter()
-    cand = insert(problem, order, max_exhaustive=max_exhaustive, delay_from=delay_from)
-    runtime = _time.perf_counter() - t0
-    params: dict[str, Any] = {"order": order, "delay_from": delay_from}
+    if time_limit is not None and not 0 <= float(time_limit) < float("inf"):
+        raise ValueError(f"time_limit must be a finite number >= 0 seconds, got {time_limit!r}")
+    end = None if time_limit is None else t0 + float(time_limit)
+    stop = None if end is None else (lambda: _time.perf_counter() >= end)
+    cand = insert(problem, order, max_exhaustive=max_exhaustive, delay_from=delay_from,
+                  stop=stop)
+    params: dict[str, Any] = {"order": order, "delay_from": delay_from,
+                              "time_limit": time_limit}
     if order == EXHAUSTIVE:
         params["max_exhaustive"] = max_exhaustive
-    return Result(solver=order, status=Status.FEASIBLE, objective=cand.price, bound=None,
-                  runtime=runtime, solution=cand.schedule.to_dict(), seed=seed, params=params)
+    note = "stopped by the time limit: best candidate so far" if cand.stopped else ""
+    return build(solver=order, status=Status.FEASIBLE, solution=cand.schedule,
+                 check=lambda s: check(problem, s), objective=lambda s: price(problem, s),
+                 bound=None, runtime=_time.perf_counter() - t0, seed=seed, params=params,
+                 note=note)
 
 
-def solve_ast(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_ast(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+              delay_from: str = "start") -> Result:
     """``solve`` with the AST order."""
-    return solve(problem, order="AST", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="AST", delay_from=delay_from)
 
 
-def solve_aat(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_aat(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+              delay_from: str = "start") -> Result:
     """``solve`` with the AAT order."""
-    return solve(problem, order="AAT", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="AAT", delay_from=delay_from)
 
 
-def solve_du(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_du(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+             delay_from: str = "start") -> Result:
     """``solve`` with the DU order."""
-    return solve(problem, order="DU", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="DU", delay_from=delay_from)
 
 
-def solve_dc(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_dc(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+             delay_from: str = "start") -> Result:
     """``solve`` with the DC order."""
-    return solve(problem, order="DC", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="DC", delay_from=delay_from)
 
 
-def solve_dp(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_dp(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+             delay_from: str = "start") -> Result:
     """``solve`` with the DP order."""
-    return solve(problem, order="DP", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="DP", delay_from=delay_from)
 
 
-def solve_exhaustive(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_exhaustive(problem: InsertionProblem, *, time_limit: float | None = None,
+                     seed: int = 0, max_exhaustive: int = 8,
+                     delay_from: str = "start") -> Result:
     """``solve`` with the paper's exhaustive search over compress orders."""
-    return solve(problem, order=EXHAUSTIVE, **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order=EXHAUSTIVE,
+                 max_exhaustive=max_exhaustive, delay_from=delay_from)

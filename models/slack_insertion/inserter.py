@@ -25,7 +25,7 @@ def insert(problem: InsertionProblem, *, solver: str = "cpsat", time_limit: floa
            seed: int = 0) -> InsertionSchedule:
     """The optimal schedule as an :class:`InsertionSchedule` (an *inserter* callable)."""
     res = _SOLVERS[solver](problem, time_limit=time_limit, seed=seed)
-    return InsertionSchedule.from_dict(res.solution)
+    return res.solution
 
 
 class CpsatInserter:
@@ -60,7 +60,7 @@ class CpsatInserter:
         res = solve_cpsat(problem, time_limit=self.time_limit, seed=self.seed)
         self.stats[res.status.value] += 1
         self.stats["seconds"] += res.runtime
-        return InsertionSchedule.from_dict(res.solution)
+        return res.solution
 
     def __repr__(self) -> str:
         return f"CpsatInserter(time_limit={self.time_limit!r})"

@@ -70,6 +70,9 @@ __all__ = [
     "price",
     "moved",
     "key",
+    "PRICE_TOL",
+    "price_tolerance",
+    "best",
     "job_cost",
     "signed_power",
     "delay_weight",
@@ -585,8 +588,39 @@ def moved(problem: InsertionProblem, schedule: InsertionSchedule) -> int:
 
 
 def key(problem: InsertionProblem, schedule: InsertionSchedule) -> tuple[float, int]:
-    """Sort key of the paper's choice: lower price, then fewest moved jobs."""
+    """Sort key of the paper's choice: lower price, then fewest moved jobs (exact prices;
+    see :func:`best` for the choice with the tie tolerance)."""
     return price(problem, schedule), moved(problem, schedule)
+
+
+PRICE_TOL = 1e-9
+"""Relative tolerance of a price tie, of ``max(1, |price|)``.
+
+The optimum of the problem *as defined*: with ``P*`` the lowest price of any feasible
+schedule, the optimal schedules are those of price ``<= P* + price_tolerance(P*)``, and
+among them the ones that move the fewest waiting jobs. The tolerance absorbs the float
+rounding of :func:`price` (a price-neutral swap of two jobs can come out a few ulps
+either side of 0); every exact solver returns a schedule of this set or says that it
+did not.
+"""
+
+
+def price_tolerance(p: float) -> float:
+    """Width of a price tie at price ``p`` (``PRICE_TOL * max(1, |p|)``)."""
+    return PRICE_TOL * max(1.0, abs(p))
+
+
+def best(problem: InsertionProblem,
+         schedules: Iterable[InsertionSchedule]) -> InsertionSchedule | None:
+    """The definition's choice among ``schedules`` (assumed feasible): lowest price ``P``,
+    then, among those within :func:`price_tolerance` of ``P``, the fewest moved jobs
+    (then the lowest price, then the first given). None for no schedules."""
+    scored = [(price(problem, s), moved(problem, s), k, s) for k, s in enumerate(schedules)]
+    if not scored:
+        return None
+    low = min(p for p, _, _, _ in scored)
+    tied = [x for x in scored if x[0] <= low + price_tolerance(low)]
+    return min(tied, key=lambda x: (x[1], x[0], x[2]))[3]
 
 
 # ---------------------------------------------------------------------------- utilities

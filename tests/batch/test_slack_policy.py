@@ -26,7 +26,6 @@ from sim.batch.slack_scheduler import SlackScheduler
 from sim.batch.validate import validate
 from sim.problems.insertion import (
     InsertionProblem,
-    InsertionSchedule,
     NewJob,
     RunningJob,
     WaitingJob,
@@ -172,7 +171,7 @@ def test_solve_wrappers_via_registry():
     for name in ORDERS + (EXHAUSTIVE,):
         res = registry.solver("slack_insertion", name)(problem, time_limit=5, seed=3)
         assert res.status is Status.FEASIBLE and res.bound is None and res.seed == 3
-        sched = InsertionSchedule.from_dict(res.solution)
+        sched = res.solution
         check(problem, sched)
         assert res.objective == price(problem, sched)
         assert res.to_dict()["solver"] == name
