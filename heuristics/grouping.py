@@ -23,7 +23,7 @@ order, so the results are deterministic; ``seed`` is recorded but not used.
 
 The two balancing heuristics below get the same search over ``S`` when it is free (so the
 comparison is about the grouping, not the number of slices).
-- :func:`footprint` (section 2, the naive approach): jobs by decreasing footprint, each to
+- :func:`footprint_balancing` (section 2, the naive approach): jobs by decreasing footprint, each to
   the slice with the smallest total footprint among those with enough free processors.
 - :func:`knee` (section 4.1.2): replace each miss-rate curve by its knee (the memory a job
   needs before its curve flattens; here the point of the curve farthest below the chord
@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 
 from sim.memory.model import MissRateCurve
-from sim.problems.grouping import GroupingProblem
+from sim.problems.grouping import GroupingProblem, SliceCosts
 from sim.result import Result, Status, build
 
-__all__ = ["greedy", "footprint", "knee", "curve_knee"]
+__all__ = ["greedy", "footprint_balancing", "knee", "curve_knee"]
 
 
 def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None, t0: float,
@@ -87,14 +87,15 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
     slices: list[list[str]] = [[] for _ in range(S)]
     used = [0] * S
     left = list(range(len(names)))
+    costs = SliceCosts(problem)
     while left:
         if deadline is not None and time.perf_counter() >= deadline:
             # stopped: the jobs left go first-fit decreasing (a new slice when S is free)
             return _first_fit(problem, slices, used, left, grow)
         best = None
-        cur = problem.slice_costs(slices)
-        problem.slice_costs([slices[s] + [names[j]] for j in left for s in range(len(slices))
-                             if used[s] + Q[j] <= P])  # cost all candidates in one call
+        cur = costs.many(slices)
+        costs.many([slices[s] + [names[j]] for j in left for s in range(len(slices))
+                    if used[s] + Q[j] <= P])  # cost all candidates in one call
         for j in left:
             if deadline is not None and time.perf_counter() >= deadline:
                 return _first_fit(problem, slices, used, left, grow)
@@ -106,7 +107,7 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
                                                 [P - used[r] - (Q[j] if r == s else 0)
                                                  for r in range(len(slices))])]
                 room = ok or room
-            delta = {s: problem.slice_cost(slices[s] + [names[j]]) - cur[s] for s in room}
+            delta = {s: costs(slices[s] + [names[j]]) - cur[s] for s in room}
             worst = max(delta.values())
             for s in room:
                 if gain == "marginal":
@@ -144,7 +145,6 @@ def _first_fit(problem: GroupingProblem, slices: list[list[str]], used: list[int
             s = len(slices) - 1
         slices[s].append(problem.names[j])
         used[s] += int(Q[j])
-    problem.slice_costs(slices)  # cost the new slices in one vectorised call
     return slices
 
 
@@ -216,7 +216,7 @@ def _balance(problem: GroupingProblem, size: np.ndarray, S: int, grow: bool) -> 
     return slices
 
 
-def footprint(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
+def footprint_balancing(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
               **params: Any) -> Result:
     """Footprint balancing (section 2). See the module docstring."""
     t0 = time.perf_counter()

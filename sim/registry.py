@@ -35,7 +35,7 @@ SOLVERS["grouping"] = {
     "exact-cpsat": "models.grouping:solve_cpsat",
     "exhaustive": "models.grouping:solve_exhaustive",
     "greedy": "heuristics.grouping:greedy",
-    "footprint": "heuristics.grouping:footprint",
+    "footprint": "heuristics.grouping:footprint_balancing",
     "knee": "heuristics.grouping:knee",
 }
 PROBLEM_LOADERS["slack_insertion"] = "sim.problems.insertion:from_dict"

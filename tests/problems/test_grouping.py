@@ -334,3 +334,16 @@ def test_fluctuation_model_differs_only_near_a_loop_cliff():
                              slice_length=1.0, model=mo).slice_cost(["a"])
              for mo in ("eq2", "fluctuations")]
     assert alone[0] == pytest.approx(alone[1], abs=1e-9)
+
+
+def test_problem_keeps_no_cache_and_slice_costs_memo_agrees():
+    import dataclasses
+
+    from sim.problems.grouping import SliceCosts
+
+    p = small(3)
+    assert not any(f.name.startswith("_") for f in dataclasses.fields(p))
+    memo = SliceCosts(p)
+    groups = [list(p.names[:2]), [p.names[-1]], []]
+    assert memo.many(groups) == p.slice_costs(groups)
+    assert memo(groups[0]) == p.slice_cost(groups[0])
