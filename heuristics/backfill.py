@@ -21,8 +21,8 @@ selection rule handed to the planner (first fit: the first in queue order).
 Both promises hold when jobs are killed at their requested time (``overrun="kill"``).
 With ``overrun="run"`` a job may outlive its estimate; the policies then extend its
 estimated end by its requested time each time it is exceeded (and the conservative
-policy re-places every reservation), so promises may be broken, and the validator does
-not check them in that mode.
+policy re-places every reservation), so promises may be broken: the policies then
+declare no guarantee (``guarantees()``; FCFS's submit order holds in both modes).
 
 Times are integer seconds.
 """
@@ -35,7 +35,13 @@ from collections.abc import Sequence
 
 from instances.job import Job
 from sim.batch.planner import Planner
-from sim.batch.policy import BasePolicy, MachineInfo
+from sim.batch.policy import (
+    ARRIVAL_RESERVATION,
+    FCFS_ORDER,
+    HEAD_RESERVATION,
+    BasePolicy,
+    MachineInfo,
+)
 
 
 class FirstFit:
@@ -97,6 +103,9 @@ class FCFS(_PlannedPolicy):
     def next_wakeup(self, now: int) -> int | None:
         return None
 
+    def guarantees(self) -> frozenset[str]:
+        return frozenset({FCFS_ORDER})
+
 
 class EASY(_PlannedPolicy):
     """EASY backfilling (Lifka): one reservation, for the first job in the queue."""
@@ -112,6 +121,10 @@ class EASY(_PlannedPolicy):
 
     def on_arrival(self, job: Job, now: int) -> None:
         self.queue.append(job)
+
+    def guarantees(self) -> frozenset[str]:
+        # the head's reservation holds when no job outlives its request
+        return frozenset({HEAD_RESERVATION}) if self.machine.kill_at_request else frozenset()
 
     def schedule(self, now: int) -> list[Job]:
         q = self.queue
@@ -191,6 +204,11 @@ class Conservative(_PlannedPolicy):
     def on_end(self, job: Job, now: int) -> None:
         if self.plan.end(job, now):
             self.dirty = True
+
+    def guarantees(self) -> frozenset[str]:
+        # reservations at arrival hold when no job outlives its request
+        return (frozenset({ARRIVAL_RESERVATION}) if self.machine.kill_at_request
+                else frozenset())
 
     def _extend_overdue(self, now: int) -> None:
         # An overrunning job's extension may collide with reservations: take all waiting

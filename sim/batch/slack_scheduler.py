@@ -45,7 +45,7 @@ Choices the paper leaves open (documented, and parameters where they change resu
   overlap it, every waiting job is re-placed greedily in order of its scheduled start at
   its earliest feasible time with slack charged as usual, but never below 0 (a job
   pushed past its slack there has used it up); promises can be broken in that mode (the
-  validator does not check promises then).
+  policy declares no guarantee then, so the validator checks none).
 - Only processors are scheduled (K = 1); a machine with more resources raises ValueError.
 
 Times are integer seconds; slack values are real seconds.
@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 from instances.job import Job
 from sim.batch.planner import Planner
-from sim.batch.policy import BasePolicy, MachineInfo
+from sim.batch.policy import SLACK_BOUND, BasePolicy, MachineInfo
 from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
@@ -183,6 +183,10 @@ class SlackScheduler(BasePolicy):
 
     def promises(self) -> dict[int, int]:
         return self._promises
+
+    def guarantees(self) -> frozenset[str]:
+        # the slack bound holds when no job outlives its request (see ``overrun="run"``)
+        return frozenset({SLACK_BOUND}) if self.machine.kill_at_request else frozenset()
 
     def _priority(self, up: float, pp: float, sp: float) -> float:
         """Weighted priority ``(UP + PP + SP) / 3``; -inf for over-quota jobs."""
