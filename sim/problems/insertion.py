@@ -236,8 +236,8 @@ class InsertionProblem:
     _index: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        now = fields.integer(self.now, "now")
-        cap = fields.integer(self.capacity, "capacity", minimum=1)
+        now = fields.integer(self.now, "now", minimum=-MAX_INT, maximum=MAX_INT)
+        cap = fields.integer(self.capacity, "capacity", minimum=1, maximum=MAX_INT)
         object.__setattr__(self, "now", now)
         object.__setattr__(self, "capacity", cap)
         for name in ("alpha_u", "alpha_t", "alpha_p", "alpha_f"):
