@@ -119,6 +119,8 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     """The same model with PuLP / CBC (one thread)."""
     import pulp
 
+    from models.cbc import command as cbc_command
+
     t0 = time.perf_counter()
     p = problem
     n = p.n_nodes
@@ -144,9 +146,7 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
             lp += pulp.lpSum(x[j, t, k] for t in range(len(job))) <= 1
     for a, b in _sym_pairs(p):
         lp += load[a] >= load[b]
-    cmd = pulp.PULP_CBC_CMD(msg=False, threads=1,
-                            timeLimit=None if time_limit is None else float(time_limit))
-    lp.solve(cmd)
+    lp.solve(cbc_command(time_limit=None if time_limit is None else float(time_limit)))
     rt = time.perf_counter() - t0
     status = pulp.LpStatus[lp.status]
     try:
