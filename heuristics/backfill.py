@@ -199,10 +199,29 @@ class EASY(_Planner):
         return started
 
 
+COMPRESSION = ("arrival", "start", "now", "none")
+
+
 class Conservative(_Planner):
-    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends."""
+    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends.
+
+    Parameters
+    ----------
+    compression : {"arrival", "start", "none"}
+        How the schedule is compressed when a job ends before its requested time:
+        waiting jobs re-placed at their earliest start in arrival order (default, as
+        above), in order of their current reserved start, or not at all (every job
+        keeps the reservation it got at arrival; later arrivals may still backfill into
+        the freed hole). The last two are readings of the paper's simulator that
+        Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.slack_tables``.
+    """
 
     name = "conservative"
+
+    def __init__(self, compression: str = "arrival") -> None:
+        if compression not in COMPRESSION:
+            raise ValueError(f"compression must be one of {COMPRESSION}, got {compression!r}")
+        self.compression = compression
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
@@ -219,7 +238,8 @@ class Conservative(_Planner):
         self.queue.append(job)
 
     def _ended_early(self, now: int) -> None:
-        self.dirty = True
+        if self.compression != "none":
+            self.dirty = True
 
     def _reserve_forced(self, start: int, duration: int, demand: tuple[int, ...]) -> None:
         # An overrunning job's extension may collide with reservations: take all waiting
@@ -236,7 +256,10 @@ class Conservative(_Planner):
         profile = self.profile
         res = self.res
         times, free = profile.times, profile.free
-        for job in self.queue:
+        queue = self.queue
+        if self.compression == "start":
+            queue = sorted(queue, key=lambda j: res[j.id])  # stable: ties in arrival order
+        for job in queue:
             old = res[job.id]
             if old == now:
                 continue
@@ -248,6 +271,8 @@ class Conservative(_Planner):
                     continue
                 profile.release(old, job.requested, job.demand)
             t = profile.earliest_start(job.requested, job.demand, now)
+            if self.compression == "now" and old >= 0 and t != now:
+                t = old  # only jobs that can start at once move (the hole was just freed)
             profile.reserve(t, job.requested, job.demand)
             res[job.id] = t
 
