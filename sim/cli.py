@@ -103,8 +103,8 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
                    help="priority scenario for the slack-based scheduler")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
                    help="a policy option (repeatable), checked against the policy's "
-                        "signature, e.g. --set sf=3 --set order=DP; numbers, true/false "
-                        "and none are parsed, anything else is a string")
+                        "signature, e.g. --set sf=3 --set order=DP; numbers and "
+                        "true/false are parsed, anything else is a string")
     g = p.add_argument_group("aliases of --set for the slack policies")
     g.add_argument("--order", choices=ORDERS + (EXHAUSTIVE,),
                    help="compress order of the slack scheduler (= --set order=...)")
@@ -129,8 +129,6 @@ def _parse_value(text: str) -> Any:
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    if low in ("none", "null"):
-        return None
     for conv in (int, float):
         try:
             return conv(text)

@@ -52,17 +52,33 @@ def _resolve(trace: str) -> Path:
     return p if p.exists() else trace_path(trace)
 
 
-@lru_cache(maxsize=4)
+def _file_key(trace: str) -> tuple[str, int, int]:
+    path = _resolve(trace)
+    st = path.stat()  # a file changed on disk is read again
+    return str(path), st.st_mtime_ns, st.st_size
+
+
 def _read(trace: str, procs: int | None, wide: str, perfect: bool) -> Workload:
+    return _read_file(_file_key(trace), procs, wide, perfect)
+
+
+@lru_cache(maxsize=4)
+def _read_file(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool
+               ) -> Workload:
     from instances.swf import read_swf
 
-    return read_swf(_resolve(trace), procs=procs, perfect_estimates=perfect, too_wide=wide)
+    return read_swf(fkey[0], procs=procs, perfect_estimates=perfect, too_wide=wide)
+
+
+def _with_priorities(trace: str, procs: int | None, wide: str, perfect: bool,
+                     scheme: str | None, high: float | None) -> Workload:
+    return _prioritized(_file_key(trace), procs, wide, perfect, scheme, high)
 
 
 @lru_cache(maxsize=8)
-def _with_priorities(trace: str, procs: int | None, wide: str, perfect: bool,
-                     scheme: str | None, high: float | None) -> Workload:
-    w = _read(trace, procs, wide, perfect)
+def _prioritized(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
+                 scheme: str | None, high: float | None) -> Workload:
+    w = _read_file(fkey, procs, wide, perfect)
     if scheme is None:
         return w
     from instances.priorities import assign_priorities
@@ -77,12 +93,17 @@ def _with_priorities(trace: str, procs: int | None, wide: str, perfect: bool,
     return w
 
 
-@lru_cache(maxsize=8)
 def _months(trace: str, procs: int | None, wide: str, perfect: bool, scheme: str | None,
             high: float | None) -> dict[str, Workload]:
+    return _split(_file_key(trace), procs, wide, perfect, scheme, high)
+
+
+@lru_cache(maxsize=8)
+def _split(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
+           scheme: str | None, high: float | None) -> dict[str, Workload]:
     from instances.swf import split_months
 
-    return dict(split_months(_with_priorities(trace, procs, wide, perfect, scheme, high)))
+    return dict(split_months(_prioritized(fkey, procs, wide, perfect, scheme, high)))
 
 
 def trace_months(trace: str) -> list[str]:
