@@ -627,7 +627,9 @@ def month_timezone(header: dict[str, Any]) -> tzinfo:
     """The log's own time zone from its header.
 
     ``zoneinfo.ZoneInfo(TimeZoneString)`` (daylight saving time included) when the
-    header has a ``TimeZoneString`` that zoneinfo knows; else the fixed offset
+    header has a ``TimeZoneString`` (a ValueError when zoneinfo does not know it,
+    rather than a fixed offset that would move jobs across months; the ``tzdata``
+    dependency provides the zones where the system has none); else the fixed offset
     ``TimeZone`` (seconds to add to UTC); else UTC.
     """
     name = header.get("TimeZoneString")
@@ -635,8 +637,9 @@ def month_timezone(header: dict[str, Any]) -> tzinfo:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
         try:
             return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            pass
+        except (ZoneInfoNotFoundError, ValueError):  # a fixed offset would move jobs
+            raise ValueError(f"time zone {name!r} of the log header is unknown to zoneinfo "
+                             "(install the tzdata package)") from None
     offset = header.get("TimeZone")
     if isinstance(offset, int):
         return timezone(timedelta(seconds=offset))
