@@ -120,3 +120,14 @@ def test_a_store_of_another_spec_or_version_or_a_corrupted_one_is_refused_intact
     bad.write_bytes(bytes(data2))
     with pytest.raises(StoreError, match="bad.sqlite"):
         run_sweep(spec, bad)
+
+
+@pytest.mark.parametrize("name", ["sweep_synthetic.toml", "sweep_kth.toml"])
+def test_the_example_specs_expand(name):
+    from pathlib import Path
+
+    from sim.sweep.spec import load
+
+    root = Path(__file__).resolve().parents[2]
+    spec, cells = load(root / "examples" / name)
+    assert cells and spec["name"]
