@@ -97,35 +97,66 @@ def test_a_cell_past_its_time_limit_is_recorded_and_does_not_stop_the_sweep(tmp_
     assert "time limit" in s.errors[0][1]
 
 
-def _sweep_cmd(spec: Path, out: Path, jobs: int) -> list[str]:
-    return [sys.executable, "-m", "sim.cli", "sweep", str(spec), "--out", str(out),
-            "--jobs", str(jobs), "--quiet"]
+def _done(path: Path) -> int:
+    import sqlite3
+
+    if not path.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:  # the run has not created its tables yet
+        return 0
+
+
+def _sweep_in_new_session(spec: Path, out: Path, jobs: int) -> None:
+    os.setsid()  # its own process group: the kill takes the pool workers too
+    run_sweep(spec, out, jobs=jobs)
+    os._exit(0)
 
 
 def test_sigkill_at_random_moments_twenty_times_then_resume_gives_the_same_store(tmp_path):
-    spec = write_json(tmp_path / "k.json", tiny_spec(name="kill", n_jobs=120,
-                                                      seeds=(0, 1, 2)))
+    import multiprocessing
+
+    spec = write_json(tmp_path / "k.json", tiny_spec(name="kill", n_jobs=30,
+                                                      seeds=tuple(range(6))))
     ref = tmp_path / "ref.sqlite"
     run_sweep(spec, ref)
     out = tmp_path / "killed.sqlite"
     rng = random.Random(11)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ctx = multiprocessing.get_context("fork")  # already imported: each start costs ms
     kills = 0
     for i in range(20):
-        p = subprocess.Popen(_sweep_cmd(spec, out, 1 + i % 2), cwd=ROOT, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
-        time.sleep(rng.uniform(0.2, 1.2))
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            kills += 1
-        p.wait()
+        p = ctx.Process(target=_sweep_in_new_session, args=(spec, out, 1 + i % 2))
+        p.start()
+        # kill at a random moment: a few cells after the last kill, plus 0-30 ms
+        target = _done(out) + rng.randint(1, 3)
+        t0 = time.monotonic()
+        while _done(out) < target and p.exitcode is None and time.monotonic() - t0 < 60:
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0.0, 0.03))
+        if p.exitcode is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:  # ended between the check and the kill
+                pass
+            else:
+                kills += 1
+        p.join()
         # the store opens and checks cleanly after every kill
         with Store.open(out, create=False) as st:
             assert set(st.statuses().values()) <= {"done"}
-    assert kills >= 10, "the kills should land while the sweep runs"
-    assert subprocess.run(_sweep_cmd(spec, out, 1), cwd=ROOT, env=env,
-                          capture_output=True).returncode == 0
+            left = len(expand(json.loads(spec.read_text()))) - len(st.statuses())
+    assert kills == 20 and left > 0, f"every kill should land while the sweep runs: " \
+        f"{kills} kills, {left} cells left"
+    # the command line finishes the job
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "sim.cli", "sweep", str(spec), "--out",
+                           str(out), "--quiet"], cwd=ROOT, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
     assert snapshot(out) == snapshot(ref)
 
 
