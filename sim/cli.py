@@ -19,7 +19,18 @@ from typing import Any
 
 from sim import registry
 
-_FMT = argparse.ArgumentDefaultsHelpFormatter
+
+class _Fmt(argparse.ArgumentDefaultsHelpFormatter):
+    """Show an option's default in its help unless it is None/False or already said."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False, [], argparse.SUPPRESS) \
+                or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
+_FMT = _Fmt
 
 COLUMNS = (
     ("policy", "policy", "{}"),
@@ -178,6 +189,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
               check=not args.no_validate, progress=not args.quiet, out=args.out, **opts)
     row["trace"] = w.name
     row["trace_sha256"] = _trace_sha256(args.trace)
+    row["priorities"] = args.priorities
     if w.cleaning is not None:
         row["cleaning"] = w.cleaning.to_dict()
     if args.json:
@@ -214,6 +226,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         rows.append(run(w, p, overrun=args.overrun, by_month=args.by_month,
                         check=not args.no_validate, progress=not args.quiet, **opts))
         rows[-1]["trace_sha256"] = sha
+        rows[-1]["priorities"] = args.priorities
     if args.json:
         print(_dump({"trace": w.name, "procs": w.procs, "rows": rows}))
         return 0
