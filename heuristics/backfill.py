@@ -181,10 +181,30 @@ class EASY(_PlannedPolicy):
         return started
 
 
+COMPRESSION = ("arrival", "start", "now", "none")
+
+
 class Conservative(_PlannedPolicy):
-    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends."""
+    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends.
+
+    Parameters
+    ----------
+    compression : {"arrival", "start", "now", "none"}
+        How the schedule is compressed when a job ends before its requested time:
+        waiting jobs re-placed at their earliest start in arrival order (default, as
+        above), in order of their current reserved start, only the jobs that can start
+        at once ("now"; the others keep their reservations), or not at all (every job
+        keeps the reservation it got at arrival; later arrivals may still backfill into
+        the freed hole). The last two are readings of the paper's simulator that
+        Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.slack_tables``.
+    """
 
     name = "conservative"
+
+    def __init__(self, compression: str = "arrival") -> None:
+        if compression not in COMPRESSION:
+            raise ValueError(f"compression must be one of {COMPRESSION}, got {compression!r}")
+        self.compression = compression
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
@@ -202,7 +222,7 @@ class Conservative(_PlannedPolicy):
         self.queue.append(job)
 
     def on_end(self, job: Job, now: int) -> None:
-        if self.plan.end(job, now):
+        if self.plan.end(job, now) and self.compression != "none":
             self.dirty = True
 
     def guarantees(self) -> frozenset[str]:
@@ -229,7 +249,10 @@ class Conservative(_PlannedPolicy):
         res = self.res
         K = self.plan.K
         times, free = profile.times, profile.free
-        for job in self.queue:
+        queue = self.queue
+        if self.compression == "start":
+            queue = sorted(queue, key=lambda j: res[j.id])  # stable: ties in arrival order
+        for job in queue:
             old = res[job.id]
             if old == now:
                 continue
@@ -241,6 +264,8 @@ class Conservative(_PlannedPolicy):
                     continue
                 profile.release(old, job.requested, job.demand)
             t = profile.earliest_start(job.requested, job.demand, now)
+            if self.compression == "now" and old >= 0 and t != now:
+                t = old  # only jobs that can start at once move (the hole was just freed)
             profile.reserve(t, job.requested, job.demand)
             res[job.id] = t
 

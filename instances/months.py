@@ -45,7 +45,7 @@ def month_timezone(header: dict[str, Any]) -> tzinfo:
             return ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError, OSError):
             raise ValueError(f"{_label(header, 'TimeZoneString')} is not a time zone "
-                             "known to zoneinfo") from None
+                             "known to zoneinfo (is the tzdata package installed?)") from None
     offset = header.get("TimeZone")
     if offset is not None:
         if isinstance(offset, bool) or not isinstance(offset, int) or \

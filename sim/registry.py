@@ -138,3 +138,21 @@ def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any
         raise ValueError(f"{source}: field 'problem' = {short(family)} is unknown; known: "
                          f"{sorted(PROBLEM_LOADERS)}")
     return family, _load(PROBLEM_LOADERS[family])(data, source=source)
+
+
+def policy_config(name: str, **options: Any) -> dict[str, Any]:
+    """The full configuration of the policy ``name`` built with ``options``: every
+    parameter of its factory with its default, ``options`` applied (for the records
+    of a run: SF, AWT, order, alphas, time limits...). Raises ValueError like
+    :func:`make_policy` on an unknown option."""
+    factory = policy_factory(name)
+    accepted = policy_options(name)
+    unknown = sorted(set(options) - accepted) if accepted is not None else []
+    if unknown:
+        raise ValueError(f"policy {name!r} does not take option(s) {unknown}; "
+                         f"it takes {sorted(accepted)}")
+    sig = inspect.signature(factory)
+    config = {p.name: p.default for p in sig.parameters.values()
+              if p.default is not p.empty and p.kind is not p.VAR_KEYWORD}
+    config.update(options)
+    return {"policy": name, **config}
