@@ -1,6 +1,6 @@
 """Reference batch schedulers: FCFS, EASY backfilling and conservative backfilling.
 
-All three follow the ``sim.policy.Policy`` protocol: they see only what a real scheduler
+All three follow the ``sim.batch.policy.Policy`` protocol: they see only what a real scheduler
 sees (submit time, requested time, demand), keep their own view of the machine in a
 ``sim.profile.Profile`` of estimated ends, and return the jobs to start now.
 
@@ -31,7 +31,7 @@ from bisect import bisect_left
 from collections import deque
 
 from instances.job import Job
-from sim.policy import BasePolicy, MachineInfo
+from sim.batch.policy import BasePolicy, MachineInfo
 from sim.profile import Profile
 
 

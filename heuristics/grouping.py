@@ -1,6 +1,6 @@
 """Grouping heuristics of Suh, Rudolph & Devadas for memory-aware time slicing.
 
-All three take a :class:`sim.grouping.GroupingProblem` and return a ``Result`` with
+All three take a :class:`sim.problems.grouping.GroupingProblem` and return a ``Result`` with
 ``Status.FEASIBLE`` and ``bound=None`` (or ``Status.INFEASIBLE`` when, with a fixed
 number of slices, they cannot place every job). Ties are broken by job order, then slice
 order, so the results are deterministic; ``seed`` is recorded but not used.
@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from sim.grouping import GroupingProblem
-from sim.memory import MissRateCurve
+from sim.memory.model import MissRateCurve
+from sim.problems.grouping import GroupingProblem
 from sim.result import Result, Status
 
 __all__ = ["greedy", "footprint", "knee", "curve_knee"]

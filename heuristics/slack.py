@@ -4,7 +4,7 @@ The paper inserts a new job j into the schedule of the waiting jobs as follows. 
 time slot ``ts`` of the profile, starting at ``now``: every waiting job scheduled at or
 after ``ts`` is delayed by j's length, j is put alone at ``ts``, and the delayed jobs are
 *compressed* one by one in some order. The candidate schedules are priced with the price
-of ``sim.insertion.price``; the cheapest feasible one is taken, ties going to the one
+of ``sim.problems.insertion.price``; the cheapest feasible one is taken, ties going to the one
 that moves the fewest jobs. The heuristics differ in the compress order:
 
 ``AST``  ascending scheduled start (``te``)
@@ -55,7 +55,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.insertion import (
+from sim.batch.slack_scheduler import SlackScheduler
+from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
     WaitingJob,
@@ -65,7 +66,6 @@ from sim.insertion import (
 )
 from sim.profile import Profile
 from sim.result import Result, Status
-from sim.slack_scheduler import SlackScheduler
 
 ORDERS = ("AST", "AAT", "DU", "DC", "DP")
 EXHAUSTIVE = "exhaustive"
@@ -106,7 +106,7 @@ class Candidate:
         Ids of the delayed jobs in the order they were compressed.
     schedule : InsertionSchedule
     price : float
-        ``sim.insertion.price`` of ``schedule``.
+        ``sim.problems.insertion.price`` of ``schedule``.
     moved : int
         Waiting jobs whose start changed.
     """
@@ -264,7 +264,7 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     Returns
     -------
     Candidate
-        Its ``price`` is recomputed by ``sim.insertion.price``.
+        Its ``price`` is recomputed by ``sim.problems.insertion.price``.
     """
     if order != EXHAUSTIVE:
         _order_key(order, problem)  # validates the name
@@ -355,7 +355,7 @@ def SlackPolicy(
     alpha_u, alpha_t, alpha_p, alpha_f : float
         Price exponents in [0, 1].
     reset_slack, default_priority, p_floor, slack_floor, record, check
-        See ``sim.slack_scheduler.SlackScheduler``.
+        See ``sim.batch.slack_scheduler.SlackScheduler``.
     max_exhaustive : int
         Queue limit of the exhaustive order search.
     delay_from : {"start", "overlap"}
@@ -393,7 +393,7 @@ def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: i
     Returns
     -------
     Result
-        Status FEASIBLE with the price recomputed by ``sim.insertion.price`` and no
+        Status FEASIBLE with the price recomputed by ``sim.problems.insertion.price`` and no
         bound (even the exhaustive search covers compress orders only, not every start
         time, so it proves nothing about the true optimum).
     """

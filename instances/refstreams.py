@@ -3,7 +3,7 @@
 Streams are int64 numpy arrays of block addresses ``0 .. footprint-1``; every generator
 is seeded (``numpy.random.default_rng(seed)``) and returns the same array for the same
 arguments. Parametric curves are float arrays ``m[0..X]`` (non-increasing, in [0, 1]);
-wrap them in ``sim.memory.MissRateCurve`` to use them in the model.
+wrap them in ``sim.memory.model.MissRateCurve`` to use them in the model.
 
 The paper's case study (Suh, Rudolph & Devadas, Table 1) used SPEC CPU2000 traces, which
 we do not have. :data:`CASESTUDY` gives, for each of its six benchmarks, the footprint of

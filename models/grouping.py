@@ -2,7 +2,7 @@
 
 A *group* is a non-empty set of jobs that fits in one slice (``sum Q <= P``). Every
 feasible group is enumerated and costed at once with the vectorised eq. 4 slice cost of
-``sim.grouping`` (``GroupingProblem.group_costs``). A schedule is a set of groups covering
+``sim.problems.grouping`` (``GroupingProblem.group_costs``). A schedule is a set of groups covering
 every job exactly once:
 
     min  sum_g c'_g y_g + const      s.t.  sum_{g ∋ j} y_g = 1  (every job j),
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.grouping import GroupingProblem
+from sim.problems.grouping import GroupingProblem
 from sim.result import Result, Status
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Exact models of the slack-constrained insertion problem (Talby & Feitelson).
 
-The problem, its feasibility check and its price live in :mod:`sim.insertion`; this
+The problem, its feasibility check and its price live in :mod:`sim.problems.insertion`; this
 module only searches. Unlike the paper's exhaustive search, which tries every compress
 order of the delayed jobs for every time slot, these models range over *all* feasible
 start times. Three exact solvers, each ``solve(problem, *, time_limit=None, seed=0,
@@ -22,7 +22,7 @@ start times. Three exact solvers, each ``solve(problem, *, time_limit=None, seed
     PuLP/CBC time-indexed ILP over the *dominant start times* (below): binary
     ``x[i, tau]`` = job i starts at tau, one start per job, capacity checked at every
     candidate time, the cost of each (job, start) pair taken straight from
-    :func:`sim.insertion.job_cost`, so any alphas work. Lexicographic by a second solve
+    :func:`sim.problems.insertion.job_cost`, so any alphas work. Lexicographic by a second solve
     (price <= optimum + 1e-7 relative, minimise moved jobs).
 ``solve_brute`` (registered as ``brute``)
     Depth-first enumeration of every integer start time on tiny instances (refuses more
@@ -32,7 +32,7 @@ Dominant start times (used by ``ilp`` and ``cpsat``)
 -----------------------------------------------------
 Some optimal schedule (lowest price, then fewest moved) starts every job in
 ``C = {now, te_i, running ends}`` closed under adding any job's estimate, capped at
-:func:`sim.insertion.horizon`. Proof: every cost is non-decreasing in the start time
+:func:`sim.problems.insertion.horizon`. Proof: every cost is non-decreasing in the start time
 (``delay_weight >= 0``, the signed power is monotone). Take an optimal schedule and move
 any job one second earlier while that stays feasible, never below ``now`` and never
 moving a job that sits at its ``te`` (moving it would add a moved job). This never
@@ -53,7 +53,7 @@ max|delay_i|`` (the max over the start domain), recorded as ``params["rounding_e
 So the schedule CP-SAT proves optimal for the scaled objective is within ``2 eps`` of the
 true optimum, and ``bound = scaled bound / 2^e - eps`` is a valid lower bound of the true
 optimum (so ``bound`` can sit a hair below ``objective`` even when OPTIMAL). The reported
-``objective`` is always :func:`sim.insertion.price` of the returned schedule. On the
+``objective`` is always :func:`sim.problems.insertion.price` of the returned schedule. On the
 bundled snapshots ``eps`` is below 1e-3 price units (the prices are in the thousands).
 
 Status
@@ -84,8 +84,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from sim import insertion as ins
-from sim.insertion import InsertionProblem, InsertionSchedule
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
 
 __all__ = [
@@ -654,7 +654,7 @@ def insert(problem: InsertionProblem, *, solver: str = "cpsat", time_limit: floa
 
 
 class CpsatInserter:
-    """Inserter callable for ``sim.slack_scheduler.SlackScheduler``: CP-SAT at every call.
+    """Inserter callable for ``sim.batch.slack_scheduler.SlackScheduler``: CP-SAT at every call.
 
     Parameters
     ----------
@@ -709,7 +709,7 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
 ) -> Any:
     """The slack-based priority scheduler with the optimal (CP-SAT) inserter.
 
-    The state machine is ``sim.slack_scheduler.SlackScheduler``; at every insert and
+    The state machine is ``sim.batch.slack_scheduler.SlackScheduler``; at every insert and
     remove it calls :class:`CpsatInserter`, so it differs from ``SlackPolicy`` only in
     how each insertion problem is solved.
 
@@ -726,7 +726,7 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     seed : int
         CP-SAT seed.
     reset_slack, default_priority, record, check
-        See ``sim.slack_scheduler.SlackScheduler``.
+        See ``sim.batch.slack_scheduler.SlackScheduler``.
     order : None
         Accepted so the CLI's ``--order`` can be passed through; any value other than
         None or ``"optimal"`` raises ValueError (this policy has no compress order).
@@ -736,7 +736,7 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     SlackScheduler
         Named ``"slack-optimal"``; its ``inserter.stats`` counts proved and stopped calls.
     """
-    from sim.slack_scheduler import SlackScheduler
+    from sim.batch.slack_scheduler import SlackScheduler
 
     if order not in (None, "optimal"):
         raise ValueError(f"slack-optimal has no compress order; got order={order!r}")

@@ -1,2 +1,3 @@
-"""The shared discrete-event simulator and what sits on it: event core, batch machine,
-availability profile, metrics, validation; the CLI and batch runner on top."""
+"""The shared simulator core (events, availability profile, Result, registry, CLI) and one
+sub-package per concern: ``batch`` (space sharing), ``problems`` (problem families),
+``memory`` (miss-rate model, LRU), ``experiments`` (paper reproductions and benchmarks)."""

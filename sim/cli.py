@@ -91,13 +91,13 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
 
 
 def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
-    from sim.runner import POLICY_OPTIONS
+    from sim.batch.runner import POLICY_OPTIONS
 
     return {k: getattr(args, k) for k in POLICY_OPTIONS}
 
 
 def _workload(args: argparse.Namespace):
-    from sim.runner import load_workload
+    from sim.batch.runner import load_workload
 
     w = load_workload(args.trace, procs=args.procs, perfect_estimates=args.perfect_estimates,
                       priorities=args.priorities)
@@ -107,7 +107,7 @@ def _workload(args: argparse.Namespace):
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from sim.runner import run
+    from sim.batch.runner import run
 
     w = _workload(args)
     row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
@@ -129,7 +129,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from sim.runner import run
+    from sim.batch.runner import run
 
     w = _workload(args)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]

@@ -10,7 +10,7 @@ each function with the signature ``solve(problem, *, time_limit=None, seed=0, **
 parsed JSON dictionary; the family of a JSON file is its ``"problem"`` field.
 
 Policies map a name to ``"module:factory"``; the factory takes keyword options and
-returns an object following ``sim.policy.Policy``.
+returns an object following ``sim.batch.policy.Policy``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ POLICIES: dict[str, str] = {
 SOLVERS: dict[str, dict[str, str]] = {}
 
 PROBLEM_LOADERS: dict[str, str] = {}
-PROBLEM_LOADERS["grouping"] = "sim.grouping:from_json"
+PROBLEM_LOADERS["grouping"] = "sim.problems.grouping:from_json"
 SOLVERS["grouping"] = {
     "exact-ilp": "models.grouping:solve_ilp",
     "exact-cpsat": "models.grouping:solve_cpsat",
@@ -38,7 +38,7 @@ SOLVERS["grouping"] = {
     "footprint": "heuristics.grouping:footprint",
     "knee": "heuristics.grouping:knee",
 }
-PROBLEM_LOADERS["slack_insertion"] = "sim.insertion:from_dict"
+PROBLEM_LOADERS["slack_insertion"] = "sim.problems.insertion:from_dict"
 POLICIES["slack"] = "heuristics.slack:SlackPolicy"
 SOLVERS.setdefault("slack_insertion", {}).update({
     "AST": "heuristics.slack:solve_ast",

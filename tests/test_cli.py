@@ -10,8 +10,8 @@ import pytest
 
 from instances.swf import read_swf, write_swf
 from instances.synthetic import random_workload
+from sim.batch.runner import run
 from sim.cli import main
-from sim.runner import run
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"

@@ -27,7 +27,7 @@ RESULTS = Path(__file__).parent / "results"
 CHILD = r"""
 import json, resource, sys, time
 from heuristics.backfill import EASY, Conservative
-from sim.batch import simulate
+from sim.batch.machine import simulate
 kind, name, policy, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 t = time.perf_counter()
 if kind == "trace":

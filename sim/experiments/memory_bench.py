@@ -33,15 +33,15 @@ from models.grouping import (
     solve_exhaustive,
     solve_ilp,
 )
-from sim.grouping import random_problem
-from sim.lru import (
+from sim.memory.lru import (
     footprint_spread,
     interleave,
     miss_rate_curve,
     simulate,
     stack_distances,
 )
-from sim.memory import MissRateCurve, steady_state
+from sim.memory.model import MissRateCurve, steady_state
+from sim.problems.grouping import random_problem
 
 RESULTS = Path(__file__).resolve().parent / "results"
 N = 1_200_000

@@ -25,9 +25,9 @@ import numpy as np
 from heuristics.grouping import curve_knee, footprint, greedy, knee
 from instances.refstreams import CASESTUDY, PAGE_BYTES, casestudy_stream
 from models.grouping import solve_ilp
-from sim.grouping import GroupingProblem, GroupJob, load, schedule_name
-from sim.lru import miss_rate_curve
-from sim.memory import MissRateCurve, miss_rate
+from sim.memory.lru import miss_rate_curve
+from sim.memory.model import MissRateCurve, miss_rate
+from sim.problems.grouping import GroupingProblem, GroupJob, load, schedule_name
 
 DATA = Path(__file__).resolve().parents[2] / "instances" / "data" / "grouping"
 RESULTS = Path(__file__).resolve().parent / "results"

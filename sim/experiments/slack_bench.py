@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from models.slack_insertion import solve_cpsat
-from sim import insertion as ins
+from sim.problems import insertion as ins
 from sim.result import Status
 
 ROOT = Path(__file__).resolve().parents[2]

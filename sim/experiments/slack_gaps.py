@@ -19,7 +19,7 @@ Two parts, each one command:
     ``results/slack_e2e.md`` is rebuilt from all month files present, so months can run
     as separate processes.
 
-Times are seconds; prices are processor-seconds weighted as in ``sim.insertion``.
+Times are seconds; prices are processor-seconds weighted as in ``sim.problems.insertion``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 from heuristics.slack import EXHAUSTIVE, ORDERS, SlackPolicy
 from heuristics.slack import solve as solve_order
 from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
-from sim import insertion as ins
+from sim.problems import insertion as ins
 from sim.result import Status
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +95,7 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6) -> str:
         f"snapshot set with queue length k <= {kmax} ({len(rows)} problems). Optimum: "
         "CP-SAT over all start times (`models.slack_insertion.solve_cpsat`), used only "
         "where it proved optimality within the limit. Gap = heuristic price - reference "
-        "price (price units: processor-seconds weighted as in `sim.insertion`); "
+        "price (price units: processor-seconds weighted as in `sim.problems.insertion`); "
         "'opt %' = share of problems where the heuristic hits the reference price "
         "(within CP-SAT's rounding bound); 'median/max gap (s)' = gap divided by the new "
         "job's n (= seconds of the new job's wait; for remove problems the raw gap).",
@@ -167,7 +167,7 @@ def _month(label: str):
 
 
 def _stats(schedule) -> dict[str, float]:
-    from sim.metrics import summary
+    from sim.batch.metrics import summary
 
     s = summary(schedule)
     return {k: float(s[k]) for k in ("avg_wait", "avg_bounded_slowdown", "utilization")
@@ -176,8 +176,8 @@ def _stats(schedule) -> dict[str, float]:
 
 def e2e_month(label: str, time_limit: float) -> dict:
     """Simulate one KTH month with AST and with optimal insertion; returns the record."""
-    from sim.batch import simulate
-    from sim.validate import validate
+    from sim.batch.machine import simulate
+    from sim.batch.validate import validate
 
     month = _month(label)
     rec: dict = {"month": label, "jobs": len(month.jobs), "time_limit": time_limit}

@@ -11,7 +11,7 @@ random numbers). Each is written as one JSON file (``InsertionProblem.to_json``)
 
     instances/data/slack_snapshots/<month>-<insert|remove>-<now>-k<k>.json
 
-readable with ``sim.insertion.load`` or ``schedsearch solve FILE --solver NAME``, and an
+readable with ``sim.problems.insertion.load`` or ``schedsearch solve FILE --solver NAME``, and an
 ``index.md`` lists them with their queue lengths.
 
 Run: ``python -m sim.experiments.slack_snapshots`` (about a minute).
@@ -28,8 +28,8 @@ from heuristics.slack import SlackPolicy
 from instances.bundled import trace_path
 from instances.priorities import assign_priorities
 from instances.swf import read_swf, split_months
-from sim.batch import simulate
-from sim.insertion import InsertionProblem, load
+from sim.batch.machine import simulate
+from sim.problems.insertion import InsertionProblem, load
 
 MONTHS = ("1996-09", "1996-10", "1996-11", "1996-12", "1997-01", "1997-02", "1997-03",
           "1997-04", "1997-05", "1997-06", "1997-07", "1997-08")

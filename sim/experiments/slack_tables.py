@@ -43,7 +43,7 @@ from heuristics.slack import ORDERS, SlackPolicy
 from instances.bundled import trace_path
 from instances.priorities import assign_priorities, high_priority_ids
 from instances.swf import read_swf, split_months
-from sim.batch import Schedule, simulate
+from sim.batch.machine import Schedule, simulate
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SF_VALUES = (1.0, 3.0, 5.0, 7.0, 9.0, 11.0)
@@ -97,7 +97,7 @@ def months_with(scheme: str) -> tuple:
 
 
 def _validate(s: Schedule) -> None:
-    from sim.validate import validate
+    from sim.batch.validate import validate
 
     validate(s)
 

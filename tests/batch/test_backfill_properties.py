@@ -20,9 +20,9 @@ from strategies import workloads
 from heuristics.backfill import EASY, FCFS, Conservative
 from instances.job import Job, Workload
 from sim import registry
-from sim.batch import Schedule, simulate
-from sim.policy import BasePolicy
-from sim.validate import ValidationError, validate
+from sim.batch.machine import Schedule, simulate
+from sim.batch.policy import BasePolicy
+from sim.batch.validate import ValidationError, validate
 
 BACKFILL = {"fcfs": FCFS, "easy": EASY, "conservative": Conservative}
 MODES = ("kill", "run")

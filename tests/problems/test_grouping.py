@@ -10,8 +10,15 @@ import pytest
 from heuristics import grouping as heur
 from models import grouping as exact
 from sim import registry
-from sim.grouping import GroupingProblem, GroupJob, from_json, load, random_problem, schedule_name
-from sim.memory import MissRateCurve, steady_state
+from sim.memory.model import MissRateCurve, steady_state
+from sim.problems.grouping import (
+    GroupingProblem,
+    GroupJob,
+    from_json,
+    load,
+    random_problem,
+    schedule_name,
+)
 from sim.result import Status
 
 EXACT = ["exact-ilp", "exact-cpsat", "exhaustive"]

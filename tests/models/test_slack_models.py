@@ -14,14 +14,14 @@ from strategies import small_random_workload
 from heuristics.slack import EXHAUSTIVE, ORDERS
 from heuristics.slack import solve as solve_order
 from models import slack_insertion as si
-from sim import insertion as ins
 from sim import registry
-from sim.batch import simulate
-from sim.insertion import InsertionSchedule
+from sim.batch.machine import simulate
+from sim.batch.validate import validate
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionSchedule
 from sim.result import Status
-from sim.validate import validate
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "instances" / "data" / "slack_snapshots"
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
 
 
 def tol(*results) -> float:

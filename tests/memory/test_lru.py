@@ -1,4 +1,4 @@
-"""Stack distances and the trace-driven LRU simulator (sim.lru) against naive LRU."""
+"""Stack distances and the trace-driven LRU simulator (sim.memory.lru) against naive LRU."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from instances.refstreams import hot_cold, loop, phases, uniform
-from sim.lru import (
+from sim.memory.lru import (
     COLD,
     interleave,
     miss_rate_curve,

@@ -12,7 +12,7 @@ Cost (eq. 4): processor idle time per round of ``S`` slices, in processor-second
     sum_s [ l * misses(s) + (P - N(s)) * T ],
 
 where ``N(s) = sum_{j in s} Q(j)`` and ``misses(s) = sum_{j in s} refs(j) m_j(x_j)`` with
-the memory shares ``x_j`` of the jobs running together from eq. 2 (``sim.memory``,
+the memory shares ``x_j`` of the jobs running together from eq. 2 (``sim.memory.model``,
 reference rates proportional to ``refs``; field ``model = "fluctuations"`` takes the
 rates of our extension of eq. 2 instead). Like section 4.1 we take the steady state in
 each slice (slices long against the time to refill memory), which makes the cost of a
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.memory import MissRateCurve, steady_state
+from sim.memory.model import MissRateCurve, steady_state
 
 __all__ = ["GroupJob", "GroupingProblem", "load", "from_json", "schedule_name", "random_problem"]
 
@@ -106,7 +106,7 @@ class GroupingProblem:
         (its ``procs`` is ignored).
     model : str
         Memory model of a slice: ``"eq2"`` (default, the paper's eqs. 2-3) or
-        ``"fluctuations"`` (our extension in ``sim.memory``, for curves with cliffs such as
+        ``"fluctuations"`` (our extension in ``sim.memory.model``, for curves with cliffs such as
         loops; slower, ``O(J^2 C)`` per group).
     name, source : str
         Label and provenance of the data.
@@ -424,4 +424,4 @@ def random_problem(
     return GroupingProblem(jobs=tuple(out), processors=processors, memory=memory,
                            latency=latency, slice_length=slice_length, slices=slices,
                            name=f"random-J{jobs}-P{processors}-s{seed}",
-                           source=f"sim.grouping.random_problem(seed={seed})")
+                           source=f"sim.problems.grouping.random_problem(seed={seed})")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from instances.job import Workload
+from sim.batch.policy import MachineInfo, Policy
 from sim.events import ARRIVAL, END, OVERRUN, WAKEUP, EventQueue
-from sim.policy import MachineInfo, Policy
 
 OVERRUN_MODES = ("kill", "run")
 

@@ -1,5 +1,5 @@
-"""The fluctuation extension of the memory model (sim.memory, ``fluctuations=True``), the
-exact window footprint spread of traces (sim.lru.footprint_spread) and phases with
+"""The fluctuation extension of the memory model (sim.memory.model, ``fluctuations=True``), the
+exact window footprint spread of traces (sim.memory.lru.footprint_spread) and phases with
 geometric lengths (instances.refstreams.phases)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from instances.refstreams import exponential_curve, hot_cold, knee_curve, loop, phases, uniform
-from sim.lru import (
+from sim.memory.lru import (
     footprint_spread,
     interleave,
     miss_rate_curve,
@@ -16,7 +16,7 @@ from sim.lru import (
     simulate,
     stack_distances,
 )
-from sim.memory import (
+from sim.memory.model import (
     FootprintSpread,
     MissRateCurve,
     footprint,

@@ -1,4 +1,4 @@
-"""Properties of the analytical memory model (sim.memory)."""
+"""Properties of the analytical memory model (sim.memory.model)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from instances.refstreams import exponential_curve, hot_cold, knee_curve, uniform
-from sim.lru import interleave, miss_rate_curve, simulate, stack_distances
-from sim.memory import (
+from sim.memory.lru import interleave, miss_rate_curve, simulate, stack_distances
+from sim.memory.model import (
     MissRateCurve,
     footprint,
     idle_time,
@@ -130,7 +130,7 @@ def test_round_robin_limits():
 
 def test_round_robin_model_tracks_lru_simulation():
     from instances.refstreams import phases
-    from sim.lru import round_robin_trace
+    from sim.memory.lru import round_robin_trace
 
     n_refs = 200_000
     streams = [hot_cold(600, n_refs, hot=60, p_hot=0.9, seed=1), uniform(400, n_refs, seed=2),

@@ -10,8 +10,8 @@ import pytest
 
 from heuristics.backfill import EASY, Conservative
 from instances.job import Job, Workload
-from sim.batch import simulate
-from sim.validate import validate
+from sim.batch.machine import simulate
+from sim.batch.validate import validate
 
 
 def test_easy_run_overrun_with_empty_queue():

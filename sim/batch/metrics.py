@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.batch import Schedule
+from sim.batch.machine import Schedule
 
 BSLD_TAU = 10
 
@@ -191,6 +191,6 @@ def month_labels(workload) -> list[str]:
 
 def by_month(schedule: Schedule) -> list[dict[str, Any]]:
     """``summary`` per calendar month of submission within one continuous simulation
-    (compare ``sim.runner.run(..., by_month=True)``, which simulates each month from an
+    (compare ``sim.batch.runner.run(..., by_month=True)``, which simulates each month from an
     empty machine)."""
     return breakdown(schedule, month_labels(schedule.workload))

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from sim import insertion as ins
-from sim.insertion import (
+from sim.problems import insertion as ins
+from sim.problems.insertion import (
     InfeasibleScheduleError,
     InsertionProblem,
     InsertionSchedule,

@@ -21,8 +21,10 @@ from heuristics.slack import (
 from instances.job import Job, Workload
 from instances.priorities import assign_priorities, high_priority_ids
 from sim import registry
-from sim.batch import simulate
-from sim.insertion import (
+from sim.batch.machine import simulate
+from sim.batch.slack_scheduler import SlackScheduler
+from sim.batch.validate import validate
+from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
     NewJob,
@@ -33,8 +35,6 @@ from sim.insertion import (
     price,
 )
 from sim.result import Status
-from sim.slack_scheduler import SlackScheduler
-from sim.validate import validate
 
 
 def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True,
@@ -138,7 +138,7 @@ def test_exhaustive_never_worse_than_any_order(delay_from):
 
 def test_bundled_snapshots_load_and_solve():
     from sim.experiments.slack_snapshots import snapshot_paths
-    from sim.insertion import load
+    from sim.problems.insertion import load
 
     paths = snapshot_paths()
     assert len(paths) >= 200
@@ -282,7 +282,7 @@ def test_factory_options_and_errors():
 
 def test_cancel_reoptimises():
     pol = SlackPolicy()
-    from sim.policy import MachineInfo
+    from sim.batch.policy import MachineInfo
 
     pol.reset(MachineInfo(capacity=(4,)))
     jobs = [Job(id=i, submit=0, runtime=100, requested=100, demand=(4,)) for i in range(3)]
@@ -327,7 +327,7 @@ def test_cli_solve_snapshot(capsys):
 
     from sim.cli import main
     from sim.experiments.slack_snapshots import snapshot_paths
-    from sim.insertion import load
+    from sim.problems.insertion import load
 
     path = next(p for p in snapshot_paths() if load(p).k >= 5)
     assert main(["solve", str(path), "--solver", "DC", "--json"]) == 0

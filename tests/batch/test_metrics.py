@@ -1,4 +1,4 @@
-"""Metric definitions of ``sim.metrics`` on a tiny schedule computed by hand.
+"""Metric definitions of ``sim.batch.metrics`` on a tiny schedule computed by hand.
 
 The schedule (capacity 4 processors, 8 memory units; times in seconds)::
 
@@ -20,8 +20,8 @@ from strategies import workloads
 
 from heuristics.backfill import EASY
 from instances.job import Job, Workload
-from sim.batch import Schedule, simulate
-from sim.metrics import (
+from sim.batch.machine import Schedule, simulate
+from sim.batch.metrics import (
     BSLD_TAU,
     breakdown,
     job_metrics,
@@ -30,7 +30,7 @@ from sim.metrics import (
     summary,
     utilization_per_resource,
 )
-from sim.validate import validate
+from sim.batch.validate import validate
 
 
 @pytest.fixture

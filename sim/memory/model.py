@@ -82,7 +82,7 @@ The extension keeps the means and adds the spread:
   ``m_q(x) sqrt(V_q(x))`` at ``x = x_q(n)`` (delta method). This is exact in the limit
   for streams without memory of their own (independent references); streams with phases
   or scans vary far more, and a spread measured from the trace
-  (:func:`sim.lru.footprint_spread`, a :class:`FootprintSpread`) can be passed instead.
+  (:func:`sim.memory.lru.footprint_spread`, a :class:`FootprintSpread`) can be passed instead.
 - The depth ``d + S`` of the reference is taken Gaussian given ``d``: mean as above,
   variance ``sum_q sd_q(n_q)^2 + (sum_q m_q(x_q) alpha_q / alpha_p)^2 V_p(d)`` (the
   second term carries the reuse-time spread through the others' footprint growth). The
@@ -93,7 +93,7 @@ In the time-sharing model the same spreads enter through ``w``: the reuse time i
 averaged over 12 Gauss-Hermite nodes of its Gaussian, each node giving ``w`` and a
 Gaussian depth ``d + O_p(w)``. With every spread zero both reduce to the models above
 (up to the half-block correction). The interleaving is assumed even (the reference
-counts ``n_q`` are not random), as in :func:`sim.lru.interleave`.
+counts ``n_q`` are not random), as in :func:`sim.memory.lru.interleave`.
 """
 
 from __future__ import annotations
@@ -279,7 +279,7 @@ class FootprintSpread:
     distinct blocks it touches in a window of ``k`` of its references.
 
     Used by the fluctuation extension (module docstring) in place of the spread derived
-    from the miss-rate curve. :func:`sim.lru.footprint_spread` measures one from a trace.
+    from the miss-rate curve. :func:`sim.memory.lru.footprint_spread` measures one from a trace.
 
     Parameters
     ----------

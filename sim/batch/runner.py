@@ -2,7 +2,7 @@
 
 The CLI is a thin layer over these functions, so a study is a few lines of Python::
 
-    from sim.runner import load_workload, run
+    from sim.batch.runner import load_workload, run
     w = load_workload("KTH-SP2", procs=128)
     for policy in ("fcfs", "easy", "conservative"):
         row = run(w, policy, by_month=True)
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from instances.job import Workload
-from sim.batch import Schedule, simulate
-from sim.metrics import aggregate, job_metrics, summary
+from sim.batch.machine import Schedule, simulate
+from sim.batch.metrics import aggregate, job_metrics, summary
+from sim.batch.validate import validate
 from sim.registry import make_policy
-from sim.validate import validate
 
 #: keyword options a policy factory may take from the command line
 POLICY_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f",
@@ -122,7 +122,7 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     -------
     dict
         ``policy, jobs, avg_wait, avg_bounded_slowdown, utilization, makespan,
-        sim_seconds``, the other ``sim.metrics.summary`` fields, ``overrun``,
+        sim_seconds``, the other ``sim.batch.metrics.summary`` fields, ``overrun``,
         ``procs``, ``validated``, and ``months`` when ``by_month``.
     """
     opts = {k: v for k, v in policy_options.items() if v is not None}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.batch import Schedule
+from sim.batch.machine import Schedule
 
 
 class ValidationError(AssertionError):

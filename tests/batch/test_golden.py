@@ -24,8 +24,8 @@ import pytest
 
 from instances.job import Job, Workload
 from sim import registry
-from sim.batch import simulate
-from sim.validate import validate
+from sim.batch.machine import simulate
+from sim.batch.validate import validate
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.txt"))

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.memory import FootprintSpread
+from sim.memory.model import FootprintSpread
 
 __all__ = [
     "previous_use",

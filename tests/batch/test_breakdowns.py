@@ -7,9 +7,9 @@ import pytest
 
 from heuristics.backfill import EASY
 from instances.swf import split_months
-from sim.batch import simulate
-from sim.metrics import breakdown, by_month, month_labels, size_class, summary
-from sim.runner import load_workload
+from sim.batch.machine import simulate
+from sim.batch.metrics import breakdown, by_month, month_labels, size_class, summary
+from sim.batch.runner import load_workload
 
 
 @pytest.fixture(scope="module")

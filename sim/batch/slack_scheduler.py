@@ -3,7 +3,7 @@
 The scheduler keeps a complete schedule of the waiting jobs (every waiting job has a
 scheduled start ``te``, like conservative backfilling) and changes it only through two
 operations, both delegated to a pluggable *inserter* (``InsertionProblem ->
-InsertionSchedule``, see ``sim.insertion``):
+InsertionSchedule``, see ``sim.problems.insertion``):
 
 ``insert(j)`` (at j's arrival)
     The inserter returns new start times for j and for the waiting jobs, each waiting
@@ -58,8 +58,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from instances.job import Job
-from sim.insertion import InsertionProblem, InsertionSchedule, NewJob, RunningJob, WaitingJob
-from sim.policy import BasePolicy, MachineInfo
+from sim.batch.policy import BasePolicy, MachineInfo
+from sim.problems.insertion import (
+    InsertionProblem,
+    InsertionSchedule,
+    NewJob,
+    RunningJob,
+    WaitingJob,
+)
 from sim.profile import Profile
 
 Inserter = Callable[[InsertionProblem], InsertionSchedule]
@@ -86,7 +92,7 @@ class SlackScheduler(BasePolicy):
     ----------
     inserter : callable
         ``InsertionProblem -> InsertionSchedule``; it must return a schedule that
-        ``sim.insertion.check`` accepts (the scheduler re-checks it when ``check`` is
+        ``sim.problems.insertion.check`` accepts (the scheduler re-checks it when ``check`` is
         True).
     sf : float
         Slack factor SF (dimensionless, >= 0).
@@ -100,12 +106,12 @@ class SlackScheduler(BasePolicy):
         UP and PP of jobs that carry none (``None``), in [0, 1].
     p_floor, slack_floor : float
         Passed to every ``InsertionProblem``: the clamps of ``p_i / p_j`` and
-        ``s0_i / s_i`` in the price (see ``sim.insertion``).
+        ``s0_i / s_i`` in the price (see ``sim.problems.insertion``).
     record : bool
         Keep every insertion problem met in ``self.snapshots`` (list of
         ``InsertionProblem``, in the order met).
     check : bool
-        Verify every schedule the inserter returns with ``sim.insertion.check``.
+        Verify every schedule the inserter returns with ``sim.problems.insertion.check``.
     name : str
         Policy name reported in the schedule.
     """
@@ -221,7 +227,7 @@ class SlackScheduler(BasePolicy):
             self.snapshots.append(problem)
         sched = self.inserter(problem)
         if self.check:
-            from sim.insertion import check
+            from sim.problems.insertion import check
 
             check(problem, sched)
         return sched
