@@ -33,8 +33,15 @@ from typing import Any
 
 from sim.timeshare.cluster import Cluster
 from sim.timeshare.ops import Compute, Recv, Send, Sleep
-from sim.timeshare.servers import (CONTROLLED, HOUSEKEEPING, TIMESHARE, ServerParams,
-                                   ServerPolicy, SlotSchedule, install_servers)
+from sim.timeshare.servers import (
+    CONTROLLED,
+    HOUSEKEEPING,
+    TIMESHARE,
+    ServerParams,
+    ServerPolicy,
+    SlotSchedule,
+    install_servers,
+)
 
 __all__ = ["BSPParams", "NetParams", "draw_computes", "bsp_program", "run_measurement",
            "measure_cell", "n_rule", "share_run", "run_apps", "PATTERNS", "BARRIERS"]
