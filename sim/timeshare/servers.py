@@ -88,14 +88,20 @@ class SlotSchedule:
     """
 
     slot_us: int
-    owner: tuple[int | None, ...]
+    owner: tuple[int | tuple[int, ...] | None, ...]
 
     def __post_init__(self) -> None:
         _int(self.slot_us, "slot_us", 1)
         if not self.owner:
             raise ValueError("field 'owner' must list at least one slot")
-        if all(o is not None for o in self.owner):
+        if all(isinstance(o, int) for o in self.owner):
             raise ValueError("field 'owner' leaves no free slot for local load")
+
+    def apps_in(self, s: int) -> tuple[int, ...]:
+        """The applications owning slot ``s`` (several when their node sets are
+        disjoint, as in an Ousterhout matrix row)."""
+        o = self.owner[s]
+        return () if o is None else (o,) if isinstance(o, int) else tuple(o)
 
     @property
     def n_slots(self) -> int:
@@ -109,7 +115,7 @@ class SlotSchedule:
 
     def slots_of(self, app: int) -> tuple[int, ...]:
         """The slots application ``app`` owns."""
-        return tuple(s for s, o in enumerate(self.owner) if o == app)
+        return tuple(s for s in range(len(self.owner)) if app in self.apps_in(s))
 
     @classmethod
     def for_share(cls, share: float = 0.2, *, round_us: int = 200_000,
@@ -256,6 +262,9 @@ def _server_program(boundaries: Any, table: list[list[frozenset[int]]], node: in
         allowed = table[node]
         controlled = frozenset().union(*allowed)
         cur: frozenset[int] | None = None
+        # yield the CPU once at start, so that the tasks spawned at the same instant
+        # execute their first operation (e.g. a Sleep until their start) at that instant
+        yield Sleep(0)
         for t_act, slot in boundaries:
             if t_act > cl.now:
                 yield Sleep(t_act - cl.now)
@@ -322,12 +331,14 @@ def install_servers(cluster: Cluster, schedule: SlotSchedule, params: ServerPara
         raise ValueError(f"field 'phases' must give one phase per node ({n})")
     table: list[list[frozenset[int]]] = [[frozenset() for _ in schedule.owner]
                                          for _ in range(n)]
-    for s, app in enumerate(schedule.owner):
-        if app is None:
-            continue
-        for tid in jobs[app]:
-            t = cluster.tasks[tid]
-            table[t.node][s] = table[t.node][s] | {tid}
+    for s in range(schedule.n_slots):
+        for app in schedule.apps_in(s):
+            for tid in jobs[app]:
+                t = cluster.tasks[tid]
+                if tid in table[t.node][s] or any(cluster.tasks[o].node == t.node
+                                                  for o in table[t.node][s]):
+                    raise ValueError(f"slot {s}: node {t.node} would run two applications")
+                table[t.node][s] = table[t.node][s] | {tid}
     L, S = schedule.slot_us, schedule.n_slots
     servers = []
     for k in range(n):
