@@ -8,11 +8,11 @@ Variables ``x[a, s]`` (application ``a`` owns slot ``s`` on all its nodes). Cons
   u_{s+1}``; ``x[a, s] <= u_s``; ``load_k + F_k <= sum_s u_s``; minimise ``sum_s u_s``.
   Symmetry (slots of a round are interchangeable): the first application, the one of
   largest demand, owns slots ``0 .. d - 1``.
-- ``"gap"``: round fixed at ``S = n_slots``; ``b_w`` (``w = LB .. S - 1``) is 1 when every
-  cyclic window of ``w`` slots holds a slot of every application, monotone in ``w``;
-  ``sum_{j < w} x[a, (s + j) mod S] >= b_w`` for every ``a, s``; the largest gap is
-  ``G = LB + sum_w (1 - b_w)``, minimised. Symmetry (rotation): the first application owns
-  slot 0.
+- ``"gap"``: round fixed at ``S = n_slots``; position variables: ``z[a, j, s]`` = the
+  ``j``-th slot of application ``a`` is ``s`` (``sum_s z = 1``), ``p[a, j] = sum_s s
+  z[a, j, s]``, ``x[a, s] = sum_j z[a, j, s]``; ``p[a, j] + 1 <= p[a, j + 1]``,
+  ``p[a, j + 1] - p[a, j] <= G`` and ``p[a, 0] + S - p[a, d - 1] <= G``; minimise the
+  integer ``G >= LB``. Symmetry (rotation): the first application's first slot is 0.
 
 Both objectives are recomputed from the table by the shared problem code
 (``sim.result.build``); OPTIMAL only when proved.
@@ -48,6 +48,15 @@ def _order(problem: SlotProblem) -> list[int]:
     return sorted(range(len(problem.apps)), key=lambda i: (-problem.apps[i].demand, i))
 
 
+def _best_heuristic(problem: SlotProblem) -> list[list[str]] | None:
+    from heuristics.slots import coloring, round_robin
+    best = None
+    for r in (round_robin(problem), coloring(problem)):
+        if r.solution is not None and (best is None or r.objective < best.objective):
+            best = r
+    return None if best is None else best.solution
+
+
 def _trivially_infeasible(problem: SlotProblem) -> str | None:
     lb = max(problem.load_of(k) + problem.free[k] for k in range(problem.n_nodes))
     if lb > problem.n_slots:
@@ -56,7 +65,7 @@ def _trivially_infeasible(problem: SlotProblem) -> str | None:
 
 
 def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
-                workers: int = 1, symmetry: bool = True) -> Result:
+                workers: int = 1, symmetry: bool = True, hint: bool = True) -> Result:
     """Optimal slot table by CP-SAT (see the module docstring).
 
     Parameters
@@ -69,12 +78,16 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         CP-SAT ``num_workers`` (1 = deterministic).
     symmetry : bool
         Add the symmetry-breaking constraint (exact either way).
+    hint : bool
+        Start from the better of the two heuristic tables (``heuristics.slots``) as a
+        solution hint (exact either way). With ``symmetry`` the hint may break the
+        symmetry constraint; CP-SAT then repairs or drops it.
     """
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
     params: dict[str, Any] = {"time_limit": time_limit, "workers": workers,
-                              "symmetry": symmetry}
+                              "symmetry": symmetry, "hint": hint}
     why = _trivially_infeasible(problem)
     if why:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params, why)
@@ -109,17 +122,33 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         for g in groups:
             for s in range(S):
                 m.Add(sum(x[a, s] for a in g) <= 1)
-        ws = list(range(lb, S))
-        b = {w: m.NewBoolVar(f"b{w}") for w in ws}
-        for w in ws[:-1]:
-            m.Add(b[w] <= b[w + 1])
-        for w in ws:
-            for a in range(len(apps)):
+        G = m.NewIntVar(lb, S, "G")
+        for a, app in enumerate(apps):
+            d = app.demand
+            z = {(j, s): m.NewBoolVar(f"z{a}_{j}_{s}") for j in range(d) for s in range(S)}
+            pos = [m.NewIntVar(j, S - d + j, f"p{a}_{j}") for j in range(d)]
+            for j in range(d):
+                m.AddExactlyOne(z[j, s] for s in range(S))
+                m.Add(pos[j] == sum(s * z[j, s] for s in range(S)))
+            for s in range(S):
+                m.Add(x[a, s] == sum(z[j, s] for j in range(d)))
+            for j in range(d - 1):
+                m.Add(pos[j + 1] >= pos[j] + 1)
+                m.Add(pos[j + 1] - pos[j] <= G)
+            m.Add(pos[0] + S - pos[d - 1] <= G)
+            if symmetry and a == order[0]:
+                m.Add(pos[0] == 0)
+        m.Minimize(G)
+    if hint:
+        h = _best_heuristic(problem)
+        if h is not None:
+            if problem.objective == "round":
                 for s in range(S):
-                    m.Add(sum(x[a, (s + j) % S] for j in range(w)) >= b[w])
-        if symmetry:
-            m.Add(x[order[0], 0] == 1)
-        m.Minimize(sum(1 - b[w] for w in ws))
+                    m.AddHint(u[s], s < len(h))
+            for s in range(S):
+                names = h[s] if s < len(h) else []
+                for a, app in enumerate(apps):
+                    m.AddHint(x[a, s], app.name in names)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
@@ -135,7 +164,7 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         bound = float(solver.BestObjectiveBound())
     else:
         used = S
-        bound = lb + float(solver.BestObjectiveBound())
+        bound = float(solver.BestObjectiveBound())
     table = [[apps[a].name for a in range(len(apps)) if solver.Value(x[a, s])]
              for s in range(used)]
     status = Status.OPTIMAL if st == cp_model.OPTIMAL else Status.FEASIBLE
@@ -180,7 +209,6 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         for k in app.nodes:
             on_node[k].append(a)
     groups = sorted({tuple(g) for g in on_node if g})
-    offset = 0.0
     if problem.objective == "round":
         u = [pulp.LpVariable(f"u_{s}", cat="Binary") for s in range(S)]
         for s in range(S - 1):
@@ -198,19 +226,23 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         for gi, g in enumerate(groups):
             for s in range(S):
                 prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
-        ws = list(range(lb, S))
-        b = {w: pulp.LpVariable(f"b_{w}", cat="Binary") for w in ws}
-        for w in ws[:-1]:
-            prob += b[w] <= b[w + 1], f"mono_{w}"
-        for w in ws:
-            for a in range(len(apps)):
-                for s in range(S):
-                    prob += pulp.lpSum(x[a, (s + j) % S] for j in range(w)) >= b[w], \
-                        f"win_{w}_{a}_{s}"
-        if symmetry:
-            prob += x[order[0], 0] == 1, "sym"
-        obj = pulp.lpSum(1 - b[w] for w in ws)
-        offset = float(lb)
+        G = pulp.LpVariable("G", lowBound=lb, upBound=S, cat="Integer")
+        for a, app in enumerate(apps):
+            d = app.demand
+            z = {(j, s): pulp.LpVariable(f"z_{a}_{j}_{s}", cat="Binary")
+                 for j in range(d) for s in range(S)}
+            pos = [pulp.lpSum(s * z[j, s] for s in range(S)) for j in range(d)]
+            for j in range(d):
+                prob += pulp.lpSum(z[j, s] for s in range(S)) == 1, f"one_{a}_{j}"
+            for s in range(S):
+                prob += x[a, s] == pulp.lpSum(z[j, s] for j in range(d)), f"link_{a}_{s}"
+            for j in range(d - 1):
+                prob += pos[j + 1] >= pos[j] + 1, f"order_{a}_{j}"
+                prob += pos[j + 1] - pos[j] <= G, f"gap_{a}_{j}"
+            prob += pos[0] + S - pos[d - 1] <= G, f"wrap_{a}"
+            if symmetry and a == order[0]:
+                prob += z[0, 0] == 1, "sym"
+        obj = G
     prob += obj
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_slots_")
     os.close(fd)
@@ -230,8 +262,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
                  for s in range(used)]
         if prob.sol_status == pulp.LpSolutionOptimal:
             return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
-        bnd = _cbc_bound(logfile)
-        bound = None if bnd is None else bnd + offset
+        bound = _cbc_bound(logfile)
         return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
     finally:
         os.unlink(logfile)
