@@ -128,3 +128,21 @@ def test_bad_schedule(kwargs, field):
 def test_bad_bsp(kwargs, field):
     with pytest.raises(ValueError, match=f"field '{field}'"):
         BSPParams(**{"g_us": 100, **kwargs})
+
+
+def test_server_acting_only_on_changes():
+    # act_every_slot=False: the servers act only at the boundaries of slots 0 and 2 (the
+    # allowed set changes), and the runtime stays within 2% of the spec's model.
+    bsp = BSPParams(g_us=5_000, v=0.5, n=10)
+    sch = SlotSchedule.for_share(0.2)
+    full, fast = [], []
+    for every, acts_out in ((True, full), (False, fast)):
+        for seed in range(4):
+            acts: list = []
+            r = run_measurement(bsp, sch, ServerParams(regime="sync", act_every_slot=every),
+                                seed=seed, action_log=acts)
+            acts_out.append((r["runtime_us"], acts))
+    for (rt_full, a_full), (rt_fast, a_fast) in zip(full, fast, strict=True):
+        assert {s for _, _, s in a_fast[4:]} <= {0, 2}
+        assert {s for _, _, s in a_full} - {0, 2}
+        assert abs(rt_fast - rt_full) <= 0.02 * rt_full
