@@ -146,3 +146,23 @@ def test_server_acting_only_on_changes():
         assert {s for _, _, s in a_fast[4:]} <= {0, 2}
         assert {s for _, _, s in a_full} - {0, 2}
         assert abs(rt_fast - rt_full) <= 0.02 * rt_full
+
+
+def test_alltoall_barrier_and_several_apps_pass_the_checker():
+    from sim.timeshare.bsp import App, run_apps
+    bsp = BSPParams(g_us=2_000, v=0.5, n=8, barrier="alltoall", pattern="complete",
+                    proc_us=500, spin_us=100)
+    r = run_measurement(bsp, SlotSchedule.for_share(0.2), ServerParams(regime="sync"),
+                        seed=3, log=True)
+    cl = r["cluster"]
+    assert check(cl.log.records, daemons=[t.tid for t in cl.tasks if t.daemon])["complete"]
+    # all-to-all: each of the 4 threads sends 3 arrivals and 3 exchange messages a step
+    assert sum(1 for x in cl.log.records if x[1] == "send") == 8 * 4 * 6
+    apps = [App((0, 1), BSPParams(g_us=1_000, n=4, p=2)),
+            App((1, 2), BSPParams(g_us=1_000, n=4, p=2))]
+    res = run_apps(apps, SlotSchedule(20_000, (0, 1, None, None)),
+                   ServerParams(regime="sync"), 3, seed=2, log=True)
+    cl = res["cluster"]
+    assert check(cl.log.records, daemons=[t.tid for t in cl.tasks if t.daemon])["complete"]
+    with pytest.raises(ValueError, match="two applications"):
+        run_apps(apps, SlotSchedule(20_000, ((0, 1), None)), ServerParams(regime="sync"), 3)
