@@ -5,7 +5,9 @@
 ``schedsearch solve PROBLEM.json --solver NAME``: an offline problem with a registered
 solver; ``schedsearch traces``: the bundled traces; ``schedsearch sweep SPEC --out
 RESULTS``: a grid of cells into a resumable results store; ``schedsearch report
-RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper's table.
+RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper's table;
+``schedsearch csm``: one CSM experiment point; ``schedsearch bsp``: one BSP cell under
+Karl's scheduling servers (times in microseconds).
 """
 
 from __future__ import annotations
@@ -393,6 +395,31 @@ def cmd_traces(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bsp(args: argparse.Namespace) -> int:
+    """One (g, v) cell of the BSP model under scheduling servers (times in µs)."""
+    from sim.timeshare.bsp import BSPParams, NetParams, measure_cell
+    from sim.timeshare.servers import ServerParams, SlotSchedule
+
+    sch = SlotSchedule.for_share(args.share, round_us=args.round_us, slot_us=args.slot_us,
+                                 place=args.placement)
+    bsp = BSPParams(g_us=args.g_us, v=args.v, n=args.n, pattern=args.pattern,
+                    spin_us=args.spin_us)
+    sp = ServerParams(regime=args.regime, ctl_block_wakeup=args.wakeup)
+    net = NetParams(latency_us=args.latency_us)
+    cell = measure_cell(bsp, sch, sp, net, i=args.i, seed=args.seed)
+    out = {"bsp": bsp.to_dict(), "server": sp.to_dict(), "share": args.share,
+           "owner": list(sch.owner), "slot_us": sch.slot_us, "latency_us": args.latency_us,
+           "seed": args.seed, **{k: cell[k] for k in ("mean_us", "std_us", "cv", "i",
+                                                      "events", "times_us")}}
+    if args.json:
+        print(_dump(out))
+    else:
+        print(f"{args.regime}, wake-up {args.wakeup}: mean {cell['mean_us'] / 1000:.3f} ms, "
+              f"std {cell['std_us'] / 1000:.3f} ms, CV {cell['cv']:.3f} over i = {args.i} "
+              f"measurements of n = {args.n} supersteps ({cell['events']} events)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="schedsearch", description=__doc__.splitlines()[0],
                  formatter_class=_FMT)
@@ -444,6 +471,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="re-validate the run from its log")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_csm)
+
+    p = sub.add_parser("bsp", help="one BSP cell under scheduling servers (Karl; µs)")
+    p.add_argument("--g-us", type=int, required=True, help="granularity g in µs")
+    p.add_argument("--v", type=float, default=0.0, help="load imbalance, fraction of g")
+    p.add_argument("--n", type=int, default=50, help="supersteps per measurement")
+    p.add_argument("--i", type=int, default=50, help="measurements")
+    p.add_argument("--pattern", default="barrier", help="barrier | complete")
+    p.add_argument("--spin-us", type=int, default=0, help="spin time in µs (0 = blocking)")
+    p.add_argument("--share", type=float, default=0.2, help="CPU share of the program")
+    p.add_argument("--round-us", type=int, default=200_000, help="round length in µs")
+    p.add_argument("--slot-us", type=int, default=20_000, help="slot length in µs")
+    p.add_argument("--placement", default="contiguous", help="contiguous | spread")
+    p.add_argument("--regime", default="sync", help="none | unsync | sync")
+    p.add_argument("--wakeup", default="immediate", help="immediate | tick")
+    p.add_argument("--latency-us", type=int, default=500, help="message latency in µs")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bsp)
 
     p = sub.add_parser("traces", help="list the bundled traces")
     p.set_defaults(func=cmd_traces)

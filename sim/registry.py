@@ -71,6 +71,17 @@ TIMESHARE_POLICIES: dict[str, str] = {
     "dyn": "heuristics.coscheduling:dyn",
     "csm": "heuristics.coscheduling:csm",
 }
+# BSP scheduling servers (Karl, issue 10): slot tables and slot placement
+PROBLEM_LOADERS["slot_assignment"] = "sim.problems.slots:from_dict"
+SOLVERS["slot_assignment"] = {
+    "cpsat": "models.slots:solve_cpsat",
+    "ilp": "models.slots:solve_ilp",
+    "brute": "models.slots:solve_brute",
+    "round-robin": "heuristics.slots:round_robin",
+    "coloring": "heuristics.slots:coloring",
+}
+PROBLEM_LOADERS["slot_placement"] = "sim.problems.placement:from_dict"
+SOLVERS["slot_placement"] = {"exhaustive": "models.slots:solve_placement"}
 
 
 def _load(path: str) -> Callable[..., Any]:

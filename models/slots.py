@@ -1,0 +1,343 @@
+"""Exact models of the slot-assignment problem (``sim.problems.slots``): CP-SAT, ILP, brute force.
+
+Variables ``x[a, s]`` (application ``a`` owns slot ``s`` on all its nodes). Constraints
+(spec 2.7 M4): ``sum_s x[a, s] = d_a``; for every node ``k`` and slot ``s``,
+``sum_{a : k in N_a} x[a, s] <= 1`` (times ``u_s`` below); free slots per node.
+
+- ``"round"``: slots ``s < n_slots`` with ``u_s`` = slot s belongs to the round, ``u_s >=
+  u_{s+1}``; ``x[a, s] <= u_s``; ``load_k + F_k <= sum_s u_s``; minimise ``sum_s u_s``.
+  Symmetry (slots of a round are interchangeable): the first application, the one of
+  largest demand, owns slots ``0 .. d - 1``.
+- ``"gap"``: round fixed at ``S = n_slots``; position variables: ``z[a, j, s]`` = the
+  ``j``-th slot of application ``a`` is ``s`` (``sum_s z = 1``), ``p[a, j] = sum_s s
+  z[a, j, s]``, ``x[a, s] = sum_j z[a, j, s]``; ``p[a, j] + 1 <= p[a, j + 1]``,
+  ``p[a, j + 1] - p[a, j] <= G`` and ``p[a, 0] + S - p[a, d - 1] <= G``; minimise the
+  integer ``G >= LB``. Symmetry (rotation): the first application's first slot is 0.
+
+Both objectives are recomputed from the table by the shared problem code
+(``sim.result.build``); OPTIMAL only when proved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import tempfile
+import time
+from typing import Any
+
+from sim.problems import slots as sp
+from sim.problems.slots import SlotProblem
+from sim.result import Result, Status, build
+
+__all__ = ["solve_cpsat", "solve_ilp", "solve_brute"]
+
+
+def _result(name: str, problem: SlotProblem, table: list[list[str]] | None, status: Status,
+            bound: float | None, t0: float, seed: int, params: dict[str, Any],
+            note: str = "") -> Result:
+    return build(solver=name, status=status, solution=table,
+                 check=lambda t: sp.check(problem, t),
+                 objective=lambda t: sp.objective(problem, t), bound=bound,
+                 runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
+
+
+def _order(problem: SlotProblem) -> list[int]:
+    """Application indices, largest demand first (the symmetry anchor is first)."""
+    return sorted(range(len(problem.apps)), key=lambda i: (-problem.apps[i].demand, i))
+
+
+def _best_heuristic(problem: SlotProblem) -> list[list[str]] | None:
+    from heuristics.slots import coloring, round_robin
+    best = None
+    for r in (round_robin(problem), coloring(problem)):
+        if r.solution is not None and (best is None or r.objective < best.objective):
+            best = r
+    return None if best is None else best.solution
+
+
+def _trivially_infeasible(problem: SlotProblem) -> str | None:
+    lb = max(problem.load_of(k) + problem.free[k] for k in range(problem.n_nodes))
+    if lb > problem.n_slots:
+        return f"a node needs {lb} slots (load + free) > n_slots = {problem.n_slots}"
+    return None
+
+
+def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
+                workers: int = 1, symmetry: bool = True, hint: bool = True) -> Result:
+    """Optimal slot table by CP-SAT (see the module docstring).
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Seconds.
+    seed : int
+        CP-SAT ``random_seed``.
+    workers : int
+        CP-SAT ``num_workers`` (1 = deterministic).
+    symmetry : bool
+        Add the symmetry-breaking constraint (exact either way).
+    hint : bool
+        Start from the better of the two heuristic tables (``heuristics.slots``) as a
+        solution hint (exact either way). With ``symmetry`` the hint may break the
+        symmetry constraint; CP-SAT then repairs or drops it.
+    """
+    from ortools.sat.python import cp_model
+
+    t0 = time.perf_counter()
+    params: dict[str, Any] = {"time_limit": time_limit, "workers": workers,
+                              "symmetry": symmetry, "hint": hint}
+    why = _trivially_infeasible(problem)
+    if why:
+        return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params, why)
+    apps = problem.apps
+    S = problem.n_slots
+    order = _order(problem)
+    m = cp_model.CpModel()
+    x = {(a, s): m.NewBoolVar(f"x{a}_{s}") for a in range(len(apps)) for s in range(S)}
+    for a, app in enumerate(apps):
+        m.Add(sum(x[a, s] for s in range(S)) == app.demand)
+    on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
+    for a, app in enumerate(apps):
+        for k in app.nodes:
+            on_node[k].append(a)
+    groups = {tuple(g) for g in on_node if g}
+    lb = sp.lower_bound(problem)
+    if problem.objective == "round":
+        u = [m.NewBoolVar(f"u{s}") for s in range(S)]
+        for s in range(S - 1):
+            m.Add(u[s] >= u[s + 1])
+        for g in groups:
+            for s in range(S):
+                m.Add(sum(x[a, s] for a in g) <= u[s])
+        total = sum(u)
+        m.Add(total >= lb)
+        if symmetry:
+            a0 = order[0]
+            for s in range(apps[a0].demand):
+                m.Add(x[a0, s] == 1)
+        m.Minimize(total)
+    else:
+        for g in groups:
+            for s in range(S):
+                m.Add(sum(x[a, s] for a in g) <= 1)
+        G = m.NewIntVar(lb, S, "G")
+        for a, app in enumerate(apps):
+            d = app.demand
+            z = {(j, s): m.NewBoolVar(f"z{a}_{j}_{s}") for j in range(d) for s in range(S)}
+            pos = [m.NewIntVar(j, S - d + j, f"p{a}_{j}") for j in range(d)]
+            for j in range(d):
+                m.AddExactlyOne(z[j, s] for s in range(S))
+                m.Add(pos[j] == sum(s * z[j, s] for s in range(S)))
+            for s in range(S):
+                m.Add(x[a, s] == sum(z[j, s] for j in range(d)))
+            for j in range(d - 1):
+                m.Add(pos[j + 1] >= pos[j] + 1)
+                m.Add(pos[j + 1] - pos[j] <= G)
+            m.Add(pos[0] + S - pos[d - 1] <= G)
+            if symmetry and a == order[0]:
+                m.Add(pos[0] == 0)
+        m.Minimize(G)
+    if hint:
+        h = _best_heuristic(problem)
+        if h is not None:
+            if problem.objective == "round":
+                for s in range(S):
+                    m.AddHint(u[s], s < len(h))
+            for s in range(S):
+                names = h[s] if s < len(h) else []
+                for a, app in enumerate(apps):
+                    m.AddHint(x[a, s], app.name in names)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = seed
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = float(time_limit)
+    st = solver.Solve(m)
+    if st == cp_model.INFEASIBLE:
+        return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return _result("cpsat", problem, None, Status.UNKNOWN, None, t0, seed, params)
+    if problem.objective == "round":
+        used = sum(1 for s in range(S) if solver.Value(u[s]))
+        bound = float(solver.BestObjectiveBound())
+    else:
+        used = S
+        bound = float(solver.BestObjectiveBound())
+    table = [[apps[a].name for a in range(len(apps)) if solver.Value(x[a, s])]
+             for s in range(used)]
+    status = Status.OPTIMAL if st == cp_model.OPTIMAL else Status.FEASIBLE
+    return _result("cpsat", problem, table, status, bound, t0, seed, params)
+
+
+def _cbc_bound(logfile: str) -> float | None:
+    try:
+        with open(logfile) as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    found = re.findall(r"best possible\s+(-?[0-9.eE+-]+)", text)
+    if found:
+        return float(found[-1])
+    found = re.findall(r"Continuous objective value is\s+(-?[0-9.eE+-]+)", text)
+    return float(found[-1]) if found else None
+
+
+def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
+              symmetry: bool = True) -> Result:
+    """Optimal slot table by the same model as an ILP (PuLP with its bundled CBC, one
+    thread). ``seed`` is recorded only; ``time_limit`` in seconds."""
+    import pulp
+
+    t0 = time.perf_counter()
+    params: dict[str, Any] = {"time_limit": time_limit, "symmetry": symmetry}
+    why = _trivially_infeasible(problem)
+    if why:
+        return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params, why)
+    apps = problem.apps
+    S = problem.n_slots
+    order = _order(problem)
+    lb = sp.lower_bound(problem)
+    prob = pulp.LpProblem("slot_assignment", pulp.LpMinimize)
+    x = {(a, s): pulp.LpVariable(f"x_{a}_{s}", cat="Binary")
+         for a in range(len(apps)) for s in range(S)}
+    for a, app in enumerate(apps):
+        prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
+    on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
+    for a, app in enumerate(apps):
+        for k in app.nodes:
+            on_node[k].append(a)
+    groups = sorted({tuple(g) for g in on_node if g})
+    if problem.objective == "round":
+        u = [pulp.LpVariable(f"u_{s}", cat="Binary") for s in range(S)]
+        for s in range(S - 1):
+            prob += u[s] >= u[s + 1], f"prefix_{s}"
+        for gi, g in enumerate(groups):
+            for s in range(S):
+                prob += pulp.lpSum(x[a, s] for a in g) <= u[s], f"node_{gi}_{s}"
+        prob += pulp.lpSum(u) >= lb, "load"
+        if symmetry:
+            a0 = order[0]
+            for s in range(apps[a0].demand):
+                prob += x[a0, s] == 1, f"sym_{s}"
+        obj = pulp.lpSum(u)
+    else:
+        for gi, g in enumerate(groups):
+            for s in range(S):
+                prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
+        G = pulp.LpVariable("G", lowBound=lb, upBound=S, cat="Integer")
+        for a, app in enumerate(apps):
+            d = app.demand
+            z = {(j, s): pulp.LpVariable(f"z_{a}_{j}_{s}", cat="Binary")
+                 for j in range(d) for s in range(S)}
+            pos = [pulp.lpSum(s * z[j, s] for s in range(S)) for j in range(d)]
+            for j in range(d):
+                prob += pulp.lpSum(z[j, s] for s in range(S)) == 1, f"one_{a}_{j}"
+            for s in range(S):
+                prob += x[a, s] == pulp.lpSum(z[j, s] for j in range(d)), f"link_{a}_{s}"
+            for j in range(d - 1):
+                prob += pos[j + 1] >= pos[j] + 1, f"order_{a}_{j}"
+                prob += pos[j + 1] - pos[j] <= G, f"gap_{a}_{j}"
+            prob += pos[0] + S - pos[d - 1] <= G, f"wrap_{a}"
+            if symmetry and a == order[0]:
+                prob += z[0, 0] == 1, "sym"
+        obj = G
+    prob += obj
+    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_slots_")
+    os.close(fd)
+    try:
+        kw: dict[str, Any] = {"msg": False, "threads": 1, "logPath": logfile}
+        if time_limit is not None:
+            kw["timeLimit"] = max(float(time_limit), 0.01)
+        prob.solve(pulp.PULP_CBC_CMD(**kw))
+        if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+            st = Status.INFEASIBLE if prob.status == pulp.LpStatusInfeasible else Status.UNKNOWN
+            return _result("ilp", problem, None, st, None, t0, seed, params)
+        if problem.objective == "round":
+            used = sum(1 for s in range(S) if (u[s].value() or 0) > 0.5)
+        else:
+            used = S
+        table = [[apps[a].name for a in range(len(apps)) if (x[a, s].value() or 0) > 0.5]
+                 for s in range(used)]
+        if prob.sol_status == pulp.LpSolutionOptimal:
+            return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
+        bound = _cbc_bound(logfile)
+        return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
+    finally:
+        os.unlink(logfile)
+
+
+def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
+                max_tables: int = 2_000_000) -> Result:
+    """Exhaustive enumeration of every slot table (tiny instances only; refuses more
+    than ``max_tables`` candidate tables per round length). Sizes ``S`` are tried in
+    increasing order for ``"round"``. ``time_limit`` (s) ends it with UNKNOWN."""
+    t0 = time.perf_counter()
+    apps = problem.apps
+    sizes = range(1, problem.n_slots + 1) if problem.objective == "round" else \
+        [problem.n_slots]
+    best: list[list[str]] | None = None
+    best_val = None
+    for S in sizes:
+        choices = [list(itertools.combinations(range(S), a.demand)) for a in apps]
+        total = 1
+        for c in choices:
+            total *= len(c)
+        if total > max_tables:
+            raise ValueError(f"brute: {total} tables at S = {S} exceed max_tables = "
+                             f"{max_tables}")
+        for combo in itertools.product(*choices):
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                return _result("brute", problem, best, Status.FEASIBLE if best else
+                               Status.UNKNOWN, None, t0, seed, {"max_tables": max_tables},
+                               "time limit")
+            table: list[list[str]] = [[] for _ in range(S)]
+            for a, slots_ in enumerate(combo):
+                for s in slots_:
+                    table[s].append(apps[a].name)
+            try:
+                sp.check(problem, table)
+            except ValueError:
+                continue
+            val = sp.objective(problem, table)
+            if best_val is None or val < best_val:
+                best, best_val = table, val
+        if best is not None and problem.objective == "round":
+            break
+    if best is None:
+        return _result("brute", problem, None, Status.INFEASIBLE, None, t0, seed,
+                       {"max_tables": max_tables})
+    return _result("brute", problem, best, Status.OPTIMAL, best_val, t0, seed,
+                   {"max_tables": max_tables})
+
+
+def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Exhaustive slot placement for one BSP program (``sim.problems.placement``): every
+    rotation class of placements is simulated; the best mean runtime (µs) wins (ties: the
+    lexicographically smallest placement). ``params["runtimes_us"]`` lists every class and
+    ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous default.
+    ``time_limit`` (s) stops the enumeration early with FEASIBLE."""
+    from sim.problems import placement as pl
+
+    t0 = time.perf_counter()
+    cands = pl.placements(problem)
+    means: dict[tuple[int, ...], float] = {}
+    complete = True
+    for c in cands:
+        if time_limit is not None and time.perf_counter() - t0 > time_limit and means:
+            complete = False
+            break
+        means[c] = pl.objective(problem, c)
+    best = min(means, key=lambda c: (means[c], c))
+    contiguous = tuple(range(problem.k))
+    ranked = sorted(means, key=lambda c: (means[c], c))
+    params = {"classes": len(cands), "evaluated": len(means),
+              "runtimes_us": {",".join(map(str, c)): means[c] for c in ranked},
+              "contiguous_rank": ranked.index(contiguous) + 1 if contiguous in means else None,
+              "contiguous_best": best == contiguous}
+    return build(solver="exhaustive", status=Status.OPTIMAL if complete else Status.FEASIBLE,
+                 solution=list(best), check=lambda s: pl.check(problem, s),
+                 objective=lambda s: means[tuple(s)], bound=means[best] if complete else None,
+                 runtime=time.perf_counter() - t0, seed=seed, params=params,
+                 note="exact over the placements for the sampled mean of fixed seeds")

@@ -1,0 +1,115 @@
+"""Slot placement for one BSP program (spec 2.7 M5), defined once.
+
+Choose which ``k`` of the ``S`` slots of a round (slots of ``slot_us`` µs) the program
+owns, to minimise its expected runtime under synchronized scheduling servers, for one
+(g, v, pattern, spin) cell of the BSP model (``sim.timeshare.bsp``). The objective of a
+placement is the mean simulated runtime (µs) over ``i`` measurements with seeds ``seed
+.. seed + i - 1`` (common random numbers: every placement sees the same compute times
+and draws), so it is a deterministic function of the placement. Placements that differ
+by a rotation of the round have the same runtime distribution (the measurement start and
+the server phases are uniform), so the solution space is one placement per rotation class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sim.problems import fields
+from sim.timeshare.bsp import PATTERNS, BSPParams, NetParams, measure_cell
+from sim.timeshare.servers import WAKEUPS, ServerParams, SlotSchedule
+
+FAMILY = "slot_placement"
+
+__all__ = ["FAMILY", "PlacementProblem", "from_dict", "check", "objective", "canonical",
+           "placements"]
+
+
+@dataclass(frozen=True)
+class PlacementProblem:
+    """One BSP cell and a round (times µs); see the module docstring."""
+
+    g_us: int
+    v: float = 0.0
+    pattern: str = "barrier"
+    spin_us: int = 0
+    n: int = 20
+    i: int = 10
+    k: int = 2
+    n_slots: int = 10
+    slot_us: int = 20_000
+    ctl_block_wakeup: str = "immediate"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        BSPParams(g_us=self.g_us, v=self.v, n=self.n, pattern=self.pattern,
+                  spin_us=self.spin_us)   # validates g, v, n, pattern, spin
+        fields.integer(self.i, "i", minimum=1)
+        fields.integer(self.n_slots, "n_slots", minimum=2)
+        fields.integer(self.k, "k", minimum=1)
+        if self.k >= self.n_slots:
+            raise ValueError(f"field 'k' ({self.k}) leaves no free slot of the {self.n_slots} "
+                             f"for local load")
+        fields.integer(self.slot_us, "slot_us", minimum=1)
+        fields.text(self.ctl_block_wakeup, "ctl_block_wakeup", choices=WAKEUPS)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": FAMILY, **{f: getattr(self, f) for f in (
+            "g_us", "v", "pattern", "spin_us", "n", "i", "k", "n_slots", "slot_us",
+            "ctl_block_wakeup", "seed")}}
+
+
+def from_dict(data: Mapping[str, Any], source: str = "<json>") -> PlacementProblem:
+    """Read a problem from its JSON dictionary (``"problem": "slot_placement"``)."""
+    fields.family(data, FAMILY, source=source)
+    keys = ("g_us", "v", "pattern", "spin_us", "n", "i", "k", "n_slots", "slot_us",
+            "ctl_block_wakeup", "seed")
+    obj = fields.record(data, "<top>", required=("problem", "g_us"), optional=keys[1:],
+                        source=source)
+    kw: dict[str, Any] = {}
+    for key in keys:
+        if key not in obj:
+            continue
+        if key == "v":
+            kw[key] = fields.real(obj[key], "v", minimum=0.0, maximum=1.0, source=source)
+        elif key == "pattern":
+            kw[key] = fields.text(obj[key], key, choices=PATTERNS, source=source)
+        elif key == "ctl_block_wakeup":
+            kw[key] = fields.text(obj[key], key, choices=WAKEUPS, source=source)
+        else:
+            kw[key] = fields.integer(obj[key], key, minimum=0, source=source)
+    return PlacementProblem(**kw)
+
+
+def canonical(slots: Sequence[int], S: int) -> tuple[int, ...]:
+    """The lexicographically smallest rotation of a placement."""
+    return min(tuple(sorted((s - r) % S for s in slots)) for r in range(S))
+
+
+def placements(problem: PlacementProblem) -> list[tuple[int, ...]]:
+    """One placement per rotation class (each contains slot 0), sorted."""
+    import itertools
+    S = problem.n_slots
+    return sorted({canonical((0, *rest), S)
+                   for rest in itertools.combinations(range(1, S), problem.k - 1)})
+
+
+def check(problem: PlacementProblem, slots: Sequence[int]) -> None:
+    """Raise ValueError unless ``slots`` is ``k`` distinct slots of the round."""
+    if len(slots) != problem.k or len(set(slots)) != problem.k or \
+            any(not 0 <= s < problem.n_slots for s in slots):
+        raise ValueError(f"placement must be {problem.k} distinct slots in "
+                         f"[0, {problem.n_slots}), got {list(slots)!r}")
+
+
+def objective(problem: PlacementProblem, slots: Sequence[int]) -> float:
+    """Mean simulated runtime (µs) of the program under synchronized servers owning
+    ``slots``; deterministic (fixed seeds)."""
+    check(problem, slots)
+    bsp = BSPParams(g_us=problem.g_us, v=problem.v, n=problem.n, pattern=problem.pattern,
+                    spin_us=problem.spin_us)
+    sch = SlotSchedule(problem.slot_us, tuple(0 if s in set(slots) else None
+                                              for s in range(problem.n_slots)))
+    sp = ServerParams(regime="sync", ctl_block_wakeup=problem.ctl_block_wakeup)
+    return measure_cell(bsp, sch, sp, NetParams(), i=problem.i, seed=problem.seed)["mean_us"]
