@@ -70,6 +70,7 @@ TIMESHARE_POLICIES: dict[str, str] = {
     "pred": "heuristics.coscheduling:pred",
     "dyn": "heuristics.coscheduling:dyn",
     "csm": "heuristics.coscheduling:csm",
+    "gang": "heuristics.gang:Gang",  # call .start(cluster) after building the cluster
 }
 
 
