@@ -376,9 +376,30 @@ def fig_gang(setup: Setup) -> str:
     return md
 
 
+def fig_sens(setup: Setup) -> str:
+    """AMB-4.2 sensitivity: CSM with the corrected and the literal eq. 3 (mfreq 100 ms)."""
+    pts = []
+    for load, mnod in ((1.0, 2), (1.5, 3)):
+        for form in ("corrected", "literal"):
+            cfg = dataclasses.replace(setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=100.0),
+                                      pgfault_formula=form)
+            pts.append((f"{load}/{form}", cfg, "csm", {"mnod": mnod}))
+    res = run_grid(setup, "sens", pts)
+    ms = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+          "slowdown_local")
+    rows = [[k.split("/")[0], k.split("/")[1]] + [fmt(res[k][m]) for m in ms]
+            for k, *_ in pts]
+    md = setup.header("AMB-4.2 sensitivity: eq. 3 corrected vs literal, CSM, mfreq 100 ms")
+    md += table(rows, ["mem_load", "eq. 3", *ms])
+    md += ("\nCorrected: pg_fault = 1 - res_ws / wrk (the non-resident share of the WS); "
+           "literal: res_mem / wrk when wrk >= res_mem, else 0 (favours tasks with less "
+           "memory resident in CSM mode).\n")
+    return md
+
+
 FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig5-6": fig_low, "fig7": fig_mnod,
            "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
-           "gang": fig_gang}
+           "gang": fig_gang, "sens": fig_sens}
 
 
 def main(argv: list[str] | None = None) -> int:
