@@ -119,21 +119,24 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     """The same model with PuLP / CBC (one thread)."""
     import pulp
 
+    from models.cbc import command as cbc_command
+    from models.cbc import variable
+
     t0 = time.perf_counter()
     p = problem
     n = p.n_nodes
     lp = pulp.LpProblem("task_mapping", pulp.LpMinimize)
-    x = {(j, t, k): pulp.LpVariable(f"x_{j}_{t}_{k}", cat="Binary")
+    x = {(j, t, k): variable(lp, f"x_{j}_{t}_{k}", "Binary")
          for j, job in enumerate(p.jobs) for t in range(len(job)) for k in range(n)}
     load = [p.base_mem[k] + pulp.lpSum(m * x[j, t, k] for j, job in enumerate(p.jobs)
                                        for t, m in enumerate(job)) for k in range(n)]
     if p.objective_kind == "max":
-        z = pulp.LpVariable("z", lowBound=p.lower_bound())
+        z = variable(lp, "z", "Continuous", low=p.lower_bound())
         lp += z
         for k in range(n):
             lp += load[k] <= z
     else:
-        over = [pulp.LpVariable(f"o{k}", lowBound=0) for k in range(n)]
+        over = [variable(lp, f"o{k}", "Continuous", low=0) for k in range(n)]
         lp += pulp.lpSum(over)
         for k in range(n):
             lp += over[k] >= load[k] - p.mem_pages
@@ -144,9 +147,7 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
             lp += pulp.lpSum(x[j, t, k] for t in range(len(job))) <= 1
     for a, b in _sym_pairs(p):
         lp += load[a] >= load[b]
-    cmd = pulp.PULP_CBC_CMD(msg=False, threads=1,
-                            timeLimit=None if time_limit is None else float(time_limit))
-    lp.solve(cmd)
+    lp.solve(cbc_command(time_limit=None if time_limit is None else float(time_limit)))
     rt = time.perf_counter() - t0
     status = pulp.LpStatus[lp.status]
     try:

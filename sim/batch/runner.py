@@ -25,15 +25,14 @@ from instances.job import Workload
 from sim.batch.machine import Schedule, simulate
 from sim.batch.metrics import aggregate, job_metrics, summary
 from sim.batch.validate import validate
-from sim.registry import make_policy
+from sim.registry import make_policy, policy_config
 
-#: keyword options a policy factory may take from the command line
-POLICY_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f",
-                  "time_limit")
+WIDE_MODES = ("error", "drop", "clip")
 
 
 def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
-                  perfect_estimates: bool = False, priorities: str | None = None) -> Workload:
+                  perfect_estimates: bool = False, priorities: str | None = None,
+                  wide: str = "error") -> Workload:
     """Read a trace: a path to an SWF file (plain or gzip) or a bundled trace name
     (``KTH-SP2``, ``SDSC-BLUE``, ...; see ``instances.bundled.list_traces``).
 
@@ -45,6 +44,10 @@ def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
         Requested time := actual runtime for every job.
     priorities : {"equal", "fifth"}, optional
         Priority scenario of the slack-based scheduler (``instances.priorities``).
+    wide : {"error", "drop", "clip"}
+        A job wider than the machine stops the reading with an error naming the file,
+        line and job (default), is dropped, or is clipped to the machine size; dropped
+        and clipped jobs are counted in ``Workload.cleaning``.
     """
     from instances.bundled import trace_path
     from instances.swf import read_swf
@@ -55,7 +58,14 @@ def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
             path = trace_path(str(trace))
         except ValueError as exc:
             raise ValueError(f"{trace}: no such file, and {exc}") from None
-    w = read_swf(path, procs=procs, perfect_estimates=perfect_estimates)
+    if wide not in WIDE_MODES:
+        raise ValueError(f"wide must be one of {WIDE_MODES}, got {wide!r}")
+    try:
+        w = read_swf(path, procs=procs, perfect_estimates=perfect_estimates, too_wide=wide)
+    except ValueError as exc:
+        if wide == "error" and "processors, machine has" in str(exc):
+            raise ValueError(f"{exc}; choose wide='drop' or 'clip' (--wide) to go on") from None
+        raise
     if priorities is not None:
         from instances.priorities import assign_priorities
 
@@ -77,7 +87,7 @@ def simulate_months(workload: Workload, policy: str, *, overrun: str = "kill",
                     **policy_options: Any) -> list[tuple[str, Schedule]]:
     """Simulate each calendar month of ``workload`` (in the log's time zone) on its own,
     from an empty machine, with a fresh policy per month."""
-    from instances.swf import split_months
+    from instances.months import split_months
 
     return [(label, simulate(month, make_policy(policy, **policy_options), overrun=overrun,
                              progress=progress))
@@ -130,6 +140,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     try:
         if by_month:
             months = simulate_months(workload, policy, overrun=overrun, progress=update, **opts)
+            if not months:
+                src = workload.cleaning.source if workload.cleaning else workload.name
+                raise ValueError(f"{src}: no jobs to simulate by month")
             schedules = [s for _, s in months]
             row = _combined(schedules, schedules[0].policy)
             row["months"] = [{"month": label, **summary(s)} for label, s in months]
@@ -144,6 +157,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         for s in schedules:
             validate(s)
     row["validated"] = bool(check)
+    row["policy_config"] = policy_config(policy, **opts)
+    if workload.cleaning is not None:
+        row["cleaning"] = workload.cleaning.to_dict()
     row["overrun"] = overrun
     row["procs"] = workload.procs
     if out is not None:

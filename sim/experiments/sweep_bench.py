@@ -1,0 +1,124 @@
+"""Benchmark of the sweep layer: overhead per cell, and speed-up of two workers.
+
+    python -m sim.experiments.sweep_bench            # writes results/sweep_bench.md
+    python -m sim.experiments.sweep_bench --quick    # smaller, printed only
+
+1. Overhead per cell beyond the simulation: 100 cells of a 30-job synthetic workload
+   (FCFS, so the simulation itself is negligible) run in this process into a fresh store;
+   overhead = (sweep wall time - sum of the cells' simulation times) / cells. It holds
+   building the workload, the policy, the validator, the metrics, the row and its
+   committed store write. Measured in-process (``--jobs 1``) and on a pool of 2.
+2. Speed-up: a 216-cell sweep on the KTH-SP2 months (12 months x 6 policies x 3 load
+   factors: FCFS, EASY, conservative with its four compression readings; 128
+   processors), once on 1 worker and once on 2, each into a fresh store; the two stores
+   are checked to hold the same cells and metrics.
+
+The resume target (SIGKILL 20 times, same store) is a test:
+``tests/sweep/test_execution.py::test_sigkill_at_random_moments_twenty_times...``.
+The machine is shared: the load average before each measurement is printed with it.
+Times are wall-clock seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sim.sweep import Store, run_sweep
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def overhead_spec(n_cells: int) -> dict:
+    return {"version": 1, "name": "overhead", "seeds": list(range(n_cells)),
+            "workloads": [{"name": "tiny", "synthetic": {"n_jobs": 30, "capacity": 16}}],
+            "policies": [{"name": "fcfs"}]}
+
+
+def kth_spec(loads: list[float]) -> dict:
+    return {"version": 1, "name": "kth-months", "procs": [128],
+            "workloads": [{"name": "kth", "trace": "KTH-SP2", "months": "each",
+                           "load": loads}],
+            "policies": [{"name": "fcfs"}, {"name": "easy"}]
+            + [{"name": "conservative", "label": f"cons-{c}", "options": {"compression": c}}
+               for c in ("arrival", "start", "now", "none")]}
+
+
+def _sim_total(path: Path) -> float:
+    with Store.open(path, create=False) as st:
+        return sum(r["sim_seconds"] or 0.0 for r in st.rows())
+
+
+def _content(path: Path) -> dict:
+    with Store.open(path, create=False) as st:
+        return {r["key"]: json.dumps(r["metrics"], sort_keys=True) for r in st.rows(None)}
+
+
+def _load() -> str:
+    try:
+        return f"load average {os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "load average n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sim.experiments.sweep_bench",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="40 overhead cells and 72 KTH cells (one load factor); "
+                         "printed only")
+    args = ap.parse_args(argv)
+    lines = ["# Sweep layer benchmark", "",
+             f"`python -m sim.experiments.sweep_bench{' --quick' if args.quick else ''}` "
+             f"on {os.cpu_count()} cores (shared with other work).", ""]
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        n = 40 if args.quick else 100
+        lines += ["## Overhead per cell beyond the simulation", "",
+                  "| executor | cells | wall (s) | simulation (s) | overhead per cell (ms) | "
+                  "machine |", "|---|---|---|---|---|---|"]
+        for jobs in (1, 2):
+            out = d / f"overhead{jobs}.sqlite"
+            load = _load()
+            t0 = time.perf_counter()
+            s = run_sweep(overhead_spec(n), out, jobs=jobs)
+            wall = time.perf_counter() - t0
+            sim = _sim_total(out)
+            per = (wall - sim) / s.cells * 1000
+            lines.append(f"| {jobs} worker{'s' if jobs > 1 else ''} | {s.cells} | {wall:.2f} | "
+                         f"{sim:.3f} | {per:.1f} | {load} |")
+            print(lines[-1], file=sys.stderr)
+        lines += ["", "With 2 workers the overhead includes starting the pool (once per "
+                  "sweep), shared over the cells.", ""]
+        loads = [1.0] if args.quick else [1.0, 1.2, 1.4]
+        spec = kth_spec(loads)
+        lines += ["## Speed-up on the KTH-SP2 months", "",
+                  "| workers | cells | wall (s) | speed-up | machine |", "|---|---|---|---|---|"]
+        walls = {}
+        for jobs in (1, 2):
+            out = d / f"kth{jobs}.sqlite"
+            load = _load()
+            t0 = time.perf_counter()
+            s = run_sweep(spec, out, jobs=jobs)
+            walls[jobs] = time.perf_counter() - t0
+            assert s.failed == 0, s.text()
+            lines.append(f"| {jobs} | {s.cells} | {walls[jobs]:.1f} | "
+                         f"{walls[1] / walls[jobs]:.2f}x | {load} |")
+            print(lines[-1], file=sys.stderr)
+        same = _content(d / "kth1.sqlite") == _content(d / "kth2.sqlite")
+        lines += ["", f"Both stores hold the same cells and metrics: {same}.", ""]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.quick:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "sweep_bench.md").write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""Run one cell of a sweep: build its workload, simulate its policy, re-check the
+schedule, and return its metrics with everything needed to trust them later.
+
+A cell is a flat dictionary of parameters (``sim.sweep.spec.expand``). Running it
+never touches the results store: :func:`run_cell` returns a row (a dictionary that
+pickles and travels from a pool or Dask worker back to the one process that writes
+the store). A cell that raises or runs past its time limit returns a row with
+``status = "failed"`` and the error text.
+
+Traces are read once per worker process (an LRU cache keyed by the reader options),
+so a sweep over months and policies of one trace pays the parse once per worker.
+
+Times are integer seconds in workloads and schedules; ``*_seconds`` are wall clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import signal
+import socket
+import threading
+import time
+import traceback
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from instances.job import Workload
+
+
+class CellTimeout(Exception):
+    """A cell ran past its time limit."""
+
+
+@lru_cache(maxsize=8)
+def _file_sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _resolve(trace: str) -> Path:
+    from instances.bundled import trace_path
+
+    p = Path(trace)
+    return p if p.exists() else trace_path(trace)
+
+
+def _file_key(trace: str) -> tuple[str, int, int]:
+    path = _resolve(trace)
+    st = path.stat()  # a file changed on disk is read again
+    return str(path), st.st_mtime_ns, st.st_size
+
+
+def _read(trace: str, procs: int | None, wide: str, perfect: bool) -> Workload:
+    return _read_file(_file_key(trace), procs, wide, perfect)
+
+
+@lru_cache(maxsize=4)
+def _read_file(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool
+               ) -> Workload:
+    from instances.swf import read_swf
+
+    return read_swf(fkey[0], procs=procs, perfect_estimates=perfect, too_wide=wide)
+
+
+def _with_priorities(trace: str, procs: int | None, wide: str, perfect: bool,
+                     scheme: str | None, high: float | None) -> Workload:
+    return _prioritized(_file_key(trace), procs, wide, perfect, scheme, high)
+
+
+@lru_cache(maxsize=8)
+def _prioritized(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
+                 scheme: str | None, high: float | None) -> Workload:
+    w = _read_file(fkey, procs, wide, perfect)
+    if scheme is None:
+        return w
+    from instances.priorities import assign_priorities
+
+    w = assign_priorities(w, scheme)
+    if scheme == "fifth" and high is not None and high != 1.0:
+        from instances.priorities import is_high_priority
+
+        jobs = tuple(dataclasses.replace(j, user_priority=high, political_priority=high)
+                     if is_high_priority(pos) else j for pos, j in enumerate(w.jobs))
+        w = dataclasses.replace(w, jobs=jobs)
+    return w
+
+
+def _months(trace: str, procs: int | None, wide: str, perfect: bool, scheme: str | None,
+            high: float | None) -> dict[str, Workload]:
+    return _split(_file_key(trace), procs, wide, perfect, scheme, high)
+
+
+@lru_cache(maxsize=8)
+def _split(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
+           scheme: str | None, high: float | None) -> dict[str, Workload]:
+    from instances.months import split_months
+
+    return dict(split_months(_prioritized(fkey, procs, wide, perfect, scheme, high)))
+
+
+def trace_months(trace: str) -> list[str]:
+    """Calendar months (``YYYY-MM``, the log's time zone) that hold jobs of ``trace``
+    read with its own machine size and wide jobs dropped (labels only)."""
+    return list(_months(trace, None, "drop", False, None, None))
+
+
+def workload_sha256(w: Workload) -> str:
+    """SHA-256 of the jobs actually simulated (id, submit, runtime, requested, demand,
+    priorities) and the capacity: equal checksums mean equal inputs."""
+    h = hashlib.sha256(repr(w.capacity).encode())
+    for j in w.jobs:
+        h.update(repr((j.id, j.submit, j.runtime, j.requested, j.demand,
+                       j.user_priority, j.political_priority)).encode())
+    return h.hexdigest()
+
+
+def build_workload(cell: dict[str, Any]) -> tuple[Workload, dict[str, Any]]:
+    """The workload of ``cell`` and its provenance (``trace_sha256`` of the file,
+    ``workload_sha256`` of the jobs simulated, ``cleaning`` report as a dictionary)."""
+    info: dict[str, Any] = {"trace_sha256": None, "cleaning": None}
+    procs = cell.get("procs")
+    if cell.get("trace") is not None:
+        trace, wide = cell["trace"], cell.get("wide", "error")
+        perfect = bool(cell.get("perfect_estimates", False))
+        scheme, high = cell.get("priorities"), cell.get("priority_high")
+        base = _read(trace, procs, wide, perfect)
+        info["trace_sha256"] = _file_sha256(str(_resolve(trace)))
+        info["cleaning"] = base.cleaning.to_dict() if base.cleaning is not None else None
+        if cell.get("month") is not None:
+            w = _months(trace, procs, wide, perfect, scheme, high)[cell["month"]]
+        else:
+            w = _with_priorities(trace, procs, wide, perfect, scheme, high)
+    else:
+        from instances.synthetic import random_workload
+
+        params = dict(cell["synthetic"])
+        if procs is not None:
+            params["capacity"] = procs
+        w = random_workload(seed=int(cell.get("seed", 0)), **params)
+        if cell.get("priorities") is not None:
+            from instances.priorities import assign_priorities
+
+            w = assign_priorities(w, cell["priorities"])
+    jobs = w.jobs
+    if cell.get("window") is not None and jobs:
+        a, b = cell["window"]
+        s0 = jobs[0].submit
+        jobs = tuple(j for j in jobs if a <= j.submit - s0 < b)
+    if cell.get("max_jobs") is not None:
+        jobs = jobs[: int(cell["max_jobs"])]
+    load = float(cell.get("load", 1.0))
+    if load != 1.0 and jobs:
+        s0 = jobs[0].submit
+        jobs = tuple(dataclasses.replace(j, submit=s0 + int(round((j.submit - s0) / load)))
+                     for j in jobs)
+    if jobs is not w.jobs:
+        w = dataclasses.replace(w, jobs=jobs, cleaning=None)
+    if not w.jobs:
+        raise ValueError("the cell's workload selection holds no jobs")
+    info["workload_sha256"] = workload_sha256(w)
+    return w, info
+
+
+def cell_metrics(schedule: Any) -> dict[str, Any]:
+    """Every metric of ``sim.sweep.spec.METRICS`` for one schedule (no wall-clock
+    figures, so that equal inputs give equal metrics)."""
+    from sim.batch.metrics import job_metrics, summary
+
+    s = summary(schedule)
+    out = {k: v for k, v in s.items() if k not in ("policy", "filter", "sim_seconds")}
+    m = job_metrics(schedule)
+    wait = m["wait"].astype(float)
+    bsld = m["bounded_slowdown"].astype(float)
+    out["total_wait"] = int(m["wait"].sum())
+    for q in (50, 90, 99):
+        out[f"wait_p{q}"] = float(np.percentile(wait, q))
+        out[f"bsld_p{q}"] = float(np.percentile(bsld, q))
+    jobs = schedule.workload.jobs
+    if jobs and jobs[0].user_priority is not None:
+        pr = np.fromiter(((j.user_priority or 0) + (j.political_priority or 0) for j in jobs),
+                         dtype=float, count=len(jobs))
+        base = pr.min()
+        high = pr > base
+        groups = (("high", high), ("low", ~high)) if high.any() else ()
+        for name, sel in groups:
+            out[f"jobs_{name}"] = int(sel.sum())
+            out[f"total_wait_{name}"] = int(m["wait"][sel].sum())
+            out[f"avg_wait_{name}"] = float(wait[sel].mean()) if sel.any() else None
+    return out
+
+
+def policy_config(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The full configuration of a policy: every parameter of its factory, defaults
+    included, with ``options`` applied."""
+    from sim.registry import policy_config as full
+
+    return full(name, **options)
+
+
+def simulate_cell(cell: dict[str, Any], *, deadline: float | None = None):
+    """Build the workload and simulate the cell's policy; returns ``(schedule, info)``.
+
+    ``deadline`` (``time.monotonic()`` seconds) is checked every thousand arrivals."""
+    from sim.batch.machine import simulate
+    from sim.registry import make_policy
+
+    w, info = build_workload(cell)
+
+    def tick(_: int) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise CellTimeout(f"cell exceeded its time limit of {cell['time_limit']} s")
+
+    policy = make_policy(cell["policy"], **cell.get("options", {}))
+    s = simulate(w, policy, overrun=cell.get("overrun", "kill"),
+                 progress=tick if deadline is not None else None)
+    return s, info
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise CellTimeout("cell exceeded its time limit")
+
+
+def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
+    """Run one cell and return its result row (never raises for a failing cell).
+
+    The row holds ``status`` ("done" or "failed"), ``error``, ``metrics``,
+    ``policy_config``, ``trace_sha256``, ``workload_sha256``, ``cleaning``,
+    ``validated`` and the timings ``wall_seconds`` (the whole cell), ``sim_seconds``
+    (the simulation) and ``load_seconds`` (reading and preparing the workload).
+    """
+    from sim.batch.validate import validate
+
+    t0 = time.perf_counter()
+    row: dict[str, Any] = {"status": "failed", "error": None, "metrics": None,
+                           "policy_config": None, "trace_sha256": None,
+                           "workload_sha256": None, "cleaning": None,
+                           "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    limit = cell.get("time_limit")
+    deadline = time.monotonic() + float(limit) if limit else None
+    use_alarm = (limit is not None and hasattr(signal, "setitimer")
+                 and threading.current_thread() is threading.main_thread())
+    old = None
+    try:
+        if use_alarm:
+            old = signal.signal(signal.SIGALRM, _alarm)
+            signal.setitimer(signal.ITIMER_REAL, float(limit))
+        row["policy_config"] = policy_config(cell["policy"], cell.get("options", {}))
+        s, info = simulate_cell(cell, deadline=deadline)
+        row.update(info)
+        row["load_seconds"] = max(0.0, time.perf_counter() - t0 - s.sim_seconds)
+        row["sim_seconds"] = s.sim_seconds
+        validate(s)
+        row["metrics"] = cell_metrics(s)
+        row["status"] = "done"
+    except CellTimeout as exc:
+        row["error"] = f"CellTimeout: {exc}"
+    except Exception as exc:  # a failing cell is data, not the end of the sweep
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" (at {Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+        row["error"] = f"{type(exc).__name__}: {exc}{where}"
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    row["wall_seconds"] = time.perf_counter() - t0
+    return row

@@ -1,0 +1,141 @@
+"""The ``sweep``, ``report`` and ``reproduce`` commands of ``schedsearch``.
+
+Kept here so that ``sim/cli.py`` only registers them (``add_sweep_commands``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from sim.sweep.execute import run_sweep
+
+    summary = run_sweep(args.spec, args.out, jobs=args.jobs, dask=args.dask,
+                        retry_failed=args.retry_failed,
+                        progress=not args.quiet and sys.stderr.isatty())
+    print(summary.text())
+    return 1 if summary.failed else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from sim.sweep.report import load_rows, report, select
+
+    if not Path(args.results).exists():
+        raise ValueError(f"{args.results}: no such results store")
+    metrics = [m.strip() for m in args.metric.split(",")] if args.metric else None
+    rows_by = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows is not None \
+        else None
+    text = report(args.results, metrics=metrics, rows_by=rows_by, cols_by=args.cols,
+                  baseline=args.baseline, where=args.where, level=args.level,
+                  out_dir=args.out)
+    print(text)
+    if args.plot or args.gantt:
+        out = Path(args.out or ".")
+        out.mkdir(parents=True, exist_ok=True)
+        from sim.sweep import plots
+
+        rows = select(load_rows(args.results), args.where)
+        if args.plot:
+            ms = metrics or [_first_metric(args.results)]
+            for m in ms:
+                f = plots.plot_metric(rows, m, args.plot, out / f"{m}_vs_{args.plot}.png",
+                                      cols_by=args.cols, level=args.level)
+                print(f"wrote {f}", file=sys.stderr)
+                if args.baseline:
+                    f = plots.plot_gap(rows, m, args.baseline, args.plot,
+                                       out / f"{m}_gap_to_{args.baseline}.png",
+                                       cols_by=args.cols)
+                    print(f"wrote {f}", file=sys.stderr)
+        if args.gantt:
+            cell = _cell(args.results, args.gantt)
+            f = plots.plot_schedule(cell, out / f"schedule_{args.gantt}.png",
+                                    max_jobs=args.gantt_jobs)
+            print(f"wrote {f}", file=sys.stderr)
+    return 0
+
+
+def _first_metric(path: str) -> str:
+    import json
+
+    from sim.sweep.store import Store
+
+    with Store.open(path, create=False) as st:
+        return json.loads(st.meta().get("metrics", '["avg_wait"]'))[0]
+
+
+def _cell(path: str, key: str) -> dict[str, Any]:
+    from sim.sweep.store import Store
+
+    with Store.open(path, create=False) as st:
+        matches = [r for r in st.rows(None) if r["key"].startswith(key)]
+    if len(matches) != 1:
+        raise ValueError(f"{path}: --gantt {key!r} matches {len(matches)} cells; give a "
+                         "unique key prefix (column 'key' of the store)")
+    return matches[0]["params"]
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from sim.sweep import reproduce
+
+    if args.name is None or args.name == "list":
+        for name in sorted(reproduce.REPRODUCTIONS):
+            print(f"{name:18s} {reproduce.describe(name)}")
+        return 0
+    return reproduce.run(args.name, args.args)
+
+
+def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
+    """Register ``sweep``, ``report`` and ``reproduce`` on the ``schedsearch`` parser."""
+    p = sub.add_parser("sweep", help="run a grid of cells from a spec into a results store",
+                       formatter_class=fmt, description="Expand SPEC (TOML or JSON; see "
+                       "sim.sweep.spec) and run every cell RESULTS does not hold yet; each "
+                       "finished cell is committed at once, so a killed run resumes.")
+    p.add_argument("spec", help="sweep spec, .toml or .json")
+    p.add_argument("--out", required=True, help="SQLite results store (created if missing)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes of the local pool (default: every core; "
+                        "1 runs in this process)")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="run on this Dask scheduler (tcp://host:8786) instead")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="rerun the cells stored as failed")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("report", help="tables (Markdown, CSV) and plots of a results store",
+                       formatter_class=fmt)
+    p.add_argument("results", help="SQLite results store")
+    p.add_argument("--metric", help="comma-separated metrics (default: the spec's); see "
+                                    "sim.sweep.spec.METRICS")
+    p.add_argument("--rows", help="comma-separated parameters as rows (default: every "
+                                  "parameter that varies, except the columns and seed)")
+    p.add_argument("--cols", default="label", help="parameter as columns")
+    p.add_argument("--baseline", help="a value of --cols to compute the gap to")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="keep only cells with this parameter value (repeatable)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level")
+    p.add_argument("--out", help="directory for report.md, <metric>.csv and the PNGs")
+    p.add_argument("--plot", metavar="PARAM",
+                   help="PNG of each metric vs this numeric parameter (and the gap plot "
+                        "with --baseline)")
+    p.add_argument("--gantt", metavar="KEY",
+                   help="re-simulate this cell (key prefix) and draw its Gantt chart, "
+                        "queue length and utilization")
+    p.add_argument("--gantt-jobs", type=int, default=400, help="jobs drawn in the Gantt chart")
+    p.set_defaults(func=cmd_report)
+
+    from sim.sweep.reproduce import REPRODUCTIONS
+
+    p = sub.add_parser("reproduce", help="a paper's table or figure (list: no NAME)",
+                       formatter_class=fmt, description="Run the sweep behind one paper "
+                       "table into its own store and write the table beside the paper's "
+                       "numbers. Options after NAME go to the reproduction (NAME --help).")
+    p.add_argument("name", nargs="?", choices=sorted(REPRODUCTIONS) + ["list"],
+                   metavar="NAME", help="one of: " + ", ".join(sorted(REPRODUCTIONS)))
+    p.add_argument("args", nargs=argparse.REMAINDER,
+                   help="options of the reproduction, e.g. --quick, --jobs 2")
+    p.set_defaults(func=cmd_reproduce)

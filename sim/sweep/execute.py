@@ -1,0 +1,242 @@
+"""Run a sweep: expand the spec, skip the cells the store holds, run the rest on one
+process, a local process pool, or a Dask cluster, and commit each result as it comes.
+
+From Python::
+
+    from sim.sweep import run_sweep
+    summary = run_sweep("sweep.toml", "results.sqlite", jobs=2)
+
+Whatever runs the cells (in-process, ``jobs`` pool workers, or ``dask`` workers), the
+store ends up with the same rows: cells are deterministic and only this process writes.
+
+Dask: ``dask="tcp://scheduler:8786"`` (or a ``distributed.Client``) sends every cell to
+that cluster; the workers need schedsearch installed and the trace files at the same
+paths (bundled traces always are). See the README for a dask-jobqueue example (Slurm,
+PBS).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.sweep import spec as spec_mod
+from sim.sweep.cell import run_cell
+from sim.sweep.store import Store
+
+
+@dataclass
+class SweepSummary:
+    """What a call to :func:`run_sweep` did."""
+
+    store: Path
+    cells: int
+    skipped: int = 0
+    ran: int = 0
+    done: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (label, error)
+
+    def text(self) -> str:
+        s = (f"{self.store}: {self.cells} cells in the spec, {self.skipped} already in the "
+             f"store, {self.ran} run ({self.done} done, {self.failed} failed) in "
+             f"{self.seconds:.1f} s")
+        for label, err in self.errors[:5]:
+            s += f"\n  failed: {label}: {err}"
+        if len(self.errors) > 5:
+            s += f"\n  ... {len(self.errors) - 5} more failures (see the store)"
+        return s
+
+
+_CODE_VERSION: str | None = None
+
+
+def code_version() -> str:
+    """The git commit of the source tree (``+dirty`` with uncommitted changes) when it
+    is a git checkout, else the installed package version."""
+    global _CODE_VERSION
+    if _CODE_VERSION is None:
+        root = Path(__file__).resolve().parents[2]
+        version = None
+        if (root / ".git").exists():
+            try:
+                head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
+                                      capture_output=True, text=True, timeout=10)
+                dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                        "--untracked-files=no"],
+                                       capture_output=True, text=True, timeout=10)
+                if head.returncode == 0:
+                    version = head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+            except (OSError, subprocess.SubprocessError):
+                version = None
+        if version is None:
+            from importlib.metadata import PackageNotFoundError
+            from importlib.metadata import version as pkg_version
+
+            try:
+                version = "schedsearch " + pkg_version("schedsearch")
+            except PackageNotFoundError:
+                version = "unknown"
+        _CODE_VERSION = version
+    return _CODE_VERSION
+
+
+class _Progress:
+    """tqdm bar with done / running / failed counts and the time left."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled and total:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="cell", file=sys.stderr, dynamic_ncols=True,
+                            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} "
+                                       "[{elapsed}<{remaining}{postfix}]")
+        self.failed = 0
+
+    def update(self, running: int, failed: bool) -> None:
+        self.failed += bool(failed)
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"running {running}, failed {self.failed}", refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _pending(store: Store, cells: list[dict[str, Any]], retry_failed: bool
+             ) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+    status = store.statuses()
+    todo = []
+    for c in cells:
+        k = spec_mod.cell_key(c)
+        st = status.get(k)
+        if st is None or (st == "failed" and retry_failed):
+            todo.append((k, c))
+    return todo, len(cells) - len(todo)
+
+
+def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int = 1,
+              dask: Any = None, progress: bool = False,
+              on_row: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None
+              ) -> tuple[int, int, list[tuple[str, str]]]:
+    """Run ``todo`` (key, cell) pairs and commit every result to ``store`` as it comes.
+
+    Returns ``(done, failed, errors)``."""
+    version = code_version()
+    bar = _Progress(len(todo), progress)
+    done = failed = 0
+    errors: list[tuple[str, str]] = []
+
+    def record(key: str, cell: dict[str, Any], row: dict[str, Any], running: int) -> None:
+        nonlocal done, failed
+        store.put(key, cell, row, version)
+        ok = row["status"] == "done"
+        done += ok
+        failed += not ok
+        if not ok:
+            errors.append((cell.get("label", "?"), row.get("error") or "?"))
+        bar.update(running, not ok)
+        if on_row is not None:
+            on_row(key, cell, row)
+
+    try:
+        if dask is not None:
+            _run_dask(todo, dask, record)
+        elif jobs <= 1 or len(todo) <= 1:
+            for i, (key, cell) in enumerate(todo):
+                record(key, cell, run_cell(cell), min(1, len(todo) - i - 1))
+        else:
+            from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(run_cell, cell): (key, cell) for key, cell in todo}
+                pending = set(futures)
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        key, cell = futures.pop(f)
+                        record(key, cell, f.result(), min(jobs, len(pending)))
+    finally:
+        bar.close()
+    return done, failed, errors
+
+
+def _run_dask(todo: list[tuple[str, dict[str, Any]]], address: Any,
+              record: Callable[..., None]) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ValueError("--dask needs the 'distributed' package: pip install "
+                         "'schedsearch[dask]'") from None
+    own = not isinstance(address, Client)
+    client = Client(address) if own else address
+    try:
+        futures = {client.submit(run_cell, cell, key=f"cell-{key}", pure=False): (key, cell)
+                   for key, cell in todo}
+        remaining = len(futures)
+        for f in as_completed(list(futures)):
+            key, cell = futures[f]
+            remaining -= 1
+            record(key, cell, f.result(), remaining)
+    finally:
+        if own:
+            client.close()
+
+
+def run_sweep(spec: str | Path | dict[str, Any], out: str | Path, *, jobs: int | None = 1,
+              dask: Any = None, retry_failed: bool = False, progress: bool = False,
+              source: str | None = None) -> SweepSummary:
+    """Run every cell of ``spec`` that ``out`` does not hold yet.
+
+    Parameters
+    ----------
+    spec : path or dict
+        A spec file (TOML or JSON) or an already parsed spec dictionary.
+    out : path
+        The SQLite results store (created when missing).
+    jobs : int or None
+        Worker processes of the local pool; None = every core; 1 = in this process.
+    dask : str or distributed.Client, optional
+        Run on this Dask scheduler instead of the local pool.
+    retry_failed : bool
+        Rerun the cells stored as failed (otherwise they are skipped like done ones).
+    progress : bool
+        A progress bar on stderr.
+    source : str, optional
+        Name of the spec in error messages when ``spec`` is a dictionary.
+
+    Raises
+    ------
+    SpecError, StoreError (ValueErrors)
+        A bad spec, or a store of another spec / version / not a store; nothing run.
+    """
+    t0 = time.perf_counter()
+    if isinstance(spec, dict):
+        src = source or "<spec>"
+        checked = spec_mod.check_spec(spec, src)
+        cells = spec_mod.expand(spec, src)
+    else:
+        checked, cells = spec_mod.load(spec)
+    store = Store.open(out, spec_name=checked["name"], spec_version=checked["version"])
+    try:
+        import json
+
+        store.set_meta(metrics=json.dumps(checked["metrics"]),
+                       labels=json.dumps(list(dict.fromkeys(c["label"] for c in cells))))
+        todo, skipped = _pending(store, cells, retry_failed)
+        n_jobs = (os.cpu_count() or 1) if jobs is None else int(jobs)
+        done, failed, errors = run_cells(store, todo, jobs=n_jobs, dask=dask,
+                                         progress=progress)
+    finally:
+        store.close()
+    return SweepSummary(Path(out), len(cells), skipped, len(todo), done, failed,
+                        time.perf_counter() - t0, errors)

@@ -1,0 +1,162 @@
+"""PNG plots of a results store (matplotlib, the ``plots`` extra).
+
+- :func:`plot_metric`: a metric versus one parameter, one line per policy label, with
+  the confidence interval over seeds as error bars;
+- :func:`plot_gap`: the gap of every label to a baseline label (for example a heuristic
+  to the optimum), per value of a parameter;
+- :func:`plot_schedule`: one cell re-simulated (cells are deterministic) and drawn as a
+  Gantt chart (processors are assigned to jobs for drawing only, lowest free first,
+  which the simulator itself never does), with the queue length and the utilization
+  over time below it.
+
+Times on the axes are hours since the first submit of the workload.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.sweep.report import pivot
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path, *,
+                cols_by: str = "label", level: float = 0.95) -> Path:
+    """``metric`` versus parameter ``x`` (numeric), one line per ``cols_by`` value."""
+    p = pivot(rows, metric, rows_by=[x], cols_by=cols_by, level=level)
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    xs = [float(rk[0]) for rk in p.row_keys]
+    for ck in p.col_keys:
+        pts = [(xv, p.cells[(rk, ck)]) for xv, rk in zip(xs, p.row_keys, strict=True)
+               if (rk, ck) in p.cells]
+        if not pts:
+            continue
+        err = [0.0 if math.isnan(c[1]) else c[1] for _, c in pts]
+        ax.errorbar([a for a, _ in pts], [c[0] for _, c in pts], yerr=err, marker="o",
+                    capsize=3, label=ck)
+    ax.set_xlabel(x)
+    ax.set_ylabel(metric)
+    ax.set_title(f"{metric} vs {x} (mean, {level:.0%} CI over seeds)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
+             out: str | Path, *, cols_by: str = "label") -> Path:
+    """Percent gap of each ``cols_by`` value to ``baseline`` versus parameter ``x``."""
+    p = pivot(rows, metric, rows_by=[x], cols_by=cols_by, baseline=baseline)
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    labels = [ck for ck in p.col_keys if ck != baseline]
+    n = len(p.row_keys)
+    width = 0.8 / max(1, len(labels))
+    for i, ck in enumerate(labels):
+        gaps = [p.gap(rk, ck) for rk in p.row_keys]
+        ax.bar(np.arange(n) + i * width, [0.0 if g is None else g for g in gaps],
+               width=width, label=ck)
+    ax.set_xticks(np.arange(n) + width * (len(labels) - 1) / 2)
+    ax.set_xticklabels([rk[0] for rk in p.row_keys])
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xlabel(x)
+    ax.set_ylabel(f"{metric}: gap to {baseline} [%]")
+    ax.set_title(f"gap of {metric} to {baseline}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def _lanes(start: np.ndarray, end: np.ndarray, procs: np.ndarray, capacity: int
+           ) -> list[list[int]]:
+    """Processor indices per job for drawing: at each start, the lowest free ones."""
+    order = np.lexsort((np.arange(len(start)), start))
+    free = list(range(capacity))
+    running: list[tuple[int, int]] = []  # (end, job)
+    out: list[list[int]] = [[] for _ in start]
+    import heapq
+
+    for j in order:
+        t = start[j]
+        while running and running[0][0] <= t:
+            _, k = heapq.heappop(running)
+            free.extend(out[k])
+        free.sort()
+        take = int(min(procs[j], len(free)))
+        out[j], free = free[:take], free[take:]
+        heapq.heappush(running, (int(end[j]), int(j)))
+    return out
+
+
+def plot_schedule(cell: dict[str, Any], out: str | Path, *, max_jobs: int | None = 400
+                  ) -> Path:
+    """Re-simulate ``cell`` and draw its first ``max_jobs`` jobs as a Gantt chart, with
+    the queue length and the processor utilization over time."""
+    from sim.batch.metrics import _queue_length, job_metrics
+    from sim.sweep.cell import simulate_cell
+
+    s, _ = simulate_cell(cell)
+    m = job_metrics(s)
+    n = len(m["start"]) if max_jobs is None else min(max_jobs, len(m["start"]))
+    sel = slice(0, n)
+    start, end, procs = m["start"][sel], m["end"][sel], m["procs"][sel]
+    cap = s.workload.procs
+    t0 = float(m["submit"][sel].min())
+    hours = 3600.0
+    plt = _plt()
+    fig, (a1, a2, a3) = plt.subplots(3, 1, figsize=(9, 7), sharex=True,
+                                     gridspec_kw={"height_ratios": [3, 1, 1]})
+    lanes = _lanes(start, end, procs, cap)
+    cmap = plt.get_cmap("tab20")
+    for j in range(n):
+        ps = lanes[j]
+        if not ps or end[j] <= start[j]:
+            continue
+        runs, a = [], ps[0]
+        for prev, cur in zip(ps, ps[1:] + [None], strict=True):
+            if cur is None or cur != prev + 1:
+                runs.append((a, prev - a + 1))
+                a = cur
+        for lo, width in runs:
+            a1.broken_barh([((start[j] - t0) / hours, (end[j] - start[j]) / hours)],
+                           (lo, width), facecolors=cmap(j % 20), edgecolor="none")
+    a1.set_ylim(0, cap)
+    a1.set_ylabel("processor")
+    a1.set_title(f"{cell.get('label')} on {cell.get('workload')}"
+                 f"{' ' + cell['month'] if cell.get('month') else ''}: first {n} jobs")
+    sub = {k: v[sel] for k, v in m.items()}
+    times, lengths = _queue_length(sub)
+    a2.step((times - t0) / hours, lengths, where="post")
+    a2.set_ylabel("queue length")
+    ev = np.concatenate([start, end])
+    dv = np.concatenate([procs, -procs])
+    order = np.argsort(ev, kind="stable")
+    busy = np.cumsum(dv[order])
+    a3.step((ev[order] - t0) / hours, busy / cap, where="post")
+    a3.set_ylim(0, 1.05)
+    a3.set_ylabel("utilization")
+    a3.set_xlabel("hours since first submit")
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

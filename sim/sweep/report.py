@@ -1,0 +1,397 @@
+"""Tables from a results store: pivots of one metric with means and confidence
+intervals over seeds, percentiles of wait and bounded slowdown, and the gap to a named
+baseline; Markdown and CSV.
+
+The mean of a metric over the n cells of a table cell (the seeds) is reported with the
+half-width of its two-sided Student-t confidence interval,
+``t_{(1+level)/2, n-1} * s / sqrt(n)`` (s the sample standard deviation); one seed
+gives no interval. The gap of a column to the baseline column is
+``(mean - mean_baseline) / mean_baseline`` in percent, on the means.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.sweep.spec import METRICS, flat_params
+from sim.sweep.store import Store
+
+#: parameters never used to group cells (they are not settings of the experiment)
+_NOT_PARAMS = {"time_limit"}
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta function (Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) \
+        + b * math.log1p(-x)
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """Student-t cumulative distribution function."""
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2, 0.5, x)
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(p: float, df: float) -> float:
+    """Quantile of Student's t with ``df`` degrees of freedom (bisection on the CDF)."""
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    lo, hi = -1e4, 1e4
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, int]:
+    """``(mean, half_width, n)``; the half-width is NaN for fewer than two values."""
+    n = len(values)
+    if n == 0:
+        return math.nan, math.nan, 0
+    mean = math.fsum(values) / n
+    if n < 2:
+        return mean, math.nan, n
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, t_quantile((1 + level) / 2, n - 1) * math.sqrt(var / n), n
+
+
+def load_rows(path: str | Path, status: str | None = "done") -> list[dict[str, Any]]:
+    """Flat rows of a store: parameters (``flat_params``), metrics, and ``key``,
+    ``status``, ``error``, ``code_version``, ``trace_sha256``, ``wall_seconds``."""
+    with Store.open(path, create=False) as st:
+        out = []
+        for r in st.rows(status):
+            row = flat_params(r["params"])
+            row.update(r["metrics"] or {})
+            for k in ("key", "status", "error", "code_version", "trace_sha256",
+                      "workload_sha256", "wall_seconds", "sim_seconds"):
+                row[k] = r[k]
+            row["cleaning"] = r["cleaning"]
+            out.append(row)
+    return out
+
+
+def _label(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, separators=(",", ":"))
+    return str(v)
+
+
+def _parse_where(where: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for w in where:
+        k, sep, v = w.partition("=")
+        if not sep or not k:
+            raise ValueError(f"--where {w!r}: expected KEY=VALUE")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def select(rows: list[dict[str, Any]], where: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Rows whose parameters match every ``KEY=VALUE`` (values compared as text)."""
+    cond = _parse_where(where)
+    if cond and rows:
+        known = set().union(*(r.keys() for r in rows))
+        for k in cond:
+            if k not in known:
+                raise ValueError(f"--where: unknown parameter {k!r}; known: {sorted(known)}")
+    return [r for r in rows if all(_label(r.get(k)) == v for k, v in cond.items())]
+
+
+@dataclass
+class Pivot:
+    """A pivot of one metric: ``cells[(row_key, col_key)] = (mean, half_width, n)``."""
+
+    metric: str
+    rows_by: list[str]
+    cols_by: str
+    row_keys: list[tuple[str, ...]]
+    col_keys: list[str]
+    cells: dict[tuple[tuple[str, ...], str], tuple[float, float, int]]
+    level: float
+    baseline: str | None = None
+
+    def gap(self, rk: tuple[str, ...], ck: str) -> float | None:
+        """Percent gap of the mean to the baseline column in the same row."""
+        if self.baseline is None or (rk, self.baseline) not in self.cells \
+                or (rk, ck) not in self.cells:
+            return None
+        b = self.cells[(rk, self.baseline)][0]
+        v = self.cells[(rk, ck)][0]
+        return (v - b) / b * 100 if b else None
+
+
+def varying(rows: list[dict[str, Any]]) -> list[str]:
+    """Parameters (not metrics) that take more than one value over ``rows``."""
+    params = set()
+    for r in rows:
+        params |= {k for k in r if k not in METRICS and k not in _META}
+    out = []
+    for k in sorted(params - _NOT_PARAMS):
+        vals = {_label(r.get(k)) for r in rows}
+        if len(vals) > 1:
+            out.append(k)
+    return out
+
+
+_META = {"key", "status", "error", "code_version", "trace_sha256", "workload_sha256",
+         "wall_seconds", "sim_seconds", "cleaning"}
+
+
+def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | None = None,
+          cols_by: str = "label", baseline: str | None = None, level: float = 0.95,
+          col_order: Sequence[str] = ()) -> Pivot:
+    """Group ``rows`` by ``rows_by`` x ``cols_by`` and average ``metric`` over the rest
+    (the seeds).
+
+    Raises ValueError when a parameter other than ``seed`` varies inside a group (add
+    it to ``rows_by`` or filter it out), or for an unknown metric / parameter.
+    """
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; known: {sorted(METRICS)}")
+    if not rows:
+        raise ValueError("no finished cells to report")
+    vary = varying(rows)
+    if rows_by is None:
+        rows_by = [k for k in vary if k not in (cols_by, "seed", "policy")]
+        if cols_by == "label":
+            rows_by = [k for k in rows_by if k not in _option_keys(rows)]
+    known = set().union(*(r.keys() for r in rows))
+    for k in [*rows_by, cols_by]:
+        if k not in known:
+            raise ValueError(f"unknown parameter {k!r}; known: {sorted(known - _META)}")
+    group = set(rows_by) | {cols_by, "seed"}
+    if cols_by == "label":
+        group |= {"policy"} | _option_keys(rows)
+    free = [k for k in vary if k not in group]
+    values: dict[tuple[tuple[str, ...], str], list[float]] = {}
+    firsts: dict[tuple[tuple[str, ...], str], dict[str, Any]] = {}
+    for r in rows:
+        rk = tuple(_label(r.get(k)) for k in rows_by)
+        ck = _label(r.get(cols_by))
+        first = firsts.setdefault((rk, ck), r)
+        for k in free:
+            if _label(r.get(k)) != _label(first.get(k)):
+                raise ValueError(f"parameter {k!r} varies inside a table cell "
+                                 f"({_label(first.get(k))} vs {_label(r.get(k))}); add it "
+                                 "to --rows or select one value with --where")
+        v = r.get(metric)
+        if v is not None:
+            values.setdefault((rk, ck), []).append(float(v))
+    row_keys = sorted({k[0] for k in firsts}, key=_sort_key)
+    present = {_label(r.get(cols_by)) for r in rows}
+    col_keys = [c for c in col_order if c in present]
+    col_keys += sorted(present - set(col_keys), key=lambda c: _sort_key((c,)))
+    if baseline is not None and baseline not in col_keys:
+        raise ValueError(f"baseline {baseline!r} is not a value of {cols_by!r}: {col_keys}")
+    cells = {k: mean_ci(v, level) for k, v in values.items()}
+    return Pivot(metric, list(rows_by), cols_by, row_keys, col_keys, cells, level, baseline)
+
+
+def _option_keys(rows: list[dict[str, Any]]) -> set[str]:
+    from sim import registry
+
+    out: set[str] = set()
+    for name in {r.get("policy") for r in rows}:
+        if name in registry.POLICIES:
+            out |= registry.policy_options(name) or set()
+    return out
+
+
+def _sort_key(key: tuple[str, ...]) -> tuple:
+    out = []
+    for x in key:
+        try:
+            out.append((0, float(x), ""))
+        except ValueError:
+            out.append((1, 0.0, x))
+    return tuple(out)
+
+
+def _fmt_cell(c: tuple[float, float, int] | None, digits: int) -> str:
+    if c is None:
+        return "-"
+    mean, hw, n = c
+    if math.isnan(mean):
+        return "-"
+    if n < 2 or math.isnan(hw):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {hw:.{digits}f}"
+
+
+def legend(metrics: Iterable[str]) -> str:
+    return "; ".join(f"`{m}`: {METRICS[m]}" for m in metrics)
+
+
+def to_markdown(p: Pivot, digits: int = 2) -> str:
+    """The pivot as a Markdown table (plus a gap table when there is a baseline)."""
+    head = [*p.rows_by] if p.rows_by else [""]
+    lines = [f"**{p.metric}** ({METRICS[p.metric]}): mean ± {p.level:.0%} confidence "
+             f"half-width over seeds; columns: {p.cols_by}", ""]
+    lines.append("| " + " | ".join(head + p.col_keys) + " |")
+    lines.append("|" + "---|" * (len(head) + len(p.col_keys)))
+    ns = set()
+    for rk in p.row_keys:
+        cells = [_fmt_cell(p.cells.get((rk, ck)), digits) for ck in p.col_keys]
+        ns |= {p.cells[(rk, ck)][2] for ck in p.col_keys if (rk, ck) in p.cells}
+        lines.append("| " + " | ".join(list(rk or ("all",)) + cells) + " |")
+    lines.append("")
+    lines.append(f"Seeds per cell: {', '.join(str(n) for n in sorted(ns))}.")
+    if p.baseline is not None:
+        lines += ["", f"Gap to `{p.baseline}` ((value - {p.baseline}) / {p.baseline}, "
+                  "on the means), %:", ""]
+        lines.append("| " + " | ".join(head + p.col_keys) + " |")
+        lines.append("|" + "---|" * (len(head) + len(p.col_keys)))
+        for rk in p.row_keys:
+            gaps = [p.gap(rk, ck) for ck in p.col_keys]
+            lines.append("| " + " | ".join(list(rk or ("all",)) + [
+                "-" if g is None else f"{g:+.1f}" for g in gaps]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(p: Pivot) -> str:
+    """Long CSV: one line per table cell with mean, half-width, n and gap."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([*p.rows_by, p.cols_by, "metric", "mean", "ci_half_width", "ci_level", "n",
+                "gap_to_baseline_pct"])
+    for rk in p.row_keys:
+        for ck in p.col_keys:
+            c = p.cells.get((rk, ck))
+            if c is None:
+                continue
+            g = p.gap(rk, ck)
+            w.writerow([*rk, ck, p.metric, repr(c[0]), "" if math.isnan(c[1]) else repr(c[1]),
+                        p.level, c[2], "" if g is None else repr(g)])
+    return buf.getvalue()
+
+
+PERCENTILES = ("wait_p50", "wait_p90", "wait_p99", "bsld_p50", "bsld_p90", "bsld_p99")
+
+
+def percentile_table(rows: list[dict[str, Any]], group_by: Sequence[str], digits: int = 1
+                     ) -> str:
+    """Markdown: per group, the mean over seeds of each cell's wait and bounded-slowdown
+    percentiles."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(tuple(_label(r.get(k)) for k in group_by), []).append(r)
+    lines = ["Percentiles per cell (mean over seeds): wait in s, bsld = bounded slowdown "
+             "(response / max(run, 10 s)); p50 = median.", "",
+             "| " + " | ".join([*group_by, "wait p50", "wait p90", "wait p99", "bsld p50",
+                                "bsld p90", "bsld p99"]) + " |",
+             "|" + "---|" * (len(group_by) + 6)]
+    for gk in sorted(groups, key=_sort_key):
+        vals = [mean_ci([float(r[m]) for r in groups[gk] if r.get(m) is not None])[0]
+                for m in PERCENTILES]
+        lines.append("| " + " | ".join([*gk] + [f"{v:.{digits}f}" for v in vals]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def cleaning_note(rows: list[dict[str, Any]]) -> str:
+    """One line per distinct cleaning report in the rows (what the readers dropped or
+    clipped)."""
+    seen = {}
+    for r in rows:
+        c = r.get("cleaning")
+        if c:
+            seen[json.dumps(c, sort_keys=True)] = c
+    out = []
+    for c in seen.values():
+        counts = {k: v for k, v in c.get("counts", {}).items() if v}
+        out.append(f"- {Path(str(c.get('source', '?'))).name}: {c.get('jobs_kept')} jobs kept, "
+                   f"{c.get('dropped')} dropped; {counts}")
+    return ("Cleaning reports of the traces:\n" + "\n".join(out) + "\n") if out else ""
+
+
+def report(path: str | Path, *, metrics: Sequence[str] | None = None,
+           rows_by: Sequence[str] | None = None, cols_by: str = "label",
+           baseline: str | None = None, where: Sequence[str] = (), level: float = 0.95,
+           out_dir: str | Path | None = None) -> str:
+    """Markdown report of a store (one pivot per metric, percentiles, failures); with
+    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there."""
+    with Store.open(path, create=False) as st:
+        meta = st.meta()
+        counts = st.count()
+    rows = select(load_rows(path), where)
+    if metrics is None:
+        metrics = json.loads(meta.get("metrics", '["avg_wait"]'))
+    parts = [f"# Report of {Path(path).name} (spec {meta.get('spec_name', '?')!r})", "",
+             f"Cells: {counts.get('done', 0)} done, {counts.get('failed', 0)} failed"
+             + (f"; selected {len(rows)} with {' and '.join(where)}" if where else "") + ".",
+             ""]
+    pivots = []
+    for m in metrics:
+        p = pivot(rows, m, rows_by=rows_by, cols_by=cols_by, baseline=baseline, level=level,
+                  col_order=json.loads(meta.get("labels", "[]")) if cols_by == "label" else ())
+        pivots.append(p)
+        parts += [to_markdown(p), ""]
+    group = [*pivots[0].rows_by, cols_by] if pivots else [cols_by]
+    if rows and all(r.get("wait_p50") is not None for r in rows):
+        parts += [percentile_table(rows, group), ""]
+    parts += [f"Abbreviations: {legend(metrics)}.", ""]
+    note = cleaning_note(rows)
+    if note:
+        parts += [note]
+    versions = sorted({r["code_version"] for r in rows if r.get("code_version")})
+    if versions:
+        parts += [f"Code version(s): {', '.join(versions)}.", ""]
+    if counts.get("failed"):
+        failed = load_rows(path, status="failed")
+        parts += ["Failed cells (rerun with `--retry-failed`):", ""]
+        parts += [f"- `{r['key']}` {r.get('label')}: {r.get('error')}" for r in failed[:20]]
+        parts.append("")
+    text = "\n".join(parts)
+    if out_dir is not None:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text(text)
+        for p in pivots:
+            (out / f"{p.metric}.csv").write_text(to_csv(p))
+    return text

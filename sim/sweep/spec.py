@@ -1,0 +1,440 @@
+"""Sweep specifications: read a TOML or JSON file, check every key, expand the grid.
+
+A spec describes workloads, policies with their options, machine sizes, overrun modes,
+seeds and metrics; every list-valued grid entry multiplies the cells. Example (TOML)::
+
+    version = 1                       # spec format version (required, must be 1)
+    name = "demo"                     # the store remembers it
+    metrics = ["avg_wait", "avg_bounded_slowdown", "utilization"]
+    seeds = [0, 1, 2]                 # seeds of the synthetic workloads
+    procs = [64, 128]                 # machine sizes; omit for the trace's own size
+    overrun = ["kill"]                # "kill" and/or "run"
+    wide = "error"                    # jobs wider than the machine: error, drop or clip
+    time_limit = 600                  # seconds of wall clock per cell (optional)
+
+    [[workloads]]
+    name = "kth"
+    trace = "KTH-SP2"                 # bundled name or path of an SWF file
+    months = ["1996-10", "1996-11"]   # or "each"; omit for the whole trace
+    load = [1.0, 1.2]                 # submit times divided by the factor
+    priorities = "fifth"              # optional: "equal" or "fifth" (Talby & Feitelson)
+
+    [[workloads]]
+    name = "syn"
+    synthetic = { n_jobs = 200, capacity = 64, load = [0.7, 0.9] }
+
+    [[policies]]
+    name = "conservative"
+
+    [[policies]]
+    name = "slack"
+    options = { order = ["AST", "DP"], sf = [1.0, 3.0] }
+
+A JSON spec has the same keys. Workload keys: ``name`` (required), exactly one of
+``trace`` or ``synthetic`` (keyword arguments of ``instances.synthetic.random_workload``
+except ``seed``; list values expand), and optionally ``months`` ("each" or a list of
+``YYYY-MM`` labels: one cell per month, simulated from an empty machine), ``window``
+(``[start, end)`` in seconds after the first submit), ``max_jobs`` (the first N jobs of
+the selection), ``load`` (list expands), ``priorities`` ("equal"/"fifth") with
+``priority_high`` (UP = PP of the high-priority jobs, default 1) and
+``perfect_estimates``. A trace workload is deterministic, so its cells get seed 0;
+synthetic workloads get one cell per seed (``seeds`` of the workload, else of the spec).
+Policy keys: ``name`` (registered), ``label`` (default: the name, followed by the
+options that vary), ``options`` (keyword options of the policy factory, checked against
+its signature; list values expand).
+
+Every error is a ``SpecError`` (a ValueError) whose message starts with the file and
+the key, for example ``spec.toml: policies[1].options.sff: ...``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+#: the spec format version this code reads
+SPEC_VERSION = 1
+
+TOP_KEYS = {"version", "name", "description", "metrics", "seeds", "procs", "overrun",
+            "wide", "time_limit", "workloads", "policies"}
+WORKLOAD_KEYS = {"name", "trace", "synthetic", "months", "window", "max_jobs", "load",
+                 "priorities", "priority_high", "perfect_estimates", "seeds"}
+POLICY_KEYS = {"name", "label", "options"}
+WIDE_MODES = ("error", "drop", "clip")
+OVERRUN_MODES = ("kill", "run")
+
+#: every metric a cell records (see ``sim.sweep.cell.cell_metrics``), with its meaning
+METRICS: dict[str, str] = {
+    "jobs": "jobs simulated",
+    "avg_wait": "mean wait (start - submit) [s]",
+    "max_wait": "largest wait [s]",
+    "total_wait": "sum of waits [s] (pool cells: total_wait / jobs)",
+    "avg_response": "mean response (end - submit) [s]",
+    "avg_slowdown": "mean slowdown (response / run)",
+    "avg_bounded_slowdown": "mean bounded slowdown (response / max(run, 10 s))",
+    "avg_weighted_response": "mean response weighted by processors x run [s]",
+    "utilization": "processor-seconds used / (procs x makespan)",
+    "makespan": "last end - first submit [s]",
+    "killed": "jobs killed at their requested time",
+    "avg_queue_length": "time-averaged number of waiting jobs",
+    "max_queue_length": "largest number of waiting jobs",
+    "wait_p50": "median wait [s]",
+    "wait_p90": "90th percentile of wait [s]",
+    "wait_p99": "99th percentile of wait [s]",
+    "bsld_p50": "median bounded slowdown",
+    "bsld_p90": "90th percentile of bounded slowdown",
+    "bsld_p99": "99th percentile of bounded slowdown",
+    "jobs_high": "high-priority jobs (with priorities)",
+    "avg_wait_high": "mean wait of the high-priority jobs [s]",
+    "total_wait_high": "sum of the high-priority jobs' waits [s]",
+    "jobs_low": "ordinary jobs (with priorities)",
+    "avg_wait_low": "mean wait of the ordinary jobs [s]",
+    "total_wait_low": "sum of the ordinary jobs' waits [s]",
+}
+
+_MONTH = re.compile(r"^\d{4}-\d{2}$")
+
+
+class SpecError(ValueError):
+    """A bad sweep spec: the message names the file and the key."""
+
+
+def _err(source: str, key: str, msg: str) -> SpecError:
+    return SpecError(f"{source}: {key}: {msg}")
+
+
+def read_spec(path: str | Path) -> dict[str, Any]:
+    """Read a spec file (``.toml`` or ``.json``) into a dictionary (not yet checked).
+
+    Raises SpecError naming the file (and line, for a syntax error).
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read spec: {exc.strerror or exc}") from None
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            line = getattr(exc, "lineno", "?")
+            raise SpecError(f"{path}: line {line}: invalid JSON: {exc}") from None
+    else:
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover - Python 3.10
+            import tomli as tomllib
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise SpecError(f"{path}: invalid TOML: {exc}") from None
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}: the spec must be a table/object at the top level")
+    return data
+
+
+def _as_list(v: Any) -> list[Any]:
+    return list(v) if isinstance(v, list) else [v]
+
+
+def _check_keys(d: Any, allowed: set[str], source: str, where: str) -> None:
+    if not isinstance(d, dict):
+        raise _err(source, where, f"must be a table/object, got {type(d).__name__}")
+    for k in d:
+        if k not in allowed:
+            raise _err(source, f"{where}.{k}" if where else k,
+                       f"unknown key; allowed: {sorted(allowed)}")
+
+
+def _num_list(v: Any, source: str, key: str, *, integer: bool = False,
+              positive: bool = True) -> list[Any]:
+    out = []
+    for x in _as_list(v):
+        ok = isinstance(x, int) if integer else isinstance(x, (int, float))
+        if isinstance(x, bool) or not ok or (positive and x <= 0):
+            kind = "positive integer" if integer else "positive number"
+            raise _err(source, key, f"expected a {kind} or a list of them, got {x!r}")
+        out.append(x)
+    if not out:
+        raise _err(source, key, "empty list: the grid would have zero cells")
+    return out
+
+
+def _expand_dict(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """Cartesian product over the list-valued entries of ``d`` (keys sorted)."""
+    keys = sorted(d)
+    values = [_as_list(d[k]) for k in keys]
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def _varying(d: dict[str, Any]) -> list[str]:
+    return sorted(k for k, v in d.items() if isinstance(v, list) and len(v) > 1)
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _check_trace(trace: Any, source: str, key: str) -> str:
+    from instances.bundled import trace_path
+
+    if not isinstance(trace, str) or not trace:
+        raise _err(source, key, f"expected a bundled trace name or a path, got {trace!r}")
+    if Path(trace).exists():
+        return str(trace)
+    p = Path(source).parent / trace
+    if p.exists():
+        return str(p)
+    try:
+        trace_path(trace)
+    except (ValueError, FileNotFoundError) as exc:
+        raise _err(source, key, f"no such file, and {exc}") from None
+    return trace
+
+
+def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[str, Any]]]:
+    from sim import registry
+
+    where = f"policies[{i}]"
+    _check_keys(p, POLICY_KEYS, source, where)
+    name = p.get("name")
+    if name not in registry.POLICIES:
+        raise _err(source, f"{where}.name",
+                   f"unknown policy {name!r}; known: {sorted(registry.POLICIES)}")
+    options = p.get("options", {})
+    _check_keys(options, set(options) if isinstance(options, dict) else set(), source,
+                f"{where}.options")
+    accepted = registry.policy_options(name)
+    for k, v in options.items():
+        if accepted is not None and k not in accepted:
+            raise _err(source, f"{where}.options.{k}",
+                       f"policy {name!r} does not take this option; it takes {sorted(accepted)}")
+        if isinstance(v, list) and not v:
+            raise _err(source, f"{where}.options.{k}", "empty list: zero cells")
+    label = p.get("label")
+    if label is not None and not isinstance(label, str):
+        raise _err(source, f"{where}.label", f"expected a string, got {label!r}")
+    vary = _varying(options)
+    out = []
+    for combo in _expand_dict(options):
+        try:  # check option values by building the policy once (cheap)
+            registry.make_policy(name, **combo)
+        except (TypeError, ValueError) as exc:
+            raise _err(source, f"{where}.options", f"{combo}: {exc}") from None
+        lab = label or name
+        if vary:
+            lab += "(" + ",".join(f"{k}={_fmt(combo[k])}" for k in vary) + ")"
+        out.append((name, lab, combo))
+    return out
+
+
+def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[dict[str, Any]]:
+    import inspect
+
+    from instances.priorities import SCHEMES
+    from instances.synthetic import random_workload
+
+    where = f"workloads[{i}]"
+    _check_keys(w, WORKLOAD_KEYS, source, where)
+    name = w.get("name")
+    if not isinstance(name, str) or not name:
+        raise _err(source, f"{where}.name", "required: a non-empty string")
+    if ("trace" in w) == ("synthetic" in w):
+        raise _err(source, where, "give exactly one of 'trace' or 'synthetic'")
+    base: dict[str, Any] = {"workload": name}
+    if "trace" in w:
+        base["trace"] = _check_trace(w["trace"], source, f"{where}.trace")
+        synth = [None]
+        wseeds = [0]
+        if "seeds" in w:
+            raise _err(source, f"{where}.seeds", "a trace is deterministic; seeds apply "
+                       "to synthetic workloads only")
+    else:
+        s = w["synthetic"]
+        params = set(inspect.signature(random_workload).parameters) - {"seed", "name"}
+        _check_keys(s, params, source, f"{where}.synthetic")
+        if "n_jobs" not in s:
+            raise _err(source, f"{where}.synthetic.n_jobs", "required")
+        for k, v in s.items():
+            if isinstance(v, list) and not v:
+                raise _err(source, f"{where}.synthetic.{k}", "empty list: zero cells")
+        synth = _expand_dict(s)
+        for combo in synth:
+            try:
+                random_workload(**{**combo, "n_jobs": 1}, seed=0)
+            except (TypeError, ValueError) as exc:
+                raise _err(source, f"{where}.synthetic", f"{combo}: {exc}") from None
+        wseeds = [int(x) for x in _num_list(w.get("seeds", seeds), source, f"{where}.seeds",
+                                            integer=True, positive=False)]
+    months: list[str | None] = [None]
+    if "months" in w:
+        m = w["months"]
+        if "synthetic" in w:
+            raise _err(source, f"{where}.months", "months need a trace with UnixStartTime")
+        if m == "each":
+            months = list(_trace_months(base["trace"], source, f"{where}.months"))
+        else:
+            months = _as_list(m)
+            if not months:
+                raise _err(source, f"{where}.months", "empty list: zero cells")
+            known = _trace_months(base["trace"], source, f"{where}.months")
+            for x in months:
+                if not isinstance(x, str) or not _MONTH.match(x):
+                    raise _err(source, f"{where}.months", f"expected YYYY-MM, got {x!r}")
+                if x not in known:
+                    raise _err(source, f"{where}.months",
+                               f"{x} has no jobs in the trace; months: {known[0]}..{known[-1]}")
+    window = w.get("window")
+    if window is not None and (not isinstance(window, list) or len(window) != 2
+                               or not all(isinstance(x, int) and not isinstance(x, bool)
+                                          for x in window) or window[0] >= window[1]):
+        raise _err(source, f"{where}.window", f"expected [start, end) seconds, got {window!r}")
+    max_jobs = w.get("max_jobs")
+    if max_jobs is not None:
+        _num_list(max_jobs, source, f"{where}.max_jobs", integer=True)
+    loads = [float(x) for x in _num_list(w.get("load", 1.0), source, f"{where}.load")]
+    pri = w.get("priorities")
+    if pri is not None and pri not in SCHEMES:
+        raise _err(source, f"{where}.priorities", f"expected one of {SCHEMES}, got {pri!r}")
+    highs = [None]
+    if pri is not None:
+        highs = [float(x) for x in _num_list(w.get("priority_high", 1.0), source,
+                                             f"{where}.priority_high", positive=False)]
+        if any(not 0 <= h <= 1 for h in highs):
+            raise _err(source, f"{where}.priority_high", "must be in [0, 1]")
+    elif "priority_high" in w:
+        raise _err(source, f"{where}.priority_high", "needs 'priorities'")
+    pe = w.get("perfect_estimates", False)
+    if not isinstance(pe, bool):
+        raise _err(source, f"{where}.perfect_estimates", f"expected true/false, got {pe!r}")
+    out = []
+    for sy, month, load, high, seed in itertools.product(synth, months, loads, highs, wseeds):
+        d = dict(base)
+        if sy is not None:
+            d["synthetic"] = sy
+        d.update({"month": month, "window": window, "max_jobs": max_jobs, "load": load,
+                  "priorities": pri, "priority_high": high, "perfect_estimates": pe,
+                  "seed": seed})
+        out.append(d)
+    return out
+
+
+def _trace_months(trace: str, source: str, key: str) -> list[str]:
+    from sim.sweep.cell import trace_months
+
+    try:
+        return trace_months(trace)
+    except (ValueError, OSError) as exc:
+        raise _err(source, key, str(exc)) from None
+
+
+def check_spec(data: dict[str, Any], source: str = "<spec>") -> dict[str, Any]:
+    """Check every key of a parsed spec; return it with defaults filled in."""
+    _check_keys(data, TOP_KEYS, source, "")
+    version = data.get("version")
+    if version != SPEC_VERSION:
+        raise _err(source, "version", f"spec format version {version!r} is not supported; "
+                   f"this schedsearch reads version {SPEC_VERSION}")
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str) or not name:
+        raise _err(source, "name", f"expected a non-empty string, got {name!r}")
+    metrics = _as_list(data.get("metrics", ["avg_wait", "avg_bounded_slowdown",
+                                            "utilization"]))
+    for m in metrics:
+        if m not in METRICS:
+            raise _err(source, "metrics", f"unknown metric {m!r}; known: {sorted(METRICS)}")
+    if not metrics:
+        raise _err(source, "metrics", "empty list")
+    seeds = [int(s) for s in _num_list(data.get("seeds", [0]), source, "seeds",
+                                       integer=True, positive=False)]
+    procs = (_num_list(data["procs"], source, "procs", integer=True)
+             if "procs" in data else [None])
+    overrun = _as_list(data.get("overrun", "kill"))
+    for o in overrun:
+        if o not in OVERRUN_MODES:
+            raise _err(source, "overrun", f"expected one of {OVERRUN_MODES}, got {o!r}")
+    if not overrun:
+        raise _err(source, "overrun", "empty list: zero cells")
+    wide = data.get("wide", "error")
+    if wide not in WIDE_MODES:
+        raise _err(source, "wide", f"expected one of {WIDE_MODES}, got {wide!r}")
+    tl = data.get("time_limit")
+    if tl is not None:
+        _num_list(tl, source, "time_limit")
+        if isinstance(tl, list):
+            raise _err(source, "time_limit", "one number of seconds, not a list")
+    for key in ("workloads", "policies"):
+        v = data.get(key)
+        if not isinstance(v, list) or not v:
+            raise _err(source, key, f"required: a non-empty list ([[{key}]] tables)")
+    return {**data, "name": name, "metrics": metrics, "seeds": seeds, "procs": procs,
+            "overrun": overrun, "wide": wide, "time_limit": tl}
+
+
+def expand(data: dict[str, Any], source: str = "<spec>") -> list[dict[str, Any]]:
+    """Check ``data`` and return the list of cells (flat parameter dictionaries) in a
+    fixed order. Raises SpecError when the grid has zero cells."""
+    spec = check_spec(data, source)
+    workloads = [v for i, w in enumerate(spec["workloads"])
+                 for v in _workload_variants(i, w, source, spec["seeds"])]
+    policies = [v for i, p in enumerate(spec["policies"])
+                for v in _policy_variants(i, p, source)]
+    labels = [lab for _, lab, _ in policies]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise _err(source, "policies", f"two policy variants share the label(s) {dup}; "
+                   "give each a distinct 'label'")
+    cells = []
+    for w, procs, overrun, (pname, label, opts) in itertools.product(
+            workloads, spec["procs"], spec["overrun"], policies):
+        cell = {**w, "procs": procs, "wide": spec["wide"], "overrun": overrun,
+                "policy": pname, "label": label, "options": opts,
+                "time_limit": spec["time_limit"]}
+        cells.append(cell)
+    if not cells:
+        raise _err(source, "workloads", "the grid expands to zero cells")
+    keys = [cell_key(c) for c in cells]
+    if len(set(keys)) != len(keys):
+        raise _err(source, "workloads", "two cells have identical parameters (duplicate "
+                   "workload or policy entries)")
+    return cells
+
+
+def load(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Read, check and expand a spec file: ``(spec, cells)``."""
+    data = read_spec(path)
+    cells = expand(data, str(path))
+    return check_spec(data, str(path)), cells
+
+
+def cell_key(cell: dict[str, Any]) -> str:
+    """A stable identifier of a cell: SHA-256 (first 20 hex digits) of its parameters
+    as canonical JSON."""
+    text = json.dumps(cell, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def flat_params(cell: dict[str, Any]) -> dict[str, Any]:
+    """One level of parameters for tables: policy options and synthetic parameters are
+    lifted to the top (``sf``, ``order``, ``syn.n_jobs``...)."""
+    out = {k: v for k, v in cell.items() if k not in ("options", "synthetic")}
+    for k, v in (cell.get("options") or {}).items():
+        out[k] = v
+    for k, v in (cell.get("synthetic") or {}).items():
+        out[f"syn.{k}"] = v
+    return out
+
+
+def varying_params(cells: Iterable[dict[str, Any]]) -> list[str]:
+    """Parameter names (as in :func:`flat_params`) that take more than one value."""
+    seen: dict[str, set[str]] = {}
+    for c in cells:
+        for k, v in flat_params(c).items():
+            seen.setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+    return [k for k, vals in seen.items() if len(vals) > 1]
