@@ -70,6 +70,7 @@ TIMESHARE_POLICIES: dict[str, str] = {
     "pred": "heuristics.coscheduling:pred",
     "dyn": "heuristics.coscheduling:dyn",
     "csm": "heuristics.coscheduling:csm",
+    "gang": "heuristics.gang:Gang",  # call .start(cluster) after building the cluster
 }
 # BSP scheduling servers (Karl, issue 10): slot tables and slot placement
 PROBLEM_LOADERS["slot_assignment"] = "sim.problems.slots:from_dict"

@@ -333,8 +333,73 @@ def fig_local(setup: Setup) -> str:
     return md
 
 
+def fig_gang(setup: Setup) -> str:
+    """The gang-scheduled reference at mem_load 1 (perfect coordination, no paging)."""
+    from heuristics.gang import Gang
+
+    rows = []
+    res: dict[str, dict[str, list[float]]] = {}
+    path = setup.out / "gang.json"
+    for f in setup.mfreq:
+        base = setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=f)
+        # no paging: 16x the memory (every task fully resident), same arrivals (same mit)
+        cfg = dataclasses.replace(base, mem_pages=16 * base.mem_pages)
+        vals: dict[str, list[float]] = {m: [] for m in METRICS}
+        t0 = time.perf_counter()
+        for seed in range(setup.seeds):
+            g = Gang(slot_us=int(cfg.quantum_ms * 1000))
+            r = run_point(cfg, g, seed, setup=g.start)
+            for m in METRICS:
+                vals[m].append(r.metrics[m])
+        print(f"  gang/m{f}: {time.perf_counter() - t0:.1f} s", flush=True)
+        res[f"gang/m{f}"] = vals
+        path.write_text(json.dumps(res, indent=1, default=str))
+    ref = json.loads((setup.out / "fig8-9.json").read_text()) \
+        if (setup.out / "fig8-9.json").exists() else {}
+    for f in setup.mfreq:
+        row = [f"{f}"]
+        for m in ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+                  "slowdown_local"):
+            row.append(fmt(res[f"gang/m{f}"][m]))
+            c = ref.get(f"csm/m{f}")
+            row.append(fmt(c["metrics"][m]) if c else "-")
+        rows.append(row)
+    head = ["mfreq [ms]"] + [f"{m} {p}" for m in ("faults", "corr", "sld small", "sld large",
+                                                  "sld local") for p in ("gang", "CSM")]
+    md = setup.header("Gang-scheduled reference (spec 3.8 M7 in simulation), mem_load 1")
+    md += table(rows, head)
+    md += ("\nGang: rows of an Ousterhout matrix (first fit on node conflicts), slot = 100 ms, "
+           "one slot per round for local tasks, memory 16x M so that nothing pages; CSM "
+           "column from fig8-9 (same arrivals and seeds). The paper has no gang run; this "
+           "is the reference with perfect coordination and no paging (correlation bound), "
+           "not an optimal schedule.\n")
+    return md
+
+
+def fig_sens(setup: Setup) -> str:
+    """AMB-4.2 sensitivity: CSM with the corrected and the literal eq. 3 (mfreq 100 ms)."""
+    pts = []
+    for load, mnod in ((1.0, 2), (1.5, 3)):
+        for form in ("corrected", "literal"):
+            cfg = dataclasses.replace(setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=100.0),
+                                      pgfault_formula=form)
+            pts.append((f"{load}/{form}", cfg, "csm", {"mnod": mnod}))
+    res = run_grid(setup, "sens", pts)
+    ms = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+          "slowdown_local")
+    rows = [[k.split("/")[0], k.split("/")[1]] + [fmt(res[k][m]) for m in ms]
+            for k, *_ in pts]
+    md = setup.header("AMB-4.2 sensitivity: eq. 3 corrected vs literal, CSM, mfreq 100 ms")
+    md += table(rows, ["mem_load", "eq. 3", *ms])
+    md += ("\nCorrected: pg_fault = 1 - res_ws / wrk (the non-resident share of the WS); "
+           "literal: res_mem / wrk when wrk >= res_mem, else 0 (favours tasks with less "
+           "memory resident in CSM mode).\n")
+    return md
+
+
 FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig5-6": fig_low, "fig7": fig_mnod,
-           "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local}
+           "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
+           "gang": fig_gang, "sens": fig_sens}
 
 
 def main(argv: list[str] | None = None) -> int:

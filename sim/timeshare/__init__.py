@@ -29,7 +29,10 @@ runs next), ``select(node, now)``, ``quantum(node, task, now)``, ``remove(node, 
 counts.
 
 Stop/continue (SIGSTOP/SIGCONT): ``cluster.stop(tid)`` / ``cluster.cont(tid)`` from a
-callback (``cluster.at``) or another task's program. A server that consumes CPU is a
+callback (``cluster.at``) or another task's program. ``cluster.reschedule(node)`` forces
+a new selection on a node at the current instant (e.g. at a slot boundary);
+``cluster.live_tasks`` / ``cluster.pending_calls`` tell a periodic timer when to stop
+re-arming itself. A server that consumes CPU is a
 ``daemon=True`` task looping on ``Sleep`` / ``Compute``; the run ends when every
 non-daemon task has finished and no callback is pending (or at ``run(until=...)``).
 

@@ -218,6 +218,19 @@ class Cluster:
         """Unfinished non-daemon tasks."""
         return self._live
 
+    @property
+    def pending_calls(self) -> int:
+        """Callbacks (``at``) not yet run."""
+        return self._pending_calls
+
+    def reschedule(self, node: int) -> None:
+        """Ask ``node`` to take its running task off the CPU (re-inserted with reason
+        "preempted") and let the policy select again, at the current instant."""
+        nd = self.nodes[node]
+        if nd.running is not None:
+            nd.preempt_req = True
+        self._request_dispatch(nd)
+
     def pg_fault(self, task: Task) -> float:
         """Eq. 3 for ``task`` (0 without paged memory)."""
         return task.ws.pg_fault(self.literal_pgfault) if task.ws is not None else 0.0

@@ -135,13 +135,17 @@ def task_records(cl: Cluster, kinds: dict[int, str]) -> list[dict[str, Any]]:
     return out
 
 
-def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False) -> CSMRun:
-    """Simulate one seed of one configuration under ``policy``."""
+def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
+              setup: Callable[[Cluster], None] | None = None) -> CSMRun:
+    """Simulate one seed of one configuration under ``policy``; ``setup(cluster)`` runs
+    before the arrivals are registered (e.g. the gang reference's slot timer)."""
     t0 = time.perf_counter()
     arrivals = generate(cfg, seed)
     cl = Cluster(cfg.n_nodes, policy, latency_us=cfg.latency_us, mem_pages=cfg.pages_scaled,
                  fault_latency_us=int(round(cfg.fault_ms * 1000)), seed=seed, log=log,
                  literal_pgfault=cfg.pgfault_formula == "literal")
+    if setup is not None:
+        setup(cl)
     kinds: dict[int, str] = {}
     schedule_arrivals(cl, cfg, arrivals, kinds)
     cl.run()
