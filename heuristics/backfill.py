@@ -405,6 +405,62 @@ class EASY(_Selecting, _PlannedPolicy):
         return started
 
 
+def _earlier_start(times: list[int], free: list[list[int]], duration: int,
+                   demand: Sequence[int], old: int) -> int | None:
+    """Earliest start before ``old`` (s) at which ``demand`` fits for ``duration`` s in the
+    profile ``times``/``free`` once the job's own reservation ``[old, old + duration)``
+    is given back; None when there is none. The profile starts at now (``times[0]``) and
+    has breakpoints at ``old`` and ``old + duration`` (the reservation's own)."""
+    n = len(times)
+    own_end = old + duration
+    K = len(free)
+    i = 0
+    start = times[0]
+    if K == 1:
+        f0 = free[0]
+        d0 = demand[0]
+        while start < old:
+            end = start + duration
+            j = i
+            while j < n:
+                tj = times[j]
+                if tj >= end:
+                    return start
+                if f0[j] < d0 and not (old <= tj < own_end):
+                    break
+                j += 1
+            else:
+                return start
+            i = j + 1
+            if i >= n:
+                return None
+            start = times[i]
+        return None
+    while start < old:
+        end = start + duration
+        j = i
+        ok = True
+        while j < n:
+            tj = times[j]
+            if tj >= end:
+                break
+            if not (old <= tj < own_end):
+                for k in range(K):
+                    if free[k][j] < demand[k]:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            j += 1
+        if ok:
+            return start
+        i = j + 1
+        if i >= n:
+            return None
+        start = times[i]
+    return None
+
+
 class Conservative(_Selecting, _PlannedPolicy):
     """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends;
     with BL or BB the rule picks who takes capacity freed early (module docstring)."""
@@ -457,6 +513,8 @@ class Conservative(_Selecting, _PlannedPolicy):
         self.dirty = True
 
     def _compress(self, now: int) -> None:
+        """Re-place every waiting job, in arrival order, at its earliest start (never
+        later than its reservation)."""
         profile = self.plan.profile
         res = self.res
         K = self.plan.K
@@ -469,10 +527,20 @@ class Conservative(_Selecting, _PlannedPolicy):
                 # A job can move earlier only to an instant before its reservation where
                 # its demand is free already: skip the re-placement when there is none.
                 b = bisect_left(times, old)
-                if any(max(free[k][:b]) < job.demand[k] for k in range(K)):
+                if K == 1:
+                    if max(free[0][:b]) < job.demand[0]:
+                        continue
+                elif any(max(free[k][:b]) < job.demand[k] for k in range(K)):
+                    continue
+                # Its earliest start with its own reservation given back is ``old`` (still
+                # free) or earlier: search only before ``old``, and touch the profile
+                # only when the job moves (the same result as release, search, reserve).
+                t = _earlier_start(times, free, job.requested, job.demand, old)
+                if t is None:
                     continue
                 profile.release(old, job.requested, job.demand)
-            t = profile.earliest_start(job.requested, job.demand, now)
+            else:
+                t = profile.earliest_start(job.requested, job.demand, now)
             profile.reserve(t, job.requested, job.demand)
             res[job.id] = t
 
