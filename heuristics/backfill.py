@@ -1,6 +1,7 @@
-"""Reference batch schedulers: FCFS, EASY backfilling and conservative backfilling.
+"""Batch schedulers: FCFS, EASY and conservative backfilling, unconstrained selection,
+with the job-selection rules FF, BL and BB.
 
-All three follow the ``sim.batch.policy.Policy`` protocol: they see only what a real scheduler
+All follow the ``sim.batch.policy.Policy`` protocol: they see only what a real scheduler
 sees (submit time, requested time, demand), keep their view of the machine in the one
 ``sim.batch.planner.Planner`` (running jobs, estimated ends, a profile of their
 occupation), and return the jobs to start now. Which admissible job starts next is a
@@ -17,6 +18,45 @@ selection rule handed to the planner (first fit: the first in queue order).
   is compressed: waiting jobs, in arrival order, are re-placed at their earliest start,
   which is never later than their current one. The promise: no job starts later than the
   reservation it got at arrival.
+
+- Unconstrained (UNC, Leinberger, Karypis & Kumar, Fig. 1): no FCFS phase and no
+  reservation; at every decision the selection rule picks among all waiting jobs that
+  fit now, one at a time, until none fits. Guarantees nothing (a job may starve).
+
+Job selection (Leinberger, Karypis & Kumar, "Job scheduling in the presence of multiple
+resource requirements", TR 99-025; spec SPEC-001-002-004 section 1.2). Every policy takes
+``select`` (``"ff"``, ``"bl"``, ``"bb"``) and the parameters below; the selection acts only
+among backfill candidates, never in the FCFS phase (AMB-1.4 (a)). Utilisations and
+requirements are fractions of each resource's capacity (AMB-1.1 (a)): ``U_k = (C_k -
+free_k) / C_k``, ``R_Jk = demand_k / C_k``.
+
+``ff`` (first fit)
+    The earliest-arrived candidate.
+``bl`` (backfill lowest, window ``w = window``)
+    ``L_w`` = the ``w`` least utilised resources, ``G_w(J)`` = the ``w`` resources of J's
+    largest requirements (ties in both: ``ties``, AMB-1.6); the first candidate in queue
+    order with ``G_w(J) = L_w`` (as sets). ``w = 1`` is the paper's BL. When no candidate
+    matches: ``bl_fallback`` (AMB-1.5): ``"ff"`` the first candidate (default),
+    ``"next"`` try the next least utilised resource, and so on (``w = 1`` only),
+    ``"stop"`` start nothing more at this decision. ``bl_fullness`` (AMB-1.3):
+    ``"none"`` (default) or ``"largest"``: among the matching candidates the one with the
+    least fullness ``1 - mean_k(U_k + R_Jk)`` (the largest), earliest first on ties.
+``bb`` (backfill balanced)
+    ``v = U + R_J``; ``bal = max(v) / mean(v)`` (in [1, K]); fullness
+    ``full = 1 - mean(v)``; score ``bal * full`` with ``fullness="mult"`` (AMB-1.2 (a),
+    default) or ``bal`` with ``fullness="none"``; the least score, the earliest on ties.
+
+Where the rule acts in each policy: EASY picks among the jobs that fit now and do not
+delay the head's reservation (every resource checked until the job's estimated end,
+AMB-1.7); after each start the candidates are re-tested. Conservative with FF re-places
+waiting jobs in arrival order after an early end (its compression: each job at its first
+fit), as above; with BL or BB, after an early end and before that compression, the rule
+picks one at a time among the waiting jobs that can start now without delaying any
+reservation (no promise is ever broken), then the rest is compressed in arrival order.
+With exact estimates nothing ends early, so every rule gives the same conservative
+schedule (the paper simulated FF-CONS only). FCFS never selects: ``select`` is accepted
+and recorded for uniform sweeps but changes nothing. Every choice is recorded in the
+policy's ``params``.
 
 Both promises hold when jobs are killed at their requested time (``overrun="kill"``).
 With ``overrun="run"`` a job may outlive its estimate; the policies then extend its
@@ -43,6 +83,12 @@ from sim.batch.policy import (
     MachineInfo,
 )
 
+SELECTIONS = ("ff", "bl", "bb")
+BL_FALLBACKS = ("ff", "next", "stop")
+BL_FULLNESS = ("none", "largest")
+BB_FULLNESS = ("mult", "none")
+TIES = ("first", "last")
+
 
 class FirstFit:
     """FF selection: the first admissible job in queue (arrival) order."""
@@ -53,6 +99,153 @@ class FirstFit:
     def pick(self, candidates: Sequence[Job], free: Sequence[int],
              capacity: Sequence[int]) -> int:
         return 0
+
+
+def _ranked(values: Sequence[float], ties: str, reverse: bool) -> list[int]:
+    """Resource indices sorted by value (ascending, or descending when ``reverse``);
+    equal values in index order (``ties="first"``) or reversed (``"last"``)."""
+    idx = range(len(values))
+    if ties == "first":
+        return sorted(idx, key=lambda k: -values[k] if reverse else values[k])
+    return sorted(idx, key=lambda k: (-values[k] if reverse else values[k], -k))
+
+
+class BackfillLowest:
+    """BL selection (backfill lowest with window ``w``); see the module docstring.
+
+    Parameters
+    ----------
+    window : int
+        ``w``, the number of least utilised resources matched (>= 0; 0 is first fit).
+    fallback : {"ff", "next", "stop"}
+        AMB-1.5: what happens when no candidate matches.
+    fullness : {"none", "largest"}
+        AMB-1.3: how the fullness modifier applies to BL.
+    ties : {"first", "last"}
+        AMB-1.6: equal utilisations or requirements rank the lower (``"first"``) or the
+        higher resource index first.
+    """
+
+    name = "bl"
+    first_fit = False
+
+    def __init__(self, window: int = 1, fallback: str = "ff", fullness: str = "none",
+                 ties: str = "first") -> None:
+        self.window = window
+        self.fallback = fallback
+        self.fullness = fullness
+        self.ties = ties
+
+    def _match_sets(self, cands: Sequence[Job], capacity: Sequence[int]):
+        w, ties = self.window, self.ties
+        for job in cands:
+            r = [d / c for d, c in zip(job.demand, capacity, strict=True)]
+            yield frozenset(_ranked(r, ties, reverse=True)[:w])
+
+    def pick(self, candidates: Sequence[Job], free: Sequence[int],
+             capacity: Sequence[int]) -> int:
+        K = len(capacity)
+        util = [(capacity[k] - free[k]) / capacity[k] for k in range(K)]
+        order = _ranked(util, self.ties, reverse=False)
+        sets = list(self._match_sets(candidates, capacity))
+        targets = [frozenset(order[:self.window])]
+        if self.fallback == "next":  # window 1: the next least utilised resource, ...
+            targets = [frozenset((k,)) for k in order]
+        for target in targets:
+            match = [i for i, g in enumerate(sets) if g == target]
+            if match:
+                if self.fullness == "largest":
+                    return max(match, key=lambda i: (sum(
+                        (capacity[k] - free[k] + candidates[i].demand[k]) / capacity[k]
+                        for k in range(K)), -i))
+                return match[0]
+        return -1 if self.fallback == "stop" else 0
+
+
+class BackfillBalanced:
+    """BB selection (backfill balanced); see the module docstring.
+
+    Parameters
+    ----------
+    fullness : {"mult", "none"}
+        AMB-1.2: score ``bal * (1 - mean(v))`` or ``bal`` alone.
+    """
+
+    name = "bb"
+    first_fit = False
+
+    def __init__(self, fullness: str = "mult") -> None:
+        self.fullness = fullness
+
+    def scores(self, candidates: Sequence[Job], free: Sequence[int],
+               capacity: Sequence[int]) -> list[float]:
+        """The BB score of each candidate (lower is better)."""
+        K = len(capacity)
+        used = [(capacity[k] - free[k]) for k in range(K)]
+        inv = [1.0 / c for c in capacity]
+        mult = self.fullness == "mult"
+        out = []
+        for job in candidates:
+            d = job.demand
+            v = [(used[k] + d[k]) * inv[k] for k in range(K)]
+            mean = sum(v) / K
+            bal = max(v) / mean
+            out.append(bal * (1.0 - mean) if mult else bal)
+        return out
+
+    def pick(self, candidates: Sequence[Job], free: Sequence[int],
+             capacity: Sequence[int]) -> int:
+        sc = self.scores(candidates, free, capacity)
+        best = min(sc)
+        return sc.index(best)  # the earliest on ties
+
+
+def make_selection(select: str = "ff", *, window: int = 1, fullness: str = "mult",
+                   bl_fallback: str = "ff", bl_fullness: str = "none",
+                   ties: str = "first") -> FirstFit | BackfillLowest | BackfillBalanced:
+    """The selection rule named ``select`` with its parameters (ValueError naming the
+    option on a bad value)."""
+    if select not in SELECTIONS:
+        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise ValueError(f"window must be an integer >= 0, got {window!r}")
+    for nm, v, ok in (("fullness", fullness, BB_FULLNESS), ("bl_fallback", bl_fallback,
+                      BL_FALLBACKS), ("bl_fullness", bl_fullness, BL_FULLNESS),
+                      ("ties", ties, TIES)):
+        if v not in ok:
+            raise ValueError(f"{nm} must be one of {ok}, got {v!r}")
+    if select == "bl" and bl_fallback == "next" and window != 1:
+        raise ValueError(f"bl_fallback='next' needs window=1, got window={window}")
+    if select == "ff":
+        return FirstFit()
+    if select == "bl":
+        return BackfillLowest(window, bl_fallback, bl_fullness, ties)
+    return BackfillBalanced(fullness)
+
+
+class _Selecting:
+    """Mixin: the selection options every policy takes (see the module docstring)."""
+
+    base_name = "policy"
+
+    def _init_selection(self, select: str, window: int, fullness: str, bl_fallback: str,
+                        bl_fullness: str, ties: str) -> None:
+        self.rule = make_selection(select, window=window, fullness=fullness,
+                                   bl_fallback=bl_fallback, bl_fullness=bl_fullness, ties=ties)
+        self.params = {"select": select, "window": window, "fullness": fullness,
+                       "bl_fallback": bl_fallback, "bl_fullness": bl_fullness, "ties": ties}
+        if select == "ff":
+            self.name = self.base_name
+        elif select == "bl":
+            self.name = f"{self.base_name}-bl" + (f"{window}" if window != 1 else "")
+        else:
+            self.name = f"{self.base_name}-bb" + ("" if fullness == "mult" else "-nofull")
+
+    def _check_window(self, machine: MachineInfo) -> None:
+        w = self.params["window"]
+        if self.params["select"] == "bl" and w > len(machine.capacity):
+            raise ValueError(f"{self.name}: window {w} exceeds the number of resources "
+                             f"K = {len(machine.capacity)}")
 
 
 class _PlannedPolicy(BasePolicy):
@@ -78,13 +271,39 @@ class _PlannedPolicy(BasePolicy):
         return self.plan.next_overdue()
 
 
-class FCFS(_PlannedPolicy):
-    """First come, first served without backfilling."""
+_OPTIONS_DOC = """
+    Parameters
+    ----------
+    select : {"ff", "bl", "bb"}
+        Job-selection rule (module docstring).
+    window : int
+        BL's window ``w`` (>= 0, at most K).
+    fullness : {"mult", "none"}
+        BB's fullness modifier (AMB-1.2).
+    bl_fallback : {"ff", "next", "stop"}
+        BL when no candidate matches (AMB-1.5).
+    bl_fullness : {"none", "largest"}
+        Fullness for BL (AMB-1.3).
+    ties : {"first", "last"}
+        Equal utilisations/requirements: lower or higher resource index first (AMB-1.6).
+"""
+
+
+class FCFS(_Selecting, _PlannedPolicy):
+    """First come, first served without backfilling (the options are recorded only)."""
 
     name = "fcfs"
+    base_name = "fcfs"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
+        self.name = "fcfs"  # FCFS never selects
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
+        self._check_window(machine)
         self.queue: deque[Job] = deque()
 
     def on_arrival(self, job: Job, now: int) -> None:
@@ -107,16 +326,21 @@ class FCFS(_PlannedPolicy):
         return frozenset({FCFS_ORDER})
 
 
-class EASY(_PlannedPolicy):
-    """EASY backfilling (Lifka): one reservation, for the first job in the queue."""
+class EASY(_Selecting, _PlannedPolicy):
+    """EASY backfilling (Lifka): one reservation, for the first job in the queue; the
+    backfill candidates are chosen by the selection rule."""
 
     name = "easy"
+    base_name = "easy"
 
-    def __init__(self) -> None:
-        self.rule = FirstFit()
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
+        self._check_window(machine)
         self.queue: list[Job] = []
 
     def on_arrival(self, job: Job, now: int) -> None:
@@ -184,30 +408,94 @@ class EASY(_PlannedPolicy):
 COMPRESSION = ("arrival", "start", "now", "none")
 
 
-class Conservative(_PlannedPolicy):
-    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends.
+def _earlier_start(times: list[int], free: list[list[int]], duration: int,
+                   demand: Sequence[int], old: int) -> int | None:
+    """Earliest start before ``old`` (s) at which ``demand`` fits for ``duration`` s in the
+    profile ``times``/``free`` once the job's own reservation ``[old, old + duration)``
+    is given back; None when there is none. The profile starts at now (``times[0]``) and
+    has breakpoints at ``old`` and ``old + duration`` (the reservation's own)."""
+    n = len(times)
+    own_end = old + duration
+    K = len(free)
+    i = 0
+    start = times[0]
+    if K == 1:
+        f0 = free[0]
+        d0 = demand[0]
+        while start < old:
+            end = start + duration
+            j = i
+            while j < n:
+                tj = times[j]
+                if tj >= end:
+                    return start
+                if f0[j] < d0 and not (old <= tj < own_end):
+                    break
+                j += 1
+            else:
+                return start
+            i = j + 1
+            if i >= n:
+                return None
+            start = times[i]
+        return None
+    while start < old:
+        end = start + duration
+        j = i
+        ok = True
+        while j < n:
+            tj = times[j]
+            if tj >= end:
+                break
+            if not (old <= tj < own_end):
+                for k in range(K):
+                    if free[k][j] < demand[k]:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            j += 1
+        if ok:
+            return start
+        i = j + 1
+        if i >= n:
+            return None
+        start = times[i]
+    return None
+
+
+class Conservative(_Selecting, _PlannedPolicy):
+    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends;
+    with BL or BB the rule picks who takes capacity freed early (module docstring).
 
     Parameters
     ----------
+    select, window, fullness, bl_fallback, bl_fullness, ties
+        The job selection rule (see ``EASY``).
     compression : {"arrival", "start", "now", "none"}
         How the schedule is compressed when a job ends before its requested time:
         waiting jobs re-placed at their earliest start in arrival order (default, as
         above), in order of their current reserved start, only the jobs that can start
         at once ("now"; the others keep their reservations), or not at all (every job
         keeps the reservation it got at arrival; later arrivals may still backfill into
-        the freed hole). The last two are readings of the paper's simulator that
+        the freed hole). The last three are readings of the paper's simulator that
         Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.slack_tables``.
     """
 
     name = "conservative"
+    base_name = "conservative"
 
-    def __init__(self, compression: str = "arrival") -> None:
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first", compression: str = "arrival") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
         if compression not in COMPRESSION:
             raise ValueError(f"compression must be one of {COMPRESSION}, got {compression!r}")
         self.compression = compression
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
+        self._check_window(machine)
         self.queue: list[Job] = []  # arrival order
         self.res: dict[int, int] = {}  # waiting job id -> reserved start (s)
         self.dirty = False
@@ -245,6 +533,8 @@ class Conservative(_PlannedPolicy):
         self.dirty = True
 
     def _compress(self, now: int) -> None:
+        """Re-place every waiting job, in arrival order, at its earliest start (never
+        later than its reservation)."""
         profile = self.plan.profile
         res = self.res
         K = self.plan.K
@@ -260,12 +550,20 @@ class Conservative(_PlannedPolicy):
                 # A job can move earlier only to an instant before its reservation where
                 # its demand is free already: skip the re-placement when there is none.
                 b = bisect_left(times, old)
-                if any(max(free[k][:b]) < job.demand[k] for k in range(K)):
+                if K == 1:
+                    if max(free[0][:b]) < job.demand[0]:
+                        continue
+                elif any(max(free[k][:b]) < job.demand[k] for k in range(K)):
                     continue
+                # Its earliest start with its own reservation given back is ``old`` (still
+                # free) or earlier: search only before ``old``, and touch the profile
+                # only when the job moves (the same result as release, search, reserve).
+                t = _earlier_start(times, free, job.requested, job.demand, old)
+                if t is None or (self.compression == "now" and t != now):
+                    continue  # "now": only jobs that can start at once move
                 profile.release(old, job.requested, job.demand)
-            t = profile.earliest_start(job.requested, job.demand, now)
-            if self.compression == "now" and old >= 0 and t != now:
-                t = old  # only jobs that can start at once move (the hole was just freed)
+            else:
+                t = profile.earliest_start(job.requested, job.demand, now)
             profile.reserve(t, job.requested, job.demand)
             res[job.id] = t
 
@@ -274,9 +572,20 @@ class Conservative(_PlannedPolicy):
         plan.profile.advance(now)
         if plan.overdue:
             self._extend_overdue(now)
+        started: list[Job] = []
         if self.dirty:
+            if not self.rule.first_fit:
+                # the jobs reserved at now first (so the rule sees their use), then the
+                # rule's choices among the jobs that can start now delaying nobody
+                started = self._start_reserved(now)
+                started += self._select_now(now)
             self._compress(now)
             self.dirty = False
+        return started + self._start_reserved(now)
+
+    def _start_reserved(self, now: int) -> list[Job]:
+        """Start every waiting job whose reservation is ``now`` (s)."""
+        plan = self.plan
         started = []
         keep = []
         res = self.res
@@ -290,6 +599,45 @@ class Conservative(_PlannedPolicy):
         self.queue = keep
         return started
 
+    def _select_now(self, now: int) -> list[Job]:
+        """Start, one at a time by the selection rule, waiting jobs that can start now
+        without delaying any reservation (their own reservation taken out)."""
+        plan = self.plan
+        profile = plan.profile
+        res = self.res
+        K = plan.K
+
+        def admissible(job: Job) -> bool:
+            # fits on [now, now + requested) with its own reservation [r, r + requested)
+            # given back
+            r = res[job.id]
+            if r == now:
+                return False  # starts anyway, reserved
+            times, free = profile.times, profile.free
+            end = now + job.requested
+            r_end = r + job.requested if r >= 0 else now
+            i = bisect_left(times, now + 1) - 1
+            n = len(times)
+            d = job.demand
+            while i < n and times[i] < end:
+                own = r >= 0 and times[i] >= r and times[i] < r_end
+                for k in range(K):
+                    if free[k][i] + (d[k] if own else 0) < d[k]:
+                        return False
+                i += 1
+            return True
+
+        def take_out(job: Job) -> None:
+            r = res.pop(job.id)
+            if r >= 0:
+                profile.release(r, job.requested, job.demand)
+
+        started = plan.fill(self.queue, now, admissible, self.rule, before_start=take_out)
+        if started:
+            gone = {j.id for j in started}
+            self.queue = [j for j in self.queue if j.id not in gone]
+        return started
+
     def next_wakeup(self, now: int) -> int | None:
         # A reservation may sit at the end of a later job's old reservation that
         # compression moved earlier, an instant at which no event happens: wake up there.
@@ -298,3 +646,39 @@ class Conservative(_PlannedPolicy):
         if o is not None and (w is None or o < w):
             return o
         return w
+
+
+class Unconstrained(_Selecting, _PlannedPolicy):
+    """UNC: no FCFS phase, no reservation; the selection rule picks among every waiting
+    job that fits now, one at a time (Leinberger, Karypis & Kumar, Fig. 1)."""
+
+    name = "unconstrained"
+    base_name = "unconstrained"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
+
+    def reset(self, machine: MachineInfo) -> None:
+        super().reset(machine)
+        self._check_window(machine)
+        self.queue: list[Job] = []
+
+    def on_arrival(self, job: Job, now: int) -> None:
+        self.queue.append(job)
+
+    def schedule(self, now: int) -> list[Job]:
+        plan = self.plan
+        plan.extend(plan.overdue_due(now), now)
+        if not self.queue:
+            return []
+        started = plan.fill(self.queue, now, lambda job: True, self.rule)
+        if started:
+            gone = {j.id for j in started}
+            self.queue = [j for j in self.queue if j.id not in gone]
+        return started
+
+
+for _cls in (FCFS, EASY, Conservative, Unconstrained):
+    _cls.__doc__ = (_cls.__doc__ or "") + "\n" + _OPTIONS_DOC

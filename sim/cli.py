@@ -215,6 +215,13 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
         g.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
     g.add_argument("--time-limit", type=_seconds,
                    help="seconds per CP-SAT call of the slack-optimal policy")
+    # K-resource job selection (heuristics.backfill): fcfs, easy, conservative, unconstrained
+    g = p.add_argument_group("aliases of --set for the K-resource job selection")
+    g.add_argument("--select", choices=("ff", "bl", "bb"),
+                   help="job selection rule (= --set select=...)")
+    g.add_argument("--window", type=int, help="BL's window w (= --set window=...)")
+    g.add_argument("--fullness", choices=("mult", "none"),
+                   help="BB's fullness modifier (= --set fullness=...)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
     p.add_argument("--no-validate", action="store_true",
@@ -223,7 +230,7 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
 
 #: flags kept as aliases of ``--set key=value``
 ALIAS_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f",
-                 "time_limit")
+                 "time_limit", "select", "window", "fullness")
 
 
 def _parse_value(text: str) -> Any:

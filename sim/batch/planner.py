@@ -50,7 +50,7 @@ class SelectionRule(Protocol):
     def pick(self, candidates: Sequence[Job], free: Sequence[int],
              capacity: Sequence[int]) -> int:
         """Index into ``candidates`` (non-empty, in queue order) of the job to start,
-        given the free capacity per resource now."""
+        given the free capacity per resource now; -1 to start nothing more now."""
 
 
 class Planner:
@@ -192,6 +192,8 @@ class Planner:
         pick = rule.pick
         while cands:
             i = pick(cands, self.free, self.capacity)
+            if i < 0:  # the rule stops selecting at this decision
+                break
             job = cands.pop(i)
             if before_start is not None:
                 before_start(job)
