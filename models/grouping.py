@@ -323,6 +323,9 @@ def solve_exhaustive(problem: GroupingProblem, *, time_limit: float | None = Non
                      seed: int = 0, **params: Any) -> Result:
     """Enumerate every partition into feasible groups; OPTIMAL when it finishes."""
     t0 = time.perf_counter()
+    if len(problem.jobs) > 500:  # one recursion level per job
+        raise ValueError(f"exhaustive: {len(problem.jobs)} jobs; the search over partitions "
+                         "is for at most 500 (use exact-cpsat or a heuristic)")
     deadline = _Deadline(t0, time_limit)
     table = group_table(problem, deadline=deadline)
     if table is None:
