@@ -77,6 +77,7 @@ def test_left_and_right_aligned_headers_give_the_same_fields(tmp_path):
     ("; MaxProcs: 128\n; MaxProcs: 128", 128),  # repeated with the same value
     ("; MaxProcs:\t64", 64),
     ("; MaxProcs: +64", 64),
+    (";MaxProcs:32", 32),
 ])
 def test_header_counts_with_comments_and_repeats(tmp_path, line, procs):
     w = read_swf(write(tmp_path, line + "\n"))
