@@ -264,7 +264,8 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
         sol = _solution(problem, members, chosen)
         if problem.is_feasible(sol):
             return _finish("exact-ilp", problem, Status.FEASIBLE, sol, bound, t0, seed, params)
-    return _finish("exact-ilp", problem, Status.UNKNOWN, None, bound, t0, seed, params)
+    return _finish("exact-ilp", problem, Status.UNKNOWN, None, bound, t0, seed, params,
+                   "stopped by the time limit before CBC found a solution")
 
 
 def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
@@ -311,7 +312,8 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, se
     if st == cp_model.INFEASIBLE:
         return _finish("exact-cpsat", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params)
+        return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       "stopped by the time limit before CP-SAT found a solution")
     chosen = [g for g, v in enumerate(y) if solver.value(v)]
     sol = _solution(problem, members, chosen)
     status = Status.OPTIMAL if st == cp_model.OPTIMAL else Status.FEASIBLE
