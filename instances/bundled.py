@@ -57,7 +57,9 @@ def trace_path(name: str) -> Path:
             if not path.is_file():
                 raise FileNotFoundError(f"bundled trace {short} missing: {path}")
             return path
-    raise ValueError(f"unknown bundled trace {name!r}; known: {', '.join(TRACES)}")
+    from instances.swf import _cut
+
+    raise ValueError(f"unknown bundled trace {_cut(str(name), 60)}; known: {', '.join(TRACES)}")
 
 
 def load_trace(name: str, **options: Any) -> Workload:

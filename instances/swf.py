@@ -158,8 +158,8 @@ HEADER_KEYS = frozenset({
     "AllowOveruse", "MaxQueues", "Queues", "Queue", "MaxPartitions", "Partitions",
     "Partition", "Note",
 })
-# "Key:" then whitespace or the end of the line (so "http://..." is not a key)
-_KEY_RE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9_]*)\s*:(?:\s+(.*))?$")
+# "Key:" then the value, but not "://" (so "http://..." is not a key)
+_KEY_RE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9_]*)\s*:(?!//)\s*(.*)$")
 _INT_RE = re.compile(r"^[+-]?[0-9]+$")
 # a count in the header: digits, optionally followed by whitespace and a comment
 _COUNT_RE = re.compile(r"^([+-]?[0-9]+)(?:\s+\S.*)?$")

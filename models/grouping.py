@@ -176,6 +176,11 @@ def _finish(name: str, problem: GroupingProblem, status: Status, sol: list[list[
 
 
 _STOPPED = "stopped by the time limit before the group table was complete"
+_STOPPED_BUILD = "stopped by the time limit while building the model"
+
+
+class _Stopped(Exception):
+    """The deadline passed while building a model."""
 
 
 def _cover(members: np.ndarray) -> list[np.ndarray]:
@@ -202,11 +207,17 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
 
     def build(cat: str) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
         prob = pulp.LpProblem("grouping", pulp.LpMinimize)
-        y = [prob.add_variable(f"y{g}", lowBound=0, upBound=1, cat=cat)
-             for g in range(len(coef))]
-        prob += pulp.lpSum(float(c * scale) * v for c, v in zip(coef, y, strict=True))
+        y = []
+        for g in range(len(coef)):
+            if g % 4096 == 0 and deadline.passed():
+                raise _Stopped
+            y.append(prob.add_variable(f"y{g}", lowBound=0, upBound=1, cat=cat))
+        prob += pulp.LpAffineExpression(
+            [(v, float(c * scale)) for c, v in zip(coef, y, strict=True)])
         for j, gs in enumerate(_cover(members)):
-            prob += pulp.lpSum(y[g] for g in gs) == 1, f"job{j}"
+            if deadline.passed():
+                raise _Stopped
+            prob += pulp.LpAffineExpression([(y[g], 1) for g in gs]) == 1, f"job{j}"
         if problem.slices is not None:
             prob += pulp.lpSum(y) <= problem.slices, "slices"
         return prob, y
@@ -215,7 +226,11 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
         return cbc_command(time_limit=limit)  # COIN_CMD with PuLP's bundled CBC
 
     t_build = time.perf_counter()
-    prob, y = build(pulp.LpBinary)
+    try:
+        prob, y = build(pulp.LpBinary)
+    except _Stopped:
+        return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       _STOPPED_BUILD)
     # CBC's time limit does not count PuLP writing the model and CBC reading it: about
     # three times the build time (measured); keep that much of the limit for them
     overhead = 3.0 * (time.perf_counter() - t_build) + 0.2
@@ -234,15 +249,21 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
     bound = None
     left = deadline.left()
     if left is None or left > 2 * overhead:  # the LP relaxation's optimum: a lower bound
-        lp, _ = build(pulp.LpContinuous)
-        lp.solve(cbc(None if left is None else max(0.1, left - overhead)))
-        if lp.status == pulp.LpStatusOptimal and lp.sol_status == pulp.LpSolutionOptimal:
-            bound = float(pulp.value(lp.objective)) / scale + const
+        try:
+            lp, _ = build(pulp.LpContinuous)
+        except _Stopped:
+            lp = None
+        left = deadline.left()
+        if lp is not None and (left is None or left > overhead):
+            lp.solve(cbc(None if left is None else max(0.1, left - overhead)))
+            if lp.status == pulp.LpStatusOptimal and lp.sol_status == pulp.LpSolutionOptimal:
+                bound = float(pulp.value(lp.objective)) / scale + const
     if prob.sol_status == pulp.LpSolutionIntegerFeasible and chosen:
         sol = _solution(problem, members, chosen)
         if problem.is_feasible(sol):
             return _finish("exact-ilp", problem, Status.FEASIBLE, sol, bound, t0, seed, params)
-    return _finish("exact-ilp", problem, Status.UNKNOWN, None, bound, t0, seed, params)
+    return _finish("exact-ilp", problem, Status.UNKNOWN, None, bound, t0, seed, params,
+                   "stopped by the time limit before CBC found a solution")
 
 
 def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
@@ -262,15 +283,24 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, se
     scale = 1e9 / top if top > 0 else 1.0
     icoef = np.rint(coef * scale).astype(np.int64)
     model = cp_model.CpModel()
-    y = [model.new_bool_var(f"y{g}") for g in range(len(coef))]
+    y = []
+    for g in range(len(coef)):
+        if g % 4096 == 0 and deadline.passed():
+            break
+        y.append(model.new_bool_var(f"y{g}"))
     for gs in _cover(members):
+        if deadline.passed():
+            break
         model.add_exactly_one(y[g] for g in gs)
     if problem.slices is not None:
-        model.add(sum(y) <= problem.slices)
-    model.minimize(sum(int(c) * v for c, v in zip(icoef, y, strict=True)))
+        model.add(cp_model.LinearExpr.sum(y) <= problem.slices)
     if deadline.passed():
         return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params,
-                       "stopped by the time limit while building the model")
+                       _STOPPED_BUILD)
+    model.minimize(cp_model.LinearExpr.weighted_sum(y, [int(c) for c in icoef]))
+    if deadline.passed():
+        return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       _STOPPED_BUILD)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = int(seed) % 2**31  # CP-SAT takes a 32-bit seed
@@ -280,7 +310,8 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, se
     if st == cp_model.INFEASIBLE:
         return _finish("exact-cpsat", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params)
+        return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       "stopped by the time limit before CP-SAT found a solution")
     chosen = [g for g, v in enumerate(y) if solver.value(v)]
     sol = _solution(problem, members, chosen)
     status = Status.OPTIMAL if st == cp_model.OPTIMAL else Status.FEASIBLE
@@ -321,6 +352,9 @@ def solve_exhaustive(problem: GroupingProblem, *, time_limit: float | None = Non
                      seed: int = 0, **params: Any) -> Result:
     """Enumerate every partition into feasible groups; OPTIMAL when it finishes."""
     t0 = time.perf_counter()
+    if len(problem.jobs) > 500:  # one recursion level per job
+        raise ValueError(f"exhaustive: {len(problem.jobs)} jobs; the search over partitions "
+                         "is for at most 500 (use exact-cpsat or a heuristic)")
     deadline = _Deadline(t0, time_limit)
     table = group_table(problem, deadline=deadline)
     if table is None:

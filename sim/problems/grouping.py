@@ -49,7 +49,7 @@ MODELS = ("eq2", "fluctuations")
 
 def _num(owner: str, name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{owner}: field '{name}' must be a finite number, got {value!r}")
+        raise ValueError(f"{owner}: field '{name}' must be a finite number, got {short(value)}")
     return float(value)
 
 
@@ -75,15 +75,17 @@ class GroupJob:
     refs: float
 
     def __post_init__(self) -> None:
-        owner = f"job {self.name!r}"
+        owner = f"job {short(self.name)}"
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"job: field 'name' must be a non-empty string, got {self.name!r}")
+            raise ValueError(f"job: field 'name' must be a non-empty string, "
+                             f"got {short(self.name)}")
         if isinstance(self.procs, bool) or not isinstance(self.procs, int) or self.procs < 1:
-            raise ValueError(f"{owner}: field 'procs' must be an integer >= 1, got {self.procs!r}")
+            raise ValueError(f"{owner}: field 'procs' must be an integer >= 1, "
+                             f"got {short(self.procs)}")
         if not isinstance(self.curve, MissRateCurve):
             raise ValueError(f"{owner}: field 'curve' must be a MissRateCurve")
         if not _num(owner, "refs", self.refs) > 0:
-            raise ValueError(f"{owner}: field 'refs' must be positive, got {self.refs!r}")
+            raise ValueError(f"{owner}: field 'refs' must be positive, got {short(self.refs)}")
 
 
 @dataclass(frozen=True)
@@ -132,16 +134,16 @@ class GroupingProblem:
         P = self.processors
         if isinstance(P, bool) or not isinstance(P, int) or P < 1:
             raise ValueError(f"grouping problem: field 'processors' must be an integer >= 1, "
-                             f"got {P!r}")
+                             f"got {short(P)}")
         if not _num("grouping problem", "memory", self.memory) > 0:
             raise ValueError(f"grouping problem: field 'memory' must be positive, "
-                             f"got {self.memory!r}")
+                             f"got {short(self.memory)}")
         if not _num("grouping problem", "latency", self.latency) >= 0:
             raise ValueError(f"grouping problem: field 'latency' must be >= 0, "
-                             f"got {self.latency!r}")
+                             f"got {short(self.latency)}")
         if not _num("grouping problem", "slice_length", self.slice_length) > 0:
             raise ValueError(f"grouping problem: field 'slice_length' must be positive, "
-                             f"got {self.slice_length!r}")
+                             f"got {short(self.slice_length)}")
         S = self.slices
         if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1
                               or S > len(self.jobs)):
@@ -153,16 +155,17 @@ class GroupingProblem:
             if not isinstance(j, GroupJob):
                 raise ValueError("grouping problem: field 'jobs' must hold GroupJob objects")
             if j.name in seen:
-                raise ValueError(f"grouping problem: field 'jobs' repeats the name {j.name!r}")
+                raise ValueError(f"grouping problem: field 'jobs' repeats the name "
+                                 f"{short(j.name)}")
             seen.add(j.name)
             if j.procs > P:
-                raise ValueError(f"job {j.name!r}: field 'procs' = {j.procs} exceeds "
+                raise ValueError(f"job {short(j.name)}: field 'procs' = {short(j.procs)} exceeds "
                                  f"'processors' P = {P}")
         if self.shared is not None and not isinstance(self.shared, GroupJob):
             raise ValueError("grouping problem: field 'shared' must be a GroupJob or null")
         if self.model not in MODELS:
             raise ValueError(f"grouping problem: field 'model' must be one of {MODELS}, "
-                             f"got {self.model!r}")
+                             f"got {short(self.model)}")
 
     # ------------------------------------------------------------------ basics
     @property
@@ -232,7 +235,7 @@ class GroupingProblem:
         for g, grp in enumerate(groups):
             for n in grp:
                 if n not in index:
-                    raise ValueError(f"solution: unknown job {n!r}")
+                    raise ValueError(f"solution: unknown job {short(n)}")
                 out[g, index[n]] = True
         return out
 
@@ -250,7 +253,7 @@ class GroupingProblem:
         for s, grp in enumerate(solution):
             for n in grp:
                 if n not in count:
-                    raise ValueError(f"solution: slice {s} names unknown job {n!r}")
+                    raise ValueError(f"solution: slice {s} names unknown job {short(n)}")
                 count[n] += 1
             used = sum(Q[n] for n in grp)
             if used > self.processors:
@@ -258,7 +261,8 @@ class GroupingProblem:
                                  f"P = {self.processors}")
         for n, c in count.items():
             if c != 1:
-                raise ValueError(f"solution: job {n!r} is in {c} slices, must be in exactly 1")
+                raise ValueError(f"solution: job {short(n)} is in {c} slices, must be in "
+                                 "exactly 1")
 
     def is_feasible(self, solution: Solution) -> bool:
         try:
@@ -364,7 +368,7 @@ def from_json(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
     if not isinstance(data, dict):
         raise ValueError(f"{source}: expected a JSON object")
     if data.get("problem", "grouping") != "grouping":
-        raise ValueError(f"{source}: field 'problem' is {data.get('problem')!r}, "
+        raise ValueError(f"{source}: field 'problem' is {short(data.get('problem'))}, "
                          f"expected 'grouping'")
     for key in ("jobs", "processors", "memory", "latency", "slice_length"):
         if key not in data:

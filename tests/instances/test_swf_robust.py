@@ -4,6 +4,7 @@ the file, the line and the field."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,7 @@ def test_left_and_right_aligned_headers_give_the_same_fields(tmp_path):
     ("; MaxProcs: 128\n; MaxProcs: 128", 128),  # repeated with the same value
     ("; MaxProcs:\t64", 64),
     ("; MaxProcs: +64", 64),
+    (";MaxProcs:32", 32),
 ])
 def test_header_counts_with_comments_and_repeats(tmp_path, line, procs):
     w = read_swf(write(tmp_path, line + "\n"))
@@ -178,8 +180,20 @@ def test_month_split_errors_name_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("name", list_traces())
-def test_bundled_traces_take_the_machine_size_from_their_header(name):
-    w = read_swf(trace_path(name))
+def test_bundled_headers_give_their_machine_size(tmp_path, name):
+    # the header layouts of the six bundled logs (the full reads are in test_swf.py)
+    with gzip.open(trace_path(name), "rt", encoding="latin-1") as fh:
+        header = "".join(line for line in fh if line.startswith(";"))
+    w = read_swf(write(tmp_path, header, JOB))
     assert w.cleaning.machine_source in ("MaxProcs header", "MaxNodes header")
     key = "MaxProcs" if "MaxProcs" in w.header else "MaxNodes"
     assert w.procs == int(str(w.header[key]).split()[0])
+    assert "http" not in w.header and isinstance(w.header.get("MaxJobs"), int)
+
+
+def test_unknown_bundled_name_is_cut_in_the_message():
+    with pytest.raises(ValueError, match=r"unknown bundled trace 'xxx.*\.\.\.; known: KTH-SP2"):
+        trace_path("x" * 100_000)
+    with pytest.raises(ValueError) as exc:
+        trace_path("x" * 100_000)
+    assert len(str(exc.value)) < 200
