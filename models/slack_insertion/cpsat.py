@@ -427,6 +427,13 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     p2 = ins.price(problem, sch2)
 
     # ---------------------------------------------------------------- stage 3: fewest moved
+    if ins.moved(problem, sch2) == 0:  # nothing to improve: no schedule moves fewer jobs
+        params["stage3_status"] = "skipped (no job moved)"
+        if not approx_ok:
+            return done(sch2, Status.FEASIBLE, bound2,
+                        f"solved a rounded problem: weights represented to within "
+                        f"{float(refined_err):.3g} price units")
+        return done(sch2, Status.OPTIMAL, min(bound2, p2))
     tie = ins.price_tolerance(max(abs(p2), abs(bound2)))
     v_max = math.floor((Fraction(p2) + Fraction(tie) + refined_err) * den
                        - Fraction(a_lb) * 2 ** f) + 1
