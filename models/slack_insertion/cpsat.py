@@ -172,7 +172,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     time_limit : float, optional
         Seconds for everything (model building and every stage).
     seed : int
-        CP-SAT ``random_seed``.
+        CP-SAT ``random_seed`` (taken modulo 2^31: CP-SAT's seed is a 32-bit integer).
     workers : int
         CP-SAT ``num_workers`` (1 = deterministic).
     tighten : bool
@@ -204,6 +204,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
             f"cpsat: the price is linear only for alpha_t = 1, got alpha_t={problem.alpha_t}; "
             "use the 'ilp' or 'brute' solver for other alpha_t")
     deadline = Deadline(time_limit)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
+        raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params)
     extra = {"time_limit": time_limit, "warmup": warmup}
@@ -327,7 +329,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
+    solver.parameters.random_seed = seed % 2**31  # CP-SAT's seed is a 32-bit int
     solver.parameters.log_search_progress = log
     solver.parameters.linearization_level = 2  # cumulative energy cuts: ~1.5x faster here
     for name, value in (sat_params or {}).items():
