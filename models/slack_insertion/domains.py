@@ -123,15 +123,27 @@ def dominant_times(problem: InsertionProblem, horizon: int | None = None,
             f"more than {max_points} candidate start times ({n}+ over a horizon of "
             f"{T - now} s); the time-indexed model is for small instances (max_points)")
 
-    sums = np.zeros(1, dtype=np.int64)
+    sums = np.zeros(1, dtype=np.int64)  # sorted, distinct
     cap = T - now
     for d in sorted(durations):
-        sums = np.union1d(sums, sums[sums + d <= cap] + d)
+        shifted = sums[: np.searchsorted(sums, cap - d, side="right")] + d
+        if len(shifted):
+            sums = np.unique(np.concatenate([sums, shifted]))
         if len(sums) > max_points:
             raise too_many(len(sums))
     pts = np.zeros(0, dtype=np.int64)
+    chunk: list[np.ndarray] = []
+    size = 0
     for b in base:
-        pts = np.union1d(pts, b + sums[sums <= T - b])
-        if len(pts) > max_points:
-            raise too_many(len(pts))
+        part = b + sums[: np.searchsorted(sums, T - b, side="right")]
+        chunk.append(part)
+        size += len(part)
+        if size > 4 * max_points:  # merge now and then, so memory stays bounded
+            pts = np.unique(np.concatenate([pts] + chunk))
+            chunk, size = [], 0
+            if len(pts) > max_points:
+                raise too_many(len(pts))
+    pts = np.unique(np.concatenate([pts] + chunk))
+    if len(pts) > max_points:
+        raise too_many(len(pts))
     return [int(x) for x in pts]

@@ -210,3 +210,11 @@ def test_ilp_k4_snapshot_is_small_now():
     rc = si.solve_cpsat(pb)
     assert r.objective == pytest.approx(rc.objective, abs=ins.price_tolerance(rc.objective))
     assert ins.moved(pb, r.solution) == ins.moved(pb, rc.solution)
+
+
+def test_cpsat_takes_any_64_bit_seed():
+    pb = ins.random_problem(1, 3)
+    a = si.solve_cpsat(pb, seed=2**63 - 1)
+    assert a.status is Status.OPTIMAL and a.seed == 2**63 - 1
+    with pytest.raises(ValueError, match="seed"):
+        si.solve_cpsat(pb, seed=2**70)

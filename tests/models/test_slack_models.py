@@ -85,6 +85,10 @@ def test_model_strengthening_loses_nothing(seed):
     full = si.solve_cpsat(pb, dominant=False, tighten=False, symmetry=False)
     dom = si.solve_cpsat(pb, warmup=0)  # the strengthened model alone
     assert dom.params["proved_by"] == "strengthened"
+    warm = si.solve_cpsat(pb, warmup=0.02)  # plain pass first, its schedule warm-starts
+    assert warm.status is Status.OPTIMAL
+    assert warm.objective == pytest.approx(dom.objective, abs=tol(warm, dom))
+    assert moved(pb, warm) == moved(pb, dom)
     ri = si.solve_ilp(pb, tighten=False)
     assert full.status is dom.status is ri.status is Status.OPTIMAL
     assert dom.objective == pytest.approx(full.objective, abs=tol(dom, full))
