@@ -223,13 +223,13 @@ CASESTUDY: dict[str, dict] = {
     # letter: benchmark, Table 1 footprint (MB), hot set (4 KB pages) and p_hot of the
     # hot/cold stream standing in for it; hot and p_hot fitted to the paper's Table 2 by
     # ``python -m sim.experiments.memory_casestudy --fit`` (sum of squared log-ratios
-    # 0.147 over its 18 miss rates)
-    "A": {"name": "bzip2", "mb": 6.2, "hot": 16.3, "p_hot": 0.948651},
-    "B": {"name": "gcc", "mb": 22.3, "hot": 679.9, "p_hot": 0.981266},
-    "C": {"name": "gzip", "mb": 76.2, "hot": 449.8, "p_hot": 0.995057},
-    "D": {"name": "mcf", "mb": 9.9, "hot": 1.0, "p_hot": 0.979472},
-    "E": {"name": "vortex", "mb": 83.0, "hot": 936.6, "p_hot": 0.998608},
-    "F": {"name": "vpr", "mb": 1.6, "hot": 16.4, "p_hot": 0.967564},
+    # 0.234 over its 18 miss rates)
+    "A": {"name": "bzip2", "mb": 6.2, "hot": 433.7, "p_hot": 0.959226},
+    "B": {"name": "gcc", "mb": 22.3, "hot": 8.8, "p_hot": 0.986092},
+    "C": {"name": "gzip", "mb": 76.2, "hot": 169.6, "p_hot": 0.994580},
+    "D": {"name": "mcf", "mb": 9.9, "hot": 21.7, "p_hot": 0.964958},
+    "E": {"name": "vortex", "mb": 83.0, "hot": 1435.6, "p_hot": 0.998465},
+    "F": {"name": "vpr", "mb": 1.6, "hot": 57.2, "p_hot": 0.999318},
 }
 """The six jobs of the paper's case study (Table 1 footprints, 4 KB pages). There are no
 SPEC traces here: each job is a hot/cold stream (:func:`hot_cold`) whose two parameters
