@@ -174,6 +174,10 @@ def _f(x: float | None, nd: int = 1) -> str:
     return "n/a" if x is None else f"{x:,.{nd}f}"
 
 
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.1f}%"
+
+
 def _dev(ours: float | None, paper: float | None) -> str:
     if ours is None or paper is None or paper == 0:
         return "n/a"
@@ -388,7 +392,7 @@ def table5(rows: list[dict[str, Any]], quick: bool) -> list[str]:
                 if yf is not None and best_equal else None)
         gap = lo - hi if hi is not None and lo is not None else None
         lines.append(f"| {lab} | {_f(ye)} | {_f(pe[0])} | {_dev(ye, pe[0])} | {_f(yf)} | "
-                     f"{_f(pe[1])} | {_dev(yf, pe[1])} | {_f(loss)}% | {_f(pe[2])}% | "
+                     f"{_f(pe[1])} | {_dev(yf, pe[1])} | {_pct(loss)} | {_pct(pe[2])} | "
                      f"{_f(hi)} | {_f(pe[3])} | {_f(lo)} | {_f(pe[4])} | {_f(gap)} | "
                      f"{_f(pe[5])} |")
     lines += ["", "Perf. loss: yearly wait with unequal priorities relative to the best "
