@@ -1,8 +1,10 @@
 """Reference batch schedulers: FCFS, EASY backfilling and conservative backfilling.
 
 All three follow the ``sim.batch.policy.Policy`` protocol: they see only what a real scheduler
-sees (submit time, requested time, demand), keep their own view of the machine in a
-``sim.profile.Profile`` of estimated ends, and return the jobs to start now.
+sees (submit time, requested time, demand), keep their view of the machine in the one
+``sim.batch.planner.Planner`` (running jobs, estimated ends, a profile of their
+occupation), and return the jobs to start now. Which admissible job starts next is a
+selection rule handed to the planner (first fit: the first in queue order).
 
 - FCFS: start jobs strictly in submit order; the first job that does not fit blocks the
   queue.
@@ -19,8 +21,8 @@ sees (submit time, requested time, demand), keep their own view of the machine i
 Both promises hold when jobs are killed at their requested time (``overrun="kill"``).
 With ``overrun="run"`` a job may outlive its estimate; the policies then extend its
 estimated end by its requested time each time it is exceeded (and the conservative
-policy re-places every reservation), so promises may be broken, and the validator does
-not check them in that mode.
+policy re-places every reservation), so promises may be broken: the policies then
+declare no guarantee (``guarantees()``; FCFS's submit order holds in both modes).
 
 Times are integer seconds.
 """
@@ -29,90 +31,54 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Sequence
 
 from instances.job import Job
-from sim.batch.policy import BasePolicy, MachineInfo
-from sim.profile import Profile
+from sim.batch.planner import Planner
+from sim.batch.policy import (
+    ARRIVAL_RESERVATION,
+    FCFS_ORDER,
+    HEAD_RESERVATION,
+    BasePolicy,
+    MachineInfo,
+)
 
 
-class _Planner(BasePolicy):
-    """Shared bookkeeping: running jobs, their estimated ends, free capacity, and a
-    profile of the running jobs' estimated occupation."""
+class FirstFit:
+    """FF selection: the first admissible job in queue (arrival) order."""
 
-    name = "planner"
+    name = "ff"
+    first_fit = True
+
+    def pick(self, candidates: Sequence[Job], free: Sequence[int],
+             capacity: Sequence[int]) -> int:
+        return 0
+
+
+class _PlannedPolicy(BasePolicy):
+    """A policy whose view of the machine is one ``Planner`` (``self.plan``)."""
+
+    name = "planned"
 
     def reset(self, machine: MachineInfo) -> None:
         self.machine = machine
-        self.K = len(machine.capacity)
-        self.free = list(machine.capacity)
-        self.profile = Profile(machine.capacity, 0)
-        self.est_end: dict[int, int] = {}  # running job id -> estimated end (s)
-        self.running: dict[int, Job] = {}
-        self.overdue: set[int] = set()
+        self.plan = Planner(machine)
         self._promises: dict[int, int] = {}
 
     def promises(self) -> dict[int, int]:
         return self._promises
 
-    def _start(self, job: Job, now: int, *, reserved: bool = False) -> None:
-        """Book ``job`` as running from ``now``; ``reserved`` when its reservation
-        already covers ``[now, now + requested)`` in the profile."""
-        for k in range(self.K):
-            self.free[k] -= job.demand[k]
-        self.running[job.id] = job
-        self.est_end[job.id] = now + job.requested
-        if not reserved:
-            self.profile.advance(now)
-            self.profile.reserve(now, job.requested, job.demand)
-
-    def _fits_now(self, job: Job) -> bool:
-        free = self.free
-        for k in range(self.K):
-            if job.demand[k] > free[k]:
-                return False
-        return True
-
     def on_end(self, job: Job, now: int) -> None:
-        for k in range(self.K):
-            self.free[k] += job.demand[k]
-        del self.running[job.id]
-        end = self.est_end.pop(job.id)
-        self.overdue.discard(job.id)
-        if end > now:
-            self.profile.release(now, end - now, job.demand)
-            self._ended_early(now)
-
-    def _ended_early(self, now: int) -> None:
-        """Hook: a job released capacity before its estimated end."""
+        self.plan.end(job, now)
 
     def on_overrun(self, job: Job, now: int) -> None:
-        self.overdue.add(job.id)
-
-    def _extend_overdue(self, now: int) -> bool:
-        """Extend the estimate of running jobs past their estimated end by their
-        requested time; returns True when any estimate changed."""
-        changed = False
-        for jid in sorted(self.overdue):
-            end = self.est_end[jid]
-            if end <= now:
-                job = self.running[jid]
-                new_end = now + job.requested
-                self.profile.advance(now)
-                self._reserve_forced(now, new_end - now, job.demand)
-                self.est_end[jid] = new_end
-                changed = True
-        return changed
-
-    def _reserve_forced(self, start: int, duration: int, demand: tuple[int, ...]) -> None:
-        self.profile.reserve(start, duration, demand)
+        self.plan.overrun(job)
 
     def next_wakeup(self, now: int) -> int | None:
-        if not self.overdue:
-            return None
-        return min(self.est_end[j] for j in self.overdue)
+        return self.plan.next_overdue()
 
 
-class FCFS(_Planner):
+class FCFS(_PlannedPolicy):
     """First come, first served without backfilling."""
 
     name = "fcfs"
@@ -127,20 +93,27 @@ class FCFS(_Planner):
     def schedule(self, now: int) -> list[Job]:
         started = []
         q = self.queue
-        while q and self._fits_now(q[0]):
+        plan = self.plan
+        while q and plan.fits_now(q[0]):
             job = q.popleft()
-            self._start(job, now)
+            plan.start(job, now)
             started.append(job)
         return started
 
     def next_wakeup(self, now: int) -> int | None:
         return None
 
+    def guarantees(self) -> frozenset[str]:
+        return frozenset({FCFS_ORDER})
 
-class EASY(_Planner):
+
+class EASY(_PlannedPolicy):
     """EASY backfilling (Lifka): one reservation, for the first job in the queue."""
 
     name = "easy"
+
+    def __init__(self) -> None:
+        self.rule = FirstFit()
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
@@ -149,17 +122,22 @@ class EASY(_Planner):
     def on_arrival(self, job: Job, now: int) -> None:
         self.queue.append(job)
 
+    def guarantees(self) -> frozenset[str]:
+        # the head's reservation holds when no job outlives its request
+        return frozenset({HEAD_RESERVATION}) if self.machine.kill_at_request else frozenset()
+
     def schedule(self, now: int) -> list[Job]:
         q = self.queue
-        profile = self.profile
+        plan = self.plan
+        profile = plan.profile
         profile.advance(now)
-        self._extend_overdue(now)
+        plan.extend(plan.overdue_due(now), now)
         if not q:
             return []
         started: list[Job] = []
         i = 0
-        while i < len(q) and self._fits_now(q[i]):
-            self._start(q[i], now)
+        while i < len(q) and plan.fits_now(q[i]):
+            plan.start(q[i], now)
             started.append(q[i])
             i += 1
         if i:
@@ -170,47 +148,52 @@ class EASY(_Planner):
         shadow = profile.earliest_start(head.requested, head.demand, now)
         if head.id not in self._promises:
             self._promises[head.id] = shadow
-        if len(q) > 1 and self.free[0] > 0:
+        if len(q) > 1 and plan.free[0] > 0:
             profile.reserve(shadow, head.requested, head.demand)
-            # Every occupation in the profile starts at or before now, or at the shadow
-            # time, so free capacity never decreases on [now, shadow): a job that fits
-            # now and ends by the shadow time fits throughout. A job running past the
-            # shadow time needs at least the processors free at that time.
-            extra0 = profile.free_at(shadow)[0]
-            free0 = self.free[0]
-            keep = [head]
-            for job in q[1:]:
-                if job.demand[0] > free0 or not self._fits_now(job):
-                    keep.append(job)
-                elif now + job.requested <= shadow:
-                    self._start(job, now)
-                    started.append(job)
-                    free0 = self.free[0]
-                elif (job.demand[0] <= extra0
-                        and profile.fits(now, job.requested, job.demand)):
-                    self._start(job, now)
-                    started.append(job)
-                    free0 = self.free[0]
-                    extra0 = profile.free_at(shadow)[0]
-                else:
-                    keep.append(job)
+            fits = profile.fits
+            free_at = profile.free_at
+            extra = [free_at(shadow)[0]]  # processors free at the shadow time
+
+            # The planner asks only about jobs that fit now. Every occupation in the
+            # profile starts at or before now, or at the shadow time, so free capacity
+            # never decreases on [now, shadow): a job that fits now and ends by the
+            # shadow time fits throughout. A job running past the
+            # shadow time must fit beside the head's reservation until it ends, so it
+            # needs at least the processors free at the shadow time (a quick filter).
+            def admissible(job: Job) -> bool:
+                d = job.demand
+                if now + job.requested <= shadow:
+                    return True
+                if extra[0] < 0:
+                    extra[0] = free_at(shadow)[0]
+                return d[0] <= extra[0] and fits(now, job.requested, d)
+
+            def started_one(job: Job) -> None:
+                if now + job.requested > shadow:
+                    extra[0] = -1  # recomputed when next needed
+
+            more = plan.fill(q[1:], now, admissible, self.rule, before_start=started_one)
             profile.release(shadow, head.requested, head.demand)
-            self.queue = keep
+            if more:
+                gone = {j.id for j in more}
+                self.queue = [j for j in q if j.id not in gone]
+                started += more
         return started
 
 
 COMPRESSION = ("arrival", "start", "now", "none")
 
 
-class Conservative(_Planner):
+class Conservative(_PlannedPolicy):
     """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends.
 
     Parameters
     ----------
-    compression : {"arrival", "start", "none"}
+    compression : {"arrival", "start", "now", "none"}
         How the schedule is compressed when a job ends before its requested time:
         waiting jobs re-placed at their earliest start in arrival order (default, as
-        above), in order of their current reserved start, or not at all (every job
+        above), in order of their current reserved start, only the jobs that can start
+        at once ("now"; the others keep their reservations), or not at all (every job
         keeps the reservation it got at arrival; later arrivals may still backfill into
         the freed hole). The last two are readings of the paper's simulator that
         Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.slack_tables``.
@@ -230,31 +213,41 @@ class Conservative(_Planner):
         self.dirty = False
 
     def on_arrival(self, job: Job, now: int) -> None:
-        self.profile.advance(now)
-        t = self.profile.earliest_start(job.requested, job.demand, now)
-        self.profile.reserve(t, job.requested, job.demand)
+        profile = self.plan.profile
+        profile.advance(now)
+        t = profile.earliest_start(job.requested, job.demand, now)
+        profile.reserve(t, job.requested, job.demand)
         self.res[job.id] = t
         self._promises[job.id] = t
         self.queue.append(job)
 
-    def _ended_early(self, now: int) -> None:
-        if self.compression != "none":
+    def on_end(self, job: Job, now: int) -> None:
+        if self.plan.end(job, now) and self.compression != "none":
             self.dirty = True
 
-    def _reserve_forced(self, start: int, duration: int, demand: tuple[int, ...]) -> None:
+    def guarantees(self) -> frozenset[str]:
+        # reservations at arrival hold when no job outlives its request
+        return (frozenset({ARRIVAL_RESERVATION}) if self.machine.kill_at_request
+                else frozenset())
+
+    def _extend_overdue(self, now: int) -> None:
         # An overrunning job's extension may collide with reservations: take all waiting
         # reservations out, extend, and re-place them in arrival order (promises may break).
+        due = self.plan.overdue_due(now)
+        if not due:
+            return
+        profile = self.plan.profile
         for job in self.queue:
-            if self.res[job.id] >= 0:  # not already taken out by another overrun now
-                self.profile.release(self.res[job.id], job.requested, job.demand)
-        self.profile.reserve(start, duration, demand)
-        for job in self.queue:
+            if self.res[job.id] >= 0:
+                profile.release(self.res[job.id], job.requested, job.demand)
             self.res[job.id] = -1
+        self.plan.extend(due, now)
         self.dirty = True
 
     def _compress(self, now: int) -> None:
-        profile = self.profile
+        profile = self.plan.profile
         res = self.res
+        K = self.plan.K
         times, free = profile.times, profile.free
         queue = self.queue
         if self.compression == "start":
@@ -267,7 +260,7 @@ class Conservative(_Planner):
                 # A job can move earlier only to an instant before its reservation where
                 # its demand is free already: skip the re-placement when there is none.
                 b = bisect_left(times, old)
-                if any(max(free[k][:b]) < job.demand[k] for k in range(self.K)):
+                if any(max(free[k][:b]) < job.demand[k] for k in range(K)):
                     continue
                 profile.release(old, job.requested, job.demand)
             t = profile.earliest_start(job.requested, job.demand, now)
@@ -277,8 +270,9 @@ class Conservative(_Planner):
             res[job.id] = t
 
     def schedule(self, now: int) -> list[Job]:
-        self.profile.advance(now)
-        if self.overdue:
+        plan = self.plan
+        plan.profile.advance(now)
+        if plan.overdue:
             self._extend_overdue(now)
         if self.dirty:
             self._compress(now)
@@ -289,7 +283,7 @@ class Conservative(_Planner):
         for job in self.queue:
             if res[job.id] == now:
                 del res[job.id]
-                self._start(job, now, reserved=True)
+                plan.start(job, now, reserved=True)
                 started.append(job)
             else:
                 keep.append(job)
@@ -300,7 +294,7 @@ class Conservative(_Planner):
         # A reservation may sit at the end of a later job's old reservation that
         # compression moved earlier, an instant at which no event happens: wake up there.
         w = min(self.res.values(), default=None)
-        o = super().next_wakeup(now)
+        o = self.plan.next_overdue()
         if o is not None and (w is None or o < w):
             return o
         return w

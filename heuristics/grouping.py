@@ -23,7 +23,7 @@ order, so the results are deterministic; ``seed`` is recorded but not used.
 
 The two balancing heuristics below get the same search over ``S`` when it is free (so the
 comparison is about the grouping, not the number of slices).
-- :func:`footprint` (section 2, the naive approach): jobs by decreasing footprint, each to
+- :func:`footprint_balancing` (section 2, the naive approach): jobs by decreasing footprint, each to
   the slice with the smallest total footprint among those with enough free processors.
 - :func:`knee` (section 4.1.2): replace each miss-rate curve by its knee (the memory a job
   needs before its curve flattens; here the point of the curve farthest below the chord
@@ -40,23 +40,29 @@ from typing import Any
 import numpy as np
 
 from sim.memory.model import MissRateCurve
-from sim.problems.grouping import GroupingProblem
-from sim.result import Result, Status
+from sim.problems.grouping import GroupingProblem, SliceCosts
+from sim.result import Result, Status, build
 
-__all__ = ["greedy", "footprint", "knee", "curve_knee"]
+__all__ = ["greedy", "footprint_balancing", "knee", "curve_knee"]
 
 
 def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None, t0: float,
-            seed: int, params: dict[str, Any]) -> Result:
-    if slices is None:
-        return Result(name, Status.INFEASIBLE, None, None, time.perf_counter() - t0, None,
-                      seed, params)
+            seed: int, params: dict[str, Any], deadline: float | None = None) -> Result:
+    stopped = deadline is not None and time.perf_counter() >= deadline
+    note = "stopped by the time limit" if stopped else ""
+    if slices is None:  # a stopped search proves nothing: UNKNOWN, not INFEASIBLE
+        return Result(name, Status.UNKNOWN if stopped else Status.INFEASIBLE, None, None,
+                      time.perf_counter() - t0, None, seed, params, note)
     if problem.slices is None:  # with S free an empty slice only adds P * T idle time
         slices = [g for g in slices if g]
-    sol = problem.canonical(slices)
-    obj = problem.objective(sol)
-    return Result(name, Status.FEASIBLE, obj, None, time.perf_counter() - t0, sol, seed,
-                  params)
+    return build(solver=name, status=Status.FEASIBLE, solution=problem.canonical(slices),
+                 check=problem.check, objective=problem.objective,
+                 runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
+
+
+def _deadline(t0: float, time_limit: float | None) -> float | None:
+    """Wall-clock deadline in ``time.perf_counter`` seconds (None: no limit)."""
+    return None if time_limit is None else t0 + float(time_limit)
 
 
 def _packs(demands: list[int], free: list[int]) -> bool:
@@ -73,19 +79,26 @@ def _packs(demands: list[int], free: list[int]) -> bool:
 
 
 def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
-                  look_ahead: bool = True) -> list[list[str]] | None:
+                  look_ahead: bool = True, deadline: float | None = None) -> \
+        list[list[str]] | None:
     names = problem.names
     Q = problem.demand
     P = problem.processors
     slices: list[list[str]] = [[] for _ in range(S)]
     used = [0] * S
     left = list(range(len(names)))
+    costs = SliceCosts(problem)
     while left:
+        if deadline is not None and time.perf_counter() >= deadline:
+            # stopped: the jobs left go first-fit decreasing (a new slice when S is free)
+            return _first_fit(problem, slices, used, left, grow)
         best = None
-        cur = problem.slice_costs(slices)
-        problem.slice_costs([slices[s] + [names[j]] for j in left for s in range(len(slices))
-                             if used[s] + Q[j] <= P])  # cost all candidates in one call
+        cur = costs.many(slices)
+        costs.many([slices[s] + [names[j]] for j in left for s in range(len(slices))
+                    if used[s] + Q[j] <= P])  # cost all candidates in one call
         for j in left:
+            if deadline is not None and time.perf_counter() >= deadline:
+                return _first_fit(problem, slices, used, left, grow)
             room = [s for s in range(len(slices)) if used[s] + Q[j] <= P]
             if not room:
                 continue
@@ -94,7 +107,7 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
                                                 [P - used[r] - (Q[j] if r == s else 0)
                                                  for r in range(len(slices))])]
                 room = ok or room
-            delta = {s: problem.slice_cost(slices[s] + [names[j]]) - cur[s] for s in room}
+            delta = {s: costs(slices[s] + [names[j]]) - cur[s] for s in room}
             worst = max(delta.values())
             for s in room:
                 if gain == "marginal":
@@ -116,6 +129,25 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
     return slices
 
 
+def _first_fit(problem: GroupingProblem, slices: list[list[str]], used: list[int],
+               left: list[int], grow: bool) -> list[list[str]] | None:
+    """Complete a partial schedule: jobs ``left`` by decreasing demand, each to the first
+    slice with room (a new slice when ``grow``); None when a job finds none."""
+    Q = problem.demand
+    for j in sorted(left, key=lambda i: (-int(Q[i]), i)):
+        s = next((r for r in range(len(slices)) if used[r] + Q[j] <= problem.processors),
+                 None)
+        if s is None:
+            if not grow:
+                return None
+            slices.append([])
+            used.append(0)
+            s = len(slices) - 1
+        slices[s].append(problem.names[j])
+        used[s] += int(Q[j])
+    return slices
+
+
 def _search_slices(problem: GroupingProblem, build, t0: float,
                    time_limit: float | None) -> list[list[str]] | None:
     """``build(S)`` with the fixed ``S``, or, when ``S`` is free, with ``S = ceil(sum Q/P)``,
@@ -123,14 +155,18 @@ def _search_slices(problem: GroupingProblem, build, t0: float,
     if problem.slices is not None:
         return build(problem.slices, False)
     S = problem.min_slices
+    t = time.perf_counter()
     best = build(S, True)
     best_obj = problem.objective(best)
+    step = time.perf_counter() - t  # one more S costs about as much as the last one
     while S < len(problem.jobs):
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+        if time_limit is not None and time.perf_counter() + step - t0 > time_limit:
             break
         S += 1
+        t = time.perf_counter()
         cand = build(S, True)
         obj = problem.objective(cand)
+        step = time.perf_counter() - t
         if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
             break
         best, best_obj = cand, obj
@@ -145,9 +181,13 @@ def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: i
     if gain not in ("regret", "marginal"):
         raise ValueError(f"greedy: parameter 'gain' must be 'regret' or 'marginal', got {gain!r}")
     look = bool(params.get("look_ahead", True))
-    sol = _search_slices(problem, lambda S, grow: _greedy_fixed(problem, S, grow, gain, look),
+    end = _deadline(t0, time_limit)
+    # stop placing pairs at 3/4 of the limit: the rest goes to costing the schedule
+    place_by = None if time_limit is None else t0 + 0.75 * float(time_limit)
+    sol = _search_slices(problem,
+                         lambda S, grow: _greedy_fixed(problem, S, grow, gain, look, place_by),
                          t0, time_limit)
-    return _result("greedy", problem, sol, t0, seed, params)
+    return _result("greedy", problem, sol, t0, seed, params, end)
 
 
 def _balance(problem: GroupingProblem, size: np.ndarray, S: int, grow: bool) -> \
@@ -176,14 +216,14 @@ def _balance(problem: GroupingProblem, size: np.ndarray, S: int, grow: bool) -> 
     return slices
 
 
-def footprint(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
+def footprint_balancing(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
               **params: Any) -> Result:
     """Footprint balancing (section 2). See the module docstring."""
     t0 = time.perf_counter()
     size = np.array([j.curve.saturation for j in problem.jobs], dtype=float)
     sol = _search_slices(problem, lambda S, grow: _balance(problem, size, S, grow), t0,
                          time_limit)
-    return _result("footprint", problem, sol, t0, seed, params)
+    return _result("footprint", problem, sol, t0, seed, params, _deadline(t0, time_limit))
 
 
 def curve_knee(curve: MissRateCurve) -> int:
@@ -207,4 +247,4 @@ def knee(problem: GroupingProblem, *, time_limit: float | None = None, seed: int
     sol = _search_slices(
         problem, lambda S, grow: _balance(problem, size, S, grow), t0,
         time_limit)
-    return _result("knee", problem, sol, t0, seed, params)
+    return _result("knee", problem, sol, t0, seed, params, _deadline(t0, time_limit))

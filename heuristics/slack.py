@@ -14,7 +14,8 @@ that moves the fewest jobs. The heuristics differ in the compress order:
 ``DP``   descending priority p, then ascending arrival
 ``exhaustive``  the paper's exact search over compress orders: every order (k! of them
          for k delayed jobs) at every slot. It raises ValueError when a slot would need
-         more than ``max_exhaustive`` jobs ordered (default 8, i.e. 40,320 orders).
+         more than ``max_exhaustive`` jobs ordered (default 8, i.e. 40,320 orders), and
+         obeys ``solve``'s ``time_limit`` (best candidate so far).
 
 Every order breaks its own ties by ``(te, id)``, so the result is deterministic.
 
@@ -27,10 +28,23 @@ Details the paper leaves open, as implemented here:
   to start before ``ts`` but still run at ``ts``. A slot at which j does not fit next
   to the running jobs and the waiting jobs that are not delayed is skipped. The last
   breakpoint leaves the machine empty, so some candidate always exists.
-- Compress: each delayed job in turn is placed at the earliest time ``>= now`` at which
-  it fits next to everything already placed (this may be earlier than its old start,
-  which gives it a negative cost, or later than ``te + t_j``); a candidate in which some
-  job would be delayed by more than its slack is infeasible and dropped.
+- Compress (``compress="hold"``, the default, the paper's reading): the delayed jobs
+  first sit at ``te + t_j`` ("delay all waiting jobs from ts ... by j.t"), and then
+  "compress the schedule" in the chosen order: each job in turn gives up its delayed
+  reservation and takes the earliest start ``>= now`` at which it fits next to
+  everything else, the jobs not yet compressed still holding theirs. So a job is never
+  delayed by more than ``t_j`` and may move earlier than its old start (a negative
+  cost). This is conservative backfilling's compression, and it is why the paper can
+  say that every order "improves conservative": the order only decides who gets a hole
+  first, it cannot push a job behind the others.
+  ``compress="list"`` (the reading used before 2026-11, kept as a named option) places
+  the delayed jobs one by one into a profile that does not hold the others (list
+  scheduling): the jobs compressed first take the earliest holes and may push the later
+  ones far beyond ``te + t_j``, up to their slack. Under AST both readings gave the same
+  schedule on every month of the KTH year; under DU, DC and DP "list" is 4-42 % worse
+  than conservative (``python -m sim.experiments.talby_orders``).
+  In either reading a candidate in which some job would be delayed by more than its
+  slack is infeasible and dropped.
 - ``remove`` (``problem.new is None``) uses the paper's dummy timeless job: the same
   search with a job of length 0 that occupies nothing, so every slot only re-compresses
   the jobs scheduled from ``ts`` on; the slot after the last breakpoint leaves the
@@ -60,16 +74,19 @@ from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
     WaitingJob,
+    check,
+    current_schedule,
     job_cost,
     new_weight,
     price,
 )
 from sim.profile import Profile
-from sim.result import Result, Status
+from sim.result import Result, Status, build
 
 ORDERS = ("AST", "AAT", "DU", "DC", "DP")
 EXHAUSTIVE = "exhaustive"
 _REL_TIE = 1e-9
+_STOP_EVERY = 64  # candidates between two calls of ``insert``'s ``stop``
 
 
 def _order_key(name: str, problem: InsertionProblem) -> Callable[[WaitingJob], tuple]:
@@ -109,6 +126,8 @@ class Candidate:
         ``sim.problems.insertion.price`` of ``schedule``.
     moved : int
         Waiting jobs whose start changed.
+    stopped : bool
+        The search was stopped (``insert``'s ``stop``) before trying every candidate.
     """
 
     ts: int
@@ -116,17 +135,27 @@ class Candidate:
     schedule: InsertionSchedule
     price: float
     moved: int
+    stopped: bool = False
 
 
 DELAY_FROM = ("start", "overlap")
+COMPRESS = ("list", "hold")
+
+
+def _check_options(delay_from: str, compress: str) -> None:
+    if delay_from not in DELAY_FROM:
+        raise ValueError(f"delay_from must be one of {DELAY_FROM}, got {delay_from!r}")
+    if compress not in COMPRESS:
+        raise ValueError(f"compress must be one of {COMPRESS}, got {compress!r}")
 
 
 class _Search:
     """The slot search for one problem (shared by every order)."""
 
-    def __init__(self, problem: InsertionProblem, delay_from: str = "start") -> None:
-        if delay_from not in DELAY_FROM:
-            raise ValueError(f"delay_from must be one of {DELAY_FROM}, got {delay_from!r}")
+    def __init__(self, problem: InsertionProblem, delay_from: str = "start",
+                 compress: str = "hold") -> None:
+        _check_options(delay_from, compress)
+        self.hold = compress == "hold"
         self.pb = problem
         now = problem.now
         self.now = now
@@ -185,9 +214,16 @@ class _Search:
 
     def compress(
         self, prof: Profile, order: Sequence[WaitingJob], bound: float | None = None,
-        base_price: float = 0.0,
+        base_price: float = 0.0, ts: int | None = None,
     ) -> tuple[dict[int, int], float] | None:
         """Place ``order`` one by one at their earliest start into ``prof`` (modified).
+
+        With ``compress="list"`` the jobs not yet compressed are absent from ``prof``
+        (list scheduling); with ``compress="hold"`` every delayed job scheduled at or
+        after the slot ``ts`` first holds its delayed reservation ``te + t_j`` and
+        releases it only when its turn comes, so it never starts later than ``te + t_j``
+        (a job that starts before ``ts``, delayed only under ``delay_from="overlap"``,
+        holds nothing: its shifted reservation could overlap j).
 
         Returns ``(starts, partial cost)`` or None when a slack bound is violated or the
         lower bound exceeds ``bound`` (strictly).
@@ -196,7 +232,17 @@ class _Search:
         rest = sum(self.mincost[w.id] for w in order)
         total = base_price
         starts: dict[int, int] = {}
+        held: set[int] = set()
+        if self.hold:
+            if ts is None:
+                raise ValueError("compress='hold' needs the slot ts")
+            for w in order:
+                if w.te >= ts:
+                    prof.reserve(w.te + self.jt, w.t, (w.n,))
+                    held.add(w.id)
         for w in order:
+            if w.id in held:
+                prof.release(w.te + self.jt, w.t, (w.n,))
             st = prof.earliest_start(w.t, (w.n,), now)
             d = st - w.te
             if d > w.s:
@@ -230,15 +276,16 @@ def _orders_for(search: _Search, order: str, delayed: list[WaitingJob],
 
 
 def candidates(problem: InsertionProblem, order: str = "AST", *,
-               max_exhaustive: int = 8, delay_from: str = "start") -> Iterator[Candidate]:
+               max_exhaustive: int = 8, delay_from: str = "start",
+               compress: str = "hold") -> Iterator[Candidate]:
     """Every feasible candidate of the slot search for ``order``, without pruning.
 
     For checking and analysis; ``insert`` returns the best of these.
     """
-    search = _Search(problem, delay_from)
+    search = _Search(problem, delay_from, compress)
     for ts, prof, delayed in search.slot_states():
         for seq in _orders_for(search, order, delayed, max_exhaustive):
-            res = search.compress(prof.copy(), seq)
+            res = search.compress(prof.copy(), seq, ts=ts)
             if res is None:
                 continue
             sched = _make_schedule(search, ts, res[0])
@@ -248,7 +295,8 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
 
 
 def insert(problem: InsertionProblem, order: str = "AST", *,
-           max_exhaustive: int = 8, delay_from: str = "start") -> Candidate:
+           max_exhaustive: int = 8, delay_from: str = "start",
+           stop: Callable[[], bool] | None = None, compress: str = "hold") -> Candidate:
     """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
 
     Parameters
@@ -260,6 +308,14 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     delay_from : {"start", "overlap"}
         Which waiting jobs a slot ``ts`` delays: those scheduled to start at or after
         ``ts`` (default), or also those that start before ``ts`` but still run at ``ts``.
+    stop : callable, optional
+        Asked every few candidates; when it returns True the search ends with the best
+        candidate so far (or, if none yet, the current schedule), marked ``stopped``.
+    compress : {"list", "hold"}
+        How the delayed jobs are compressed in the chosen order (see the module
+        docstring): re-placed one by one into a profile without them ("list"), or
+        moved up one by one while the others still hold their delayed reservations
+        ("hold", the paper's "compress the schedule").
 
     Returns
     -------
@@ -268,9 +324,13 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     """
     if order != EXHAUSTIVE:
         _order_key(order, problem)  # validates the name
-    search = _Search(problem, delay_from)
+    search = _Search(problem, delay_from, compress)
     best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
+    tried = 0
+    stopped = False
     for ts, prof, delayed in search.slot_states():
+        if stopped:
+            break
         term = search.new_term(ts)
         if best is not None:
             lb = term + sum(search.mincost[w.id] for w in delayed)
@@ -278,7 +338,12 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
                 # the bound only grows with ts (j's term grows, fewer jobs can move)
                 break
         for seq in _orders_for(search, order, delayed, max_exhaustive):
-            res = search.compress(prof.copy(), seq, None if best is None else best[0], term)
+            tried += 1
+            if stop is not None and tried % _STOP_EVERY == 0 and stop():
+                stopped = True
+                break
+            res = search.compress(prof.copy(), seq, None if best is None else best[0], term,
+                                  ts)
             if res is None:
                 continue
             starts, total = res
@@ -288,12 +353,17 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
                 if c > 0 or (c == 0 and moved >= best[1]):
                     continue
             best = (total, moved, ts, tuple(w.id for w in seq), starts)
+    if best is None and stopped:  # stopped before any candidate: nobody moves
+        sched = current_schedule(problem)
+        return Candidate(ts=sched.new_start if sched.new_start is not None else search.now,
+                         order=(), schedule=sched, price=price(problem, sched), moved=0,
+                         stopped=True)
     if best is None:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={problem.now}")
     _, moved, ts, seq, starts = best
     sched = _make_schedule(search, ts, starts)
     return Candidate(ts=ts, order=seq, schedule=sched, price=price(problem, sched),
-                     moved=moved)
+                     moved=moved, stopped=stopped)
 
 
 class Inserter:
@@ -302,23 +372,23 @@ class Inserter:
     Parameters
     ----------
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
-    max_exhaustive, delay_from
+    max_exhaustive, delay_from, compress
         See ``insert``.
     """
 
     def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
-                 delay_from: str = "start") -> None:
+                 delay_from: str = "start", compress: str = "hold") -> None:
         if order not in ORDERS + (EXHAUSTIVE,):
             raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
-        if delay_from not in DELAY_FROM:
-            raise ValueError(f"delay_from must be one of {DELAY_FROM}, got {delay_from!r}")
+        _check_options(delay_from, compress)
         self.order = order
         self.max_exhaustive = int(max_exhaustive)
         self.delay_from = delay_from
+        self.compress = compress
 
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
         return insert(problem, self.order, max_exhaustive=self.max_exhaustive,
-                      delay_from=self.delay_from).schedule
+                      delay_from=self.delay_from, compress=self.compress).schedule
 
     def __repr__(self) -> str:
         return f"Inserter({self.order!r})"
@@ -336,6 +406,7 @@ def SlackPolicy(
     reset_slack: bool = True,
     max_exhaustive: int = 8,
     delay_from: str = "start",
+    compress: str = "hold",
     default_priority: float = 0.0,
     p_floor: float = 0.01,
     slack_floor: float = 1.0,
@@ -360,6 +431,8 @@ def SlackPolicy(
         Queue limit of the exhaustive order search.
     delay_from : {"start", "overlap"}
         Which waiting jobs a slot delays (see ``insert``).
+    compress : {"list", "hold"}
+        How the delayed jobs are compressed (see ``insert``).
 
     Returns
     -------
@@ -367,7 +440,8 @@ def SlackPolicy(
         Named ``"slack-<order>"``.
     """
     return SlackScheduler(
-        Inserter(order, max_exhaustive=max_exhaustive, delay_from=delay_from), sf=sf, awt=awt,
+        Inserter(order, max_exhaustive=max_exhaustive, delay_from=delay_from,
+                 compress=compress), sf=sf, awt=awt,
         alpha_u=alpha_u, alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
         default_priority=default_priority, p_floor=p_floor, slack_floor=slack_floor,
         record=record, check=check,
@@ -376,62 +450,90 @@ def SlackPolicy(
 
 # ---------------------------------------------------------------------- offline solvers
 def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
-          order: str = "AST", max_exhaustive: int = 8, delay_from: str = "start") -> Result:
+          order: str = "AST", max_exhaustive: int = 8, delay_from: str = "start",
+          compress: str = "hold") -> Result:
     """Solve one insertion problem with the compress-order heuristic ``order``.
 
     Parameters
     ----------
     problem : InsertionProblem
     time_limit : float, optional
-        Ignored (the search is not interruptible); accepted for the common interface.
+        Seconds; the search checks the clock every few candidates and, when the limit
+        is reached, returns its best candidate so far (or the current schedule), said
+        in ``Result.note``.
     seed : int
         Ignored (deterministic); recorded in the result.
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
     max_exhaustive : int
+        The exhaustive search refuses (ValueError) a slot with more delayed jobs than
+        this before enumerating its orders.
     delay_from : {"start", "overlap"}
+    compress : {"list", "hold"}
 
     Returns
     -------
     Result
-        Status FEASIBLE with the price recomputed by ``sim.problems.insertion.price`` and no
-        bound (even the exhaustive search covers compress orders only, not every start
-        time, so it proves nothing about the true optimum).
+        Status FEASIBLE with the price recomputed by ``sim.problems.insertion.price``, an
+        :class:`InsertionSchedule` as ``solution`` and no bound (even the exhaustive
+        search covers compress orders only, not every start time, so it proves nothing
+        about the true optimum).
     """
     t0 = _time.perf_counter()
-    cand = insert(problem, order, max_exhaustive=max_exhaustive, delay_from=delay_from)
-    runtime = _time.perf_counter() - t0
-    params: dict[str, Any] = {"order": order, "delay_from": delay_from}
+    if time_limit is not None and not 0 <= float(time_limit) < float("inf"):
+        raise ValueError(f"time_limit must be a finite number >= 0 seconds, got {time_limit!r}")
+    end = None if time_limit is None else t0 + float(time_limit)
+    stop = None if end is None else (lambda: _time.perf_counter() >= end)
+    cand = insert(problem, order, max_exhaustive=max_exhaustive, delay_from=delay_from,
+                  stop=stop, compress=compress)
+    params: dict[str, Any] = {"order": order, "delay_from": delay_from,
+                              "compress": compress, "time_limit": time_limit}
     if order == EXHAUSTIVE:
         params["max_exhaustive"] = max_exhaustive
-    return Result(solver=order, status=Status.FEASIBLE, objective=cand.price, bound=None,
-                  runtime=runtime, solution=cand.schedule.to_dict(), seed=seed, params=params)
+    note = "stopped by the time limit: best candidate so far" if cand.stopped else ""
+    return build(solver=order, status=Status.FEASIBLE, solution=cand.schedule,
+                 check=lambda s: check(problem, s), objective=lambda s: price(problem, s),
+                 bound=None, runtime=_time.perf_counter() - t0, seed=seed, params=params,
+                 note=note)
 
 
-def solve_ast(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_ast(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+              delay_from: str = "start", compress: str = "hold") -> Result:
     """``solve`` with the AST order."""
-    return solve(problem, order="AST", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="AST", delay_from=delay_from,
+                 compress=compress)
 
 
-def solve_aat(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_aat(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+              delay_from: str = "start", compress: str = "hold") -> Result:
     """``solve`` with the AAT order."""
-    return solve(problem, order="AAT", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="AAT", delay_from=delay_from,
+                 compress=compress)
 
 
-def solve_du(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_du(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+             delay_from: str = "start", compress: str = "hold") -> Result:
     """``solve`` with the DU order."""
-    return solve(problem, order="DU", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="DU", delay_from=delay_from,
+                 compress=compress)
 
 
-def solve_dc(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_dc(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+             delay_from: str = "start", compress: str = "hold") -> Result:
     """``solve`` with the DC order."""
-    return solve(problem, order="DC", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="DC", delay_from=delay_from,
+                 compress=compress)
 
 
-def solve_dp(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_dp(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+             delay_from: str = "start", compress: str = "hold") -> Result:
     """``solve`` with the DP order."""
-    return solve(problem, order="DP", **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order="DP", delay_from=delay_from,
+                 compress=compress)
 
 
-def solve_exhaustive(problem: InsertionProblem, **kw: Any) -> Result:
+def solve_exhaustive(problem: InsertionProblem, *, time_limit: float | None = None,
+                     seed: int = 0, max_exhaustive: int = 8,
+                     delay_from: str = "start", compress: str = "hold") -> Result:
     """``solve`` with the paper's exhaustive search over compress orders."""
-    return solve(problem, order=EXHAUSTIVE, **kw)
+    return solve(problem, time_limit=time_limit, seed=seed, order=EXHAUSTIVE,
+                 max_exhaustive=max_exhaustive, delay_from=delay_from, compress=compress)

@@ -2,7 +2,8 @@
 
 from instances.bundled import list_traces, load_trace, trace_path
 from instances.job import Job, Workload
-from instances.swf import CleaningReport, SwfError, read_swf, split_months, write_swf
+from instances.months import split_months
+from instances.swf import CleaningReport, SwfError, read_swf, write_swf
 from instances.synthetic import random_workload
 
 __all__ = [

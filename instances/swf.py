@@ -1,4 +1,6 @@
-"""Standard Workload Format (SWF) reader and writer, cleaning rules, and month split.
+"""Standard Workload Format (SWF) reader and writer, and cleaning rules.
+
+The month split of a workload lives with the workload code in :mod:`instances.months`.
 
 The SWF of the Parallel Workloads Archive (Feitelson, Tsafrir & Krakov, JPDC 74(10),
 2014) has one job per line, 18 whitespace-separated numeric fields, ``-1`` for unknown,
@@ -23,11 +25,13 @@ and header lines starting with ``;`` of the form ``; Key: value``. The fields ar
  14-18 executable, queue, partition, preceding job, think time: not read
 ====  ======================  =================================================
 
-Numbers: every field must parse as a finite number. The fields schedsearch uses (1, 2,
-4, 5, 8, 9, 12, 13) must be integral; ``"123.0"`` is accepted as 123 and ``"123.5"`` is
-an error. The other fields may hold any finite number (several logs store the average
-CPU time, field 6, as ``"142.00"``). Any violation raises :class:`SwfError` naming the
-file, the 1-based line and the field.
+Numbers: every field must parse as a finite number written in ASCII (``1_000`` and
+non-ASCII digits are errors, as is any other non-number). The fields schedsearch uses (1,
+2, 4, 5, 8, 9, 12, 13) must be integral and at most ``2**53`` in absolute value (so
+``1e300`` is an error); ``"123.0"`` is accepted as 123 and ``"123.5"`` is an error. The
+other fields may hold any finite number (several logs store the average CPU time, field
+6, as ``"142.00"``). Any violation raises :class:`SwfError` naming the file, the 1-based
+line and the field. A UTF-8 byte-order mark at the start of the file is ignored.
 
 Cleaning rules
 --------------
@@ -36,6 +40,8 @@ counts the jobs it touched in the :class:`CleaningReport` returned with the work
 (``Workload.cleaning``), with a few example job numbers. A dropped job is counted under
 the first drop rule that matches, in this order:
 
+``unknown_submit`` (drop)
+    Submit time (field 2) unknown (-1).
 ``no_processors`` (drop)
     Neither field 5 nor field 8 is positive.
 ``bad_runtime`` (drop)
@@ -66,11 +72,23 @@ Jobs that are kept may be changed or noted by these rules:
     some job listed before them.
 
 Errors, never cleaned: a wrong number of fields, a non-numeric or non-integral field, a
-negative submit time, a duplicate job number (all naming the file and line).
+submit time below -1, a duplicate job number (all naming the file and line).
 
-Machine size: the ``procs`` argument, else the header's ``MaxProcs``, else ``MaxNodes``
-(the leading integer, e.g. ``"338 (batch partition; 512 total)"``), else the largest job;
-the report says which (``machine_source``).
+Header
+------
+A header line is ``;`` then any whitespace then ``Key: value``: the archive's logs write
+keys left-aligned (``; MaxProcs: 128``) and right-aligned (``;        MaxProcs: 128``).
+A key indented by two or more spaces is read as a key only when it is one of the SWF
+definition's header keys (:data:`HEADER_KEYS`); any other indented text continues the
+previous entry (``;       http://...``). A repeated key becomes a list.
+
+Machine size: the ``procs`` argument (``procs="from-jobs"``: the widest job, said in the
+report), else the header's ``MaxProcs``, else ``MaxNodes``. The value must be a positive
+integer, optionally followed by a comment (``"70  (dual)"``, ``"338 (batch partition;
+512 total)"``); a repeated key must repeat the same value. An invalid value (``0``,
+``-1``, ``"1,024"``, two different values) or no such header at all is an error naming
+the file (and header line) that asks for ``procs``: the machine size is never guessed.
+The report says where the size came from (``machine_source``).
 """
 
 from __future__ import annotations
@@ -80,10 +98,8 @@ import io
 import math
 import os
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone, tzinfo
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -92,12 +108,11 @@ from instances.job import Job, Workload
 
 __all__ = [
     "FIELD_NAMES",
+    "HEADER_KEYS",
     "RULES",
     "CleaningReport",
     "SwfError",
-    "month_timezone",
     "read_swf",
-    "split_months",
     "write_swf",
 ]
 
@@ -118,6 +133,7 @@ _OTHER = itemgetter(*sorted(set(range(N_FIELDS)) - _INT_FIELDS))
 _isfinite = math.isfinite
 
 RULES: dict[str, str] = {
+    "unknown_submit": "dropped: unknown submit time (field 2 = -1)",
     "no_processors": "dropped: no processors (fields 5 and 8 both <= 0)",
     "bad_runtime": "dropped: negative or unknown run time (field 4)",
     "too_wide": "dropped: more processors than the machine",
@@ -129,14 +145,27 @@ RULES: dict[str, str] = {
     "zero_runtime": "kept unchanged: run time 0",
     "unsorted_submit": "sorted stably by submit time (listed after a later submit)",
 }
-_DROP_RULES = ("no_processors", "bad_runtime", "too_wide")
+_DROP_RULES = ("unknown_submit", "no_processors", "bad_runtime", "too_wide")
 _N_EXAMPLES = 5
 
 # Header keys that may repeat; their values are always lists of strings.
 _LIST_KEYS = frozenset({"Note", "Information", "Queue", "Partition", "Comment"})
-_KEY_RE = re.compile(r"^\s?([A-Za-z][A-Za-z0-9_]*)\s*:\s?(.*)$")
-_INT_RE = re.compile(r"^[+-]?\d+$")
-_LEAD_INT_RE = re.compile(r"^\s*(\d+)")
+#: Header keys of the SWF definition (version 2.2); recognised at any indentation.
+HEADER_KEYS = frozenset({
+    "Version", "Computer", "Installation", "Acknowledge", "Information", "Conversion",
+    "MaxJobs", "MaxRecords", "Preemption", "UnixStartTime", "TimeZone", "TimeZoneString",
+    "StartTime", "EndTime", "MaxNodes", "MaxProcs", "MaxRuntime", "MaxMemory",
+    "AllowOveruse", "MaxQueues", "Queues", "Queue", "MaxPartitions", "Partitions",
+    "Partition", "Note",
+})
+# "Key:" then whitespace or the end of the line (so "http://..." is not a key)
+_KEY_RE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9_]*)\s*:(?:\s+(.*))?$")
+_INT_RE = re.compile(r"^[+-]?[0-9]+$")
+# a count in the header: digits, optionally followed by whitespace and a comment
+_COUNT_RE = re.compile(r"^([+-]?[0-9]+)(?:\s+\S.*)?$")
+# largest magnitude of a used (integral) field: exact in a float64, no int64 overflow in sums
+MAX_INT = 2**53
+PROCS_FROM_JOBS = "from-jobs"
 
 WRITER_NOTE = "written by schedsearch (instances.swf.write_swf)"
 
@@ -163,7 +192,7 @@ class CleaningReport:
         Processors of the machine the workload was cleaned for.
     machine_source : str
         Where ``machine_procs`` came from: ``"procs argument"``, ``"MaxProcs header"``,
-        ``"MaxNodes header"`` or ``"largest job"``.
+        ``"MaxNodes header"`` or ``"largest job (procs='from-jobs')"``.
     counts : dict of str to int
         Jobs touched per rule (keys of :data:`RULES`; rules that touched nothing are 0).
     examples : dict of str to tuple of int
@@ -223,13 +252,15 @@ class CleaningReport:
 # ----------------------------------------------------------------------------- reading
 
 def _read_text(path: Path) -> str:
-    """File contents as text; gzip detected by its magic bytes."""
+    """File contents as text; gzip detected by its magic bytes; a UTF-8 BOM dropped."""
     data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise SwfError(f"{path}: corrupt gzip data: {exc}") from None
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -240,47 +271,79 @@ def _parse_slow(parts: list[str], where: str) -> list[int | float]:
     """Field-by-field parse of a job line that is not all plain integers."""
     values: list[int | float] = []
     for i, tok in enumerate(parts):
-        try:
-            values.append(int(tok))
-            continue
-        except ValueError:
-            pass
-        try:
-            f = float(tok)
-        except ValueError:
-            raise SwfError(
-                f"{where}: field {i + 1} ({FIELD_NAMES[i]}) is not a number: {tok!r}") from None
-        if not math.isfinite(f):
-            raise SwfError(f"{where}: field {i + 1} ({FIELD_NAMES[i]}) is not finite: {tok!r}")
-        if i in _INT_FIELDS:
-            if f != int(f):
-                raise SwfError(
-                    f"{where}: field {i + 1} ({FIELD_NAMES[i]}) must be an integer, got {tok!r}")
-            values.append(int(f))
-        else:
-            values.append(f)
+        name = f"{where}: field {i + 1} ({FIELD_NAMES[i]})"
+        # Python's int()/float() also take "1_000" and non-ASCII digits: not SWF numbers
+        if not tok.isascii() or "_" in tok:
+            raise SwfError(f"{name} is not a number: {_cut(tok)}")
+        v: int | float | None = _number(tok)
+        if v is None:
+            raise SwfError(f"{name} is not a number: {_cut(tok)}")
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise SwfError(f"{name} is not finite: {_cut(tok)}")
+            if i in _INT_FIELDS:
+                if not v.is_integer():
+                    raise SwfError(f"{name} must be an integer, got {_cut(tok)}")
+                if abs(v) > MAX_INT:
+                    raise SwfError(f"{name} is out of range (above 2**53 in absolute "
+                                   f"value): {_cut(tok)}")
+                v = int(v)
+        if isinstance(v, int) and abs(v) > MAX_INT:
+            if i in _INT_FIELDS:
+                raise SwfError(f"{name} is out of range (above 2**53 in absolute value): "
+                               f"{_cut(tok)}")
+            try:  # an unused field: any finite number
+                v = float(v)
+            except OverflowError:
+                raise SwfError(f"{name} is not finite: {_cut(tok)}") from None
+        values.append(v)
     return values
 
 
-def _parse_header(lines: list[str]) -> dict[str, Any]:
+def _number(tok: str) -> int | float | None:
+    """``int(tok)``, else ``float(tok)``, else None."""
+    try:
+        return int(tok)
+    except ValueError:
+        pass
+    try:
+        return float(tok)
+    except ValueError:
+        return None
+
+
+def _cut(tok: str, limit: int = 40) -> str:
+    """``repr`` of a token, cut to ``limit`` characters (an error never echoes megabytes)."""
+    text = repr(tok)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _parse_header(lines: list[tuple[int, str]]) -> tuple[dict[str, Any], dict[str, list[int]]]:
     """Parse ``;`` header lines into a dict (ints where the value is an integer).
 
-    ``; Key: value`` starts an entry; a comment line indented by two or more spaces
-    (or without a ``Key:``) continues the previous entry, joined with a newline. Keys in
-    ``Note``, ``Information``, ``Queue``, ``Partition`` are lists; another key that
+    ``;`` then any whitespace then ``Key: value`` starts an entry when the key is
+    indented by at most one space or is one of :data:`HEADER_KEYS` (right-aligned
+    layouts); any other line continues the previous entry, joined with a newline (unless
+    that entry is a bare integer, which a comment never extends: then the text goes to
+    ``Comment``). Keys
+    in ``Note``, ``Information``, ``Queue``, ``Partition`` are lists; another key that
     repeats becomes a list too. Text without any key goes to ``Comment``.
+
+    Returns the header and, per key, the 1-based lines it was given on.
     """
     header: dict[str, Any] = {}
+    where: dict[str, list[int]] = {}
     last: str | None = None
-    for raw in lines:
+    for lineno, raw in lines:
         body = raw.lstrip()[1:]  # drop the ';'
         text = body.strip()
         if not text:
             last = None
             continue
         m = _KEY_RE.match(body)
-        if m is not None and not body.startswith("  "):
-            key, value = m.group(1), m.group(2).strip()
+        if m is not None and (len(m.group(1)) <= 1 or m.group(2) in HEADER_KEYS):
+            key, value = m.group(2), (m.group(3) or "").strip()
+            where.setdefault(key, []).append(lineno)
             if key in _LIST_KEYS:
                 header.setdefault(key, []).append(value)
             elif key in header:
@@ -289,7 +352,8 @@ def _parse_header(lines: list[str]) -> dict[str, Any]:
             else:
                 header[key] = value
             last = key
-        elif last is not None:
+        elif last is not None and not (isinstance(header[last], str)
+                                       and _INT_RE.match(header[last])):
             old = header[last]
             if isinstance(old, list):
                 old[-1] = f"{old[-1]}\n{text}" if old[-1] else text
@@ -299,20 +363,54 @@ def _parse_header(lines: list[str]) -> dict[str, Any]:
             header.setdefault("Comment", []).append(text)
             last = "Comment"
     for key, value in header.items():
-        if isinstance(value, str) and _INT_RE.match(value):
+        if isinstance(value, str) and _INT_RE.match(value) and value.isascii():
             header[key] = int(value)
-    return header
+    return header, where
 
 
-def _header_int(value: Any) -> int | None:
-    """Leading positive integer of a header value (``"338 (batch partition)"`` -> 338)."""
+def _header_count(value: Any) -> int | None:
+    """A positive count from a header value (``"338 (batch partition)"`` -> 338), or None.
+
+    A repeated key (a list) must repeat the same count."""
+    if isinstance(value, list):
+        counts = {_header_count(v) for v in value}
+        return counts.pop() if len(counts) == 1 else None
+    if isinstance(value, bool):
+        return None
     if isinstance(value, int):
-        return value if value > 0 else None
-    if isinstance(value, str):
-        m = _LEAD_INT_RE.match(value)
-        if m and int(m.group(1)) > 0:
+        return value if 0 < value <= MAX_INT else None
+    if isinstance(value, str) and value.isascii():
+        m = _COUNT_RE.match(value.strip())
+        if m and 0 < int(m.group(1)) <= MAX_INT:
             return int(m.group(1))
     return None
+
+
+def _machine_size(path: Path, header: dict[str, Any], lines: dict[str, list[int]],
+                  records: list[tuple[int, ...]], procs: int | str | None) -> tuple[int, str]:
+    """Machine size and where it came from (see the module docstring)."""
+    if isinstance(procs, int):
+        return procs, "procs argument"
+    widest = max((p5 if p5 > 0 else p8 for _, _, _, _, p5, p8, *_ in records), default=0)
+    if procs == PROCS_FROM_JOBS:
+        if widest < 1:
+            raise SwfError(f"{path}: procs='from-jobs' but no job has processors; "
+                           "give the machine size (--procs N)")
+        return widest, "largest job (procs='from-jobs')"
+    for key in ("MaxProcs", "MaxNodes"):
+        if key in header:
+            n = _header_count(header[key])
+            if n is None:
+                at = ",".join(str(i) for i in lines.get(key, []))
+                raise SwfError(
+                    f"{path}:{at}: header {key} is not a positive processor count "
+                    f"({_cut(str(header[key]))}); give the machine size with --procs N "
+                    "(procs=N)")
+            return n, f"{key} header"
+    hint = f" ({widest} processors)" if widest > 0 else ""
+    raise SwfError(f"{path}: no machine size in the header (no MaxProcs or MaxNodes); give "
+                   f"it with --procs N (procs=N), or --procs from-jobs to take the widest "
+                   f"job{hint}")
 
 
 def _default_name(path: Path) -> str:
@@ -326,7 +424,7 @@ def _default_name(path: Path) -> str:
 def read_swf(
     path: str | os.PathLike[str],
     *,
-    procs: int | None = None,
+    procs: int | str | None = None,
     perfect_estimates: bool = False,
     missing_request: str = "actual",
     too_wide: str = "drop",
@@ -338,9 +436,10 @@ def read_swf(
     ----------
     path : str or path-like
         The SWF file; gzip is detected by its magic bytes, not the suffix.
-    procs : int, optional
+    procs : int or "from-jobs", optional
         Machine size in processors, overriding the header (the slack-backfilling paper
-        simulates KTH with 128 where the header says 100).
+        simulates KTH with 128 where the header says 100); ``"from-jobs"`` takes the
+        widest job. Required when the header has no valid ``MaxProcs``/``MaxNodes``.
     perfect_estimates : bool
         Set every requested time to ``max(runtime, 1)`` seconds.
     missing_request : {"actual", "error"}
@@ -365,9 +464,9 @@ def read_swf(
     ValueError
         Bad options.
     """
-    if procs is not None and (isinstance(procs, bool) or not isinstance(procs, int)
-                              or procs < 1):
-        raise ValueError(f"procs must be a positive integer, got {procs!r}")
+    if procs is not None and procs != PROCS_FROM_JOBS and (
+            isinstance(procs, bool) or not isinstance(procs, int) or not 1 <= procs <= MAX_INT):
+        raise ValueError(f"procs must be a positive integer or 'from-jobs', got {procs!r}")
     if missing_request not in ("actual", "error"):
         raise ValueError(f"missing_request must be 'actual' or 'error', got {missing_request!r}")
     if too_wide not in ("drop", "clip", "error"):
@@ -380,14 +479,14 @@ def read_swf(
 
     # Pass 1: parse every line. Records are
     # (lineno, id, submit, runtime, procs5, procs8, requested, user, group).
-    header_lines: list[str] = []
+    header_lines: list[tuple[int, str]] = []
     records: list[tuple[int, ...]] = []
     for lineno, line in enumerate(lines, 1):
         parts = line.split()
         if not parts:
             continue
         if parts[0][0] == ";":
-            header_lines.append(line)
+            header_lines.append((lineno, line))
             continue
         if len(parts) != N_FIELDS:
             raise SwfError(f"{path}:{lineno}: expected {N_FIELDS} fields, found {len(parts)}")
@@ -395,37 +494,30 @@ def read_swf(
         # Anything else (e.g. "123.0" in a used field, or an error) takes the slow path,
         # which accepts integral floats and names the offending field.
         try:
+            if not line.isascii() or "_" in line:
+                raise ValueError
             used = tuple(map(int, _USED(parts)))
+            if max(used) > MAX_INT or min(used) < -MAX_INT:
+                raise ValueError
             if not all(map(_isfinite, map(float, _OTHER(parts)))):
                 raise ValueError
-        except ValueError:
+        except (ValueError, OverflowError):
             used = _USED(_parse_slow(parts, f"{path}:{lineno}"))
-        if used[1] < 0:
+        if used[1] < -1:
             raise SwfError(f"{path}:{lineno}: field 2 (submit time) is negative: {used[1]}")
         records.append((lineno, *used))
-    if len({r[1] for r in records}) != len(records):
+    # duplicate job numbers among the jobs that can be kept (unknown submit: dropped)
+    known = [r for r in records if r[2] >= 0]
+    if len({r[1] for r in known}) != len(known):
         first_line: dict[int, int] = {}
-        for lineno, jid, *_ in records:
+        for lineno, jid, *_ in known:
             if jid in first_line:
                 raise SwfError(f"{path}:{lineno}: duplicate job number {jid} "
                                f"(first on line {first_line[jid]})")
             first_line[jid] = lineno
 
-    header = _parse_header(header_lines)
-
-    # Machine size.
-    if procs is not None:
-        machine, source = procs, "procs argument"
-    elif _header_int(header.get("MaxProcs")) is not None:
-        machine, source = _header_int(header["MaxProcs"]), "MaxProcs header"
-    elif _header_int(header.get("MaxNodes")) is not None:
-        machine, source = _header_int(header["MaxNodes"]), "MaxNodes header"
-    else:
-        widest = max((p5 if p5 > 0 else p8 for _, _, _, _, p5, p8, *_ in records), default=0)
-        if widest < 1:
-            raise SwfError(f"{path}: no machine size: no MaxProcs/MaxNodes header and no job "
-                           "with processors; pass procs=")
-        machine, source = widest, "largest job"
+    header, header_at = _parse_header(header_lines)
+    machine, source = _machine_size(path, header, header_at, records, procs)
 
     # Pass 2: cleaning rules.
     counts = dict.fromkeys(RULES, 0)
@@ -439,6 +531,9 @@ def read_swf(
 
     jobs: list[Job] = []
     for lineno, jid, submit, run, p5, p8, req, user, group in records:
+        if submit < 0:
+            note("unknown_submit", jid)
+            continue
         if p5 > 0:
             p = p5
         elif p8 > 0:
@@ -619,77 +714,3 @@ def write_swf(
             gz.write(data)
         data = buf.getvalue()
     path.write_bytes(data)
-
-
-# ----------------------------------------------------------------------------- months
-
-def month_timezone(header: dict[str, Any]) -> tzinfo:
-    """The log's own time zone from its header.
-
-    ``zoneinfo.ZoneInfo(TimeZoneString)`` (daylight saving time included) when the
-    header has a ``TimeZoneString`` (a ValueError when zoneinfo does not know it,
-    rather than a fixed offset that would move jobs across months; the ``tzdata``
-    dependency provides the zones where the system has none); else the fixed offset
-    ``TimeZone`` (seconds to add to UTC); else UTC.
-    """
-    name = header.get("TimeZoneString")
-    if isinstance(name, str) and name:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-        try:
-            return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):  # a fixed offset would move jobs
-            raise ValueError(f"time zone {name!r} of the log header is unknown to zoneinfo "
-                             "(install the tzdata package)") from None
-    offset = header.get("TimeZone")
-    if isinstance(offset, int):
-        return timezone(timedelta(seconds=offset))
-    return timezone.utc
-
-
-def split_months(workload: Workload) -> list[tuple[str, Workload]]:
-    """Split a workload into calendar months of the log's own time zone.
-
-    The month of a job is that of its submit time ``UnixStartTime + submit`` in
-    :func:`month_timezone` (``TimeZoneString`` via zoneinfo when present, else the fixed
-    ``TimeZone`` offset, else UTC). Each month is a Workload with the same capacity and
-    header, the jobs of that month with their absolute submit times (not rebased), the
-    name ``"<name> <YYYY-MM>"`` and no cleaning report (the whole file's report stays on
-    the input workload). Months without jobs are left out. Simulating each month from an
-    empty machine follows Talby & Feitelson (KTH: Sept 1996 ... Aug 1997).
-
-    Returns
-    -------
-    list of (str, Workload)
-        ``("1996-09", workload)`` pairs in calendar order; the sizes sum to
-        ``len(workload)``.
-
-    Raises
-    ------
-    ValueError
-        When the header has no integer ``UnixStartTime``.
-    """
-    t0 = workload.header.get("UnixStartTime")
-    if isinstance(t0, bool) or not isinstance(t0, int):
-        raise ValueError(f"split_months: workload {workload.name!r} has no integer "
-                         f"UnixStartTime in its header (got {t0!r})")
-    if not workload.jobs:
-        return []
-    tz = month_timezone(workload.header)
-    first = datetime.fromtimestamp(t0 + workload.jobs[0].submit, tz)
-    last = datetime.fromtimestamp(t0 + workload.jobs[-1].submit, tz)
-    # Month starts (local midnight on the 1st) as submit times relative to t0.
-    labels: list[str] = []
-    bounds: list[int] = []
-    y, m = first.year, first.month
-    while (y, m) <= (last.year, last.month):
-        labels.append(f"{y:04d}-{m:02d}")
-        bounds.append(int(datetime(y, m, 1, tzinfo=tz).timestamp()) - t0)
-        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-    groups: list[list[Job]] = [[] for _ in labels]
-    for j in workload.jobs:
-        groups[bisect_right(bounds, j.submit) - 1].append(j)
-    return [
-        (label, Workload(tuple(g), workload.capacity, f"{workload.name} {label}".strip(),
-                         dict(workload.header), None))
-        for label, g in zip(labels, groups, strict=True) if g
-    ]

@@ -28,20 +28,46 @@ Solvers (each ``solve(problem, *, time_limit=None, seed=0, **params) -> Result``
   growth strings, at most ``S`` blocks when ``S`` is fixed), for tiny cases and as a
   cross-check. :func:`count_partitions` tells how many there are.
 
-All report the objective recomputed by ``GroupingProblem.objective``.
+All report the objective recomputed by ``GroupingProblem.objective`` through the one
+result builder ``sim.result.build`` (a bound on the wrong side of the solution is dropped,
+OPTIMAL needs its bound to meet the objective).
+
+Limits (issue 14): every solver checks ``time_limit`` (seconds) during the group
+enumeration, the costing (in chunks), the model building and the search, and returns its
+best solution when stopped (FEASIBLE, or UNKNOWN without one; a stopped solver never
+claims OPTIMAL). A problem with more than :data:`MAX_GROUPS` feasible groups is refused
+up front with a one-line ``ValueError`` (its table and model would not fit in memory); the
+count stops as soon as it passes the cap, so the refusal is immediate.
 """
 
 from __future__ import annotations
 
-import itertools
 import time
-import warnings
 from typing import Any
 
 import numpy as np
 
+from models.cbc import command as cbc_command
 from sim.problems.grouping import GroupingProblem
-from sim.result import Result, Status
+from sim.result import Result, Status, build
+
+MAX_GROUPS = 100_000
+"""Most feasible groups an exact model takes (its table and model stay well under 1 GB)."""
+_CHUNK = 2048  # groups costed per call between two checks of the time limit
+
+
+class _Deadline:
+    """Wall-clock deadline ``t0 + time_limit`` (seconds); never passed when no limit."""
+
+    def __init__(self, t0: float, time_limit: float | None) -> None:
+        self.t0 = t0
+        self.end = None if time_limit is None else t0 + float(time_limit)
+
+    def passed(self) -> bool:
+        return self.end is not None and time.perf_counter() >= self.end
+
+    def left(self) -> float | None:
+        return None if self.end is None else max(0.0, self.end - time.perf_counter())
 
 __all__ = [
     "enumerate_groups",
@@ -53,29 +79,76 @@ __all__ = [
 ]
 
 
-def enumerate_groups(problem: GroupingProblem) -> np.ndarray:
-    """All non-empty job sets within ``P`` processors, as a bool matrix (G, J).
-
-    Rows are in order of size, then lexicographic job order.
-    """
-    Q = problem.demand
+def _group_rows(problem: GroupingProblem, limit: int | None,
+                deadline: _Deadline | None = None) -> list[tuple[int, ...]] | None:
+    """Feasible groups as sorted index tuples, by depth-first search over the jobs in order
+    of demand (every prefix of a feasible group is feasible, and the children of a group
+    stop at the first job that does not fit, so the work is linear in the groups found).
+    None when the deadline passed; ValueError as soon as there are more than ``limit``."""
+    Q = problem.demand.tolist()
     P = problem.processors
     J = len(Q)
-    rows = []
-    for size in range(1, min(J, P) + 1):
-        for combo in itertools.combinations(range(J), size):
-            if Q[list(combo)].sum() <= P:
-                rows.append(combo)
+    order = sorted(range(J), key=lambda i: (Q[i], i))
+    q = [Q[i] for i in order]
+    found: list[tuple[int, ...]] = []
+    stack: list[tuple[tuple[int, ...], int, int]] = [((), 0, 0)]  # (group, next pos, used)
+    steps = 0
+    while stack:
+        steps += 1
+        group, nxt, used = stack.pop()
+        for x in range(nxt, J):
+            if used + q[x] > P:
+                break
+            g = (*group, x)
+            found.append(g)
+            stack.append((g, x + 1, used + q[x]))
+        if limit is not None and len(found) > limit:
+            raise ValueError(
+                f"grouping problem{' ' + repr(problem.name) if problem.name else ''}: "
+                f"more than {limit} "
+                f"feasible groups of its {J} jobs; the exact models cannot hold them in "
+                "memory: use a heuristic (greedy, footprint, knee)")
+        if deadline is not None and steps % 256 == 0 and deadline.passed():
+            return None
+    rows = [tuple(sorted(order[x] for x in g)) for g in found]
+    rows.sort(key=lambda r: (len(r), r))
+    return rows
+
+
+def enumerate_groups(problem: GroupingProblem, *, limit: int | None = MAX_GROUPS) -> np.ndarray:
+    """All non-empty job sets within ``P`` processors, as a bool matrix (G, J).
+
+    Rows are in order of size, then lexicographic job order. ValueError when there are
+    more than ``limit`` (None: no cap).
+    """
+    rows = _group_rows(problem, limit)
+    assert rows is not None
+    return _members(rows, len(problem.jobs))
+
+
+def _members(rows: list[tuple[int, ...]], J: int) -> np.ndarray:
     out = np.zeros((len(rows), J), dtype=bool)
     for g, combo in enumerate(rows):
         out[g, list(combo)] = True
     return out
 
 
-def group_table(problem: GroupingProblem) -> tuple[np.ndarray, np.ndarray]:
-    """``(members, cost)``: every feasible group and its eq. 4 slice cost."""
-    members = enumerate_groups(problem)
-    _, cost = problem.group_costs(members)
+def group_table(problem: GroupingProblem, *, limit: int | None = MAX_GROUPS,
+                deadline: _Deadline | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(members, cost)``: every feasible group and its eq. 4 slice cost.
+
+    ValueError (up front) with more than ``limit`` groups; None when ``deadline`` passed
+    before the table was complete.
+    """
+    rows = _group_rows(problem, limit, deadline)
+    if rows is None:
+        return None
+    members = _members(rows, len(problem.jobs))
+    cost = np.empty(len(rows))
+    for a in range(0, len(rows), _CHUNK):
+        if deadline is not None and deadline.passed():
+            return None
+        cost[a:a + _CHUNK] = problem.group_costs(members[a:a + _CHUNK])[1]
     return members, cost
 
 
@@ -95,11 +168,14 @@ def _solution(problem: GroupingProblem, members: np.ndarray, chosen: list[int]) 
 
 
 def _finish(name: str, problem: GroupingProblem, status: Status, sol: list[list[str]] | None,
-            bound: float | None, t0: float, seed: int, params: dict[str, Any]) -> Result:
-    obj = problem.objective(sol) if sol is not None else None
-    if status is Status.OPTIMAL:
-        bound = obj
-    return Result(name, status, obj, bound, time.perf_counter() - t0, sol, seed, params)
+            bound: float | None, t0: float, seed: int, params: dict[str, Any],
+            note: str = "") -> Result:
+    return build(solver=name, status=status, solution=sol, check=problem.check,
+                 objective=problem.objective, bound=bound, runtime=time.perf_counter() - t0,
+                 seed=seed, params=params, note=note)
+
+
+_STOPPED = "stopped by the time limit before the group table was complete"
 
 
 def _cover(members: np.ndarray) -> list[np.ndarray]:
@@ -109,10 +185,15 @@ def _cover(members: np.ndarray) -> list[np.ndarray]:
 def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
               **params: Any) -> Result:
     """Set partitioning ILP with PuLP/CBC. See the module docstring for the statuses."""
+    t0 = time.perf_counter()
+    deadline = _Deadline(t0, time_limit)
+    table = group_table(problem, deadline=deadline)  # refuses a too large problem first
+    if table is None:
+        return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       _STOPPED)
     import pulp
 
-    t0 = time.perf_counter()
-    members, cost = group_table(problem)
+    members, cost = table
     coef, const = _coefficients(problem, cost)
     # CBC's absolute tolerances (about 1e-6) decide near-ties: scale the costs so that the
     # largest is 1e6 and those tolerances are 1e-12 of it.
@@ -130,24 +211,33 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
             prob += pulp.lpSum(y) <= problem.slices, "slices"
         return prob, y
 
-    def cbc(limit: int | None = None) -> Any:
-        with warnings.catch_warnings():  # PuLP 3.x announces the PuLP 4 API; keep quiet
-            warnings.simplefilter("ignore", DeprecationWarning)
-            return pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=1)
+    def cbc(limit: float | None = None) -> Any:
+        return cbc_command(time_limit=limit)  # COIN_CMD with PuLP's bundled CBC
 
+    t_build = time.perf_counter()
     prob, y = build(pulp.LpBinary)
-    limit = None if time_limit is None else max(1, int(np.ceil(time_limit)))
-    prob.solve(cbc(limit))
+    # CBC's time limit does not count PuLP writing the model and CBC reading it: about
+    # three times the build time (measured); keep that much of the limit for them
+    overhead = 3.0 * (time.perf_counter() - t_build) + 0.2
+    left = deadline.left()
+    if left is not None and left <= overhead:
+        return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       f"stopped by the time limit: too little time left for CBC to load "
+                       f"the model (about {overhead:.1f} s)")
+    prob.solve(cbc(None if left is None else max(0.1, left - overhead)))
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return _finish("exact-ilp", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     chosen = [g for g, v in enumerate(y) if v.varValue is not None and v.varValue > 0.5]
     if prob.sol_status == pulp.LpSolutionOptimal:
         return _finish("exact-ilp", problem, Status.OPTIMAL,
                        _solution(problem, members, chosen), None, t0, seed, params)
-    lp, _ = build(pulp.LpContinuous)
-    lp.solve(cbc())
-    bound = (float(pulp.value(lp.objective)) / scale + const
-             if lp.status == pulp.LpStatusOptimal else None)
+    bound = None
+    left = deadline.left()
+    if left is None or left > 2 * overhead:  # the LP relaxation's optimum: a lower bound
+        lp, _ = build(pulp.LpContinuous)
+        lp.solve(cbc(None if left is None else max(0.1, left - overhead)))
+        if lp.status == pulp.LpStatusOptimal and lp.sol_status == pulp.LpSolutionOptimal:
+            bound = float(pulp.value(lp.objective)) / scale + const
     if prob.sol_status == pulp.LpSolutionIntegerFeasible and chosen:
         sol = _solution(problem, members, chosen)
         if problem.is_feasible(sol):
@@ -158,10 +248,15 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
 def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
                 **params: Any) -> Result:
     """Set partitioning with CP-SAT (one worker, ``random_seed = seed``)."""
+    t0 = time.perf_counter()
+    deadline = _Deadline(t0, time_limit)
+    table = group_table(problem, deadline=deadline)  # refuses a too large problem first
+    if table is None:
+        return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       _STOPPED)
     from ortools.sat.python import cp_model
 
-    t0 = time.perf_counter()
-    members, cost = group_table(problem)
+    members, cost = table
     coef, const = _coefficients(problem, cost)
     top = float(np.max(np.abs(coef))) if coef.size else 0.0
     scale = 1e9 / top if top > 0 else 1.0
@@ -173,11 +268,14 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, se
     if problem.slices is not None:
         model.add(sum(y) <= problem.slices)
     model.minimize(sum(int(c) * v for c, v in zip(icoef, y, strict=True)))
+    if deadline.passed():
+        return _finish("exact-cpsat", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       "stopped by the time limit while building the model")
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    solver.parameters.random_seed = int(seed)
+    solver.parameters.random_seed = int(seed) % 2**31  # CP-SAT takes a 32-bit seed
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+        solver.parameters.max_time_in_seconds = max(0.01, deadline.left() or 0.0)
     st = solver.solve(model)
     if st == cp_model.INFEASIBLE:
         return _finish("exact-cpsat", problem, Status.INFEASIBLE, None, None, t0, seed, params)
@@ -189,6 +287,9 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, se
     # bound on the rounded objective, widened by the rounding of at most J groups
     slack = 0.5 * len(problem.jobs)
     bound = (solver.best_objective_bound - slack) / scale + const
+    if status is Status.OPTIMAL and \
+            problem.objective(sol) - bound <= 1e-6 * max(1.0, abs(bound)):
+        bound = None  # optimal within the rounding: the builder sets bound = objective
     return _finish("exact-cpsat", problem, status, sol, bound, t0, seed, params)
 
 
@@ -198,8 +299,11 @@ def count_partitions(problem: GroupingProblem) -> int:
     Dynamic programme over job subsets (``2^J`` states): the group holding the lowest
     remaining job, times the partitions of the rest.
     """
+    J = len(problem.jobs)
+    if J > 24:
+        raise ValueError(f"count_partitions: {J} jobs; the dynamic programme over 2^J job "
+                         "subsets is for at most 24")
     members = enumerate_groups(problem)
-    J = members.shape[1]
     bits = members.astype(np.int64) @ (1 << np.arange(J, dtype=np.int64))
     low = np.argmax(members, axis=1)
     by_low: list[list[int]] = [[] for _ in range(J)]
@@ -217,26 +321,34 @@ def solve_exhaustive(problem: GroupingProblem, *, time_limit: float | None = Non
                      seed: int = 0, **params: Any) -> Result:
     """Enumerate every partition into feasible groups; OPTIMAL when it finishes."""
     t0 = time.perf_counter()
-    members, cost = group_table(problem)
+    deadline = _Deadline(t0, time_limit)
+    table = group_table(problem, deadline=deadline)
+    if table is None:
+        return _finish("exhaustive", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       _STOPPED)
+    members, cost = table
     coef, const = _coefficients(problem, cost)
     J = members.shape[1]
-    bits = (members.astype(np.int64) @ (1 << np.arange(J, dtype=np.int64))).tolist()
+    # Python ints as bit sets (no int64 overflow beyond 63 jobs)
+    bits = [sum(1 << int(j) for j in np.flatnonzero(row)) for row in members]
     table = dict(zip(bits, coef.tolist(), strict=True))
     Q = problem.demand.tolist()
     P = problem.processors
     S = problem.slices
     best: list[Any] = [np.inf, None]
     count = [0]
+    nodes = [0]
     stopped = [False]
 
     def rec(j: int, blocks: list[int], used: list[int]) -> None:
         if stopped[0]:
             return
+        nodes[0] += 1
+        if nodes[0] % 4096 == 0 and deadline.passed():
+            stopped[0] = True
+            return
         if j == J:
             count[0] += 1
-            if time_limit is not None and count[0] % 4096 == 0 and \
-                    time.perf_counter() - t0 > time_limit:
-                stopped[0] = True
             val = sum(table[b] for b in blocks)
             if val < best[0]:
                 best[0], best[1] = val, list(blocks)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -96,11 +97,98 @@ def _dump(obj: Any) -> str:
     return json.dumps(_clean(obj), default=_json_default, indent=2)
 
 
+# ------------------------------------------------------------ argument checks (issue 14)
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line (``schedsearch: error: ...``), exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _procs(text: str) -> int | str:
+    """``--procs``: a positive integer or ``from-jobs``."""
+    if text == "from-jobs":
+        return text
+    if text.isascii() and text.strip().isdigit() and 0 < int(text) <= 2**53:
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"must be a positive integer or 'from-jobs', got {_short(text)}")
+
+
+def _seconds(text: str) -> float:
+    """``--time-limit``: a finite number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not text.isascii() or not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds >= 0, got {_short(text)}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """``--seed``: an integer in ``[0, 2**63 - 1]`` (64-bit)."""
+    t = text.strip()
+    if t.isascii() and t.isdigit() and len(t) <= 19 and int(t) < 2**63:
+        return int(t)
+    raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63 - 1], got {_short(text)}")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    r = repr(text)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _read_json(path: str) -> Any:
+    """A JSON file as Python data; every failure a ValueError naming the file."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ValueError(f"{path}: invalid JSON: {_short(str(exc), 120)}") from None
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """``--out`` must not be the input trace, nor in a missing directory."""
+    out = getattr(args, "out", None)
+    if out is None:
+        return
+    from pathlib import Path
+
+    src = Path(args.trace)
+    if not src.exists():
+        from instances.bundled import trace_path
+
+        try:
+            src = trace_path(str(args.trace))
+        except (ValueError, OSError):
+            return  # loading the trace reports it
+    dst = Path(out)
+    if dst.exists() and (dst.is_dir() or os.path.samefile(dst, src)):
+        what = "a directory" if dst.is_dir() else f"the input trace {args.trace}"
+        raise ValueError(f"--out {out}: refusing to overwrite {what}")
+    if not dst.parent.is_dir():
+        raise ValueError(f"--out {out}: directory {dst.parent} does not exist")
+
+
 def _add_trace_options(p: argparse.ArgumentParser) -> None:
     from heuristics.slack import EXHAUSTIVE, ORDERS
 
     p.add_argument("trace", help="SWF file (plain or gzip) or bundled trace name, e.g. KTH-SP2")
-    p.add_argument("--procs", type=int, help="machine size in processors (overrides MaxProcs)")
+    p.add_argument("--procs", type=_procs, metavar="N|from-jobs",
+                   help="machine size in processors (overrides MaxProcs); required when the "
+                        "log has no MaxProcs/MaxNodes header; 'from-jobs' takes the widest job")
     p.add_argument("--wide", choices=("error", "drop", "clip"), default="error",
                    help="a job wider than the machine: stop with an error, drop it, or clip "
                         "it to the machine size (counted in the cleaning report)")
@@ -123,7 +211,7 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--awt", type=float, help="average wait time AWT [s] (= --set awt=...)")
     for a in ("u", "t", "p", "f"):
         g.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
-    g.add_argument("--time-limit", type=float,
+    g.add_argument("--time-limit", type=_seconds,
                    help="seconds per CP-SAT call of the slack-optimal policy")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
@@ -172,10 +260,14 @@ def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
 def _workload(args: argparse.Namespace):
     from sim.batch.runner import load_workload
 
+    _check_out(args)
     w = load_workload(args.trace, procs=args.procs, perfect_estimates=args.perfect_estimates,
                       priorities=args.priorities, wide=args.wide)
     if not args.quiet and not args.json and w.cleaning is not None:
         print(w.cleaning.summary(), file=sys.stderr)
+    elif args.procs == "from-jobs" and w.cleaning is not None:  # always say what was chosen
+        print(f"{w.cleaning.source}: machine size {w.procs} processors, the widest job "
+              "(--procs from-jobs)", file=sys.stderr)
     return w
 
 
@@ -239,14 +331,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    try:
-        with open(args.problem, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{args.problem}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    data = _read_json(args.problem)
     family, problem = registry.load_problem(data, source=args.problem)
     solve = registry.solver(family, args.solver)
-    result = solve(problem, time_limit=args.time_limit, seed=args.seed)
+    try:
+        result = solve(problem, time_limit=args.time_limit, seed=args.seed)
+    except ValueError as exc:  # a refusal (e.g. too large for the model): name the file
+        raise ValueError(f"{args.problem}: {exc}") from None
     d = result.to_dict()
     d["problem"] = family
     if args.json:
@@ -254,7 +345,43 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         for k in ("problem", "solver", "status", "objective", "bound", "gap", "runtime"):
             print(f"{k:>10}: {d[k]}")
+        if d.get("note"):
+            print(f"{'note':>10}: {d['note']}")
         print(f"{'solution':>10}: {json.dumps(_clean(d['solution']), default=_json_default)}")
+    return 0
+
+
+def cmd_csm(args: argparse.Namespace) -> int:
+    """One CSM experiment point (time-sharing cluster) for one or more policies."""
+    from heuristics.coscheduling import by_name
+    from sim.timeshare.csm import run_point
+    from sim.timeshare.workload import CSMConfig
+
+    cfg = CSMConfig(n_nodes=args.nodes, mem_pages=args.mem_pages, mem_load=args.mem_load,
+                    pdt=args.pdt, n_jobs=args.jobs, mfreq_ms=args.mfreq,
+                    class_mix=args.class_mix, tc_scale=args.scale, mem_scale=args.scale,
+                    pgfault_formula=args.pgfault,
+                    large_sizes=tuple(s for s in (8, 16, 32) if s <= args.nodes) or (1,))
+    rows = []
+    for name in [p.strip() for p in args.policies.split(",") if p.strip()]:
+        pol = by_name(name, quantum_us=int(cfg.quantum_ms * 1000), mnol=args.mnol,
+                      mnod=args.mnod, p=args.p)
+        r = run_point(cfg, pol, args.seed, log=args.check)
+        row = {"policy": name, **r.metrics, "events": r.events, "wall_s": r.wall_s}
+        if args.check:
+            from sim.timeshare.check import check
+
+            row["checked"] = check(r.cluster.log.records)
+        rows.append(row)
+    if args.json:
+        print(_dump({"config": cfg.to_dict(), "seed": args.seed, "rows": rows}))
+        return 0
+    keys = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+            "slowdown_local", "tasks_per_node", "events", "wall_s")
+    print("policy  " + "  ".join(f"{k:>14}" for k in keys))
+    for r in rows:
+        print(f"{r['policy']:7s} " + "  ".join(
+            f"{r[k]:14.3f}" if isinstance(r[k], float) else f"{r[k]:>14}" for k in keys))
     return 0
 
 
@@ -267,8 +394,8 @@ def cmd_traces(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="schedsearch", description=__doc__.splitlines()[0],
-                                 formatter_class=_FMT)
+    ap = _Parser(prog="schedsearch", description=__doc__.splitlines()[0],
+                 formatter_class=_FMT)
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("simulate", help="simulate one policy on a trace", formatter_class=_FMT)
@@ -293,10 +420,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="registered solver of the problem's family: " + "; ".join(
                        f"{fam}: {', '.join(sorted(names))}"
                        for fam, names in sorted(registry.SOLVERS.items())))
-    p.add_argument("--time-limit", type=float, help="seconds")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--time-limit", type=_seconds, help="seconds (finite, >= 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="integer in [0, 2**63 - 1]")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("csm", help="time-sharing cluster: one CSM experiment point")
+    p.add_argument("--policies", default="rr,pred,dyn,csm",
+                   help="comma-separated: rr, pred, dyn, dyn-top, csm, csm-top")
+    p.add_argument("--nodes", type=int, default=32)
+    p.add_argument("--mem-pages", type=int, default=32768, help="M, pages per node")
+    p.add_argument("--mem-load", type=float, default=1.0)
+    p.add_argument("--pdt", type=float, default=0.5)
+    p.add_argument("--jobs", type=int, default=1000)
+    p.add_argument("--mfreq", type=float, default=100.0, help="ms of CPU between messages")
+    p.add_argument("--class-mix", default="a", help="AMB-4.7: a (two streams) or b")
+    p.add_argument("--scale", type=float, default=0.01, help="tc and memory scale")
+    p.add_argument("--pgfault", default="corrected", help="eq. 3: corrected or literal")
+    p.add_argument("--mnol", type=int, default=2)
+    p.add_argument("--mnod", type=int, default=2)
+    p.add_argument("--p", type=float, default=0.3, help="P of eq. 2, in [0, 1]")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--check", action="store_true", help="re-validate the run from its log")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_csm)
 
     p = sub.add_parser("traces", help="list the bundled traces")
     p.set_defaults(func=cmd_traces)
@@ -307,25 +454,50 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        rc = args.func(args)
-        sys.stdout.flush()
-        return rc
-    except BrokenPipeError:
-        # the reader went away (``schedsearch ... | head``): end quietly
-        import os
+def _one_line(exc: BaseException, limit: int = 500) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; exit code 0, or 2 with one line on stderr for bad input.
+
+    No input gives a traceback: bad input (``ValueError``, ``OSError``, a JSON nested too
+    deep) is exit 2 naming the file and the line or field; a closed output pipe
+    (``schedsearch ... | head``) ends quietly; anything else is a bug, reported in one
+    line with exit 1 (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
+    """
+    try:
+        args = build_parser().parse_args(argv)
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except SystemExit as exc:  # --help, or an argument error already printed
+        return exc.code if isinstance(exc.code, int) else 2
+    except BrokenPipeError:
+        # the reader went away (| head): silence the flush at exit, end quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
         return 0
+    except (ValueError, OSError, RecursionError) as exc:
+        print(f"schedsearch: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("schedsearch: error: out of memory (the input is too large for this command)",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("schedsearch: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, OSError) as exc:
-        print(f"schedsearch: error: {exc}", file=sys.stderr)
-        return 2
+    except Exception as exc:  # a bug: one line, the traceback on request
+        if os.environ.get("SCHEDSEARCH_DEBUG"):
+            raise
+        print(f"schedsearch: internal error ({type(exc).__name__}): {_one_line(exc)}; "
+              "please report it (SCHEDSEARCH_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

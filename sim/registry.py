@@ -35,7 +35,7 @@ SOLVERS["grouping"] = {
     "exact-cpsat": "models.grouping:solve_cpsat",
     "exhaustive": "models.grouping:solve_exhaustive",
     "greedy": "heuristics.grouping:greedy",
-    "footprint": "heuristics.grouping:footprint",
+    "footprint": "heuristics.grouping:footprint_balancing",
     "knee": "heuristics.grouping:knee",
 }
 PROBLEM_LOADERS["slack_insertion"] = "sim.problems.insertion:from_dict"
@@ -48,12 +48,29 @@ SOLVERS.setdefault("slack_insertion", {}).update({
     "DP": "heuristics.slack:solve_dp",
     "exhaustive": "heuristics.slack:solve_exhaustive",
 })
-POLICIES["slack-optimal"] = "models.slack_insertion:OptimalInsertionPolicy"
+POLICIES["slack-optimal"] = "models.slack_insertion.policy:OptimalInsertionPolicy"
 SOLVERS.setdefault("slack_insertion", {}).update({
-    "cpsat": "models.slack_insertion:solve_cpsat",
-    "ilp": "models.slack_insertion:solve_ilp",
-    "brute": "models.slack_insertion:solve_brute",
+    "cpsat": "models.slack_insertion.cpsat:solve_cpsat",
+    "ilp": "models.slack_insertion.ilp:solve_ilp",
+    "brute": "models.slack_insertion.brute:solve_brute",
 })
+
+# CSM exact reference M6: memory-balanced task mapping
+PROBLEM_LOADERS["task_mapping"] = "sim.problems.task_mapping:from_dict"
+SOLVERS["task_mapping"] = {
+    "cpsat": "models.task_mapping:solve_cpsat",
+    "ilp": "models.task_mapping:solve_ilp",
+    "brute": "models.task_mapping:solve_brute",
+    "greedy": "heuristics.task_mapping:greedy",
+}
+
+# time-sharing cluster: ready-queue policies (sim.timeshare.policy.Policy factories)
+TIMESHARE_POLICIES: dict[str, str] = {
+    "rr": "heuristics.coscheduling:rr",
+    "pred": "heuristics.coscheduling:pred",
+    "dyn": "heuristics.coscheduling:dyn",
+    "csm": "heuristics.coscheduling:csm",
+}
 
 
 def _load(path: str) -> Callable[..., Any]:
@@ -109,13 +126,18 @@ def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any
     Returns ``(family, problem)``. Raises ValueError naming ``source`` and the field
     when the ``"problem"`` field is missing or unknown.
     """
-    if not isinstance(data, dict) or "problem" not in data:
+    from sim.problems.fields import short
+
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: the problem must be a JSON object, got "
+                         f"{type(data).__name__}")
+    if "problem" not in data:
         raise ValueError(f"{source}: missing field 'problem' (one of {sorted(PROBLEM_LOADERS)})")
     family = data["problem"]
-    if family not in PROBLEM_LOADERS:
-        raise ValueError(
-            f"{source}: field 'problem' = {family!r} is unknown; known: {sorted(PROBLEM_LOADERS)}")
-    return family, _load(PROBLEM_LOADERS[family])(data)
+    if not isinstance(family, str) or family not in PROBLEM_LOADERS:
+        raise ValueError(f"{source}: field 'problem' = {short(family)} is unknown; known: "
+                         f"{sorted(PROBLEM_LOADERS)}")
+    return family, _load(PROBLEM_LOADERS[family])(data, source=source)
 
 
 def policy_config(name: str, **options: Any) -> dict[str, Any]:

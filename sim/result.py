@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +47,15 @@ class Result:
     runtime : float
         Wall-clock seconds spent in ``solve``.
     solution : Any
-        Problem-specific solution object (for example a dict of start times or a list
-        of groups); JSON-serialisable.
+        Problem-specific solution object, the same type for every solver of a family
+        (a typed object with ``to_dict()``, or plain JSON data); converted to JSON only
+        by ``to_dict`` (the edge: CLI, stores).
     seed : int
     params : dict
         Parameters the solver was called with.
+    note : str
+        Anything the status alone does not say (for example that a bound was dropped
+        because it was on the wrong side of a feasible solution).
     """
 
     solver: str
@@ -61,6 +66,7 @@ class Result:
     solution: Any = None
     seed: int = 0
     params: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
 
     @property
     def gap(self) -> float | None:
@@ -89,5 +95,80 @@ class Result:
             "runtime": self.runtime,
             "seed": self.seed,
             "params": self.params,
-            "solution": self.solution,
+            "note": self.note,
+            "solution": _jsonable(self.solution),
         }
+
+
+def _jsonable(solution: Any) -> Any:
+    to_dict = getattr(solution, "to_dict", None)
+    return to_dict() if callable(to_dict) else solution
+
+
+def build(*, solver: str, status: Status, solution: Any,
+          check: Callable[[Any], None], objective: Callable[[Any], float],
+          bound: float | None = None, runtime: float, seed: int = 0,
+          params: dict[str, Any] | None = None, sense: str = "min",
+          tolerance: float = 1e-6, note: str = "") -> Result:
+    """The one builder every solver ends with: check the solution, recompute its
+    objective, and make status and bound consistent.
+
+    Parameters
+    ----------
+    solver, status, seed, params, note
+        As in :class:`Result`.
+    solution : Any or None
+        The solver's solution; None when it found none (status must then be UNKNOWN or
+        INFEASIBLE).
+    check : callable
+        The family's feasibility check; raises ``ValueError`` on an infeasible solution
+        (a solver bug, so it propagates).
+    objective : callable
+        The family's objective of a solution (recomputed here, never copied).
+    bound : float or None
+        The solver's proved bound on the optimum (lower for ``sense="min"``).
+    runtime : float
+        Wall-clock seconds.
+    sense : {"min", "max"}
+    tolerance : float
+        Relative tolerance (of ``max(1, |objective|)``) within which the bound counts as
+        equal to the objective.
+
+    Returns
+    -------
+    Result
+        OPTIMAL only when the bound meets the recomputed objective within ``tolerance``
+        (otherwise FEASIBLE, said in ``note``); a bound on the wrong side of the
+        solution is dropped (None) and said in ``note``; OPTIMAL without a bound gets
+        the objective as its bound.
+    """
+    if sense not in ("min", "max"):
+        raise ValueError(f"sense must be 'min' or 'max', got {sense!r}")
+    status = Status(status)
+    notes = [note] if note else []
+    if solution is None:
+        if status in (Status.OPTIMAL, Status.FEASIBLE):
+            raise ValueError(f"{solver}: status {status.value} without a solution")
+        return Result(solver, status, None, bound, runtime, None, seed, dict(params or {}),
+                      "; ".join(notes))
+    check(solution)
+    value = float(objective(solution))
+    tol = tolerance * max(1.0, abs(value))
+    if bound is not None:
+        bound = float(bound)
+        wrong_side = bound > value + tol if sense == "min" else bound < value - tol
+        if wrong_side or math.isnan(bound):
+            notes.append(f"solver bound {bound!r} dropped: wrong side of the recomputed "
+                         f"objective {value!r}")
+            bound = None
+    if status is Status.OPTIMAL:
+        if bound is None and not notes:
+            bound = value
+        elif bound is None or abs(value - bound) > tol:
+            notes.append("solver said optimal, but its bound does not meet the recomputed "
+                         "objective; reported FEASIBLE")
+            status = Status.FEASIBLE
+    elif status is Status.INFEASIBLE:
+        raise ValueError(f"{solver}: status INFEASIBLE with a solution")
+    return Result(solver, status, value, bound, runtime, solution, seed, dict(params or {}),
+                  "; ".join(notes))

@@ -180,8 +180,8 @@ def size_class(schedule: Schedule, edges: Sequence[int] = (1, 2, 9, 33)) -> list
 
 def month_labels(workload) -> list[str]:
     """Calendar month (``"YYYY-MM"``, in the log's own time zone) of each job's submit
-    time, aligned with ``workload.jobs`` (the months of ``instances.swf.split_months``)."""
-    from instances.swf import split_months
+    time, aligned with ``workload.jobs`` (the months of ``instances.months.split_months``)."""
+    from instances.months import split_months
 
     labels: list[str] = []
     for label, month in split_months(workload):

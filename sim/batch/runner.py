@@ -87,7 +87,7 @@ def simulate_months(workload: Workload, policy: str, *, overrun: str = "kill",
                     **policy_options: Any) -> list[tuple[str, Schedule]]:
     """Simulate each calendar month of ``workload`` (in the log's time zone) on its own,
     from an empty machine, with a fresh policy per month."""
-    from instances.swf import split_months
+    from instances.months import split_months
 
     return [(label, simulate(month, make_policy(policy, **policy_options), overrun=overrun,
                              progress=progress))
@@ -140,6 +140,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     try:
         if by_month:
             months = simulate_months(workload, policy, overrun=overrun, progress=update, **opts)
+            if not months:
+                src = workload.cleaning.source if workload.cleaning else workload.name
+                raise ValueError(f"{src}: no jobs to simulate by month")
             schedules = [s for _, s in months]
             row = _combined(schedules, schedules[0].policy)
             row["months"] = [{"month": label, **summary(s)} for label, s in months]

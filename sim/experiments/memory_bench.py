@@ -37,7 +37,7 @@ from sim.memory.lru import (
     footprint_spread,
     interleave,
     miss_rate_curve,
-    simulate,
+    simulate_lru,
     stack_distances,
 )
 from sim.memory.model import MissRateCurve, steady_state
@@ -85,7 +85,7 @@ def model_vs_lru() -> tuple[str, dict[str, float]]:
         tr, ow = interleave(streams, rates, N)
         d = stack_distances(tr)
         for cap in MEMORIES:
-            sim = simulate(tr, ow, cap, warmup=N // 4, distances=d)
+            sim = simulate_lru(tr, ow, cap, warmup=N // 4, distances=d)
             values = (
                 float(steady_state(curves, rates, cap).combined[0]),
                 float(steady_state(curves, rates, cap, fluctuations=True).combined[0]),

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from heuristics.grouping import curve_knee, footprint, greedy, knee
+from heuristics.grouping import curve_knee, footprint_balancing, greedy, knee
 from instances.refstreams import CASESTUDY, PAGE_BYTES, casestudy_stream
 from models.grouping import solve_ilp
 from sim.memory.lru import miss_rate_curve
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
         rates = [rate(p, s) for s in scheds]
         objs = [p.objective(s) for s in scheds]
         wi, bi = int(np.argmax(objs)), int(np.argmin(objs))
-        g, f, k = greedy(p), footprint(p), knee(p)
+        g, f, k = greedy(p), footprint_balancing(p), knee(p)
         t = time.perf_counter()
         opt = solve_ilp(p)
         t_opt = time.perf_counter() - t

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.refstreams import hot_cold, hot_scan, phases, uniform
-from sim.memory.lru import footprint_spread, miss_rate_curve, round_robin_trace, simulate
+from sim.memory.lru import footprint_spread, miss_rate_curve, round_robin_trace, simulate_lru
 from sim.memory.model import MissRateCurve, miss_rate, round_robin, steady_state
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -56,7 +56,7 @@ def run(lengths: str = "geometric") -> list[dict]:
         rounds = min(LENGTH // n, max(8, 1_200_000 // (4 * n)))
         tr, ow = round_robin_trace(arrays, [n] * 4, rounds)
         t = time.perf_counter()
-        sim = simulate(tr, ow, CAPACITY, warmup=tr.size // 4)
+        sim = simulate_lru(tr, ow, CAPACITY, warmup=tr.size // 4)
         t_sim = time.perf_counter() - t
         t = time.perf_counter()
         models = (round_robin(curves, [n] * 4, CAPACITY).combined,

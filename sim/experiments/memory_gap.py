@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from heuristics.grouping import footprint, greedy, knee
+from heuristics.grouping import footprint_balancing, greedy, knee
 from models.grouping import solve_cpsat, solve_ilp
 from sim.problems.grouping import random_problem
 from sim.result import Status
@@ -27,7 +27,7 @@ SIZES = (4, 6, 8, 10, 12, 14, 16)
 HEURISTICS = {
     "greedy (regret gain)": lambda p: greedy(p),
     "greedy (marginal gain)": lambda p: greedy(p, gain="marginal"),
-    "footprint balancing": footprint,
+    "footprint balancing": footprint_balancing,
     "knee": knee,
 }
 

@@ -2,7 +2,7 @@
 
 Two parts, each one command:
 
-``python -m sim.experiments.slack_gaps gaps [--kmax 30] [--time-limit 10]``
+``python -m sim.experiments.slack_gaps gaps [--kmax 30] [--time-limit 10] [--compress hold]``
     On the bundled KTH snapshot set (``instances/data/slack_snapshots``), every compress
     order (AST, AAT, DU, DC, DP) and the paper's exhaustive order search against the
     true optimum (CP-SAT, counted only where it proves optimality within the time
@@ -68,8 +68,9 @@ def _tol(r) -> float:
     return 2 * r.params.get("rounding_error", 0.0) + 1e-6 * (1 + abs(r.objective))
 
 
-def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6) -> str:
-    """Gap table on the snapshot set; returns the markdown."""
+def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "hold") -> str:
+    """Gap table on the snapshot set; returns the markdown. ``compress``: the reading of
+    the compress step of the orders (``heuristics.slack``; "list" = before 2026-11)."""
     rows = []
     t0 = time.perf_counter()
     for name, pb in _snapshots(kmax):
@@ -78,10 +79,10 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6) -> str:
                "opt_status": opt.status.value, "opt": opt.objective, "tol": _tol(opt),
                "norm": ins.new_weight(pb) or 1.0, "cpsat_s": opt.runtime}
         for order in ORDERS:
-            rec[order] = solve_order(pb, order=order).objective
+            rec[order] = solve_order(pb, order=order, compress=compress).objective
         if pb.k <= exhaustive_k:
-            rec[EXHAUSTIVE] = solve_order(pb, order=EXHAUSTIVE, max_exhaustive=exhaustive_k
-                                          ).objective
+            rec[EXHAUSTIVE] = solve_order(pb, order=EXHAUSTIVE, max_exhaustive=exhaustive_k,
+                                          compress=compress).objective
         rows.append(rec)
         print(f"  {name}: k={pb.k} cpsat {opt.status.value} {opt.runtime:.2f}s", file=sys.stderr,
               flush=True)
@@ -91,8 +92,9 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6) -> str:
         "# Heuristic gap per insertion (slack-based backfilling)",
         "",
         f"Command: `python -m sim.experiments.slack_gaps gaps --kmax {kmax} --time-limit "
-        f"{time_limit:g}` ({elapsed:.0f} s on this machine). Problems: the bundled KTH "
-        f"snapshot set with queue length k <= {kmax} ({len(rows)} problems). Optimum: "
+        f"{time_limit:g} --compress {compress}` ({elapsed:.0f} s on this machine). "
+        f"Problems: the bundled KTH snapshot set with queue length k <= {kmax} "
+        f"({len(rows)} problems). Optimum: "
         "CP-SAT over all start times (`models.slack_insertion.solve_cpsat`), used only "
         "where it proved optimality within the limit. Gap = heuristic price - reference "
         "price (price units: processor-seconds weighted as in `sim.problems.insertion`); "
@@ -157,7 +159,8 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6) -> str:
 # ---------------------------------------------------------------------------- end to end
 def _month(label: str):
     from instances.bundled import trace_path
-    from instances.swf import read_swf, split_months
+    from instances.months import split_months
+    from instances.swf import read_swf
 
     w = read_swf(trace_path("KTH-SP2"), procs=128)
     for lab, m in split_months(w):
@@ -235,13 +238,15 @@ def main(argv: list[str] | None = None) -> int:
     g = sub.add_parser("gaps", help="heuristic gap per insertion on the snapshot set")
     g.add_argument("--kmax", type=int, default=30)
     g.add_argument("--time-limit", type=float, default=10.0)
+    g.add_argument("--compress", choices=("hold", "list"), default="hold",
+                   help="compress reading of the orders (heuristics.slack)")
     e = sub.add_parser("e2e", help="optimal insertion vs AST on KTH months")
     e.add_argument("--months", nargs="+", default=["1996-11", "1997-08"])
     e.add_argument("--time-limit", type=float, default=1.0)
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     if args.part == "gaps":
-        print(gaps(args.kmax, args.time_limit))
+        print(gaps(args.kmax, args.time_limit, compress=args.compress))
     else:
         for label in args.months:
             rec = e2e_month(label, args.time_limit)

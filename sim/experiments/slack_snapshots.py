@@ -26,8 +26,9 @@ from pathlib import Path
 
 from heuristics.slack import SlackPolicy
 from instances.bundled import trace_path
+from instances.months import split_months
 from instances.priorities import assign_priorities
-from instances.swf import read_swf, split_months
+from instances.swf import read_swf
 from sim.batch.machine import simulate
 from sim.problems.insertion import InsertionProblem, load
 

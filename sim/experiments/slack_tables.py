@@ -218,7 +218,8 @@ def september_check() -> list[str]:
     from heuristics.backfill import Conservative
     from instances.bundled import trace_path
     from instances.job import Workload
-    from instances.swf import read_swf, split_months
+    from instances.months import split_months
+    from instances.swf import read_swf
     from sim.batch.machine import simulate
 
     w = read_swf(trace_path("KTH-SP2"), procs=128)

@@ -26,7 +26,7 @@ after ``s + k`` and adds a new block iff the previous use of ``a[s+k]`` is befor
 Simulation
 ----------
 :func:`interleave` merges several streams in proportion to their reference rates,
-:func:`round_robin_trace` in round-robin slices; :func:`simulate` counts the misses of
+:func:`round_robin_trace` in round-robin slices; :func:`simulate_lru` counts the misses of
 each stream in a shared LRU memory (via the stack distances of the merged trace).
 """
 
@@ -47,7 +47,7 @@ __all__ = [
     "naive_misses",
     "interleave",
     "round_robin_trace",
-    "simulate",
+    "simulate_lru",
     "Simulation",
     "footprint_spread",
 ]
@@ -237,7 +237,7 @@ class Simulation:
     combined: float
 
 
-def simulate(
+def simulate_lru(
     trace: np.ndarray, owner: np.ndarray, capacity: int, *, warmup: int = 0,
     distances: np.ndarray | None = None,
 ) -> Simulation:

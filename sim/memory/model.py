@@ -15,7 +15,7 @@ x(k) (eq. 1)
     Footprint after ``k`` references from a cold start, ``k = int_0^{x(k)} dx / m(x)``:
     every miss brings one block in, so ``dx/dk = m(x)``. On the block grid ``m`` is taken
     constant on ``[i, i+1)``, so ``k(x)`` is the cumulative sum of ``1/m(i)`` and ``x(k)``
-    is its piecewise-linear inverse (:func:`footprint`, :func:`refs_to_footprint`). The
+    is its piecewise-linear inverse (:func:`footprint_after`, :func:`refs_to_footprint`). The
     footprint stops growing at ``X`` (or at the first ``i`` with ``m(i) = 0``).
 Eq. 2
     ``P`` processes with reference rates ``r_p`` share ``C`` blocks. After ``K`` references
@@ -106,7 +106,7 @@ import numpy as np
 
 __all__ = [
     "MissRateCurve",
-    "footprint",
+    "footprint_after",
     "refs_to_footprint",
     "miss_rate",
     "steady_state",
@@ -117,6 +117,11 @@ __all__ = [
     "FootprintSpread",
     "window_spread",
 ]
+
+
+MAX_BLOCKS = 2**22
+"""Largest footprint a curve given by knots (``points``) may reach, in blocks (4 Mi blocks:
+its block grid takes about 200 MB)."""
 
 
 @dataclass(frozen=True)
@@ -221,6 +226,9 @@ class MissRateCurve:
             raise ValueError(
                 f"MissRateCurve {name!r}: field 'points' x must be integers strictly "
                 f"increasing from 0, got {xs[:5].tolist()}...")
+        if xs[-1] > MAX_BLOCKS:  # the grid below would not fit in memory
+            raise ValueError(f"MissRateCurve {name!r}: field 'points' x must be at most "
+                             f"{MAX_BLOCKS} blocks, got {xs[-1]:g}")
         grid = np.arange(int(xs[-1]) + 1)
         return cls(tuple(np.interp(grid, xs, pts[:, 1])), name=name)
 
@@ -235,15 +243,17 @@ class MissRateCurve:
         name = str(data.get("name", ""))
         try:
             if "m" in data:
+                if not isinstance(data["m"], (list, tuple)):
+                    raise ValueError(f"MissRateCurve {name!r}: field 'm' must be a list")
                 return cls(tuple(data["m"]), name=name)
             if "points" in data:
                 return cls.from_points(data["points"], name=name)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise ValueError(f"{where}: {exc}") from None
         raise ValueError(f"{where}: missing field 'm' (or 'points')")
 
 
-def footprint(curve: MissRateCurve, k: Any) -> np.ndarray:
+def footprint_after(curve: MissRateCurve, k: Any) -> np.ndarray:
     """Eq. 1: footprint ``x(k)`` in blocks after ``k`` references from a cold start.
 
     Vectorised over ``k`` (references, >= 0). Piecewise linear; saturates at
@@ -331,7 +341,7 @@ def window_spread(curve: MissRateCurve, n: Any) -> np.ndarray:
     Eq. 1 read as a pure birth process (module docstring), delta method. Vectorised over
     window lengths ``n`` (references); blocks.
     """
-    return _curve_spread_at(curve, footprint(curve, n))
+    return _curve_spread_at(curve, footprint_after(curve, n))
 
 
 def _curve_spread_at(curve: MissRateCurve, x: np.ndarray) -> np.ndarray:
@@ -364,7 +374,7 @@ Spread = FootprintSpread | None
 def _window(curve: MissRateCurve, spread: Spread, n: np.ndarray) -> tuple[np.ndarray, ...]:
     """Mean footprint (eq. 1) and its spread in windows of ``n`` references: from the curve,
     or measured when ``spread`` is given."""
-    x = footprint(curve, n)
+    x = footprint_after(curve, n)
     return x, (_curve_spread_at(curve, x) if spread is None else spread(n))
 
 
@@ -493,7 +503,7 @@ def steady_state(
     def shares(K: np.ndarray) -> np.ndarray:
         x = np.zeros((G, J))
         for j, rows, a, kk, grid in cols:
-            x[rows, j] = np.interp(a * K[rows], kk, grid)  # eq. 1, as in footprint()
+            x[rows, j] = np.interp(a * K[rows], kk, grid)  # eq. 1, as in footprint_after()
         return x
 
     # upper end of the bracket: every member saturated
@@ -656,7 +666,7 @@ def _mean_slice(
     other = np.zeros_like(w)
     for q, cq in enumerate(curves):
         if q != p:
-            other += footprint(cq, w * n[q])
+            other += footprint_after(cq, w * n[q])
     # depth is non-decreasing in d, so the resident blocks are a prefix
     c = (d[None, :] + other <= capacity).sum(axis=1).astype(float)
     return c, float(np.mean(miss_rate(curves[p], c)))

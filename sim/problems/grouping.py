@@ -30,15 +30,17 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sim.memory.model import MissRateCurve, steady_state
+from sim.problems.fields import short
 
-__all__ = ["GroupJob", "GroupingProblem", "load", "from_json", "schedule_name", "random_problem"]
+__all__ = ["GroupJob", "GroupingProblem", "SliceCosts", "load", "from_json", "schedule_name",
+           "random_problem"]
 
 Solution = list[list[str]]
 MODELS = ("eq2", "fluctuations")
@@ -122,7 +124,6 @@ class GroupingProblem:
     model: str = "eq2"
     name: str = ""
     source: str = ""
-    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "jobs", tuple(self.jobs))
@@ -142,9 +143,11 @@ class GroupingProblem:
             raise ValueError(f"grouping problem: field 'slice_length' must be positive, "
                              f"got {self.slice_length!r}")
         S = self.slices
-        if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1):
-            raise ValueError(f"grouping problem: field 'slices' must be an integer >= 1 or "
-                             f"null, got {S!r}")
+        if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1
+                              or S > len(self.jobs)):
+            raise ValueError(f"grouping problem: field 'slices' must be an integer in "
+                             f"[1, {len(self.jobs)}] (at most one slice per job) or null, "
+                             f"got {short(S)}")
         seen: set[str] = set()
         for j in self.jobs:
             if not isinstance(j, GroupJob):
@@ -212,24 +215,15 @@ class GroupingProblem:
         return misses, cost
 
     def slice_cost(self, group: Sequence[str]) -> float:
-        """Eq. 4 cost of one slice running the named jobs (memoised)."""
-        key = frozenset(group)
-        got = self._cache.get(key)
-        if got is None:
-            row = self.mask([group])
-            got = float(self.group_costs(row)[1][0])
-            self._cache[key] = got
-        return got
+        """Eq. 4 cost of one slice running the named jobs (not memoised: a solver that
+        costs the same slices again and again keeps a :class:`SliceCosts` memo)."""
+        return float(self.group_costs(self.mask([group]))[1][0])
 
     def slice_costs(self, groups: Sequence[Sequence[str]]) -> list[float]:
-        """Eq. 4 costs of several slices, the uncached ones costed in one vectorised call."""
-        keys = [frozenset(g) for g in groups]
-        todo = list({k for k in keys if k not in self._cache})
-        if todo:
-            costs = self.group_costs(self.mask([sorted(k) for k in todo]))[1]
-            for k, c in zip(todo, costs.tolist(), strict=True):
-                self._cache[k] = c
-        return [self._cache[k] for k in keys]
+        """Eq. 4 costs of several slices in one vectorised call."""
+        if not groups:
+            return []
+        return self.group_costs(self.mask(groups))[1].tolist()
 
     def mask(self, groups: Sequence[Sequence[str]]) -> np.ndarray:
         """Boolean membership matrix (len(groups), J) of named groups."""
@@ -276,7 +270,7 @@ class GroupingProblem:
     def objective(self, solution: Solution) -> float:
         """Eq. 4 idle processor-seconds of a feasible schedule (checked first)."""
         self.check(solution)
-        return float(sum(self.slice_cost(g) for g in solution))
+        return float(sum(self.slice_costs(solution)))
 
     def evaluate(self, solution: Solution) -> dict[str, Any]:
         """Per-slice misses, combined miss rate and cost, plus totals."""
@@ -320,6 +314,33 @@ class GroupingProblem:
             "model": self.model,
             "jobs": [job(j) for j in self.jobs],
         }
+
+
+class SliceCosts:
+    """Memo of the eq. 4 slice costs of one problem, for solvers that cost the same
+    slices many times (the problem itself is frozen and keeps no cache).
+
+    Parameters
+    ----------
+    problem : GroupingProblem
+    """
+
+    def __init__(self, problem: GroupingProblem) -> None:
+        self.problem = problem
+        self._memo: dict[frozenset[str], float] = {}
+
+    def __call__(self, group: Sequence[str]) -> float:
+        """Eq. 4 cost of one slice (processor-seconds)."""
+        return self.many([group])[0]
+
+    def many(self, groups: Sequence[Sequence[str]]) -> list[float]:
+        """Eq. 4 costs of several slices, the ones not seen yet costed in one call."""
+        keys = [frozenset(g) for g in groups]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
+        if todo:
+            costs = self.problem.slice_costs([sorted(k) for k in todo])
+            self._memo.update(zip(todo, costs, strict=True))
+        return [self._memo[k] for k in keys]
 
 
 def _job(d: Any, where: str) -> GroupJob:

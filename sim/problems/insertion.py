@@ -52,6 +52,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sim.problems import fields
 from sim.profile import Profile
 
 FAMILY = "slack_insertion"
@@ -69,7 +70,11 @@ __all__ = [
     "price",
     "moved",
     "key",
+    "PRICE_TOL",
+    "price_tolerance",
+    "best",
     "job_cost",
+    "signed_power",
     "delay_weight",
     "new_weight",
     "current_schedule",
@@ -83,35 +88,37 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- validation
-def _int(where: str, value: Any, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{where} must be an integer (seconds/processors), got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{where} must be >= {minimum}, got {value!r}")
-    return value
+MAX_INT = 2**53
+"""Largest magnitude of an integer field (seconds, processors, job ids): exact in a
+float, no int64 overflow in the models' sums."""
+
+# One spec per record: field -> (kind, options); checked by sim.problems.fields, both when a
+# dataclass is built from Python and when a JSON record is read (then with the source and
+# the JSON path in the message).
+_INT, _REAL = "integer", "real"
+_SPECS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
+    "running": {"id": (_INT, {}), "n": (_INT, {"minimum": 1}), "end": (_INT, {})},
+    "waiting": {"id": (_INT, {}), "n": (_INT, {"minimum": 1}), "t": (_INT, {"minimum": 1}),
+                "te": (_INT, {}), "s": (_REAL, {"minimum": 0.0, "allow_inf": True}),
+                "s0": (_REAL, {"minimum": 0.0, "allow_inf": True}),
+                "p": (_REAL, {"minimum": 0.0, "maximum": 1.0}), "arrival": (_INT, {})},
+    "new": {"id": (_INT, {}), "n": (_INT, {"minimum": 1}), "t": (_INT, {"minimum": 1}),
+            "p": (_REAL, {"minimum": 0.0, "maximum": 1.0}), "arrival": (_INT, {})},
+}
 
 
-def _real(where: str, value: Any, lo: float | None = None, hi: float | None = None,
-          allow_inf: bool = False) -> float:
-    if isinstance(value, str) and value.strip().lower() in ("inf", "infinity"):
-        value = math.inf
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{where} must be a number, got {value!r}")
-    value = float(value)
-    if math.isnan(value):
-        raise ValueError(f"{where} must be a number, got nan")
-    if math.isinf(value):
-        if allow_inf and value > 0:
-            return value
-        raise ValueError(f"{where} must be finite, got {value!r}")
-    if lo is not None and value < lo:
-        raise ValueError(f"{where} must be >= {lo}, got {value!r}")
-    if hi is not None and value > hi:
-        raise ValueError(f"{where} must be <= {hi}, got {value!r}")
-    return value
+def _checked(kind: str, name: str, value: Any, path: str, source: str | None = None) -> Any:
+    """``value`` of field ``name`` of a ``kind`` record, checked by :mod:`sim.problems.fields`."""
+    how, opts = _SPECS[kind][name]
+    if how == _INT:
+        opts = {"minimum": -MAX_INT, "maximum": MAX_INT, **opts}
+        return fields.integer(value, f"{path}.{name}", source=source, **opts)
+    return fields.real(value, f"{path}.{name}", source=source, **opts)
+
+
+def _validate(obj: Any, kind: str, path: str) -> None:
+    for name in _SPECS[kind]:
+        object.__setattr__(obj, name, _checked(kind, name, getattr(obj, name), path))
 
 
 # ---------------------------------------------------------------------------- jobs
@@ -149,15 +156,8 @@ class WaitingJob:
     arrival: int
 
     def __post_init__(self) -> None:
-        w = f"WaitingJob {self.id!r}"
-        object.__setattr__(self, "id", _int(f"{w}: id", self.id))
-        object.__setattr__(self, "n", _int(f"{w}: n", self.n, 1))
-        object.__setattr__(self, "t", _int(f"{w}: t", self.t, 1))
-        object.__setattr__(self, "te", _int(f"{w}: te", self.te))
-        object.__setattr__(self, "s", _real(f"{w}: s (slack)", self.s, 0.0, allow_inf=True))
-        object.__setattr__(self, "s0", _real(f"{w}: s0", self.s0, 0.0, allow_inf=True))
-        object.__setattr__(self, "p", _real(f"{w}: p", self.p, 0.0, 1.0))
-        object.__setattr__(self, "arrival", _int(f"{w}: arrival", self.arrival))
+        w = f"WaitingJob {fields.short(self.id)}"
+        _validate(self, "waiting", w)
         if math.isinf(self.s) != math.isinf(self.s0):
             raise ValueError(f"{w}: s and s0 must be both finite or both infinite, "
                              f"got s={self.s!r}, s0={self.s0!r}")
@@ -172,10 +172,7 @@ class RunningJob:
     end: int
 
     def __post_init__(self) -> None:
-        w = f"RunningJob {self.id!r}"
-        object.__setattr__(self, "id", _int(f"{w}: id", self.id))
-        object.__setattr__(self, "n", _int(f"{w}: n", self.n, 1))
-        object.__setattr__(self, "end", _int(f"{w}: end", self.end))
+        _validate(self, "running", f"RunningJob {fields.short(self.id)}")
 
 
 @dataclass(frozen=True)
@@ -189,12 +186,7 @@ class NewJob:
     arrival: int
 
     def __post_init__(self) -> None:
-        w = f"NewJob {self.id!r}"
-        object.__setattr__(self, "id", _int(f"{w}: id", self.id))
-        object.__setattr__(self, "n", _int(f"{w}: n", self.n, 1))
-        object.__setattr__(self, "t", _int(f"{w}: t", self.t, 1))
-        object.__setattr__(self, "p", _real(f"{w}: p", self.p, 0.0, 1.0))
-        object.__setattr__(self, "arrival", _int(f"{w}: arrival", self.arrival))
+        _validate(self, "new", f"NewJob {fields.short(self.id)}")
 
 
 # ---------------------------------------------------------------------------- problem
@@ -244,20 +236,19 @@ class InsertionProblem:
     _index: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        now = _int("InsertionProblem.now", self.now)
-        cap = _int("InsertionProblem.capacity", self.capacity, 1)
+        now = fields.integer(self.now, "now", minimum=-MAX_INT, maximum=MAX_INT)
+        cap = fields.integer(self.capacity, "capacity", minimum=1, maximum=MAX_INT)
         object.__setattr__(self, "now", now)
         object.__setattr__(self, "capacity", cap)
         for name in ("alpha_u", "alpha_t", "alpha_p", "alpha_f"):
-            object.__setattr__(self, name,
-                               _real(f"InsertionProblem.{name}", getattr(self, name), 0.0, 1.0))
-        pf = _real("InsertionProblem.p_floor", self.p_floor, 0.0, 1.0)
+            object.__setattr__(self, name, fields.probability(getattr(self, name), name))
+        pf = fields.probability(self.p_floor, "p_floor")
         if pf <= 0:
-            raise ValueError(f"InsertionProblem.p_floor must be > 0, got {pf!r}")
+            raise ValueError(f"{fields.where(None, 'p_floor')} must be > 0, got {pf!r}")
         object.__setattr__(self, "p_floor", pf)
-        sf = _real("InsertionProblem.slack_floor", self.slack_floor, 0.0)
+        sf = fields.real(self.slack_floor, "slack_floor", minimum=0.0)
         if sf <= 0:
-            raise ValueError(f"InsertionProblem.slack_floor must be > 0, got {sf!r}")
+            raise ValueError(f"{fields.where(None, 'slack_floor')} must be > 0, got {sf!r}")
         object.__setattr__(self, "slack_floor", sf)
         object.__setattr__(self, "running", tuple(self.running))
         object.__setattr__(self, "waiting", tuple(self.waiting))
@@ -379,32 +370,24 @@ class InsertionProblem:
         Path(path).write_text(self.to_json(indent=1) + "\n")
 
 
-_TOP = {"problem", "now", "capacity", "alpha_u", "alpha_t", "alpha_p", "alpha_f", "p_floor",
-        "slack_floor", "running", "waiting", "new"}
-_FIELDS = {
-    "running": ("id", "n", "end"),
-    "waiting": ("id", "n", "t", "te", "s", "s0", "p", "arrival"),
-    "new": ("id", "n", "t", "p", "arrival"),
-}
+_TOP = ("now", "capacity", "running", "waiting", "new")
+_OPTIONAL = ("alpha_u", "alpha_t", "alpha_p", "alpha_f", "p_floor", "slack_floor")
 
 
-def _record(kind: type, where: str, item: Any, fields: tuple[str, ...], source: str) -> Any:
-    if not isinstance(item, Mapping):
-        raise ValueError(f"{source}: {where} must be an object, got {item!r}")
-    unknown = set(item) - set(fields)
-    if unknown:
-        raise ValueError(f"{source}: {where}: unknown field(s) {sorted(unknown)}")
-    for f in fields:
-        if f not in item:
-            raise ValueError(f"{source}: {where}: missing field '{f}'")
+def _record(cls: type, kind: str, path: str, item: Any, source: str) -> Any:
+    rec = fields.record(item, path, required=tuple(_SPECS[kind]), source=source)
+    values = {name: _checked(kind, name, rec[name], path, source) for name in _SPECS[kind]}
     try:
-        return kind(**{f: item[f] for f in fields})
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"{source}: {where}: {e}") from None
+        return cls(**values)
+    except ValueError as e:  # a check across fields (e.g. s and s0)
+        raise ValueError(f"{source}: {path}: {e}") from None
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProblem:
     """Registry loader: build an :class:`InsertionProblem` from a parsed JSON dict.
+
+    Every field is checked by :mod:`sim.problems.fields`, so a bad value raises a
+    one-line ValueError naming ``source`` and the field's JSON path.
 
     Parameters
     ----------
@@ -414,28 +397,17 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProbl
     source : str
         File name used in error messages.
     """
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{source}: the problem must be a JSON object, got {type(data).__name__}")
-    if data.get("problem") != FAMILY:
-        raise ValueError(
-            f"{source}: field 'problem' must be {FAMILY!r}, got {data.get('problem')!r}")
-    unknown = set(data) - _TOP
-    if unknown:
-        raise ValueError(f"{source}: unknown field(s) {sorted(unknown)}")
-    for f in ("now", "capacity", "running", "waiting", "new"):
-        if f not in data:
-            raise ValueError(f"{source}: missing field '{f}'")
-    for f in ("running", "waiting"):
-        if not isinstance(data[f], list):
-            raise ValueError(f"{source}: field '{f}' must be a list, got {data[f]!r}")
-    running = tuple(_record(RunningJob, f"running[{k}]", r, _FIELDS["running"], source)
-                    for k, r in enumerate(data["running"]))
-    waiting = tuple(_record(WaitingJob, f"waiting[{k}]", w, _FIELDS["waiting"], source)
-                    for k, w in enumerate(data["waiting"]))
-    new = None if data["new"] is None else _record(NewJob, "new", data["new"], _FIELDS["new"],
-                                                    source)
-    kw = {f: data[f] for f in ("alpha_u", "alpha_t", "alpha_p", "alpha_f", "p_floor",
-                               "slack_floor") if f in data}
+    fields.family(data, FAMILY, source=source)
+    fields.record(data, "(top level)", required=("problem",) + _TOP, optional=_OPTIONAL,
+                  source=source)
+    running = tuple(_record(RunningJob, "running", f"running[{k}]", r, source)
+                    for k, r in enumerate(fields.sequence(data["running"], "running",
+                                                          source=source)))
+    waiting = tuple(_record(WaitingJob, "waiting", f"waiting[{k}]", w, source)
+                    for k, w in enumerate(fields.sequence(data["waiting"], "waiting",
+                                                          source=source)))
+    new = None if data["new"] is None else _record(NewJob, "new", "new", data["new"], source)
+    kw = {f: data[f] for f in _OPTIONAL if f in data}
     try:
         return InsertionProblem(now=data["now"], capacity=data["capacity"], running=running,
                                 waiting=waiting, new=new, **kw)
@@ -466,10 +438,11 @@ class InsertionSchedule:
 
     def __post_init__(self) -> None:
         if self.new_start is not None:
-            object.__setattr__(self, "new_start", _int("InsertionSchedule.new_start",
-                                                       self.new_start))
+            object.__setattr__(self, "new_start",
+                               fields.integer(self.new_start, "InsertionSchedule.new_start"))
         object.__setattr__(self, "starts",
-                           {int(j): _int(f"InsertionSchedule.starts[{j}]", s)
+                           {fields.integer(j, "InsertionSchedule.starts (job id)"):
+                            fields.integer(s, f"InsertionSchedule.starts[{j}]")
                             for j, s in dict(self.starts).items()})
 
     def to_dict(self) -> dict[str, Any]:
@@ -478,9 +451,16 @@ class InsertionSchedule:
                 "starts": {str(j): s for j, s in sorted(self.starts.items())}}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> InsertionSchedule:
-        """Inverse of :meth:`to_dict`."""
-        return cls(data["new_start"], {int(j): s for j, s in data["starts"].items()})
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<json>") -> InsertionSchedule:
+        """Inverse of :meth:`to_dict` (a ``"moved"`` count, if present, is ignored)."""
+        fields.record(data, "schedule", required=("new_start", "starts"), optional=("moved",),
+                      source=source)
+        starts = fields.record(data["starts"], "schedule.starts", optional=data["starts"]
+                               if isinstance(data["starts"], Mapping) else (), source=source)
+        try:
+            return cls(data["new_start"], {int(j): s for j, s in starts.items()})
+        except ValueError as e:
+            raise ValueError(f"{source}: {e}") from None
 
 
 def check(problem: InsertionProblem, schedule: InsertionSchedule) -> None:
@@ -538,7 +518,7 @@ def is_feasible(problem: InsertionProblem, schedule: InsertionSchedule) -> bool:
 
 
 # ---------------------------------------------------------------------------- price
-def _spow(x: float, a: float) -> float:
+def signed_power(x: float, a: float) -> float:
     """Signed power ``sign(x) |x|^a`` with ``w(0) = 0``."""
     if x == 0:
         return 0.0
@@ -579,7 +559,7 @@ def job_cost(problem: InsertionProblem, w: WaitingJob, start: int) -> float:
         return 0.0
     if d > w.s:
         return math.inf
-    return delay_weight(problem, w) * _spow(d, problem.alpha_t)
+    return delay_weight(problem, w) * signed_power(d, problem.alpha_t)
 
 
 def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
@@ -592,7 +572,7 @@ def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
     if problem.new is not None:
         if schedule.new_start is None:
             raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
-        terms.append(new_weight(problem) * _spow(schedule.new_start - problem.now,
+        terms.append(new_weight(problem) * signed_power(schedule.new_start - problem.now,
                                                  problem.alpha_t))
     for w in problem.waiting:
         c = job_cost(problem, w, schedule.starts[w.id])
@@ -608,8 +588,39 @@ def moved(problem: InsertionProblem, schedule: InsertionSchedule) -> int:
 
 
 def key(problem: InsertionProblem, schedule: InsertionSchedule) -> tuple[float, int]:
-    """Sort key of the paper's choice: lower price, then fewest moved jobs."""
+    """Sort key of the paper's choice: lower price, then fewest moved jobs (exact prices;
+    see :func:`best` for the choice with the tie tolerance)."""
     return price(problem, schedule), moved(problem, schedule)
+
+
+PRICE_TOL = 1e-9
+"""Relative tolerance of a price tie, of ``max(1, |price|)``.
+
+The optimum of the problem *as defined*: with ``P*`` the lowest price of any feasible
+schedule, the optimal schedules are those of price ``<= P* + price_tolerance(P*)``, and
+among them the ones that move the fewest waiting jobs. The tolerance absorbs the float
+rounding of :func:`price` (a price-neutral swap of two jobs can come out a few ulps
+either side of 0); every exact solver returns a schedule of this set or says that it
+did not.
+"""
+
+
+def price_tolerance(p: float) -> float:
+    """Width of a price tie at price ``p`` (``PRICE_TOL * max(1, |p|)``)."""
+    return PRICE_TOL * max(1.0, abs(p))
+
+
+def best(problem: InsertionProblem,
+         schedules: Iterable[InsertionSchedule]) -> InsertionSchedule | None:
+    """The definition's choice among ``schedules`` (assumed feasible): lowest price ``P``,
+    then, among those within :func:`price_tolerance` of ``P``, the fewest moved jobs
+    (then the lowest price, then the first given). None for no schedules."""
+    scored = [(price(problem, s), moved(problem, s), k, s) for k, s in enumerate(schedules)]
+    if not scored:
+        return None
+    low = min(p for p, _, _, _ in scored)
+    tied = [x for x in scored if x[0] <= low + price_tolerance(low)]
+    return min(tied, key=lambda x: (x[1], x[0], x[2]))[3]
 
 
 # ---------------------------------------------------------------------------- utilities

@@ -101,7 +101,7 @@ def _months(trace: str, procs: int | None, wide: str, perfect: bool, scheme: str
 @lru_cache(maxsize=8)
 def _split(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
            scheme: str | None, high: float | None) -> dict[str, Workload]:
-    from instances.swf import split_months
+    from instances.months import split_months
 
     return dict(split_months(_prioritized(fkey, procs, wide, perfect, scheme, high)))
 

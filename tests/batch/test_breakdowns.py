@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from heuristics.backfill import EASY
-from instances.swf import split_months
+from instances.months import split_months
 from sim.batch.machine import simulate
 from sim.batch.metrics import breakdown, by_month, month_labels, size_class, summary
 from sim.batch.runner import load_workload

@@ -10,6 +10,7 @@ import pytest
 from strategies import small_random_workload
 
 from heuristics.slack import (
+    COMPRESS,
     EXHAUSTIVE,
     ORDERS,
     Inserter,
@@ -26,7 +27,6 @@ from sim.batch.slack_scheduler import SlackScheduler
 from sim.batch.validate import validate
 from sim.problems.insertion import (
     InsertionProblem,
-    InsertionSchedule,
     NewJob,
     RunningJob,
     WaitingJob,
@@ -172,7 +172,7 @@ def test_solve_wrappers_via_registry():
     for name in ORDERS + (EXHAUSTIVE,):
         res = registry.solver("slack_insertion", name)(problem, time_limit=5, seed=3)
         assert res.status is Status.FEASIBLE and res.bound is None and res.seed == 3
-        sched = InsertionSchedule.from_dict(res.solution)
+        sched = res.solution
         check(problem, sched)
         assert res.objective == price(problem, sched)
         assert res.to_dict()["solver"] == name
@@ -193,9 +193,12 @@ def test_policy_valid_and_slack_bound_kept(order, delay_from):
     assert pol.n_insert == len(w.jobs)
 
 
-def test_policy_exhaustive_small_queue():
-    w = small_random_workload(5, n=30, gap=120)
-    sched = simulate(w, SlackPolicy(order=EXHAUSTIVE, check=True, max_exhaustive=8))
+@pytest.mark.parametrize("compress", COMPRESS)
+def test_policy_exhaustive_small_queue(compress):
+    # gap 150 s keeps the queue at most 8 deep under both compress readings
+    w = small_random_workload(5, n=30, gap=150)
+    sched = simulate(w, SlackPolicy(order=EXHAUSTIVE, check=True, max_exhaustive=8,
+                                    compress=compress))
     validate(sched)
 
 
@@ -347,3 +350,34 @@ def test_over_quota_job_has_infinite_slack():
     assert 2 not in sched.promises and 3 in sched.promises
     # job 3 jumps ahead of the over-quota job, which has slack to spare
     assert sched.start[2] < sched.start[1]
+
+
+# ---------------------------------------------------------------------- compress readings
+def test_hold_never_starts_a_job_after_its_delayed_start():
+    # the paper's reading: delayed jobs sit at te + t_j and are only moved up from there
+    for seed in range(40):
+        problem = random_problem(seed, k=5)
+        jt = problem.new.t
+        for order in ORDERS:
+            for c in candidates(problem, order, compress="hold"):
+                for w in problem.waiting:
+                    assert c.schedule.starts[w.id] <= w.te + jt, (seed, order, c)
+
+
+def test_readings_diverge_on_the_four_job_example():
+    from sim.experiments.talby_orders import example_problem
+
+    pb = example_problem()
+    slot0 = {cmp: next(c for c in candidates(pb, "DU", compress=cmp) if c.ts == 0)
+             for cmp in COMPRESS}
+    # hold: B moves into the hole left while A holds [5, 15), then A moves back to 0
+    assert dict(slot0["hold"].schedule.starts) == {1: 0, 2: 15}
+    # list: B takes [5, 15) in a profile without A, which is pushed to 15 (> 0 + 5)
+    assert dict(slot0["list"].schedule.starts) == {1: 15, 2: 5}
+
+
+def test_compress_option_is_checked():
+    with pytest.raises(ValueError, match="compress"):
+        SlackPolicy(compress="lazy")
+    with pytest.raises(ValueError, match="compress"):
+        insert(random_problem(0), "AST", compress="lazy")

@@ -16,7 +16,8 @@ from strategies import workloads
 
 from instances.bundled import TRACE_DIR, list_traces, load_trace, trace_path
 from instances.job import Job, Workload
-from instances.swf import CleaningReport, SwfError, read_swf, split_months, write_swf
+from instances.months import split_months
+from instances.swf import CleaningReport, SwfError, read_swf, write_swf
 
 HEADER = "; Version: 2.2\n; MaxProcs: 8\n; UnixStartTime: 0\n; TimeZoneString: UTC\n"
 
@@ -76,10 +77,15 @@ def test_integral_floats_accepted_fractional_used_field_rejected(tmp_path):
         read_swf(swf(tmp_path, " ".join(line), name="u.swf"))
 
 
-def test_negative_submit_is_an_error(tmp_path):
-    path = swf(tmp_path, rec(1), rec(2, submit=-1))
-    with pytest.raises(SwfError, match=r"t\.swf:6: field 2 \(submit time\) is negative"):
+def test_negative_submit_is_an_error_unknown_submit_is_dropped_and_counted(tmp_path):
+    path = swf(tmp_path, rec(1), rec(2, submit=-2))
+    with pytest.raises(SwfError, match=r"t\.swf:6: field 2 \(submit time\) is negative: -2"):
         read_swf(path)
+    w = read_swf(swf(tmp_path, rec(1), rec(2, submit=-1), rec(3, submit=4), name="u.swf"))
+    assert [j.id for j in w.jobs] == [1, 3]
+    assert w.cleaning.counts["unknown_submit"] == 1 and w.cleaning.dropped == 1
+    assert w.cleaning.examples["unknown_submit"] == (2,)
+    assert "unknown_submit: 1 jobs" in w.cleaning.summary()
 
 
 def test_duplicate_job_number_is_an_error(tmp_path):
@@ -190,8 +196,12 @@ def test_machine_size_sources(tmp_path):
     w = read_swf(swf(tmp_path, *jobs, header="; MaxNodes: 7 (batch partition; 9 total)\n"))
     assert w.capacity == (7,) and w.cleaning.machine_source == "MaxNodes header"
     assert w.header["MaxNodes"] == "7 (batch partition; 9 total)"
-    w = read_swf(swf(tmp_path, *jobs, header=""))
-    assert w.capacity == (6,) and w.cleaning.machine_source == "largest job"
+    with pytest.raises(SwfError, match=r"t\.swf: no machine size in the header .*--procs N"
+                       r".*--procs from-jobs to take the widest job \(6 processors\)"):
+        read_swf(swf(tmp_path, *jobs, header=""))
+    w = read_swf(swf(tmp_path, *jobs, header=""), procs="from-jobs")
+    assert w.capacity == (6,) and w.cleaning.machine_source == "largest job (procs='from-jobs')"
+    assert "largest job (procs='from-jobs')" in w.cleaning.summary()
 
 
 def test_header_parsing(tmp_path):

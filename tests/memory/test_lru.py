@@ -12,7 +12,7 @@ from sim.memory.lru import (
     miss_rate_curve,
     naive_misses,
     round_robin_trace,
-    simulate,
+    simulate_lru,
     stack_distances,
 )
 
@@ -69,9 +69,9 @@ def test_simulate_counts_per_stream_like_naive_lru():
     assert np.bincount(ow).tolist() == [500, 1500]
     assert set(tr[ow == 0].tolist()).isdisjoint(tr[ow == 1].tolist())
     for cap in (5, 20, 60):
-        sim = simulate(tr, ow, cap)
+        sim = simulate_lru(tr, ow, cap)
         assert sim.misses.sum() == naive_misses(tr, cap)
     tr2, ow2 = round_robin_trace([a, b], [7, 3], 50)
     assert tr2.size == 500 and ow2[:10].tolist() == [0] * 7 + [1] * 3
-    sim = simulate(tr2, ow2, 25, warmup=100)
+    sim = simulate_lru(tr2, ow2, 25, warmup=100)
     assert sim.misses.sum() == naive_misses(tr2, 25) - naive_misses(tr2[:100], 25)

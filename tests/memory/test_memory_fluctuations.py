@@ -13,13 +13,13 @@ from sim.memory.lru import (
     interleave,
     miss_rate_curve,
     round_robin_trace,
-    simulate,
+    simulate_lru,
     stack_distances,
 )
 from sim.memory.model import (
     FootprintSpread,
     MissRateCurve,
-    footprint,
+    footprint_after,
     miss_rate,
     round_robin,
     steady_state,
@@ -236,7 +236,7 @@ def test_fluctuations_track_lru_across_a_loop_cliff(rates):
     dist = stack_distances(tr)
     alpha = np.asarray(rates) / sum(rates)
     # global LRU depth of a loop block at its reuse: its own L plus the others' footprints
-    depth = L + sum(float(footprint(curves[q], L * alpha[q] / alpha[1])) for q in (0, 2))
+    depth = L + sum(float(footprint_after(curves[q], L * alpha[q] / alpha[1])) for q in (0, 2))
     caps = int(round(depth)) + 5 * np.arange(-6, 7)
     _assert_fluctuations_fix_the_cliff(
         tr, ow, dist, caps, skip, min_rate=0.01,
@@ -252,7 +252,7 @@ def _assert_fluctuations_fix_the_cliff(tr, ow, dist, caps, warmup, *, paper, flu
     off somewhere."""
     errs_fl, errs_paper, loop_sim = [], [], []
     for cap in caps:
-        sim = simulate(tr, ow, int(cap), warmup=warmup, distances=dist)
+        sim = simulate_lru(tr, ow, int(cap), warmup=warmup, distances=dist)
         assert sim.combined >= min_rate
         errs_fl.append(abs(fluct(cap) / sim.combined - 1))
         errs_paper.append(abs(paper(cap) / sim.combined - 1))
@@ -297,7 +297,7 @@ def test_round_robin_with_measured_spreads_tracks_lru_on_geometric_phases():
     sims = {}
     for n in (10, 100, 1_000, 3_000, 10_000):
         tr, ow = round_robin_trace(streams, [n] * 3, N // n)
-        sim = simulate(tr, ow, 600, warmup=tr.size // 4).combined
+        sim = simulate_lru(tr, ow, 600, warmup=tr.size // 4).combined
         model = round_robin(curves, [n] * 3, 600, fluctuations=True, spreads=spreads).combined
         assert model == pytest.approx(sim, rel=0.10), (n, sim, model)
         sims[n] = sim
@@ -312,7 +312,7 @@ def test_round_robin_fluctuations_track_lru_across_a_loop_cliff():
     curves = [_curve(s, N // 4) for s in streams]
     tr, ow = round_robin_trace(streams, [n] * 3, N // n)
     dist = stack_distances(tr)
-    depth = L + sum(float(footprint(curves[q], L)) for q in (0, 2))
+    depth = L + sum(float(footprint_after(curves[q], L)) for q in (0, 2))
     caps = int(round(depth)) + 8 * np.arange(-4, 5)
     _assert_fluctuations_fix_the_cliff(
         tr, ow, dist, caps, tr.size // 4,

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from instances.refstreams import exponential_curve, hot_cold, knee_curve, uniform
-from sim.memory.lru import interleave, miss_rate_curve, simulate, stack_distances
+from sim.memory.lru import interleave, miss_rate_curve, simulate_lru, stack_distances
 from sim.memory.model import (
     MissRateCurve,
-    footprint,
+    footprint_after,
     idle_time,
     miss_rate,
     refs_to_footprint,
@@ -36,10 +36,10 @@ def test_curve_validation_names_field_and_index():
 def test_footprint_eq1_constant_rate_and_saturation():
     # m = 1 everywhere below X: every reference brings a block, x(k) = k up to X
     c = MissRateCurve(tuple([1.0] * 10 + [0.0]))
-    assert footprint(c, [0, 3, 10, 50]).tolist() == [0, 3, 10, 10]
+    assert footprint_after(c, [0, 3, 10, 50]).tolist() == [0, 3, 10, 10]
     # m = 0.5: two references per block
     c = MissRateCurve(tuple([0.5] * 4 + [0.0]))
-    assert footprint(c, 3.0) == pytest.approx(1.5)
+    assert footprint_after(c, 3.0) == pytest.approx(1.5)
     assert refs_to_footprint(c, 4) == pytest.approx(8.0)
     assert np.isinf(refs_to_footprint(c, 5))
     # curve stops at the first zero even if it is not the last point
@@ -52,7 +52,7 @@ def test_footprint_matches_distinct_blocks_of_a_trace():
     for k in (50, 500, 5000):
         # expected distinct blocks in windows of k references
         wins = [np.unique(tr[s : s + k]).size for s in range(0, 50_000, 2_500)]
-        assert footprint(c, k) == pytest.approx(np.mean(wins), rel=0.05)
+        assert footprint_after(c, k) == pytest.approx(np.mean(wins), rel=0.05)
 
 
 def test_steady_state_fills_memory_and_single_process():
@@ -107,7 +107,7 @@ def test_steady_state_agrees_with_lru_simulation():
     tr, ow = interleave(streams, [1.0, 2.0], n)
     d = stack_distances(tr)
     for cap in (200, 500, 900):
-        sim = simulate(tr, ow, cap, warmup=n // 5, distances=d)
+        sim = simulate_lru(tr, ow, cap, warmup=n // 5, distances=d)
         model = steady_state(curves, [1.0, 2.0], cap).combined[0]
         assert model == pytest.approx(sim.combined, rel=0.05)
 
@@ -140,7 +140,7 @@ def test_round_robin_model_tracks_lru_simulation():
     for n in (10, 3000, 20000):
         rounds = min(n_refs // n, max(6, 150_000 // (3 * n)))
         tr, ow = round_robin_trace(streams, [n] * 3, rounds)
-        sim = simulate(tr, ow, 800, warmup=tr.size // 4).combined
+        sim = simulate_lru(tr, ow, 800, warmup=tr.size // 4).combined
         model = round_robin(curves, [n] * 3, 800).combined
         assert model == pytest.approx(sim, rel=0.2)
         out[n] = (sim, model)

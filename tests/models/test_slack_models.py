@@ -31,12 +31,17 @@ def tol(*results) -> float:
 
 
 def assert_valid(problem, res):
-    sch = InsertionSchedule.from_dict(res.solution)
+    sch = res.solution
+    assert isinstance(sch, InsertionSchedule)  # typed; JSON only at the edge
     ins.check(problem, sch)
     assert res.objective == ins.price(problem, sch)  # recomputed, not copied
-    assert res.solution["moved"] == ins.moved(problem, sch)
-    json.dumps(res.to_dict())
+    back = json.loads(json.dumps(res.to_dict()))
+    assert InsertionSchedule.from_dict(back["solution"]) == sch
     return sch
+
+
+def moved(problem, res) -> int:
+    return ins.moved(problem, res.solution)
 
 
 def tiny(seed: int, **kw):
@@ -56,7 +61,7 @@ def test_cpsat_ilp_and_brute_force_agree_on_tiny_instances(seed):
     assert rc.objective == pytest.approx(rb.objective, abs=tol(rc, rb))
     assert ri.objective == pytest.approx(rb.objective, abs=tol(ri, rb))
     # the tie-break (fewest moved jobs among the cheapest) is exact too
-    assert rc.solution["moved"] == rb.solution["moved"] == ri.solution["moved"]
+    assert moved(pb, rc) == moved(pb, rb) == moved(pb, ri)
     assert rc.bound <= rc.objective + 1e-9 and ri.bound <= ri.objective + 1e-9
 
 
@@ -68,7 +73,7 @@ def test_ilp_handles_any_alphas_like_brute_force(seed):
     assert ri.status is Status.OPTIMAL
     assert_valid(pb, ri)
     assert ri.objective == pytest.approx(rb.objective, abs=tol(ri, rb))
-    assert ri.solution["moved"] == rb.solution["moved"]
+    assert moved(pb, ri) == moved(pb, rb)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -84,7 +89,7 @@ def test_model_strengthening_loses_nothing(seed):
     assert full.status is dom.status is ri.status is Status.OPTIMAL
     assert dom.objective == pytest.approx(full.objective, abs=tol(dom, full))
     assert ri.objective == pytest.approx(full.objective, abs=tol(ri, full))
-    assert dom.solution["moved"] == full.solution["moved"] == ri.solution["moved"]
+    assert moved(pb, dom) == moved(pb, full) == moved(pb, ri)
 
 
 def test_cpsat_rejects_nonlinear_price():
@@ -103,8 +108,7 @@ def test_never_worse_than_the_papers_exhaustive_search_or_any_order(seed):
         assert rc.objective <= rh.objective + tol(rc), order
         if math.isclose(rc.objective, rh.objective, abs_tol=tol(rc)):
             # equal price: the tie-break (fewest moved jobs) is never worse either
-            assert rc.solution["moved"] <= ins.moved(pb, InsertionSchedule.from_dict(
-                rh.solution)), order
+            assert moved(pb, rc) <= moved(pb, rh), order
 
 
 def snapshot_files(kmax: int) -> list[Path]:
@@ -147,8 +151,8 @@ def test_time_limit_stop_is_never_optimal():
     r = si.solve_cpsat(pb, time_limit=0.05)
     assert r.status is Status.FEASIBLE
     assert_valid(pb, r)  # still a feasible schedule (at worst the current one)
-    assert r.bound is not None and r.bound <= r.objective
-    assert r.gap is not None and r.gap > 0
+    assert r.note  # says why it is not optimal
+    assert r.bound is None or r.bound <= r.objective
 
 
 def test_ilp_time_limit_stop_is_never_optimal():
@@ -172,10 +176,12 @@ def test_determinism_and_registry():
 
 def test_size_guards_are_clear_errors():
     pb = ins.random_problem(3, 12, capacity=8, max_t=50, max_slack=200)
-    with pytest.raises(ValueError, match="brute: more than"):
+    with pytest.raises(ValueError, match="brute: more than 1000 search nodes"):
         si.solve_brute(pb, max_nodes=1000)
     with pytest.raises(ValueError, match="candidate start times"):
         si.solve_ilp(pb, max_points=50)
+    with pytest.raises(ValueError, match="max_nonzeros"):
+        si.solve_ilp(pb, max_nonzeros=100)
 
 
 

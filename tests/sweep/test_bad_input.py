@@ -129,5 +129,5 @@ def test_the_example_specs_expand(name):
     from sim.sweep.spec import load
 
     root = Path(__file__).resolve().parents[2]
-    spec, cells = load(root / "examples" / name)
+    spec, cells = load(root / "sim" / "sweep" / "examples" / name)
     assert cells and spec["name"]

@@ -1,0 +1,75 @@
+"""CBC for the PuLP models, through PuLP's current (3.x, 4.0-ready) API.
+
+PuLP 3.x deprecates ``PULP_CBC_CMD`` (the bundled CBC binary) in favour of ``COIN_CMD``
+with a CBC it finds itself (``pip install pulp[cbc]``, or ``cbc`` on the PATH). We keep
+the bundled binary working (``pulp>=2.8,<4`` in pyproject) by handing its path to
+``COIN_CMD``, which is the API that stays in PuLP 4.0, and fall back to the CBC that
+``COIN_CMD`` finds on its own when there is no bundled binary. Every call runs CBC with
+one thread and no console output.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["cbc_path", "command", "variable"]
+
+
+def cbc_path() -> str | None:
+    """Path of the CBC binary used: PuLP's bundled one if present, else None (then
+    ``COIN_CMD`` looks for ``cbc`` itself)."""
+    try:
+        from pulp.apis import coin_api
+    except ImportError:  # pragma: no cover - PuLP is a hard dependency
+        return None
+    path = getattr(coin_api, "pulp_cbc_path", None)
+    if path and os.path.isfile(path):
+        if not os.access(path, os.X_OK):
+            try:
+                os.chmod(path, os.stat(path).st_mode | 0o111)
+            except OSError:
+                return None
+        return path
+    return None
+
+
+def command(*, time_limit: float | None = None, log_path: str | None = None) -> Any:
+    """A ``pulp.COIN_CMD`` running CBC single-threaded and silently.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        CBC's wall-clock limit, seconds (``timeLimit``).
+    log_path : str, optional
+        File CBC writes its log to (its bound is read from there).
+
+    Raises
+    ------
+    RuntimeError
+        When no CBC binary is available (neither bundled nor installed).
+    """
+    import pulp
+
+    kw: dict[str, Any] = {"msg": False, "threads": 1}
+    if time_limit is not None:
+        kw["timeLimit"] = time_limit
+    if log_path is not None:
+        kw["logPath"] = log_path
+    path = cbc_path()
+    solver = pulp.COIN_CMD(path=path, **kw) if path else pulp.COIN_CMD(**kw)
+    if not solver.available():
+        raise RuntimeError("no CBC binary found: install PuLP < 4 (bundles CBC) or "
+                           "`pip install pulp[cbc]`")
+    return solver
+
+
+def variable(prob: Any, name: str, cat: str, low: float | None = None,
+             up: float | None = None) -> Any:
+    """A variable attached to ``prob`` (``prob.add_variable`` where PuLP has it)."""
+    import pulp
+
+    add = getattr(prob, "add_variable", None)
+    if add is not None:
+        return add(name, lowBound=low, upBound=up, cat=cat)
+    return pulp.LpVariable(name, lowBound=low, upBound=up, cat=cat)  # PuLP < 3

@@ -1,0 +1,450 @@
+"""CP-SAT model of the slack-constrained insertion problem (registered as ``cpsat``).
+
+One interval per waiting job and for the new job, start domains bounded by the slack
+(``[lb_i, te_i + floor(s_i)]``), one cumulative constraint with the running jobs as fixed
+intervals ``[now, end)``. Objective: the price for ``alpha_t = 1``, which is linear in the
+starts. ``alpha_t != 1`` raises ValueError (the price is then concave in the delay; use
+``ilp`` or ``brute``). Exact strengthenings (each can be switched off; the tests compare
+against the plain model): domains restricted to the dominant start times
+(:func:`models.slack_insertion.domains.dominant_times`), domains tightened by the current
+schedule's price (:func:`models.slack_insertion.domains.tighten_domains`), and ``S_i <=
+S_j`` for interchangeable jobs (``_add_swap_orders``).
+
+Three stages: the definition's optimum, not a rounded one
+----------------------------------------------------------
+CP-SAT needs integer coefficients, but the weights (``delay_weight`` of a waiting job,
+``n_j^alpha_u`` of the new job) are reals such as ``8/9``. Minimising a rounded price and
+then fixing it (what this model did before) can prefer a price-neutral swap that the
+rounding makes look cheaper, and then move jobs that need not move. So:
+
+1. **Coarse price.** ``A = sum round(w_i 2^e) delay_i`` with the largest ``e`` that keeps
+   every coefficient <= 2^24 and the objective's range <= 2^52. Each schedule's price is
+   within ``eps = sum_i |round(w_i 2^e) / 2^e - w_i| max|delay_i|`` of ``A / 2^e``
+   (``params["rounding_error"]``), so ``bound_1 = (CP-SAT's bound on A) / 2^e - eps`` is a
+   bound of the problem as defined.
+2. **Exact price.** Only if ``eps > 0``: inside the window of coarse prices that can hold a
+   schedule within the tie tolerance of the optimum (``A <= (P_1 + tol + eps) 2^e``, ``P_1``
+   the true price of stage 1's schedule), minimise ``(A - A_lb) 2^f + B``, where ``B = sum
+   lo_i delay_i`` carries the next ``f`` bits of every weight (``lo_i = round((w_i 2^e -
+   hi_i) 2^f)``) and ``f`` is as large as the window allows in 2^53. Then every weight is
+   represented to ``2^-(e+f+1)``; the remaining error ``params["refined_error"]`` is
+   computed exactly (rational arithmetic) and is 0 when every weight fits in ``e + f``
+   bits, which holds on the bundled snapshots. Stage 2's bound is a bound of the problem
+   as defined, to ``refined_error``.
+3. **Fewest moved jobs** among the schedules whose exact price is within
+   :func:`sim.problems.insertion.price_tolerance` of the optimum (a window on the stage-2
+   objective that contains all of them), by boolean ``b_i`` with ``not b_i -> start_i =
+   te_i``. The pick is re-checked by the definition's own price.
+
+So ``cpsat`` returns the definition's optimum (price within the tie tolerance, then fewest
+moved jobs), up to ``refined_error``; when that error is not negligible against the tie
+tolerance, or ``f`` cannot be positive, the status is FEASIBLE and the note says that a
+rounded problem was solved.
+
+Status and bound
+----------------
+OPTIMAL only when all stages were proved. A time limit that stops a stage gives FEASIBLE
+with the best bound of the problem as defined (never the rounded model's bound). When
+CP-SAT finds no solution in time, the current schedule (nobody moved, the new job at its
+earliest fit) is returned as FEASIBLE with ``params["fallback"] = True``. A bound above
+the returned schedule's price is dropped by :func:`sim.result.build` (and said in the
+note).
+
+Determinism: CP-SAT runs with ``num_workers=1`` (``workers``) and ``random_seed=seed``,
+so the same problem and seed give the same schedule unless a time limit cuts the search
+at a different point.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from models.slack_insertion.common import Deadline, finish
+from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionProblem, InsertionSchedule
+from sim.result import Result, Status
+
+__all__ = ["solve_cpsat"]
+
+_MAX_COEF_BITS = 24
+_MAX_RANGE_BITS = 52
+_EXACT_BITS = 53  # stage-2 objective range: integers exact in a double
+_NEGLIGIBLE = 1e-3  # refined_error / tie tolerance below which stage 3 is called exact
+
+
+def _scale_exponent(weights: list[float], ranges: list[int]) -> int:
+    """Largest e with max(w) 2^e <= 2^24 and sum(w 2^e range) <= 2^52 (see module doc)."""
+    wmax = max(weights, default=0.0)
+    total = sum(w * r for w, r in zip(weights, ranges, strict=True))
+    if wmax <= 0:
+        return 0
+    e = math.floor(_MAX_COEF_BITS - math.log2(wmax))
+    if total > 0:
+        e = min(e, math.floor(_MAX_RANGE_BITS - math.log2(total)) - 1)
+    return e
+
+
+def _add_swap_orders(m: Any, problem: InsertionProblem, starts: dict[int, Any], sj: Any,
+                     weights: list[float], wnew: float, margin: float) -> int:
+    """Add ``S_i <= S_j`` for interchangeable jobs; returns how many.
+
+    Jobs i and j (waiting jobs or the new job) with the same ``n`` and ``t`` have the same
+    earliest start. If i's weight exceeds j's by more than ``margin`` (price units per
+    second) and its latest start (``te + s``; none for the new job) is no later than j's,
+    every schedule with ``S_i > S_j`` gets cheaper by more than ``margin`` by swapping the
+    two starts, which stays feasible: the same processors are used over the same
+    intervals and each job's start stays within its own bounds. With ``margin`` at least
+    the tie tolerance, no schedule with ``S_i > S_j`` is in the tie set of the optimum, so
+    no optimum (ties included) is cut off.
+    """
+    jobs = []
+    for k, w in enumerate(problem.waiting):
+        jobs.append(((w.n, w.t), weights[k], w.te + w.s, starts[w.id]))
+    if sj is not None:
+        jobs.append(((problem.new.n, problem.new.t), wnew, math.inf, sj))
+    groups: dict[tuple[int, int], list[tuple[float, float, Any]]] = {}
+    for key, weight, latest, var in jobs:
+        groups.setdefault(key, []).append((weight, latest, var))
+    added = 0
+    for members in groups.values():
+        for wi, ui, vi in members:
+            for wj, uj, vj in members:
+                if wi - wj > margin and ui <= uj:
+                    m.add(vi <= vj)
+                    added += 1
+    return added
+
+
+def _add_equal_orders(m: Any, problem: InsertionProblem, starts: dict[int, Any],
+                      weights: list[float], lit: Any) -> int:
+    """Add ``S_i <= S_j`` under literal ``lit`` for waiting jobs of the same ``n``, ``t``
+    and *equal* weight with ``te_i + s_i <= te_j + s_j`` (ties by id); returns how many.
+
+    Swapping the starts of two such jobs keeps feasibility (as in ``_add_swap_orders``)
+    and the price exactly (``w S_i + w S_j`` is symmetric), so every price is reached with
+    ``S_i <= S_j``: valid for the price stages. It can change which jobs count as moved,
+    so ``lit`` is switched off for the fewest-moved stage.
+    """
+    groups: dict[tuple[int, int, float], list[tuple[float, int, Any]]] = {}
+    for k, w in enumerate(problem.waiting):
+        groups.setdefault((w.n, w.t, weights[k]), []).append((w.te + w.s, w.id, starts[w.id]))
+    added = 0
+    for members in groups.values():
+        members.sort(key=lambda x: (x[0], x[1]))
+        for (_, _, vi), (_, _, vj) in zip(members, members[1:], strict=False):
+            m.add(vi <= vj).only_enforce_if(lit)
+            added += 1
+    return added
+
+
+def _fix(m: Any, lit: Any, value: int) -> None:
+    """Fix the boolean ``lit`` to ``value`` (its domain in the model proto)."""
+    dom = m.proto.variables[lit.index].domain
+    dom.clear()
+    dom.extend([value, value])
+
+
+def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+                workers: int = 1, tighten: bool = True, dominant: bool = True,
+                symmetry: bool = True, max_points: int = 200_000, log: bool = False,
+                sat_params: dict[str, Any] | None = None, warmup: float = 0.1,
+                warm_start: bool = True, equal_orders: bool = True) -> Result:
+    """Optimal insertion by CP-SAT (see the module docstring).
+
+    Easy problems are proved fastest by the plain model (no set-up cost), hard ones need
+    the strengthened one. So the plain model runs first with a *deterministic* time
+    limit of ``warmup`` (CP-SAT's deterministic time units, roughly seconds); if it does
+    not prove every stage, the strengthened model runs with the remaining time.
+    ``params["proved_by"]`` says which one proved the optimum. Both are exact, and the
+    deterministic limit keeps the result reproducible. ``warmup=0`` skips the plain run.
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+        Needs ``alpha_t == 1``.
+    time_limit : float, optional
+        Seconds for everything (model building and every stage).
+    seed : int
+        CP-SAT ``random_seed``.
+    workers : int
+        CP-SAT ``num_workers`` (1 = deterministic).
+    tighten : bool
+        Shrink the start domains with the price of the current schedule (any schedule
+        cheaper than it keeps each job within a computable delay); exact either way.
+    dominant : bool
+        Restrict every start domain to the dominant start times (``dominant_times``,
+        capped at the largest domain end); exact. Falls back to plain intervals when
+        there are more than ``max_points`` such times.
+    symmetry : bool
+        Order interchangeable jobs (``_add_swap_orders``); exact.
+    max_points : int
+        See ``dominant``.
+    log : bool
+        Print the CP-SAT search log.
+    sat_params : dict, optional
+        Extra CP-SAT parameters (``SatParameters`` field name -> value).
+    warmup : float
+        Deterministic time limit of the plain-model pass (0 = skip it).
+    warm_start : bool
+        Tighten the strengthened model's domains with the plain pass's best schedule
+        (instead of the current schedule) and start from it; exact.
+    equal_orders : bool
+        In the two price stages, order interchangeable jobs of equal weight (see
+        ``_add_equal_orders``); released for the fewest-moved stage; exact.
+    """
+    if problem.alpha_t != 1.0:
+        raise ValueError(
+            f"cpsat: the price is linear only for alpha_t = 1, got alpha_t={problem.alpha_t}; "
+            "use the 'ilp' or 'brute' solver for other alpha_t")
+    deadline = Deadline(time_limit)
+    common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
+                  sat_params=sat_params)
+    extra = {"time_limit": time_limit, "warmup": warmup}
+    if warmup and (tighten or dominant or symmetry):
+        r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
+                        symmetry=False, dtime=warmup, incumbent=None, equal_orders=False,
+                        **common)
+        if r.status is Status.OPTIMAL or deadline.expired():
+            return replace(r, runtime=deadline.elapsed(),
+                           params={**r.params, **extra, "proved_by": "plain"
+                                   if r.status is Status.OPTIMAL else None})
+        # a better warm start: the plain run's best schedule tightens the domains further
+        # (any feasible schedule bounds the optimum) and is the strengthened run's hint
+        incumbent = r.solution if warm_start else None
+    else:
+        incumbent = None
+    r = _cpsat_once(problem, deadline=deadline, tighten=tighten, dominant=dominant,
+                    symmetry=symmetry, dtime=None, incumbent=incumbent,
+                    equal_orders=equal_orders, **common)
+    return replace(r, runtime=deadline.elapsed(),
+                   params={**r.params, **extra, "proved_by": "strengthened"
+                           if r.status is Status.OPTIMAL else None})
+
+
+def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, workers: int,
+                tighten: bool, dominant: bool, symmetry: bool, max_points: int, log: bool,
+                sat_params: dict[str, Any] | None, dtime: float | None,
+                incumbent: InsertionSchedule | None, equal_orders: bool) -> Result:
+    """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
+    time limit per stage."""
+    from ortools.sat.python import cp_model
+
+    params: dict[str, Any] = {"workers": workers, "tighten": tighten, "dominant": dominant,
+                              "symmetry": symmetry}
+    now = problem.now
+    T = ins.horizon(problem)
+    dom, new_dom = start_bounds(problem, T)
+    cur = ins.current_schedule(problem)
+    p_cur = ins.price(problem, cur)
+    waiting = problem.waiting
+    wts = [ins.delay_weight(problem, w) for w in waiting]
+    a = ins.new_weight(problem)
+
+    start = cur
+    if incumbent is not None and ins.price(problem, incumbent) < p_cur:
+        start = incumbent
+        params["warm_start_price"] = ins.price(problem, incumbent)
+    if tighten:
+        dom, new_dom = tighten_domains(problem, dom, new_dom, start)
+    ranges = [max(abs(dom[w.id][0] - w.te), abs(dom[w.id][1] - w.te)) for w in waiting]
+    new_range = 0 if new_dom is None else new_dom[1] - now
+    allw, allr = wts + [a], ranges + [new_range]
+    e = _scale_exponent(allw, allr)
+    S = 2.0 ** e
+    hi = [round(c * S) for c in allw]
+    eps = math.fsum(abs(i - c * S) / S * r for i, c, r in zip(hi, allw, allr, strict=True))
+    params.update(scale_exponent=e, rounding_error=eps)
+
+    values: list[int] | None = None
+    if dominant:
+        cap_t = max([h for _, h in dom.values()] + ([new_dom[1]] if new_dom else [now]))
+        try:
+            values = dominant_times(problem, cap_t, max_points)
+        except ValueError:
+            values = None
+        params["dominant_points"] = None if values is None else len(values)
+
+    m = cp_model.CpModel()
+
+    def start_var(lo: int, hi_: int, name: str) -> Any:
+        if values is None:
+            return m.new_int_var(lo, hi_, name)
+        i, j = bisect_left(values, lo), bisect_right(values, hi_)
+        return m.new_int_var_from_domain(cp_model.Domain.from_values(values[i:j]), name)
+
+    starts: dict[int, Any] = {}
+    intervals, demands = [], []
+    for r in problem.running:
+        intervals.append(m.new_fixed_size_interval_var(now, r.end - now, f"run{r.id}"))
+        demands.append(r.n)
+    for w in waiting:
+        lo, up = dom[w.id]
+        s = start_var(lo, up, f"s{w.id}")
+        starts[w.id] = s
+        intervals.append(m.new_fixed_size_interval_var(s, w.t, f"i{w.id}"))
+        demands.append(w.n)
+        m.add_hint(s, start.starts[w.id])
+    sj = None
+    if problem.new is not None:
+        sj = start_var(new_dom[0], new_dom[1], "snew")
+        intervals.append(m.new_fixed_size_interval_var(sj, problem.new.t, "inew"))
+        demands.append(problem.new.n)
+        m.add_hint(sj, start.new_start)
+    m.add_cumulative(intervals, demands, problem.capacity)
+    # delays as affine expressions, in the order of allw (waiting jobs, then the new job)
+    delays = [starts[w.id] - w.te for w in waiting] + ([sj - now] if sj is not None else [0])
+    if symmetry:
+        # a price magnitude no optimum exceeds: the current price and every possible gain
+        mag = abs(p_cur) + math.fsum(c * r for c, r in zip(allw, allr, strict=True))
+        margin = ins.price_tolerance(mag)
+        params["order_constraints"] = _add_swap_orders(m, problem, starts, sj, wts, a, margin)
+    sym_lit = None
+    if equal_orders and symmetry:
+        sym_lit = m.new_bool_var("equal_orders_on")
+        params["equal_orders"] = _add_equal_orders(m, problem, starts, wts, sym_lit)
+        _fix(m, sym_lit, 1)
+    A = sum(c * d for c, d in zip(hi, delays, strict=True) if c) if any(hi) else 0
+    m.minimize(A)
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = seed
+    solver.parameters.log_search_progress = log
+    solver.parameters.linearization_level = 2  # cumulative energy cuts: ~1.5x faster here
+    for name, value in (sat_params or {}).items():
+        setattr(solver.parameters, name, value)
+    if dtime is not None:
+        solver.parameters.max_deterministic_time = dtime
+
+    def run() -> int:
+        left = deadline.left()
+        if left is not None:
+            solver.parameters.max_time_in_seconds = left
+        return solver.solve(m)
+
+    def read() -> InsertionSchedule:
+        return InsertionSchedule(None if sj is None else solver.value(sj),
+                                 {w.id: solver.value(starts[w.id]) for w in waiting})
+
+    def done(sch: InsertionSchedule, status: Status, bound: float | None,
+             note: str = "") -> Result:
+        return finish("cpsat", problem, sch, status, bound, deadline, seed, params, note)
+
+    # ---------------------------------------------------------------- stage 1: coarse price
+    st1 = run()
+    params["stage1_status"] = solver.status_name(st1)
+    if st1 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if st1 == cp_model.UNKNOWN:
+            params["fallback"] = True
+            return done(cur, Status.FEASIBLE, None,
+                        "CP-SAT found no schedule in time: current schedule, no bound")
+        raise RuntimeError(f"cpsat: unexpected status {solver.status_name(st1)} "
+                           "(the current schedule is always feasible)")
+    sch1 = read()
+    a_lb = math.ceil(solver.best_objective_bound - 1e-6) if any(hi) else 0
+    bound1 = a_lb / S - eps
+    if st1 != cp_model.OPTIMAL:
+        return done(ins.best(problem, [sch1, start, cur]), Status.FEASIBLE, bound1,
+                    "stopped by the time limit in stage 1 (price)")
+    p1 = ins.price(problem, sch1)
+
+    # ---------------------------------------------------------------- stage 2: exact price
+    tol_w = ins.price_tolerance(abs(p1) + 2 * eps) + 2 * eps
+    a_max = math.floor((Fraction(p1) + Fraction(tol_w) + Fraction(eps)) * Fraction(2) ** e) + 1
+    a_max = max(a_max, a_lb)
+    R = sum(allr)
+    if eps > 0:
+        f = math.floor(_EXACT_BITS - math.log2(max(1, (a_max - a_lb) + R / 2 + 1))) - 1
+    else:
+        f = 0
+    params["refine_bits"] = f
+    lo_w = [round((c * S - i) * 2.0 ** f) for c, i in zip(allw, hi, strict=True)] if f > 0 \
+        else [0] * len(allw)
+    den = Fraction(2) ** (e + f)
+    refined_err = sum(abs(Fraction(c) - Fraction(i * 2 ** f + lw) / den) * r
+                      for c, i, lw, r in zip(allw, hi, lo_w, allr, strict=True)) if f > 0 \
+        else Fraction(eps)
+    params["refined_error"] = float(refined_err)
+    approx_ok = float(refined_err) <= _NEGLIGIBLE * ins.price_tolerance(p1)
+    # the refined objective R(X) = (A - a_lb) 2^f + B, with R / 2^(e+f) + a_lb / 2^e within
+    # refined_err of the exact price
+    if any(hi):
+        a_var = m.new_int_var(0, a_max - a_lb, "a_window")
+        m.add(a_var == A - a_lb)
+    else:
+        a_var = 0
+    b_max = sum(abs(lw) * r for lw, r in zip(lo_w, allr, strict=True))
+    if f > 0 and b_max > 0:
+        b_var = m.new_int_var(-b_max, b_max, "b_fine")
+        m.add(b_var == sum(lw * d for lw, d in zip(lo_w, delays, strict=True) if lw))
+        refined = a_var * (2 ** f) + b_var
+    else:
+        refined = a_var * (2 ** f) if f > 0 else a_var
+    m.clear_hints()
+    for w in waiting:
+        m.add_hint(starts[w.id], sch1.starts[w.id])
+    if sj is not None:
+        m.add_hint(sj, sch1.new_start)
+    sch2, bound2 = sch1, bound1
+    if f > 0 and b_max > 0:
+        m.minimize(refined)
+        st2 = run()
+        params["stage2_status"] = solver.status_name(st2)
+        if st2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            sch2 = ins.best(problem, [sch1, read()])
+            v_lb = math.ceil(solver.best_objective_bound - 1e-6)
+            bound2 = max(bound1, float((Fraction(v_lb) + Fraction(a_lb) * 2 ** f) / den
+                                       - refined_err))
+        if st2 != cp_model.OPTIMAL:
+            return done(sch2, Status.FEASIBLE, bound2,
+                        "stopped by the time limit in stage 2 (exact price)")
+        v_best = round(solver.objective_value)
+    else:
+        v_best = (round(solver.objective_value) - a_lb) * (2 ** f if f > 0 else 1)
+        bound2 = bound1 if eps > 0 else a_lb / S
+    p2 = ins.price(problem, sch2)
+
+    # ---------------------------------------------------------------- stage 3: fewest moved
+    tie = ins.price_tolerance(max(abs(p2), abs(bound2)))
+    v_max = math.floor((Fraction(p2) + Fraction(tie) + refined_err) * den
+                       - Fraction(a_lb) * 2 ** f) + 1
+    if not isinstance(refined, int):  # (an int when no weight is positive: price 0)
+        m.add(refined <= max(v_max, v_best))
+    moved = []
+    for w in waiting:
+        b = m.new_bool_var(f"b{w.id}")
+        m.add(starts[w.id] == w.te).only_enforce_if(~b)
+        moved.append(b)
+    m.clear_hints()
+    for w in waiting:
+        m.add_hint(starts[w.id], sch2.starts[w.id])
+    if sj is not None:
+        m.add_hint(sj, sch2.new_start)
+    if sym_lit is not None:
+        _fix(m, sym_lit, 0)  # equal-weight orders are price-neutral, not moved-neutral
+    m.minimize(sum(moved))
+    st3 = run()
+    params["stage3_status"] = solver.status_name(st3)
+    if st3 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return done(sch2, Status.FEASIBLE, bound2,
+                    "stopped by the time limit in stage 3 (fewest moved jobs)")
+    sch3 = read()
+    # the definition's choice between the exact-price optimum and the fewest-moved pick
+    final = ins.best(problem, [sch2, sch3])
+    if st3 != cp_model.OPTIMAL:
+        return done(final, Status.FEASIBLE, bound2,
+                    "stopped by the time limit in stage 3 (fewest moved jobs)")
+    if not approx_ok:
+        return done(final, Status.FEASIBLE, bound2,
+                    f"solved a rounded problem: weights represented to within "
+                    f"{float(refined_err):.3g} price units, not negligible against the tie "
+                    f"tolerance {ins.price_tolerance(p1):.3g}")
+    if final is sch2 and ins.moved(problem, sch3) < ins.moved(problem, sch2):
+        return done(final, Status.FEASIBLE, bound2,
+                    "the fewest-moved pick was beyond the price tie; not proved")
+    return done(final, Status.OPTIMAL, min(bound2, ins.price(problem, final)))

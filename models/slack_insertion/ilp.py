@@ -1,0 +1,296 @@
+"""Time-indexed ILP of the slack-constrained insertion problem (PuLP/CBC, registered as ``ilp``).
+
+Binary ``x[j, tau]`` = job j starts at tau, over the *dominant start times*
+(:func:`models.slack_insertion.domains.dominant_times`) inside j's start domain where j
+fits next to the running jobs; one start per job. The cost of each (job, start) pair is
+:func:`sim.problems.insertion.job_cost` itself, so any alphas work and the model is the
+problem as defined (no rounding).
+
+Capacity: the direct form sums every ``x[j, tau]`` with ``tau`` in ``(u - t_j, u]`` at
+every time ``u``: O(times^2 x jobs) nonzeros (with the old closure of candidate times it
+took CBC to 19 GB on a k = 4 snapshot). It is kept while small (CBC solves it several
+times faster); beyond that, O(candidate times x jobs) nonzeros by the cumulative
+``z[j, k] = z[j, k-1] + x[j, tau_k]`` (continuous, in [0, 1]), which says whether j has
+started by its k-th candidate: j runs at ``u`` iff ``z[j, k(u)] - z[j, k(u - t_j)] = 1``.
+One row per time ``u`` at which the load can exceed the capacity, two terms per job;
+the same LP relaxation as the direct form (``z`` is a linear substitution).
+
+Lexicographic by a second solve: price ``<= P1 + price_tolerance(P1)`` (``P1`` the
+proved optimum, :data:`sim.problems.insertion.PRICE_TOL`), fewest moved jobs. The pick is
+re-checked in exact arithmetic; if CBC's own tolerances (about 1e-7 on a row) let in a
+schedule beyond the tie, the cheaper one is kept and the result is FEASIBLE with a note.
+
+Limits: ``time_limit`` covers model building, both CBC runs and reading the result
+(building checks the clock; a stop returns the cheaper of CBC's incumbent and the current
+schedule, FEASIBLE). A model whose size estimate exceeds ``max_nonzeros`` (memory) or whose
+candidate times exceed ``max_points`` is refused up front with a ValueError.
+
+Status: OPTIMAL only when CBC proved both stages. CBC via PuLP reports ``LpStatus``
+"Optimal" also after a time-limit stop with an incumbent; ``prob.sol_status ==
+pulp.LpSolutionOptimal`` (versus ``LpSolutionIntegerFeasible``) tells a proved optimum
+from a stopped run, and only the former is OPTIMAL. CBC runs with ``threads=1``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from bisect import bisect_right
+from typing import Any
+
+from models.cbc import command, variable
+from models.slack_insertion.common import Deadline, finish
+from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionProblem, InsertionSchedule
+from sim.result import Result, Status
+
+__all__ = ["solve_ilp"]
+
+_CHECK_EVERY = 2000  # model entries between two looks at the clock
+_DIRECT_MAX = 100_000  # largest direct-form model (nonzeros) formulation="auto" builds
+
+
+class _Stopped(Exception):
+    """The time limit ran out while building the model."""
+
+
+def _cbc_bound(logfile: str) -> float | None:
+    try:
+        with open(logfile) as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    found = re.findall(r"best possible\s+(-?[0-9.eE+-]+)", text)
+    if found:
+        return float(found[-1])
+    found = re.findall(r"Continuous objective value is\s+(-?[0-9.eE+-]+)", text)
+    return float(found[-1]) if found else None
+
+
+def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+              max_points: int = 20000, max_nonzeros: int = 1_000_000,
+              tighten: bool = True, formulation: str = "auto") -> Result:
+    """Optimal insertion by a time-indexed ILP over the dominant start times (PuLP/CBC).
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+        Any alphas.
+    time_limit : float, optional
+        Seconds for everything (model building, both stages).
+    seed : int
+        Recorded only (CBC runs single-threaded and deterministically).
+    max_points : int
+        Refuse instances with more candidate start times (ValueError).
+    max_nonzeros : int
+        Refuse instances whose model would have more variables plus nonzeros than this
+        (ValueError; about 1 GB of PuLP and CBC memory at 2.5 million).
+    tighten : bool
+        Shrink the start domains by the price of the current schedule (exact; needs
+        ``alpha_t > 0``, else ignored).
+    formulation : {"auto", "direct", "cumulative"}
+        Capacity rows summing the ``x`` (direct; CBC solves small models of this form
+        several times faster) or through the cumulative ``z`` (linear size). ``auto``
+        takes the direct form while it has at most ``_DIRECT_MAX`` nonzeros.
+    """
+    import pulp
+
+    if formulation not in ("auto", "direct", "cumulative"):
+        raise ValueError(f"ilp: formulation must be 'auto', 'direct' or 'cumulative', "
+                         f"got {formulation!r}")
+    deadline = Deadline(time_limit)
+    params: dict[str, Any] = {"time_limit": time_limit, "max_points": max_points,
+                              "max_nonzeros": max_nonzeros, "tighten": tighten}
+    now = problem.now
+    cur = ins.current_schedule(problem)
+    T = ins.horizon(problem)
+    dom, new_dom = start_bounds(problem, T)
+    if tighten:
+        dom, new_dom = tighten_domains(problem, dom, new_dom, cur)
+    cap_t = max([hi for _, hi in dom.values()] + ([new_dom[1]] if new_dom else [now]))
+    C = dominant_times(problem, cap_t, max_points)
+    run = ins.profile_of(problem)
+    params["candidate_times"] = len(C)
+
+    jobs = [(w.id, w.n, w.t) for w in problem.waiting]
+    if problem.new is not None:
+        jobs.append((problem.new.id, problem.new.n, problem.new.t))
+    is_new = {jid: problem.new is not None and jid == problem.new.id for jid, _, _ in jobs}
+
+    # candidate starts and their costs (cheap, no PuLP objects yet)
+    cand: dict[int, list[int]] = {}
+    cost: dict[int, dict[int, float]] = {}
+    for jid, n, t in jobs:
+        lo, hi = new_dom if is_new[jid] else dom[jid]
+        a, b = bisect_right(C, lo - 1), bisect_right(C, hi)
+        taus, cs = [], {}
+        for tau in C[a:b]:
+            if not run.fits(tau, t, (n,)):
+                continue
+            if is_new[jid]:
+                c = ins.new_weight(problem) * ins.signed_power(tau - now, problem.alpha_t)
+            else:
+                c = ins.job_cost(problem, problem.job(jid), tau)
+                if math.isinf(c):
+                    continue
+            taus.append(tau)
+            cs[tau] = c
+        if not taus:
+            raise RuntimeError(f"ilp: no candidate start for job {jid}")
+        cand[jid], cost[jid] = taus, cs
+        if deadline.expired():
+            return _stopped(problem, cur, deadline, seed, params, "listing candidate starts")
+
+    # capacity rows: times at which the jobs that can run may exceed the free capacity
+    free = {u: problem.capacity - sum(r.n for r in problem.running if r.end > u) for u in C}
+    starts_all = sorted({tau for taus in cand.values() for tau in taus})
+    rows = []
+    for u in starts_all:
+        maxload = 0
+        for jid, n, t in jobs:
+            ts = cand[jid]
+            if bisect_right(ts, u) > bisect_right(ts, u - t):
+                maxload += n
+        if maxload > free[u]:
+            rows.append(u)
+    n_x = sum(len(v) for v in cand.values())
+    direct_nz = 2 * n_x + sum(bisect_right(cand[jid], u) - bisect_right(cand[jid], u - t)
+                              for u in rows for jid, _n, t in jobs)
+    if formulation == "auto":
+        formulation = "direct" if direct_nz <= _DIRECT_MAX else "cumulative"
+    if formulation == "direct":
+        n_vars, nonzeros = n_x, direct_nz
+    else:
+        n_vars = 2 * n_x
+        nonzeros = 4 * n_x + 2 * len(jobs) * len(rows)
+    params.update(formulation=formulation, variables=n_vars, capacity_rows=len(rows),
+                  nonzeros_estimate=nonzeros)
+    if n_vars + nonzeros > max_nonzeros:
+        raise ValueError(
+            f"ilp: the model would have about {n_vars + nonzeros:,} variables and nonzeros "
+            f"({len(C)} candidate times, {len(jobs)} jobs), more than max_nonzeros="
+            f"{max_nonzeros:,}; too large for the time-indexed ILP in bounded memory")
+
+    if all(len(v) == 1 for v in cand.values()):
+        # nothing to decide (CBC's presolve would leave an empty model it cannot report)
+        only = {jid: v[0] for jid, v in cand.items()}
+        sch = InsertionSchedule(only[problem.new.id] if problem.new is not None else None,
+                                {w.id: only[w.id] for w in problem.waiting})
+        return finish("ilp", problem, sch, Status.OPTIMAL, ins.price(problem, sch), deadline,
+                      seed, params)
+
+    try:
+        prob, x, price_expr = _build(problem, jobs, cand, cost, rows, free, deadline,
+                                     formulation == "cumulative")
+    except _Stopped:
+        return _stopped(problem, cur, deadline, seed, params, "building the model")
+
+    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_")
+    os.close(fd)
+
+    def run_cbc() -> None:
+        prob.solve(command(time_limit=deadline.left(0.01), log_path=logfile))
+
+    def read() -> InsertionSchedule:
+        chosen = {jid: max(x[jid], key=lambda tau: (x[jid][tau].value() or 0.0, -tau))
+                  for jid in x}
+        new_start = chosen[problem.new.id] if problem.new is not None else None
+        return InsertionSchedule(new_start, {w.id: chosen[w.id] for w in problem.waiting})
+
+    try:
+        run_cbc()
+        if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+            return finish("ilp", problem, cur, Status.FEASIBLE, _cbc_bound(logfile), deadline,
+                          seed, params, note="CBC found no schedule in time; current schedule")
+        sch1 = read()
+        if not ins.is_feasible(problem, sch1):  # CBC's tolerances let in a bad pick
+            sch1 = cur
+        if prob.sol_status != pulp.LpSolutionOptimal:
+            return finish("ilp", problem, ins.best(problem, [sch1, cur]), Status.FEASIBLE,
+                          _cbc_bound(logfile), deadline, seed, params,
+                          note="stopped by the time limit")
+        p1 = ins.price(problem, sch1)
+        bound = p1
+        if all(len(x[w.id]) == 1 for w in problem.waiting):
+            return finish("ilp", problem, sch1, Status.OPTIMAL, bound, deadline, seed, params)
+        prob += price_expr <= p1 + ins.price_tolerance(p1), "price_tie"
+        prob.setObjective(pulp.lpSum(1 - x[w.id][w.te] if w.te in x[w.id] else 1
+                                     for w in problem.waiting))
+        if deadline.expired():
+            return finish("ilp", problem, sch1, Status.FEASIBLE, bound, deadline, seed, params,
+                          note="stopped by the time limit before the tie-break stage")
+        run_cbc()
+        if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+            return finish("ilp", problem, sch1, Status.FEASIBLE, bound, deadline, seed, params,
+                          note="tie-break stage stopped without a schedule")
+        sch2 = read()
+        status = Status.OPTIMAL if prob.sol_status == pulp.LpSolutionOptimal else Status.FEASIBLE
+        note = "" if status is Status.OPTIMAL else "tie-break stage stopped by the time limit"
+        if not ins.is_feasible(problem, sch2) or ins.price(problem, sch2) > \
+                p1 + ins.price_tolerance(p1):
+            sch2, status = sch1, Status.FEASIBLE
+            note = ("the tie-break pick of CBC was beyond the price tie (CBC tolerances); "
+                    "fewest moved jobs not proved")
+        return finish("ilp", problem, sch2, status, bound, deadline, seed, params, note=note)
+    finally:
+        os.unlink(logfile)
+
+
+def _stopped(problem: InsertionProblem, cur: InsertionSchedule, deadline: Deadline, seed: int,
+             params: dict[str, Any], what: str) -> Result:
+    return finish("ilp", problem, cur, Status.FEASIBLE, None, deadline, seed, params,
+                  note=f"stopped by the time limit while {what}; current schedule, no bound")
+
+
+def _build(problem: InsertionProblem, jobs: list[tuple[int, int, int]],
+           cand: dict[int, list[int]], cost: dict[int, dict[int, float]], rows: list[int],
+           free: dict[int, int], deadline: Deadline, cumulative: bool
+           ) -> tuple[Any, dict[int, dict[int, Any]], Any]:
+    """The PuLP model (see the module docstring); raises :class:`_Stopped` on the limit."""
+    import pulp
+
+    prob = pulp.LpProblem("slack_insertion", pulp.LpMinimize)
+    x: dict[int, dict[int, Any]] = {}
+    z: dict[int, list[Any]] = {}
+    count = 0
+    for jid, _n, _t in jobs:
+        x[jid], z[jid] = {}, []
+        prev = None
+        for k, tau in enumerate(cand[jid]):
+            v = variable(prob, f"x_{jid}_{tau}", pulp.LpBinary)
+            x[jid][tau] = v
+            if cumulative:
+                zk = variable(prob, f"z_{jid}_{k}", pulp.LpContinuous, 0, 1)
+                prob += (zk == v if prev is None else zk == prev + v), f"cum_{jid}_{k}"
+                z[jid].append(zk)
+                prev = zk
+            count += 1
+            if count % _CHECK_EVERY == 0 and deadline.expired():
+                raise _Stopped
+        if cumulative:
+            prob += z[jid][-1] == 1, f"one_{jid}"
+        else:
+            prob += pulp.lpSum(x[jid].values()) == 1, f"one_{jid}"
+    for u in rows:
+        terms = []
+        for jid, n, t in jobs:
+            ts = cand[jid]
+            hi, lo = bisect_right(ts, u), bisect_right(ts, u - t)
+            if hi <= lo:
+                continue
+            if not cumulative:
+                terms.extend(n * x[jid][tau] for tau in ts[lo:hi])
+                continue
+            terms.append(n * z[jid][hi - 1])
+            if lo > 0:
+                terms.append(-n * z[jid][lo - 1])
+        prob += pulp.lpSum(terms) <= free[u], f"cap_{u}"
+        count += len(terms)
+        if count % _CHECK_EVERY < len(terms) and deadline.expired():
+            raise _Stopped
+    price_expr = pulp.lpSum(cost[jid][tau] * v for jid in x for tau, v in x[jid].items())
+    prob += price_expr
+    return prob, x, price_expr

@@ -1,0 +1,67 @@
+"""Exact inserters: ``InsertionProblem -> InsertionSchedule`` callables built on the solvers.
+
+``sim.batch.slack_scheduler.SlackScheduler`` calls an inserter at every insert and remove;
+:class:`CpsatInserter` answers with CP-SAT (:mod:`models.slack_insertion.cpsat`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from models.slack_insertion.brute import solve_brute
+from models.slack_insertion.cpsat import solve_cpsat
+from models.slack_insertion.ilp import solve_ilp
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionProblem, InsertionSchedule
+from sim.result import Result
+
+__all__ = ["insert", "CpsatInserter"]
+
+_SOLVERS: dict[str, Callable[..., Result]] = {
+    "cpsat": solve_cpsat, "ilp": solve_ilp, "brute": solve_brute}
+
+
+def insert(problem: InsertionProblem, *, solver: str = "cpsat", time_limit: float | None = None,
+           seed: int = 0) -> InsertionSchedule:
+    """The optimal schedule as an :class:`InsertionSchedule` (an *inserter* callable)."""
+    res = _SOLVERS[solver](problem, time_limit=time_limit, seed=seed)
+    return res.solution
+
+
+class CpsatInserter:
+    """Inserter callable for ``sim.batch.slack_scheduler.SlackScheduler``: CP-SAT at every call.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Seconds per insertion; a stopped search returns its best schedule (never worse
+        than the current one, which is always feasible).
+    seed : int
+        CP-SAT random seed (one worker, so deterministic without a time limit).
+
+    Attributes
+    ----------
+    stats : dict
+        Counts of calls by status (``OPTIMAL``, ``FEASIBLE``) and ``trivial`` (empty
+        queue, answered without CP-SAT), and the total solver seconds.
+    """
+
+    def __init__(self, time_limit: float | None = 10.0, seed: int = 0) -> None:
+        self.time_limit = time_limit
+        self.seed = seed
+        self.stats: dict[str, float] = {"OPTIMAL": 0, "FEASIBLE": 0, "trivial": 0,
+                                        "seconds": 0.0}
+
+    def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
+        if not problem.waiting:
+            # nothing can move: the optimum is the new job at its earliest fit
+            self.stats["trivial"] += 1
+            return ins.current_schedule(problem)
+        res = solve_cpsat(problem, time_limit=self.time_limit, seed=self.seed)
+        self.stats[res.status.value] += 1
+        self.stats["seconds"] += res.runtime
+        return res.solution
+
+    def __repr__(self) -> str:
+        return f"CpsatInserter(time_limit={self.time_limit!r})"
+

@@ -1,0 +1,186 @@
+"""Exact memory-balanced task mapping (CSM spec 3.8, M6): CP-SAT, ILP and brute force.
+
+Variables ``x[j, t, k]`` = task t of job j on node k. Constraints: every task on exactly
+one node; at most one task of a job per node. Node memory ``N_k = base_k + sum m x``
+(pages). Objective "max": minimise ``z >= N_k``; "overload": minimise ``sum_k o_k`` with
+``o_k >= N_k - M``, ``o_k >= 0``. Symmetry: nodes with equal base memory are
+interchangeable, so their loads are ordered non-increasingly (valid for both objectives).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+from sim.problems.task_mapping import TaskMapping
+from sim.result import Result, Status, build
+
+
+def _sym_pairs(p: TaskMapping) -> list[tuple[int, int]]:
+    b = p.base_mem
+    return [(k, k + 1) for k in range(p.n_nodes - 1) if b[k] == b[k + 1]]
+
+
+def _greedy_sorted(p: TaskMapping) -> list[list[int]]:
+    """The least-loaded mapping, nodes relabelled so that identical-base nodes have
+    non-increasing loads."""
+    load = list(p.base_mem)
+    sol = []
+    for job in p.jobs:
+        order = sorted(range(p.n_nodes), key=lambda k: (load[k], k))[:len(job)]
+        by_size = sorted(range(len(job)), key=lambda i: (-job[i], i))
+        nodes = [0] * len(job)
+        for slot, i in enumerate(by_size):
+            nodes[i] = order[slot]
+            load[order[slot]] += job[i]
+        sol.append(nodes)
+    relabel: dict[int, int] = {}
+    groups: dict[int, list[int]] = {}
+    for k in range(p.n_nodes):
+        groups.setdefault(p.base_mem[k], []).append(k)
+    # only runs of equal base adjacent in index order are symmetric (see _sym_pairs)
+    k = 0
+    while k < p.n_nodes:
+        e = k
+        while e + 1 < p.n_nodes and p.base_mem[e + 1] == p.base_mem[k]:
+            e += 1
+        run = list(range(k, e + 1))
+        for new, old in zip(run, sorted(run, key=lambda q: (-load[q], q)), strict=True):
+            relabel[old] = new
+        k = e + 1
+    return [[relabel[q] for q in nodes] for nodes in sol]
+
+
+def _decode(p: TaskMapping, val) -> list[list[int]]:
+    return [[next(k for k in range(p.n_nodes) if val(j, t, k)) for t in range(len(job))]
+            for j, job in enumerate(p.jobs)]
+
+
+def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
+                **params: Any) -> Result:
+    """CP-SAT, one worker, ``random_seed = seed``; time limit in seconds."""
+    from ortools.sat.python import cp_model
+
+    t0 = time.perf_counter()
+    p = problem
+    n = p.n_nodes
+    md = cp_model.CpModel()
+    x = {(j, t, k): md.new_bool_var(f"x{j}_{t}_{k}") for j, job in enumerate(p.jobs)
+         for t in range(len(job)) for k in range(n)}
+    for j, job in enumerate(p.jobs):
+        for t in range(len(job)):
+            md.add_exactly_one(x[j, t, k] for k in range(n))
+        for k in range(n):
+            md.add_at_most_one(x[j, t, k] for t in range(len(job)))
+    cap = sum(p.base_mem) + sum(sum(j) for j in p.jobs)
+    load = []
+    for k in range(n):
+        v = md.new_int_var(0, cap, f"N{k}")
+        md.add(v == p.base_mem[k] + sum(m * x[j, t, k] for j, job in enumerate(p.jobs)
+                                        for t, m in enumerate(job)))
+        load.append(v)
+    for a, b in _sym_pairs(p):
+        md.add(load[a] >= load[b])
+    if p.objective_kind == "max":
+        z = md.new_int_var(int(p.lower_bound()), cap, "z")
+        md.add_max_equality(z, load)
+        md.minimize(z)
+    else:
+        over = [md.new_int_var(0, cap, f"o{k}") for k in range(n)]
+        for k in range(n):
+            md.add(over[k] >= load[k] - p.mem_pages)
+        md.minimize(sum(over))
+    # warm start: the greedy mapping with its nodes relabelled to respect the symmetry
+    # breaking (sort identical-base nodes by load)
+    hint = _greedy_sorted(p)
+    for j, nodes in enumerate(hint):
+        for t, kk in enumerate(nodes):
+            for k in range(n):
+                md.add_hint(x[j, t, k], 1 if k == kk else 0)
+    s = cp_model.CpSolver()
+    s.parameters.num_workers = 1
+    s.parameters.random_seed = int(seed)
+    if time_limit is not None:
+        s.parameters.max_time_in_seconds = float(time_limit)
+    st = s.solve(md)
+    rt = time.perf_counter() - t0
+    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return build(solver="cpsat", status=Status.UNKNOWN, solution=None, check=p.check,
+                     objective=p.objective, runtime=rt, seed=seed, params=params)
+    sol = _decode(p, lambda j, t, k: s.value(x[j, t, k]))
+    return build(solver="cpsat", status=Status.OPTIMAL if st == cp_model.OPTIMAL
+                 else Status.FEASIBLE, solution=sol, check=p.check, objective=p.objective,
+                 bound=s.best_objective_bound, runtime=rt, seed=seed, params=params)
+
+
+def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
+              **params: Any) -> Result:
+    """The same model with PuLP / CBC (one thread)."""
+    import pulp
+
+    from models.cbc import command as cbc_command
+    from models.cbc import variable
+
+    t0 = time.perf_counter()
+    p = problem
+    n = p.n_nodes
+    lp = pulp.LpProblem("task_mapping", pulp.LpMinimize)
+    x = {(j, t, k): variable(lp, f"x_{j}_{t}_{k}", "Binary")
+         for j, job in enumerate(p.jobs) for t in range(len(job)) for k in range(n)}
+    load = [p.base_mem[k] + pulp.lpSum(m * x[j, t, k] for j, job in enumerate(p.jobs)
+                                       for t, m in enumerate(job)) for k in range(n)]
+    if p.objective_kind == "max":
+        z = variable(lp, "z", "Continuous", low=p.lower_bound())
+        lp += z
+        for k in range(n):
+            lp += load[k] <= z
+    else:
+        over = [variable(lp, f"o{k}", "Continuous", low=0) for k in range(n)]
+        lp += pulp.lpSum(over)
+        for k in range(n):
+            lp += over[k] >= load[k] - p.mem_pages
+    for j, job in enumerate(p.jobs):
+        for t in range(len(job)):
+            lp += pulp.lpSum(x[j, t, k] for k in range(n)) == 1
+        for k in range(n):
+            lp += pulp.lpSum(x[j, t, k] for t in range(len(job))) <= 1
+    for a, b in _sym_pairs(p):
+        lp += load[a] >= load[b]
+    lp.solve(cbc_command(time_limit=None if time_limit is None else float(time_limit)))
+    rt = time.perf_counter() - t0
+    status = pulp.LpStatus[lp.status]
+    try:
+        sol = _decode(p, lambda j, t, k: (x[j, t, k].value() or 0) > 0.5)
+    except StopIteration:
+        sol = None
+    if sol is None:
+        return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=p.check,
+                     objective=p.objective, runtime=rt, seed=seed, params=params)
+    proved = status == "Optimal" and (time_limit is None or rt < float(time_limit))
+    bound = lp.objective.value() if proved else p.lower_bound()
+    return build(solver="ilp", status=Status.OPTIMAL if proved else Status.FEASIBLE,
+                 solution=sol, check=p.check, objective=p.objective, bound=bound,
+                 runtime=rt, seed=seed, params=params)
+
+
+def solve_brute(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
+                **params: Any) -> Result:
+    """Every injective placement of every job (tiny instances only)."""
+    t0 = time.perf_counter()
+    p = problem
+    choices = [list(itertools.permutations(range(p.n_nodes), len(job))) for job in p.jobs]
+    count = 1
+    for c in choices:
+        count *= len(c)
+    if count > 2_000_000:
+        raise ValueError(f"brute force over {count} placements is too large")
+    best = best_v = None
+    for combo in itertools.product(*choices):
+        sol = [list(c) for c in combo]
+        v = p.objective(sol)
+        if best_v is None or v < best_v:
+            best, best_v = sol, v
+    return build(solver="brute", status=Status.OPTIMAL, solution=best, check=p.check,
+                 objective=p.objective, bound=best_v, runtime=time.perf_counter() - t0,
+                 seed=seed, params=params)

@@ -1,0 +1,178 @@
+"""Every registered solver on a large instance with a 1 s limit (issue 14 benchmark).
+
+Each (solver, instance) runs ``schedsearch solve FILE --solver NAME --time-limit 1 --json``
+in a fresh subprocess, the way a user runs it; the table gives its wall time (process
+start to exit, so Python start-up, imports and reading the problem are included), the
+solver's own ``runtime`` from its result, its peak resident memory (``ru_maxrss`` of that
+child alone, from ``os.wait4``), its exit code and status. Targets (issue 14, item 6):
+wall time within the limit + 2 s and peak memory under 1 GB. A watchdog kills a child
+past ``--kill-after`` seconds or ``--kill-mb`` MB (it would otherwise take the machine
+down); such a row says ``killed``.
+
+Instances (seconds, processors):
+
+- grouping: ``random_problem(500, 64, max_procs=8, seed=1)``, 500 jobs (the issue's
+  "500-job problem"); the exact models refuse it up front (too many groups).
+- slack_insertion: the bundled 65-job KTH snapshot ``kth-1997-02-remove-13322470-k65``
+  and ``random_problem(1, 500, capacity=128, max_t=3600, max_slack=7200)``, 500 waiting
+  jobs.
+
+Run: ``python -m sim.experiments.limits_bench`` (every family, about 2-3 minutes; writes
+``sim/experiments/results/limits_bench.md``). ``--family NAME`` or ``--solvers a,b`` runs a
+part and writes ``results/limits_bench.md`` at the repository top instead, marked partial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sim import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).parent / "results"
+SNAPSHOT = ROOT / "instances" / "data" / "slack_snapshots" / \
+    "kth-1997-02-remove-13322470-k65.json"
+LIMIT = 1.0  # seconds
+TARGET_SLACK = 2.0  # seconds beyond the limit
+TARGET_MB = 1024.0
+
+
+def instances(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
+    """Problem files per family: ``{family: [(label, path), ...]}``."""
+    from sim.problems import grouping, insertion
+
+    g = tmp / "grouping-J500.json"
+    g.write_text(json.dumps(grouping.random_problem(500, 64, max_procs=8, seed=1).to_json()))
+    ins = tmp / "insertion-k500.json"
+    ins.write_text(insertion.random_problem(1, 500, capacity=128, max_t=3600,
+                                            max_slack=7200).to_json())
+    return {"grouping": [("random J=500 P=64", g)],
+            "slack_insertion": [("KTH snapshot k=65", SNAPSHOT), ("random k=500", ins)]}
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def run_one(path: Path, solver: str, kill_after: float, kill_mb: float) -> dict:
+    """One solver run in a child process; wall time, peak memory, exit code, result."""
+    cmd = [sys.executable, "-m", "sim.cli", "solve", str(path), "--solver", solver,
+           "--time-limit", str(LIMIT), "--json"]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        child = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT)
+        killed = ""
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            wall = time.perf_counter() - t0
+            if wall > kill_after:
+                killed = f"killed after {kill_after:.0f} s"
+            elif _rss_mb(child.pid) > kill_mb:
+                killed = f"killed above {kill_mb:.0f} MB"
+            if killed:
+                child.kill()
+                pid, status, usage = os.wait4(child.pid, 0)
+                break
+            time.sleep(0.05)
+        wall = time.perf_counter() - t0
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    row = {"solver": solver, "wall": wall, "peak_mb": usage.ru_maxrss / 1024,
+           "exit": child.returncode, "killed": killed, "status": "", "runtime": None,
+           "objective": None, "bound": None, "message": ""}
+    if child.returncode == 0 and not killed:
+        try:
+            res = json.loads(stdout)
+            row.update(status=res["status"], runtime=res["runtime"],
+                       objective=res["objective"], bound=res["bound"])
+        except (ValueError, KeyError):
+            row["message"] = "unreadable output"
+    else:
+        row["message"] = " ".join(stderr.strip().splitlines()[-1:])[:120]
+    return row
+
+
+def verdict(row: dict) -> str:
+    if row["killed"]:
+        return "FAIL (" + row["killed"] + ")"
+    ok_time = row["wall"] <= LIMIT + TARGET_SLACK
+    ok_mem = row["peak_mb"] <= TARGET_MB
+    clean = row["exit"] in (0, 2) and "Traceback" not in row["message"]
+    bits = [] if ok_time else ["time"]
+    bits += [] if ok_mem else ["memory"]
+    bits += [] if clean else [f"exit {row['exit']}"]
+    return "ok" if not bits else "FAIL (" + ", ".join(bits) + ")"
+
+
+def _fmt(x, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--family", help="only this problem family")
+    ap.add_argument("--solvers", help="comma-separated solver names (a partial run)")
+    ap.add_argument("--kill-after", type=float, default=60.0, help="seconds (watchdog)")
+    ap.add_argument("--kill-mb", type=float, default=2048.0, help="MB (watchdog)")
+    args = ap.parse_args(argv)
+    only = None if args.solvers is None else set(args.solvers.split(","))
+    partial = args.family is not None or only is not None
+    lines = [
+        "# Solvers under a 1 s limit (issue 14)", "",
+        f"`python -m sim.experiments.limits_bench{' ' + ' '.join(argv or sys.argv[1:])}`"
+        + (" (PARTIAL run)" if partial else ""), "",
+        f"Python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} cores shared with other work (timings are noisy). "
+        f"Targets: wall <= {LIMIT + TARGET_SLACK:.0f} s (limit + 2 s), peak < 1 GB. Wall "
+        "time is the whole `schedsearch solve` process (start-up, imports and reading "
+        "the problem included); `runtime` is the solver's own.", "",
+        "| family | instance | solver | exit | status | runtime [s] | wall [s] | peak [MB] "
+        "| verdict | message |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    print("\n".join(lines), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = instances(Path(tmp))
+        for family, cases in files.items():
+            if args.family is not None and family != args.family:
+                continue
+            for label, path in cases:
+                for solver in registry.SOLVERS.get(family, {}):
+                    if only is not None and solver not in only:
+                        continue
+                    r = run_one(path, solver, args.kill_after, args.kill_mb)
+                    line = (f"| {family} | {label} | {solver} | {r['exit']} | "
+                            f"{r['status'] or '-'} | {_fmt(r['runtime'], '.2f')} | "
+                            f"{r['wall']:.2f} | {r['peak_mb']:.0f} | {verdict(r)} | "
+                            f"{r['message'].replace('|', '/')} |")
+                    lines.append(line)
+                    print(line, flush=True)
+    out_dir = ROOT / "results" if partial else RESULTS
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "limits_bench.md").write_text("\n".join(lines) + "\n")
+    print(f"\nwritten to {out_dir / 'limits_bench.md'}"
+          + (" (partial run, not the committed results)" if partial else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Memory-balanced task mapping (CSM spec 3.8, M6), defined once.
+
+A batch of distributed jobs is placed on ``n`` nodes of ``M`` pages each: every task of
+job ``j`` (memory ``mem[j][t]`` pages) goes to one node, at most one task of a job per node
+(the paper's "one distributed task per node" mapping), on top of a per-node memory already
+in use ``base[k]`` (pages). With ``N_k`` the resulting node memory (eq. 4), the objective
+is ``"max"``: minimise ``max_k N_k`` (the paper's uniform memory load), or
+``"overload"``: minimise ``sum_k max(0, N_k - M)`` (the pages that must be paged).
+
+A solution is a list with, per job, the list of nodes of its tasks (``nodes[j][t]``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sim.problems import fields
+
+__all__ = ["TaskMapping", "from_dict", "random_problem"]
+
+OBJECTIVES = ("max", "overload")
+Solution = list[list[int]]
+
+
+@dataclass(frozen=True)
+class TaskMapping:
+    """Parameters: ``n_nodes`` (> 0), ``mem_pages`` M (> 0), ``jobs``: per job the
+    memory in pages of each task (each > 0, at most ``n_nodes`` tasks, each task <= M),
+    ``base``: pages in use per node (default zeros), ``objective`` "max" | "overload",
+    ``name``."""
+
+    n_nodes: int
+    mem_pages: int
+    jobs: tuple[tuple[int, ...], ...]
+    base: tuple[int, ...] = ()
+    objective_kind: str = "max"
+    name: str = "task_mapping"
+
+    def __post_init__(self) -> None:
+        fields.integer(self.n_nodes, "n_nodes", minimum=1)
+        fields.integer(self.mem_pages, "mem_pages", minimum=1)
+        if self.objective_kind not in OBJECTIVES:
+            raise ValueError(f"field 'objective' must be one of {OBJECTIVES}, "
+                             f"got {self.objective_kind!r}")
+        if not self.jobs:
+            raise ValueError("field 'jobs' must hold at least one job")
+        for j, job in enumerate(self.jobs):
+            if not 1 <= len(job) <= self.n_nodes:
+                raise ValueError(f"field 'jobs[{j}]' has {len(job)} tasks; a job needs "
+                                 f"1..n_nodes = {self.n_nodes} tasks (one per node)")
+            for t, m in enumerate(job):
+                fields.integer(m, f"jobs[{j}][{t}]", minimum=1, maximum=self.mem_pages)
+        if self.base and len(self.base) != self.n_nodes:
+            raise ValueError(f"field 'base' must have n_nodes = {self.n_nodes} entries, "
+                             f"got {len(self.base)}")
+        for k, b in enumerate(self.base):
+            fields.integer(b, f"base[{k}]", minimum=0)
+
+    @property
+    def base_mem(self) -> tuple[int, ...]:
+        return self.base or (0,) * self.n_nodes
+
+    def loads(self, solution: Solution) -> list[int]:
+        """N_k per node (pages)."""
+        load = list(self.base_mem)
+        for job, nodes in zip(self.jobs, solution, strict=True):
+            for m, k in zip(job, nodes, strict=True):
+                load[k] += m
+        return load
+
+    def check(self, solution: Solution) -> None:
+        """Raise ValueError unless every task is on a node and no job repeats a node."""
+        if len(solution) != len(self.jobs):
+            raise ValueError(f"solution has {len(solution)} jobs, problem {len(self.jobs)}")
+        for j, (job, nodes) in enumerate(zip(self.jobs, solution, strict=True)):
+            if len(nodes) != len(job):
+                raise ValueError(f"job {j}: {len(nodes)} nodes for {len(job)} tasks")
+            if any(not isinstance(k, int) or not 0 <= k < self.n_nodes for k in nodes):
+                raise ValueError(f"job {j}: node outside 0..{self.n_nodes - 1}: {nodes}")
+            if len(set(nodes)) != len(nodes):
+                raise ValueError(f"job {j}: two tasks on one node: {nodes}")
+
+    def objective(self, solution: Solution) -> float:
+        loads = self.loads(solution)
+        if self.objective_kind == "max":
+            return float(max(loads))
+        return float(sum(max(0, x - self.mem_pages) for x in loads))
+
+    def lower_bound(self) -> float:
+        """A simple bound: the average load (and the largest base/task) for "max"."""
+        total = sum(self.base_mem) + sum(sum(j) for j in self.jobs)
+        if self.objective_kind == "max":
+            return float(max(-(-total // self.n_nodes), max(self.base_mem),
+                             max(max(j) for j in self.jobs)))
+        return float(max(0, total - self.n_nodes * self.mem_pages))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": "task_mapping", "name": self.name, "n_nodes": self.n_nodes,
+                "mem_pages": self.mem_pages, "jobs": [list(j) for j in self.jobs],
+                "base": list(self.base_mem), "objective": self.objective_kind}
+
+
+def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
+    """Build from JSON (``"problem": "task_mapping"``); errors name the source and field."""
+    obj = fields.family(data, "task_mapping", source=source)
+    obj = fields.record(obj, "", required=("problem", "n_nodes", "mem_pages", "jobs"),
+                        optional=("name", "base", "objective"), source=source)
+    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, source=source)
+    m = fields.integer(obj["mem_pages"], "mem_pages", minimum=1, source=source)
+    jobs = []
+    for j, job in enumerate(fields.sequence(obj["jobs"], "jobs", min_length=1, source=source)):
+        tasks = fields.sequence(job, f"jobs[{j}]", min_length=1, source=source)
+        if len(tasks) > n:
+            raise ValueError(f"{fields.where(source, f'jobs[{j}]')} has {len(tasks)} tasks, "
+                             f"wider than the cluster (n_nodes = {n})")
+        jobs.append(tuple(fields.integer(x, f"jobs[{j}][{t}]", minimum=1, maximum=m,
+                                         source=source) for t, x in enumerate(tasks)))
+    base = tuple(fields.integer(b, f"base[{k}]", minimum=0, source=source) for k, b in
+                 enumerate(fields.sequence(obj.get("base", [0] * n), "base", length=n,
+                                           source=source)))
+    return TaskMapping(n, m, tuple(jobs), base, obj.get("objective", "max"),
+                       obj.get("name", "task_mapping"))
+
+
+def random_problem(n_nodes: int, n_jobs: int, seed: int, *, mest: int = 8192,
+                   mem_pages: int = 32768, objective: str = "max",
+                   sizes: Sequence[int] = (1, 2, 4, 8, 16, 32)) -> TaskMapping:
+    """A batch drawn like the CSM workload: sizes from ``sizes`` (<= n_nodes), memory per
+    task uniform in [mest, 2 mest] (size < n/4) or [2 mest, 4 mest] (pages)."""
+    rng = random.Random(seed)
+    ok = [s for s in sizes if s <= n_nodes]
+    jobs = []
+    for _ in range(n_jobs):
+        s = rng.choice(ok)
+        lo, hi = (2 * mest, 4 * mest) if s >= max(1, n_nodes // 4) else (mest, 2 * mest)
+        jobs.append(tuple(min(mem_pages, rng.randint(lo, hi)) for _ in range(s)))
+    return TaskMapping(n_nodes, mem_pages, tuple(jobs), (0,) * n_nodes, objective,
+                       f"rand-n{n_nodes}-j{n_jobs}-s{seed}")

@@ -1,0 +1,204 @@
+"""One CSM experiment point: the paper's workload on the time-sharing cluster.
+
+Times are integer microseconds inside the simulation. Distributed jobs are mapped one
+task per node with the uniform-memory-load mapping (AMB-4.14) at their arrival; each
+task's initial resident set follows eq. 7. Communication (AMB-4.10): a distributed task
+of a job of size s > 1 runs R = round(tc / mfreq) CPU bursts (R common to the job; burst
+k of a task is ``tc/R · Exp(1)``, the last one takes the rest, so every task computes
+exactly tc); after burst k it sends one message to its partner ``rank XOR 2^(k mod
+log2 s)`` and blocks in a receive for the partner's message of round k.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sim.timeshare.cluster import Cluster
+from sim.timeshare.memory import WorkingSet
+from sim.timeshare.metrics import summarize
+from sim.timeshare.ops import Compute, Recv, Send
+from sim.timeshare.policy import Policy
+from sim.timeshare.workload import Arrival, CSMConfig, generate
+
+
+def local_program(tc_us: int) -> Callable[..., Any]:
+    """A local task: one CPU burst of ``tc_us`` microseconds."""
+    def prog(ctx):
+        yield Compute(tc_us)
+    return prog
+
+
+def exchange_program(tc_us: int, rounds: int) -> Callable[..., Any]:
+    """A distributed task: ``rounds`` bursts totalling ``tc_us`` µs, pairwise exchange
+    after each (AMB-4.10)."""
+    def prog(ctx):
+        task = ctx.task
+        peers = ctx.cluster.jobs[task.job]
+        size = len(peers)
+        log2s = size.bit_length() - 1
+        me = task.rank
+        rng = ctx.rng
+        left = tc_us
+        mean = tc_us / rounds
+        for k in range(rounds):
+            if k == rounds - 1:
+                b = left
+            else:
+                b = min(left, int(mean * rng.expovariate(1.0)))
+            left -= b
+            yield Compute(b)
+            if log2s:
+                partner = peers[me ^ (1 << (k % log2s))]
+                yield Send(partner, tag=k)
+                yield Recv(src=partner, tag=k)
+    return prog
+
+
+def map_uniform_memory(cl: Cluster, vir_mems: Sequence[int]) -> list[int]:
+    """AMB-4.14: the ``len(vir_mems)`` distinct nodes with the least N_k.mem (ties: lowest
+    id); the largest task goes to the least-loaded node. Returns the node per task."""
+    order = sorted(range(cl.n_nodes), key=lambda k: (cl.nodes[k].mem_demand, k))
+    chosen = order[:len(vir_mems)]
+    by_size = sorted(range(len(vir_mems)), key=lambda i: (-vir_mems[i], i))
+    nodes = [0] * len(vir_mems)
+    for slot, i in enumerate(by_size):
+        nodes[i] = chosen[slot]
+    return nodes
+
+
+def initial_resident(cl: Cluster, node: int, vir_mem: int) -> int:
+    """Eq. 7 with N_k.mem including the new task."""
+    nk = cl.nodes[node].mem_demand + vir_mem
+    m = cl.mem_pages
+    return vir_mem if nk < m else int(vir_mem * m // nk)
+
+
+class CSMRun:
+    """The outcome of one point: ``tasks`` (records), ``metrics``, ``events``,
+    ``wall_s`` and the ``cluster`` (with its log when logging was on)."""
+
+    def __init__(self, cluster: Cluster, tasks: list[dict[str, Any]], metrics: dict[str, float],
+                 wall_s: float):
+        self.cluster = cluster
+        self.tasks = tasks
+        self.metrics = metrics
+        self.events = cluster.events
+        self.wall_s = wall_s
+
+
+def schedule_arrivals(cl: Cluster, cfg: CSMConfig, arrivals: Sequence[Arrival],
+                      kinds: dict[int, str]) -> None:
+    """Register every arrival as a callback that maps and spawns it at its time."""
+    phase = cfg.phase_frac
+    mfreq_us = cfg.mfreq_ms * 1000.0
+
+    def make(a: Arrival, job: int) -> Callable[[Cluster, int], None]:
+        def go(c: Cluster, now: int) -> None:
+            if a.kind == "local":
+                vm = a.vir_mem[0]
+                res = initial_resident(c, a.node, vm)
+                t = c.spawn(a.node, local_program(a.tc_us[0]), vir_mem=vm,
+                            ws=WorkingSet(vm, cfg.ws_local, cfg.ws_std, phase * a.tc_us[0]),
+                            resident=res, work=a.tc_us[0])
+                kinds[t.tid] = "local"
+                return
+            nodes = map_uniform_memory(c, a.vir_mem)
+            tc = a.tc_us[0]
+            rounds = max(1, int(round(tc / mfreq_us)))
+            per = []
+            for r, k in enumerate(nodes):
+                vm = a.vir_mem[r]
+                per.append({"vir_mem": vm,
+                            "ws": WorkingSet(vm, cfg.ws_dist, cfg.ws_std, phase * tc),
+                            "resident": initial_resident(c, k, vm)})
+            ts = c.spawn_job(job, nodes, exchange_program(tc, rounds), per_task=per, work=tc)
+            for t in ts:
+                kinds[t.tid] = a.kind
+        return go
+
+    job = 0
+    for a in arrivals:
+        cl.at(a.time_us, make(a, job))
+        if a.kind != "local":
+            job += 1
+
+
+def task_records(cl: Cluster, kinds: dict[int, str]) -> list[dict[str, Any]]:
+    """Per-task records for the metrics (arrival = the job's arrival, µs)."""
+    out = []
+    for t in cl.tasks:
+        out.append({"tid": t.tid, "node": t.node, "job": t.job, "kind": kinds[t.tid],
+                    "arrival": t.arrival, "finish": t.finish, "tc": t.work,
+                    "faults": t.faults, "cpu": t.cpu, "vir_mem": t.vir_mem})
+    return out
+
+
+def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False) -> CSMRun:
+    """Simulate one seed of one configuration under ``policy``."""
+    t0 = time.perf_counter()
+    arrivals = generate(cfg, seed)
+    cl = Cluster(cfg.n_nodes, policy, latency_us=cfg.latency_us, mem_pages=cfg.pages_scaled,
+                 fault_latency_us=int(round(cfg.fault_ms * 1000)), seed=seed, log=log,
+                 literal_pgfault=cfg.pgfault_formula == "literal")
+    kinds: dict[int, str] = {}
+    schedule_arrivals(cl, cfg, arrivals, kinds)
+    cl.run()
+    tasks = task_records(cl, kinds)
+    return CSMRun(cl, tasks, summarize(tasks, cfg.n_nodes, cfg.pages_scaled),
+                  time.perf_counter() - t0)
+
+
+def calibrate_measured(cfg: CSMConfig, policy_factory: Callable[[], Policy],
+                       seeds: Sequence[int], *, iters: int = 6, tol: float = 0.05
+                       ) -> tuple[float, float, list[tuple[float, float]]]:
+    """Spec 3.4 procedure: adjust mit (s) until the *measured* mem_load (time-averaged
+    memory demand / M over [0, last arrival], response times included) matches
+    ``cfg.mem_load``, by bisection on log(mit) starting from the eq. 5 value.
+
+    Returns ``(mit_s, measured mem_load, trace of (mit_s, measured))``.
+    """
+    import dataclasses
+    import math
+
+    from sim.timeshare.workload import calibrate_mit
+
+    target = cfg.mem_load
+    trace: list[tuple[float, float]] = []
+
+    def measure(mit: float) -> float:
+        c = dataclasses.replace(cfg, mit_s=mit)
+        vals = [run_point(c, policy_factory(), s).metrics["mem_load_measured"] for s in seeds]
+        v = sum(vals) / len(vals)
+        trace.append((mit, v))
+        return v
+
+    lo = hi = calibrate_mit(cfg)
+    v = measure(lo)
+    if abs(v - target) <= tol * target:
+        return lo, v, trace
+    # bracket: measured load falls as mit grows
+    step = 2.0 if v > target else 0.5
+    for _ in range(8):
+        hi = lo * step
+        vh = measure(hi)
+        if (vh - target) * (v - target) <= 0:
+            break
+        lo, v = hi, vh
+    else:
+        return hi, vh, trace
+    a, b = sorted((lo, hi))
+    best = min(trace, key=lambda p: abs(p[1] - target))
+    for _ in range(iters):
+        mid = math.sqrt(a * b)
+        vm = measure(mid)
+        if abs(vm - target) < abs(best[1] - target):
+            best = (mid, vm)
+        if abs(vm - target) <= tol * target:
+            break
+        if vm > target:
+            a = mid
+        else:
+            b = mid
+    return best[0], best[1], trace

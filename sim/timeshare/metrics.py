@@ -1,0 +1,106 @@
+"""The CSM paper's metrics (spec 3.5), from per-task records, and confidence intervals.
+
+Task records are dicts with ``node``, ``job`` (None for a local task), ``kind``
+("local" | "small" | "large"), ``arrival`` and ``finish`` (µs), ``tc`` (µs of CPU) and
+``faults``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+# two-sided 95% Student t quantiles for 1..30 degrees of freedom
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_pg_fault(tasks: Iterable[dict[str, Any]], n_nodes: int) -> float:
+    """Eq. 8: per node, the faults per task executed there; averaged over the nodes that
+    executed at least one task (AMB-4.15: every task counts)."""
+    faults: dict[int, int] = defaultdict(int)
+    count: dict[int, int] = defaultdict(int)
+    for t in tasks:
+        faults[t["node"]] += t["faults"]
+        count[t["node"]] += 1
+    per_node = [faults[k] / count[k] for k in count]
+    return sum(per_node) / len(per_node) if per_node else 0.0
+
+
+def _jobs(tasks: Iterable[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:
+    jobs: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for t in tasks:
+        key = t["job"] if t["job"] is not None else ("local", t["tid"])
+        jobs[key].append(t)
+    return jobs
+
+
+def correlation(tasks: Iterable[dict[str, Any]]) -> float:
+    """Eq. 9: ``100 - mean_k(|tr_slow - tr_fast| / tc) * 100`` over parallel jobs (>= 2
+    tasks); tr of a task = its finish - the job's arrival. NaN without parallel jobs."""
+    vals = []
+    for key, ts in _jobs(tasks).items():
+        if isinstance(key, tuple) or len(ts) < 2:
+            continue
+        trs = [t["finish"] - t["arrival"] for t in ts]
+        vals.append((max(trs) - min(trs)) / ts[0]["tc"])
+    return 100.0 - 100.0 * sum(vals) / len(vals) if vals else math.nan
+
+
+def slowdown(tasks: Iterable[dict[str, Any]], kind: str) -> float:
+    """Eq. 10 for one class: ``sum tr / sum tc`` over its jobs; job tr = completion of its
+    last task - arrival; job tc = the tc of its tasks (AMB-4.13). NaN without jobs."""
+    s_tr = s_tc = 0
+    for _, ts in _jobs(t for t in tasks if t["kind"] == kind).items():
+        s_tr += max(t["finish"] for t in ts) - ts[0]["arrival"]
+        s_tc += ts[0]["tc"]
+    return s_tr / s_tc if s_tc else math.nan
+
+
+def occupancy(tasks: Sequence[dict[str, Any]], n_nodes: int, mem_pages: int) -> dict[str, float]:
+    """Time-averaged tasks per node and memory demand / M over [0, last arrival] (µs).
+
+    The measured counterparts of eq. 5's "load per node" and mem_load (spec 3.4).
+    """
+    if not tasks:
+        return {"tasks_per_node": 0.0, "mem_load_measured": 0.0}
+    horizon = max(t["arrival"] for t in tasks)
+    if horizon <= 0:
+        return {"tasks_per_node": math.nan, "mem_load_measured": math.nan}
+    busy = mem = 0.0
+    for t in tasks:
+        d = max(0, min(t["finish"], horizon) - t["arrival"])
+        busy += d
+        mem += d * t.get("vir_mem", 0)
+    return {"tasks_per_node": busy / (n_nodes * horizon),
+            "mem_load_measured": mem / (n_nodes * horizon * mem_pages)}
+
+
+def summarize(tasks: Sequence[dict[str, Any]], n_nodes: int,
+              mem_pages: int | None = None) -> dict[str, float]:
+    """Every metric of one run (plus the measured occupancy when ``mem_pages`` is given)."""
+    occ = occupancy(tasks, n_nodes, mem_pages) if mem_pages else {}
+    return {**occ,
+        "mean_pg_fault": mean_pg_fault(tasks, n_nodes),
+        "correlation": correlation(tasks),
+        "slowdown_small": slowdown(tasks, "small"),
+        "slowdown_large": slowdown(tasks, "large"),
+        "slowdown_local": slowdown(tasks, "local"),
+    }
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% Student-t confidence interval (NaNs dropped;
+    half-width NaN with fewer than two values)."""
+    xs = [v for v in values if not math.isnan(v)]
+    if not xs:
+        return math.nan, math.nan
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, math.nan
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    t = _T95[min(len(xs) - 1, len(_T95)) - 1]
+    return m, t * sd / math.sqrt(len(xs))

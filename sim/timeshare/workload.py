@@ -1,0 +1,224 @@
+"""The CSM paper's synthetic workload (spec 3.4) and its load calibration (eq. 5).
+
+Times are integer **microseconds** in the generated arrivals; configuration fields carry
+their unit in the name (``_s`` seconds, ``_ms`` milliseconds, ``_us`` microseconds).
+Every ambiguity of the spec (AMB-4.x) is a named field with the spec's default.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CSMConfig:
+    """All parameters of one CSM experiment point.
+
+    Parameters (defaults: the paper and the spec's defaults)
+    ----------
+    n_nodes : cluster size n (32)
+    mem_pages : M, page frames per node (32768 = 128 MB of 4 KB pages)
+    mest : memory estimate in pages (8192): local vir_mem U[1, mest], small
+        U[mest, 2 mest], large U[2 mest, 4 mest]
+    mem_load : target memory load (eq. 5), > 0
+    pdt : probability of a large job (class mix "a") or of a small job (class mix "b")
+    n_jobs : arrivals per run (AMB-4.16: every arrival, local task or distributed job,
+        counts as a job; ``count_locals=False`` counts distributed jobs only)
+    tc_small_s, tc_large_s, tc_local_s : mean processing requirement per task in
+        seconds (300, 3600, 300), hyperexponential (balanced means) with ``tc_cv``
+        (AMB-4.12, 3.5)
+    mfreq_ms : mean CPU burst between two messages of a distributed task, ms (AMB-4.10)
+    quantum_ms : mean of the exponential quantum, ms (100; AMB-4.9)
+    fault_ms : constant page-fault latency, ms (20)
+    latency_us : network latency, µs (100 = 0.1 ms; AMB-4.10)
+    ws_local, ws_dist : mean working-set size as a fraction of vir_mem (0.5, 0.8)
+    ws_std : WS standard deviation as a fraction of vir_mem (AMB-4.11, 0.1)
+    phase_frac : mean phase length as a fraction of tc (0.1)
+    class_mix : "a" two streams (distributed jobs to the cluster, local tasks to every
+        node, both with mean inter-arrival mit) or "b" one stream, local w.p. 1 - pdt and
+        small w.p. pdt (AMB-4.7; the spec uses "b" at mem_load 0.7)
+    small_sizes, large_sizes : allowed job sizes, drawn uniformly (AMB-4.8)
+    tc_scale, mem_scale : scale factors applied to every tc and to M / mest (1.0 = the
+        paper). Scaling both by the same factor keeps the number of dispatches per phase
+        in proportion to the WS size in pages (one reference per dispatch).
+    pgfault_formula : "corrected" or "literal" eq. 3 (AMB-4.2)
+    mit_s : mean inter-arrival time in seconds; None = calibrated from mem_load (eq. 5)
+    """
+
+    n_nodes: int = 32
+    mem_pages: int = 32_768
+    mest: int = 8_192
+    mem_load: float = 1.0
+    pdt: float = 0.5
+    n_jobs: int = 1000
+    count_locals: bool = True
+    tc_small_s: float = 300.0
+    tc_large_s: float = 3600.0
+    tc_local_s: float = 300.0
+    tc_cv: float = 3.5
+    mfreq_ms: float = 100.0
+    quantum_ms: float = 100.0
+    fault_ms: float = 20.0
+    latency_us: int = 100
+    ws_local: float = 0.5
+    ws_dist: float = 0.8
+    ws_std: float = 0.1
+    phase_frac: float = 0.1
+    class_mix: str = "a"
+    small_sizes: tuple[int, ...] = (1, 2, 4)
+    large_sizes: tuple[int, ...] = (8, 16, 32)
+    tc_scale: float = 1.0
+    mem_scale: float = 1.0
+    pgfault_formula: str = "corrected"
+    mit_s: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        def need(ok: bool, name: str, what: str) -> None:
+            if not ok:
+                raise ValueError(f"{name} {what}, got {getattr(self, name)!r}")
+
+        need(isinstance(self.n_nodes, int) and self.n_nodes > 0, "n_nodes", "must be > 0")
+        need(isinstance(self.mem_pages, int) and self.mem_pages > 0, "mem_pages",
+             "must be a positive integer")
+        need(isinstance(self.mest, int) and self.mest > 0, "mest", "must be > 0")
+        need(self.mem_load > 0, "mem_load", "must be > 0")
+        need(0.0 <= self.pdt <= 1.0, "pdt", "must be in [0, 1]")
+        need(isinstance(self.n_jobs, int) and self.n_jobs > 0, "n_jobs", "must be > 0")
+        for f in ("tc_small_s", "tc_large_s", "tc_local_s", "mfreq_ms", "quantum_ms",
+                  "tc_scale", "mem_scale"):
+            need(getattr(self, f) > 0, f, "must be > 0")
+        need(self.tc_cv >= 1.0, "tc_cv", "must be >= 1 (hyperexponential)")
+        need(self.fault_ms >= 0, "fault_ms", "must be >= 0")
+        need(isinstance(self.latency_us, int) and self.latency_us >= 0, "latency_us",
+             "must be an integer >= 0")
+        for f in ("ws_local", "ws_dist", "phase_frac"):
+            need(0 < getattr(self, f) <= 1, f, "must be in (0, 1]")
+        need(self.ws_std >= 0, "ws_std", "must be >= 0")
+        need(self.class_mix in ("a", "b"), "class_mix", "must be 'a' or 'b'")
+        need(self.pgfault_formula in ("corrected", "literal"), "pgfault_formula",
+             "must be 'corrected' or 'literal'")
+        for f in ("small_sizes", "large_sizes"):
+            sizes = getattr(self, f)
+            need(len(sizes) > 0 and all(isinstance(s, int) and s > 0 for s in sizes), f,
+                 "must be positive integers")
+            need(max(sizes) <= self.n_nodes, f,
+                 f"holds a job wider than the cluster (n_nodes = {self.n_nodes})")
+        need(self.mit_s is None or self.mit_s > 0, "mit_s", "must be > 0")
+        need(4 * self.mest_scaled <= self.pages_scaled, "mest",
+             "makes a large task (up to 4 mest pages) larger than M, which the model "
+             "cannot page")
+
+    @property
+    def pages_scaled(self) -> int:
+        """M after ``mem_scale`` (pages)."""
+        return max(1, int(round(self.mem_pages * self.mem_scale)))
+
+    @property
+    def mest_scaled(self) -> int:
+        """mest after ``mem_scale`` (pages)."""
+        return max(1, int(round(self.mest * self.mem_scale)))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["small_sizes"] = list(self.small_sizes)
+        d["large_sizes"] = list(self.large_sizes)
+        return d
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """One arrival: ``time_us``; ``kind`` "local" | "small" | "large"; one entry per task
+    in ``tc_us`` (µs of CPU) and ``vir_mem`` (pages); ``node`` for a local task."""
+
+    time_us: int
+    kind: str
+    tc_us: tuple[int, ...]
+    vir_mem: tuple[int, ...]
+    node: int | None = None
+
+
+def h2(rng: random.Random, mean: float, cv: float) -> float:
+    """Balanced-means two-phase hyperexponential with the given mean and CV."""
+    if cv <= 1.0:
+        return rng.expovariate(1.0 / mean)
+    c2 = cv * cv
+    p1 = 0.5 * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0)))
+    if rng.random() < p1:
+        return rng.expovariate(2.0 * p1 / mean)
+    return rng.expovariate(2.0 * (1.0 - p1) / mean)
+
+
+def _class_means(cfg: CSMConfig) -> dict[str, tuple[float, float, float]]:
+    """Per class: (mean size, mean tc per task in s, mean vir_mem per task in pages)."""
+    m = cfg.mest_scaled
+    return {
+        "local": (1.0, cfg.tc_local_s * cfg.tc_scale, (1 + m) / 2),
+        "small": (sum(cfg.small_sizes) / len(cfg.small_sizes), cfg.tc_small_s * cfg.tc_scale,
+                  1.5 * m),
+        "large": (sum(cfg.large_sizes) / len(cfg.large_sizes), cfg.tc_large_s * cfg.tc_scale,
+                  3.0 * m),
+    }
+
+
+def class_rates(cfg: CSMConfig) -> dict[str, float]:
+    """Arrivals per second of each class for mit = 1 s (multiply by 1/mit)."""
+    if cfg.class_mix == "a":
+        return {"local": float(cfg.n_nodes), "small": 1.0 - cfg.pdt, "large": cfg.pdt}
+    return {"local": 1.0 - cfg.pdt, "small": cfg.pdt, "large": 0.0}
+
+
+def calibrate_mit(cfg: CSMConfig) -> float:
+    """Mean inter-arrival time (s) that gives ``mem_load`` by eq. 5 (spec reading).
+
+    mem_load = E[memory demand per node] / M, with the demand of a task counted for its
+    service demand tc (Little's law with tc, not the response time):
+    ``mem_load = sum_c rate_c · E[size_c] · E[tc_c] · E[vir_c] / (mit · n · M)``.
+    """
+    means = _class_means(cfg)
+    rates = class_rates(cfg)
+    demand = sum(rates[c] * s * tc * v for c, (s, tc, v) in means.items())
+    return demand / (cfg.n_nodes * cfg.pages_scaled * cfg.mem_load)
+
+
+def expected_tasks_per_node(cfg: CSMConfig, mit_s: float | None = None) -> float:
+    """Mean tasks per node by Little's law with the service demand (eq. 5's reading)."""
+    mit = mit_s if mit_s is not None else (cfg.mit_s or calibrate_mit(cfg))
+    means = _class_means(cfg)
+    rates = class_rates(cfg)
+    return sum(rates[c] * s * tc for c, (s, tc, _) in means.items()) / (mit * cfg.n_nodes)
+
+
+def generate(cfg: CSMConfig, seed: int) -> list[Arrival]:
+    """The arrivals of one run, in time order (µs), drawn from ``random.Random(seed)``."""
+    rng = random.Random(seed * 1_000_003 + 11)
+    mit = cfg.mit_s if cfg.mit_s is not None else calibrate_mit(cfg)
+    rates = class_rates(cfg)
+    total = sum(rates.values())
+    m = cfg.mest_scaled
+    out: list[Arrival] = []
+    t = 0.0
+    n_counted = 0
+    classes = [c for c in ("local", "small", "large") if rates[c] > 0]
+    weights = [rates[c] for c in classes]
+    while n_counted < cfg.n_jobs:
+        t += rng.expovariate(total / mit)
+        kind = rng.choices(classes, weights)[0]
+        if kind == "local":
+            size, mean_tc, lo, hi = 1, cfg.tc_local_s, 1, m
+        elif kind == "small":
+            size, mean_tc, lo, hi = rng.choice(cfg.small_sizes), cfg.tc_small_s, m, 2 * m
+        else:
+            size, mean_tc, lo, hi = rng.choice(cfg.large_sizes), cfg.tc_large_s, 2 * m, 4 * m
+        mean_tc *= cfg.tc_scale
+        # AMB-4.13: tc is per task; one draw per job, every task of the job needs it
+        tcs = (max(1, int(round(h2(rng, mean_tc, cfg.tc_cv) * 1e6))),) * size
+        vms = tuple(rng.randint(lo, hi) for _ in range(size))
+        node = rng.randrange(cfg.n_nodes) if kind == "local" else None
+        out.append(Arrival(int(round(t * 1e6)), kind, tcs, vms, node))
+        if kind != "local" or cfg.count_locals:
+            n_counted += 1
+    return out

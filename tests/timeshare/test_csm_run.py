@@ -1,0 +1,103 @@
+"""CSM workload, calibration, metrics and checked runs of every policy."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from heuristics.coscheduling import POLICY_NAMES, by_name
+from sim.timeshare.check import check
+from sim.timeshare.csm import map_uniform_memory, run_point
+from sim.timeshare.metrics import correlation, mean_ci, mean_pg_fault, slowdown
+from sim.timeshare.workload import CSMConfig, calibrate_mit, expected_tasks_per_node, generate
+
+
+def small_cfg(**kw):
+    base = dict(n_nodes=4, n_jobs=24, mem_pages=4096, mest=1024, tc_scale=0.002,
+                mem_scale=0.05, small_sizes=(1, 2), large_sizes=(4,), mfreq_ms=50.0)
+    base.update(kw)
+    return CSMConfig(**base)
+
+
+@pytest.mark.parametrize("policy", POLICY_NAMES)
+@pytest.mark.parametrize("load", [0.7, 1.5])
+def test_every_policy_run_passes_the_checker(policy, load):
+    cfg = small_cfg(mem_load=load)
+    r = run_point(cfg, by_name(policy, mnod=3 if load > 1 else 2), seed=3, log=True)
+    counts = check(r.cluster.log.records)
+    assert counts["complete"] == 1 and counts["messages"] > 0 and counts["faults"] > 0
+    assert all(t["finish"] is not None for t in r.tasks)
+
+
+def test_same_seed_same_log_and_metrics():
+    cfg = small_cfg()
+    a = run_point(cfg, by_name("csm"), seed=5, log=True)
+    b = run_point(cfg, by_name("csm"), seed=5, log=True)
+    assert a.cluster.log.records == b.cluster.log.records
+    assert a.metrics == b.metrics
+
+
+def test_calibration_matches_the_eq5_reading():
+    # mix b at 0.7: local and small (sizes 1, 2, 4: mean 7/3 tasks) with the same mean
+    # tc, so tasks per node = 0.7 M / (task-weighted mean vir_mem); local mean
+    # (1 + mest) / 2, small 1.5 mest
+    cfg = CSMConfig(mem_load=0.7, pdt=0.5, class_mix="b")
+    w_local, w_small = 0.5, 0.5 * 7 / 3
+    mean_vir = (w_local * 8193 / 2 + w_small * 1.5 * 8192) / (w_local + w_small)
+    assert expected_tasks_per_node(cfg) == pytest.approx(0.7 * 32768 / mean_vir, rel=1e-9)
+    # the generated stream has the calibrated mean inter-arrival time
+    arr = generate(cfg, seed=1)
+    mit = calibrate_mit(cfg)
+    emp = arr[-1].time_us / len(arr) / 1e6
+    assert emp == pytest.approx(mit, rel=0.1)
+
+
+def test_generator_respects_the_class_ranges():
+    cfg = CSMConfig(pdt=0.5, n_jobs=400)
+    m = cfg.mest
+    for a in generate(cfg, seed=2):
+        lo, hi = {"local": (1, m), "small": (m, 2 * m), "large": (2 * m, 4 * m)}[a.kind]
+        assert all(lo <= v <= hi for v in a.vir_mem)
+        assert len(a.tc_us) == len(a.vir_mem) == (1 if a.kind == "local" else len(a.tc_us))
+        assert len(a.vir_mem) in {"local": (1,), "small": (1, 2, 4),
+                                  "large": (8, 16, 32)}[a.kind]
+
+
+def test_uniform_memory_mapping_largest_task_to_least_loaded():
+    from sim.timeshare import Cluster, Policy
+    cl = Cluster(4, Policy(), mem_pages=100)
+    for k, d in enumerate((30, 10, 20, 10)):
+        cl.nodes[k].mem_demand = d
+    # least loaded: node 1 (10), node 3 (10), node 2 (20)
+    assert map_uniform_memory(cl, [5, 9, 7]) == [2, 1, 3]
+
+
+def _rec(tid, node, job, kind, arrival, finish, tc, faults=0):
+    return dict(tid=tid, node=node, job=job, kind=kind, arrival=arrival, finish=finish,
+                tc=tc, faults=faults)
+
+
+def test_metrics_by_hand():
+    tasks = [_rec(0, 0, 1, "small", 0, 30, 10, 2), _rec(1, 1, 1, "small", 0, 40, 10, 4),
+             _rec(2, 0, None, "local", 5, 25, 10, 1)]
+    # eq. 8: node 0 (2 + 1) / 2 = 1.5, node 1 4 / 1 = 4 -> 2.75
+    assert mean_pg_fault(tasks, 2) == pytest.approx(2.75)
+    # eq. 9: 100 - |40 - 30| / 10 * 100 = 0
+    assert correlation(tasks) == pytest.approx(0.0)
+    # eq. 10: small job tr 40 / tc 10; local 20 / 10
+    assert slowdown(tasks, "small") == pytest.approx(4.0)
+    assert slowdown(tasks, "local") == pytest.approx(2.0)
+    assert math.isnan(slowdown(tasks, "large"))
+    m, h = mean_ci([1.0, 2.0, 3.0])
+    assert m == 2.0 and h == pytest.approx(4.303 * 1.0 / math.sqrt(3))
+
+
+@pytest.mark.parametrize("kw,field", [
+    (dict(mem_pages=0), "mem_pages"), (dict(mem_pages=-5), "mem_pages"),
+    (dict(large_sizes=(64,)), "large_sizes"), (dict(mest=10_000), "mest"),
+    (dict(pdt=1.5), "pdt"), (dict(mem_load=0), "mem_load"), (dict(class_mix="c"), "class_mix"),
+])
+def test_bad_config_names_the_field(kw, field):
+    with pytest.raises(ValueError, match=field):
+        CSMConfig(**kw)
