@@ -436,6 +436,8 @@ def reproduce(table: str, argv: list[str] | None = None) -> int:
     ap.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address")
     ap.add_argument("--dir", default=str(QUICK_DIR),
                     help="directory of the store (and of a quick run's table)")
+    ap.add_argument("--results", default=str(RESULTS),
+                    help="directory of the full configuration's table")
     ap.add_argument("--retry-failed", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -451,7 +453,7 @@ def reproduce(table: str, argv: list[str] | None = None) -> int:
         return 1
     rows = load_rows(store)
     text = "\n".join(TABLES[table](rows, args.quick)) + "\n"
-    out_dir = d if args.quick else RESULTS
+    out_dir = d if args.quick else Path(args.results)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = spec["name"] if args.quick else f"slack_{table}"
     (out_dir / f"{stem}.md").write_text(text)
