@@ -174,6 +174,10 @@ def _f(x: float | None, nd: int = 1) -> str:
     return "n/a" if x is None else f"{x:,.{nd}f}"
 
 
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.1f}%"
+
+
 def _dev(ours: float | None, paper: float | None) -> str:
     if ours is None or paper is None or paper == 0:
         return "n/a"
@@ -389,7 +393,7 @@ def table5(rows: list[dict[str, Any]], quick: bool) -> list[str]:
                 if yf is not None and best_equal else None)
         gap = lo - hi if hi is not None and lo is not None else None
         lines.append(f"| {lab} | {_f(ye)} | {_f(pe[0])} | {_dev(ye, pe[0])} | {_f(yf)} | "
-                     f"{_f(pe[1])} | {_dev(yf, pe[1])} | {_f(loss)}% | {_f(pe[2])}% | "
+                     f"{_f(pe[1])} | {_dev(yf, pe[1])} | {_pct(loss)} | {_pct(pe[2])} | "
                      f"{_f(hi)} | {_f(pe[3])} | {_f(lo)} | {_f(pe[4])} | {_f(gap)} | "
                      f"{_f(pe[5])} |")
     lines += ["", "Perf. loss: yearly wait with unequal priorities relative to the best "
@@ -432,6 +436,8 @@ def reproduce(table: str, argv: list[str] | None = None) -> int:
     ap.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address")
     ap.add_argument("--dir", default=str(QUICK_DIR),
                     help="directory of the store (and of a quick run's table)")
+    ap.add_argument("--results", default=str(RESULTS),
+                    help="directory of the full configuration's table")
     ap.add_argument("--retry-failed", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -447,7 +453,7 @@ def reproduce(table: str, argv: list[str] | None = None) -> int:
         return 1
     rows = load_rows(store)
     text = "\n".join(TABLES[table](rows, args.quick)) + "\n"
-    out_dir = d if args.quick else RESULTS
+    out_dir = d if args.quick else Path(args.results)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = spec["name"] if args.quick else f"slack_{table}"
     (out_dir / f"{stem}.md").write_text(text)

@@ -59,6 +59,15 @@ def _content(path: Path) -> dict:
         return {r["key"]: json.dumps(r["metrics"], sort_keys=True) for r in st.rows(None)}
 
 
+def _cpu() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process and of its finished children."""
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, ch.ru_utime + ch.ru_stime
+
+
 def _load() -> str:
     try:
         return f"load average {os.getloadavg()[0]:.2f}"
@@ -98,18 +107,33 @@ def main(argv: list[str] | None = None) -> int:
         loads = [1.0] if args.quick else [1.0, 1.2, 1.4]
         spec = kth_spec(loads)
         lines += ["## Speed-up on the KTH-SP2 months", "",
-                  "| workers | cells | wall (s) | speed-up | machine |", "|---|---|---|---|---|"]
-        walls = {}
+                  "| workers | cells | wall (s) | speed-up | CPU s: this process / workers | "
+                  "machine |", "|---|---|---|---|---|---|"]
+        walls, cpu = {}, {}
         for jobs in (1, 2):
             out = d / f"kth{jobs}.sqlite"
             load = _load()
+            r0, c0 = _cpu()
             t0 = time.perf_counter()
             s = run_sweep(spec, out, jobs=jobs)
             walls[jobs] = time.perf_counter() - t0
+            r1, c1 = _cpu()
+            cpu[jobs] = (r1 - r0, c1 - c0)
             assert s.failed == 0, s.text()
             lines.append(f"| {jobs} | {s.cells} | {walls[jobs]:.1f} | "
-                         f"{walls[1] / walls[jobs]:.2f}x | {load} |")
+                         f"{walls[1] / walls[jobs]:.2f}x | {cpu[jobs][0]:.1f} / "
+                         f"{cpu[jobs][1]:.1f} | {load} |")
             print(lines[-1], file=sys.stderr)
+        work1 = sum(cpu[1])
+        main2, work2 = cpu[2]
+        bound = work1 / max(work2 / 2, main2)
+        lines += ["", "CPU-time bound on the speed-up with two free cores (the machine is "
+                  "shared, so the wall-clock speed-up above depends on what else runs): the "
+                  f"1-worker run takes {work1:.1f} CPU s, the 2-worker run {work2:.1f} CPU s "
+                  f"in its workers and {main2:.1f} CPU s in the process that writes the "
+                  f"store, so two idle cores would give at most {bound:.2f}x "
+                  "(= CPU 1 worker / max(worker CPU / 2, writer CPU); balance and pool "
+                  "start-up not counted)."]
         same = _content(d / "kth1.sqlite") == _content(d / "kth2.sqlite")
         lines += ["", f"Both stores hold the same cells and metrics: {same}.", ""]
     text = "\n".join(lines) + "\n"

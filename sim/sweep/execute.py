@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,8 +181,9 @@ def _run_dask(todo: list[tuple[str, dict[str, Any]]], address: Any,
     own = not isinstance(address, Client)
     client = Client(address) if own else address
     try:
-        futures = {client.submit(run_cell, cell, key=f"cell-{key}", pure=False): (key, cell)
-                   for key, cell in todo}
+        run_id = uuid.uuid4().hex[:8]  # a retry in the same client must not reuse results
+        futures = {client.submit(run_cell, cell, key=f"cell-{key}-{run_id}", pure=False):
+                   (key, cell) for key, cell in todo}
         remaining = len(futures)
         for f in as_completed(list(futures)):
             key, cell = futures[f]

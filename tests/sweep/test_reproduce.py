@@ -70,7 +70,9 @@ def test_full_table1_matches_the_runner_month_by_month(tmp_path):
     from sim.sweep.report import load_rows
 
     d = tmp_path / "full"
-    assert slack_tables.table1_main(["--jobs", "2", "--quiet", "--dir", str(d)]) == 0
+    assert slack_tables.table1_main(["--jobs", "2", "--quiet", "--dir", str(d),
+                                     "--results", str(d)]) == 0
+    assert "PARTIAL" not in (d / "slack_table1.md").read_text()
     rows = [r for r in load_rows(d / "talby-table1.sqlite")
             if r["label"] == "conservative-arrival"]
     ref = run(load_workload("KTH-SP2", procs=128), "conservative", by_month=True)
