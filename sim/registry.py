@@ -116,3 +116,30 @@ def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any
         raise ValueError(
             f"{source}: field 'problem' = {family!r} is unknown; known: {sorted(PROBLEM_LOADERS)}")
     return family, _load(PROBLEM_LOADERS[family])(data)
+# K-resource scheduling (Leinberger, Karypis & Kumar 1999)
+PROBLEM_LOADERS["kresource_epochs"] = "sim.problems.kresource:epochs_from_dict"
+PROBLEM_LOADERS["kresource_selection"] = "sim.problems.kresource:selection_from_dict"
+PROBLEM_LOADERS["kresource_response"] = "sim.problems.kresource:response_from_dict"
+SOLVERS["kresource_epochs"] = {
+    "cpsat": "models.kresource.cpsat:solve_epochs",
+    "ilp": "models.kresource.ilp:solve_epochs",
+    "brute": "models.kresource.brute:solve_epochs",
+    "unc": "models.kresource.cpsat:solve_epochs",
+    **{r: f"heuristics.kresource:solve_{r.replace('-', '_')}"
+       for r in ("fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff", "unc-bl", "unc-bb")},
+}
+SOLVERS["kresource_selection"] = {
+    "cpsat": "models.kresource.cpsat:solve_selection",
+    "ilp": "models.kresource.ilp:solve_selection",
+    "brute": "models.kresource.brute:solve_selection",
+    "ff": "heuristics.kresource:solve_select_ff",
+    "bl": "heuristics.kresource:solve_select_bl",
+    "bb": "heuristics.kresource:solve_select_bb",
+}
+SOLVERS["kresource_response"] = {
+    "cpsat": "models.kresource.cpsat:solve_response",
+    "ilp": "models.kresource.ilp:solve_response",
+    "brute": "models.kresource.brute:solve_response",
+    "list": "heuristics.kresource:solve_list",
+}
+POLICIES["opt-easy"] = "models.kresource.policy:OptEASY"
