@@ -53,10 +53,10 @@ def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult") -> lis
         free = list(cap)
         epoch: list[int] = []
 
-        def fits(j: int) -> bool:
+        def fits(j: int, free: list[int] = free) -> bool:
             return all(dem[j][k] <= free[k] for k in range(K))
 
-        def take(j: int) -> None:
+        def take(j: int, free: list[int] = free, epoch: list[int] = epoch) -> None:
             for k in range(K):
                 free[k] -= dem[j][k]
             epoch.append(j)

@@ -84,7 +84,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(n) if vals.get((j, e), 0) > 0.5] for e in range(E)])
-        bound = lb if bound is None else max(lb, math.ceil(bound - 1e-6))
+        if status is Status.FEASIBLE:
+            bound = lb if bound is None else max(lb, math.ceil(bound - 1e-6))
     elif status is Status.UNKNOWN:
         sol, status, bound = ub_sol, Status.FEASIBLE, lb
     return build(solver="ilp", status=status, solution=sol, bound=bound, check=problem.check,
