@@ -346,20 +346,30 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- response
-def response_instance(n: int, K: int, seed: int, time_unit: int = 60) -> Any:
-    """``n`` consecutive jobs of a generated K-resource workload (uniform, G-b, FF-EASY
-    queue about 64 with 2000 jobs), times in ``time_unit`` seconds (ceil), as a
-    :class:`ResponseProblem` (weights 1)."""
+def response_instance(n: int, K: int, seed: int, time_unit: int = 60,
+                      load: float = 2.0, P: int = 32) -> Any:
+    """``n`` consecutive jobs of a generated K-resource workload (uniform, G-b, a
+    ``P``-processor Feitelson machine, one unit per processor), run
+    times in ``time_unit`` seconds (ceil), Poisson arrivals rescaled so that the offered
+    load in the busiest resource over the arrival span is ``load`` (a congested
+    stretch: at load < 1 every policy starts every job at once), as a
+    :class:`ResponseProblem` with weights 1. Times in ``time_unit``."""
     from instances.kresource import KResourceSpec, generate
     from sim.problems.kresource import ResponseProblem
 
-    w = generate(KResourceSpec(K=K, jobs=max(2000, 4 * n), seed=seed, rate=0.05))
+    w = generate(KResourceSpec(K=K, jobs=max(2000, 4 * n), seed=seed, rate=0.01, P=P,
+                               resolution=1))
     a = len(w.jobs) // 2
     js = w.jobs[a:a + n]
-    t0 = js[0].submit
-    return ResponseProblem(w.capacity, tuple((j.submit - t0) // time_unit for j in js),
-                           tuple(max(1, -(-j.runtime // time_unit)) for j in js),
-                           tuple(j.demand for j in js), name=f"response-n{n}-K{K}-s{seed}")
+    dur = tuple(max(1, -(-j.runtime // time_unit)) for j in js)
+    cap = w.capacity
+    work = max(sum(d * j.demand[k] for d, j in zip(dur, js, strict=True)) / cap[k]
+               for k in range(K))
+    span = max(1, js[-1].submit - js[0].submit)
+    scale = (work / load) / span
+    rel = tuple(int((j.submit - js[0].submit) * scale) for j in js)
+    return ResponseProblem(cap, rel, dur, tuple(j.demand for j in js),
+                           name=f"response-n{n}-K{K}-s{seed}-load{load}")
 
 
 def replay(problem: Any, label: str, name: str, opts: dict[str, Any]) -> float | None:
