@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from models.kresource.common import best_packing, relabel
+from models.kresource.common import best_packing, relabel, remaining
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
@@ -47,7 +47,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
-    ub_sol = best_packing(problem)
+    ub_sol = best_packing(problem, time_limit)
     lb = problem.lower_bound()
     params = {"time_limit": time_limit, "greedy_bound": greedy_bound}
     if greedy_bound and len(ub_sol) == lb:
@@ -76,7 +76,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         for j in ep:
             m.add_hint(x[j, e], 1)
     m.minimize(sum(y))
-    s = _solver(time_limit, seed)
+    s = _solver(remaining(t0, time_limit), seed)
     status = _status(s.solve(m))
     sol, bound = None, None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
@@ -120,7 +120,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     m.maximize(sum((w[j] * (n + 1) + 1) * x[j] for j in elig))
     for j in select_greedy(problem, "bb"):
         m.add_hint(x[j], 1)
-    s = _solver(time_limit, seed)
+    s = _solver(remaining(t0, time_limit), seed)
     status = _status(s.solve(m))
     sol, bound = None, None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
@@ -155,7 +155,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)))
     for j in range(n):
         m.add_hint(st[j], hint[j])
-    s = _solver(time_limit, seed)
+    s = _solver(remaining(t0, time_limit), seed)
     status = _status(s.solve(m))
     sol, bound = None, None
     if status in (Status.OPTIMAL, Status.FEASIBLE):

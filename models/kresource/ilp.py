@@ -20,7 +20,7 @@ import time
 import warnings
 from typing import Any
 
-from models.kresource.common import best_packing, relabel
+from models.kresource.common import best_packing, relabel, remaining
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
@@ -59,7 +59,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     import pulp
 
     t0 = time.perf_counter()
-    ub_sol = best_packing(problem)
+    ub_sol = best_packing(problem, time_limit)
     n, K, E = problem.n, problem.K, len(ub_sol)
     lb = problem.lower_bound()
 
@@ -80,7 +80,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         prob += pulp.lpSum(y.values()) >= lb
         return prob, x
 
-    status, vals, bound = _run(make, time_limit)
+    status, vals, bound = _run(make, remaining(t0, time_limit))
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(n) if vals.get((j, e), 0) > 0.5] for e in range(E)])
