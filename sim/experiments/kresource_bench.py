@@ -141,6 +141,16 @@ def bench_response(quick: bool) -> None:
         r = solve_response(p, time_limit=60)
         _p(f"response n=30 K=4 seed {seed}: {r.status.value} obj {r.objective} bound "
            f"{r.bound} gap {r.gap or 0:.4f} in {r.runtime:.2f} s (horizon {p.horizon()})")
+    from sim.problems.kresource import ResponseProblem
+
+    rng = np.random.default_rng(5)
+    for n in (30, 60):
+        p = ResponseProblem((10,) * 4, tuple(int(x) for x in rng.integers(0, 10, n)),
+                            tuple(int(x) for x in rng.integers(1, 21, n)),
+                            tuple(tuple(int(x) for x in rng.integers(1, 8, 4)) for _ in range(n)))
+        r = solve_response(p, time_limit=60)
+        _p(f"response stress n={n} K=4 (durations 1-20, demands 1-7 of 10, releases 0-9): "
+           f"{r.status.value} gap {abs(r.gap or 0):.4f} in {r.runtime:.2f} s")
 
 
 def _workload(K: int, jobs: int, queue: float, seed: int = 1):

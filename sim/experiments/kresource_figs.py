@@ -346,8 +346,8 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- response
-def response_instance(n: int, K: int, seed: int, time_unit: int = 60,
-                      load: float = 2.0, P: int = 32) -> Any:
+def response_instance(n: int, K: int, seed: int, time_unit: int = 300,
+                      load: float = 3.0, P: int = 16) -> Any:
     """``n`` consecutive jobs of a generated K-resource workload (uniform, G-b, a
     ``P``-processor Feitelson machine, one unit per processor), run
     times in ``time_unit`` seconds (ceil), Poisson arrivals rescaled so that the offered
@@ -411,8 +411,10 @@ def response(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
     lines = ["# Online policies against the offline minimum total response time", "",
              "Command: `python -m sim.experiments.kresource_figs response`"
              + ("  \n**PARTIAL run (reduced configuration)**" if partial else ""), "",
-             f"{cfg['response_jobs']} consecutive jobs, K = {cfg['response_K']}, times in "
-             "minutes (ceil); ratio = policy's total response time / CP-SAT optimum (or "
+             f"{cfg['response_jobs']} consecutive jobs, K = {cfg['response_K']}, of the "
+             "workload on a 16-processor Feitelson machine, times in 5-minute units (ceil), "
+             "arrivals compressed to offered load 3 (`response_instance`); ratio = policy's "
+             "total response time / CP-SAT optimum (or "
              "bound when not proved, marked *). Not in the paper.", "",
              "| seed | CP-SAT status | gap | solve [s] | " + " | ".join(labels) + " |",
              "|---|---|---|---|" + "---|" * len(labels)]
