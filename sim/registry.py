@@ -141,5 +141,6 @@ SOLVERS["kresource_response"] = {
     "ilp": "models.kresource.ilp:solve_response",
     "brute": "models.kresource.brute:solve_response",
     "list": "heuristics.kresource:solve_list",
+    "portfolio": "models.kresource.portfolio:solve_response",
 }
 POLICIES["opt-easy"] = "models.kresource.policy:OptEASY"

@@ -133,14 +133,18 @@ def bench_selection(quick: bool) -> None:
 
 
 def bench_response(quick: bool) -> None:
-    from models.kresource.cpsat import solve_response
+    from models.kresource import cpsat, ilp, portfolio
     from sim.experiments.kresource_figs import response_instance
 
+    solve_response = portfolio.solve_response
     for seed in range(1, 3 if quick else 6):
         p = response_instance(30, 4, seed)
-        r = solve_response(p, time_limit=60)
-        _p(f"response n=30 K=4 seed {seed}: {r.status.value} obj {r.objective} bound "
-           f"{r.bound} gap {r.gap or 0:.4f} in {r.runtime:.2f} s (horizon {p.horizon()})")
+        for name, solve in (("cpsat", cpsat.solve_response), ("ilp", ilp.solve_response),
+                            ("portfolio", portfolio.solve_response)):
+            r = solve(p, time_limit=60)
+            _p(f"response n=30 K=4 seed {seed} {name}: {r.status.value} obj {r.objective} "
+               f"bound {r.bound} gap {r.gap or 0:.4f} in {r.runtime:.2f} s "
+               f"(horizon {p.horizon()})")
     from sim.problems.kresource import ResponseProblem
 
     rng = np.random.default_rng(5)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from heuristics.kresource import EPOCH_RULES, pack_epochs, select_greedy
-from models.kresource import brute, cpsat, ilp
+from models.kresource import brute, cpsat, ilp, portfolio
 from sim.cli import main
 from sim.problems.kresource import (
     EpochProblem,
@@ -118,7 +118,7 @@ def test_response_cpsat_ilp_brute_agree():
     for _ in range(6):
         p = _rand_response(rng, rng.randint(2, 6), rng.randint(1, 3))
         opt = brute.solve_response(p)
-        for r in (cpsat.solve_response(p), ilp.solve_response(p)):
+        for r in (cpsat.solve_response(p), ilp.solve_response(p), portfolio.solve_response(p)):
             assert r.status is Status.OPTIMAL and r.objective == opt.objective
         from heuristics.kresource import solve_list
         assert solve_list(p).objective >= opt.objective
