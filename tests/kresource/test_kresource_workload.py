@@ -112,3 +112,17 @@ def test_opt_easy_is_valid_and_starts_at_least_easys_work_per_decision():
         opt = solve_selection(p).objective
         for sel in ("ff", "bl", "bb"):
             assert p.objective(select_greedy(p, sel)) <= opt
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(K=st.integers(1, 4), n=st.integers(1, 25), seed=st.integers(0, 10_000),
+       rate=st.floats(0.005, 0.2))
+def test_validator_accepts_every_opt_easy_schedule(K, n, seed, rate):
+    w = generate(KResourceSpec(K=K, jobs=n, seed=seed, rate=rate, P=8, resolution=2,
+                               m_short=20.0, m_long=200.0))
+    s = simulate(w, OptEASY(time_limit=5.0))
+    validate(s)  # capacity in every resource, run lengths, EASY's head reservations
