@@ -25,6 +25,10 @@ from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProbl
 from sim.result import Result, Status, build
 
 
+class _OutOfTime(Exception):
+    """The model could not be built within the time limit."""
+
+
 def _cbc(time_limit: float | None) -> Any:
     import pulp
 
@@ -35,18 +39,31 @@ def _cbc(time_limit: float | None) -> Any:
 
 
 def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | None]:
-    """Solve the binary model; returns (status, variable values, LP bound if stopped)."""
+    """Solve the binary model; returns (status, variable values, LP bound if stopped).
+    The LP relaxation (for the bound) gets what is left of ``time_limit``."""
+    import time
+
     import pulp
 
+    t0 = time.perf_counter()
     prob, xs = make(pulp.LpBinary)
-    prob.solve(_cbc(time_limit))
+    prob.solve(_cbc(remaining(t0, time_limit)))
     vals = {key: (v.varValue or 0.0) for key, v in xs.items()}
     if prob.sol_status == pulp.LpSolutionOptimal:
         return Status.OPTIMAL, vals, None
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return Status.INFEASIBLE, {}, None
-    lp, _ = make(pulp.LpContinuous)
-    lp.solve(_cbc(None))
+    left = remaining(t0, time_limit)
+    if left is not None and left < 0.5:
+        lp = None
+    else:  # the same model relaxed (no rebuild)
+        lp = prob
+        for v in lp.variables():
+            v.cat = pulp.LpContinuous
+        lp.solve(_cbc(left))
+    if lp is None:
+        return (Status.FEASIBLE if prob.sol_status == pulp.LpSolutionIntegerFeasible
+                else Status.UNKNOWN), vals, None
     bound = float(pulp.value(lp.objective)) if lp.status == pulp.LpStatusOptimal else None
     if prob.sol_status == pulp.LpSolutionIntegerFeasible:
         return Status.FEASIBLE, vals, bound
@@ -124,9 +141,12 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
-                   seed: int = 0, max_vars: int = 200_000) -> Result:
+                   seed: int = 0, max_vars: int = 50_000,
+                   max_nonzeros: int = 150_000) -> Result:
     """Time-indexed ILP for the minimum total (weighted) response time (module
-    docstring). Raises ValueError when it would need more than ``max_vars`` variables."""
+    docstring). Raises ValueError when it would need more than ``max_vars`` variables
+    or ``max_nonzeros`` capacity-row coefficients (CBC's root processing of larger
+    models does not stop at the time limit)."""
     import pulp
 
     t0 = time.perf_counter()
@@ -137,24 +157,38 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     if nvars > max_vars:
         raise ValueError(f"kresource_response ilp: {nvars} time-indexed variables > max_vars "
                          f"{max_vars}; scale time down or use cpsat")
+    nnz = sum(p[j] * (H - p[j] - a[j] + 1) * sum(1 for d in problem.demands[j][:K] if d)
+              for j in range(n))
+    if nnz > max_nonzeros:
+        raise ValueError(f"kresource_response ilp: {nnz} capacity coefficients > max_nonzeros "
+                         f"{max_nonzeros}; scale time down or use cpsat")
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("response", pulp.LpMinimize)
         x = {(j, t): pulp.LpVariable(f"x{j}_{t}", 0, 1, cat) for j in range(n)
              for t in range(a[j], H - p[j] + 1)}
-        prob += pulp.lpSum(wt[j] * (t + p[j] - a[j]) * v for (j, t), v in x.items())
+        prob += pulp.LpAffineExpression([(v, wt[j] * (t + p[j] - a[j]))
+                                         for (j, t), v in x.items()])
         for j in range(n):
-            prob += pulp.lpSum(x[j, t] for t in range(a[j], H - p[j] + 1)) == 1
+            prob += pulp.LpAffineExpression([(x[j, t], 1) for t in
+                                             range(a[j], H - p[j] + 1)]) == 1
         for t in range(H):
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                raise _OutOfTime
             for k in range(K):
-                terms = [problem.demands[j][k] * x[j, u] for j in range(n)
+                terms = [(x[j, u], problem.demands[j][k]) for j in range(n)
                          if problem.demands[j][k]
                          for u in range(max(a[j], t - p[j] + 1), min(t, H - p[j]) + 1)]
                 if terms:
-                    prob += pulp.lpSum(terms) <= problem.capacity[k]
+                    prob += pulp.LpAffineExpression(terms) <= problem.capacity[k]
         return prob, x
 
-    status, vals, bound = _run(make, time_limit)
+    try:
+        status, vals, bound = _run(make, time_limit)
+    except _OutOfTime:
+        return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=problem.check,
+                     objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+                     params={"time_limit": time_limit}, note="time limit reached while building")
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = [next(t for t in range(a[j], H - p[j] + 1) if vals.get((j, t), 0) > 0.5)

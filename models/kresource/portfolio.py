@@ -16,7 +16,8 @@ from sim.result import Result, Status, build
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
-                   seed: int = 0, max_vars: int = 20_000) -> Result:
+                   seed: int = 0, max_vars: int = 5_000,
+                   max_nonzeros: int = 60_000) -> Result:
     """Time-indexed ILP (when at most ``max_vars`` variables) then CP-SAT; see module."""
     t0 = time.perf_counter()
     quick = 1.0 if time_limit is None else min(1.0, 0.1 * time_limit)
@@ -27,11 +28,13 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                      runtime=time.perf_counter() - t0, seed=seed,
                      params={"time_limit": time_limit}, note="CP-SAT")
     results = [r]
-    H = problem.horizon()
-    nvars = sum(H - p - a + 1 for p, a in zip(problem.duration, problem.release, strict=True))
-    if nvars <= max_vars:
-        first = None if time_limit is None else 0.5 * remaining(t0, time_limit)
-        r = ilp.solve_response(problem, time_limit=first, seed=seed, max_vars=max_vars)
+    first = None if time_limit is None else 0.5 * remaining(t0, time_limit)
+    try:
+        r = ilp.solve_response(problem, time_limit=first, seed=seed, max_vars=max_vars,
+                               max_nonzeros=max_nonzeros)
+    except ValueError:  # too large for the time-indexed model
+        r = None
+    if r is not None:
         results.append(r)
         if r.status is Status.OPTIMAL:
             return build(solver="portfolio", status=r.status, solution=r.solution,
