@@ -26,7 +26,10 @@ Generator (spec section 1.4, [A] constants as named parameters):
 
 Calibration (spec 1.4.3): bisection on ``log(lam)`` until FF-EASY's time-averaged
 number of waiting jobs over the arrival window (AMB-1.15 ``queue_window="arrivals"``:
-from the first to the last submit) is within ``tol`` (5%) of the target.
+from the first to the last submit) is within ``tol`` (5%) of the target. Near
+saturation the queue is not continuous in the rate (one arrival moved by a second can
+flip the schedule); when the bisection bracket collapses, rates are drawn (seeded)
+between the closest ones seen on either side of the tolerance band.
 
 File format (``.kswf``): Standard Workload Format lines (18 fields) with
 ``; KResource: K`` and ``; Capacities: c0 c1 ...`` header lines. Field 5 and 8
@@ -290,7 +293,7 @@ def _ff_easy_queue(spec: KResourceSpec, policy_factory: Any, window: str = "arri
 
 
 def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
-              max_iter: int = 40, policy_factory: Any = None,
+              max_iter: int = 60, policy_factory: Any = None,
               window: str = "arrivals") -> Calibration:
     """Bisect the Poisson rate until FF-EASY's time-averaged queue length is within
     ``tol`` (relative) of ``target`` jobs.
@@ -337,7 +340,6 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
             break
         lo, hi = hi, hi * 2
         qhi = q_at(hi)
-    best = min(((r, q) for r, q in hist), key=lambda x: abs(x[1] - target))
     if qhi[0] < target:
         raise ValueError(
             f"calibrate: queue length {target} unreachable with {spec.jobs} jobs (K={spec.K}, "
@@ -345,17 +347,32 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
             f"rate {hi:.4g}/s; use more jobs or a lower target")
     last = qlo if ok(qlo[0]) else qhi if ok(qhi[0]) else None
     rate = lo if last is qlo else hi
+    rng = np.random.default_rng([spec.seed, 7919])
     while last is None and len(hist) < max_iter:
-        mid = math.sqrt(lo * hi)
+        if hi / lo - 1 > 1e-3:
+            mid = math.sqrt(lo * hi)
+        else:
+            # Near saturation the queue is not a continuous function of the rate (moving
+            # one arrival by a second can flip the schedule): once the bracket has
+            # collapsed, draw rates between the closest ones seen on either side whose
+            # queue is off by more than the tolerance (recorded in the history).
+            below = [r for r, q in hist if q < target * (1 - tol)]
+            above = [r for r, q in hist if q > target * (1 + tol)]
+            a_, b_ = max(below), min(above)
+            if b_ <= a_:
+                a_, b_ = min(a_, b_), max(a_, b_)
+            a_, b_ = a_ * 0.98, b_ * 1.02
+            mid = float(math.exp(rng.uniform(math.log(a_), math.log(b_))))
         qm = q_at(mid)
         if ok(qm[0]):
             last, rate = qm, mid
             break
         if qm[0] < target:
-            lo = mid
+            lo = max(lo, mid) if mid < hi else lo
         else:
-            hi = mid
+            hi = min(hi, mid) if mid > lo else hi
     if last is None:
+        best = min(hist, key=lambda x: abs(x[1] - target))
         raise ValueError(
             f"calibrate: no rate within {tol:.0%} of queue length {target} after {len(hist)} "
             f"simulations (closest {best[1]:.1f} at rate {best[0]:.4g}/s)")

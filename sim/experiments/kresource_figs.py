@@ -151,12 +151,17 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
                                              seed=seed)
                         key = f"{scaling}|{K}|{dist}|{L}|{cfg['jobs']}|{seed}"
                         if key not in cache:
-                            cal = calibrate(spec, L)
-                            cache[key] = {"seed": seed, "rate": cal.rate, "queue": cal.queue,
-                                          "iterations": cal.iterations,
-                                          "halves": [cal.first_half, cal.second_half]}
+                            try:
+                                cal = calibrate(spec, L)
+                                cache[key] = {"seed": seed, "rate": cal.rate,
+                                              "queue": cal.queue, "iterations": cal.iterations,
+                                              "halves": [cal.first_half, cal.second_half]}
+                            except ValueError as exc:  # reported, the seed is skipped
+                                cache[key] = {"seed": seed, "failed": str(exc)}
                             cache_path.write_text(json.dumps(cache, indent=1))
                         cals.append(cache[key])
+                        if "failed" in cache[key]:
+                            continue
                         w = generate(replace(spec, rate=cache[key]["rate"]))
                         base = None
                         for label, name, opts in POLICIES:
@@ -234,13 +239,19 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
               "rate in jobs/s, iterations; first/second half of the window):", "",
               "| scaling | K | dist | target | achieved (per seed) | rate | iterations | halves |",
               "|---|---|---|---|---|---|---|---|"]
+    failed = []
     for r in rows:
-        c = r["calibration"]
+        c = [x for x in r["calibration"] if "failed" not in x]
+        failed += [f"{r['scaling']} K={r['K']} {r['dist']} L={r['queue']} seed {x['seed']}: "
+                   f"{x['failed']}" for x in r["calibration"] if "failed" in x]
         lines.append(f"| {r['scaling']} | {r['K']} | {r['dist']} | {r['queue']} | "
                      + ", ".join(f"{x['queue']:.1f}" for x in c) + " | "
                      + ", ".join(f"{x['rate']:.4g}" for x in c) + " | "
                      + ", ".join(str(x["iterations"]) for x in c) + " | "
                      + ", ".join(f"{x['halves'][0]:.0f}/{x['halves'][1]:.0f}" for x in c) + " |")
+    if failed:
+        lines += ["", "Calibrations that failed (those seeds are left out of the gains):", ""]
+        lines += [f"- {f}" for f in failed]
     lines += ["", _trend_checks(rows, metric)]
     _write(out, fig, lines, None)
     _plot_gains(out / f"{fig}.png", rows, labels, metric, f"Figure {fig[-1]}: {what} RT gain")
