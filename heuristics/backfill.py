@@ -1,8 +1,11 @@
-"""Reference batch schedulers: FCFS, EASY backfilling and conservative backfilling.
+"""Batch schedulers: FCFS, EASY and conservative backfilling, unconstrained selection,
+with the job-selection rules FF, BL and BB.
 
-All three follow the ``sim.batch.policy.Policy`` protocol: they see only what a real scheduler
-sees (submit time, requested time, demand), keep their own view of the machine in a
-``sim.profile.Profile`` of estimated ends, and return the jobs to start now.
+All follow the ``sim.batch.policy.Policy`` protocol: they see only what a real scheduler
+sees (submit time, requested time, demand), keep their view of the machine in the one
+``sim.batch.planner.Planner`` (running jobs, estimated ends, a profile of their
+occupation), and return the jobs to start now. Which admissible job starts next is a
+selection rule handed to the planner (first fit: the first in queue order).
 
 - FCFS: start jobs strictly in submit order; the first job that does not fit blocks the
   queue.
@@ -16,11 +19,50 @@ sees (submit time, requested time, demand), keep their own view of the machine i
   which is never later than their current one. The promise: no job starts later than the
   reservation it got at arrival.
 
+- Unconstrained (UNC, Leinberger, Karypis & Kumar, Fig. 1): no FCFS phase and no
+  reservation; at every decision the selection rule picks among all waiting jobs that
+  fit now, one at a time, until none fits. Guarantees nothing (a job may starve).
+
+Job selection (Leinberger, Karypis & Kumar, "Job scheduling in the presence of multiple
+resource requirements", TR 99-025; spec SPEC-001-002-004 section 1.2). Every policy takes
+``select`` (``"ff"``, ``"bl"``, ``"bb"``) and the parameters below; the selection acts only
+among backfill candidates, never in the FCFS phase (AMB-1.4 (a)). Utilisations and
+requirements are fractions of each resource's capacity (AMB-1.1 (a)): ``U_k = (C_k -
+free_k) / C_k``, ``R_Jk = demand_k / C_k``.
+
+``ff`` (first fit)
+    The earliest-arrived candidate.
+``bl`` (backfill lowest, window ``w = window``)
+    ``L_w`` = the ``w`` least utilised resources, ``G_w(J)`` = the ``w`` resources of J's
+    largest requirements (ties in both: ``ties``, AMB-1.6); the first candidate in queue
+    order with ``G_w(J) = L_w`` (as sets). ``w = 1`` is the paper's BL. When no candidate
+    matches: ``bl_fallback`` (AMB-1.5): ``"ff"`` the first candidate (default),
+    ``"next"`` try the next least utilised resource, and so on (``w = 1`` only),
+    ``"stop"`` start nothing more at this decision. ``bl_fullness`` (AMB-1.3):
+    ``"none"`` (default) or ``"largest"``: among the matching candidates the one with the
+    least fullness ``1 - mean_k(U_k + R_Jk)`` (the largest), earliest first on ties.
+``bb`` (backfill balanced)
+    ``v = U + R_J``; ``bal = max(v) / mean(v)`` (in [1, K]); fullness
+    ``full = 1 - mean(v)``; score ``bal * full`` with ``fullness="mult"`` (AMB-1.2 (a),
+    default) or ``bal`` with ``fullness="none"``; the least score, the earliest on ties.
+
+Where the rule acts in each policy: EASY picks among the jobs that fit now and do not
+delay the head's reservation (every resource checked until the job's estimated end,
+AMB-1.7); after each start the candidates are re-tested. Conservative with FF re-places
+waiting jobs in arrival order after an early end (its compression: each job at its first
+fit), as above; with BL or BB, after an early end and before that compression, the rule
+picks one at a time among the waiting jobs that can start now without delaying any
+reservation (no promise is ever broken), then the rest is compressed in arrival order.
+With exact estimates nothing ends early, so every rule gives the same conservative
+schedule (the paper simulated FF-CONS only). FCFS never selects: ``select`` is accepted
+and recorded for uniform sweeps but changes nothing. Every choice is recorded in the
+policy's ``params``.
+
 Both promises hold when jobs are killed at their requested time (``overrun="kill"``).
 With ``overrun="run"`` a job may outlive its estimate; the policies then extend its
 estimated end by its requested time each time it is exceeded (and the conservative
-policy re-places every reservation), so promises may be broken, and the validator does
-not check them in that mode.
+policy re-places every reservation), so promises may be broken: the policies then
+declare no guarantee (``guarantees()``; FCFS's submit order holds in both modes).
 
 Times are integer seconds.
 """
@@ -29,96 +71,239 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Sequence
 
 from instances.job import Job
-from sim.batch.policy import BasePolicy, MachineInfo
-from sim.profile import Profile
+from sim.batch.planner import Planner
+from sim.batch.policy import (
+    ARRIVAL_RESERVATION,
+    FCFS_ORDER,
+    HEAD_RESERVATION,
+    BasePolicy,
+    MachineInfo,
+)
+
+SELECTIONS = ("ff", "bl", "bb")
+BL_FALLBACKS = ("ff", "next", "stop")
+BL_FULLNESS = ("none", "largest")
+BB_FULLNESS = ("mult", "none")
+TIES = ("first", "last")
 
 
-class _Planner(BasePolicy):
-    """Shared bookkeeping: running jobs, their estimated ends, free capacity, and a
-    profile of the running jobs' estimated occupation."""
+class FirstFit:
+    """FF selection: the first admissible job in queue (arrival) order."""
 
-    name = "planner"
+    name = "ff"
+    first_fit = True
+
+    def pick(self, candidates: Sequence[Job], free: Sequence[int],
+             capacity: Sequence[int]) -> int:
+        return 0
+
+
+def _ranked(values: Sequence[float], ties: str, reverse: bool) -> list[int]:
+    """Resource indices sorted by value (ascending, or descending when ``reverse``);
+    equal values in index order (``ties="first"``) or reversed (``"last"``)."""
+    idx = range(len(values))
+    if ties == "first":
+        return sorted(idx, key=lambda k: -values[k] if reverse else values[k])
+    return sorted(idx, key=lambda k: (-values[k] if reverse else values[k], -k))
+
+
+class BackfillLowest:
+    """BL selection (backfill lowest with window ``w``); see the module docstring.
+
+    Parameters
+    ----------
+    window : int
+        ``w``, the number of least utilised resources matched (>= 0; 0 is first fit).
+    fallback : {"ff", "next", "stop"}
+        AMB-1.5: what happens when no candidate matches.
+    fullness : {"none", "largest"}
+        AMB-1.3: how the fullness modifier applies to BL.
+    ties : {"first", "last"}
+        AMB-1.6: equal utilisations or requirements rank the lower (``"first"``) or the
+        higher resource index first.
+    """
+
+    name = "bl"
+    first_fit = False
+
+    def __init__(self, window: int = 1, fallback: str = "ff", fullness: str = "none",
+                 ties: str = "first") -> None:
+        self.window = window
+        self.fallback = fallback
+        self.fullness = fullness
+        self.ties = ties
+
+    def _match_sets(self, cands: Sequence[Job], capacity: Sequence[int]):
+        w, ties = self.window, self.ties
+        for job in cands:
+            r = [d / c for d, c in zip(job.demand, capacity, strict=True)]
+            yield frozenset(_ranked(r, ties, reverse=True)[:w])
+
+    def pick(self, candidates: Sequence[Job], free: Sequence[int],
+             capacity: Sequence[int]) -> int:
+        K = len(capacity)
+        util = [(capacity[k] - free[k]) / capacity[k] for k in range(K)]
+        order = _ranked(util, self.ties, reverse=False)
+        sets = list(self._match_sets(candidates, capacity))
+        targets = [frozenset(order[:self.window])]
+        if self.fallback == "next":  # window 1: the next least utilised resource, ...
+            targets = [frozenset((k,)) for k in order]
+        for target in targets:
+            match = [i for i, g in enumerate(sets) if g == target]
+            if match:
+                if self.fullness == "largest":
+                    return max(match, key=lambda i: (sum(
+                        (capacity[k] - free[k] + candidates[i].demand[k]) / capacity[k]
+                        for k in range(K)), -i))
+                return match[0]
+        return -1 if self.fallback == "stop" else 0
+
+
+class BackfillBalanced:
+    """BB selection (backfill balanced); see the module docstring.
+
+    Parameters
+    ----------
+    fullness : {"mult", "none"}
+        AMB-1.2: score ``bal * (1 - mean(v))`` or ``bal`` alone.
+    """
+
+    name = "bb"
+    first_fit = False
+
+    def __init__(self, fullness: str = "mult") -> None:
+        self.fullness = fullness
+
+    def scores(self, candidates: Sequence[Job], free: Sequence[int],
+               capacity: Sequence[int]) -> list[float]:
+        """The BB score of each candidate (lower is better)."""
+        K = len(capacity)
+        used = [(capacity[k] - free[k]) for k in range(K)]
+        inv = [1.0 / c for c in capacity]
+        mult = self.fullness == "mult"
+        out = []
+        for job in candidates:
+            d = job.demand
+            v = [(used[k] + d[k]) * inv[k] for k in range(K)]
+            mean = sum(v) / K
+            bal = max(v) / mean
+            out.append(bal * (1.0 - mean) if mult else bal)
+        return out
+
+    def pick(self, candidates: Sequence[Job], free: Sequence[int],
+             capacity: Sequence[int]) -> int:
+        sc = self.scores(candidates, free, capacity)
+        best = min(sc)
+        return sc.index(best)  # the earliest on ties
+
+
+def make_selection(select: str = "ff", *, window: int = 1, fullness: str = "mult",
+                   bl_fallback: str = "ff", bl_fullness: str = "none",
+                   ties: str = "first") -> FirstFit | BackfillLowest | BackfillBalanced:
+    """The selection rule named ``select`` with its parameters (ValueError naming the
+    option on a bad value)."""
+    if select not in SELECTIONS:
+        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise ValueError(f"window must be an integer >= 0, got {window!r}")
+    for nm, v, ok in (("fullness", fullness, BB_FULLNESS), ("bl_fallback", bl_fallback,
+                      BL_FALLBACKS), ("bl_fullness", bl_fullness, BL_FULLNESS),
+                      ("ties", ties, TIES)):
+        if v not in ok:
+            raise ValueError(f"{nm} must be one of {ok}, got {v!r}")
+    if select == "bl" and bl_fallback == "next" and window != 1:
+        raise ValueError(f"bl_fallback='next' needs window=1, got window={window}")
+    if select == "ff":
+        return FirstFit()
+    if select == "bl":
+        return BackfillLowest(window, bl_fallback, bl_fullness, ties)
+    return BackfillBalanced(fullness)
+
+
+class _Selecting:
+    """Mixin: the selection options every policy takes (see the module docstring)."""
+
+    base_name = "policy"
+
+    def _init_selection(self, select: str, window: int, fullness: str, bl_fallback: str,
+                        bl_fullness: str, ties: str) -> None:
+        self.rule = make_selection(select, window=window, fullness=fullness,
+                                   bl_fallback=bl_fallback, bl_fullness=bl_fullness, ties=ties)
+        self.params = {"select": select, "window": window, "fullness": fullness,
+                       "bl_fallback": bl_fallback, "bl_fullness": bl_fullness, "ties": ties}
+        if select == "ff":
+            self.name = self.base_name
+        elif select == "bl":
+            self.name = f"{self.base_name}-bl" + (f"{window}" if window != 1 else "")
+        else:
+            self.name = f"{self.base_name}-bb" + ("" if fullness == "mult" else "-nofull")
+
+    def _check_window(self, machine: MachineInfo) -> None:
+        w = self.params["window"]
+        if self.params["select"] == "bl" and w > len(machine.capacity):
+            raise ValueError(f"{self.name}: window {w} exceeds the number of resources "
+                             f"K = {len(machine.capacity)}")
+
+
+class _PlannedPolicy(BasePolicy):
+    """A policy whose view of the machine is one ``Planner`` (``self.plan``)."""
+
+    name = "planned"
 
     def reset(self, machine: MachineInfo) -> None:
         self.machine = machine
-        self.K = len(machine.capacity)
-        self.free = list(machine.capacity)
-        self.profile = Profile(machine.capacity, 0)
-        self.est_end: dict[int, int] = {}  # running job id -> estimated end (s)
-        self.running: dict[int, Job] = {}
-        self.overdue: set[int] = set()
+        self.plan = Planner(machine)
         self._promises: dict[int, int] = {}
 
     def promises(self) -> dict[int, int]:
         return self._promises
 
-    def _start(self, job: Job, now: int, *, reserved: bool = False) -> None:
-        """Book ``job`` as running from ``now``; ``reserved`` when its reservation
-        already covers ``[now, now + requested)`` in the profile."""
-        for k in range(self.K):
-            self.free[k] -= job.demand[k]
-        self.running[job.id] = job
-        self.est_end[job.id] = now + job.requested
-        if not reserved:
-            self.profile.advance(now)
-            self.profile.reserve(now, job.requested, job.demand)
-
-    def _fits_now(self, job: Job) -> bool:
-        free = self.free
-        for k in range(self.K):
-            if job.demand[k] > free[k]:
-                return False
-        return True
-
     def on_end(self, job: Job, now: int) -> None:
-        for k in range(self.K):
-            self.free[k] += job.demand[k]
-        del self.running[job.id]
-        end = self.est_end.pop(job.id)
-        self.overdue.discard(job.id)
-        if end > now:
-            self.profile.release(now, end - now, job.demand)
-            self._ended_early(now)
-
-    def _ended_early(self, now: int) -> None:
-        """Hook: a job released capacity before its estimated end."""
+        self.plan.end(job, now)
 
     def on_overrun(self, job: Job, now: int) -> None:
-        self.overdue.add(job.id)
-
-    def _extend_overdue(self, now: int) -> bool:
-        """Extend the estimate of running jobs past their estimated end by their
-        requested time; returns True when any estimate changed."""
-        changed = False
-        for jid in sorted(self.overdue):
-            end = self.est_end[jid]
-            if end <= now:
-                job = self.running[jid]
-                new_end = now + job.requested
-                self.profile.advance(now)
-                self._reserve_forced(now, new_end - now, job.demand)
-                self.est_end[jid] = new_end
-                changed = True
-        return changed
-
-    def _reserve_forced(self, start: int, duration: int, demand: tuple[int, ...]) -> None:
-        self.profile.reserve(start, duration, demand)
+        self.plan.overrun(job)
 
     def next_wakeup(self, now: int) -> int | None:
-        if not self.overdue:
-            return None
-        return min(self.est_end[j] for j in self.overdue)
+        return self.plan.next_overdue()
 
 
-class FCFS(_Planner):
-    """First come, first served without backfilling."""
+_OPTIONS_DOC = """
+    Parameters
+    ----------
+    select : {"ff", "bl", "bb"}
+        Job-selection rule (module docstring).
+    window : int
+        BL's window ``w`` (>= 0, at most K).
+    fullness : {"mult", "none"}
+        BB's fullness modifier (AMB-1.2).
+    bl_fallback : {"ff", "next", "stop"}
+        BL when no candidate matches (AMB-1.5).
+    bl_fullness : {"none", "largest"}
+        Fullness for BL (AMB-1.3).
+    ties : {"first", "last"}
+        Equal utilisations/requirements: lower or higher resource index first (AMB-1.6).
+"""
+
+
+class FCFS(_Selecting, _PlannedPolicy):
+    """First come, first served without backfilling (the options are recorded only)."""
 
     name = "fcfs"
+    base_name = "fcfs"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
+        self.name = "fcfs"  # FCFS never selects
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
+        self._check_window(machine)
         self.queue: deque[Job] = deque()
 
     def on_arrival(self, job: Job, now: int) -> None:
@@ -127,39 +312,56 @@ class FCFS(_Planner):
     def schedule(self, now: int) -> list[Job]:
         started = []
         q = self.queue
-        while q and self._fits_now(q[0]):
+        plan = self.plan
+        while q and plan.fits_now(q[0]):
             job = q.popleft()
-            self._start(job, now)
+            plan.start(job, now)
             started.append(job)
         return started
 
     def next_wakeup(self, now: int) -> int | None:
         return None
 
+    def guarantees(self) -> frozenset[str]:
+        return frozenset({FCFS_ORDER})
 
-class EASY(_Planner):
-    """EASY backfilling (Lifka): one reservation, for the first job in the queue."""
+
+class EASY(_Selecting, _PlannedPolicy):
+    """EASY backfilling (Lifka): one reservation, for the first job in the queue; the
+    backfill candidates are chosen by the selection rule."""
 
     name = "easy"
+    base_name = "easy"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
+        self._check_window(machine)
         self.queue: list[Job] = []
 
     def on_arrival(self, job: Job, now: int) -> None:
         self.queue.append(job)
 
+    def guarantees(self) -> frozenset[str]:
+        # the head's reservation holds when no job outlives its request
+        return frozenset({HEAD_RESERVATION}) if self.machine.kill_at_request else frozenset()
+
     def schedule(self, now: int) -> list[Job]:
         q = self.queue
-        profile = self.profile
+        plan = self.plan
+        profile = plan.profile
         profile.advance(now)
-        self._extend_overdue(now)
+        plan.extend(plan.overdue_due(now), now)
         if not q:
             return []
         started: list[Job] = []
         i = 0
-        while i < len(q) and self._fits_now(q[i]):
-            self._start(q[i], now)
+        while i < len(q) and plan.fits_now(q[i]):
+            plan.start(q[i], now)
             started.append(q[i])
             i += 1
         if i:
@@ -170,71 +372,94 @@ class EASY(_Planner):
         shadow = profile.earliest_start(head.requested, head.demand, now)
         if head.id not in self._promises:
             self._promises[head.id] = shadow
-        if len(q) > 1 and self.free[0] > 0:
+        if len(q) > 1 and plan.free[0] > 0:
             profile.reserve(shadow, head.requested, head.demand)
-            # Every occupation in the profile starts at or before now, or at the shadow
-            # time, so free capacity never decreases on [now, shadow): a job that fits
-            # now and ends by the shadow time fits throughout. A job running past the
-            # shadow time needs at least the processors free at that time.
-            extra0 = profile.free_at(shadow)[0]
-            free0 = self.free[0]
-            keep = [head]
-            for job in q[1:]:
-                if job.demand[0] > free0 or not self._fits_now(job):
-                    keep.append(job)
-                elif now + job.requested <= shadow:
-                    self._start(job, now)
-                    started.append(job)
-                    free0 = self.free[0]
-                elif (job.demand[0] <= extra0
-                        and profile.fits(now, job.requested, job.demand)):
-                    self._start(job, now)
-                    started.append(job)
-                    free0 = self.free[0]
-                    extra0 = profile.free_at(shadow)[0]
-                else:
-                    keep.append(job)
+            fits = profile.fits
+            free_at = profile.free_at
+            extra = [free_at(shadow)[0]]  # processors free at the shadow time
+
+            # The planner asks only about jobs that fit now. Every occupation in the
+            # profile starts at or before now, or at the shadow time, so free capacity
+            # never decreases on [now, shadow): a job that fits now and ends by the
+            # shadow time fits throughout. A job running past the
+            # shadow time must fit beside the head's reservation until it ends, so it
+            # needs at least the processors free at the shadow time (a quick filter).
+            def admissible(job: Job) -> bool:
+                d = job.demand
+                if now + job.requested <= shadow:
+                    return True
+                if extra[0] < 0:
+                    extra[0] = free_at(shadow)[0]
+                return d[0] <= extra[0] and fits(now, job.requested, d)
+
+            def started_one(job: Job) -> None:
+                if now + job.requested > shadow:
+                    extra[0] = -1  # recomputed when next needed
+
+            more = plan.fill(q[1:], now, admissible, self.rule, before_start=started_one)
             profile.release(shadow, head.requested, head.demand)
-            self.queue = keep
+            if more:
+                gone = {j.id for j in more}
+                self.queue = [j for j in q if j.id not in gone]
+                started += more
         return started
 
 
-class Conservative(_Planner):
-    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends."""
+class Conservative(_Selecting, _PlannedPolicy):
+    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends;
+    with BL or BB the rule picks who takes capacity freed early (module docstring)."""
 
     name = "conservative"
+    base_name = "conservative"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
+        self._check_window(machine)
         self.queue: list[Job] = []  # arrival order
         self.res: dict[int, int] = {}  # waiting job id -> reserved start (s)
         self.dirty = False
 
     def on_arrival(self, job: Job, now: int) -> None:
-        self.profile.advance(now)
-        t = self.profile.earliest_start(job.requested, job.demand, now)
-        self.profile.reserve(t, job.requested, job.demand)
+        profile = self.plan.profile
+        profile.advance(now)
+        t = profile.earliest_start(job.requested, job.demand, now)
+        profile.reserve(t, job.requested, job.demand)
         self.res[job.id] = t
         self._promises[job.id] = t
         self.queue.append(job)
 
-    def _ended_early(self, now: int) -> None:
-        self.dirty = True
+    def on_end(self, job: Job, now: int) -> None:
+        if self.plan.end(job, now):
+            self.dirty = True
 
-    def _reserve_forced(self, start: int, duration: int, demand: tuple[int, ...]) -> None:
+    def guarantees(self) -> frozenset[str]:
+        # reservations at arrival hold when no job outlives its request
+        return (frozenset({ARRIVAL_RESERVATION}) if self.machine.kill_at_request
+                else frozenset())
+
+    def _extend_overdue(self, now: int) -> None:
         # An overrunning job's extension may collide with reservations: take all waiting
         # reservations out, extend, and re-place them in arrival order (promises may break).
+        due = self.plan.overdue_due(now)
+        if not due:
+            return
+        profile = self.plan.profile
         for job in self.queue:
-            if self.res[job.id] >= 0:  # not already taken out by another overrun now
-                self.profile.release(self.res[job.id], job.requested, job.demand)
-        self.profile.reserve(start, duration, demand)
-        for job in self.queue:
+            if self.res[job.id] >= 0:
+                profile.release(self.res[job.id], job.requested, job.demand)
             self.res[job.id] = -1
+        self.plan.extend(due, now)
         self.dirty = True
 
     def _compress(self, now: int) -> None:
-        profile = self.profile
+        profile = self.plan.profile
         res = self.res
+        K = self.plan.K
         times, free = profile.times, profile.free
         for job in self.queue:
             old = res[job.id]
@@ -244,7 +469,7 @@ class Conservative(_Planner):
                 # A job can move earlier only to an instant before its reservation where
                 # its demand is free already: skip the re-placement when there is none.
                 b = bisect_left(times, old)
-                if any(max(free[k][:b]) < job.demand[k] for k in range(self.K)):
+                if any(max(free[k][:b]) < job.demand[k] for k in range(K)):
                     continue
                 profile.release(old, job.requested, job.demand)
             t = profile.earliest_start(job.requested, job.demand, now)
@@ -252,30 +477,117 @@ class Conservative(_Planner):
             res[job.id] = t
 
     def schedule(self, now: int) -> list[Job]:
-        self.profile.advance(now)
-        if self.overdue:
+        plan = self.plan
+        plan.profile.advance(now)
+        if plan.overdue:
             self._extend_overdue(now)
+        started: list[Job] = []
         if self.dirty:
+            if not self.rule.first_fit:
+                # the jobs reserved at now first (so the rule sees their use), then the
+                # rule's choices among the jobs that can start now delaying nobody
+                started = self._start_reserved(now)
+                started += self._select_now(now)
             self._compress(now)
             self.dirty = False
+        return started + self._start_reserved(now)
+
+    def _start_reserved(self, now: int) -> list[Job]:
+        """Start every waiting job whose reservation is ``now`` (s)."""
+        plan = self.plan
         started = []
         keep = []
         res = self.res
         for job in self.queue:
             if res[job.id] == now:
                 del res[job.id]
-                self._start(job, now, reserved=True)
+                plan.start(job, now, reserved=True)
                 started.append(job)
             else:
                 keep.append(job)
         self.queue = keep
         return started
 
+    def _select_now(self, now: int) -> list[Job]:
+        """Start, one at a time by the selection rule, waiting jobs that can start now
+        without delaying any reservation (their own reservation taken out)."""
+        plan = self.plan
+        profile = plan.profile
+        res = self.res
+        K = plan.K
+
+        def admissible(job: Job) -> bool:
+            # fits on [now, now + requested) with its own reservation [r, r + requested)
+            # given back
+            r = res[job.id]
+            if r == now:
+                return False  # starts anyway, reserved
+            times, free = profile.times, profile.free
+            end = now + job.requested
+            r_end = r + job.requested if r >= 0 else now
+            i = bisect_left(times, now + 1) - 1
+            n = len(times)
+            d = job.demand
+            while i < n and times[i] < end:
+                own = r >= 0 and times[i] >= r and times[i] < r_end
+                for k in range(K):
+                    if free[k][i] + (d[k] if own else 0) < d[k]:
+                        return False
+                i += 1
+            return True
+
+        def take_out(job: Job) -> None:
+            r = res.pop(job.id)
+            if r >= 0:
+                profile.release(r, job.requested, job.demand)
+
+        started = plan.fill(self.queue, now, admissible, self.rule, before_start=take_out)
+        if started:
+            gone = {j.id for j in started}
+            self.queue = [j for j in self.queue if j.id not in gone]
+        return started
+
     def next_wakeup(self, now: int) -> int | None:
         # A reservation may sit at the end of a later job's old reservation that
         # compression moved earlier, an instant at which no event happens: wake up there.
         w = min(self.res.values(), default=None)
-        o = super().next_wakeup(now)
+        o = self.plan.next_overdue()
         if o is not None and (w is None or o < w):
             return o
         return w
+
+
+class Unconstrained(_Selecting, _PlannedPolicy):
+    """UNC: no FCFS phase, no reservation; the selection rule picks among every waiting
+    job that fits now, one at a time (Leinberger, Karypis & Kumar, Fig. 1)."""
+
+    name = "unconstrained"
+    base_name = "unconstrained"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
+
+    def reset(self, machine: MachineInfo) -> None:
+        super().reset(machine)
+        self._check_window(machine)
+        self.queue: list[Job] = []
+
+    def on_arrival(self, job: Job, now: int) -> None:
+        self.queue.append(job)
+
+    def schedule(self, now: int) -> list[Job]:
+        plan = self.plan
+        plan.extend(plan.overdue_due(now), now)
+        if not self.queue:
+            return []
+        started = plan.fill(self.queue, now, lambda job: True, self.rule)
+        if started:
+            gone = {j.id for j in started}
+            self.queue = [j for j in self.queue if j.id not in gone]
+        return started
+
+
+for _cls in (FCFS, EASY, Conservative, Unconstrained):
+    _cls.__doc__ = (_cls.__doc__ or "") + "\n" + _OPTIONS_DOC

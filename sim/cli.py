@@ -84,6 +84,10 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
     p.add_argument("--time-limit", type=float,
                    help="seconds per CP-SAT call of the slack-optimal policy")
+    # K-resource job selection (heuristics.backfill): fcfs, easy, conservative, unconstrained
+    p.add_argument("--select", choices=("ff", "bl", "bb"), help="job selection rule")
+    p.add_argument("--window", type=int, help="BL's window w (resources matched)")
+    p.add_argument("--fullness", choices=("mult", "none"), help="BB's fullness modifier")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
     p.add_argument("--no-validate", action="store_true",

@@ -24,6 +24,7 @@ POLICIES: dict[str, str] = {
     "fcfs": "heuristics.backfill:FCFS",
     "easy": "heuristics.backfill:EASY",
     "conservative": "heuristics.backfill:Conservative",
+    "unconstrained": "heuristics.backfill:Unconstrained",
 }
 
 SOLVERS: dict[str, dict[str, str]] = {}

@@ -41,6 +41,9 @@ class Schedule:
         ``"kill"`` (jobs killed at their request) or ``"run"`` (run to completion).
     promises : dict
         Job id -> latest start the policy guaranteed.
+    guarantees : frozenset of str
+        The guarantee kinds the policy declared (``sim.batch.policy.GUARANTEES``); the
+        validator checks each of them.
     sim_seconds : float
         Wall-clock seconds the simulation took.
     """
@@ -53,6 +56,7 @@ class Schedule:
     overrun: str = "kill"
     promises: dict[int, int] = field(default_factory=dict)
     sim_seconds: float = 0.0
+    guarantees: frozenset[str] = frozenset()
 
 
 def simulate(
@@ -185,5 +189,6 @@ def simulate(
         killed=killed,
         overrun=overrun,
         promises=dict(policy.promises()),
+        guarantees=frozenset(getattr(policy, "guarantees", frozenset)()),
         sim_seconds=_time.perf_counter() - t_wall,
     )

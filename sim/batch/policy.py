@@ -16,6 +16,24 @@ from typing import Protocol, runtime_checkable
 
 from instances.job import Job
 
+#: Guarantee kinds a policy may declare (``Policy.guarantees``); the validator checks each.
+HEAD_RESERVATION = "head-reservation"
+"""A job never starts later than the reservation it got when it first became the head of
+the queue (EASY); the reservations are ``promises()``."""
+ARRIVAL_RESERVATION = "arrival-reservation"
+"""Every job gets a reservation at its arrival and never starts later (conservative); the
+reservations are ``promises()``, one per job."""
+SLACK_BOUND = "slack-bound"
+"""A job never starts later than its first scheduled start plus its slack (the
+slack-based scheduler); the bounds are ``promises()`` (jobs with infinite slack have
+none)."""
+FCFS_ORDER = "fcfs-order"
+"""Jobs start in submit order (ties in workload order): no job starts before one
+submitted earlier."""
+GUARANTEES = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND, FCFS_ORDER)
+#: the kinds whose bounds are ``promises()``
+PROMISE_KINDS = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND)
+
 
 @dataclass(frozen=True)
 class MachineInfo:
@@ -64,6 +82,11 @@ class Policy(Protocol):
         """Job id -> latest start time the policy guaranteed (its own guarantee, checked
         by the validator); empty when the policy promises nothing."""
 
+    def guarantees(self) -> frozenset[str]:
+        """The guarantee kinds (``GUARANTEES``) this policy keeps on the machine it was
+        last reset for; the simulator records them in the schedule and the validator
+        checks each. Called after the simulation."""
+
 
 class BasePolicy:
     """Convenience base with no-op defaults for the optional parts of ``Policy``."""
@@ -81,3 +104,6 @@ class BasePolicy:
 
     def promises(self) -> dict[int, int]:
         return {}
+
+    def guarantees(self) -> frozenset[str]:
+        return frozenset()

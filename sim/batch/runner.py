@@ -29,7 +29,7 @@ from sim.registry import make_policy
 
 #: keyword options a policy factory may take from the command line
 POLICY_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f",
-                  "time_limit")
+                  "time_limit", "select", "window", "fullness")
 
 
 def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,

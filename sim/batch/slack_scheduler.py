@@ -45,7 +45,7 @@ Choices the paper leaves open (documented, and parameters where they change resu
   overlap it, every waiting job is re-placed greedily in order of its scheduled start at
   its earliest feasible time with slack charged as usual, but never below 0 (a job
   pushed past its slack there has used it up); promises can be broken in that mode (the
-  validator does not check promises then).
+  policy declares no guarantee then, so the validator checks none).
 - Only processors are scheduled (K = 1); a machine with more resources raises ValueError.
 
 Times are integer seconds; slack values are real seconds.
@@ -58,7 +58,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from instances.job import Job
-from sim.batch.policy import BasePolicy, MachineInfo
+from sim.batch.planner import Planner
+from sim.batch.policy import SLACK_BOUND, BasePolicy, MachineInfo
 from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
@@ -66,7 +67,6 @@ from sim.problems.insertion import (
     RunningJob,
     WaitingJob,
 )
-from sim.profile import Profile
 
 Inserter = Callable[[InsertionProblem], InsertionSchedule]
 
@@ -173,19 +173,20 @@ class SlackScheduler(BasePolicy):
                 f"K = {len(machine.capacity)} resources")
         self.machine = machine
         self.capacity = machine.capacity[0]
-        self.free = self.capacity
+        self.plan = Planner(machine)  # running jobs, estimated ends, overruns
         self.waiting: dict[int, _Entry] = {}
-        self.running: dict[int, Job] = {}
-        self.est_end: dict[int, int] = {}
         self._promises: dict[int, int] = {}
         self._remove_due = False
-        self.overdue: set[int] = set()
         self.snapshots = []
         self.n_insert = 0
         self.n_remove = 0
 
     def promises(self) -> dict[int, int]:
         return self._promises
+
+    def guarantees(self) -> frozenset[str]:
+        # the slack bound holds when no job outlives its request (see ``overrun="run"``)
+        return frozenset({SLACK_BOUND}) if self.machine.kill_at_request else frozenset()
 
     def _priority(self, up: float, pp: float, sp: float) -> float:
         """Weighted priority ``(UP + PP + SP) / 3``; -inf for over-quota jobs."""
@@ -202,10 +203,11 @@ class SlackScheduler(BasePolicy):
     # ------------------------------------------------------------------ problems
     def _running(self, now: int) -> tuple[RunningJob, ...]:
         out = []
-        for jid in sorted(self.running):
-            end = self.est_end[jid]
+        running, est_end = self.plan.running, self.plan.est_end
+        for jid in sorted(running):
+            end = est_end[jid]
             if end > now:
-                out.append(RunningJob(id=jid, n=self.running[jid].procs, end=end))
+                out.append(RunningJob(id=jid, n=running[jid].procs, end=end))
         return tuple(out)
 
     def _waiting(self) -> tuple[WaitingJob, ...]:
@@ -252,7 +254,7 @@ class SlackScheduler(BasePolicy):
         if job.procs > self.capacity:
             raise ValueError(f"job {job.id} needs {job.procs} processors, machine has "
                              f"{self.capacity}")
-        if self.overdue:
+        if self.plan.overdue:
             self._extend_overdue(now)
         if self._remove_due:
             self._remove(now)
@@ -289,34 +291,24 @@ class SlackScheduler(BasePolicy):
         self._remove(now)
 
     def on_end(self, job: Job, now: int) -> None:
-        self.free += job.procs
-        del self.running[job.id]
-        end = self.est_end.pop(job.id)
-        self.overdue.discard(job.id)
-        if end > now:
+        if self.plan.end(job, now):
             self._remove_due = True
 
     def on_overrun(self, job: Job, now: int) -> None:
-        self.overdue.add(job.id)
-        self.est_end[job.id] = now + job.requested
+        self.plan.overrun(job)
+        self.plan.extend([job.id], now)
         self._replace_all(now)
 
     def _extend_overdue(self, now: int) -> None:
         """Extend the estimates of overrunning jobs that passed them again."""
-        changed = False
-        for jid in sorted(self.overdue):
-            if self.est_end[jid] <= now:
-                self.est_end[jid] = now + self.running[jid].requested
-                changed = True
-        if changed:
+        due = self.plan.overdue_due(now)
+        if due:
+            self.plan.extend(due, now)
             self._replace_all(now)
 
     def _replace_all(self, now: int) -> None:
         """Re-place every waiting job greedily (ascending te) at its earliest start."""
-        prof = Profile((self.capacity,), now)
-        for jid, end in self.est_end.items():
-            if end > now:
-                prof.reserve(now, end - now, (self.running[jid].procs,))
+        prof = self.plan.running_profile(now)
         for _jid, e in sorted(self.waiting.items(), key=lambda kv: (kv[1].te, kv[0])):
             n, t = e.job.procs, e.job.requested
             start = prof.earliest_start(t, (n,), now)
@@ -325,7 +317,7 @@ class SlackScheduler(BasePolicy):
             e.te = start
 
     def schedule(self, now: int) -> list[Job]:
-        if self.overdue:
+        if self.plan.overdue:
             self._extend_overdue(now)
         if self._remove_due:
             self._remove(now)
@@ -336,18 +328,17 @@ class SlackScheduler(BasePolicy):
             if te < now:
                 raise RuntimeError(f"{self.name}: job {jid} was scheduled at {te} but the "
                                    f"simulator called back only at {now}")
-            if e.job.procs > self.free:
+            if not self.plan.fits_now(e.job):
                 raise RuntimeError(
                     f"{self.name}: job {jid} scheduled at {now} needs {e.job.procs} "
-                    f"processors, {self.free} free")
+                    f"processors, {self.plan.free[0]} free")
             del self.waiting[jid]
-            self.free -= e.job.procs
-            self.running[jid] = e.job
-            self.est_end[jid] = now + e.job.requested
+            self.plan.start(e.job, now)
             started.append(e.job)
         return started
 
     def next_wakeup(self, now: int) -> int | None:
         later = [e.te for e in self.waiting.values() if e.te > now]
-        later += [self.est_end[j] for j in self.overdue if self.est_end[j] > now]
+        est_end = self.plan.est_end
+        later += [est_end[j] for j in self.plan.overdue if est_end[j] > now]
         return min(later) if later else None

@@ -9,10 +9,19 @@ code with the simulator or the policies:
   ``runtime``;
 - capacity is never exceeded in any resource (sweep over start and end events; a job
   ending at t frees its resources for a job starting at t);
-- the policy's own guarantee: every job starts no later than the start it was promised
-  (``Schedule.promises``: EASY's head reservation, conservative's reservation at arrival,
-  the slack bound), checked when jobs are killed at their request; for FCFS, jobs start
-  in submit order.
+- the guarantees the policy declared (``Schedule.guarantees``), each by its own rule,
+  whatever the policy is called:
+
+  ``head-reservation`` (EASY), ``slack-bound`` (the slack-based scheduler)
+      every job in ``Schedule.promises`` starts no later than its promise;
+  ``arrival-reservation`` (conservative)
+      the same, and every job has a promise (each got a reservation at arrival);
+  ``fcfs-order`` (FCFS)
+      no job starts before a job submitted earlier (workload order).
+
+  A policy declares only what holds on the machine it ran on (the backfilling policies
+  promise nothing when jobs may outlive their request), and a kind the validator does
+  not know is an error, so a guarantee is never silently left unchecked.
 """
 
 from __future__ import annotations
@@ -26,6 +35,12 @@ class ValidationError(AssertionError):
     """A schedule violates a rule; the message names the job and the rule."""
 
 
+#: guarantee kinds bounded by ``Schedule.promises``, and the one ordering kind
+_PROMISE_KINDS = {"head-reservation", "arrival-reservation", "slack-bound"}
+_ORDER_KINDS = {"fcfs-order"}
+KNOWN_GUARANTEES = frozenset(_PROMISE_KINDS | _ORDER_KINDS)
+
+
 def validate(schedule: Schedule, *, check_promises: bool | None = None) -> None:
     """Raise ValidationError on the first violated rule.
 
@@ -33,7 +48,8 @@ def validate(schedule: Schedule, *, check_promises: bool | None = None) -> None:
     ----------
     schedule : Schedule
     check_promises : bool, optional
-        Check the policy's promises; default: when ``schedule.overrun == "kill"``.
+        Check the guarantees the policy declared (``schedule.guarantees``); default
+        True. False checks only the machine rules (submit, run lengths, capacity).
     """
     w = schedule.workload
     jobs = w.jobs
@@ -82,19 +98,36 @@ def validate(schedule: Schedule, *, check_promises: bool | None = None) -> None:
                 f"resource {k}: {used[over[0]]} in use at t={when}, capacity {w.capacity[k]}")
 
     if check_promises is None:
-        check_promises = kill
-    if check_promises:
-        index = {j.id: i for i, j in enumerate(jobs)}
+        check_promises = True
+    if not check_promises:
+        return
+    declared = set(schedule.guarantees)
+    unknown = sorted(declared - KNOWN_GUARANTEES)
+    if unknown:
+        raise ValidationError(
+            f"{schedule.policy}: declares guarantee(s) {unknown} the validator cannot check; "
+            f"known: {sorted(KNOWN_GUARANTEES)}")
+    index = {j.id: i for i, j in enumerate(jobs)}
+    promise_kinds = sorted(declared & _PROMISE_KINDS)
+    if promise_kinds:
         for jid, promised in schedule.promises.items():
-            i = index[jid]
+            i = index.get(jid)
+            if i is None:
+                raise ValidationError(f"{schedule.policy}: promise for unknown job {jid}")
             if start[i] > promised:
                 raise ValidationError(
                     f"{schedule.policy}: job {jid} starts at {start[i]}, later than promised "
-                    f"{promised}")
-        if schedule.policy == "fcfs":
-            late = np.flatnonzero(np.diff(start) < 0)
-            if late.size:
-                i = late[0] + 1
-                raise ValidationError(
-                    f"fcfs: job {jobs[i].id} starts at {start[i]}, before job {jobs[i - 1].id} "
-                    f"submitted earlier (start {start[i - 1]})")
+                    f"{promised} ({'/'.join(promise_kinds)})")
+    if "arrival-reservation" in declared:
+        missing = [j.id for j in jobs if j.id not in schedule.promises]
+        if missing:
+            raise ValidationError(
+                f"{schedule.policy}: job {missing[0]} got no reservation at arrival "
+                "(arrival-reservation)")
+    if "fcfs-order" in declared:
+        late = np.flatnonzero(np.diff(start) < 0)
+        if late.size:
+            i = late[0] + 1
+            raise ValidationError(
+                f"{schedule.policy}: job {jobs[i].id} starts at {start[i]}, before job "
+                f"{jobs[i - 1].id} submitted earlier (start {start[i - 1]}) (fcfs-order)")

@@ -373,7 +373,7 @@ def test_validator_rejects_fcfs_out_of_order():
     validate(_with(s, start=[3, 0], end=[8, 5]), check_promises=False)
 
 
-def test_validator_promises_only_checked_when_killed_at_request():
+def test_validator_guarantee_checks_can_be_switched_off():
     s = _base()
     late = _with(s, start=[0, 11, 2, 16], end=[10, 16, 10, 18])
     validate(late, check_promises=False)

@@ -6,7 +6,7 @@ Each file in ``tests/golden/`` holds one scenario (pyss style)::
     overrun kill|run
     jobs
       id submit runtime requested demand     # demand "6" or "8,2" (one per resource)
-    expect POLICY [POLICY ...]
+    expect POLICY [POLICY ...]       # a registry name, options as name:key=value,key=value
       id start end [promise]  # why it starts then (required)
 
 Every ``expect`` block must list every job. The optional ``promise`` column is the
@@ -94,6 +94,16 @@ def parse(path: Path) -> Scenario:
     return sc
 
 
+def make(spec: str):
+    """Policy from ``name`` or ``name:key=value,key=value`` (ints stay ints)."""
+    name, _, opts = spec.partition(":")
+    options = {}
+    for kv in filter(None, opts.split(",")):
+        key, _, value = kv.partition("=")
+        options[key] = int(value) if value.lstrip("-").isdigit() else value
+    return registry.make_policy(name, **options)
+
+
 CASES = [(f, pol) for f in FILES for ex in parse(f).expects for pol in ex.policies]
 
 
@@ -103,6 +113,13 @@ def test_golden_files_cover_the_policies_and_modes():
     assert {"fcfs", "easy", "conservative"} <= policies
     assert {sc.overrun for sc in scenarios} == {"kill", "run"}
     assert any(len(sc.capacity) == 2 for sc in scenarios)
+    # the K-resource selection rules, under EASY and conservative, at K = 2 and K = 4
+    for K in (2, 4):
+        covered = {p for sc in scenarios if len(sc.capacity) == K for ex in sc.expects
+                   for p in ex.policies}
+        assert {f"{pol}:select={sel}" for pol in ("easy", "conservative")
+                for sel in ("bl", "bb")} <= covered
+        assert {"easy:select=ff", "conservative:select=ff"} <= covered
 
 
 @pytest.mark.parametrize(("path", "policy"), CASES,
@@ -111,7 +128,7 @@ def test_golden(path: Path, policy: str):
     sc = parse(path)
     ex = next(e for e in sc.expects if policy in e.policies)
     w = Workload(tuple(sc.jobs), sc.capacity, path.stem)
-    s = simulate(w, registry.make_policy(policy), overrun=sc.overrun)
+    s = simulate(w, make(policy), overrun=sc.overrun)
     validate(s)
     got = {j.id: (int(s.start[i]), int(s.end[i])) for i, j in enumerate(w.jobs)}
     want = {jid: (st, en) for jid, (st, en, _) in ex.rows.items()}
