@@ -45,6 +45,9 @@ class OptEASY(EASY):
         self.time_limit = time_limit
         self._solve = get_solver("kresource_selection", solver)
         self.record = record
+        self.name = "opt-easy"
+        self.params = {"select": "opt", "window": 1, "time_limit": time_limit,
+                       "solver": solver}
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
@@ -53,7 +56,8 @@ class OptEASY(EASY):
 
     def _select(self, cands: list[Job], extra: tuple[int, ...], shadow: int,
                 now: int) -> list[int]:
-        K, free = self.K, self.free
+        free = self.plan.free
+        K = len(free)
         late = [now + c.requested > shadow for c in cands]
         elig = [i for i, c in enumerate(cands)
                 if all(c.demand[k] <= free[k] and (not late[i] or c.demand[k] <= extra[k])
@@ -76,36 +80,39 @@ class OptEASY(EASY):
 
     def schedule(self, now: int) -> list[Job]:
         q = self.queue
-        profile = self.profile
+        plan = self.plan
+        profile = plan.profile
         profile.advance(now)
-        self._extend_overdue(now)
+        plan.extend(plan.overdue_due(now), now)
         if not q:
             return []
         self.stats["decisions"] += 1
         started: list[Job] = []
         i = 0
-        while i < len(q) and self._fits_now(q[i]):
-            self._start(q[i], now)
+        while i < len(q) and plan.fits_now(q[i]):
+            plan.start(q[i], now)
             started.append(q[i])
             i += 1
         if i:
             del q[:i]
-        if len(q) < 2:
-            if q and q[0].id not in self._promises:
-                self._promises[q[0].id] = profile.earliest_start(q[0].requested,
-                                                                 q[0].demand, now)
+        if not q:
             return started
         head = q[0]
         shadow = profile.earliest_start(head.requested, head.demand, now)
         if head.id not in self._promises:
             self._promises[head.id] = shadow
+        if len(q) < 2:
+            return started
+        # free capacity never decreases on [now, shadow) and, with the head reserved, the
+        # free vector at the shadow time is the least from then on: a job running past
+        # the shadow time fits throughout iff it fits now and in E (spec 1.2.2)
         profile.reserve(shadow, head.requested, head.demand)
         extra = tuple(profile.free_at(shadow))
+        profile.release(shadow, head.requested, head.demand)
         cands = q[1:]
         chosen = set(self._select(cands, extra, shadow, now))
         for i in sorted(chosen):
-            self._start(cands[i], now)
+            plan.start(cands[i], now)
             started.append(cands[i])
-        profile.release(shadow, head.requested, head.demand)
         self.queue = [head] + [c for i, c in enumerate(cands) if i not in chosen]
         return started
