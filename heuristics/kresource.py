@@ -5,7 +5,7 @@ starts on an empty machine with the remaining jobs in queue order.
 
 - ``fcfs``: start queue heads while they fit; the first that does not fit ends the epoch.
 - ``fcfs-ff``, ``fcfs-bl``, ``fcfs-bb``: the FCFS phase, then backfill: among the waiting
-  jobs that fit, pick one by FF / BL / BB (``sim.problems.kresource.pick``) until none
+  jobs that fit, pick one by FF / BL / BB (:func:`pick`, the online rules) until none
   fits. In the epoch model every job ends at the shadow time, so the EASY and the
   conservative constraints admit every job that fits (spec 1.6): this is FCFS/X-EASY.
 - ``unc-ff``, ``unc-bl``, ``unc-bb``: the unconstrained greedy variants (no FCFS phase; the
@@ -29,15 +29,30 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sim.problems.kresource import (
-    EpochProblem,
-    ResponseProblem,
-    SelectionProblem,
-    pick,
-)
+from heuristics.backfill import make_selection
+from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
-__all__ = ["pack_epochs", "select_greedy", "serial_schedule", "EPOCH_RULES"]
+__all__ = ["pack_epochs", "select_greedy", "serial_schedule", "EPOCH_RULES", "pick"]
+
+
+class _Item:
+    """A candidate as the selection rules see it (only its demand vector)."""
+
+    __slots__ = ("demand",)
+
+    def __init__(self, demand: tuple[int, ...]) -> None:
+        self.demand = demand
+
+
+def pick(select: str, free: Sequence[int], capacity: Sequence[int],
+         demands: Sequence[Sequence[int]], fullness: str = "mult") -> int:
+    """Index into ``demands`` (candidates in queue order, each fitting now) chosen by the
+    online policies' rule ``select`` (FF, BL with w = 1 and FF fallback, BB with
+    ``fullness``; ``heuristics.backfill.make_selection``), never -1."""
+    rule = make_selection(select, fullness=fullness)
+    i = rule.pick([_Item(tuple(d)) for d in demands], free, capacity)
+    return max(i, 0)
 
 EPOCH_RULES = ("fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff", "unc-bl", "unc-bb")
 
@@ -71,9 +86,7 @@ def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult") -> lis
                 cands = [j for j in queue if fits(j)]
                 if not cands:
                     break
-                used = [(cap[k] - free[k]) / cap[k] for k in range(K)]
-                norm = [[dem[j][k] / cap[k] for k in range(K)] for j in cands]
-                take(cands[pick(select, used, norm, fullness)])
+                take(cands[pick(select, free, cap, [dem[j] for j in cands], fullness)])
         if not epoch:  # cannot happen: every job fits an empty machine
             raise RuntimeError(f"{rule}: no job fits an empty machine")
         out.append(epoch)
@@ -117,9 +130,7 @@ def select_greedy(problem: SelectionProblem, select: str, fullness: str = "mult"
                       or all(problem.demands[j][k] <= extra[k] for k in range(K)))]
         if not cands:
             return chosen
-        used = [(cap[k] - free[k]) / cap[k] for k in range(K)]
-        norm = [[problem.demands[j][k] / cap[k] for k in range(K)] for j in cands]
-        j = cands[pick(select, used, norm, fullness)]
+        j = cands[pick(select, free, cap, [problem.demands[j] for j in cands], fullness)]
         for k in range(K):
             free[k] -= problem.demands[j][k]
             if problem.late[j]:

@@ -1,6 +1,7 @@
-"""The three K-resource problems of Leinberger, Karypis & Kumar (1999), each defined once,
-and the job-selection scoring (FF, BL, BB) shared by the offline heuristics and the
-optimal-selection policy.
+"""The three K-resource problems of Leinberger, Karypis & Kumar (1999), each defined once.
+
+The job-selection rules FF, BL and BB that the heuristics apply are the online
+policies' own (``heuristics.backfill.make_selection``), one definition for both.
 
 - :class:`EpochProblem` (family ``kresource_epochs``): the paper's Figure 1 question.
   Every job takes the same time; each scheduling epoch starts on an empty machine; put
@@ -17,8 +18,8 @@ optimal-selection policy.
   or weighted response time; spec 1.8 M3). Times are integer time units (seconds, or
   whatever unit the instance was scaled to).
 
-Requirements and capacities are integer units; the scoring normalises them to fractions
-of capacity (AMB-1.1).
+Requirements and capacities are integer units (the selection rules compare fractions of
+capacity, AMB-1.1).
 """
 
 from __future__ import annotations
@@ -32,63 +33,8 @@ from typing import Any
 
 from sim.problems import fields
 
-__all__ = ["EpochProblem", "SelectionProblem", "ResponseProblem", "bb_score", "bl_match",
-           "pick", "SELECTIONS", "FULLNESS", "epochs_from_dict", "selection_from_dict",
-           "response_from_dict", "load"]
-
-SELECTIONS = ("ff", "bl", "bb")
-FULLNESS = ("mult", "none")
-
-
-# ---------------------------------------------------------------------------- scoring
-def bb_score(used: Sequence[float], demand: Sequence[float], fullness: str = "mult") -> float:
-    """BB's score of a candidate (lower is better; spec 1.2.6, AMB-1.2).
-
-    Parameters
-    ----------
-    used, demand : sequences of float
-        Normalised utilisation ``U_S`` and requirement ``R_J`` (fractions of capacity).
-    fullness : {"mult", "none"}
-        ``"mult"``: balance ``max(v)/mean(v)`` times the fullness ``1 - mean(v)``,
-        ``v = U_S + R_J``; ``"none"``: the balance alone.
-    """
-    v = [u + r for u, r in zip(used, demand, strict=True)]
-    mean = sum(v) / len(v)
-    if mean <= 0:
-        return math.inf
-    bal = max(v) / mean
-    return bal * (1.0 - mean) if fullness == "mult" else bal
-
-
-def bl_match(used: Sequence[float], demand: Sequence[float]) -> bool:
-    """BL's test (w = 1): the candidate's largest requirement is on the currently lowest
-    utilised resource (ties: lowest index, AMB-1.6)."""
-    low = min(range(len(used)), key=lambda k: (used[k], k))
-    top = max(range(len(demand)), key=lambda k: (demand[k], -k))
-    return low == top
-
-
-def pick(select: str, used: Sequence[float], cands: Sequence[Sequence[float]],
-         fullness: str = "mult") -> int:
-    """Index into ``cands`` (in queue order, every one fitting) chosen by FF, BL (FF
-    fallback, AMB-1.5) or BB (ties to the earliest)."""
-    if not cands:
-        raise ValueError("pick: no candidate")
-    if select == "ff":
-        return 0
-    if select == "bl":
-        for i, d in enumerate(cands):
-            if bl_match(used, d):
-                return i
-        return 0
-    if select == "bb":
-        best, arg = math.inf, 0
-        for i, d in enumerate(cands):
-            s = bb_score(used, d, fullness)
-            if s < best - 1e-12:
-                best, arg = s, i
-        return arg
-    raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
+__all__ = ["EpochProblem", "SelectionProblem", "ResponseProblem", "epochs_from_dict",
+           "selection_from_dict", "response_from_dict", "load"]
 
 
 # ---------------------------------------------------------------------------- helpers

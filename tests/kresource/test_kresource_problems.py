@@ -17,7 +17,6 @@ from sim.problems.kresource import (
     EpochProblem,
     ResponseProblem,
     SelectionProblem,
-    bb_score,
     epochs_from_dict,
     load,
 )
@@ -61,10 +60,15 @@ def test_figure1_selection_variants_of_spec_1_6(fig1):
 
 
 def test_bb_scores_at_the_first_backfill_decision_of_figure1():
-    used = (12 / 16, 6 / 32)
-    assert bb_score(used, (1 / 16, 12 / 32)) == pytest.approx(0.369318, abs=1e-6)
-    assert bb_score(used, (1 / 16, 10 / 32)) == pytest.approx(0.425595, abs=1e-6)
-    assert bb_score((0.8125, 0.5625), (1 / 16, 10 / 32)) == pytest.approx(0.125)
+    from heuristics.backfill import BackfillBalanced
+    from heuristics.kresource import _Item, pick
+
+    bb = BackfillBalanced()
+    cands = [_Item((1, 12)), _Item((1, 10))]
+    s = bb.scores(cands, (4, 26), (16, 32))  # jobs 0 and 1 running: 12 CPUs, 6 GB
+    assert s == pytest.approx([0.369318, 0.425595], abs=1e-6)
+    assert pick("bb", (4, 26), (16, 32), [(1, 12), (1, 10)]) == 0
+    assert bb.scores([_Item((1, 10))], (3, 14), (16, 32)) == pytest.approx([0.125])
 
 
 def _rand_epochs(rng: random.Random, n: int, K: int) -> EpochProblem:
