@@ -126,3 +126,17 @@ def test_validator_accepts_every_opt_easy_schedule(K, n, seed, rate):
                                m_short=20.0, m_long=200.0))
     s = simulate(w, OptEASY(time_limit=5.0))
     validate(s)  # capacity in every resource, run lengths, EASY's head reservations
+
+
+def test_cli_generate_then_simulate_with_bb(tmp_path, capsys):
+    import json
+
+    f = tmp_path / "w.kswf"
+    assert main(["generate", "kresource", "--K", "3", "--dist", "exponential", "--rate",
+                 "0.05", "--jobs", "60", "--seed", "2", "--out", str(f)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["jobs"] == 60 and info["K"] == 3 and read_kswf(f).K == 3
+    assert main(["simulate", str(f), "--policy", "easy", "--select", "bb", "--json",
+                 "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["jobs"] == 60 and out["validated"] is True
