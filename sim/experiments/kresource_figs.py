@@ -41,8 +41,11 @@ FULL = {"jobs": 10000, "seeds": 5, "K": [2, 4, 8], "dists": ["uniform", "exponen
 
 # Figure 2/3 policies: (label, registered policy, options)
 POLICIES = [("FF-EASY", "easy", {"select": "ff"}), ("BL-EASY", "easy", {"select": "bl"}),
-            ("BB-EASY", "easy", {"select": "bb"}), ("FF-CONS", "conservative", {"select": "ff"}),
-            ("OPT-EASY", "opt-easy", {})]
+            ("BB-EASY", "easy", {"select": "bb"}),
+            ("BB-EASY-nofull", "easy", {"select": "bb", "fullness": "none"}),
+            ("FF-CONS", "conservative", {"select": "ff"}), ("OPT-EASY", "opt-easy", {})]
+# BB-EASY is the paper's score read as balance x fullness (AMB-1.2 (a), the default);
+# BB-EASY-nofull is the balance alone (AMB-1.2 without the modifier)
 
 
 def _t95(xs: list[float]) -> tuple[float, float]:
