@@ -270,6 +270,10 @@ def _workload(args: argparse.Namespace):
     from sim.batch.runner import load_workload
 
     _check_out(args)
+    if str(args.trace).endswith(".kswf"):  # K-resource workload (instances.kresource)
+        from instances.kresource import read_kswf
+
+        return read_kswf(args.trace)
     w = load_workload(args.trace, procs=args.procs, perfect_estimates=args.perfect_estimates,
                       priorities=args.priorities, wide=args.wide)
     if not args.quiet and not args.json and w.cleaning is not None:
@@ -427,6 +431,34 @@ def cmd_bsp(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate_kresource(args: argparse.Namespace) -> int:
+    """K-resource workload (Leinberger et al. 1999): generate, calibrate, write .kswf."""
+    from dataclasses import replace
+
+    from instances.kresource import KResourceSpec, calibrate, generate, write_kswf
+
+    spec = KResourceSpec(K=args.K, dist=args.dist, scaling=args.scaling, jobs=args.jobs,
+                         seed=args.seed)
+    cal = None
+    if args.rate is not None:
+        spec = replace(spec, rate=args.rate)
+    else:
+        cal = calibrate(spec, args.queue, tol=args.tol)
+        spec = replace(spec, rate=cal.rate)
+    w = generate(spec)
+    if cal is not None:
+        w.header["Calibration"] = cal.to_dict()
+    write_kswf(args.out, w)
+    info = {"out": args.out, "jobs": len(w), "K": spec.K, "capacity": list(w.capacity),
+            "rate": spec.rate, "clipped_jobs": w.header["ClippedJobs"]}
+    if cal is not None:
+        info.update({"target_queue": cal.target, "achieved_queue": cal.queue,
+                     "iterations": cal.iterations, "first_half_queue": cal.first_half,
+                     "second_half_queue": cal.second_half})
+    print(_dump(info))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="schedsearch", description=__doc__.splitlines()[0],
                  formatter_class=_FMT)
@@ -496,6 +528,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bsp)
+
+    p = sub.add_parser("generate", help="generate a synthetic workload")
+    gen = p.add_subparsers(dest="model", required=True)
+    g = gen.add_parser("kresource", help="K-resource workload (Leinberger et al. 1999)")
+    g.add_argument("--K", type=int, required=True, help="number of resources, 1..8")
+    g.add_argument("--dist", choices=("uniform", "exponential"), default="uniform")
+    g.add_argument("--scaling", choices=("G-b", "G-a"), default="G-b",
+                   help="how requirements scale with job size (AMB-1.14)")
+    g.add_argument("--queue", type=float, default=128.0,
+                   help="target FF-EASY time-averaged queue length (calibrated)")
+    g.add_argument("--tol", type=float, default=0.05, help="relative calibration tolerance")
+    g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
+    g.add_argument("--jobs", type=int, default=10000)
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--out", required=True, help="output .kswf file")
+    g.set_defaults(func=cmd_generate_kresource)
 
     p = sub.add_parser("traces", help="list the bundled traces")
     p.set_defaults(func=cmd_traces)

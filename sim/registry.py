@@ -85,6 +85,35 @@ SOLVERS["slot_assignment"] = {
 PROBLEM_LOADERS["slot_placement"] = "sim.problems.placement:from_dict"
 SOLVERS["slot_placement"] = {"exhaustive": "models.slots:solve_placement"}
 
+# K-resource scheduling (Leinberger, Karypis & Kumar 1999)
+PROBLEM_LOADERS["kresource_epochs"] = "sim.problems.kresource:epochs_from_dict"
+PROBLEM_LOADERS["kresource_selection"] = "sim.problems.kresource:selection_from_dict"
+PROBLEM_LOADERS["kresource_response"] = "sim.problems.kresource:response_from_dict"
+SOLVERS["kresource_epochs"] = {
+    "cpsat": "models.kresource.cpsat:solve_epochs",
+    "ilp": "models.kresource.ilp:solve_epochs",
+    "brute": "models.kresource.brute:solve_epochs",
+    "unc": "models.kresource.cpsat:solve_epochs",
+    **{r: f"heuristics.kresource:solve_{r.replace('-', '_')}"
+       for r in ("fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff", "unc-bl", "unc-bb")},
+}
+SOLVERS["kresource_selection"] = {
+    "cpsat": "models.kresource.cpsat:solve_selection",
+    "ilp": "models.kresource.ilp:solve_selection",
+    "brute": "models.kresource.brute:solve_selection",
+    "ff": "heuristics.kresource:solve_select_ff",
+    "bl": "heuristics.kresource:solve_select_bl",
+    "bb": "heuristics.kresource:solve_select_bb",
+}
+SOLVERS["kresource_response"] = {
+    "cpsat": "models.kresource.cpsat:solve_response",
+    "ilp": "models.kresource.ilp:solve_response",
+    "brute": "models.kresource.brute:solve_response",
+    "list": "heuristics.kresource:solve_list",
+    "portfolio": "models.kresource.portfolio:solve_response",
+}
+POLICIES["opt-easy"] = "models.kresource.policy:OptEASY"
+
 
 def _load(path: str) -> Callable[..., Any]:
     module, _, attr = path.partition(":")

@@ -1,0 +1,485 @@
+"""K-resource workloads of Leinberger, Karypis & Kumar (1999): a reconstruction of
+Feitelson's 1996 model plus the paper's K-resource extension, Poisson arrivals and the
+paper's load calibration, and a file format that round-trips.
+
+Times are integer seconds. Requirements are integer units: every resource has the
+capacity ``P * resolution`` units (``P = 128`` processors in Feitelson's model), so a
+requirement ``r_k`` of the paper (in processors' worth, real-valued) becomes
+``ceil(r_k * resolution)`` units, at least 1 (AMB-1.1: normalised fractions
+``r / capacity`` are what the policies compare). Each choice the paper leaves open is a
+named field of :class:`KResourceSpec` and is written into the file header.
+
+Generator (spec section 1.4, [A] constants as named parameters):
+
+- size ``n`` in ``1..P``: ``p(n) ~ n^-alpha``, powers of two weighted ``pow2_boost``
+  times, ``n in {1, 2}`` weighted ``small_boost`` times;
+- runtime: two-branch hyperexponential, ``Exp(m_short)`` or ``Exp(m_long)``, the long
+  branch with probability ``p0 + (p1 - p0) (n - 1) / (P - 1)``; integer seconds, >= 1;
+- K requirements (AMB-1.14, field ``scaling``): ``"G-b"`` (default) ``r_k = n u_k /
+  max_i u_i`` (largest requirement = size); ``"G-a"`` ``r_k = n u_k`` with ``u ~ U(0,1]``
+  or ``Exp(mean 0.5)``, clipped to ``P`` (the clips are counted in the header);
+  ``u ~ U(0, 1]`` (``dist="uniform"``) or ``Exp(1)`` (``"exponential"``);
+- arrivals: a Poisson process of rate ``lam`` jobs/s: unit-mean exponential gaps drawn
+  once from the seed and divided by ``lam`` (so every rate sees the same jobs and the
+  same gap pattern: common random numbers for the calibration), floored to seconds;
+- requested time = ``ceil(estimate_factor * runtime)`` (AMB-1.8: exact by default).
+
+Calibration (spec 1.4.3): bisection on ``log(lam)`` until FF-EASY's time-averaged
+number of waiting jobs over the arrival window (AMB-1.15 ``queue_window="arrivals"``:
+from the first to the last submit) is within ``tol`` (5%) of the target. Near
+saturation the queue is not continuous in the rate (one arrival moved by a second can
+flip the schedule); when the bisection bracket collapses, rates are drawn (seeded)
+between the closest ones seen on either side of the tolerance band.
+
+File format (``.kswf``): Standard Workload Format lines (18 fields) with
+``; KResource: K`` and ``; Capacities: c0 c1 ...`` header lines. Field 5 and 8
+(allocated / requested processors) hold ``demand[0]``; for ``K >= 2`` fields 7 and 10
+(used / requested memory) hold ``demand[1]``; for ``K > 2`` fields 19 .. 16 + K hold
+``demand[2] .. demand[K-1]`` (an extension: SWF readers ignore trailing fields only if
+lenient, so the header says so). ``; KResourceSpec: {json}`` records the generator.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from instances.job import Job, Workload
+
+__all__ = ["KResourceSpec", "generate", "with_rate", "calibrate", "Calibration",
+           "write_kswf", "read_kswf", "queue_average", "size_distribution"]
+
+DISTS = ("uniform", "exponential")
+SCALINGS = ("G-a", "G-b")
+
+
+@dataclass(frozen=True)
+class KResourceSpec:
+    """Every parameter of a generated K-resource workload (all recorded in the file).
+
+    Parameters
+    ----------
+    K : int
+        Number of resources, 1..8.
+    dist : {"uniform", "exponential"}
+        Distribution of the per-resource draws ``u_k``.
+    scaling : {"G-b", "G-a"}
+        How requirements scale with the job size (AMB-1.14).
+    jobs : int
+        Number of jobs.
+    seed : int
+    P : int
+        Feitelson machine size (processors); capacity of every resource is
+        ``P * resolution`` units.
+    resolution : int
+        Integer units per processor's worth of a resource.
+    alpha, pow2_boost, small_boost : float
+        Size distribution ``n^-alpha`` and its hand-tailoring weights.
+    m_short, m_long : float
+        Means of the two runtime branches, seconds.
+    p0, p1 : float
+        Probability of the long branch at size 1 and at size ``P``.
+    estimate_factor : float
+        Requested time = ceil(factor * runtime), >= 1 (AMB-1.8; 1 = exact).
+    exp_mean_ga : float
+        Mean of ``u`` for ``dist="exponential"`` under G-a.
+    rate : float
+        Poisson arrival rate, jobs per second.
+    """
+
+    K: int = 2
+    dist: str = "uniform"
+    scaling: str = "G-b"
+    jobs: int = 10000
+    seed: int = 1
+    P: int = 128
+    resolution: int = 8
+    alpha: float = 1.5
+    pow2_boost: float = 4.0
+    small_boost: float = 2.0
+    m_short: float = 60.0
+    m_long: float = 3600.0
+    p0: float = 0.1
+    p1: float = 0.9
+    estimate_factor: float = 1.0
+    exp_mean_ga: float = 0.5
+    rate: float = 0.01
+
+    def __post_init__(self) -> None:
+        def bad(field: str, msg: str, value: Any) -> ValueError:
+            return ValueError(f"KResourceSpec: field '{field}' {msg}, got {value!r}")
+
+        for name in ("K", "jobs", "seed", "P", "resolution"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise bad(name, "must be an integer", v)
+        if not 1 <= self.K <= 8:
+            raise bad("K", "must be in 1..8", self.K)
+        if self.jobs < 1:
+            raise bad("jobs", "must be >= 1", self.jobs)
+        if self.P < 2:
+            raise bad("P", "must be >= 2", self.P)
+        if self.resolution < 1:
+            raise bad("resolution", "must be >= 1", self.resolution)
+        if self.dist not in DISTS:
+            raise bad("dist", f"must be one of {DISTS}", self.dist)
+        if self.scaling not in SCALINGS:
+            raise bad("scaling", f"must be one of {SCALINGS}", self.scaling)
+        for name in ("alpha", "pow2_boost", "small_boost", "m_short", "m_long", "p0", "p1",
+                     "estimate_factor", "exp_mean_ga", "rate"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise bad(name, "must be a finite number", v)
+        for name in ("pow2_boost", "small_boost", "m_short", "m_long", "exp_mean_ga", "rate"):
+            if getattr(self, name) <= 0:
+                raise bad(name, "must be > 0", getattr(self, name))
+        for name in ("p0", "p1"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise bad(name, "must be in [0, 1]", getattr(self, name))
+        if self.estimate_factor < 1:
+            raise bad("estimate_factor", "must be >= 1", self.estimate_factor)
+
+    @property
+    def capacity(self) -> tuple[int, ...]:
+        """Capacity of each resource in units (``P * resolution``)."""
+        return (self.P * self.resolution,) * self.K
+
+
+def size_distribution(spec: KResourceSpec) -> np.ndarray:
+    """Probabilities of sizes ``1..P`` (index 0 is size 1)."""
+    n = np.arange(1, spec.P + 1, dtype=float)
+    w = n ** -spec.alpha
+    pow2 = (n.astype(int) & (n.astype(int) - 1)) == 0
+    w[pow2] *= spec.pow2_boost
+    w[n <= 2] *= spec.small_boost
+    return w / w.sum()
+
+
+def _jobs_and_gaps(spec: KResourceSpec) -> tuple[list[tuple[int, int, tuple[int, ...]]],
+                                                 np.ndarray, int]:
+    """Sizes, runtimes, requirement vectors and unit-mean gaps (independent of the rate)."""
+    rng = np.random.default_rng([spec.seed, spec.K, DISTS.index(spec.dist),
+                                 SCALINGS.index(spec.scaling)])
+    N, P, K = spec.jobs, spec.P, spec.K
+    sizes = rng.choice(np.arange(1, P + 1), size=N, p=size_distribution(spec))
+    p_long = spec.p0 + (spec.p1 - spec.p0) * (sizes - 1) / (P - 1)
+    long_ = rng.random(N) < p_long
+    runtime = rng.exponential(1.0, N) * np.where(long_, spec.m_long, spec.m_short)
+    runtime = np.maximum(1, np.ceil(runtime)).astype(np.int64)
+    if spec.dist == "uniform":
+        u = 1.0 - rng.random((N, K))  # U(0, 1]
+    else:
+        u = rng.exponential(1.0, (N, K))
+        u = np.maximum(u, 1e-12)
+    clipped = 0
+    if spec.scaling == "G-b":
+        r = sizes[:, None] * u / u.max(axis=1, keepdims=True)
+    else:
+        if spec.dist == "exponential":
+            u = u * spec.exp_mean_ga
+        r = sizes[:, None] * u
+        over = r > P
+        clipped = int(over.any(axis=1).sum())
+        r = np.minimum(r, P)
+    cap = P * spec.resolution
+    units = np.clip(np.ceil(r * spec.resolution - 1e-9), 1, cap).astype(np.int64)
+    gaps = rng.exponential(1.0, N)
+    rows = [(int(runtime[i]), int(math.ceil(spec.estimate_factor * runtime[i] - 1e-9)),
+             tuple(int(x) for x in units[i])) for i in range(N)]
+    return rows, gaps, clipped
+
+
+_CACHE: dict[tuple, tuple] = {}
+
+
+def generate(spec: KResourceSpec) -> Workload:
+    """The workload of ``spec`` (deterministic: same spec, same workload)."""
+    key = tuple(asdict(replace(spec, rate=1.0)).values())
+    if key not in _CACHE:
+        if len(_CACHE) > 8:
+            _CACHE.clear()
+        _CACHE[key] = _jobs_and_gaps(spec)
+    rows, gaps, clipped = _CACHE[key]
+    submit = np.floor(np.cumsum(gaps) / spec.rate).astype(np.int64)
+    submit -= submit[0]
+    jobs = tuple(Job(id=i + 1, submit=int(submit[i]), runtime=rt, requested=rq, demand=d)
+                 for i, (rt, rq, d) in enumerate(rows))
+    header = {"KResource": spec.K, "Capacities": list(spec.capacity),
+              "KResourceSpec": asdict(spec), "ClippedJobs": clipped}
+    name = (f"kresource-K{spec.K}-{spec.dist}-{spec.scaling}-n{spec.jobs}-s{spec.seed}")
+    return Workload(jobs=jobs, capacity=spec.capacity, name=name, header=header)
+
+
+def with_rate(spec: KResourceSpec, rate: float) -> KResourceSpec:
+    """``spec`` with another arrival rate (jobs/s)."""
+    return replace(spec, rate=float(rate))
+
+
+def queue_average(start: np.ndarray, submit: np.ndarray, window: str = "arrivals") -> float:
+    """Time-averaged number of waiting jobs.
+
+    Parameters
+    ----------
+    start, submit : arrays of int
+        Start and submit times (seconds), one per job.
+    window : {"arrivals", "all"}
+        Average over ``[first submit, last submit]`` (AMB-1.15 default) or over
+        ``[first submit, last start]``.
+    """
+    if window not in ("arrivals", "all"):
+        raise ValueError(f"queue_average: window must be 'arrivals' or 'all', got {window!r}")
+    t0 = int(submit.min())
+    t1 = int(submit.max()) if window == "arrivals" else int(start.max())
+    if t1 <= t0:
+        return 0.0
+    t = np.concatenate([submit, start])
+    d = np.concatenate([np.ones(len(submit)), -np.ones(len(start))])
+    order = np.lexsort((-d, t))  # arrivals before starts at the same instant
+    t, d = t[order], d[order]
+    q = np.cumsum(d)
+    tt = np.clip(t, t0, t1)
+    dt = np.diff(np.append(tt, t1))
+    return float((q * dt).sum() / (t1 - t0))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Outcome of :func:`calibrate` (recorded beside every experiment).
+
+    Attributes
+    ----------
+    target : float
+        Wanted time-averaged queue length (jobs).
+    rate : float
+        Arrival rate found, jobs per second.
+    queue : float
+        FF-EASY's achieved time-averaged queue length at ``rate``.
+    iterations : int
+        Simulations run by the bisection.
+    history : list of (rate, queue)
+    first_half, second_half : float
+        Time-averaged queue length over each half of the arrival window (stationarity).
+    """
+
+    target: float
+    rate: float
+    queue: float
+    iterations: int
+    history: list
+    first_half: float
+    second_half: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ff_easy_queue(spec: KResourceSpec, policy_factory: Any, window: str = "arrivals",
+                   ) -> tuple[float, float, float]:
+    from sim.batch.machine import simulate
+
+    w = generate(spec)
+    s = simulate(w, policy_factory())
+    submit = np.fromiter((j.submit for j in w.jobs), np.int64, len(w.jobs))
+    q = queue_average(s.start, submit, window)
+    mid = len(submit) // 2
+    a = queue_average(s.start[:mid], submit[:mid], window)
+    b = queue_average(s.start[mid:], submit[mid:], window)
+    return q, a, b
+
+
+def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
+              max_iter: int = 60, policy_factory: Any = None,
+              window: str = "arrivals") -> Calibration:
+    """Bisect the Poisson rate until FF-EASY's time-averaged queue length is within
+    ``tol`` (relative) of ``target`` jobs.
+
+    ``policy_factory`` builds the baseline (default ``heuristics.backfill.EASY``, first
+    fit); ``window`` is the averaging window of :func:`queue_average` (AMB-1.15). The
+    halves reported (``first_half``, ``second_half``) are the queue averages over the
+    jobs of each half, the stationarity check of spec 1.4.3 (reported, not enforced:
+    at queue lengths of 64-256 FF-EASY runs near saturation and the queue drifts).
+
+    Raises
+    ------
+    ValueError
+        When no rate reaches the target (the target is beyond what ``spec.jobs`` jobs
+        can queue, or the bisection does not converge within ``max_iter``), naming the
+        target and the closest queue length seen.
+    """
+    if not (isinstance(target, (int, float)) and target > 0):
+        raise ValueError(f"calibrate: field 'queue' must be > 0, got {target!r}")
+    if policy_factory is None:
+        from heuristics.backfill import EASY
+
+        policy_factory = EASY
+    hist: list[tuple[float, float]] = []
+
+    def q_at(rate: float) -> tuple[float, float, float]:
+        out = _ff_easy_queue(with_rate(spec, rate), policy_factory, window)
+        hist.append((rate, out[0]))
+        return out
+
+    # offered work per second at rate 1: mean over jobs of max_k demand fraction * runtime
+    w = generate(with_rate(spec, 1.0))
+    cap = np.array(w.capacity, float)
+    work = np.mean([max(np.array(j.demand) / cap) * j.runtime for j in w.jobs])
+    lo, hi = 0.5 / work, 2.0 / work  # load 0.5 and 2 in the most used resource
+    ok = lambda q: abs(q - target) <= tol * target  # noqa: E731
+    qlo = q_at(lo)
+    while qlo[0] > target and len(hist) < max_iter:
+        hi, lo = lo, lo / 2
+        qlo = q_at(lo)
+    qhi = q_at(hi)
+    while qhi[0] < target and len(hist) < max_iter:
+        if hi * work > 1e3:
+            break
+        lo, hi = hi, hi * 2
+        qhi = q_at(hi)
+    if qhi[0] < target:
+        raise ValueError(
+            f"calibrate: queue length {target} unreachable with {spec.jobs} jobs (K={spec.K}, "
+            f"{spec.dist}, {spec.scaling}): at most {max(q for _, q in hist):.1f} seen up to "
+            f"rate {hi:.4g}/s; use more jobs or a lower target")
+    last = qlo if ok(qlo[0]) else qhi if ok(qhi[0]) else None
+    rate = lo if last is qlo else hi
+    rng = np.random.default_rng([spec.seed, 7919])
+    while last is None and len(hist) < max_iter:
+        if hi / lo - 1 > 1e-3:
+            mid = math.sqrt(lo * hi)
+        else:
+            # Near saturation the queue is not a continuous function of the rate (moving
+            # one arrival by a second can flip the schedule): once the bracket has
+            # collapsed, draw rates between the closest ones seen on either side whose
+            # queue is off by more than the tolerance (recorded in the history).
+            below = [r for r, q in hist if q < target * (1 - tol)]
+            above = [r for r, q in hist if q > target * (1 + tol)]
+            a_, b_ = max(below), min(above)
+            if b_ <= a_:
+                a_, b_ = min(a_, b_), max(a_, b_)
+            a_, b_ = a_ * 0.98, b_ * 1.02
+            mid = float(math.exp(rng.uniform(math.log(a_), math.log(b_))))
+        qm = q_at(mid)
+        if ok(qm[0]):
+            last, rate = qm, mid
+            break
+        if qm[0] < target:
+            lo = max(lo, mid) if mid < hi else lo
+        else:
+            hi = min(hi, mid) if mid > lo else hi
+    if last is None:
+        best = min(hist, key=lambda x: abs(x[1] - target))
+        raise ValueError(
+            f"calibrate: no rate within {tol:.0%} of queue length {target} after {len(hist)} "
+            f"simulations (closest {best[1]:.1f} at rate {best[0]:.4g}/s)")
+    return Calibration(target=float(target), rate=rate, queue=last[0], iterations=len(hist),
+                       history=hist, first_half=last[1], second_half=last[2])
+
+
+# ---------------------------------------------------------------------------- file format
+def write_kswf(path: str | Path, workload: Workload) -> None:
+    """Write a K-resource workload in the ``.kswf`` format (module docstring)."""
+    K = workload.K
+    lines = ["; Version: 2.2", f"; MaxProcs: {workload.capacity[0]}",
+             f"; KResource: {K}",
+             "; Capacities: " + " ".join(str(c) for c in workload.capacity),
+             "; Note: field 5/8 = demand[0]; K>=2: field 7/10 = demand[1]; "
+             "K>2: fields 19.. = demand[2..K-1]"]
+    for key in ("KResourceSpec", "ClippedJobs", "Calibration"):
+        if key in workload.header:
+            lines.append(f"; {key}: {json.dumps(workload.header[key], sort_keys=True)}")
+    for j in workload.jobs:
+        d = j.demand
+        mem = d[1] if K >= 2 else -1
+        f = [j.id, j.submit, -1, j.runtime, d[0], -1, mem, d[0], j.requested, mem, 1,
+             j.user, j.group, -1, -1, -1, -1, -1, *d[2:]]
+        lines.append(" ".join(str(x) for x in f))
+    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+
+
+def read_kswf(path: str | Path) -> Workload:
+    """Read a ``.kswf`` file; every error names the file and line."""
+    p = Path(path)
+    K: int | None = None
+    cap: tuple[int, ...] | None = None
+    header: dict[str, Any] = {}
+    jobs: list[Job] = []
+    try:
+        text = p.read_text(encoding="ascii")
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not an ASCII text file") from None
+    for ln, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if not s:
+            continue
+        if s.startswith(";"):
+            key, _, val = s[1:].partition(":")
+            key, val = key.strip(), val.strip()
+            if key == "KResource":
+                try:
+                    K = int(val)
+                except ValueError:
+                    raise ValueError(f"{p}:{ln}: KResource must be an integer, "
+                                     f"got {val!r}") from None
+                if not 1 <= K <= 8:
+                    raise ValueError(f"{p}:{ln}: KResource must be in 1..8, got {K}")
+            elif key == "Capacities":
+                try:
+                    cap = tuple(int(x) for x in val.split())
+                except ValueError:
+                    raise ValueError(f"{p}:{ln}: Capacities must be integers, "
+                                     f"got {val!r}") from None
+                if any(c < 1 for c in cap):
+                    raise ValueError(f"{p}:{ln}: every capacity must be >= 1, got {val!r}")
+            elif key in ("KResourceSpec", "ClippedJobs", "Calibration"):
+                try:
+                    header[key] = json.loads(val)
+                except json.JSONDecodeError:
+                    raise ValueError(f"{p}:{ln}: {key} is not valid JSON") from None
+            continue
+        if K is None or cap is None:
+            raise ValueError(f"{p}:{ln}: job line before the '; KResource:' and "
+                             f"'; Capacities:' header lines")
+        if len(cap) != K:
+            raise ValueError(f"{p}: Capacities has {len(cap)} values, KResource is {K}")
+        f = s.split()
+        want = 18 + max(0, K - 2)
+        if len(f) != want:
+            raise ValueError(f"{p}:{ln}: {len(f)} fields, expected {want} for K={K}")
+        try:
+            v = [int(x) for x in f]
+        except ValueError:
+            bad = next(x for x in f if not _is_int(x))
+            raise ValueError(f"{p}:{ln}: non-integer field {bad!r}") from None
+        demand = (v[7],) + ((v[9],) if K >= 2 else ()) + tuple(v[18:])
+        for k, d in enumerate(demand):
+            if d < 1 if k == 0 else d < 0:
+                raise ValueError(f"{p}:{ln}: requirement of resource {k} must be "
+                                 f"{'>= 1' if k == 0 else '>= 0'}, got {d}")
+            if d > cap[k]:
+                raise ValueError(f"{p}:{ln}: requirement of resource {k} = {d} exceeds the "
+                                 f"capacity {cap[k]}")
+        try:
+            jobs.append(Job(id=v[0], submit=v[1], runtime=v[3], requested=v[8], demand=demand,
+                            user=v[11], group=v[12]))
+        except ValueError as exc:
+            raise ValueError(f"{p}:{ln}: {exc}") from None
+    if K is None or cap is None:
+        raise ValueError(f"{p}: missing '; KResource:' or '; Capacities:' header line")
+    header.update({"KResource": K, "Capacities": list(cap)})
+    try:
+        return Workload(jobs=tuple(jobs), capacity=cap, name=p.stem, header=header)
+    except ValueError as exc:
+        raise ValueError(f"{p}: {exc}") from None
+
+
+def _is_int(x: str) -> bool:
+    try:
+        int(x)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,198 @@
+"""PuLP/CBC models of the K-resource problems (one thread; ``time_limit`` in seconds,
+rounded up to whole seconds as CBC takes them).
+
+- :func:`solve_epochs` (M1): the same formulation as the CP-SAT model (``x[j,e]`` with
+  ``e <= j``, ``y[e]`` non-increasing, capacity per epoch and resource).
+- :func:`solve_selection` (M2): the same knapsack with the EASY constraint.
+- :func:`solve_response` (M3): time-indexed, ``x[j,t] = 1`` when job j starts at t, for
+  ``t in [a_j, H - p_j]``; capacity per resource at every time unit. Small horizons only
+  (the number of variables is about ``n H``).
+
+CBC's ``LpStatus`` says "Optimal" even when it stopped on time with a solution, so we
+read ``sol_status``: ``LpSolutionOptimal`` -> OPTIMAL; ``LpSolutionIntegerFeasible`` ->
+FEASIBLE with the LP-relaxation bound (a valid bound, solved separately).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from typing import Any
+
+from models.kresource.common import best_packing, relabel, remaining
+from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
+from sim.result import Result, Status, build
+
+
+class _OutOfTime(Exception):
+    """The model could not be built within the time limit."""
+
+
+def _cbc(time_limit: float | None) -> Any:
+    import pulp
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        limit = None if time_limit is None else max(1, math.ceil(time_limit))
+        return pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=1)
+
+
+def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | None]:
+    """Solve the binary model; returns (status, variable values, LP bound if stopped).
+    The LP relaxation (for the bound) gets what is left of ``time_limit``."""
+    import time
+
+    import pulp
+
+    t0 = time.perf_counter()
+    prob, xs = make(pulp.LpBinary)
+    prob.solve(_cbc(remaining(t0, time_limit)))
+    vals = {key: (v.varValue or 0.0) for key, v in xs.items()}
+    if prob.sol_status == pulp.LpSolutionOptimal:
+        return Status.OPTIMAL, vals, None
+    if prob.sol_status == pulp.LpSolutionInfeasible:
+        return Status.INFEASIBLE, {}, None
+    left = remaining(t0, time_limit)
+    if left is not None and left < 0.5:
+        lp = None
+    else:  # the same model relaxed (no rebuild)
+        lp = prob
+        for v in lp.variables():
+            v.cat = pulp.LpContinuous
+        lp.solve(_cbc(left))
+    if lp is None:
+        return (Status.FEASIBLE if prob.sol_status == pulp.LpSolutionIntegerFeasible
+                else Status.UNKNOWN), vals, None
+    bound = float(pulp.value(lp.objective)) if lp.status == pulp.LpStatusOptimal else None
+    if prob.sol_status == pulp.LpSolutionIntegerFeasible:
+        return Status.FEASIBLE, vals, bound
+    return Status.UNKNOWN, {}, bound
+
+
+def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
+                 seed: int = 0) -> Result:
+    """Minimum number of epochs with CBC (module docstring)."""
+    import pulp
+
+    t0 = time.perf_counter()
+    ub_sol = best_packing(problem, time_limit)
+    n, K, E = problem.n, problem.K, len(ub_sol)
+    lb = problem.lower_bound()
+
+    def make(cat: str) -> tuple[Any, dict]:
+        prob = pulp.LpProblem("epochs", pulp.LpMinimize)
+        x = {(j, e): pulp.LpVariable(f"x{j}_{e}", 0, 1, cat) for j in range(n)
+             for e in range(min(j + 1, E))}
+        y = {e: pulp.LpVariable(f"y{e}", 0, 1, cat) for e in range(E)}
+        prob += pulp.lpSum(y.values())
+        for j in range(n):
+            prob += pulp.lpSum(x[j, e] for e in range(min(j + 1, E))) == 1
+        for e in range(E):
+            for k in range(K):
+                prob += pulp.lpSum(problem.demands[j][k] * x[j, e] for j in range(e, n)
+                                   if problem.demands[j][k]) <= problem.capacity[k] * y[e]
+            if e + 1 < E:
+                prob += y[e] >= y[e + 1]
+        prob += pulp.lpSum(y.values()) >= lb
+        return prob, x
+
+    status, vals, bound = _run(make, remaining(t0, time_limit))
+    sol = None
+    if status in (Status.OPTIMAL, Status.FEASIBLE):
+        sol = relabel([[j for j in range(n) if vals.get((j, e), 0) > 0.5] for e in range(E)])
+        if status is Status.FEASIBLE:
+            bound = lb if bound is None else max(lb, math.ceil(bound - 1e-6))
+    elif status is Status.UNKNOWN:
+        sol, status, bound = ub_sol, Status.FEASIBLE, lb
+    return build(solver="ilp", status=status, solution=sol, bound=bound, check=problem.check,
+                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+                 params={"time_limit": time_limit})
+
+
+def solve_selection(problem: SelectionProblem, *, time_limit: float | None = None,
+                    seed: int = 0) -> Result:
+    """Optimal backfill selection with CBC (module docstring)."""
+    import pulp
+
+    t0 = time.perf_counter()
+    n, K, w = problem.n, problem.K, problem.weights
+    elig = [j for j in range(n) if problem.eligible(j)]
+
+    def make(cat: str) -> tuple[Any, dict]:
+        prob = pulp.LpProblem("selection", pulp.LpMaximize)
+        x = {j: pulp.LpVariable(f"x{j}", 0, 1, cat) for j in elig}
+        prob += pulp.lpSum((w[j] * (n + 1) + 1) * x[j] for j in elig)
+        for k in range(K):
+            prob += pulp.lpSum(problem.demands[j][k] * x[j] for j in elig) <= problem.free[k]
+            prob += pulp.lpSum(problem.demands[j][k] * x[j] for j in elig
+                               if problem.late[j]) <= problem.extra[k]
+        return prob, x
+
+    if not elig:
+        status, vals, bound = Status.OPTIMAL, {}, None
+    else:
+        status, vals, bound = _run(make, time_limit)
+    sol = [j for j in elig if vals.get(j, 0) > 0.5] if status in (
+        Status.OPTIMAL, Status.FEASIBLE) else None
+    return build(solver="ilp", status=status, solution=sol, bound=bound, check=problem.check,
+                 objective=problem.objective, sense="max", runtime=time.perf_counter() - t0,
+                 seed=seed, params={"time_limit": time_limit})
+
+
+def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
+                   seed: int = 0, max_vars: int = 50_000,
+                   max_nonzeros: int = 150_000) -> Result:
+    """Time-indexed ILP for the minimum total (weighted) response time (module
+    docstring). Raises ValueError when it would need more than ``max_vars`` variables
+    or ``max_nonzeros`` capacity-row coefficients (CBC's root processing of larger
+    models does not stop at the time limit)."""
+    import pulp
+
+    t0 = time.perf_counter()
+    n, K = problem.n, problem.K
+    H = problem.horizon()
+    p, a, wt = problem.duration, problem.release, problem.weights
+    nvars = sum(H - p[j] - a[j] + 1 for j in range(n))
+    if nvars > max_vars:
+        raise ValueError(f"kresource_response ilp: {nvars} time-indexed variables > max_vars "
+                         f"{max_vars}; scale time down or use cpsat")
+    nnz = sum(p[j] * (H - p[j] - a[j] + 1) * sum(1 for d in problem.demands[j][:K] if d)
+              for j in range(n))
+    if nnz > max_nonzeros:
+        raise ValueError(f"kresource_response ilp: {nnz} capacity coefficients > max_nonzeros "
+                         f"{max_nonzeros}; scale time down or use cpsat")
+
+    def make(cat: str) -> tuple[Any, dict]:
+        prob = pulp.LpProblem("response", pulp.LpMinimize)
+        x = {(j, t): pulp.LpVariable(f"x{j}_{t}", 0, 1, cat) for j in range(n)
+             for t in range(a[j], H - p[j] + 1)}
+        prob += pulp.LpAffineExpression([(v, wt[j] * (t + p[j] - a[j]))
+                                         for (j, t), v in x.items()])
+        for j in range(n):
+            prob += pulp.LpAffineExpression([(x[j, t], 1) for t in
+                                             range(a[j], H - p[j] + 1)]) == 1
+        for t in range(H):
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                raise _OutOfTime
+            for k in range(K):
+                terms = [(x[j, u], problem.demands[j][k]) for j in range(n)
+                         if problem.demands[j][k]
+                         for u in range(max(a[j], t - p[j] + 1), min(t, H - p[j]) + 1)]
+                if terms:
+                    prob += pulp.LpAffineExpression(terms) <= problem.capacity[k]
+        return prob, x
+
+    try:
+        status, vals, bound = _run(make, time_limit)
+    except _OutOfTime:
+        return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=problem.check,
+                     objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+                     params={"time_limit": time_limit}, note="time limit reached while building")
+    sol = None
+    if status in (Status.OPTIMAL, Status.FEASIBLE):
+        sol = [next(t for t in range(a[j], H - p[j] + 1) if vals.get((j, t), 0) > 0.5)
+               for j in range(n)]
+    return build(solver="ilp", status=status, solution=sol, bound=bound, check=problem.check,
+                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+                 params={"time_limit": time_limit})

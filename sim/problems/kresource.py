@@ -1,0 +1,412 @@
+"""The three K-resource problems of Leinberger, Karypis & Kumar (1999), each defined once.
+
+The job-selection rules FF, BL and BB that the heuristics apply are the online
+policies' own (``heuristics.backfill.make_selection``), one definition for both.
+
+- :class:`EpochProblem` (family ``kresource_epochs``): the paper's Figure 1 question.
+  Every job takes the same time; each scheduling epoch starts on an empty machine; put
+  every job in exactly one epoch within the K capacities; minimise the number of
+  non-empty epochs (K-dimensional vector bin packing, spec 1.8 M1).
+- :class:`SelectionProblem` (family ``kresource_selection``): one EASY backfill decision
+  (spec 1.8 M2). Candidates with requirement vectors, the free vector ``F`` now, the
+  extra vector ``E`` (what is left at the head's shadow time once the head is placed)
+  and, per candidate, whether it would still run at the shadow time (``late``). Choose a
+  set with ``sum R <= F`` and ``sum_{late} R <= E``; maximise the resources put to work
+  ``sum_j sum_k r_jk / C_k`` (machine fractions), then the number of jobs started.
+- :class:`ResponseProblem` (family ``kresource_response``): offline, release times,
+  K renewable resources, non-preemptive; minimise ``sum_j w_j (s_j + p_j - a_j)`` (total
+  or weighted response time; spec 1.8 M3). Times are integer time units (seconds, or
+  whatever unit the instance was scaled to).
+
+Requirements and capacities are integer units (the selection rules compare fractions of
+capacity, AMB-1.1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.problems import fields
+
+__all__ = ["EpochProblem", "SelectionProblem", "ResponseProblem", "epochs_from_dict",
+           "selection_from_dict", "response_from_dict", "load"]
+
+
+# ---------------------------------------------------------------------------- helpers
+def _capacity(value: Any, src: str | None) -> tuple[int, ...]:
+    cap = fields.sequence(value, "capacity", min_length=1, source=src)
+    return tuple(fields.integer(c, f"capacity[{k}]", minimum=1, source=src)
+                 for k, c in enumerate(cap))
+
+
+def _vector(value: Any, name: str, K: int, src: str | None, cap: Sequence[int] | None = None,
+            ) -> tuple[int, ...]:
+    v = fields.sequence(value, name, length=K, source=src)
+    out = tuple(fields.integer(x, f"{name}[{k}]", minimum=0, source=src)
+                for k, x in enumerate(v))
+    if cap is not None:
+        for k, x in enumerate(out):
+            if x > cap[k]:
+                raise ValueError(f"{fields.where(src, f'{name}[{k}]')} = {x} exceeds the "
+                                 f"capacity {cap[k]}")
+    return out
+
+
+def _read(path: str | Path) -> tuple[dict[str, Any], str]:
+    p = Path(path)
+    try:
+        return json.loads(p.read_text(encoding="utf-8")), str(p)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def _check_demands(demands: Any, capacity: tuple[int, ...], src: str | None,
+                   name: str = "demands") -> tuple[tuple[int, ...], ...]:
+    rows = fields.sequence(demands, name, min_length=1, source=src)
+    out = tuple(_vector(r, f"{name}[{j}]", len(capacity), src, capacity)
+                for j, r in enumerate(rows))
+    for j, r in enumerate(out):
+        if sum(r) == 0:
+            raise ValueError(f"{fields.where(src, f'{name}[{j}]')} needs no resource at all")
+    return out
+
+
+# ---------------------------------------------------------------------------- epochs
+@dataclass(frozen=True)
+class EpochProblem:
+    """Minimum number of scheduling epochs (module docstring).
+
+    Parameters
+    ----------
+    capacity : tuple of int
+        ``C_k`` per resource, length K >= 1, every one >= 1.
+    demands : tuple of tuple of int
+        ``r_jk`` per job (queue order = arrival order), each within the capacity.
+    names : tuple of str
+        Labels of the jobs (default ``"0", "1", ...``).
+    name : str
+    """
+
+    capacity: tuple[int, ...]
+    demands: tuple[tuple[int, ...], ...]
+    names: tuple[str, ...] = ()
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        cap = _capacity(list(self.capacity), None)
+        object.__setattr__(self, "capacity", cap)
+        object.__setattr__(self, "demands", _check_demands(list(self.demands), cap, None))
+        if not self.names:
+            object.__setattr__(self, "names", tuple(str(j) for j in range(len(self.demands))))
+        if len(self.names) != len(self.demands):
+            raise ValueError(f"field 'names' has {len(self.names)} entries for "
+                             f"{len(self.demands)} jobs")
+
+    @property
+    def K(self) -> int:
+        return len(self.capacity)
+
+    @property
+    def n(self) -> int:
+        return len(self.demands)
+
+    def lower_bound(self) -> int:
+        """``max_k ceil(sum_j r_jk / C_k)``."""
+        return max(-(-sum(d[k] for d in self.demands) // c)
+                   for k, c in enumerate(self.capacity))
+
+    def check(self, solution: Sequence[Sequence[int]]) -> None:
+        """Raise ValueError unless every job is in exactly one epoch and no epoch
+        exceeds a capacity."""
+        if not isinstance(solution, (list, tuple)):
+            raise ValueError("solution: must be a list of epochs")
+        seen = [0] * self.n
+        for e, ep in enumerate(solution):
+            tot = [0] * self.K
+            for j in ep:
+                if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < self.n:
+                    raise ValueError(f"solution: epoch {e} names unknown job {j!r}")
+                seen[j] += 1
+                for k in range(self.K):
+                    tot[k] += self.demands[j][k]
+            for k in range(self.K):
+                if tot[k] > self.capacity[k]:
+                    raise ValueError(f"solution: epoch {e} needs {tot[k]} of resource {k} > "
+                                     f"capacity {self.capacity[k]}")
+        for j, c in enumerate(seen):
+            if c != 1:
+                raise ValueError(f"solution: job {j} is in {c} epochs, must be in exactly 1")
+
+    def objective(self, solution: Sequence[Sequence[int]]) -> float:
+        """Number of non-empty epochs of a feasible solution."""
+        self.check(solution)
+        return float(sum(1 for ep in solution if ep))
+
+    def usage(self, epoch: Sequence[int]) -> tuple[int, ...]:
+        """Total requirement of the jobs of one epoch, per resource."""
+        return tuple(sum(self.demands[j][k] for j in epoch) for k in range(self.K))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": "kresource_epochs", "name": self.name,
+                "capacity": list(self.capacity), "names": list(self.names),
+                "demands": [list(d) for d in self.demands]}
+
+
+def epochs_from_dict(data: dict[str, Any], source: str = "<json>") -> EpochProblem:
+    """Build an :class:`EpochProblem` from JSON; errors name ``source`` and the field."""
+    fields.family(data, "kresource_epochs", source=source)
+    fields.record(data, "<top>", required=("problem", "capacity", "demands"),
+                  optional=("names", "name"), source=source)
+    cap = _capacity(data["capacity"], source)
+    dem = _check_demands(data["demands"], cap, source)
+    names = data.get("names") or ()
+    names = tuple(fields.text(x, f"names[{i}]", source=source)
+                  for i, x in enumerate(fields.sequence(names, "names", source=source)))
+    if names and len(names) != len(dem):
+        raise ValueError(f"{fields.where(source, 'names')} has {len(names)} entries for "
+                         f"{len(dem)} jobs")
+    return EpochProblem(cap, dem, names, str(data.get("name", "")))
+
+
+# ---------------------------------------------------------------------------- selection
+@dataclass(frozen=True)
+class SelectionProblem:
+    """One EASY backfill decision (module docstring).
+
+    Parameters
+    ----------
+    capacity : tuple of int
+        ``C_k``.
+    free : tuple of int
+        Free units now, ``F_k``.
+    extra : tuple of int
+        Units left at the shadow time once the head is placed, ``E_k``.
+    demands : tuple of tuple of int
+        Requirement vectors of the candidates (the queue minus its head, queue order).
+    late : tuple of bool
+        True when the candidate would still run at the shadow time.
+    """
+
+    capacity: tuple[int, ...]
+    free: tuple[int, ...]
+    extra: tuple[int, ...]
+    demands: tuple[tuple[int, ...], ...]
+    late: tuple[bool, ...]
+    name: str = ""
+    _w: tuple = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        cap = _capacity(list(self.capacity), None)
+        object.__setattr__(self, "capacity", cap)
+        object.__setattr__(self, "free", _vector(list(self.free), "free", len(cap), None, cap))
+        object.__setattr__(self, "extra",
+                           _vector(list(self.extra), "extra", len(cap), None, cap))
+        object.__setattr__(self, "demands", _check_demands(list(self.demands), cap, None)
+                           if self.demands else ())
+        late = tuple(self.late)
+        if len(late) != len(self.demands) or any(not isinstance(x, bool) for x in late):
+            raise ValueError(f"field 'late' must hold one bool per candidate "
+                             f"({len(self.demands)}), got {len(late)} entries")
+        object.__setattr__(self, "late", late)
+        L = math.lcm(*cap)
+        object.__setattr__(self, "_w", tuple(sum(d[k] * (L // cap[k]) for k in range(len(cap)))
+                                             for d in self.demands))
+
+    @property
+    def K(self) -> int:
+        return len(self.capacity)
+
+    @property
+    def n(self) -> int:
+        return len(self.demands)
+
+    @property
+    def weights(self) -> tuple[int, ...]:
+        """Integer work weight of each candidate: ``sum_k r_jk (L / C_k)``,
+        ``L = lcm(C)`` (proportional to the machine fractions)."""
+        return self._w
+
+    def eligible(self, j: int) -> bool:
+        """Candidate ``j`` fits alone now (and in ``E`` when late)."""
+        d = self.demands[j]
+        lim = self.extra if self.late[j] else self.free
+        return all(d[k] <= self.free[k] and d[k] <= lim[k] for k in range(self.K))
+
+    def check(self, solution: Sequence[int]) -> None:
+        """Raise ValueError unless the chosen set fits in ``F`` and its late part in ``E``."""
+        if not isinstance(solution, (list, tuple)):
+            raise ValueError("solution: must be a list of candidate indices")
+        if len(set(solution)) != len(solution):
+            raise ValueError("solution: repeats a candidate")
+        tot, late = [0] * self.K, [0] * self.K
+        for j in solution:
+            if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < self.n:
+                raise ValueError(f"solution: unknown candidate {j!r}")
+            for k in range(self.K):
+                tot[k] += self.demands[j][k]
+                if self.late[j]:
+                    late[k] += self.demands[j][k]
+        for k in range(self.K):
+            if tot[k] > self.free[k]:
+                raise ValueError(f"solution: needs {tot[k]} of resource {k}, {self.free[k]} free")
+            if late[k] > self.extra[k]:
+                raise ValueError(f"solution: jobs running past the shadow time need {late[k]} "
+                                 f"of resource {k}, {self.extra[k]} left for them")
+
+    def work(self, solution: Sequence[int]) -> float:
+        """Resources put to work: ``sum_j sum_k r_jk / C_k`` (machine fractions)."""
+        return float(sum(self.demands[j][k] / self.capacity[k]
+                         for j in solution for k in range(self.K)))
+
+    def objective(self, solution: Sequence[int]) -> float:
+        """Lexicographic value, one number: ``W * (n + 1) + count`` with ``W = sum of
+        weights`` (integer work units, :attr:`weights`); maximise."""
+        self.check(solution)
+        return float(sum(self._w[j] for j in solution) * (self.n + 1) + len(solution))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": "kresource_selection", "name": self.name,
+                "capacity": list(self.capacity), "free": list(self.free),
+                "extra": list(self.extra), "demands": [list(d) for d in self.demands],
+                "late": list(self.late)}
+
+
+def selection_from_dict(data: dict[str, Any], source: str = "<json>") -> SelectionProblem:
+    """Build a :class:`SelectionProblem` from JSON; errors name ``source`` and the field."""
+    fields.family(data, "kresource_selection", source=source)
+    fields.record(data, "<top>", required=("problem", "capacity", "free", "extra", "demands",
+                                           "late"), optional=("name",), source=source)
+    cap = _capacity(data["capacity"], source)
+    K = len(cap)
+    free = _vector(data["free"], "free", K, source, cap)
+    extra = _vector(data["extra"], "extra", K, source, cap)
+    dem = _check_demands(data["demands"], cap, source) if data["demands"] else ()
+    late = fields.sequence(data["late"], "late", length=len(dem), source=source)
+    for i, x in enumerate(late):
+        if not isinstance(x, bool):
+            raise ValueError(f"{fields.where(source, f'late[{i}]')} must be true or false, "
+                             f"got {fields.short(x)}")
+    return SelectionProblem(cap, free, extra, dem, tuple(late), str(data.get("name", "")))
+
+
+# ---------------------------------------------------------------------------- response
+@dataclass(frozen=True)
+class ResponseProblem:
+    """Offline minimum total (weighted) response time (module docstring).
+
+    Parameters
+    ----------
+    capacity : tuple of int
+    release : tuple of int
+        Release (arrival) time ``a_j`` of each job, time units >= 0.
+    duration : tuple of int
+        Run time ``p_j`` >= 1, time units.
+    demands : tuple of tuple of int
+    weights : tuple of int
+        ``w_j >= 0`` (all 1: total response time).
+    """
+
+    capacity: tuple[int, ...]
+    release: tuple[int, ...]
+    duration: tuple[int, ...]
+    demands: tuple[tuple[int, ...], ...]
+    weights: tuple[int, ...] = ()
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        cap = _capacity(list(self.capacity), None)
+        object.__setattr__(self, "capacity", cap)
+        dem = _check_demands(list(self.demands), cap, None)
+        object.__setattr__(self, "demands", dem)
+        n = len(dem)
+        if not self.weights:
+            object.__setattr__(self, "weights", (1,) * n)
+        for name, lo in (("release", 0), ("duration", 1), ("weights", 0)):
+            v = fields.sequence(list(getattr(self, name)), name, length=n)
+            object.__setattr__(self, name, tuple(fields.integer(x, f"{name}[{j}]", minimum=lo)
+                                                 for j, x in enumerate(v)))
+
+    @property
+    def K(self) -> int:
+        return len(self.capacity)
+
+    @property
+    def n(self) -> int:
+        return len(self.demands)
+
+    def horizon(self) -> int:
+        """A time by which some optimal schedule has ended every job:
+        ``max a_j + sum p_j``."""
+        return max(self.release) + sum(self.duration)
+
+    def check(self, starts: Sequence[int]) -> None:
+        """Raise ValueError unless every job starts at or after its release and no
+        resource is over capacity at any time (a job ending at t frees at t)."""
+        if not isinstance(starts, (list, tuple)) or len(starts) != self.n:
+            raise ValueError(f"solution: must be a list of {self.n} start times")
+        ev: list[tuple[int, int, int]] = []
+        for j, s in enumerate(starts):
+            if isinstance(s, bool) or not isinstance(s, int):
+                raise ValueError(f"solution: start of job {j} must be an integer, got {s!r}")
+            if s < self.release[j]:
+                raise ValueError(f"solution: job {j} starts at {s} before its release "
+                                 f"{self.release[j]}")
+            ev.append((s, 1, j))
+            ev.append((s + self.duration[j], 0, j))
+        use = [0] * self.K
+        for t, kind, j in sorted(ev):
+            sign = 1 if kind else -1
+            for k in range(self.K):
+                use[k] += sign * self.demands[j][k]
+                if use[k] > self.capacity[k]:
+                    raise ValueError(f"solution: resource {k} over capacity at t={t} "
+                                     f"({use[k]} > {self.capacity[k]})")
+
+    def objective(self, starts: Sequence[int]) -> float:
+        """``sum_j w_j (s_j + p_j - a_j)`` of a feasible schedule (time units)."""
+        self.check(starts)
+        return float(sum(w * (s + p - a) for w, s, p, a in
+                         zip(self.weights, starts, self.duration, self.release, strict=True)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": "kresource_response", "name": self.name,
+                "capacity": list(self.capacity), "release": list(self.release),
+                "duration": list(self.duration), "demands": [list(d) for d in self.demands],
+                "weights": list(self.weights)}
+
+
+def response_from_dict(data: dict[str, Any], source: str = "<json>") -> ResponseProblem:
+    """Build a :class:`ResponseProblem` from JSON; errors name ``source`` and the field."""
+    fields.family(data, "kresource_response", source=source)
+    fields.record(data, "<top>", required=("problem", "capacity", "release", "duration",
+                                           "demands"), optional=("weights", "name"),
+                  source=source)
+    cap = _capacity(data["capacity"], source)
+    dem = _check_demands(data["demands"], cap, source)
+    n = len(dem)
+    out = {}
+    for name, lo in (("release", 0), ("duration", 1), ("weights", 0)):
+        if name == "weights" and "weights" not in data:
+            out[name] = (1,) * n
+            continue
+        v = fields.sequence(data[name], name, length=n, source=source)
+        out[name] = tuple(fields.integer(x, f"{name}[{j}]", minimum=lo, source=source)
+                          for j, x in enumerate(v))
+    return ResponseProblem(cap, out["release"], out["duration"], dem, out["weights"],
+                           str(data.get("name", "")))
+
+
+def load(path: str | Path) -> Any:
+    """Read any of the three K-resource problems from a JSON file."""
+    data, src = _read(path)
+    fam = data.get("problem") if isinstance(data, dict) else None
+    loader = {"kresource_epochs": epochs_from_dict, "kresource_selection": selection_from_dict,
+              "kresource_response": response_from_dict}.get(fam)
+    if loader is None:
+        raise ValueError(f"{src}: field 'problem' must be a kresource family, got {fam!r}")
+    return loader(data, src)
