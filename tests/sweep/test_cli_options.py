@@ -41,7 +41,9 @@ def test_set_passes_generic_options_and_the_old_flags_stay_aliases(small_swf, ca
     assert a["avg_wait"] == b["avg_wait"]
     c = _json(capsys, ["simulate", str(small_swf), "--policy", "conservative", "--set",
                        "compression=none", "--json", "--quiet"])
-    assert c["policy_config"] == {"policy": "conservative", "compression": "none"}
+    assert c["policy_config"]["policy"] == "conservative"
+    assert c["policy_config"]["compression"] == "none"
+    assert c["policy_config"]["select"] == "ff"  # every default recorded too
     assert main(["simulate", str(small_swf), "--policy", "easy", "--set", "sf=3"]) == 2
     assert "does not take option(s) ['sf']" in capsys.readouterr().err
     assert main(["simulate", str(small_swf), "--policy", "slack", "--set", "sf"]) == 2
