@@ -190,6 +190,9 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     thread). ``seed`` is recorded only; ``time_limit`` in seconds."""
     import pulp
 
+    from models.cbc import command as cbc_command
+    from models.cbc import variable
+
     t0 = time.perf_counter()
     params: dict[str, Any] = {"time_limit": time_limit, "symmetry": symmetry}
     why = _trivially_infeasible(problem)
@@ -200,7 +203,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     order = _order(problem)
     lb = sp.lower_bound(problem)
     prob = pulp.LpProblem("slot_assignment", pulp.LpMinimize)
-    x = {(a, s): pulp.LpVariable(f"x_{a}_{s}", cat="Binary")
+    x = {(a, s): variable(prob, f"x_{a}_{s}", "Binary")
          for a in range(len(apps)) for s in range(S)}
     for a, app in enumerate(apps):
         prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
@@ -210,7 +213,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
             on_node[k].append(a)
     groups = sorted({tuple(g) for g in on_node if g})
     if problem.objective == "round":
-        u = [pulp.LpVariable(f"u_{s}", cat="Binary") for s in range(S)]
+        u = [variable(prob, f"u_{s}", "Binary") for s in range(S)]
         for s in range(S - 1):
             prob += u[s] >= u[s + 1], f"prefix_{s}"
         for gi, g in enumerate(groups):
@@ -226,10 +229,10 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         for gi, g in enumerate(groups):
             for s in range(S):
                 prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
-        G = pulp.LpVariable("G", lowBound=lb, upBound=S, cat="Integer")
+        G = variable(prob, "G", "Integer", low=lb, up=S)
         for a, app in enumerate(apps):
             d = app.demand
-            z = {(j, s): pulp.LpVariable(f"z_{a}_{j}_{s}", cat="Binary")
+            z = {(j, s): variable(prob, f"z_{a}_{j}_{s}", "Binary")
                  for j in range(d) for s in range(S)}
             pos = [pulp.lpSum(s * z[j, s] for s in range(S)) for j in range(d)]
             for j in range(d):
@@ -247,10 +250,8 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_slots_")
     os.close(fd)
     try:
-        kw: dict[str, Any] = {"msg": False, "threads": 1, "logPath": logfile}
-        if time_limit is not None:
-            kw["timeLimit"] = max(float(time_limit), 0.01)
-        prob.solve(pulp.PULP_CBC_CMD(**kw))
+        limit = None if time_limit is None else max(float(time_limit), 0.01)
+        prob.solve(cbc_command(time_limit=limit, log_path=logfile))
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             st = Status.INFEASIBLE if prob.status == pulp.LpStatusInfeasible else Status.UNKNOWN
             return _result("ilp", problem, None, st, None, t0, seed, params)
