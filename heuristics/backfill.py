@@ -355,7 +355,8 @@ class EASY(_Selecting, _PlannedPolicy):
         plan = self.plan
         profile = plan.profile
         profile.advance(now)
-        plan.extend(plan.overdue_due(now), now)
+        if plan.overdue:
+            plan.extend(plan.overdue_due(now), now)
         if not q:
             return []
         started: list[Job] = []
@@ -376,7 +377,7 @@ class EASY(_Selecting, _PlannedPolicy):
             profile.reserve(shadow, head.requested, head.demand)
             fits = profile.fits
             free_at = profile.free_at
-            extra = [free_at(shadow)[0]]  # processors free at the shadow time
+            extra = [-1]  # processors free at the shadow time (-1: not computed yet)
 
             # The planner asks only about jobs that fit now. Every occupation in the
             # profile starts at or before now, or at the shadow time, so free capacity

@@ -150,6 +150,20 @@ class Profile:
             return
         a = self._split(start)
         b = self._split(start + duration)
+        if self.K == 1:  # fast path: one bound to check, one new segment list
+            d = demand[0] * sign
+            if d == 0:
+                return
+            f = self.free[0]
+            seg = f[a:b]
+            if (min(seg) + d < 0) if d < 0 else (max(seg) + d > self.capacity[0]):
+                bad = min(seg) + d if d < 0 else max(seg) + d
+                i = a + [v + d for v in seg].index(bad)
+                raise ValueError(
+                    f"resource 0: free capacity would become {bad} at t={self.times[i]} "
+                    f"(capacity {self.capacity[0]})")
+            f[a:b] = [v + d for v in seg]
+            return
         updates = []
         for k in range(self.K):  # check every resource before changing any
             d = demand[k] * sign

@@ -83,6 +83,7 @@ class _Entry:
     s0: float  # initial slack (s), may be inf
     s: float  # current slack (s), may be inf
     te: int  # scheduled start (s)
+    view: WaitingJob | None = None  # the job as the inserter sees it, while (te, s) hold
 
 
 class SlackScheduler(BasePolicy):
@@ -213,8 +214,11 @@ class SlackScheduler(BasePolicy):
     def _waiting(self) -> tuple[WaitingJob, ...]:
         out = []
         for jid, e in self.waiting.items():
-            out.append(WaitingJob(id=jid, n=e.job.procs, t=e.job.requested, te=e.te, s=e.s,
-                                  s0=e.s0, p=max(e.p, 0.0), arrival=e.job.submit))
+            v = e.view
+            if v is None or v.te != e.te or v.s != e.s:
+                v = e.view = WaitingJob(id=jid, n=e.job.procs, t=e.job.requested, te=e.te,
+                                        s=e.s, s0=e.s0, p=max(e.p, 0.0), arrival=e.job.submit)
+            out.append(v)
         return tuple(out)
 
     def _problem(self, now: int, new: NewJob | None) -> InsertionProblem:
