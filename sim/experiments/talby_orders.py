@@ -26,7 +26,7 @@ difference on the bundled KTH insertion snapshots and on a four-job example.
 
 Run::
 
-    python -m sim.experiments.talby_orders          # full year, about 10 min on 2 cores
+    python -m sim.experiments.talby_orders          # full year, 20 year runs, 25-50 min
     python -m sim.experiments.talby_orders --quick  # 3 months, written to results/ (partial)
 
 Full runs write ``sim/experiments/results/talby_orders/table5.md``. Times are seconds.

@@ -39,3 +39,25 @@ def test_stack_model_twin_has_the_curve_but_not_the_phases():
     assert stack_model(m, 1000, seed=1).tolist() == stack_model(m, 1000, seed=1).tolist()
     with pytest.raises(ValueError, match="curve"):
         stack_model(np.array([0.5, 0.7]), 10)
+
+
+def test_case_study_curves_fit_the_papers_table_2():
+    from sim.experiments.memory_casestudy import (
+        LETTERS,
+        PAPER_T2,
+        SCHEDULES,
+        fit_loss,
+        job_curve,
+        sched_name,
+        steady_rates,
+    )
+
+    curves = [job_curve(L) for L in LETTERS]
+    assert [c.size for c in curves] == [round(v * 256) for v in (6.2, 22.3, 76.2, 9.9, 83.0,
+                                                                 1.6)]
+    assert fit_loss(curves, 1) < 0.3  # about 12% per cell over the 18 numbers
+    r = steady_rates(curves)[16]
+    names = [sched_name(s) for s in SCHEDULES]
+    # at 16 MB the paper's worst and best schedules are ours too (not fitted)
+    assert names[int(r.argmax())] == PAPER_T2[16][2]
+    assert names[int(r.argmin())] == PAPER_T2[16][4]
