@@ -137,6 +137,7 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
 
     rows = []
     missing = set()
+    data: dict[str, Any] = {}
     t_start = time.perf_counter()
     # calibrations are deterministic (spec, target): kept in the output directory so a
     # rerun with more policies does not redo them
@@ -198,6 +199,12 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
                     print(f"{scaling} K={K} {dist} L={L}: " + ", ".join(
                         f"{k} {v['gain_art'][0]:+.1f}%" for k, v in row["policies"].items()),
                         f"[{time.perf_counter() - t_start:.0f} s]", file=sys.stderr, flush=True)
+                    # tables rewritten after every cell: a stopped run keeps what it did
+                    data = _fig23_write(out, cfg, partial, rows, missing)
+    return data
+
+
+def _fig23_write(out: Path, cfg: dict, partial: bool, rows: list, missing: set) -> dict:
     data = {"config": cfg, "partial": partial, "rows": rows, "missing_policies": sorted(missing)}
     for metric, fig in (("gain_art", "fig2"), ("gain_wart", "fig3")):
         _fig23_table(out, fig, metric, data)
