@@ -16,6 +16,9 @@ Instances (seconds, processors):
 - slack_insertion: the bundled 65-job KTH snapshot ``kth-1997-02-remove-13322470-k65``
   and ``random_problem(1, 500, capacity=128, max_t=3600, max_slack=7200)``, 500 waiting
   jobs.
+- the later families (K-resource epochs/selection/response, task mapping, slot
+  assignment and placement): seeded random instances of 500 jobs (or applications)
+  where the family has jobs (see ``_other_families``).
 
 Run: ``python -m sim.experiments.limits_bench`` (every family, about 2-3 minutes; writes
 ``sim/experiments/results/limits_bench.md``). ``--family NAME`` or ``--solvers a,b`` runs a
@@ -54,8 +57,54 @@ def instances(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
     ins = tmp / "insertion-k500.json"
     ins.write_text(insertion.random_problem(1, 500, capacity=128, max_t=3600,
                                             max_slack=7200).to_json())
-    return {"grouping": [("random J=500 P=64", g)],
-            "slack_insertion": [("KTH snapshot k=65", SNAPSHOT), ("random k=500", ins)]}
+    out = {"grouping": [("random J=500 P=64", g)],
+           "slack_insertion": [("KTH snapshot k=65", SNAPSHOT), ("random k=500", ins)]}
+    out.update(_other_families(tmp))
+    return out
+
+
+def _other_families(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
+    """Large instances of the families added after issue 14 (500 jobs where it applies);
+    a family whose module is missing is left out."""
+    import random
+
+    rng = random.Random(1)
+    out: dict[str, list[tuple[str, Path]]] = {}
+
+    def save(family: str, label: str, data: dict) -> None:
+        path = tmp / f"{family}.json"
+        path.write_text(json.dumps(data))
+        out[family] = [(label, path)]
+
+    try:
+        from sim.problems import kresource, slots, task_mapping
+    except ImportError:
+        return out
+    cap = (64, 64, 64)
+    dem = tuple(tuple(rng.randint(1, 32) for _ in cap) for _ in range(500))
+    save("kresource_epochs", "random 500 jobs K=3",
+         kresource.EpochProblem(capacity=cap, demands=dem).to_dict())
+    save("kresource_selection", "random 500 candidates K=3",
+         kresource.SelectionProblem(capacity=cap, free=(40, 40, 40), extra=(20, 20, 20),
+                                    demands=dem, late=tuple(rng.random() < 0.5
+                                                            for _ in dem)).to_dict())
+    save("kresource_response", "random 500 jobs K=3",
+         kresource.ResponseProblem(capacity=cap,
+                                   release=tuple(sorted(rng.randint(0, 5000) for _ in dem)),
+                                   duration=tuple(rng.randint(1, 100) for _ in dem),
+                                   demands=dem).to_dict())
+    save("task_mapping", "random 500 jobs, 1024 nodes",
+         task_mapping.random_problem(1024, 500, 1).to_dict())
+    save("slot_assignment", "random 500 apps, 256 nodes",
+         slots.random_problem(1, n_nodes=256, n_apps=500, n_slots=200).to_dict())
+    try:
+        from sim.problems import placement
+
+        save("slot_placement", "n_slots=40, k=12",
+             placement.PlacementProblem(g_us=100, n_slots=40, k=12).to_dict())
+    except (ImportError, ValueError):
+        pass
+    return out
 
 
 def _rss_mb(pid: int) -> float:
@@ -131,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--family", help="only this problem family")
     ap.add_argument("--solvers", help="comma-separated solver names (a partial run)")
-    ap.add_argument("--kill-after", type=float, default=60.0, help="seconds (watchdog)")
+    ap.add_argument("--kill-after", type=float, default=30.0, help="seconds (watchdog)")
     ap.add_argument("--kill-mb", type=float, default=2048.0, help="MB (watchdog)")
     args = ap.parse_args(argv)
     only = None if args.solvers is None else set(args.solvers.split(","))
