@@ -268,7 +268,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     if dominant:
         cap_t = max([h for _, h in dom.values()] + ([new_dom[1]] if new_dom else [now]))
         try:
-            values = dominant_times(problem, cap_t, max_points)
+            values = dominant_times(problem, cap_t, max_points, stop=deadline.expired)
         except ValueError:
             values = None
         params["dominant_points"] = None if values is None else len(values)

@@ -27,6 +27,8 @@ the capacity at the points of ``C`` suffices. ``brute``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
@@ -100,13 +102,29 @@ def tighten_domains(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
 
 
 
+def _merge_unique(parts: list[Any]) -> Any:
+    """Sorted distinct values of the sorted integer arrays ``parts`` (a stable sort of
+    sorted runs is a merge; ``numpy.unique`` hashes, which is far slower here)."""
+    import numpy as np
+
+    m = np.sort(np.concatenate(parts), kind="stable")
+    if len(m) < 2:
+        return m
+    keep = np.empty(len(m), dtype=bool)
+    keep[0] = True
+    np.not_equal(m[1:], m[:-1], out=keep[1:])
+    return m[keep]
+
+
 def dominant_times(problem: InsertionProblem, horizon: int | None = None,
-                   max_points: int = 20000) -> list[int]:
+                   max_points: int = 20000,
+                   stop: Callable[[], bool] | None = None) -> list[int]:
     """Sorted candidate start times ``C`` (see the module docstring), seconds.
 
     ``C = {b + s <= horizon : b in base, s a subset sum of the estimates}`` with ``base =
     {now} | {te_i} | {running ends}`` (each job's estimate used at most once in a sum).
-    Raises ValueError when ``C`` has more than ``max_points`` points.
+    Raises ValueError when ``C`` has more than ``max_points`` points, or when ``stop``
+    (asked after every estimate and base point) returns True.
     """
     import numpy as np
 
@@ -123,14 +141,19 @@ def dominant_times(problem: InsertionProblem, horizon: int | None = None,
             f"more than {max_points} candidate start times ({n}+ over a horizon of "
             f"{T - now} s); the time-indexed model is for small instances (max_points)")
 
+    def check_stop() -> None:
+        if stop is not None and stop():
+            raise ValueError("dominant_times: stopped (time limit)")
+
     sums = np.zeros(1, dtype=np.int64)  # sorted, distinct
     cap = T - now
     for d in sorted(durations):
         shifted = sums[: np.searchsorted(sums, cap - d, side="right")] + d
         if len(shifted):
-            sums = np.unique(np.concatenate([sums, shifted]))
+            sums = _merge_unique([sums, shifted])
         if len(sums) > max_points:
             raise too_many(len(sums))
+        check_stop()
     pts = np.zeros(0, dtype=np.int64)
     chunk: list[np.ndarray] = []
     size = 0
@@ -139,11 +162,12 @@ def dominant_times(problem: InsertionProblem, horizon: int | None = None,
         chunk.append(part)
         size += len(part)
         if size > 4 * max_points:  # merge now and then, so memory stays bounded
-            pts = np.unique(np.concatenate([pts] + chunk))
+            pts = _merge_unique([pts] + chunk)
             chunk, size = [], 0
             if len(pts) > max_points:
                 raise too_many(len(pts))
-    pts = np.unique(np.concatenate([pts] + chunk))
+            check_stop()
+    pts = _merge_unique([pts] + chunk)
     if len(pts) > max_points:
         raise too_many(len(pts))
     return [int(x) for x in pts]

@@ -111,7 +111,12 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     if tighten:
         dom, new_dom = tighten_domains(problem, dom, new_dom, cur)
     cap_t = max([hi for _, hi in dom.values()] + ([new_dom[1]] if new_dom else [now]))
-    C = dominant_times(problem, cap_t, max_points)
+    try:
+        C = dominant_times(problem, cap_t, max_points, stop=deadline.expired)
+    except ValueError:
+        if not deadline.expired():
+            raise
+        return _stopped(problem, cur, deadline, seed, params, "listing candidate times")
     run = ins.profile_of(problem)
     params["candidate_times"] = len(C)
 
