@@ -8,7 +8,8 @@ still fit every node of the job; a job that fits no open row opens a new one. Wi
 task per node per row and the input check of the family, the memory test only fails on
 instances the family rejects, so in practice the repair is a first-fit compaction that
 may only lower the number of rows; it is kept so that the heuristic never emits a row
-the checker refuses. For ``"weighted"`` the rows are finally served heaviest first (rows
+the checker refuses. For ``"weighted"`` the first fit takes jobs heaviest first (ties:
+colour), and the rows are finally served heaviest first (rows
 are interchangeable, so sorting them by total weight, descending, is free and optimal for
 the given partition). Proves nothing: status FEASIBLE.
 """
@@ -41,7 +42,10 @@ def coloring(problem: GangProblem, *, time_limit: float | None = None, seed: int
     g.add_nodes_from(range(len(jobs)))
     g.add_edges_from(gs.conflicts(problem))
     colour = nx.greedy_color(g, strategy=strategy)
-    order = sorted(range(len(jobs)), key=lambda j: (colour[j], j))
+    if problem.objective == "weighted":  # heavy jobs first fit into the early rows
+        order = sorted(range(len(jobs)), key=lambda j: (-jobs[j].weight, colour[j], j))
+    else:
+        order = sorted(range(len(jobs)), key=lambda j: (colour[j], j))
     rows: list[list[int]] = []
     busy: list[set[int]] = []
     pages: list[list[int]] = []
