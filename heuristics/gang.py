@@ -7,7 +7,10 @@ to row s, the last slot to local tasks. On every node the policy runs the task o
 current row's job first, then local tasks, and a distributed task of another row only
 when ``fill`` is True (default False: perfect coordination, every job's tasks run only
 together). Use it on a cluster without paged memory (``mem_pages=None``) for the "no
-paging" bound. Times in microseconds.
+paging" bound. With ``assignment`` (job id -> row label, e.g. an optimal
+``gang_schedule`` solution from ``models.gang_schedule``) every job joins the row of its
+label instead of the first fit; jobs of one label must not share a node (checked).
+Times in microseconds.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ class Gang(Policy):
 
     name = "gang"
 
-    def __init__(self, slot_us: int = 100_000, fill: bool = False):
+    def __init__(self, slot_us: int = 100_000, fill: bool = False,
+                 assignment: dict[int, int] | None = None):
         super().__init__(quantum_us=slot_us, quantum_dist="fixed")
         self.slot_us = slot_us
         self.fill = fill
@@ -32,15 +36,35 @@ class Gang(Policy):
         self.row_nodes: list[set[int]] = []
         self.slot = 0
         self._job_row: dict[int, int] = {}
+        self.assignment = dict(assignment) if assignment is not None else None
+        self.labels: list[int | None] = []   # the assignment's label of each row
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "slot_us": self.slot_us, "fill": self.fill}
+        return {**super().params(), "slot_us": self.slot_us, "fill": self.fill,
+                "assignment": None if self.assignment is None else
+                {str(j): r for j, r in sorted(self.assignment.items())}}
 
     def start(self, cluster: Cluster) -> None:
         cluster.at(0, self._tick)
 
     # --- the matrix -------------------------------------------------------------------
     def _place(self, job: int, nodes: set[int]) -> None:
+        if self.assignment is not None:
+            label = self.assignment[job]
+            for r, lab in enumerate(self.labels):
+                if lab == label:
+                    if self.row_nodes[r] & nodes:
+                        raise ValueError(f"assignment: job {job} shares nodes "
+                                         f"{sorted(self.row_nodes[r] & nodes)} in row {label}")
+                    self.rows[r].add(job)
+                    self.row_nodes[r] |= nodes
+                    self._job_row[job] = r
+                    return
+            self.rows.append({job})
+            self.row_nodes.append(set(nodes))
+            self.labels.append(label)
+            self._job_row[job] = len(self.rows) - 1
+            return
         for r, used in enumerate(self.row_nodes):
             if not used & nodes:
                 self.rows[r].add(job)
@@ -49,6 +73,7 @@ class Gang(Policy):
                 return
         self.rows.append({job})
         self.row_nodes.append(set(nodes))
+        self.labels.append(None)
         self._job_row[job] = len(self.rows) - 1
 
     def _current(self) -> int | None:
@@ -65,7 +90,7 @@ class Gang(Policy):
                     self.row_nodes[r] -= {c.tasks[t].node for t in c.jobs[j]}
                     del self._job_row[j]
             if not self.rows[r]:
-                del self.rows[r], self.row_nodes[r]
+                del self.rows[r], self.row_nodes[r], self.labels[r]
                 self._job_row = {j: (q - 1 if q > r else q) for j, q in self._job_row.items()}
         self.slot += 1
         for k in range(c.n_nodes):

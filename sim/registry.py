@@ -198,3 +198,12 @@ def policy_config(name: str, **options: Any) -> dict[str, Any]:
               if p.default is not p.empty and p.kind is not p.VAR_KEYWORD}
     config.update(options)
     return {"policy": name, **config}
+
+# memory-feasible gang schedule (spec 3.8 M7; issue 9 item 6)
+PROBLEM_LOADERS["gang_schedule"] = "sim.problems.gang_schedule:from_dict"
+SOLVERS["gang_schedule"] = {
+    "cpsat": "models.gang_schedule:solve_cpsat",
+    "ilp": "models.gang_schedule:solve_ilp",
+    "brute": "models.gang_schedule:solve_brute",
+    "coloring": "heuristics.gang_schedule:coloring",
+}

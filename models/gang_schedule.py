@@ -1,0 +1,255 @@
+"""Exact models of the memory-feasible gang schedule (``sim.problems.gang_schedule``).
+
+What is reused, and why:
+
+- ``"rows"`` by CP-SAT **is** the slot-assignment model of ``models.slots`` (spec 2.7 M4):
+  a job is an application of demand 1, no free slots, round at most ``max_rows``; the
+  minimal round is the minimal number of rows. :func:`solve_cpsat` converts the problem
+  and calls ``models.slots.solve_cpsat`` (its symmetry breaking and heuristic hint come
+  along), then re-checks the rows with this family's own ``check`` and objective.
+- The CBC bound reader of ``models.slots`` is reused for the ILP.
+- The set-partitioning machinery of ``models.grouping`` (enumerate every feasible group,
+  then pick a partition) is **not** reused: a group here is an independent set of the
+  conflict graph, and at 30 jobs on 32 nodes with narrow jobs there are far more of them
+  than that enumeration's cap; its slice costs (Suh's miss-rate model under a processor
+  capacity) are not this problem's either. The compact assignment model below is small
+  (``jobs x rows`` booleans) and proves the benchmark sizes.
+
+Assignment model (CP-SAT for ``"weighted"``, CBC ILP for both): ``x[j, r]`` = job ``j``
+in row ``r``; ``sum_r x[j, r] = 1``; for each node and row, at most one of the node's jobs
+(memory fits by the input check, see the family docstring). ``"rows"``: ``u_r >= u_{r+1}``,
+``x[j, r] <= u_r``, minimise ``sum u_r``; the first job of the busiest node is fixed in row
+0 (symmetry). ``"weighted"``: minimise ``sum w_j (r + 1) x[j, r]``; in an optimal solution
+a job in row ``r`` has a neighbour in every row below (else moving it down improves), so
+``r <= degree(j)`` and rows ``> max degree`` are not created.
+
+Brute force enumerates every row assignment (tiny instances). Every solver ends with
+``sim.result.build``: OPTIMAL only when proved; no times except ``time_limit`` (seconds).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import tempfile
+import time
+from typing import Any
+
+from models import cbc
+from sim.problems import gang_schedule as gs
+from sim.problems.gang_schedule import GangProblem
+from sim.result import Result, Status, build
+
+__all__ = ["solve_cpsat", "solve_ilp", "solve_brute", "to_slots"]
+
+
+def _result(name: str, problem: GangProblem, rows: list[list[str]] | None, status: Status,
+            bound: float | None, t0: float, seed: int, params: dict[str, Any],
+            note: str = "") -> Result:
+    if rows is not None:
+        rows = [r for r in rows if r]  # an empty row only adds to either objective
+    return build(solver=name, status=status, solution=rows,
+                 check=lambda s: gs.check(problem, s),
+                 objective=lambda s: gs.objective(problem, s), bound=bound,
+                 runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
+
+
+def to_slots(problem: GangProblem) -> Any:
+    """The ``"rows"`` problem as a ``slot_assignment`` problem (demand 1, no free slots)."""
+    from sim.problems.slots import SlotApp, SlotProblem
+
+    apps = tuple(SlotApp(j.name, j.nodes, 1) for j in problem.jobs)
+    return SlotProblem(problem.n_nodes, apps, problem.max_rows, (0,) * problem.n_nodes,
+                       "round")
+
+
+def _degrees(problem: GangProblem) -> list[int]:
+    deg = [0] * len(problem.jobs)
+    for i, j in gs.conflicts(problem):
+        deg[i] += 1
+        deg[j] += 1
+    return deg
+
+
+def _row_limit(problem: GangProblem) -> int:
+    if problem.objective == "rows":
+        return problem.max_rows
+    return min(problem.max_rows, max(_degrees(problem)) + 1)
+
+
+def _on_node(problem: GangProblem) -> list[tuple[int, ...]]:
+    per: list[list[int]] = [[] for _ in range(problem.n_nodes)]
+    for i, j in enumerate(problem.jobs):
+        for k in j.nodes:
+            per[k].append(i)
+    return sorted({tuple(p) for p in per if len(p) > 1})
+
+
+def _int_weights(problem: GangProblem) -> tuple[list[int], float]:
+    """Integer weights for CP-SAT and the factor they were scaled by (1 when integral)."""
+    ws = [j.weight for j in problem.jobs]
+    scale = 1.0 if all(float(w).is_integer() for w in ws) else 1000.0
+    return [int(round(w * scale)) for w in ws], scale
+
+
+def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0,
+                workers: int = 1, linearization_level: int = 2) -> Result:
+    """Optimal gang schedule by CP-SAT (``"rows"``: the ``models.slots`` model;
+    ``"weighted"``: the assignment model). ``time_limit`` in seconds; ``workers`` is
+    CP-SAT ``num_workers`` (1 = deterministic); ``linearization_level`` is CP-SAT's (2:
+    full LP relaxation; with CP-SAT's default 1 neither objective closes its gap in
+    60 s at 30 jobs on 32 nodes, see ``sim.experiments.gang_bench``). Non-integral
+    weights are scaled by 1000 and rounded for CP-SAT only (said in the note; the status
+    is then FEASIBLE); the objective is recomputed exactly."""
+    t0 = time.perf_counter()
+    params: dict[str, Any] = {"time_limit": time_limit, "workers": workers,
+                              "linearization_level": linearization_level}
+    lb = gs.lower_bound(problem)
+    if problem.objective == "rows":
+        from models import slots
+
+        if lb > problem.max_rows:
+            return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params,
+                           f"a node holds {lb:.0f} jobs > max_rows")
+        r = slots.solve_cpsat(to_slots(problem), time_limit=time_limit, seed=seed,
+                              workers=workers, linearization_level=linearization_level)
+        st = r.status if r.solution is not None or r.status is Status.INFEASIBLE \
+            else Status.UNKNOWN
+        return _result("cpsat", problem, r.solution, st, r.bound, t0, seed, params,
+                       "models.slots round model (demand 1, no free slots)")
+    from ortools.sat.python import cp_model
+
+    n = len(problem.jobs)
+    R = _row_limit(problem)
+    deg = _degrees(problem)
+    w, scale = _int_weights(problem)
+    m = cp_model.CpModel()
+    x = {(j, r): m.NewBoolVar(f"x{j}_{r}") for j in range(n) for r in range(min(R, deg[j] + 1))}
+    for j in range(n):
+        m.AddExactlyOne(x[j, r] for r in range(R) if (j, r) in x)
+    for g in _on_node(problem):
+        for r in range(R):
+            vs = [x[j, r] for j in g if (j, r) in x]
+            if len(vs) > 1:
+                m.AddAtMostOne(vs)
+    m.Minimize(sum(w[j] * (r + 1) * v for (j, r), v in x.items()))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = seed
+    solver.parameters.linearization_level = linearization_level
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit) - (
+            time.perf_counter() - t0))
+    st = solver.Solve(m)
+    note = "" if scale == 1.0 else "weights scaled by 1000 and rounded for CP-SAT"
+    if st == cp_model.INFEASIBLE:
+        return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params, note)
+    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return _result("cpsat", problem, None, Status.UNKNOWN, None, t0, seed, params, note)
+    rows = [[problem.jobs[j].name for j in range(n) if (j, r) in x and solver.Value(x[j, r])]
+            for r in range(R)]
+    status = Status.OPTIMAL if st == cp_model.OPTIMAL and scale == 1.0 else Status.FEASIBLE
+    bound = max(float(solver.BestObjectiveBound()) / scale, lb) if scale == 1.0 else lb
+    return _result("cpsat", problem, rows, status, bound, t0, seed, params, note)
+
+
+def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Optimal gang schedule by the assignment model as an ILP (PuLP, CBC one thread via
+    ``models.cbc``). ``seed`` is recorded only; ``time_limit`` in seconds."""
+    import pulp
+
+    from models.slots import _cbc_bound
+
+    t0 = time.perf_counter()
+    params: dict[str, Any] = {"time_limit": time_limit}
+    lb = gs.lower_bound(problem)
+    if problem.objective == "rows" and lb > problem.max_rows:
+        return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params,
+                       f"a node holds {lb:.0f} jobs > max_rows")
+    n = len(problem.jobs)
+    R = _row_limit(problem)
+    deg = _degrees(problem)
+    prob = pulp.LpProblem("gang_schedule", pulp.LpMinimize)
+    if problem.objective == "rows":
+        keys = [(j, r) for j in range(n) for r in range(R)]
+    else:
+        keys = [(j, r) for j in range(n) for r in range(min(R, deg[j] + 1))]
+    x = {(j, r): cbc.variable(prob, f"x_{j}_{r}", "Binary") for j, r in keys}
+    for j in range(n):
+        prob += pulp.lpSum(x[j, r] for r in range(R) if (j, r) in x) == 1, f"one_{j}"
+    groups = _on_node(problem)
+    if problem.objective == "rows":
+        u = [cbc.variable(prob, f"u_{r}", "Binary") for r in range(R)]
+        for r in range(R - 1):
+            prob += u[r] >= u[r + 1], f"prefix_{r}"
+        for j, r in keys:
+            prob += x[j, r] <= u[r], f"use_{j}_{r}"
+        for gi, g in enumerate(groups):
+            for r in range(R):
+                prob += pulp.lpSum(x[j, r] for j in g) <= 1, f"node_{gi}_{r}"
+        prob += pulp.lpSum(u) >= lb, "clique"
+        if groups:  # symmetry: the first job of the busiest node opens row 0
+            busiest = max(groups, key=len)
+            prob += x[busiest[0], 0] == 1, "sym"
+        prob += pulp.lpSum(u)
+    else:
+        for gi, g in enumerate(groups):
+            for r in range(R):
+                vs = [x[j, r] for j in g if (j, r) in x]
+                if len(vs) > 1:
+                    prob += pulp.lpSum(vs) <= 1, f"node_{gi}_{r}"
+        prob += pulp.lpSum(problem.jobs[j].weight * (r + 1) * v for (j, r), v in x.items())
+    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_gang_")
+    os.close(fd)
+    try:
+        limit = None if time_limit is None else max(float(time_limit), 0.01)
+        prob.solve(cbc.command(time_limit=limit, log_path=logfile))
+        if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+            st = Status.INFEASIBLE if prob.status == pulp.LpStatusInfeasible else Status.UNKNOWN
+            return _result("ilp", problem, None, st, None, t0, seed, params)
+        rows = [[problem.jobs[j].name for j in range(n)
+                 if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
+        if prob.sol_status == pulp.LpSolutionOptimal:
+            return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
+        bound = _cbc_bound(logfile)
+        bound = lb if bound is None else max(bound, lb)
+        if problem.objective == "rows":
+            bound = float(math.ceil(bound - 1e-6))
+        return _result("ilp", problem, rows, Status.FEASIBLE, bound, t0, seed, params)
+    finally:
+        os.unlink(logfile)
+
+
+def solve_brute(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0,
+                max_assignments: int = 2_000_000) -> Result:
+    """Every assignment of jobs to rows ``0 .. min(max_rows, jobs) - 1`` (tiny instances
+    only; refuses more than ``max_assignments``). ``time_limit`` (s) ends it early with
+    FEASIBLE (or UNKNOWN without a solution)."""
+    t0 = time.perf_counter()
+    params = {"max_assignments": max_assignments}
+    n = len(problem.jobs)
+    R = min(problem.max_rows, n)
+    if R ** n > max_assignments:
+        raise ValueError(f"brute: {R}^{n} assignments exceed max_assignments = "
+                         f"{max_assignments}")
+    best: list[list[str]] | None = None
+    best_val = math.inf
+    for combo in itertools.product(range(R), repeat=n):
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            return _result("brute", problem, best, Status.FEASIBLE if best else
+                           Status.UNKNOWN, None, t0, seed, params, "time limit")
+        rows = [[problem.jobs[j].name for j in range(n) if combo[j] == r] for r in range(R)]
+        if any(not row for row in rows[:max(combo) + 1]):
+            continue  # rows must be used in order; a gap is another assignment's shift
+        rows = rows[:max(combo) + 1]
+        try:
+            gs.check(problem, rows)
+        except ValueError:
+            continue
+        val = gs.objective(problem, rows)
+        if val < best_val:
+            best, best_val = rows, val
+    if best is None:
+        return _result("brute", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+    return _result("brute", problem, best, Status.OPTIMAL, best_val, t0, seed, params)

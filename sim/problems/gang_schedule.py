@@ -1,0 +1,293 @@
+"""Memory-feasible gang schedule (spec 3.8 M7, CSM paper 004), defined once.
+
+A snapshot of distributed jobs on ``n_nodes`` time-shared nodes of ``mem`` pages each.
+Job ``j`` runs one task on every node of its node set ``N_j`` (the paper's mapping: at
+most one task of a job per node); its task on node ``k`` needs ``mem_j[k]`` pages. A gang
+schedule puts every job in exactly one row of an Ousterhout matrix; the rows take turns
+on the CPUs, so in a row each node runs at most one task: **jobs that share a node never
+share a row** (the conflict graph's edges). Memory (Batat & Feitelson-style admission):
+while a row runs, the memory resident on node ``k`` is the local tasks' ``local_mem[k]``
+plus the row's tasks there, and it must fit ``mem``.
+
+With one task per node per row the memory condition holds for a row exactly when each of
+its tasks fits its node beside the local memory; it therefore does not couple jobs, and
+an instance where some task cannot fit is rejected on input (the field is named). It is
+still re-checked per row by :func:`check`, which sums the row's tasks per node and shares
+no code with the solvers. What couples jobs is the conflict graph.
+
+Objectives (field ``objective``):
+
+- ``"rows"``: minimise the number ``T`` of rows (the chromatic number of the conflict
+  graph), at most ``max_rows``.
+- ``"weighted"``: the spec's "weighted sum of job completion rounds": rows are numbered
+  ``1 .. T`` in the order they are served and a job of row ``r`` completes in round
+  ``r``; minimise ``sum_j w_j r_j`` (weighted minimum-sum colouring).
+
+A solution is a list of rows, each a non-empty list of job names, in serving order.
+Both the exact models (``models.gang_schedule``) and the heuristic
+(``heuristics.gang_schedule``) import this module. Memory in pages (any unit, the same
+for ``mem``, ``local_mem`` and the tasks'); no times.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.problems import fields
+
+FAMILY = "gang_schedule"
+OBJECTIVES = ("rows", "weighted")
+
+__all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "load", "check",
+           "objective", "conflicts", "lower_bound", "random_problem"]
+
+Rows = list[list[str]]
+
+
+@dataclass(frozen=True)
+class GangJob:
+    """One distributed job: ``name``, its ``nodes`` (distinct) and the pages ``mem`` of its
+    task on each of them (aligned with ``nodes``, each > 0), and a ``weight`` > 0 (used by
+    the ``"weighted"`` objective)."""
+
+    name: str
+    nodes: tuple[int, ...]
+    mem: tuple[int, ...]
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"job: field 'name' must be a non-empty string, got {self.name!r}")
+        if not self.nodes or len(set(self.nodes)) != len(self.nodes):
+            raise ValueError(f"jobs[{self.name}]: field 'nodes' must be a non-empty list of "
+                             f"distinct nodes, got {list(self.nodes)!r}")
+        if len(self.mem) != len(self.nodes):
+            raise ValueError(f"jobs[{self.name}]: field 'mem' has {len(self.mem)} entries for "
+                             f"{len(self.nodes)} nodes")
+        for i, m in enumerate(self.mem):
+            fields.integer(m, f"jobs[{self.name}].mem[{i}]", minimum=1)
+        fields.real(self.weight, f"jobs[{self.name}].weight", minimum=0.0)
+        if self.weight <= 0:
+            raise ValueError(f"jobs[{self.name}]: field 'weight' must be > 0, "
+                             f"got {self.weight!r}")
+
+
+@dataclass(frozen=True)
+class GangProblem:
+    """The gang-schedule problem (see the module docstring).
+
+    Parameters
+    ----------
+    n_nodes : int
+    mem : int
+        Pages per node ``M`` (> 0).
+    jobs : tuple of GangJob
+    local_mem : tuple of int
+        Pages held by local tasks per node (>= 0, resident in every row).
+    max_rows : int
+        Largest number of rows allowed (>= 1).
+    objective : {"rows", "weighted"}
+    """
+
+    n_nodes: int
+    mem: int
+    jobs: tuple[GangJob, ...]
+    local_mem: tuple[int, ...]
+    max_rows: int
+    objective: str = "rows"
+
+    def __post_init__(self) -> None:
+        fields.integer(self.n_nodes, "n_nodes", minimum=1)
+        fields.integer(self.mem, "mem", minimum=1)
+        fields.integer(self.max_rows, "max_rows", minimum=1)
+        fields.text(self.objective, "objective", choices=OBJECTIVES)
+        if not self.jobs:
+            raise ValueError("field 'jobs' must hold at least one job")
+        if len(self.local_mem) != self.n_nodes:
+            raise ValueError(f"field 'local_mem' must have {self.n_nodes} entries, "
+                             f"got {len(self.local_mem)}")
+        for k, b in enumerate(self.local_mem):
+            fields.integer(b, f"local_mem[{k}]", minimum=0)
+        names = [j.name for j in self.jobs]
+        if len(set(names)) != len(names):
+            raise ValueError("field 'jobs': job names must be unique")
+        for j in self.jobs:
+            if len(j.nodes) > self.n_nodes:
+                raise ValueError(f"jobs[{j.name}].nodes: {len(j.nodes)} tasks, wider than the "
+                                 f"cluster of {self.n_nodes} nodes")
+            for i, (k, m) in enumerate(zip(j.nodes, j.mem, strict=True)):
+                fields.integer(k, f"jobs[{j.name}].nodes", minimum=0, maximum=self.n_nodes - 1)
+                if m + self.local_mem[k] > self.mem:
+                    raise ValueError(f"jobs[{j.name}].mem[{i}]: task of {m} pages on node {k} "
+                                     f"does not fit mem = {self.mem} beside local_mem[{k}] = "
+                                     f"{self.local_mem[k]}")
+
+    @property
+    def names(self) -> list[str]:
+        return [j.name for j in self.jobs]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": FAMILY, "n_nodes": self.n_nodes, "mem": self.mem,
+                "max_rows": self.max_rows, "objective": self.objective,
+                "local_mem": list(self.local_mem),
+                "jobs": [{"name": j.name, "nodes": list(j.nodes), "mem": list(j.mem),
+                          "weight": j.weight} for j in self.jobs]}
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+
+def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
+    """Read a problem from its JSON dictionary (``"problem": "gang_schedule"``).
+
+    ``mem`` of a job is a list aligned with its ``nodes`` or one number for every task;
+    ``local_mem`` a list per node or one number (default 0); ``max_rows`` defaults to the
+    number of jobs; ``weight`` to 1."""
+    fields.family(data, FAMILY, source=source)
+    obj = fields.record(data, "<top>", required=("problem", "n_nodes", "mem", "jobs"),
+                        optional=("local_mem", "max_rows", "objective"), source=source)
+    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, source=source)
+    M = fields.integer(obj["mem"], "mem", minimum=1, source=source)
+    local = obj.get("local_mem", 0)
+    if isinstance(local, (list, tuple)):
+        local = [fields.integer(b, f"local_mem[{k}]", minimum=0, source=source)
+                 for k, b in enumerate(fields.sequence(local, "local_mem", length=n,
+                                                       source=source))]
+    else:
+        local = [fields.integer(local, "local_mem", minimum=0, source=source)] * n
+    jobs = []
+    for i, item in enumerate(fields.sequence(obj["jobs"], "jobs", min_length=1, source=source)):
+        rec = fields.record(item, f"jobs[{i}]", required=("nodes", "mem"),
+                            optional=("name", "weight"), source=source)
+        raw = fields.sequence(rec["nodes"], f"jobs[{i}].nodes", min_length=1, source=source)
+        if len(raw) > n:
+            raise ValueError(f"{fields.where(source, f'jobs[{i}].nodes')}: {len(raw)} tasks, "
+                             f"wider than the cluster of {n} nodes")
+        nodes = tuple(fields.integer(k, f"jobs[{i}].nodes", minimum=0, maximum=n - 1,
+                                     source=source) for k in raw)
+        if len(set(nodes)) != len(nodes):
+            raise ValueError(f"{fields.where(source, f'jobs[{i}].nodes')} repeats a node")
+        mraw = rec["mem"]
+        if isinstance(mraw, (list, tuple)):
+            mems = tuple(fields.integer(m, f"jobs[{i}].mem[{t}]", minimum=1, source=source)
+                         for t, m in enumerate(fields.sequence(
+                             mraw, f"jobs[{i}].mem", length=len(nodes), source=source)))
+        else:
+            mems = (fields.integer(mraw, f"jobs[{i}].mem", minimum=1, source=source),) * len(
+                nodes)
+        for t, (k, m) in enumerate(zip(nodes, mems, strict=True)):
+            if m + local[k] > M:
+                raise ValueError(f"{fields.where(source, f'jobs[{i}].mem')}: task {t} of {m} "
+                                 f"pages on node {k} does not fit mem = {M} beside "
+                                 f"local_mem = {local[k]}")
+        w = fields.real(rec.get("weight", 1.0), f"jobs[{i}].weight", minimum=0.0,
+                        source=source)
+        if w <= 0:
+            raise ValueError(f"{fields.where(source, f'jobs[{i}].weight')} must be > 0, "
+                             f"got {w!r}")
+        name = fields.text(rec.get("name", f"J{i}"), f"jobs[{i}].name", source=source)
+        jobs.append(GangJob(name, nodes, mems, w))
+    max_rows = fields.integer(obj.get("max_rows", len(jobs)), "max_rows", minimum=1,
+                              source=source)
+    obj_ = fields.text(obj.get("objective", "rows"), "objective", choices=OBJECTIVES,
+                       source=source)
+    return GangProblem(n, M, tuple(jobs), tuple(local), max_rows, obj_)
+
+
+def load(path: str | Path) -> GangProblem:
+    """Read a problem JSON file."""
+    with open(path, encoding="utf-8") as fh:
+        return from_dict(json.load(fh), source=str(path))
+
+
+def conflicts(problem: GangProblem) -> list[tuple[int, int]]:
+    """Pairs of job indices ``(i, j)``, ``i < j``, that share a node."""
+    sets = [set(j.nodes) for j in problem.jobs]
+    return [(i, j) for i in range(len(sets)) for j in range(i + 1, len(sets))
+            if sets[i] & sets[j]]
+
+
+def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> None:
+    """Raise ValueError unless ``rows`` is a feasible gang schedule of ``problem``: every
+    job in exactly one row, 1..max_rows non-empty rows, per row and node at most one task
+    and resident pages ``local_mem[k] + sum(tasks) <= mem``."""
+    T = len(rows)
+    if T < 1 or T > problem.max_rows:
+        raise ValueError(f"schedule has {T} rows, allowed 1..{problem.max_rows}")
+    by_name = {j.name: j for j in problem.jobs}
+    seen: dict[str, int] = {}
+    for r, row in enumerate(rows):
+        if not row:
+            raise ValueError(f"row {r} is empty")
+        tasks = [0] * problem.n_nodes
+        pages = list(problem.local_mem)
+        for name in row:
+            if name not in by_name:
+                raise ValueError(f"row {r}: unknown job {name!r}")
+            if name in seen:
+                raise ValueError(f"job {name!r} is in rows {seen[name]} and {r}")
+            seen[name] = r
+            job = by_name[name]
+            for k, m in zip(job.nodes, job.mem, strict=True):
+                tasks[k] += 1
+                pages[k] += m
+        for k in range(problem.n_nodes):
+            if tasks[k] > 1:
+                raise ValueError(f"row {r}: {tasks[k]} tasks on node {k}")
+            if pages[k] > problem.mem:
+                raise ValueError(f"row {r}: node {k} needs {pages[k]} pages > mem "
+                                 f"{problem.mem}")
+    missing = [n for n in by_name if n not in seen]
+    if missing:
+        raise ValueError(f"jobs without a row: {missing}")
+
+
+def objective(problem: GangProblem, rows: Sequence[Sequence[str]]) -> float:
+    """Number of rows (``"rows"``) or ``sum_j w_j * (row index + 1)`` (``"weighted"``)."""
+    if problem.objective == "rows":
+        return float(len(rows))
+    w = {j.name: j.weight for j in problem.jobs}
+    return float(sum(w[name] * (r + 1) for r, row in enumerate(rows) for name in row))
+
+
+def lower_bound(problem: GangProblem) -> float:
+    """A valid bound: the most tasks on one node (a clique of the conflict graph) for
+    ``"rows"``; for ``"weighted"``, per node the jobs on it take distinct rows, so the
+    heaviest-first order over the busiest node's jobs plus 1 per other job."""
+    per: list[list[int]] = [[] for _ in range(problem.n_nodes)]
+    for i, j in enumerate(problem.jobs):
+        for k in j.nodes:
+            per[k].append(i)
+    if problem.objective == "rows":
+        return float(max(len(p) for p in per))
+    total_w = sum(j.weight for j in problem.jobs)
+    best = total_w
+    for p in per:
+        ws = sorted((problem.jobs[i].weight for i in p), reverse=True)
+        val = total_w - sum(ws) + sum(w * (r + 1) for r, w in enumerate(ws))
+        best = max(best, val)
+    return float(best)
+
+
+def random_problem(seed: int, *, n_nodes: int = 32, n_jobs: int = 30,
+                   width: tuple[int, int] = (1, 16), mem: int = 100,
+                   task_mem: tuple[int, int] = (10, 60), objective: str = "rows",
+                   weights: tuple[int, int] = (1, 1), max_rows: int | None = None
+                   ) -> GangProblem:
+    """A random instance: each job on a random node subset of a size drawn from ``width``
+    with per-task pages from ``task_mem`` and an integer weight from ``weights`` (all
+    inclusive)."""
+    rng = random.Random(seed)
+    jobs = []
+    for i in range(n_jobs):
+        size = rng.randint(*width)
+        nodes = tuple(sorted(rng.sample(range(n_nodes), size)))
+        jobs.append(GangJob(f"J{i}", nodes, tuple(rng.randint(*task_mem) for _ in nodes),
+                            float(rng.randint(*weights))))
+    return GangProblem(n_nodes, mem, tuple(jobs), (0,) * n_nodes,
+                       max_rows if max_rows is not None else n_jobs, objective)
