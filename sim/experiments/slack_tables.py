@@ -400,7 +400,10 @@ def table5(rows: list[dict[str, Any]], quick: bool) -> list[str]:
               "equal-priority result (AST), as the paper's footnote 1; gap: lo-pri minus "
               "hi-pri wait. `overlap` rows: `delay_from=overlap`, a slot also delays the "
               "waiting jobs that start before it but still run at it (an open "
-              "slot-enumeration choice, see `heuristics.slack`)."]
+              "slot-enumeration choice, see `heuristics.slack`). Every order compresses the "
+              "delayed jobs with the paper's reading (`compress=\"hold\"`: each job moves up "
+              "while the others keep their delayed places, see `heuristics.slack`); "
+              "`results/talby_orders/table5.md` has the earlier list reading beside it."]
     return lines
 
 
