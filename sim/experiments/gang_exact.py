@@ -13,8 +13,8 @@ first simulation and are checked to be the same in every later one). Per seed it
 - ``gang-ff``: ``heuristics.gang.Gang`` with its online first-fit rows;
 - ``gang-opt``: the same policy with the rows of the proved-optimal ``gang_schedule``
   (objective ``"rows"``, CP-SAT, 60 s), and ``gang-opt-w`` with the optimal
-  ``"weighted"`` rows (weight = the job's tc in s, served heaviest-row-first... the model
-  decides the order; the simulated matrix cycles its rows);
+  ``"weighted"`` rows (weight = the job's tc in s, at least 1; the simulated matrix
+  cycles its rows, so only their composition matters there);
 - both gang runs with 16 M pages per node (nothing pages: the "no paging" reference),
   slot = quantum = 100 ms, one local slot per round.
 
