@@ -197,3 +197,29 @@ def test_bl_window_two_matches_the_two_lowest():
     # w = 1: the least utilised is resource 2; job 3's largest need is processors,
     # job 4's ties 1 and 2 -> 1 (lowest index): no match, FF fallback takes job 3
     assert simulate(w, EASY(select="bl")).start.tolist() == [0, 10, 0, 5]
+
+
+def test_cli_select_options(tmp_path, capsys):
+    import json
+
+    import numpy as np
+
+    from instances.swf import read_swf, write_swf
+    from instances.synthetic import random_workload
+    from sim.cli import main
+
+    path = tmp_path / "small.swf"
+    write_swf(path, random_workload(150, (16,), seed=5, load=1.2))
+    w = read_swf(path)  # exactly what the CLI reads
+    assert main(["simulate", str(path), "--policy", "easy", "--select", "bb", "--json",
+                 "--quiet"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["policy"] == "easy-bb" and row["validated"]
+    direct = simulate(w, EASY(select="bb"))
+    wait = direct.start - np.array([j.submit for j in w.jobs])
+    assert row["avg_wait"] == pytest.approx(float(wait.mean()))
+    ff = simulate(w, EASY())
+    assert ff.start.tolist() != direct.start.tolist()  # at K = 1 BB (fullness) is not FF
+    # an option the policy does not take is a one-line error, exit 2
+    assert main(["simulate", str(path), "--policy", "slack", "--select", "bb"]) == 2
+    assert "does not take option(s) ['select']" in capsys.readouterr().err
