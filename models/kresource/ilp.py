@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from typing import Any
 
+from models.cbc import command as cbc_command
+from models.cbc import variable
 from models.kresource.common import best_packing, relabel, remaining
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -30,12 +31,8 @@ class _OutOfTime(Exception):
 
 
 def _cbc(time_limit: float | None) -> Any:
-    import pulp
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        limit = None if time_limit is None else max(1, math.ceil(time_limit))
-        return pulp.PULP_CBC_CMD(msg=False, timeLimit=limit, threads=1)
+    limit = None if time_limit is None else max(1, math.ceil(time_limit))
+    return cbc_command(time_limit=limit)  # COIN_CMD with PuLP's bundled CBC, one thread
 
 
 def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | None]:
@@ -82,9 +79,9 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("epochs", pulp.LpMinimize)
-        x = {(j, e): pulp.LpVariable(f"x{j}_{e}", 0, 1, cat) for j in range(n)
+        x = {(j, e): variable(prob, f"x{j}_{e}", cat, low=0, up=1) for j in range(n)
              for e in range(min(j + 1, E))}
-        y = {e: pulp.LpVariable(f"y{e}", 0, 1, cat) for e in range(E)}
+        y = {e: variable(prob, f"y{e}", cat, low=0, up=1) for e in range(E)}
         prob += pulp.lpSum(y.values())
         for j in range(n):
             prob += pulp.lpSum(x[j, e] for e in range(min(j + 1, E))) == 1
@@ -121,7 +118,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("selection", pulp.LpMaximize)
-        x = {j: pulp.LpVariable(f"x{j}", 0, 1, cat) for j in elig}
+        x = {j: variable(prob, f"x{j}", cat, low=0, up=1) for j in elig}
         prob += pulp.lpSum((w[j] * (n + 1) + 1) * x[j] for j in elig)
         for k in range(K):
             prob += pulp.lpSum(problem.demands[j][k] * x[j] for j in elig) <= problem.free[k]
@@ -165,7 +162,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("response", pulp.LpMinimize)
-        x = {(j, t): pulp.LpVariable(f"x{j}_{t}", 0, 1, cat) for j in range(n)
+        x = {(j, t): variable(prob, f"x{j}_{t}", cat, low=0, up=1) for j in range(n)
              for t in range(a[j], H - p[j] + 1)}
         prob += pulp.LpAffineExpression([(v, wt[j] * (t + p[j] - a[j]))
                                          for (j, t), v in x.items()])
