@@ -3,15 +3,17 @@ figure.
 
 Adding a reproduction (other studies extend this dict; keep your block together)::
 
-    REPRODUCTIONS["leinberger-fig3"] = "sim.experiments.kresource_figs:fig3"
+    REPRODUCTIONS["leinberger-fig3"] = "sim.experiments.kresource_figs:main fig3"
 
-The target is ``"module:function"``. The function is called as ``function(argv)`` with
-the arguments that follow the name on the command line (an argparse ``main``; it should
-offer ``--quick`` when a smaller configuration exists, write committed results under
-``sim/experiments/results/`` only in its full configuration, and write a quick run
-elsewhere saying it is partial), or as ``function()`` when it takes no parameter (then
-extra arguments are refused). It returns an exit code or None. ``--help`` after the name
-prints the function's help (or its module's docstring) and never starts a run.
+The target is ``"module:function"``, optionally followed by arguments that come first
+(``"sim.experiments.csm:main fig4"`` runs ``main(["fig4", *argv])``). The function is
+called as ``function(argv)`` with the arguments that follow the name on the command line
+(an argparse ``main``; it should offer ``--quick`` when a smaller configuration exists,
+write committed results under ``sim/experiments/results/`` only in its full
+configuration, and write a quick run elsewhere saying it is partial), or as
+``function()`` when it takes no parameter (then extra arguments are refused). It returns
+an exit code or None. ``--help`` after the name prints the function's help (or its
+module's docstring) and never starts a run.
 """
 
 from __future__ import annotations
@@ -40,15 +42,37 @@ REPRODUCTIONS.update({
     "memory_gap": "sim.experiments.memory_gap:main",
 })
 
+# --- Leinberger, Karypis & Kumar (TR 99-025), K-resource backfilling
+REPRODUCTIONS.update({
+    f"leinberger-{fig}": f"sim.experiments.kresource_figs:main {fig}"
+    for fig in ("fig1", "fig2", "fig3", "gaps", "response")})
 
-def target(name: str) -> Callable[..., Any]:
-    """The function registered as ``name``."""
+# --- Gine, Solsona, Hernandez & Luque, CSM coscheduling (figure names of the paper)
+REPRODUCTIONS.update({
+    f"gine-{fig}": f"sim.experiments.csm:main {fig}"
+    for fig in ("calib", "fig4", "fig5-6", "fig7", "fig8-9", "fig10-11", "fig12", "gang",
+                "sens")})
+
+# --- Karl, synchronized scheduling servers (Figures 1-12 and the spec 2.6 targets)
+REPRODUCTIONS.update({
+    f"karl-{fig}": f"sim.experiments.bsp_figs:main {fig}"
+    for fig in (*(f"fig{i}" for i in range(1, 13)), "fig8r", "targets")})
+
+
+def _split(name: str) -> tuple[str, list[str]]:
     try:
         path = REPRODUCTIONS[name]
     except KeyError:
         raise ValueError(f"unknown reproduction {name!r}; known: "
                          f"{', '.join(sorted(REPRODUCTIONS))}") from None
-    module, _, attr = path.partition(":")
+    head, *preset = path.split()
+    return head, preset
+
+
+def target(name: str) -> Callable[..., Any]:
+    """The function registered as ``name``."""
+    head, _ = _split(name)
+    module, _, attr = head.partition(":")
     return getattr(importlib.import_module(module), attr)
 
 
@@ -62,6 +86,8 @@ def describe(name: str) -> str:
 def run(name: str, argv: Sequence[str] = ()) -> int:
     """Run the reproduction ``name`` with ``argv``; returns an exit code."""
     fn = target(name)
+    preset = _split(name)[1]
+    argv = [*preset, *argv]
     takes_argv = bool(inspect.signature(fn).parameters)
     if not takes_argv:
         if any(a in ("-h", "--help") for a in argv):

@@ -116,3 +116,18 @@ def test_help_lists_names_and_defaults_and_never_runs(tmp_path, capsys, monkeypa
         assert main(["reproduce", name, "--help"]) == 0
         assert "usage" in capsys.readouterr().out.lower() or name == "memory_fig2"
     assert list(tmp_path.iterdir()) == []  # no store, no table: nothing ran
+
+
+def test_every_paper_figure_is_a_reproduce_name_and_help_never_runs(tmp_path, capsys,
+                                                                     monkeypatch):
+    from sim.sweep.reproduce import REPRODUCTIONS, target
+
+    monkeypatch.chdir(tmp_path)
+    for prefix in ("talby-table", "leinberger-fig", "gine-fig", "karl-fig", "memory_"):
+        assert any(n.startswith(prefix) for n in REPRODUCTIONS), prefix
+    for name in REPRODUCTIONS:
+        assert callable(target(name)), name  # every entry imports
+    for name in ("leinberger-fig1", "gine-fig4", "karl-fig3"):
+        assert main(["reproduce", name, "--help"]) == 0
+        assert "usage" in capsys.readouterr().out.lower()
+    assert list(tmp_path.iterdir()) == []  # --help wrote nothing
