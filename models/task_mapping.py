@@ -174,8 +174,7 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     the greedy mapping (FEASIBLE)."""
     import pulp
 
-    from models.cbc import command as cbc_command
-    from models.cbc import variable
+    from models.cbc import solve_guarded, variable
 
     dl = Deadline(time_limit)
     t0 = dl.t0
@@ -220,7 +219,8 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
         lp += load[a] >= load[b]
     if dl.expired():
         return _stopped("ilp", p, dl, seed, params)
-    lp.solve(cbc_command(time_limit=dl.left()))
+    if not solve_guarded(lp, time_limit=dl.left(), grace=0.2):
+        return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
     rt = time.perf_counter() - t0
     try:
         sol = _decode(p, lambda j, t, k: (x[j, t, k].value() or 0) > 0.5)

@@ -46,3 +46,14 @@ def test_brute_stopped_returns_best_so_far() -> None:
     p.check(r.solution)
     full = tm.solve_brute(random_problem(4, 2, 1, sizes=(1, 2)))
     assert full.status == Status.OPTIMAL
+
+
+def test_ilp_cbc_killed_past_its_limit() -> None:
+    """CBC overruns ``-sec`` in its root preprocessing on this size (measured 1.6 s for a
+    0.57 s limit); the watchdog of ``models.cbc.solve_guarded`` ends it."""
+    p = random_problem(64, 35, 1)  # ~18 500 assignment variables: built in time
+    t = time.perf_counter()
+    r = tm.solve_ilp(p, time_limit=1.0)
+    assert time.perf_counter() - t < 2.0
+    assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
+    p.check(r.solution)
