@@ -27,11 +27,16 @@ import tempfile
 import time
 from typing import Any
 
+from models.deadline import Deadline
 from sim.problems import slots as sp
 from sim.problems.slots import SlotProblem
 from sim.result import Result, Status, build
 
-__all__ = ["solve_cpsat", "solve_ilp", "solve_brute"]
+__all__ = ["solve_cpsat", "solve_ilp", "solve_brute", "solve_placement"]
+
+MAX_PLACEMENT_CANDIDATES = 200_000
+"""Candidate placements ``solve_placement`` enumerates without a time limit (each is a
+simulation of tens of ms)."""
 
 
 def _result(name: str, problem: SlotProblem, table: list[list[str]] | None, status: Status,
@@ -323,32 +328,44 @@ def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                    {"max_tables": max_tables})
 
 
-def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int = 0,
+                    max_candidates: int = MAX_PLACEMENT_CANDIDATES) -> Result:
     """Exhaustive slot placement for one BSP program (``sim.problems.placement``): every
     rotation class of placements is simulated; the best mean runtime (µs) wins (ties: the
-    lexicographically smallest placement). ``params["runtimes_us"]`` lists every class and
-    ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous default.
-    ``time_limit`` (s) stops the enumeration early with FEASIBLE."""
+    lexicographically smallest placement). ``params["runtimes_us"]`` lists every class
+    evaluated and ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous
+    default among them.
+
+    The classes are generated one at a time; ``time_limit`` (seconds) stops the
+    enumeration with the best so far (FEASIBLE, no bound; at least one class is
+    evaluated). Without a time limit, more than ``max_candidates`` candidate placements
+    (``C(n_slots - 1, k - 1)``) are refused up front (ValueError)."""
     from sim.problems import placement as pl
 
-    t0 = time.perf_counter()
-    cands = pl.placements(problem)
+    dl = Deadline(time_limit)
+    n_cand = pl.count_candidates(problem)
+    if time_limit is None and n_cand > max_candidates:
+        raise ValueError(f"slot_placement exhaustive: {n_cand} candidate placements "
+                         f"(n_slots = {problem.n_slots}, k = {problem.k}) > max_candidates "
+                         f"= {max_candidates}; give a time limit")
     means: dict[tuple[int, ...], float] = {}
     complete = True
-    for c in cands:
-        if time_limit is not None and time.perf_counter() - t0 > time_limit and means:
+    for c in pl.iter_placements(problem):
+        if means and dl.expired():
             complete = False
             break
         means[c] = pl.objective(problem, c)
     best = min(means, key=lambda c: (means[c], c))
     contiguous = tuple(range(problem.k))
     ranked = sorted(means, key=lambda c: (means[c], c))
-    params = {"classes": len(cands), "evaluated": len(means),
+    params = {"classes": len(means) if complete else None, "evaluated": len(means),
+              "candidates": n_cand, "max_candidates": max_candidates,
               "runtimes_us": {",".join(map(str, c)): means[c] for c in ranked},
               "contiguous_rank": ranked.index(contiguous) + 1 if contiguous in means else None,
               "contiguous_best": best == contiguous}
     return build(solver="exhaustive", status=Status.OPTIMAL if complete else Status.FEASIBLE,
                  solution=list(best), check=lambda s: pl.check(problem, s),
                  objective=lambda s: means[tuple(s)], bound=means[best] if complete else None,
-                 runtime=time.perf_counter() - t0, seed=seed, params=params,
-                 note="exact over the placements for the sampled mean of fixed seeds")
+                 runtime=dl.elapsed(), seed=seed, params=params,
+                 note="exact over the placements for the sampled mean of fixed seeds"
+                 + ("" if complete else "; stopped by the time limit"))
