@@ -31,3 +31,37 @@ def test_placement_without_limit_refuses_a_huge_enumeration() -> None:
     prob = pl.PlacementProblem(g_us=100, n_slots=40, k=12)
     with pytest.raises(ValueError, match="1676056044 candidate placements"):
         solve_placement(prob)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_largest_first_is_the_networkx_colouring(seed: int) -> None:
+    from heuristics.slots import _largest_first, _networkx_coloring
+    from sim.problems.slots import random_problem
+
+    p = random_problem(seed, n_nodes=24, n_apps=25, n_slots=200, nodes_range=(1, 6))
+    assert _largest_first(p) == _networkx_coloring(p, "largest_first")
+
+
+@pytest.mark.parametrize("name", ["cpsat", "ilp"])
+def test_slot_models_stop_at_the_limit(name: str) -> None:
+    from models import slots as ms
+    from sim.problems import slots as sp
+
+    p = sp.random_problem(1, n_nodes=128, n_apps=200, n_slots=120)
+    solve = ms.solve_cpsat if name == "cpsat" else ms.solve_ilp
+    t = time.perf_counter()
+    r = solve(p, time_limit=0.5)
+    assert time.perf_counter() - t < 2.5
+    assert r.status is Status.FEASIBLE
+    sp.check(p, r.solution)
+    assert r.bound is not None and r.bound <= r.objective
+
+
+def test_slot_models_refuse_a_model_that_cannot_fit() -> None:
+    from models import slots as ms
+    from sim.problems import slots as sp
+
+    p = sp.random_problem(1, n_nodes=256, n_apps=2000, n_slots=300, nodes_range=(1, 2),
+                         demand_range=(1, 1))
+    with pytest.raises(ValueError, match="slot_assignment cpsat: 600000 0-1 variables"):
+        ms.solve_cpsat(p, time_limit=1.0)
