@@ -152,7 +152,12 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     S = problem.n_slots
     order = _order(problem)
     m = cp_model.CpModel()
-    x = {(a, s): m.NewBoolVar(f"x{a}_{s}") for a in range(len(apps)) for s in range(S)}
+    x = {}
+    for a in range(len(apps)):
+        if dl.expired():
+            return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
+        for s in range(S):
+            x[a, s] = m.NewBoolVar(f"x{a}_{s}")
     for a, app in enumerate(apps):
         m.Add(sum(x[a, s] for s in range(S)) == app.demand)
     on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
@@ -280,8 +285,12 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     order = _order(problem)
     lb = sp.lower_bound(problem)
     prob = pulp.LpProblem("slot_assignment", pulp.LpMinimize)
-    x = {(a, s): variable(prob, f"x_{a}_{s}", "Binary")
-         for a in range(len(apps)) for s in range(S)}
+    x = {}
+    for a in range(len(apps)):
+        if dl.expired():
+            return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+        for s in range(S):
+            x[a, s] = variable(prob, f"x_{a}_{s}", "Binary")
     for a, app in enumerate(apps):
         prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
     on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
