@@ -174,13 +174,25 @@ def _search_slices(problem: GroupingProblem, build, t0: float,
 
 
 def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
-           **params: Any) -> Result:
-    """Greedy gain algorithm (section 4.1.1). See the module docstring."""
+           gain: str = "regret", look_ahead: bool = True) -> Result:
+    """Greedy gain algorithm (section 4.1.1). See the module docstring.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Seconds.
+    seed : int
+        Recorded only (the algorithm is deterministic).
+    gain : {"regret", "marginal"}
+        How a pair's gain is scored.
+    look_ahead : bool
+        Consider only placements after which the remaining jobs still pack.
+    """
     t0 = time.perf_counter()
-    gain = params.get("gain", "regret")
     if gain not in ("regret", "marginal"):
         raise ValueError(f"greedy: parameter 'gain' must be 'regret' or 'marginal', got {gain!r}")
-    look = bool(params.get("look_ahead", True))
+    look = bool(look_ahead)
+    params: dict[str, Any] = {"gain": gain, "look_ahead": look}
     end = _deadline(t0, time_limit)
     # stop placing pairs at 3/4 of the limit: the rest goes to costing the schedule
     place_by = None if time_limit is None else t0 + 0.75 * float(time_limit)
@@ -216,10 +228,12 @@ def _balance(problem: GroupingProblem, size: np.ndarray, S: int, grow: bool) -> 
     return slices
 
 
-def footprint_balancing(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
-              **params: Any) -> Result:
-    """Footprint balancing (section 2). See the module docstring."""
+def footprint_balancing(problem: GroupingProblem, *, time_limit: float | None = None,
+                        seed: int = 0) -> Result:
+    """Footprint balancing (section 2). See the module docstring; ``time_limit`` in
+    seconds, ``seed`` recorded only."""
     t0 = time.perf_counter()
+    params: dict[str, Any] = {}
     size = np.array([j.curve.saturation for j in problem.jobs], dtype=float)
     sol = _search_slices(problem, lambda S, grow: _balance(problem, size, S, grow), t0,
                          time_limit)
@@ -239,10 +253,12 @@ def curve_knee(curve: MissRateCurve) -> int:
     return int(np.argmax(below))
 
 
-def knee(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
-         **params: Any) -> Result:
-    """Miss-rate-curve knee approach (section 4.1.2). See the module docstring."""
+def knee(problem: GroupingProblem, *, time_limit: float | None = None,
+         seed: int = 0) -> Result:
+    """Miss-rate-curve knee approach (section 4.1.2). See the module docstring;
+    ``time_limit`` in seconds, ``seed`` recorded only."""
     t0 = time.perf_counter()
+    params: dict[str, Any] = {}
     size = np.array([curve_knee(j.curve) for j in problem.jobs], dtype=float)
     sol = _search_slices(
         problem, lambda S, grow: _balance(problem, size, S, grow), t0,

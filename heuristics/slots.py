@@ -101,11 +101,58 @@ def round_robin(problem: SlotProblem, *, time_limit: float | None = None,
 
 def coloring(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
              strategy: str = "largest_first") -> Result:
-    """Greedy colouring of the copy-conflict graph with networkx (see the module
-    docstring); ``strategy`` is a networkx ``greedy_color`` strategy."""
+    """Greedy colouring of the copy-conflict graph (see the module docstring);
+    ``strategy`` is a networkx ``greedy_color`` strategy. ``time_limit`` (seconds) is
+    recorded only: one greedy pass.
+
+    ``"largest_first"`` (the default) runs without building the graph: copies in the
+    order of networkx's ``largest_first`` (degree ``d_a - 1 + sum of the demands of the
+    applications sharing a node``, decreasing, ties in copy order), each to the first
+    slot where neither its application nor one sharing a node sits; this is the colouring
+    ``networkx.greedy_color`` returns (checked in the tests) in a fraction of its time
+    and memory (the graph has ~10^6 edges at 500 applications)."""
+    t0 = time.perf_counter()
+    apps = problem.apps
+    if strategy == "largest_first":
+        colour = _largest_first(problem)
+    else:
+        colour = _networkx_coloring(problem, strategy)
+    R = max(colour.values()) + 1 if colour else 0
+    table: list[list[str]] = [[] for _ in range(R)]
+    for (i, _c), col in sorted(colour.items()):
+        table[col].append(apps[i].name)
+    return _finish("coloring", problem, table, t0, seed, {"strategy": strategy})
+
+
+def _largest_first(problem: SlotProblem) -> dict[tuple[int, int], int]:
+    apps = problem.apps
+    nbr_demand = [0] * len(apps)
+    for i, j in sp.conflicts(problem):
+        nbr_demand[i] += apps[j].demand
+        nbr_demand[j] += apps[i].demand
+    copies = [(i, c) for i, a in enumerate(apps) for c in range(a.demand)]
+    order = sorted(copies, key=lambda ic: apps[ic[0]].demand - 1 + nbr_demand[ic[0]],
+                   reverse=True)
+    busy: list[set[int]] = []       # nodes occupied in each slot
+    owners: list[set[int]] = []     # applications in each slot
+    nodes = [frozenset(a.nodes) for a in apps]
+    colour: dict[tuple[int, int], int] = {}
+    for i, c in order:
+        s = 0
+        while s < len(busy) and (i in owners[s] or not busy[s].isdisjoint(nodes[i])):
+            s += 1
+        if s == len(busy):
+            busy.append(set())
+            owners.append(set())
+        busy[s] |= nodes[i]
+        owners[s].add(i)
+        colour[i, c] = s
+    return colour
+
+
+def _networkx_coloring(problem: SlotProblem, strategy: str) -> dict[tuple[int, int], int]:
     import networkx as nx
 
-    t0 = time.perf_counter()
     apps = problem.apps
     g = nx.Graph()
     copies = [(i, c) for i, a in enumerate(apps) for c in range(a.demand)]
@@ -118,9 +165,4 @@ def coloring(problem: SlotProblem, *, time_limit: float | None = None, seed: int
         for c in range(apps[i].demand):
             for c2 in range(apps[j].demand):
                 g.add_edge((i, c), (j, c2))
-    colour = nx.greedy_color(g, strategy=strategy)
-    R = max(colour.values()) + 1 if colour else 0
-    table: list[list[str]] = [[] for _ in range(R)]
-    for (i, _c), col in sorted(colour.items()):
-        table[col].append(apps[i].name)
-    return _finish("coloring", problem, table, t0, seed, {"strategy": strategy})
+    return nx.greedy_color(g, strategy=strategy)

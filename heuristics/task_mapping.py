@@ -14,9 +14,11 @@ from sim.problems.task_mapping import TaskMapping
 from sim.result import Result, Status, build
 
 
-def greedy(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
-           **params: Any) -> Result:
-    """Least-loaded mapping of every job in order (the simulator's online rule)."""
+def greedy(problem: TaskMapping, *, time_limit: float | None = None,
+           seed: int = 0) -> Result:
+    """Least-loaded mapping of every job in order (the simulator's online rule);
+    ``time_limit`` (seconds) and ``seed`` are recorded only (one pass, no search)."""
+    params: dict[str, Any] = {}
     t0 = time.perf_counter()
     load = list(problem.base_mem)
     sol = []

@@ -11,9 +11,11 @@ one thread and no console output.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from typing import Any
 
-__all__ = ["cbc_path", "command", "variable"]
+__all__ = ["cbc_path", "command", "solve_guarded", "variable"]
 
 
 def cbc_path() -> str | None:
@@ -73,3 +75,78 @@ def variable(prob: Any, name: str, cat: str, low: float | None = None,
     if add is not None:
         return add(name, lowBound=low, upBound=up, cat=cat)
     return pulp.LpVariable(name, lowBound=low, upBound=up, cat=cat)  # PuLP < 3
+
+
+def _cbc_children(path: str) -> list[int]:
+    """Process ids of this process's children running the binary ``path`` (Linux
+    ``/proc``; empty elsewhere)."""
+    me = os.getpid()
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            if ppid == me and os.path.realpath(f"/proc/{name}/exe") == os.path.realpath(path):
+                found.append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
+                  log_path: str | None = None) -> bool:
+    """Solve ``lp`` with :func:`command` and kill CBC if it outlives its limit.
+
+    CBC checks ``-sec`` only in its search: reading a large model, the root LP and its
+    preprocessing can run seconds past it. A watchdog kills the CBC child process
+    ``grace`` seconds after ``time_limit`` (seconds); the model then has no values.
+
+    Returns
+    -------
+    bool
+        True when CBC ended by itself (``lp.status`` / ``sol_status`` are set), False
+        when it was killed (no solution read).
+    """
+    import shutil
+    import tempfile
+
+    import pulp
+
+    solver = command(time_limit=time_limit, log_path=log_path)
+    if time_limit is None:
+        lp.solve(solver)
+        return True
+    path = shutil.which(solver.path) or solver.path
+    tmp = tempfile.TemporaryDirectory(prefix="schedsearch_cbc_")
+    solver.tmpDir = tmp.name  # a killed CBC leaves its model files: removed with it
+    killed = threading.Event()
+    stop = threading.Event()
+
+    def watchdog() -> None:
+        if stop.wait(float(time_limit) + grace):
+            return
+        for pid in _cbc_children(path):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.set()
+            except OSError:
+                pass
+
+    guard = threading.Thread(target=watchdog, daemon=True)
+    guard.start()
+    try:
+        lp.solve(solver)
+    except pulp.PulpSolverError:
+        if not killed.is_set():
+            raise
+    finally:
+        stop.set()
+        guard.join()
+        tmp.cleanup()
+    return not killed.is_set()

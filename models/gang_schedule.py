@@ -37,6 +37,7 @@ import time
 from typing import Any
 
 from models import cbc
+from models.deadline import Deadline
 from sim.problems import gang_schedule as gs
 from sim.problems.gang_schedule import GangProblem
 from sim.result import Result, Status, build
@@ -53,6 +54,38 @@ def _result(name: str, problem: GangProblem, rows: list[list[str]] | None, statu
                  check=lambda s: gs.check(problem, s),
                  objective=lambda s: gs.objective(problem, s), bound=bound,
                  runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
+
+
+MAX_VARS = 150_000
+"""Most ``x[j, r]`` variables the assignment models (ILP; CP-SAT ``"weighted"``) are built
+with; a larger model is refused (ValueError)."""
+
+_BUILDING = "stopped by the time limit while building the model"
+_NO_ROWS = "stopped by the time limit before the solver found rows"
+
+
+def _fallback(problem: GangProblem) -> list[list[str]] | None:
+    """The colouring heuristic's rows (``heuristics.gang_schedule``), or None."""
+    from heuristics.gang_schedule import coloring
+
+    r = coloring(problem)
+    return r.solution if r.solution is not None else None
+
+
+def _stopped(name: str, problem: GangProblem, rows: list[list[str]] | None, t0: float,
+             seed: int, params: dict[str, Any], why: str) -> Result:
+    """The heuristic ``rows`` (FEASIBLE, bound: the lower bound) when the limit ran out
+    before the solver produced rows; UNKNOWN without them."""
+    if rows is None:
+        return _result(name, problem, None, Status.UNKNOWN, None, t0, seed, params, why)
+    return _result(name, problem, rows, Status.FEASIBLE, gs.lower_bound(problem), t0, seed,
+                   params, why + ": the colouring heuristic's rows (bound: the lower bound)")
+
+
+def _refuse(name: str, n_vars: int, max_vars: int) -> None:
+    if n_vars > max_vars:
+        raise ValueError(f"gang_schedule {name}: {n_vars} row-assignment variables > "
+                         f"max_vars = {max_vars}; use the coloring heuristic")
 
 
 def to_slots(problem: GangProblem) -> Any:
@@ -94,15 +127,20 @@ def _int_weights(problem: GangProblem) -> tuple[list[int], float]:
 
 
 def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0,
-                workers: int = 1, linearization_level: int = 2) -> Result:
+                workers: int = 1, linearization_level: int = 2,
+                max_vars: int = MAX_VARS) -> Result:
     """Optimal gang schedule by CP-SAT (``"rows"``: the ``models.slots`` model;
     ``"weighted"``: the assignment model). ``time_limit`` in seconds; ``workers`` is
     CP-SAT ``num_workers`` (1 = deterministic); ``linearization_level`` is CP-SAT's (2:
     full LP relaxation; with CP-SAT's default 1 neither objective closes its gap in
     60 s at 30 jobs on 32 nodes, see ``sim.experiments.gang_bench``). Non-integral
     weights are scaled by 1000 and rounded for CP-SAT only (said in the note; the status
-    is then FEASIBLE); the objective is recomputed exactly."""
-    t0 = time.perf_counter()
+    is then FEASIBLE); the objective is recomputed exactly. The time limit covers model
+    building; stopped before CP-SAT finds rows, the colouring heuristic's rows are
+    returned (FEASIBLE). ``max_vars`` bounds the ``"weighted"`` model (``"rows"``: that
+    of ``models.slots``)."""
+    dl = Deadline(time_limit)
+    t0 = dl.t0
     params: dict[str, Any] = {"time_limit": time_limit, "workers": workers,
                               "linearization_level": linearization_level}
     lb = gs.lower_bound(problem)
@@ -117,18 +155,28 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
         st = r.status if r.solution is not None or r.status is Status.INFEASIBLE \
             else Status.UNKNOWN
         return _result("cpsat", problem, r.solution, st, r.bound, t0, seed, params,
-                       "models.slots round model (demand 1, no free slots)")
+                       "models.slots round model (demand 1, no free slots)"
+                       + (f"; {r.note}" if r.note else ""))
     from ortools.sat.python import cp_model
 
     n = len(problem.jobs)
     R = _row_limit(problem)
     deg = _degrees(problem)
     w, scale = _int_weights(problem)
+    params["max_vars"] = max_vars
+    _refuse("cpsat", sum(min(R, d + 1) for d in deg), max_vars)
+    fallback = _fallback(problem)
     m = cp_model.CpModel()
-    x = {(j, r): m.NewBoolVar(f"x{j}_{r}") for j in range(n) for r in range(min(R, deg[j] + 1))}
+    x = {}
     for j in range(n):
+        if dl.expired():
+            return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
+        for r in range(min(R, deg[j] + 1)):
+            x[j, r] = m.NewBoolVar(f"x{j}_{r}")
         m.AddExactlyOne(x[j, r] for r in range(R) if (j, r) in x)
     for g in _on_node(problem):
+        if dl.expired():
+            return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
         for r in range(R):
             vs = [x[j, r] for j in g if (j, r) in x]
             if len(vs) > 1:
@@ -138,15 +186,16 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = linearization_level
+    if dl.expired():
+        return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit) - (
-            time.perf_counter() - t0))
+        solver.parameters.max_time_in_seconds = dl.left()
     st = solver.Solve(m)
     note = "" if scale == 1.0 else "weights scaled by 1000 and rounded for CP-SAT"
     if st == cp_model.INFEASIBLE:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params, note)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _result("cpsat", problem, None, Status.UNKNOWN, None, t0, seed, params, note)
+        return _stopped("cpsat", problem, fallback, t0, seed, params, _NO_ROWS)
     rows = [[problem.jobs[j].name for j in range(n) if (j, r) in x and solver.Value(x[j, r])]
             for r in range(R)]
     status = Status.OPTIMAL if st == cp_model.OPTIMAL and scale == 1.0 else Status.FEASIBLE
@@ -154,15 +203,20 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     return _result("cpsat", problem, rows, status, bound, t0, seed, params, note)
 
 
-def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0,
+              max_vars: int = MAX_VARS) -> Result:
     """Optimal gang schedule by the assignment model as an ILP (PuLP, CBC one thread via
-    ``models.cbc``). ``seed`` is recorded only; ``time_limit`` in seconds."""
+    ``models.cbc``). ``seed`` is recorded only; ``time_limit`` in seconds covers model
+    building (stopped there, or before CBC finds rows, the colouring heuristic's rows
+    are returned as FEASIBLE; CBC is killed past its limit, ``cbc.solve_guarded``).
+    Refuses (ValueError) more than ``max_vars`` row-assignment variables."""
     import pulp
 
     from models.slots import _cbc_bound
 
-    t0 = time.perf_counter()
-    params: dict[str, Any] = {"time_limit": time_limit}
+    dl = Deadline(time_limit)
+    t0 = dl.t0
+    params: dict[str, Any] = {"time_limit": time_limit, "max_vars": max_vars}
     lb = gs.lower_bound(problem)
     if problem.objective == "rows" and lb > problem.max_rows:
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params,
@@ -175,7 +229,13 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         keys = [(j, r) for j in range(n) for r in range(R)]
     else:
         keys = [(j, r) for j in range(n) for r in range(min(R, deg[j] + 1))]
-    x = {(j, r): cbc.variable(prob, f"x_{j}_{r}", "Binary") for j, r in keys}
+    _refuse("ilp", len(keys), max_vars)
+    fallback = _fallback(problem)
+    x = {}
+    for i, (j, r) in enumerate(keys):
+        if i % 1000 == 0 and dl.expired():
+            return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
+        x[j, r] = cbc.variable(prob, f"x_{j}_{r}", "Binary")
     for j in range(n):
         prob += pulp.lpSum(x[j, r] for r in range(R) if (j, r) in x) == 1, f"one_{j}"
     groups = _on_node(problem)
@@ -183,9 +243,13 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         u = [cbc.variable(prob, f"u_{r}", "Binary") for r in range(R)]
         for r in range(R - 1):
             prob += u[r] >= u[r + 1], f"prefix_{r}"
-        for j, r in keys:
+        for i, (j, r) in enumerate(keys):
+            if i % 1000 == 0 and dl.expired():
+                return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
             prob += x[j, r] <= u[r], f"use_{j}_{r}"
         for gi, g in enumerate(groups):
+            if dl.expired():
+                return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
             for r in range(R):
                 prob += pulp.lpSum(x[j, r] for j in g) <= 1, f"node_{gi}_{r}"
         prob += pulp.lpSum(u) >= lb, "clique"
@@ -195,6 +259,8 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         prob += pulp.lpSum(u)
     else:
         for gi, g in enumerate(groups):
+            if dl.expired():
+                return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
             for r in range(R):
                 vs = [x[j, r] for j in g if (j, r) in x]
                 if len(vs) > 1:
@@ -203,11 +269,15 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_gang_")
     os.close(fd)
     try:
-        limit = None if time_limit is None else max(float(time_limit), 0.01)
-        prob.solve(cbc.command(time_limit=limit, log_path=logfile))
+        if dl.expired():
+            return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
+        if not cbc.solve_guarded(prob, time_limit=dl.left(), grace=0.2, log_path=logfile):
+            return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            st = Status.INFEASIBLE if prob.status == pulp.LpStatusInfeasible else Status.UNKNOWN
-            return _result("ilp", problem, None, st, None, t0, seed, params)
+            if prob.status == pulp.LpStatusInfeasible:
+                return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed,
+                               params)
+            return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
         rows = [[problem.jobs[j].name for j in range(n)
                  if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
         if prob.sol_status == pulp.LpSolutionOptimal:

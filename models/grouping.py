@@ -11,7 +11,7 @@ every job exactly once:
 with ``c'_g = c_g`` and ``const = 0`` when ``S`` is free, and ``c'_g = c_g - P T``,
 ``const = S P T`` when ``S`` is fixed (the slices left empty cost ``P T`` each).
 
-Solvers (each ``solve(problem, *, time_limit=None, seed=0, **params) -> Result``):
+Solvers (each ``solve(problem, *, time_limit=None, seed=0) -> Result``):
 
 - :func:`solve_ilp`: PuLP with its bundled CBC (one thread), costs scaled so the largest
   is ``1e6`` (CBC's absolute tolerances of about ``1e-6`` otherwise let it stop at a
@@ -187,10 +187,12 @@ def _cover(members: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(members[:, j]) for j in range(members.shape[1])]
 
 
-def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
-              **params: Any) -> Result:
-    """Set partitioning ILP with PuLP/CBC. See the module docstring for the statuses."""
+def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
+              seed: int = 0) -> Result:
+    """Set partitioning ILP with PuLP/CBC. See the module docstring for the statuses;
+    ``time_limit`` in seconds, ``seed`` recorded only."""
     t0 = time.perf_counter()
+    params: dict[str, Any] = {}
     deadline = _Deadline(t0, time_limit)
     table = group_table(problem, deadline=deadline)  # refuses a too large problem first
     if table is None:
@@ -266,10 +268,12 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None, seed
                    "stopped by the time limit before CBC found a solution")
 
 
-def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None, seed: int = 0,
-                **params: Any) -> Result:
-    """Set partitioning with CP-SAT (one worker, ``random_seed = seed``)."""
+def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None,
+                seed: int = 0) -> Result:
+    """Set partitioning with CP-SAT (one worker, ``random_seed = seed``; ``time_limit``
+    in seconds)."""
     t0 = time.perf_counter()
+    params: dict[str, Any] = {}
     deadline = _Deadline(t0, time_limit)
     table = group_table(problem, deadline=deadline)  # refuses a too large problem first
     if table is None:
@@ -349,9 +353,11 @@ def count_partitions(problem: GroupingProblem) -> int:
 
 
 def solve_exhaustive(problem: GroupingProblem, *, time_limit: float | None = None,
-                     seed: int = 0, **params: Any) -> Result:
-    """Enumerate every partition into feasible groups; OPTIMAL when it finishes."""
+                     seed: int = 0) -> Result:
+    """Enumerate every partition into feasible groups; OPTIMAL when it finishes
+    (``time_limit`` in seconds, ``seed`` recorded only)."""
     t0 = time.perf_counter()
+    params: dict[str, Any] = {}
     if len(problem.jobs) > 500:  # one recursion level per job
         raise ValueError(f"exhaustive: {len(problem.jobs)} jobs; the search over partitions "
                          "is for at most 500 (use exact-cpsat or a heuristic)")

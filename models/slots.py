@@ -27,11 +27,16 @@ import tempfile
 import time
 from typing import Any
 
+from models.deadline import Deadline
 from sim.problems import slots as sp
 from sim.problems.slots import SlotProblem
 from sim.result import Result, Status, build
 
-__all__ = ["solve_cpsat", "solve_ilp", "solve_brute"]
+__all__ = ["solve_cpsat", "solve_ilp", "solve_brute", "solve_placement"]
+
+MAX_PLACEMENT_CANDIDATES = 200_000
+"""Candidate placements ``solve_placement`` enumerates without a time limit (each is a
+simulation of tens of ms)."""
 
 
 def _result(name: str, problem: SlotProblem, table: list[list[str]] | None, status: Status,
@@ -57,6 +62,42 @@ def _best_heuristic(problem: SlotProblem) -> list[list[str]] | None:
     return None if best is None else best.solution
 
 
+MAX_VARS_CPSAT = 400_000
+"""Most 0-1 variables (``x`` and, for ``"gap"``, ``z``) the CP-SAT model is built with."""
+MAX_VARS_ILP = 150_000
+"""The same for the PuLP/CBC model."""
+
+
+def _n_vars(problem: SlotProblem) -> int:
+    n = len(problem.apps) * problem.n_slots
+    if problem.objective == "gap":
+        n += sum(a.demand for a in problem.apps) * problem.n_slots
+    return n
+
+
+def _refuse(name: str, problem: SlotProblem, max_vars: int) -> None:
+    n = _n_vars(problem)
+    if n > max_vars:
+        raise ValueError(f"slot_assignment {name}: {n} 0-1 variables ({len(problem.apps)} "
+                         f"applications x {problem.n_slots} slots) > max_vars = {max_vars}; "
+                         f"use round-robin or coloring")
+
+
+def _stopped(name: str, problem: SlotProblem, t0: float, seed: int,
+             params: dict[str, Any], why: str, table: list[list[str]] | None) -> Result:
+    """The better heuristic ``table`` (FEASIBLE, bound: the load lower bound) when the
+    time limit ran out before the solver produced a table; UNKNOWN without one."""
+    if table is None:
+        return _result(name, problem, None, Status.UNKNOWN, None, t0, seed, params, why)
+    return _result(name, problem, table, Status.FEASIBLE, float(sp.lower_bound(problem)),
+                   t0, seed, params, why + ": the better heuristic table (bound: the load "
+                   "lower bound)")
+
+
+_BUILDING = "stopped by the time limit while building the model"
+_NO_TABLE = "stopped by the time limit before the solver found a table"
+
+
 def _trivially_infeasible(problem: SlotProblem) -> str | None:
     lb = max(problem.load_of(k) + problem.free[k] for k in range(problem.n_nodes))
     if lb > problem.n_slots:
@@ -66,7 +107,8 @@ def _trivially_infeasible(problem: SlotProblem) -> str | None:
 
 def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
                 workers: int = 1, symmetry: bool = True, hint: bool = True,
-                linearization_level: int | None = None) -> Result:
+                linearization_level: int | None = None,
+                max_vars: int = MAX_VARS_CPSAT) -> Result:
     """Optimal slot table by CP-SAT (see the module docstring).
 
     Parameters
@@ -87,22 +129,35 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         CP-SAT ``linearization_level`` (None = CP-SAT's default; 2 adds the LP relaxation
         of every constraint, which proves the demand-1 tables of ``models.gang_schedule``
         in a fraction of a second where the default stalls at 60 s).
+    max_vars : int
+        Refuse (ValueError) a model with more 0-1 variables. The time limit covers model
+        building: stopped there (or before CP-SAT finds a table), the better heuristic
+        table is returned as FEASIBLE.
     """
     from ortools.sat.python import cp_model
 
-    t0 = time.perf_counter()
+    dl = Deadline(time_limit)
+    t0 = dl.t0
     params: dict[str, Any] = {"time_limit": time_limit, "workers": workers,
-                              "symmetry": symmetry, "hint": hint}
+                              "symmetry": symmetry, "hint": hint, "max_vars": max_vars}
     if linearization_level is not None:
         params["linearization_level"] = linearization_level
     why = _trivially_infeasible(problem)
     if why:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params, why)
+    _refuse("cpsat", problem, max_vars)
+    # the better heuristic table: the hint, and the answer if the limit runs out first
+    fallback = _best_heuristic(problem)
     apps = problem.apps
     S = problem.n_slots
     order = _order(problem)
     m = cp_model.CpModel()
-    x = {(a, s): m.NewBoolVar(f"x{a}_{s}") for a in range(len(apps)) for s in range(S)}
+    x = {}
+    for a in range(len(apps)):
+        if dl.expired():
+            return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
+        for s in range(S):
+            x[a, s] = m.NewBoolVar(f"x{a}_{s}")
     for a, app in enumerate(apps):
         m.Add(sum(x[a, s] for s in range(S)) == app.demand)
     on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
@@ -111,11 +166,15 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
             on_node[k].append(a)
     groups = {tuple(g) for g in on_node if g}
     lb = sp.lower_bound(problem)
+    if dl.expired():
+        return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
     if problem.objective == "round":
         u = [m.NewBoolVar(f"u{s}") for s in range(S)]
         for s in range(S - 1):
             m.Add(u[s] >= u[s + 1])
         for g in groups:
+            if dl.expired():
+                return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 m.Add(sum(x[a, s] for a in g) <= u[s])
         total = sum(u)
@@ -127,10 +186,14 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         m.Minimize(total)
     else:
         for g in groups:
+            if dl.expired():
+                return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 m.Add(sum(x[a, s] for a in g) <= 1)
         G = m.NewIntVar(lb, S, "G")
         for a, app in enumerate(apps):
+            if dl.expired():
+                return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             d = app.demand
             z = {(j, s): m.NewBoolVar(f"z{a}_{j}_{s}") for j in range(d) for s in range(S)}
             pos = [m.NewIntVar(j, S - d + j, f"p{a}_{j}") for j in range(d)]
@@ -147,12 +210,14 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                 m.Add(pos[0] == 0)
         m.Minimize(G)
     if hint:
-        h = _best_heuristic(problem)
+        h = fallback
         if h is not None:
             if problem.objective == "round":
                 for s in range(S):
                     m.AddHint(u[s], s < len(h))
             for s in range(S):
+                if dl.expired():
+                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
                 names = h[s] if s < len(h) else []
                 for a, app in enumerate(apps):
                     m.AddHint(x[a, s], app.name in names)
@@ -161,14 +226,15 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     solver.parameters.random_seed = seed
     if linearization_level is not None:
         solver.parameters.linearization_level = linearization_level
+    if dl.expired():
+        return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit) - (
-            time.perf_counter() - t0))
+        solver.parameters.max_time_in_seconds = dl.left()
     st = solver.Solve(m)
     if st == cp_model.INFEASIBLE:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _result("cpsat", problem, None, Status.UNKNOWN, None, t0, seed, params)
+        return _stopped("cpsat", problem, t0, seed, params, _NO_TABLE, fallback)
     if problem.objective == "round":
         used = sum(1 for s in range(S) if solver.Value(u[s]))
         bound = float(solver.BestObjectiveBound())
@@ -195,26 +261,36 @@ def _cbc_bound(logfile: str) -> float | None:
 
 
 def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
-              symmetry: bool = True) -> Result:
+              symmetry: bool = True, max_vars: int = MAX_VARS_ILP) -> Result:
     """Optimal slot table by the same model as an ILP (PuLP with its bundled CBC, one
-    thread). ``seed`` is recorded only; ``time_limit`` in seconds."""
+    thread). ``seed`` is recorded only; ``time_limit`` in seconds covers model building
+    (stopped there, or before CBC finds a table, the better heuristic table is returned
+    as FEASIBLE; CBC is killed past its limit, ``models.cbc.solve_guarded``). Refuses
+    (ValueError) a model with more than ``max_vars`` 0-1 variables."""
     import pulp
 
-    from models.cbc import command as cbc_command
-    from models.cbc import variable
+    from models.cbc import solve_guarded, variable
 
-    t0 = time.perf_counter()
-    params: dict[str, Any] = {"time_limit": time_limit, "symmetry": symmetry}
+    dl = Deadline(time_limit)
+    t0 = dl.t0
+    params: dict[str, Any] = {"time_limit": time_limit, "symmetry": symmetry,
+                              "max_vars": max_vars}
     why = _trivially_infeasible(problem)
     if why:
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params, why)
+    _refuse("ilp", problem, max_vars)
+    fallback = _best_heuristic(problem)  # the answer if the limit runs out first
     apps = problem.apps
     S = problem.n_slots
     order = _order(problem)
     lb = sp.lower_bound(problem)
     prob = pulp.LpProblem("slot_assignment", pulp.LpMinimize)
-    x = {(a, s): variable(prob, f"x_{a}_{s}", "Binary")
-         for a in range(len(apps)) for s in range(S)}
+    x = {}
+    for a in range(len(apps)):
+        if dl.expired():
+            return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+        for s in range(S):
+            x[a, s] = variable(prob, f"x_{a}_{s}", "Binary")
     for a, app in enumerate(apps):
         prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
     on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
@@ -222,11 +298,15 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         for k in app.nodes:
             on_node[k].append(a)
     groups = sorted({tuple(g) for g in on_node if g})
+    if dl.expired():
+        return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
     if problem.objective == "round":
         u = [variable(prob, f"u_{s}", "Binary") for s in range(S)]
         for s in range(S - 1):
             prob += u[s] >= u[s + 1], f"prefix_{s}"
         for gi, g in enumerate(groups):
+            if dl.expired():
+                return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 prob += pulp.lpSum(x[a, s] for a in g) <= u[s], f"node_{gi}_{s}"
         prob += pulp.lpSum(u) >= lb, "load"
@@ -237,10 +317,14 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         obj = pulp.lpSum(u)
     else:
         for gi, g in enumerate(groups):
+            if dl.expired():
+                return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
         G = variable(prob, "G", "Integer", low=lb, up=S)
         for a, app in enumerate(apps):
+            if dl.expired():
+                return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
             d = app.demand
             z = {(j, s): variable(prob, f"z_{a}_{j}_{s}", "Binary")
                  for j in range(d) for s in range(S)}
@@ -260,11 +344,15 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_slots_")
     os.close(fd)
     try:
-        limit = None if time_limit is None else max(float(time_limit), 0.01)
-        prob.solve(cbc_command(time_limit=limit, log_path=logfile))
+        if dl.expired():
+            return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+        if not solve_guarded(prob, time_limit=dl.left(), grace=0.2, log_path=logfile):
+            return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            st = Status.INFEASIBLE if prob.status == pulp.LpStatusInfeasible else Status.UNKNOWN
-            return _result("ilp", problem, None, st, None, t0, seed, params)
+            if prob.status == pulp.LpStatusInfeasible:
+                return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed,
+                               params)
+            return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
         if problem.objective == "round":
             used = sum(1 for s in range(S) if (u[s].value() or 0) > 0.5)
         else:
@@ -323,32 +411,44 @@ def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                    {"max_tables": max_tables})
 
 
-def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int = 0,
+                    max_candidates: int = MAX_PLACEMENT_CANDIDATES) -> Result:
     """Exhaustive slot placement for one BSP program (``sim.problems.placement``): every
     rotation class of placements is simulated; the best mean runtime (µs) wins (ties: the
-    lexicographically smallest placement). ``params["runtimes_us"]`` lists every class and
-    ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous default.
-    ``time_limit`` (s) stops the enumeration early with FEASIBLE."""
+    lexicographically smallest placement). ``params["runtimes_us"]`` lists every class
+    evaluated and ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous
+    default among them.
+
+    The classes are generated one at a time; ``time_limit`` (seconds) stops the
+    enumeration with the best so far (FEASIBLE, no bound; at least one class is
+    evaluated). Without a time limit, more than ``max_candidates`` candidate placements
+    (``C(n_slots - 1, k - 1)``) are refused up front (ValueError)."""
     from sim.problems import placement as pl
 
-    t0 = time.perf_counter()
-    cands = pl.placements(problem)
+    dl = Deadline(time_limit)
+    n_cand = pl.count_candidates(problem)
+    if time_limit is None and n_cand > max_candidates:
+        raise ValueError(f"slot_placement exhaustive: {n_cand} candidate placements "
+                         f"(n_slots = {problem.n_slots}, k = {problem.k}) > max_candidates "
+                         f"= {max_candidates}; give a time limit")
     means: dict[tuple[int, ...], float] = {}
     complete = True
-    for c in cands:
-        if time_limit is not None and time.perf_counter() - t0 > time_limit and means:
+    for c in pl.iter_placements(problem):
+        if means and dl.expired():
             complete = False
             break
         means[c] = pl.objective(problem, c)
     best = min(means, key=lambda c: (means[c], c))
     contiguous = tuple(range(problem.k))
     ranked = sorted(means, key=lambda c: (means[c], c))
-    params = {"classes": len(cands), "evaluated": len(means),
+    params = {"classes": len(means) if complete else None, "evaluated": len(means),
+              "candidates": n_cand, "max_candidates": max_candidates,
               "runtimes_us": {",".join(map(str, c)): means[c] for c in ranked},
               "contiguous_rank": ranked.index(contiguous) + 1 if contiguous in means else None,
               "contiguous_best": best == contiguous}
     return build(solver="exhaustive", status=Status.OPTIMAL if complete else Status.FEASIBLE,
                  solution=list(best), check=lambda s: pl.check(problem, s),
                  objective=lambda s: means[tuple(s)], bound=means[best] if complete else None,
-                 runtime=time.perf_counter() - t0, seed=seed, params=params,
-                 note="exact over the placements for the sampled mean of fixed seeds")
+                 runtime=dl.elapsed(), seed=seed, params=params,
+                 note="exact over the placements for the sampled mean of fixed seeds"
+                 + ("" if complete else "; stopped by the time limit"))

@@ -10,11 +10,48 @@ interchangeable, so their loads are ordered non-increasingly (valid for both obj
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from typing import Any
 
+from models.deadline import Deadline
 from sim.problems.task_mapping import TaskMapping
 from sim.result import Result, Status, build
+
+MAX_VARS_CPSAT = 250_000
+"""Largest number of assignment variables ``x[j, t, k]`` (tasks x nodes) CP-SAT is given;
+beyond it the model does not fit in 1 GB / builds for minutes, and is refused."""
+MAX_VARS_ILP = 100_000
+"""The same for the PuLP/CBC model (PuLP objects take more memory per variable)."""
+MAX_PLACEMENTS = 2_000_000
+"""Largest number of placements brute force enumerates."""
+_STOPPED = ("stopped by the time limit while building the model: the greedy warm start "
+            "(bound: the load lower bound)")
+
+
+def _size(p: TaskMapping) -> int:
+    return sum(len(job) for job in p.jobs) * p.n_nodes
+
+
+def _refuse(name: str, p: TaskMapping, max_vars: int) -> None:
+    n = _size(p)
+    if n > max_vars:
+        raise ValueError(f"task_mapping {name}: {n} assignment variables ({n // p.n_nodes} "
+                         f"tasks x {p.n_nodes} nodes) > max_vars = {max_vars}; use the "
+                         f"greedy heuristic")
+
+
+def _stopped(name: str, p: TaskMapping, dl: Deadline, seed: int,
+             params: dict[str, Any], note: str = _STOPPED) -> Result:
+    """The greedy mapping, FEASIBLE, when the limit ran out before the solver ran or
+    found a solution."""
+    return build(solver=name, status=Status.FEASIBLE, solution=_greedy_sorted(p),
+                 check=p.check, objective=p.objective, bound=p.lower_bound(),
+                 runtime=dl.elapsed(), seed=seed, params=params, note=note)
+
+
+_NO_SOLUTION = ("stopped by the time limit before the solver found a solution: the greedy "
+                "mapping (bound: the load lower bound)")
 
 
 def _sym_pairs(p: TaskMapping) -> list[tuple[int, int]]:
@@ -58,17 +95,29 @@ def _decode(p: TaskMapping, val) -> list[list[int]]:
 
 
 def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
-                **params: Any) -> Result:
-    """CP-SAT, one worker, ``random_seed = seed``; time limit in seconds."""
+                max_vars: int = MAX_VARS_CPSAT) -> Result:
+    """CP-SAT, one worker, ``random_seed = seed``; ``time_limit`` in seconds (model
+    building included). Refuses (ValueError) more than ``max_vars`` assignment variables;
+    when the limit runs out while building, returns the greedy warm start (FEASIBLE)."""
     from ortools.sat.python import cp_model
 
-    t0 = time.perf_counter()
+    dl = Deadline(time_limit)
+    t0 = dl.t0
+    params: dict[str, Any] = {"max_vars": max_vars}
+    _refuse("cpsat", problem, max_vars)
     p = problem
     n = p.n_nodes
     md = cp_model.CpModel()
-    x = {(j, t, k): md.new_bool_var(f"x{j}_{t}_{k}") for j, job in enumerate(p.jobs)
-         for t in range(len(job)) for k in range(n)}
+    x = {}
     for j, job in enumerate(p.jobs):
+        if dl.expired():
+            return _stopped("cpsat", p, dl, seed, params)
+        for t in range(len(job)):
+            for k in range(n):
+                x[j, t, k] = md.new_bool_var(f"x{j}_{t}_{k}")
+    for j, job in enumerate(p.jobs):
+        if dl.expired():
+            return _stopped("cpsat", p, dl, seed, params)
         for t in range(len(job)):
             md.add_exactly_one(x[j, t, k] for k in range(n))
         for k in range(n):
@@ -76,6 +125,8 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
     cap = sum(p.base_mem) + sum(sum(j) for j in p.jobs)
     load = []
     for k in range(n):
+        if dl.expired():
+            return _stopped("cpsat", p, dl, seed, params)
         v = md.new_int_var(0, cap, f"N{k}")
         md.add(v == p.base_mem[k] + sum(m * x[j, t, k] for j, job in enumerate(p.jobs)
                                         for t, m in enumerate(job)))
@@ -98,16 +149,17 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
         for t, kk in enumerate(nodes):
             for k in range(n):
                 md.add_hint(x[j, t, k], 1 if k == kk else 0)
+    if dl.expired():
+        return _stopped("cpsat", p, dl, seed, params)
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.random_seed = int(seed)
     if time_limit is not None:
-        s.parameters.max_time_in_seconds = float(time_limit)
+        s.parameters.max_time_in_seconds = dl.left()
     st = s.solve(md)
     rt = time.perf_counter() - t0
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return build(solver="cpsat", status=Status.UNKNOWN, solution=None, check=p.check,
-                     objective=p.objective, runtime=rt, seed=seed, params=params)
+        return _stopped("cpsat", p, dl, seed, params, _NO_SOLUTION)
     sol = _decode(p, lambda j, t, k: s.value(x[j, t, k]))
     return build(solver="cpsat", status=Status.OPTIMAL if st == cp_model.OPTIMAL
                  else Status.FEASIBLE, solution=sol, check=p.check, objective=p.objective,
@@ -115,21 +167,35 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
 
 
 def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
-              **params: Any) -> Result:
-    """The same model with PuLP / CBC (one thread)."""
+              max_vars: int = MAX_VARS_ILP) -> Result:
+    """The same model with PuLP / CBC (one thread); ``time_limit`` in seconds (model
+    building included), ``seed`` recorded only. Refuses (ValueError) more than
+    ``max_vars`` assignment variables; when the limit runs out while building, returns
+    the greedy mapping (FEASIBLE)."""
     import pulp
 
-    from models.cbc import command as cbc_command
-    from models.cbc import variable
+    from models.cbc import solve_guarded, variable
 
-    t0 = time.perf_counter()
+    dl = Deadline(time_limit)
+    t0 = dl.t0
+    params: dict[str, Any] = {"max_vars": max_vars}
+    _refuse("ilp", problem, max_vars)
     p = problem
     n = p.n_nodes
     lp = pulp.LpProblem("task_mapping", pulp.LpMinimize)
-    x = {(j, t, k): variable(lp, f"x_{j}_{t}_{k}", "Binary")
-         for j, job in enumerate(p.jobs) for t in range(len(job)) for k in range(n)}
-    load = [p.base_mem[k] + pulp.lpSum(m * x[j, t, k] for j, job in enumerate(p.jobs)
-                                       for t, m in enumerate(job)) for k in range(n)]
+    x = {}
+    for j, job in enumerate(p.jobs):
+        if dl.expired():
+            return _stopped("ilp", p, dl, seed, params)
+        for t in range(len(job)):
+            for k in range(n):
+                x[j, t, k] = variable(lp, f"x_{j}_{t}_{k}", "Binary")
+    load = []
+    for k in range(n):
+        if dl.expired():
+            return _stopped("ilp", p, dl, seed, params)
+        load.append(p.base_mem[k] + pulp.lpSum(m * x[j, t, k] for j, job in enumerate(p.jobs)
+                                               for t, m in enumerate(job)))
     if p.objective_kind == "max":
         z = variable(lp, "z", "Continuous", low=p.lower_bound())
         lp += z
@@ -140,24 +206,29 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
         lp += pulp.lpSum(over)
         for k in range(n):
             lp += over[k] >= load[k] - p.mem_pages
+    if dl.expired():
+        return _stopped("ilp", p, dl, seed, params)
     for j, job in enumerate(p.jobs):
+        if dl.expired():
+            return _stopped("ilp", p, dl, seed, params)
         for t in range(len(job)):
             lp += pulp.lpSum(x[j, t, k] for k in range(n)) == 1
         for k in range(n):
             lp += pulp.lpSum(x[j, t, k] for t in range(len(job))) <= 1
     for a, b in _sym_pairs(p):
         lp += load[a] >= load[b]
-    lp.solve(cbc_command(time_limit=None if time_limit is None else float(time_limit)))
+    if dl.expired():
+        return _stopped("ilp", p, dl, seed, params)
+    if not solve_guarded(lp, time_limit=dl.left(), grace=0.2):
+        return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
     rt = time.perf_counter() - t0
-    status = pulp.LpStatus[lp.status]
     try:
         sol = _decode(p, lambda j, t, k: (x[j, t, k].value() or 0) > 0.5)
     except StopIteration:
         sol = None
     if sol is None:
-        return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=p.check,
-                     objective=p.objective, runtime=rt, seed=seed, params=params)
-    proved = status == "Optimal" and (time_limit is None or rt < float(time_limit))
+        return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
+    proved = lp.sol_status == pulp.LpSolutionOptimal
     bound = lp.objective.value() if proved else p.lower_bound()
     return build(solver="ilp", status=Status.OPTIMAL if proved else Status.FEASIBLE,
                  solution=sol, check=p.check, objective=p.objective, bound=bound,
@@ -165,22 +236,33 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
 
 
 def solve_brute(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
-                **params: Any) -> Result:
-    """Every injective placement of every job (tiny instances only)."""
-    t0 = time.perf_counter()
+                max_placements: int = MAX_PLACEMENTS) -> Result:
+    """Every injective placement of every job (tiny instances only). Refuses
+    (ValueError) more than ``max_placements`` placements before enumerating; stopped by
+    ``time_limit`` (seconds), returns the best so far (FEASIBLE, bound the load lower
+    bound). ``seed`` recorded only."""
+    dl = Deadline(time_limit)
     p = problem
-    choices = [list(itertools.permutations(range(p.n_nodes), len(job))) for job in p.jobs]
+    params: dict[str, Any] = {"max_placements": max_placements}
     count = 1
-    for c in choices:
-        count *= len(c)
-    if count > 2_000_000:
-        raise ValueError(f"brute force over {count} placements is too large")
+    for job in p.jobs:
+        count *= math.perm(p.n_nodes, len(job))
+        if count > max_placements:
+            raise ValueError(f"task_mapping brute: more than {max_placements} placements "
+                             f"(max_placements) for {len(p.jobs)} jobs on {p.n_nodes} "
+                             f"nodes")
+    choices = [list(itertools.permutations(range(p.n_nodes), len(job))) for job in p.jobs]
     best = best_v = None
-    for combo in itertools.product(*choices):
+    for i, combo in enumerate(itertools.product(*choices)):
+        if i % 256 == 0 and best is not None and dl.expired():
+            return build(solver="brute", status=Status.FEASIBLE, solution=best,
+                         check=p.check, objective=p.objective, bound=p.lower_bound(),
+                         runtime=dl.elapsed(), seed=seed, params=params,
+                         note="stopped by the time limit")
         sol = [list(c) for c in combo]
         v = p.objective(sol)
         if best_v is None or v < best_v:
             best, best_v = sol, v
     return build(solver="brute", status=Status.OPTIMAL, solution=best, check=p.check,
-                 objective=p.objective, bound=best_v, runtime=time.perf_counter() - t0,
+                 objective=p.objective, bound=best_v, runtime=dl.elapsed(),
                  seed=seed, params=params)

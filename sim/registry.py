@@ -5,9 +5,11 @@ chains. Entries are registered lazily by dotted path so that importing the regis
 never imports OR-Tools or PuLP.
 
 Solvers are grouped by problem family: ``SOLVERS[family][name] = "module:function"``,
-each function with the signature ``solve(problem, *, time_limit=None, seed=0, **params)
--> Result``. ``PROBLEM_LOADERS[family] = "module:function"`` reads a problem from a
-parsed JSON dictionary; the family of a JSON file is its ``"problem"`` field.
+each function with the signature ``solve(problem, *, time_limit=None, seed=0,
+<explicit keyword options>) -> Result`` (no ``**params``: a misspelt option is a
+TypeError, ``tests/limits/test_options.py``). ``PROBLEM_LOADERS[family] =
+"module:function"`` reads a problem from a parsed JSON dictionary; the family of a JSON
+file is its ``"problem"`` field.
 
 Policies map a name to ``"module:factory"``; the factory takes keyword options and
 returns an object following ``sim.batch.policy.Policy``.

@@ -17,8 +17,8 @@ Instances (seconds, processors):
   and ``random_problem(1, 500, capacity=128, max_t=3600, max_slack=7200)``, 500 waiting
   jobs.
 - the later families (K-resource epochs/selection/response, task mapping, slot
-  assignment and placement): seeded random instances of 500 jobs (or applications)
-  where the family has jobs (see ``_other_families``).
+  assignment and placement, gang schedule): seeded random instances of 500 jobs (or
+  applications) where the family has jobs (see ``_other_families``).
 
 Run: ``python -m sim.experiments.limits_bench`` (every family, about 2-3 minutes; writes
 ``sim/experiments/results/limits_bench.md``). ``--family NAME`` or ``--solvers a,b`` runs a
@@ -97,6 +97,13 @@ def _other_families(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
          task_mapping.random_problem(1024, 500, 1).to_dict())
     save("slot_assignment", "random 500 apps, 256 nodes",
          slots.random_problem(1, n_nodes=256, n_apps=500, n_slots=200).to_dict())
+    try:
+        from sim.problems import gang_schedule
+
+        save("gang_schedule", "random 500 jobs, 256 nodes",
+             gang_schedule.random_problem(1, n_nodes=256, n_jobs=500).to_dict())
+    except ImportError:
+        pass
     try:
         from sim.problems import placement
 

@@ -12,7 +12,7 @@ the server phases are uniform), so the solution space is one placement per rotat
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ from sim.timeshare.servers import WAKEUPS, ServerParams, SlotSchedule
 FAMILY = "slot_placement"
 
 __all__ = ["FAMILY", "PlacementProblem", "from_dict", "check", "objective", "canonical",
-           "placements"]
+           "placements", "iter_placements", "count_candidates"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,24 @@ def placements(problem: PlacementProblem) -> list[tuple[int, ...]]:
     S = problem.n_slots
     return sorted({canonical((0, *rest), S)
                    for rest in itertools.combinations(range(1, S), problem.k - 1)})
+
+
+def count_candidates(problem: PlacementProblem) -> int:
+    """Number of placements containing slot 0, ``C(S - 1, k - 1)`` (every rotation class
+    has at least one; :func:`iter_placements` scans them all)."""
+    import math
+    return math.comb(problem.n_slots - 1, problem.k - 1)
+
+
+def iter_placements(problem: PlacementProblem) -> Iterator[tuple[int, ...]]:
+    """The placements of :func:`placements`, in the same (sorted) order, one at a time:
+    the placements containing slot 0 that are their own :func:`canonical` rotation."""
+    import itertools
+    S = problem.n_slots
+    for rest in itertools.combinations(range(1, S), problem.k - 1):
+        c = (0, *rest)
+        if canonical(c, S) == c:
+            yield c
 
 
 def check(problem: PlacementProblem, slots: Sequence[int]) -> None:

@@ -1,0 +1,38 @@
+"""A wall-clock budget shared by model building and the back end (issue 14 item 6)."""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["Deadline"]
+
+
+class Deadline:
+    """``time_limit`` seconds from construction (None = no limit).
+
+    Solvers call :meth:`expired` while they build a model or enumerate, and pass
+    :meth:`left` (seconds) on to CP-SAT or CBC.
+    """
+
+    def __init__(self, time_limit: float | None) -> None:
+        if time_limit is not None:
+            time_limit = float(time_limit)
+            if not time_limit >= 0 or time_limit == float("inf"):
+                raise ValueError(f"time_limit must be a finite number >= 0 seconds, "
+                                 f"got {time_limit!r}")
+        self.t0 = time.perf_counter()
+        self.limit = time_limit
+
+    def elapsed(self) -> float:
+        """Seconds since the start."""
+        return time.perf_counter() - self.t0
+
+    def left(self, floor: float = 0.01) -> float | None:
+        """Seconds left (at least ``floor``), or None without a limit."""
+        if self.limit is None:
+            return None
+        return max(self.limit - self.elapsed(), floor)
+
+    def expired(self, margin: float = 0.0) -> bool:
+        """Whether less than ``margin`` seconds of the budget are left."""
+        return self.limit is not None and self.elapsed() >= self.limit - margin
