@@ -350,15 +350,16 @@ class EASY(_Selecting, _PlannedPolicy):
         # the head's reservation holds when no job outlives its request
         return frozenset({HEAD_RESERVATION}) if self.machine.kill_at_request else frozenset()
 
-    def schedule(self, now: int) -> list[Job]:
+    def _fcfs_phase(self, now: int) -> tuple[list[Job], int | None]:
+        """Start queue heads while they fit; reserve the first job that does not (its
+        shadow time, promised the first time it is the head). Returns the jobs started
+        and the shadow time (None when the queue is empty). Times in seconds."""
         q = self.queue
         plan = self.plan
         profile = plan.profile
         profile.advance(now)
         if plan.overdue:
             plan.extend(plan.overdue_due(now), now)
-        if not q:
-            return []
         started: list[Job] = []
         i = 0
         while i < len(q) and plan.fits_now(q[i]):
@@ -368,11 +369,21 @@ class EASY(_Selecting, _PlannedPolicy):
         if i:
             del q[:i]
         if not q:
-            return started
+            return started, None
         head = q[0]
         shadow = profile.earliest_start(head.requested, head.demand, now)
         if head.id not in self._promises:
             self._promises[head.id] = shadow
+        return started, shadow
+
+    def schedule(self, now: int) -> list[Job]:
+        started, shadow = self._fcfs_phase(now)
+        q = self.queue
+        if shadow is None:
+            return started
+        plan = self.plan
+        profile = plan.profile
+        head = q[0]
         if len(q) > 1 and plan.free[0] > 0:
             profile.reserve(shadow, head.requested, head.demand)
             fits = profile.fits

@@ -79,28 +79,15 @@ class OptEASY(EASY):
         return list(res.solution or [])
 
     def schedule(self, now: int) -> list[Job]:
+        if self.queue:
+            self.stats["decisions"] += 1
+        started, shadow = self._fcfs_phase(now)
         q = self.queue
+        if shadow is None:
+            return started
         plan = self.plan
         profile = plan.profile
-        profile.advance(now)
-        plan.extend(plan.overdue_due(now), now)
-        if not q:
-            return []
-        self.stats["decisions"] += 1
-        started: list[Job] = []
-        i = 0
-        while i < len(q) and plan.fits_now(q[i]):
-            plan.start(q[i], now)
-            started.append(q[i])
-            i += 1
-        if i:
-            del q[:i]
-        if not q:
-            return started
         head = q[0]
-        shadow = profile.earliest_start(head.requested, head.demand, now)
-        if head.id not in self._promises:
-            self._promises[head.id] = shadow
         if len(q) < 2:
             return started
         # free capacity never decreases on [now, shadow) and, with the head reserved, the

@@ -338,7 +338,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         solver.parameters.max_deterministic_time = dtime
 
     def run() -> int:
-        left = deadline.left()
+        left = deadline.left(1e-3)
         if left is not None:
             solver.parameters.max_time_in_seconds = left
         st = solver.solve(m)
