@@ -19,8 +19,7 @@ import math
 import time
 from typing import Any
 
-from models.cbc import command as cbc_command
-from models.cbc import variable
+from models.cbc import solve_guarded, variable
 from models.kresource.common import best_packing, relabel, remaining
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -30,21 +29,22 @@ class _OutOfTime(Exception):
     """The model could not be built within the time limit."""
 
 
-def _cbc(time_limit: float | None) -> Any:
-    limit = None if time_limit is None else max(1, math.ceil(time_limit))
-    return cbc_command(time_limit=limit)  # COIN_CMD with PuLP's bundled CBC, one thread
-
-
 def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | None]:
     """Solve the binary model; returns (status, variable values, LP bound if stopped).
-    The LP relaxation (for the bound) gets what is left of ``time_limit``."""
+    The LP relaxation (for the bound) gets what is left of ``time_limit`` (seconds).
+    CBC runs under ``models.cbc.solve_guarded``: it is killed shortly after the limit
+    when it overruns it while reading the model or at the root (then UNKNOWN)."""
     import time
 
     import pulp
 
     t0 = time.perf_counter()
     prob, xs = make(pulp.LpBinary)
-    prob.solve(_cbc(remaining(t0, time_limit)))
+    left = remaining(t0, time_limit)
+    if left is not None and left < 0.05:
+        return Status.UNKNOWN, {}, None
+    if not solve_guarded(prob, time_limit=left, grace=0.2):
+        return Status.UNKNOWN, {}, None
     vals = {key: (v.varValue or 0.0) for key, v in xs.items()}
     if prob.sol_status == pulp.LpSolutionOptimal:
         return Status.OPTIMAL, vals, None
@@ -57,7 +57,8 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
         lp = prob
         for v in lp.variables():
             v.cat = pulp.LpContinuous
-        lp.solve(_cbc(left))
+        if not solve_guarded(lp, time_limit=left, grace=0.2):
+            lp = None
     if lp is None:
         return (Status.FEASIBLE if prob.sol_status == pulp.LpSolutionIntegerFeasible
                 else Status.UNKNOWN), vals, None
