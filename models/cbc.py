@@ -129,14 +129,19 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
     stop = threading.Event()
 
     def watchdog() -> None:
+        # PuLP writes the model before it starts CBC, and a large model can take longer
+        # to write than the limit: keep looking for the CBC child until solve returns
         if stop.wait(float(time_limit) + grace):
             return
-        for pid in _cbc_children(path):
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.set()
-            except OSError:
-                pass
+        while True:
+            for pid in _cbc_children(path):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.set()
+                except OSError:
+                    pass
+            if stop.wait(0.05):
+                return
 
     guard = threading.Thread(target=watchdog, daemon=True)
     guard.start()

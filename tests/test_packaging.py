@@ -70,9 +70,15 @@ def test_installed_wheel_has_every_package_and_the_bundled_data(installed: Path,
 
 def test_installed_wheel_runs_an_experiment_module(installed: Path, tmp_path):
     py = str(installed / "bin" / "python")
+    site = _run([py, "-c", "import sim.experiments as e; print(e.__path__[0])"],
+                cwd=tmp_path).stdout.strip()
+    committed = Path(site, "results", "memory_gap.md").read_text()
     out = _run([py, "-m", "sim.experiments.memory_gap", "--per-size", "1"], cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-500:]
     assert "| heuristic | J | mean gap |" in out.stdout and "ILP mean" in out.stdout
+    # a smaller run never overwrites the committed results: it writes a partial table here
+    assert Path(site, "results", "memory_gap.md").read_text() == committed
+    assert "PARTIAL" in (tmp_path / "results" / "memory_gap" / "memory_gap.md").read_text()
     cli = installed / "bin" / "schedsearch"
     out = _run([str(cli), "traces"], cwd=tmp_path)
     assert out.returncode == 0 and "KTH-SP2" in out.stdout, out.stderr[-500:]
