@@ -224,9 +224,23 @@ def make_selection(select: str = "ff", *, window: int = 1, fullness: str = "mult
 
 
 class _Selecting:
-    """Mixin: the selection options every policy takes (see the module docstring)."""
+    """Mixin: the selection options every policy takes (see the module docstring), and
+    the waiting queue in arrival order that each of them keeps."""
 
     base_name = "policy"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first") -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
+
+    def reset(self, machine: MachineInfo) -> None:
+        super().reset(machine)  # type: ignore[misc]
+        self._check_window(machine)
+        self.queue: list[Job] = []
+
+    def on_arrival(self, job: Job, now: int) -> None:
+        self.queue.append(job)
 
     def _init_selection(self, select: str, window: int, fullness: str, bl_fallback: str,
                         bl_fullness: str, ties: str) -> None:
@@ -303,11 +317,7 @@ class FCFS(_Selecting, _PlannedPolicy):
 
     def reset(self, machine: MachineInfo) -> None:
         super().reset(machine)
-        self._check_window(machine)
-        self.queue: deque[Job] = deque()
-
-    def on_arrival(self, job: Job, now: int) -> None:
-        self.queue.append(job)
+        self.queue: deque[Job] = deque()  # popped from the left
 
     def schedule(self, now: int) -> list[Job]:
         started = []
@@ -332,19 +342,6 @@ class EASY(_Selecting, _PlannedPolicy):
 
     name = "easy"
     base_name = "easy"
-
-    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
-                 bl_fallback: str = "ff", bl_fullness: str = "none",
-                 ties: str = "first") -> None:
-        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
-
-    def reset(self, machine: MachineInfo) -> None:
-        super().reset(machine)
-        self._check_window(machine)
-        self.queue: list[Job] = []
-
-    def on_arrival(self, job: Job, now: int) -> None:
-        self.queue.append(job)
 
     def guarantees(self) -> frozenset[str]:
         # the head's reservation holds when no job outlives its request
@@ -506,9 +503,7 @@ class Conservative(_Selecting, _PlannedPolicy):
         self.compression = compression
 
     def reset(self, machine: MachineInfo) -> None:
-        super().reset(machine)
-        self._check_window(machine)
-        self.queue: list[Job] = []  # arrival order
+        super().reset(machine)  # empty queue, in arrival order
         self.res: dict[int, int] = {}  # waiting job id -> reserved start (s)
         self.dirty = False
 
@@ -666,19 +661,6 @@ class Unconstrained(_Selecting, _PlannedPolicy):
 
     name = "unconstrained"
     base_name = "unconstrained"
-
-    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
-                 bl_fallback: str = "ff", bl_fullness: str = "none",
-                 ties: str = "first") -> None:
-        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
-
-    def reset(self, machine: MachineInfo) -> None:
-        super().reset(machine)
-        self._check_window(machine)
-        self.queue: list[Job] = []
-
-    def on_arrival(self, job: Job, now: int) -> None:
-        self.queue.append(job)
 
     def schedule(self, now: int) -> list[Job]:
         plan = self.plan
