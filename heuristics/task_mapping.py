@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sim.problems.task_mapping import TaskMapping
+from sim.problems.task_mapping import TaskMapping, least_loaded
 from sim.result import Result, Status, build
 
 
@@ -20,16 +20,7 @@ def greedy(problem: TaskMapping, *, time_limit: float | None = None,
     ``time_limit`` (seconds) and ``seed`` are recorded only (one pass, no search)."""
     params: dict[str, Any] = {}
     t0 = time.perf_counter()
-    load = list(problem.base_mem)
-    sol = []
-    for job in problem.jobs:
-        order = sorted(range(problem.n_nodes), key=lambda k: (load[k], k))[:len(job)]
-        by_size = sorted(range(len(job)), key=lambda i: (-job[i], i))
-        nodes = [0] * len(job)
-        for slot, i in enumerate(by_size):
-            nodes[i] = order[slot]
-            load[order[slot]] += job[i]
-        sol.append(nodes)
+    sol, _ = least_loaded(problem)
     return build(solver="greedy", status=Status.FEASIBLE, solution=sol, check=problem.check,
                  objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
                  params=params)

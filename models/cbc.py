@@ -15,7 +15,7 @@ import signal
 import threading
 from typing import Any
 
-__all__ = ["cbc_path", "command", "solve_guarded", "variable"]
+__all__ = ["bound_from_log", "cbc_path", "command", "solve_guarded", "variable"]
 
 
 def cbc_path() -> str | None:
@@ -155,3 +155,20 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
         guard.join()
         tmp.cleanup()
     return not killed.is_set()
+
+
+def bound_from_log(logfile: str) -> float | None:
+    """CBC's best proved bound from its log file (``command(log_path=...)``): the last
+    "best possible" value, else the root LP value; None when the log has neither."""
+    import re
+
+    try:
+        with open(logfile) as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    found = re.findall(r"best possible\s+(-?[0-9.eE+-]+)", text)
+    if found:
+        return float(found[-1])
+    found = re.findall(r"Continuous objective value is\s+(-?[0-9.eE+-]+)", text)
+    return float(found[-1]) if found else None

@@ -212,7 +212,7 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     Refuses (ValueError) more than ``max_vars`` row-assignment variables."""
     import pulp
 
-    from models.slots import _cbc_bound
+    from models.cbc import bound_from_log
 
     dl = Deadline(time_limit)
     t0 = dl.t0
@@ -282,7 +282,7 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
                  if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
         if prob.sol_status == pulp.LpSolutionOptimal:
             return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
-        bound = _cbc_bound(logfile)
+        bound = bound_from_log(logfile)
         bound = lb if bound is None else max(bound, lb)
         if problem.objective == "rows":
             bound = float(math.ceil(bound - 1e-6))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import tempfile
 import time
 from typing import Any
@@ -247,19 +246,6 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     return _result("cpsat", problem, table, status, bound, t0, seed, params)
 
 
-def _cbc_bound(logfile: str) -> float | None:
-    try:
-        with open(logfile) as fh:
-            text = fh.read()
-    except OSError:
-        return None
-    found = re.findall(r"best possible\s+(-?[0-9.eE+-]+)", text)
-    if found:
-        return float(found[-1])
-    found = re.findall(r"Continuous objective value is\s+(-?[0-9.eE+-]+)", text)
-    return float(found[-1]) if found else None
-
-
 def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
               symmetry: bool = True, max_vars: int = MAX_VARS_ILP) -> Result:
     """Optimal slot table by the same model as an ILP (PuLP with its bundled CBC, one
@@ -269,7 +255,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     (ValueError) a model with more than ``max_vars`` 0-1 variables."""
     import pulp
 
-    from models.cbc import solve_guarded, variable
+    from models.cbc import bound_from_log, solve_guarded, variable
 
     dl = Deadline(time_limit)
     t0 = dl.t0
@@ -361,7 +347,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
                  for s in range(used)]
         if prob.sol_status == pulp.LpSolutionOptimal:
             return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
-        bound = _cbc_bound(logfile)
+        bound = bound_from_log(logfile)
         return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
     finally:
         os.unlink(logfile)

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from models.deadline import Deadline
-from sim.problems.task_mapping import TaskMapping
+from sim.problems.task_mapping import TaskMapping, least_loaded
 from sim.result import Result, Status, build
 
 MAX_VARS_CPSAT = 250_000
@@ -62,20 +62,8 @@ def _sym_pairs(p: TaskMapping) -> list[tuple[int, int]]:
 def _greedy_sorted(p: TaskMapping) -> list[list[int]]:
     """The least-loaded mapping, nodes relabelled so that identical-base nodes have
     non-increasing loads."""
-    load = list(p.base_mem)
-    sol = []
-    for job in p.jobs:
-        order = sorted(range(p.n_nodes), key=lambda k: (load[k], k))[:len(job)]
-        by_size = sorted(range(len(job)), key=lambda i: (-job[i], i))
-        nodes = [0] * len(job)
-        for slot, i in enumerate(by_size):
-            nodes[i] = order[slot]
-            load[order[slot]] += job[i]
-        sol.append(nodes)
+    sol, load = least_loaded(p)
     relabel: dict[int, int] = {}
-    groups: dict[int, list[int]] = {}
-    for k in range(p.n_nodes):
-        groups.setdefault(p.base_mem[k], []).append(k)
     # only runs of equal base adjacent in index order are symmetric (see _sym_pairs)
     k = 0
     while k < p.n_nodes:

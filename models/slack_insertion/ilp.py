@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import tempfile
 from bisect import bisect_right
 from typing import Any
 
-from models.cbc import command, variable
+from models.cbc import bound_from_log, command, variable
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
 from sim.problems import insertion as ins
@@ -55,19 +54,6 @@ _DIRECT_MAX = 100_000  # largest direct-form model (nonzeros) formulation="auto"
 
 class _Stopped(Exception):
     """The time limit ran out while building the model."""
-
-
-def _cbc_bound(logfile: str) -> float | None:
-    try:
-        with open(logfile) as fh:
-            text = fh.read()
-    except OSError:
-        return None
-    found = re.findall(r"best possible\s+(-?[0-9.eE+-]+)", text)
-    if found:
-        return float(found[-1])
-    found = re.findall(r"Continuous objective value is\s+(-?[0-9.eE+-]+)", text)
-    return float(found[-1]) if found else None
 
 
 def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
@@ -208,14 +194,14 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     try:
         run_cbc()
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            return finish("ilp", problem, cur, Status.FEASIBLE, _cbc_bound(logfile), deadline,
+            return finish("ilp", problem, cur, Status.FEASIBLE, bound_from_log(logfile), deadline,
                           seed, params, note="CBC found no schedule in time; current schedule")
         sch1 = read()
         if not ins.is_feasible(problem, sch1):  # CBC's tolerances let in a bad pick
             sch1 = cur
         if prob.sol_status != pulp.LpSolutionOptimal:
             return finish("ilp", problem, ins.best(problem, [sch1, cur]), Status.FEASIBLE,
-                          _cbc_bound(logfile), deadline, seed, params,
+                          bound_from_log(logfile), deadline, seed, params,
                           note="stopped by the time limit")
         p1 = ins.price(problem, sch1)
         bound = p1

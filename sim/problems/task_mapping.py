@@ -19,7 +19,7 @@ from typing import Any
 
 from sim.problems import fields
 
-__all__ = ["TaskMapping", "from_dict", "random_problem"]
+__all__ = ["TaskMapping", "from_dict", "least_loaded", "random_problem"]
 
 OBJECTIVES = ("max", "overload")
 Solution = list[list[int]]
@@ -101,6 +101,31 @@ class TaskMapping:
         return {"problem": "task_mapping", "name": self.name, "n_nodes": self.n_nodes,
                 "mem_pages": self.mem_pages, "jobs": [list(j) for j in self.jobs],
                 "base": list(self.base_mem), "objective": self.objective_kind}
+
+
+def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
+    """The CSM paper's uniform-memory-load mapping (AMB-4.14), the one definition its
+    heuristic and the exact models' warm start share: jobs in the given order, job j's
+    tasks on the ``len(job)`` distinct nodes with the least memory so far (ties: lowest
+    node id), the largest task on the least-loaded node.
+
+    Returns
+    -------
+    (mapping, load)
+        ``mapping[j][t]`` the node of task t of job j; ``load[k]`` node k's memory after
+        the mapping (pages, ``base_mem`` included).
+    """
+    load = list(problem.base_mem)
+    sol = []
+    for job in problem.jobs:
+        order = sorted(range(problem.n_nodes), key=lambda k: (load[k], k))[:len(job)]
+        by_size = sorted(range(len(job)), key=lambda i: (-job[i], i))
+        nodes = [0] * len(job)
+        for slot, i in enumerate(by_size):
+            nodes[i] = order[slot]
+            load[order[slot]] += job[i]
+        sol.append(nodes)
+    return sol, load
 
 
 def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
