@@ -76,10 +76,8 @@ def _other_families(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
         path.write_text(json.dumps(data))
         out[family] = [(label, path)]
 
-    try:
-        from sim.problems import kresource, slots, task_mapping
-    except ImportError:
-        return out
+    from sim.problems import gang_schedule, kresource, placement, slots, task_mapping
+
     cap = (64, 64, 64)
     dem = tuple(tuple(rng.randint(1, 32) for _ in cap) for _ in range(500))
     save("kresource_epochs", "random 500 jobs K=3",
@@ -97,20 +95,10 @@ def _other_families(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
          task_mapping.random_problem(1024, 500, 1).to_dict())
     save("slot_assignment", "random 500 apps, 256 nodes",
          slots.random_problem(1, n_nodes=256, n_apps=500, n_slots=200).to_dict())
-    try:
-        from sim.problems import gang_schedule
-
-        save("gang_schedule", "random 500 jobs, 256 nodes",
-             gang_schedule.random_problem(1, n_nodes=256, n_jobs=500).to_dict())
-    except ImportError:
-        pass
-    try:
-        from sim.problems import placement
-
-        save("slot_placement", "n_slots=40, k=12",
-             placement.PlacementProblem(g_us=100, n_slots=40, k=12).to_dict())
-    except (ImportError, ValueError):
-        pass
+    save("gang_schedule", "random 500 jobs, 256 nodes",
+         gang_schedule.random_problem(1, n_nodes=256, n_jobs=500).to_dict())
+    save("slot_placement", "n_slots=40, k=12",
+         placement.PlacementProblem(g_us=100, n_slots=40, k=12).to_dict())
     return out
 
 
