@@ -93,8 +93,10 @@ def to_slots(problem: GangProblem) -> Any:
     from sim.problems.slots import SlotApp, SlotProblem
 
     apps = tuple(SlotApp(j.name, j.nodes, 1) for j in problem.jobs)
-    return SlotProblem(problem.n_nodes, apps, problem.max_rows, (0,) * problem.n_nodes,
-                       "round")
+    # no schedule needs more rows than jobs (empty rows are dropped), so a larger
+    # max_rows is the same problem with a smaller model
+    return SlotProblem(problem.n_nodes, apps, min(problem.max_rows, len(problem.jobs)),
+                       (0,) * problem.n_nodes, "round")
 
 
 def _degrees(problem: GangProblem) -> list[int]:
@@ -106,9 +108,11 @@ def _degrees(problem: GangProblem) -> list[int]:
 
 
 def _row_limit(problem: GangProblem) -> int:
+    # no schedule needs more rows than jobs (empty rows are dropped)
+    rows = min(problem.max_rows, len(problem.jobs))
     if problem.objective == "rows":
-        return problem.max_rows
-    return min(problem.max_rows, max(_degrees(problem)) + 1)
+        return rows
+    return min(rows, max(_degrees(problem)) + 1)
 
 
 def _on_node(problem: GangProblem) -> list[tuple[int, ...]]:

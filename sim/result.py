@@ -153,6 +153,9 @@ def build(*, solver: str, status: Status, solution: Any,
                       "; ".join(notes))
     check(solution)
     value = float(objective(solution))
+    if not math.isfinite(value):
+        raise ValueError(f"{solver}: the recomputed objective of its solution is {value!r}: "
+                         f"the problem's numbers overflow double precision (scale them down)")
     tol = tolerance * max(1.0, abs(value))
     if bound is not None:
         bound = float(bound)

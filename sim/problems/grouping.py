@@ -166,6 +166,20 @@ class GroupingProblem:
         if self.model not in MODELS:
             raise ValueError(f"grouping problem: field 'model' must be one of {MODELS}, "
                              f"got {short(self.model)}")
+        # every slice costs at most l * (its references) + P * T (a miss rate is at most
+        # 1), so this bounds the cost of any schedule; numbers that overflow it would give
+        # an infinite objective
+        refs = sum(float(j.refs) for j in self.jobs)
+        if self.shared is not None:
+            refs += len(self.jobs) * float(self.shared.refs)
+        worst = (float(self.latency) * refs
+                 + len(self.jobs) * float(self.processors) * float(self.slice_length))
+        if not worst < 1e300:
+            raise ValueError(
+                f"grouping problem: fields 'latency' ({short(self.latency)}), 'refs' (sum "
+                f"{short(refs)}) and 'slice_length' ({short(self.slice_length)}) are so large "
+                f"that a schedule's cost (up to {short(worst)} processor-seconds) overflows "
+                f"double precision; scale them down")
 
     # ------------------------------------------------------------------ basics
     @property

@@ -22,6 +22,13 @@ from sim.timeshare.servers import WAKEUPS, ServerParams, SlotSchedule
 
 FAMILY = "slot_placement"
 
+MAX_SLOTS = 10_000
+"""Largest round (``n_slots``) accepted."""
+MAX_SIMULATED_US = 1e12
+"""Largest simulated time of one placement's evaluation accepted, µs: about
+``i * n * g_us * n_slots / k`` (``i`` runs of ``n`` supersteps of ``g_us`` at a CPU share
+of ``k / n_slots``); the default grid's largest cell is 2.5e9."""
+
 __all__ = ["FAMILY", "PlacementProblem", "from_dict", "check", "objective", "canonical",
            "placements", "iter_placements", "count_candidates"]
 
@@ -53,6 +60,14 @@ class PlacementProblem:
                              f"for local load")
         fields.integer(self.slot_us, "slot_us", minimum=1)
         fields.text(self.ctl_block_wakeup, "ctl_block_wakeup", choices=WAKEUPS)
+        if self.n_slots > MAX_SLOTS:
+            raise ValueError(f"field 'n_slots' ({self.n_slots}) is over {MAX_SLOTS}")
+        work = float(self.i) * self.n * max(self.g_us, self.slot_us) * self.n_slots / self.k
+        if not work <= MAX_SIMULATED_US:
+            raise ValueError(
+                f"fields 'i' ({self.i}), 'n' ({self.n}), 'g_us' ({self.g_us}), 'n_slots' "
+                f"({self.n_slots}) and 'k' ({self.k}) ask to simulate about {work:.3g} us "
+                f"per placement, over the {MAX_SIMULATED_US:.0e} us accepted")
 
     def to_dict(self) -> dict[str, Any]:
         return {"problem": FAMILY, **{f: getattr(self, f) for f in (

@@ -39,6 +39,9 @@ __all__ = ["FAMILY", "OBJECTIVES", "SlotApp", "SlotProblem", "from_dict", "load"
 
 Table = list[list[str]]
 
+MAX_SLOTS = 1_000_000
+"""Largest round (``n_slots``) accepted: a solution is a table with one row per slot."""
+
 
 @dataclass(frozen=True)
 class SlotApp:
@@ -98,9 +101,16 @@ class SlotProblem:
         names = [a.name for a in self.apps]
         if len(set(names)) != len(names):
             raise ValueError("field 'apps': application names must be unique")
+        if self.n_slots > MAX_SLOTS:
+            raise ValueError(f"field 'n_slots' ({self.n_slots}) is over {MAX_SLOTS}: a "
+                             f"solution is a table with one row per slot")
         for a in self.apps:
             for k in a.nodes:
                 fields.integer(k, f"apps[{a.name}].nodes", minimum=0, maximum=self.n_nodes - 1)
+            room = self.n_slots - max(self.free[k] for k in a.nodes)
+            if a.demand > room:
+                raise ValueError(f"apps[{a.name}]: field 'demand' ({a.demand}) is more than "
+                                 f"the {room} slots its nodes can give (n_slots - free)")
 
     def load_of(self, k: int) -> int:
         """Slots per round the applications on node ``k`` need together."""

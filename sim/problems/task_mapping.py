@@ -24,6 +24,9 @@ __all__ = ["TaskMapping", "from_dict", "least_loaded", "random_problem"]
 OBJECTIVES = ("max", "overload")
 Solution = list[list[int]]
 
+MAX_NODES = 1_000_000
+"""Largest cluster accepted (the models keep per-node arrays)."""
+
 
 @dataclass(frozen=True)
 class TaskMapping:
@@ -40,7 +43,7 @@ class TaskMapping:
     name: str = "task_mapping"
 
     def __post_init__(self) -> None:
-        fields.integer(self.n_nodes, "n_nodes", minimum=1)
+        fields.integer(self.n_nodes, "n_nodes", minimum=1, maximum=MAX_NODES)
         fields.integer(self.mem_pages, "mem_pages", minimum=1)
         if self.objective_kind not in OBJECTIVES:
             raise ValueError(f"field 'objective' must be one of {OBJECTIVES}, "
@@ -133,7 +136,7 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
     obj = fields.family(data, "task_mapping", source=source)
     obj = fields.record(obj, "", required=("problem", "n_nodes", "mem_pages", "jobs"),
                         optional=("name", "base", "objective"), source=source)
-    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, source=source)
+    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, maximum=MAX_NODES, source=source)
     m = fields.integer(obj["mem_pages"], "mem_pages", minimum=1, source=source)
     jobs = []
     for j, job in enumerate(fields.sequence(obj["jobs"], "jobs", min_length=1, source=source)):
