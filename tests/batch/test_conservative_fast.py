@@ -59,6 +59,7 @@ needs_numba = pytest.mark.skipif(backfill._compress_kernel() is None,
 def compiled_always(monkeypatch):
     """The compiled pass from the first waiting job on (small tests have short queues)."""
     monkeypatch.setattr(backfill, "_COMPILED_FROM", 1)
+    monkeypatch.setattr(backfill, "_LOAD_AFTER", 0)
 
 
 def assert_same(w: Workload, overrun: str = "kill", **options) -> None:
@@ -87,11 +88,12 @@ def kres(n: int, K: int, seed: int, load: float) -> Workload:
        compression=st.sampled_from(COMPRESSION), select=st.sampled_from(SELECTIONS),
        overrun=st.sampled_from(["kill", "run"]))
 def test_same_schedule_as_the_straightforward_compression(w, compression, select, overrun):
-    backfill._COMPILED_FROM, saved = 1, backfill._COMPILED_FROM  # hypothesis: no fixture
+    saved = backfill._COMPILED_FROM, backfill._LOAD_AFTER  # hypothesis: no fixture
+    backfill._COMPILED_FROM, backfill._LOAD_AFTER = 1, 0
     try:
         assert_same(w, overrun, compression=compression, select=select)
     finally:
-        backfill._COMPILED_FROM = saved
+        backfill._COMPILED_FROM, backfill._LOAD_AFTER = saved
 
 
 @pytest.mark.parametrize("K", [1, 2, 3])
@@ -106,7 +108,7 @@ def test_same_schedule_on_overloaded_random_workloads(K, seed, compiled_always):
     assert_same(w, select="bl")
 
 
-def test_same_schedule_on_kth_and_the_published_average_wait():
+def test_same_schedule_on_kth_and_the_published_average_wait(compiled_always):
     w = load_trace("KTH-SP2", procs=128)
     slow = simulate(w, Straightforward())
     for compiled in (True, False):
