@@ -598,7 +598,7 @@ class Conservative(_Selecting, _PlannedPolicy):
         times[:n] = profile.times
         free = np.empty((K, room), np.int64)
         free[:, :n] = profile.free
-        # map() with C getters: no Python frame per job (a third of the pass's cost)
+        # map() with C getters: no Python frame per job (measured: 1.5% faster)
         before = np.fromiter(map(res.__getitem__, map(_ID, queue)), np.int64, q)
         after = before.copy()
         dur = np.fromiter(map(_REQUESTED, queue), np.int64, q)
