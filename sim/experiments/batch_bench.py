@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -51,9 +52,12 @@ else:
     w = random_workload(n, (256,), seed=1, load=0.8)
 read = time.perf_counter() - t
 pol, _, sel = policy.partition("-")
+cpu = time.process_time()
 s = simulate(w, make_policy(pol, **({"select": sel} if sel else {})))
+cpu = time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"jobs": len(w), "read": read, "sim": s.sim_seconds, "peak_mb": peak}))
+print(json.dumps({"jobs": len(w), "read": read, "sim": s.sim_seconds, "cpu": cpu,
+                  "peak_mb": peak}))
 """
 
 
@@ -90,6 +94,7 @@ def measure(kind: str, name: str, policy: str, n: int, repeat: int) -> dict:
         "sim_median": statistics.median(r["sim"] for r in runs),
         "sim_min": min(r["sim"] for r in runs),
         "sim_max": max(r["sim"] for r in runs),
+        "cpu_median": statistics.median(r["cpu"] for r in runs),
         "read_median": statistics.median(r["read"] for r in runs),
         "peak_mb": max(r["peak_mb"] for r in runs),
         "runs": repeat,
@@ -121,10 +126,20 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(r)
         print(f"{r['case']:32s} jobs {r['jobs']:7d}  sim median {r['sim_median']:7.2f} s "
               f"(min {r['sim_min']:.2f}, max {r['sim_max']:.2f}, {r['runs']} runs)  "
-              f"{r['us_per_job']:6.1f} us/job  read {r['read_median']:.2f} s  "
+              f"{r['us_per_job']:6.1f} us/job  cpu {r['cpu_median']:.2f} s  "
+              f"read {r['read_median']:.2f} s  "
               f"peak {r['peak_mb']:.0f} MB", flush=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
+    if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                      capture_output=True, text=True).stdout.strip():
+        commit += "-dirty"
+    try:
+        import numba
+        compiled = f"numba {numba.__version__} (compiled conservative compression)"
+    except ImportError:
+        compiled = "no numba (pure-Python conservative compression)"
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
         "# Batch simulator benchmark",
         "",
@@ -134,16 +149,18 @@ def main(argv: list[str] | None = None) -> int:
         "(K-resource cases at most 3, SDSC-BLUE conservative 1), each in a fresh process; "
         "jobs killed at their request; synthetic workloads at offered load 0.8 on 256 "
         "processors (seed 1); K-resource workloads from `kworkload` (K = 8, capacity 128 "
-        "each, offered load 0.85, seed 1)." + (" QUICK RUN: partial, not the committed "
-                                              "configuration." if args.quick else ""),
+        f"each, offered load 0.85, seed 1); {compiled}; load average at the end "
+        f"(1/5/15 min) {load}; 'cpu' is the simulation's process time." + (
+            " QUICK RUN: partial, not the committed configuration." if args.quick else ""),
         "",
-        "| case | jobs | sim median [s] | min | max | us/job | read [s] | peak RSS [MB] |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| case | jobs | sim median [s] | min | max | cpu median [s] | us/job | read [s] "
+        "| peak RSS [MB] |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(f"| {r['case']} | {r['jobs']} | {r['sim_median']:.2f} | {r['sim_min']:.2f}"
-                     f" | {r['sim_max']:.2f} | {r['us_per_job']:.1f} | {r['read_median']:.2f}"
-                     f" | {r['peak_mb']:.0f} |")
+                     f" | {r['sim_max']:.2f} | {r['cpu_median']:.2f} | {r['us_per_job']:.1f}"
+                     f" | {r['read_median']:.2f} | {r['peak_mb']:.0f} |")
     by = {r["case"]: r for r in rows}
     ratios = []
     for n in sizes:
