@@ -7,7 +7,8 @@ log records of every non-server task (in the same order), the same server action
 (the skipped ones are logged at the instants they stand for), and a log that passes the
 independent checker. The synchronized regime is the delicate one: the slaves' control
 message delays come from one random stream, and a skipping slave must draw them in the
-order the acting slaves would.
+order the acting slaves would. Also: the OS-noise daemon of the target-6 readings never
+delays a controlled thread.
 """
 
 from __future__ import annotations
@@ -75,3 +76,28 @@ def test_skip_idle_exact_for_several_apps_and_the_share_model():
     a, b = (share_run(0.3, 2, work_us=200_000, seed=1, log=True,
                       sp=ServerParams(regime="sync", skip_idle=s)) for s in (False, True))
     assert a["share"] == b["share"] and a["events"] == b["events"]
+
+
+def test_os_noise_delays_only_uncontrolled_threads():
+    # NoiseParams (readings of target 6): the daemon never delays a controlled thread
+    # (it preempts the daemon at once), so the synchronized runs are unchanged to the µs;
+    # a preempting daemon slows the uncontrolled run by about its load
+    from sim.timeshare.bsp import NoiseParams
+    bsp = BSPParams(g_us=1_000, v=0.5, n=10, pattern="complete", spin_us=100, proc_us=2_000)
+    sch = SlotSchedule.for_share(0.2)
+    loud = NoiseParams(load=0.2, preempt=True)
+    for seed in range(2):
+        quiet = run_measurement(bsp, sch, ServerParams(regime="sync"), seed=seed)
+        noisy = run_measurement(bsp, sch, ServerParams(regime="sync"), seed=seed, noise=loud,
+                                log=True)
+        assert noisy["runtime_us"] == quiet["runtime_us"]
+        cl = noisy["cluster"]
+        assert check(cl.log.records, daemons=[t.tid for t in cl.tasks if t.daemon])["complete"]
+        assert sum(t.cpu for t in cl.tasks if t.daemon and t.klass < 1) > 0
+        base = run_measurement(bsp, sch, ServerParams(regime="none"), seed=seed)
+        slow = run_measurement(bsp, sch, ServerParams(regime="none"), seed=seed, noise=loud)
+        assert slow["runtime_us"] > 1.1 * base["runtime_us"]
+    with pytest.raises(ValueError, match="field 'load'"):
+        NoiseParams(load=1.0)
+    with pytest.raises(ValueError, match="field 'burst_us'"):
+        NoiseParams(burst_us=0)
