@@ -122,13 +122,15 @@ FIGS: dict[str, dict[str, Any]] = {
 
 
 def provenance() -> str:
-    """``commit[-dirty]`` of the working tree and the command line of this process."""
+    """``commit[-dirty]`` of the working tree (code only: the result files being written
+    do not count) and the command line of this process."""
     root = str(ROOT)
     try:
         rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True, check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--",
-                                "sim", "models", "heuristics"],
+                                "sim", "models", "heuristics",
+                                ":(exclude)sim/experiments/results"],
                                capture_output=True, text=True, check=True).stdout.strip()
         rev += "-dirty" if dirty else ""
     except (OSError, subprocess.CalledProcessError):
