@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0)
     args = ap.parse_args(argv)
 
+    from sim.experiments.bsp_figs import provenance
+    print(f"# bsp_bench, {provenance()}, load average {_load()} on {os.cpu_count()} "
+          "CPUs\n")
     print("## 1. One grid cell: 4 nodes, n = 50, i = 50 (target < 2 s)\n")
     print("skip_idle = False: every server acts at every slot boundary (the cost before "
           "the idle skip); True (default): servers sleep through the boundaries where "
