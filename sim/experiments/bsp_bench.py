@@ -3,10 +3,14 @@
 Prints:
 
 1. one grid cell (4 nodes, n = 50 supersteps, i = 50 measurements) for a few (g, v,
-   pattern, regime) cells: wall seconds and events per second (target: under 2 s);
+   pattern, regime) cells, each run back to back with the servers acting at every
+   boundary (``skip_idle=False``, the cost before the idle skip) and with the default
+   ``skip_idle=True``: wall and CPU seconds, events per second, and a check that the two
+   give identical runtimes (target: under 2 s);
 2. the whole grid of one figure (Fig. 9: complete pattern, spin-blocking, ratio server /
    uncontrolled, both wake-up settings: 90 cells of 50 measurements) on ``--workers``
-   processes (target: under 5 minutes on 2 cores);
+   processes (target: under 5 minutes on 2 cores); ``--grid-reference`` also runs it
+   with ``skip_idle=False``;
 3. slot assignment, 64 nodes, 20 applications, 50 slots, both objectives: CP-SAT and ILP
    with a 60 s limit, round robin and colouring (target: proved optimal or with its gap
    in 60 s).
@@ -18,6 +22,7 @@ the simulator are µs; the printed wall times are seconds.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from multiprocessing import Pool
@@ -38,14 +43,23 @@ CELLS = [
 ]
 
 
-def _cell(args: tuple) -> tuple[float, int, float]:
-    g, v, pattern, spin, regime, wake, every = args
-    t = time.perf_counter()
+def _cell(args: tuple) -> tuple[float, int, float, float, list[int]]:
+    """(wall s, events, mean runtime µs, CPU s, runtimes µs) of one cell."""
+    g, v, pattern, spin, regime, wake, every, skip = args
+    t, c = time.perf_counter(), time.process_time()
     st = measure_cell(BSPParams(g_us=g, v=v, n=50, pattern=pattern, spin_us=spin),
                       SlotSchedule.for_share(0.2),
                       ServerParams(regime=regime, ctl_block_wakeup=wake,
-                                   act_every_slot=every), NetParams(), i=50)
-    return time.perf_counter() - t, st["events"], st["mean_us"]
+                                   act_every_slot=every, skip_idle=skip), NetParams(), i=50)
+    return (time.perf_counter() - t, st["events"], st["mean_us"], time.process_time() - c,
+            st["times_us"])
+
+
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,37 +69,59 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-slots", action="store_true")
     ap.add_argument("--grid-fast", action="store_true",
                     help="grid with act_every_slot=False (server wakes only on changes)")
+    ap.add_argument("--grid-reference", action="store_true",
+                    help="also run the grid with skip_idle=False (before/after)")
     ap.add_argument("--time-limit", type=float, default=60.0)
     args = ap.parse_args(argv)
 
+    from sim.experiments.bsp_figs import provenance
+    print(f"# bsp_bench, {provenance()}, load average {_load()} on {os.cpu_count()} "
+          "CPUs\n")
     print("## 1. One grid cell: 4 nodes, n = 50, i = 50 (target < 2 s)\n")
-    print("act_every_slot = True is the spec's model (server acts at every boundary); "
-          "False wakes it only when the allowed set changes.\n")
-    print("| g (µs) | v | pattern | spin (µs) | regime | wake-up | act_every_slot | wall (s) "
-          "| events | events/s | mean runtime (ms) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("skip_idle = False: every server acts at every slot boundary (the cost before "
+          "the idle skip); True (default): servers sleep through the boundaries where "
+          "nothing changes and their node's tasks are all stopped. Same model, same "
+          "results (checked: 'identical'). Load = 1-minute load average before the cell "
+          "(2 cores).\n")
+    print("| g (µs) | v | pattern | spin (µs) | regime | wake-up | skip_idle | wall (s) "
+          "| CPU (s) | events | events/s (CPU) | mean runtime (ms) | identical | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in CELLS:
-        for every in ((True, False) if c[4] != "none" else (True,)):
-            wall, ev, mean = _cell((*c, every))
-            print(f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} | {c[4]} | {c[5]} | {every} | "
-                  f"{wall:.2f} | {ev} | {ev / wall:,.0f} | {mean / 1000:.1f} |", flush=True)
+        ref = None
+        for skip in ((False, True) if c[4] != "none" else (True,)):
+            load = _load()
+            wall, ev, mean, cpu, times = _cell((*c, True, skip))
+            same = "-" if ref is None else ("yes" if times == ref else "**NO**")
+            ref = times
+            print(f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} | {c[4]} | {c[5]} | {skip} | "
+                  f"{wall:.2f} | {cpu:.2f} | {ev} | {ev / cpu:,.0f} | {mean / 1000:.1f} | "
+                  f"{same} | {load} |", flush=True)
 
     if not args.skip_grid:
         print("\n## 2. Whole grid of Fig. 9 (complete, spin 100 µs; sync x 2 wake-ups + "
               f"none; 90 cells x 50 measurements) on {args.workers} workers "
               "(target < 300 s)\n")
-        jobs = [(g, v, "complete", 100, regime, wake, not args.grid_fast)
-                for g in (100, 500, 1_000, 5_000, 10_000, 100_000)
-                for v in (0.0, 0.25, 0.5, 0.75, 1.0)
-                for regime, wake in (("sync", "immediate"), ("sync", "tick"),
-                                     ("none", "immediate"))]
-        t = time.perf_counter()
-        with Pool(args.workers) as pool:
-            res = pool.map(_cell, jobs)
-        wall = time.perf_counter() - t
-        ev = sum(r[1] for r in res)
-        print(f"act_every_slot = {not args.grid_fast}: {len(jobs)} cells in {wall:.1f} s "
-              f"wall, {ev} events, {ev / wall:,.0f} events/s overall\n", flush=True)
+        print("| skip_idle | act_every_slot | wall (s) | CPU (s, all workers) | events | "
+              "events/s (wall) | load before | load after |")
+        print("|---|---|---|---|---|---|---|---|")
+        variants = [(True, not args.grid_fast)]
+        if args.grid_reference:
+            variants.insert(0, (False, True))
+        for skip, every in variants:
+            jobs = [(g, v, "complete", 100, regime, wake, every, skip)
+                    for g in (100, 500, 1_000, 5_000, 10_000, 100_000)
+                    for v in (0.0, 0.25, 0.5, 0.75, 1.0)
+                    for regime, wake in (("sync", "immediate"), ("sync", "tick"),
+                                         ("none", "immediate"))]
+            load = _load()
+            t = time.perf_counter()
+            with Pool(args.workers) as pool:
+                res = pool.map(_cell, jobs)
+            wall = time.perf_counter() - t
+            ev = sum(r[1] for r in res)
+            cpu = sum(r[3] for r in res)
+            print(f"| {skip} | {every} | {wall:.1f} | {cpu:.1f} | {ev} | {ev / wall:,.0f} | "
+                  f"{load} | {_load()} |", flush=True)
     if args.skip_slots:
         return 0
 

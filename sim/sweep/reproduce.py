@@ -56,7 +56,8 @@ REPRODUCTIONS.update({
 # --- Karl, synchronized scheduling servers (Figures 1-12 and the spec 2.6 targets)
 REPRODUCTIONS.update({
     f"karl-{fig}": f"sim.experiments.bsp_figs:main {fig}"
-    for fig in (*(f"fig{i}" for i in range(1, 13)), "fig8r", "targets")})
+    for fig in (*(f"fig{i}" for i in range(1, 13)), "fig8r", "fig7m", "fig9m", "fig11m",
+                "fig12m", "targets", "readings")})
 
 
 def _split(name: str) -> tuple[str, list[str]]:

@@ -43,10 +43,12 @@ from sim.timeshare.servers import (
     install_servers,
 )
 
-__all__ = ["BSPParams", "NetParams", "draw_computes", "bsp_program", "run_measurement",
-           "measure_cell", "n_rule", "share_run", "run_apps", "PATTERNS", "BARRIERS"]
+__all__ = ["BSPParams", "NetParams", "NoiseParams", "draw_computes", "bsp_program",
+           "run_measurement", "measure_cell", "n_rule", "share_run", "run_apps", "PATTERNS",
+           "BARRIERS"]
 
 PATTERNS = ("barrier", "complete")
+_BOOSTED = 0.5   # scheduling class of a preempting noise daemon: above TIMESHARE, below CONTROLLED
 BARRIERS = ("central", "alltoall")
 
 
@@ -129,6 +131,61 @@ class NetParams:
                              f"got {self.measure_start!r}")
 
 
+@dataclass(frozen=True)
+class NoiseParams:
+    """OS noise on every node of a distributed run (not in the spec's model, which has
+    none, AMB-2.6; a reading of the paper's "some external network traffic during the
+    experiments could not be completely ruled out").
+
+    Each node runs a time-sharing daemon (class TIMESHARE, like an uncontrolled BSP
+    thread, so it never preempts one, but it takes the CPU whenever the thread blocks and
+    keeps it for its burst; a controlled thread preempts it at once) that wakes at the
+    instants of a Poisson process and computes ``burst_us`` µs each time, for a mean load
+    of ``load``. Its random stream is its own (seeded from the measurement seed and the
+    node), so the other draws of a measurement are unchanged.
+
+    Parameters
+    ----------
+    load : float
+        Mean fraction of a CPU taken by the daemon, in [0, 1); default 0.05, the spec's
+        OS share ``o = 5%`` of the Fig. 1 model.
+    burst_us : int
+        CPU time of one burst in µs (> 0; default 1 ms).
+    preempt : bool
+        False (default): the daemon is an ordinary time-sharing task. True: it has Linux
+        2.0's wake-up preference (a woken process whose counter exceeds the running one's
+        preempts it), i.e. a class between time-sharing and real-time: it preempts an
+        uncontrolled thread at once, never a controlled one.
+    """
+
+    load: float = 0.05
+    burst_us: int = 1_000
+    preempt: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.load, bool) or not isinstance(self.load, (int, float)) or \
+                not 0 <= self.load < 1:
+            raise ValueError(f"field 'load' (noise) must be in [0, 1), got {self.load!r}")
+        _check_int(self.burst_us, "burst_us", 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"load": self.load, "burst_us": self.burst_us, "preempt": self.preempt}
+
+
+def _noise_program(noise: NoiseParams, rng: random.Random):
+    """A daemon: sleep Exp(mean burst (1 - load) / load) µs, compute ``burst_us``, repeat
+    (bursts start as a Poisson process of rate load / burst while it is not delayed)."""
+    mean_gap = noise.burst_us * (1 - noise.load) / noise.load
+
+    def program(ctx):
+        while True:
+            gap = int(round(rng.expovariate(1.0 / mean_gap)))
+            if gap > 0:
+                yield Sleep(gap)
+            yield Compute(noise.burst_us)
+    return program
+
+
 def n_rule(g_us: int, v: float, *, minimum: int = 50, target_us: int = 10_000_000,
            cap: int = 10_000) -> int:
     """AMB-2.5: ``n = max(minimum, ceil(target / (g (1 + 0.3 v))))`` capped at ``cap``."""
@@ -197,8 +254,12 @@ def _window_position(schedule: SlotSchedule, app: int, rng: random.Random) -> in
 
 def run_measurement(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
                     net: NetParams | None = None, *, seed: int = 0, log: bool = False,
-                    action_log: list | None = None) -> dict[str, Any]:
+                    action_log: list | None = None, noise: NoiseParams | None = None
+                    ) -> dict[str, Any]:
     """Simulate one measurement of ``bsp`` on ``bsp.p`` nodes; times in µs.
+
+    ``noise`` (default None, the spec's model): an OS-noise daemon per node
+    (:class:`NoiseParams`).
 
     Returns a dict with ``runtime_us`` (T0 to the end of the last thread's n-th
     superstep), ``start_us`` (T0), ``events``, ``phases`` and the ``cluster`` (its log
@@ -223,6 +284,10 @@ def run_measurement(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
         pol.tick_phase[k] = rng.randrange(tick) if slave else phases[k] % tick
     install_servers(cl, schedule, sp, {0: [t.tid for t in tasks]}, phases=phases, rng=rng,
                     action_log=action_log)
+    if noise is not None and noise.load > 0:
+        for k in range(bsp.p):
+            cl.spawn(k, _noise_program(noise, random.Random(seed * 1_000_033 + 97 * k + 13)),
+                     klass=_BOOSTED if noise.preempt else TIMESHARE, daemon=True)
     cl.run()
     end = max(t.finish for t in tasks)
     return {"runtime_us": end - t0, "start_us": t0, "events": cl.events,
@@ -230,10 +295,11 @@ def run_measurement(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
 
 
 def measure_cell(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
-                 net: NetParams | None = None, *, i: int = 50, seed: int = 0
-                 ) -> dict[str, Any]:
+                 net: NetParams | None = None, *, i: int = 50, seed: int = 0,
+                 noise: NoiseParams | None = None) -> dict[str, Any]:
     """``i`` measurements (seeds ``seed .. seed + i - 1``): mean, std (sample), CV (µs)."""
-    runs = [run_measurement(bsp, schedule, sp, net, seed=seed + j) for j in range(i)]
+    runs = [run_measurement(bsp, schedule, sp, net, seed=seed + j, noise=noise)
+            for j in range(i)]
     times = [r["runtime_us"] for r in runs]
     mean = statistics.fmean(times)
     std = statistics.stdev(times) if len(times) > 1 else 0.0

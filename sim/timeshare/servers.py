@@ -30,6 +30,7 @@ scheduler after a network interrupt occurs").
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -178,6 +179,13 @@ class ServerParams:
         boundary. False (a faster approximation): it wakes only at the boundaries where
         the set of tasks allowed to run changes (2 of 10 in the paper's schedule), which
         removes most server events and 80% of the server's CPU time.
+    skip_idle : bool
+        True (default; exact): a server sleeps through the boundaries where nothing
+        changes while every other task of its node is stopped (its action there could
+        not delay anyone); results are identical to acting at every boundary (False),
+        only the servers' own CPU time and log entries differ. Assumes no task is
+        spawned on a node, and no one but its server continues its tasks, while the
+        server sleeps through such a stretch.
     """
 
     regime: str = "sync"
@@ -190,6 +198,7 @@ class ServerParams:
     ctl_block_wakeup: str = "immediate"
     ts_quantum_us: int = 200_000
     act_every_slot: bool = True
+    skip_idle: bool = True
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -208,7 +217,8 @@ class ServerParams:
         return {k: getattr(self, k) for k in ("regime", "c_srv_us", "delta_ctrl_us",
                                                 "jitter_us", "tick_us", "w_ctl_us",
                                                 "w_unctl_us", "ctl_block_wakeup",
-                                                "ts_quantum_us", "act_every_slot")}
+                                                "ts_quantum_us", "act_every_slot",
+                                                "skip_idle")}
 
 
 class ServerPolicy(Policy):
@@ -259,27 +269,87 @@ class ServerPolicy(Policy):
         return nxt - now
 
 
-def _server_program(boundaries: Any, table: list[list[frozenset[int]]], node: int,
-                    c_srv_us: int, log: list[tuple[int, int, int]] | None,
-                    every: bool = True):
-    """A server's program: sleep to each boundary ``(time_us, slot)``, spend ``c_srv_us``
-    of CPU, then stop/continue so that exactly ``table[node][slot]`` may run
-    (``every=False``: skip the boundaries where that set does not change)."""
+class _Jitter:
+    """The control-message delays of the slave servers (synchronized regime), drawn from
+    one random stream in a fixed global order, whoever asks first.
+
+    Slave ``k``'s delay ``d(k, m)`` for boundary ``m`` (µs, ``delta + U{0..jitter}``) is
+    drawn when its action at boundary ``m - 1`` completes, at ``T = t(k, m - 1) + c_srv``
+    (``t(k, m) = phase + m L + d(k, m)``); draws at the same instant go in the order of the
+    previous draws (the order of the servers' timer wake-ups at that instant). This is
+    the order in which the servers' own events draw them when every boundary is acted on,
+    so a server that skips idle boundaries (and asks later, or for several at once) gets
+    the same values.
+    """
+
+    __slots__ = ("rng", "delta", "jitter", "c", "phase", "L", "heap", "vals", "rank")
+
+    def __init__(self, rng: random.Random, delta: int, jitter: int, c_srv: int,
+                 phase: int, slot_us: int, first: list[tuple[int, int]]):
+        self.rng, self.delta, self.jitter, self.c = rng, delta, jitter, c_srv
+        self.phase, self.L = phase, slot_us
+        # (draw instant, rank of the previous draw, node, boundary)
+        self.heap = [(c_srv, -len(first) + r, k, m) for r, (k, m) in enumerate(first)]
+        heapq.heapify(self.heap)
+        self.vals: dict[tuple[int, int], int] = {}
+        self.rank = 0
+
+    def get(self, k: int, m: int) -> int:
+        """``d(k, m)`` in µs; draws (in order) every delay due before it."""
+        key = (k, m)
+        vals = self.vals
+        if key in vals:
+            return vals.pop(key)
+        heap = self.heap
+        pop, push = heapq.heappop, heapq.heappush
+        # rng.randint(0, j) is rng._randbelow(j + 1): the same stream, a third the cost
+        below = self.rng._randbelow if self.jitter else None
+        width = self.jitter + 1
+        delta, c, phase, L = self.delta, self.c, self.phase, self.L
+        rank = self.rank
+        while key not in vals:
+            _, _, kk, mm = pop(heap)
+            d = delta + below(width) if below is not None else delta
+            vals[(kk, mm)] = d
+            push(heap, (phase + mm * L + d + c, rank, kk, mm + 1))
+            rank += 1
+        self.rank = rank
+        return vals.pop(key)
+
+
+def _server_program(table: list[list[frozenset[int]]], node: int, phase: int, slot_us: int,
+                    c_srv_us: int, jitter: _Jitter | None, delta_us: int,
+                    log: list[tuple[int, int, int]] | None, every: bool, skip_idle: bool):
+    """A server's program: sleep to each boundary ``m`` (at ``phase + m slot_us``, plus the
+    control-message delay for a slave), spend ``c_srv_us`` of CPU, then stop/continue so
+    that exactly ``table[node][slot]`` may run.
+
+    ``every=False`` (approximation): skip the boundaries where that set does not change.
+    ``skip_idle`` (exact): skip the boundaries where the set does not change while every
+    other task of the node is stopped, so that the action could not delay anyone (the
+    stopped tasks stay stopped until this server continues them; the server then sleeps
+    through such a stretch in one step; the skipped actions are still logged at their
+    times).
+    """
     def program(ctx):
         cl = ctx.cluster
+        me = ctx.task
+        nd = cl.nodes[node]
         allowed = table[node]
+        S = len(allowed)
         controlled = frozenset().union(*allowed)
         cur: frozenset[int] | None = None
+        m = (-phase) // slot_us          # the slot current at time 0: phase + m L <= 0
+        t_act = 0
         # yield the CPU once at start, so that the tasks spawned at the same instant
         # execute their first operation (e.g. a Sleep until their start) at that instant
         yield Sleep(0)
-        for t_act, slot in boundaries:
-            if not every and cur is not None and allowed[slot] == cur:
-                continue
+        while True:
             if t_act > cl.now:
                 yield Sleep(t_act - cl.now)
             if c_srv_us:
                 yield Compute(c_srv_us)
+            slot = m % S
             new = allowed[slot]
             if cur is None:
                 for tid in controlled - new:
@@ -294,18 +364,31 @@ def _server_program(boundaries: Any, table: list[list[frozenset[int]]], node: in
             cur = new
             if log is not None:
                 log.append((cl.now, node, slot))
+            # the next boundary to act on
+            m += 1
+            skipped = []
+            if not every or skip_idle:
+                idle = skip_idle and all(o.stopped for o in nd.tasks.values() if o is not me)
+                while (idle or not every) and allowed[m % S] == cur and len(skipped) < S - 1:
+                    skipped.append(m)
+                    m += 1
+            if jitter is None:
+                if every and log is not None:
+                    log.extend((phase + ms * slot_us + c_srv_us, node, ms % S)
+                               for ms in skipped)
+                t_act = phase + m * slot_us
+                continue
+            if skipped:
+                # wake when every delay up to this boundary's is due, then draw them
+                w = phase + m * slot_us + delta_us
+                if w > cl.now:
+                    yield Sleep(w - cl.now)
+                for ms in skipped:
+                    d = jitter.get(node, ms)
+                    if every and log is not None:
+                        log.append((phase + ms * slot_us + d + c_srv_us, node, ms % S))
+            t_act = phase + m * slot_us + jitter.get(node, m)
     return program
-
-
-def _boundaries(phase: int, slot_us: int, n_slots: int, delay: Any):
-    """Endless ``(act_time, slot)``: the first action at 0 for the slot current at 0,
-    then every boundary ``phase + m slot_us > 0`` shifted by ``delay()`` (µs)."""
-    m = (-phase) // slot_us          # slot index current at time 0: phase + m L <= 0
-    yield 0, m % n_slots
-    m += 1
-    while True:
-        yield phase + m * slot_us + delay(), m % n_slots
-        m += 1
 
 
 def install_servers(cluster: Cluster, schedule: SlotSchedule, params: ServerParams,
@@ -349,21 +432,24 @@ def install_servers(cluster: Cluster, schedule: SlotSchedule, params: ServerPara
                                                   for o in table[t.node][s]):
                     raise ValueError(f"slot {s}: node {t.node} would run two applications")
                 table[t.node][s] = table[t.node][s] | {tid}
-    L, S = schedule.slot_us, schedule.n_slots
+    L = schedule.slot_us
+    jitter = None
+    if params.regime == "sync" and n > 1:
+        # the slaves' first draws (at c_srv) go in the order of their nodes' first
+        # dispatch: the order in which the nodes got their first task
+        order = list(dict.fromkeys([t.node for t in cluster.tasks] + list(range(n))))
+        m1 = (-phases[0]) // L + 1
+        jitter = _Jitter(rng, params.delta_ctrl_us, params.jitter_us, params.c_srv_us,
+                         phases[0], L, [(k, m1) for k in order if k > 0])
     servers = []
     for k in range(n):
-        if params.regime == "sync" and k > 0:
-            ph = phases[0]
-            d, j = params.delta_ctrl_us, params.jitter_us
-
-            def delay(d=d, j=j):
-                return d + (rng.randint(0, j) if j else 0)
-        else:
-            ph = phases[k]
-
-            def delay():
-                return 0
-        prog = _server_program(_boundaries(ph, L, S, delay), table, k, params.c_srv_us,
-                               action_log, params.act_every_slot)
+        slave = params.regime == "sync" and k > 0
+        every, skip = params.act_every_slot, params.skip_idle
+        if slave and L <= params.jitter_us + params.c_srv_us:
+            # a slave could not wait for its delays to be due before its next action
+            every, skip = True, False
+        prog = _server_program(table, k, phases[0] if slave else phases[k], L,
+                               params.c_srv_us, jitter if slave else None,
+                               params.delta_ctrl_us, action_log, every, skip)
         servers.append(cluster.spawn(k, prog, klass=SERVER, daemon=True))
     return servers
