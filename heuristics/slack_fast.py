@@ -1,0 +1,292 @@
+"""The slot search of ``heuristics.slack`` on plain lists (the fast path of ``insert``).
+
+``heuristics.slack._Search`` states the search on :class:`sim.profile.Profile` objects:
+every reservation is checked against the capacity, every candidate starts from a copy of
+a checked profile. This module runs the *same* search (same slots, same compress orders,
+same holds, same float operations in the same order, same pruning, same tie rules) on
+two bare lists per candidate -- the breakpoint times and the free processors after each
+-- without the capacity checks, which hold by construction:
+
+- the running jobs and the waiting jobs kept at their ``te`` are the problem's current
+  schedule, which ``InsertionProblem`` checked when it was built;
+- the new job is placed only at a slot where it fits (checked here, as in the
+  reference);
+- the delayed jobs' holds at ``te + t_j`` fit: for ``x >= ts`` the load of the jobs
+  fixed at slot ``ts`` (and of the running jobs) does not grow with time, so shifting the
+  delayed jobs right by ``t_j``, past the new job, keeps the sum within the capacity;
+- every compressed job goes to the earliest start at which it fits.
+
+So the result is the reference's, decision for decision; ``tests/heuristics`` checks
+this differentially (``insert(..., fast=False)`` keeps the reference path) and the
+scheduler re-checks any schedule with ``sim.problems.insertion.check`` when asked
+(``SlackScheduler(check=True)``). The one representational difference: breakpoints are
+not merged, which never changes an earliest start (it depends only on the free-capacity
+step function, not on how it is split into segments).
+
+Times are integer seconds, capacities processors.
+"""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_right
+from collections.abc import Callable
+
+from sim.problems.insertion import InsertionProblem, WaitingJob, delay_weight, job_cost, new_weight
+
+_REL_TIE = 1e-9
+_STOP_EVERY = 64
+
+Best = tuple[float, int, int, tuple[int, ...], dict[int, int]]
+"""``(price, moved, ts, compress order as job ids, {job id: start})`` of the best
+candidate (seconds)."""
+
+
+def _add(T: list[int], F: list[int], s: int, e: int, n: int) -> None:
+    """Subtract ``n`` processors on ``[s, e)`` (``T[0] <= s < e``; ``n < 0`` adds)."""
+    a = bisect_right(T, s) - 1
+    if T[a] != s:
+        a += 1
+        T.insert(a, s)
+        F.insert(a, F[a - 1])
+    b = bisect_right(T, e, a) - 1
+    if T[b] != e:
+        b += 1
+        T.insert(b, e)
+        F.insert(b, F[b - 1])
+    for i in range(a, b):
+        F[i] -= n
+
+
+def _fits(T: list[int], F: list[int], s: int, e: int, n: int) -> bool:
+    """Whether ``n`` processors are free on ``[s, e)`` (``s >= T[0]``)."""
+    i = bisect_right(T, s) - 1
+    L = len(T)
+    while i < L and T[i] < e:
+        if F[i] < n:
+            return False
+        i += 1
+    return True
+
+
+def _earliest(T: list[int], F: list[int], t: int, n: int) -> int:
+    """Earliest start ``>= T[0]`` of ``n`` processors for ``t`` seconds (the last segment
+    must have ``n`` free)."""
+    L = len(T)
+    a = 0
+    st = T[0]
+    while True:
+        end = st + t
+        j = a
+        while F[j] >= n:
+            j += 1
+            if j == L or T[j] >= end:
+                return st
+        a = j + 1
+        st = T[a]
+
+
+def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tuple] | None,
+           *, max_exhaustive: int, delay_from: str, hold: bool,
+           stop: Callable[[], bool] | None) -> tuple[Best | None, bool]:
+    """Run the slot search of ``heuristics.slack.insert`` and return ``(best, stopped)``.
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+    order : str
+        A compress order name or ``"exhaustive"`` (only used to tell the two apart and in
+        the error message).
+    key : callable or None
+        Sort key of the compress order (``heuristics.slack._order_key``); None for the
+        exhaustive search.
+    max_exhaustive, delay_from, stop
+        As in ``heuristics.slack.insert``.
+    hold : bool
+        ``compress="hold"`` (True) or ``"list"`` (False).
+
+    Returns
+    -------
+    tuple
+        ``best`` (see :data:`Best`; None when stopped before any candidate) and whether
+        ``stop`` ended the search.
+    """
+    now = problem.now
+    T0 = [now]
+    F0 = [problem.capacity]
+    for r in problem.running:
+        if r.end > now:
+            _add(T0, F0, now, r.end, r.n)
+    W = sorted(problem.waiting, key=lambda w: (w.te, w.id))
+    m = len(W)
+    ids = [w.id for w in W]
+    ns = [w.n for w in W]
+    ts_ = [w.t for w in W]
+    tes = [w.te for w in W]
+    ss = [w.s for w in W]
+    mc = [job_cost(problem, w, now) for w in W]
+    dw = [delay_weight(problem, w) for w in W]
+    at = problem.alpha_t
+    new = problem.new
+    jn = new.n if new is not None else 0
+    jt = new.t if new is not None else 0
+    jweight = new_weight(problem)
+    pts = {now}
+    for r in problem.running:
+        pts.add(r.end)
+    for w in W:
+        pts.add(w.te)
+        pts.add(w.te + w.t)
+    slots = sorted(p for p in pts if p >= now)
+    if delay_from == "start":
+        fixv = tes
+    else:
+        fixv = [w.te + w.t - 1 for w in W]
+    by_fix = sorted(range(m), key=lambda i: (fixv[i], tes[i], ids[i]))
+    exhaustive = key is None
+    rank: list[int] | None = None
+    if not exhaustive:
+        rank = [0] * m
+        for r_, i in enumerate(sorted(range(m), key=lambda i: key(W[i]))):
+            rank[i] = r_
+    rel = _REL_TIE
+
+    stay: list[bool] | None = None
+    if hold and new is None:
+        # S, the current schedule; stay[i]: job i cannot start earlier in S
+        TS = T0.copy()
+        FS = F0.copy()
+        for i in range(m):
+            _add(TS, FS, tes[i], tes[i] + ts_[i], ns[i])
+        stay = []
+        for i in range(m):
+            T = TS.copy()
+            F = FS.copy()
+            _add(T, F, tes[i], tes[i] + ts_[i], -ns[i])
+            stay.append(_earliest(T, F, ts_[i], ns[i]) == tes[i])
+
+    best: Best | None = None
+    tried = 0
+    stopped = False
+    FT = T0.copy()  # fixed jobs (and running jobs), grown slot by slot
+    FF = F0.copy()
+    k = 0
+    for ts in slots:
+        while k < m and fixv[by_fix[k]] < ts:
+            i = by_fix[k]
+            _add(FT, FF, tes[i], tes[i] + ts_[i], ns[i])
+            k += 1
+        if jt > 0 and not _fits(FT, FF, ts, ts + jt, jn):
+            continue
+        if stopped:
+            break
+        delayed = by_fix[k:]
+        if ts <= now or jweight == 0.0:
+            term = 0.0
+        else:
+            term = jweight * float(ts - now) ** at
+        if best is not None:
+            lb = term + sum(mc[i] for i in delayed)
+            b0 = best[0]
+            if lb > b0 and lb - b0 > rel * max(1.0, abs(lb), abs(b0)):
+                break
+        if exhaustive:
+            if len(delayed) > max_exhaustive:
+                raise ValueError(
+                    f"exhaustive search over compress orders needs {len(delayed)}! orders at "
+                    f"t={now}; limit max_exhaustive={max_exhaustive}")
+            seqs = itertools.permutations(delayed)
+        else:
+            seqs = (sorted(delayed, key=rank.__getitem__),)  # type: ignore[union-attr]
+        for seq in seqs:
+            tried += 1
+            if stop is not None and tried % _STOP_EVERY == 0 and stop():
+                stopped = True
+                break
+            # ---- compress ``seq`` (heuristics.slack._Search.compress, inlined)
+            bound = None if best is None else best[0]
+            rest = sum(mc[i] for i in seq)
+            total = term
+            starts: list[int] = []
+            held = [tes[i] >= ts for i in seq] if hold else None
+            # remove, every job holding its place: the profile is the current schedule
+            # S until the first job that moves, so a job that ``stay``s costs no work
+            clean = stay is not None and all(held)  # type: ignore[arg-type]
+            if not clean:
+                T = FT.copy()
+                F = FF.copy()
+                if jt > 0:
+                    _add(T, F, ts, ts + jt, jn)
+                if hold:
+                    for i, h in zip(seq, held, strict=True):  # type: ignore[arg-type]
+                        if h:
+                            _add(T, F, tes[i] + jt, tes[i] + jt + ts_[i], ns[i])
+            ok = True
+            for pos, i in enumerate(seq):
+                n = ns[i]
+                t = ts_[i]
+                te = tes[i]
+                if clean:
+                    if stay[i]:  # type: ignore[index]
+                        starts.append(te)
+                        rest -= mc[i]
+                        if bound is not None:
+                            x = total + rest
+                            if x > bound and x - bound > rel * max(1.0, abs(x), abs(bound)):
+                                ok = False
+                                break
+                        continue
+                    clean = False
+                    T = TS.copy()
+                    F = FS.copy()
+                if hold and held[pos]:  # type: ignore[index]
+                    _add(T, F, te + jt, te + jt + t, -n)
+                # earliest start >= now (T[0] == now; the last segment is all free)
+                L = len(T)
+                a = 0
+                st = now
+                while True:
+                    end = st + t
+                    j = a
+                    while F[j] >= n:
+                        j += 1
+                        if j == L or T[j] >= end:
+                            j = -1
+                            break
+                    if j < 0:
+                        break
+                    a = j + 1
+                    st = T[a]
+                d = st - te
+                if d > ss[i]:
+                    ok = False
+                    break
+                _add(T, F, st, st + t, n)
+                starts.append(st)
+                rest -= mc[i]
+                if d != 0:
+                    if d > 0:
+                        total += dw[i] * (float(d) ** at)
+                    else:
+                        total += dw[i] * -(float(-d) ** at)
+                if bound is not None:
+                    x = total + rest
+                    if x > bound and x - bound > rel * max(1.0, abs(x), abs(bound)):
+                        ok = False
+                        break
+            if not ok:
+                continue
+            moved = 0  # seq is an order of the delayed jobs
+            for i, st in zip(seq, starts, strict=True):
+                if st != tes[i]:
+                    moved += 1
+            if best is not None:
+                b0 = best[0]
+                if total == b0 or abs(total - b0) <= rel * max(1.0, abs(total), abs(b0)):
+                    if moved >= best[1]:
+                        continue
+                elif total > b0:
+                    continue
+            best = (total, moved, ts, tuple(ids[i] for i in seq),
+                    {ids[i]: st for i, st in zip(seq, starts, strict=True)})
+    return best, stopped
