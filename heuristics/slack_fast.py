@@ -32,7 +32,7 @@ import itertools
 from bisect import bisect_right
 from collections.abc import Callable
 
-from sim.problems.insertion import InsertionProblem, WaitingJob, delay_weight, job_cost, new_weight
+from sim.problems.insertion import InsertionProblem, WaitingJob, delay_weight, new_weight
 
 _REL_TIE = 1e-9
 _STOP_EVERY = 64
@@ -76,14 +76,20 @@ def _earliest(T: list[int], F: list[int], t: int, n: int) -> int:
     a = 0
     st = T[0]
     while True:
+        if F[a] < n:
+            a += 1
+            while F[a] < n:
+                a += 1
+            st = T[a]
         end = st + t
-        j = a
-        while F[j] >= n:
+        j = a + 1
+        while j < L and T[j] < end:
+            if F[j] < n:
+                break
             j += 1
-            if j == L or T[j] >= end:
-                return st
-        a = j + 1
-        st = T[a]
+        else:
+            return st
+        a = j
 
 
 def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tuple] | None,
@@ -112,11 +118,18 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         ``stop`` ended the search.
     """
     now = problem.now
+    cap = problem.capacity
+    # running jobs: all hold their processors from now to their estimated end
     T0 = [now]
-    F0 = [problem.capacity]
+    F0 = [cap]
+    ends: dict[int, int] = {}
     for r in problem.running:
         if r.end > now:
-            _add(T0, F0, now, r.end, r.n)
+            ends[r.end] = ends.get(r.end, 0) + r.n
+            F0[0] -= r.n
+    for e in sorted(ends):
+        T0.append(e)
+        F0.append(F0[-1] + ends[e])
     W = sorted(problem.waiting, key=lambda w: (w.te, w.id))
     m = len(W)
     ids = [w.id for w in W]
@@ -124,9 +137,10 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
     ts_ = [w.t for w in W]
     tes = [w.te for w in W]
     ss = [w.s for w in W]
-    mc = [job_cost(problem, w, now) for w in W]
-    dw = [delay_weight(problem, w) for w in W]
     at = problem.alpha_t
+    dw = [delay_weight(problem, w) for w in W]
+    # job_cost(problem, w, now): moved all the way to now (the least any start costs)
+    mc = [0.0 if tes[i] == now else dw[i] * -(float(tes[i] - now) ** at) for i in range(m)]
     new = problem.new
     jn = new.n if new is not None else 0
     jt = new.t if new is not None else 0
@@ -144,12 +158,14 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         fixv = [w.te + w.t - 1 for w in W]
     by_fix = sorted(range(m), key=lambda i: (fixv[i], tes[i], ids[i]))
     exhaustive = key is None
-    rank: list[int] | None = None
+    rank: list[int] = []
     if not exhaustive:
         rank = [0] * m
         for r_, i in enumerate(sorted(range(m), key=lambda i: key(W[i]))):
             rank[i] = r_
+    lb0 = [_earliest(T0, F0, ts_[i], ns[i]) for i in range(m)]
     rel = _REL_TIE
+    all_held = hold and delay_from == "start"  # every delayed job starts at or after ts
 
     stay: list[bool] | None = None
     if hold and new is None:
@@ -186,7 +202,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         else:
             term = jweight * float(ts - now) ** at
         if best is not None:
-            lb = term + sum(mc[i] for i in delayed)
+            lb = term + sum([mc[i] for i in delayed])
             b0 = best[0]
             if lb > b0 and lb - b0 > rel * max(1.0, abs(lb), abs(b0)):
                 break
@@ -197,7 +213,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                     f"t={now}; limit max_exhaustive={max_exhaustive}")
             seqs = itertools.permutations(delayed)
         else:
-            seqs = (sorted(delayed, key=rank.__getitem__),)  # type: ignore[union-attr]
+            seqs = (sorted(delayed, key=rank.__getitem__),)
         for seq in seqs:
             tried += 1
             if stop is not None and tried % _STOP_EVERY == 0 and stop():
@@ -205,21 +221,26 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                 break
             # ---- compress ``seq`` (heuristics.slack._Search.compress, inlined)
             bound = None if best is None else best[0]
-            rest = sum(mc[i] for i in seq)
+            rest = sum([mc[i] for i in seq])
             total = term
             starts: list[int] = []
-            held = [tes[i] >= ts for i in seq] if hold else None
+            if all_held:
+                held = None
+            elif hold:
+                held = [tes[i] >= ts for i in seq]
+            else:
+                held = [False] * len(seq)
             # remove, every job holding its place: the profile is the current schedule
             # S until the first job that moves, so a job that ``stay``s costs no work
-            clean = stay is not None and all(held)  # type: ignore[arg-type]
+            clean = stay is not None and (held is None or all(held))
             if not clean:
                 T = FT.copy()
                 F = FF.copy()
                 if jt > 0:
                     _add(T, F, ts, ts + jt, jn)
                 if hold:
-                    for i, h in zip(seq, held, strict=True):  # type: ignore[arg-type]
-                        if h:
+                    for pos, i in enumerate(seq):
+                        if held is None or held[pos]:
                             _add(T, F, tes[i] + jt, tes[i] + jt + ts_[i], ns[i])
             ok = True
             for pos, i in enumerate(seq):
@@ -239,29 +260,51 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                     clean = False
                     T = TS.copy()
                     F = FS.copy()
-                if hold and held[pos]:  # type: ignore[index]
-                    _add(T, F, te + jt, te + jt + t, -n)
-                # earliest start >= now (T[0] == now; the last segment is all free)
+                if held is None or held[pos]:  # give up the hold at te + jt
+                    h = te + jt
+                    ha = bisect_right(T, h) - 1  # a breakpoint: the hold made it
+                    he = h + t
+                    hb = bisect_right(T, he, ha) - 1
+                    for x_ in range(ha, hb):
+                        F[x_] += n
+                # earliest start >= now (the last segment is all free); it is at least
+                # lb0[i], the earliest start next to the running jobs alone, which every
+                # profile of the search contains
                 L = len(T)
-                a = 0
-                st = now
+                st = lb0[i]
+                a = bisect_right(T, st) - 1
                 while True:
+                    if F[a] < n:  # skip the blocked segments
+                        a += 1
+                        while F[a] < n:
+                            a += 1
+                        st = T[a]
                     end = st + t
-                    j = a
-                    while F[j] >= n:
-                        j += 1
-                        if j == L or T[j] >= end:
-                            j = -1
+                    j = a + 1
+                    while j < L and T[j] < end:
+                        if F[j] < n:
                             break
-                    if j < 0:
-                        break
-                    a = j + 1
-                    st = T[a]
+                        j += 1
+                    else:
+                        break  # fits on [st, end)
+                    a = j
                 d = st - te
                 if d > ss[i]:
                     ok = False
                     break
-                _add(T, F, st, st + t, n)
+                # reserve [st, st + t)
+                if T[a] != st:
+                    a += 1
+                    T.insert(a, st)
+                    F.insert(a, F[a - 1])
+                end = st + t
+                b = bisect_right(T, end, a) - 1
+                if T[b] != end:
+                    b += 1
+                    T.insert(b, end)
+                    F.insert(b, F[b - 1])
+                for x_ in range(a, b):
+                    F[x_] -= n
                 starts.append(st)
                 rest -= mc[i]
                 if d != 0:

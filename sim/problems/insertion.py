@@ -292,7 +292,9 @@ class InsertionProblem:
                     f"new (job {self.new.id}): arrival={self.new.arrival} is after now={now}")
         object.__setattr__(self, "_index", index)
         # the current schedule must be feasible: it is the starting point of every search
-        prof = profile_of(self)
+        if _within_capacity(self):
+            return
+        prof = profile_of(self)  # not within the capacity: find the job to name
         try:
             for w in self.waiting:
                 prof.reserve(w.te, w.t, (w.n,))
@@ -419,6 +421,29 @@ def load(path: str | Path) -> InsertionProblem:
     """Read a problem from a JSON file (errors name the file)."""
     path = Path(path)
     return InsertionProblem.from_json(path.read_text(), source=str(path))
+
+
+def _within_capacity(problem: InsertionProblem) -> bool:
+    """Whether the running jobs (until ``end``) and the waiting jobs at ``te`` (on
+    ``[te, te + t)``) never use more than the capacity: a sweep over the start and end
+    times, the same test as reserving them on a :class:`sim.profile.Profile`."""
+    delta: dict[int, int] = {}
+    get = delta.get
+    now = problem.now
+    for r in problem.running:
+        delta[now] = get(now, 0) + r.n
+        delta[r.end] = get(r.end, 0) - r.n
+    for w in problem.waiting:
+        delta[w.te] = get(w.te, 0) + w.n
+        e = w.te + w.t
+        delta[e] = get(e, 0) - w.n
+    use = 0
+    cap = problem.capacity
+    for t in sorted(delta):
+        use += delta[t]
+        if use > cap:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------- schedule
