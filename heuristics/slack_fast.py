@@ -69,6 +69,33 @@ def _fits(T: list[int], F: list[int], s: int, e: int, n: int) -> bool:
     return True
 
 
+def _merge(T0: list[int], F0: list[int], ev: dict[int, int]) -> tuple[list[int], list[int]]:
+    """The profile ``(T0, F0)`` with ``ev`` (time -> processors taken from then on, a
+    negative value gives them back; the values sum to 0, every time ``>= T0[0]``)."""
+    if not ev:
+        return T0.copy(), F0.copy()
+    T: list[int] = []
+    F: list[int] = []
+    p = 0
+    L = len(T0)
+    acc = 0
+    for x in sorted(ev):
+        while p < L and T0[p] < x:
+            T.append(T0[p])
+            F.append(F0[p] - acc)
+            p += 1
+        acc += ev[x]
+        T.append(x)
+        if p < L and T0[p] == x:
+            F.append(F0[p] - acc)
+            p += 1
+        else:
+            F.append(F0[p - 1] - acc)
+    T.extend(T0[p:])
+    F.extend(F0[p:])
+    return T, F
+
+
 def _earliest(T: list[int], F: list[int], t: int, n: int) -> int:
     """Earliest start ``>= T[0]`` of ``n`` processors for ``t`` seconds (the last segment
     must have ``n`` free)."""
@@ -201,8 +228,9 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             term = 0.0
         else:
             term = jweight * float(ts - now) ** at
+        sdel = sum([mc[i] for i in delayed])
         if best is not None:
-            lb = term + sum([mc[i] for i in delayed])
+            lb = term + sdel
             b0 = best[0]
             if lb > b0 and lb - b0 > rel * max(1.0, abs(lb), abs(b0)):
                 break
@@ -221,7 +249,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                 break
             # ---- compress ``seq`` (heuristics.slack._Search.compress, inlined)
             bound = None if best is None else best[0]
-            rest = sum([mc[i] for i in seq])
+            rest = sdel if seq == delayed else sum([mc[i] for i in seq])
             total = term
             starts: list[int] = []
             if all_held:
@@ -234,14 +262,20 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             # S until the first job that moves, so a job that ``stay``s costs no work
             clean = stay is not None and (held is None or all(held))
             if not clean:
-                T = FT.copy()
-                F = FF.copy()
+                # the fixed profile plus the new job and the holds, merged in one pass
+                ev: dict[int, int] = {}
                 if jt > 0:
-                    _add(T, F, ts, ts + jt, jn)
+                    ev[ts] = jn
+                    ev[ts + jt] = -jn
                 if hold:
+                    get = ev.get
                     for pos, i in enumerate(seq):
                         if held is None or held[pos]:
-                            _add(T, F, tes[i] + jt, tes[i] + jt + ts_[i], ns[i])
+                            h = tes[i] + jt
+                            ev[h] = get(h, 0) + ns[i]
+                            h += ts_[i]
+                            ev[h] = get(h, 0) - ns[i]
+                T, F = _merge(FT, FF, ev)
             ok = True
             for pos, i in enumerate(seq):
                 n = ns[i]
