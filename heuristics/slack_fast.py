@@ -96,12 +96,16 @@ def _merge(T0: list[int], F0: list[int], ev: dict[int, int]) -> tuple[list[int],
     return T, F
 
 
-def _earliest(T: list[int], F: list[int], t: int, n: int) -> int:
-    """Earliest start ``>= T[0]`` of ``n`` processors for ``t`` seconds (the last segment
-    must have ``n`` free)."""
+def _earliest(T: list[int], F: list[int], t: int, n: int, not_before: int | None = None) -> int:
+    """Earliest start ``>= not_before`` (default ``T[0]``) of ``n`` processors for ``t``
+    seconds (the last segment must have ``n`` free)."""
     L = len(T)
-    a = 0
-    st = T[0]
+    if not_before is None:
+        a = 0
+        st = T[0]
+    else:
+        st = not_before
+        a = bisect_right(T, st) - 1
     while True:
         if F[a] < n:
             a += 1
@@ -203,10 +207,12 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             _add(TS, FS, tes[i], tes[i] + ts_[i], ns[i])
         stay = []
         for i in range(m):
-            T = TS.copy()
-            F = FS.copy()
-            _add(T, F, tes[i], tes[i] + ts_[i], -ns[i])
-            stay.append(_earliest(T, F, ts_[i], ns[i]) == tes[i])
+            if lb0[i] == tes[i]:
+                stay.append(True)
+                continue
+            _add(TS, FS, tes[i], tes[i] + ts_[i], -ns[i])  # breakpoints exist: no insert
+            stay.append(_earliest(TS, FS, ts_[i], ns[i], lb0[i]) == tes[i])
+            _add(TS, FS, tes[i], tes[i] + ts_[i], ns[i])
 
     best: Best | None = None
     tried = 0
@@ -214,10 +220,16 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
     FT = T0.copy()  # fixed jobs (and running jobs), grown slot by slot
     FF = F0.copy()
     k = 0
+    k_prev = -1
+    sdel = 0.0
+    # remove with every delayed job holding its place: each candidate starts from S, so
+    # the profile of the fixed jobs is not needed
+    s_only = stay is not None and all_held
     for ts in slots:
         while k < m and fixv[by_fix[k]] < ts:
-            i = by_fix[k]
-            _add(FT, FF, tes[i], tes[i] + ts_[i], ns[i])
+            if not s_only:
+                i = by_fix[k]
+                _add(FT, FF, tes[i], tes[i] + ts_[i], ns[i])
             k += 1
         if jt > 0 and not _fits(FT, FF, ts, ts + jt, jn):
             continue
@@ -228,12 +240,22 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             term = 0.0
         else:
             term = jweight * float(ts - now) ** at
-        sdel = sum([mc[i] for i in delayed])
+        if k != k_prev:
+            sdel = sum([mc[i] for i in delayed])
         if best is not None:
             lb = term + sdel
             b0 = best[0]
             if lb > b0 and lb - b0 > rel * max(1.0, abs(lb), abs(b0)):
                 break
+        if new is None and k == k_prev and not exhaustive:
+            # remove: the same delayed jobs as at the slot before, so the same candidate
+            # on the same profile, priced against the same best or tied with it (it is
+            # that best): not taken
+            tried += 1
+            if stop is not None and tried % _STOP_EVERY == 0 and stop():
+                stopped = True
+            continue
+        k_prev = k
         if exhaustive:
             if len(delayed) > max_exhaustive:
                 raise ValueError(
