@@ -247,10 +247,10 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             b0 = best[0]
             if lb > b0 and lb - b0 > rel * max(1.0, abs(lb), abs(b0)):
                 break
-        if new is None and k == k_prev and not exhaustive:
-            # remove: the same delayed jobs as at the slot before, so the same candidate
-            # on the same profile, priced against the same best or tied with it (it is
-            # that best): not taken
+        if new is None and k == k_prev and not exhaustive and (all_held or not hold):
+            # remove: the same delayed jobs as at the slot before, holding the same places
+            # (all of them, or none), so the same candidate on the same profile, priced
+            # against the same best or tied with it (it is that best): not taken
             tried += 1
             if stop is not None and tried % _STOP_EVERY == 0 and stop():
                 stopped = True
