@@ -394,12 +394,12 @@ class Inserter:
     Parameters
     ----------
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
-    max_exhaustive, delay_from, compress
+    max_exhaustive, delay_from, compress, fast
         See ``insert``.
     """
 
     def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
-                 delay_from: str = "start", compress: str = "hold") -> None:
+                 delay_from: str = "start", compress: str = "hold", fast: bool = True) -> None:
         if order not in ORDERS + (EXHAUSTIVE,):
             raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
         _check_options(delay_from, compress)
@@ -407,10 +407,12 @@ class Inserter:
         self.max_exhaustive = int(max_exhaustive)
         self.delay_from = delay_from
         self.compress = compress
+        self.fast = bool(fast)
 
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
         return insert(problem, self.order, max_exhaustive=self.max_exhaustive,
-                      delay_from=self.delay_from, compress=self.compress).schedule
+                      delay_from=self.delay_from, compress=self.compress,
+                      fast=self.fast).schedule
 
     def __repr__(self) -> str:
         return f"Inserter({self.order!r})"
