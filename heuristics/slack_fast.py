@@ -31,8 +31,9 @@ from __future__ import annotations
 import itertools
 from bisect import bisect_right
 from collections.abc import Callable
+from operator import attrgetter
 
-from sim.problems.insertion import InsertionProblem, WaitingJob, delay_weight, new_weight
+from sim.problems.insertion import InsertionProblem, WaitingJob, new_weight
 
 _REL_TIE = 1e-9
 _STOP_EVERY = 64
@@ -161,7 +162,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
     for e in sorted(ends):
         T0.append(e)
         F0.append(F0[-1] + ends[e])
-    W = sorted(problem.waiting, key=lambda w: (w.te, w.id))
+    W = sorted(problem.waiting, key=attrgetter("te", "id"))
     m = len(W)
     ids = [w.id for w in W]
     ns = [w.n for w in W]
@@ -169,28 +170,35 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
     tes = [w.te for w in W]
     ss = [w.s for w in W]
     at = problem.alpha_t
-    dw = [delay_weight(problem, w) for w in W]
+    # delay_weight(problem, w), the same expression inlined
+    pj = 1.0 if problem.new is None else problem.new.p
+    pf, sfl = problem.p_floor, problem.slack_floor
+    au, ap, apf = problem.alpha_u, problem.alpha_p, problem.alpha_p * problem.alpha_f
+    pjf = max(pj, pf)
+    dw = [float(w.n) ** au * (max(w.p, pf) / pjf) ** ap
+          * (1.0 if w.s == w.s0 else w.s0 / max(w.s, sfl)) ** apf for w in W]
     # job_cost(problem, w, now): moved all the way to now (the least any start costs)
     mc = [0.0 if tes[i] == now else dw[i] * -(float(tes[i] - now) ** at) for i in range(m)]
     new = problem.new
     jn = new.n if new is not None else 0
     jt = new.t if new is not None else 0
     jweight = new_weight(problem)
-    pts = {now}
-    for r in problem.running:
-        pts.add(r.end)
-    for w in W:
-        pts.add(w.te)
-        pts.add(w.te + w.t)
-    slots = sorted(p for p in pts if p >= now)
+    # slots: now, the running jobs' ends (T0) and the waiting jobs' starts and ends
+    pts = set(T0)
+    pts.update(tes)
+    pts.update([tes[i] + ts_[i] for i in range(m)])
+    slots = sorted(pts)
     if delay_from == "start":
         fixv = tes
+        by_fix = list(range(m))  # W is in (te, id) order already
     else:
         fixv = [w.te + w.t - 1 for w in W]
-    by_fix = sorted(range(m), key=lambda i: (fixv[i], tes[i], ids[i]))
+        by_fix = sorted(range(m), key=lambda i: (fixv[i], tes[i], ids[i]))
     exhaustive = key is None
     rank: list[int] = []
-    if not exhaustive:
+    if order == "AST":
+        rank = list(range(m))  # its key is (te, id), the order of W
+    elif not exhaustive:
         rank = [0] * m
         for r_, i in enumerate(sorted(range(m), key=lambda i: key(W[i]))):
             rank[i] = r_
