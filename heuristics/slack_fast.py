@@ -29,7 +29,7 @@ Times are integer seconds, capacities processors.
 from __future__ import annotations
 
 import itertools
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from operator import attrgetter
 
@@ -81,10 +81,11 @@ def _merge(T0: list[int], F0: list[int], ev: dict[int, int]) -> tuple[list[int],
     L = len(T0)
     acc = 0
     for x in sorted(ev):
-        while p < L and T0[p] < x:
-            T.append(T0[p])
-            F.append(F0[p] - acc)
-            p += 1
+        q = bisect_left(T0, x, p)
+        if q > p:  # the breakpoints before x, shifted by what is taken so far
+            T += T0[p:q]
+            F += [f - acc for f in F0[p:q]] if acc else F0[p:q]
+            p = q
         acc += ev[x]
         T.append(x)
         if p < L and T0[p] == x:
@@ -221,6 +222,18 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             _add(TS, FS, tes[i], tes[i] + ts_[i], -ns[i])  # breakpoints exist: no insert
             stay.append(_earliest(TS, FS, ts_[i], ns[i], lb0[i]) == tes[i])
             _add(TS, FS, tes[i], tes[i] + ts_[i], ns[i])
+        if (stop is None and all_held and all(stay)
+                and (not exhaustive or m <= max_exhaustive)):
+            # no job can move: with every delayed job holding its place, every slot's
+            # candidate is the current schedule at price 0 (the dummy job has no term),
+            # so the first slot's, ``now`` with every job delayed, is taken and every
+            # later one ties with it and moves as many jobs: it is the search's answer
+            # (not shortcut: a ``stop``, which could end the search with another flag;
+            # an exhaustive search that must refuse the first slot; delay_from="overlap",
+            # where a delayed job that starts before the slot holds nothing)
+            seq = sorted(range(m), key=rank.__getitem__) if not exhaustive else list(by_fix)
+            return (0.0, 0, now, tuple(ids[i] for i in seq),
+                    {ids[i]: tes[i] for i in seq}), False
 
     best: Best | None = None
     tried = 0

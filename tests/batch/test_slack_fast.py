@@ -113,8 +113,11 @@ def test_fast_stops_like_the_reference():
     got = [insert(pb, EXHAUSTIVE, max_exhaustive=10, stop=lambda: True, fast=fast)
            for fast in (True, False)]
     assert got[0] == got[1] and got[0].stopped
-    with pytest.raises(ValueError, match="max_exhaustive=3"):
-        insert(random_problem(1, k=6, gap=0), EXHAUSTIVE, max_exhaustive=3)
+    for new in (True, False):  # the fast path refuses like the reference, remove included
+        for fast in (True, False):
+            with pytest.raises(ValueError, match="max_exhaustive=3"):
+                insert(random_problem(1, k=6, gap=0, new=new), EXHAUSTIVE, max_exhaustive=3,
+                       fast=fast)
 
 
 def test_fast_equals_reference_on_kth_snapshots():
