@@ -246,11 +246,27 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
     # remove with every delayed job holding its place: each candidate starts from S, so
     # the profile of the fixed jobs is not needed
     s_only = stay is not None and all_held
+    # insert with every delayed job holding its place: GT/GF is the fixed profile plus
+    # every delayed job's hold, kept slot by slot (a job that becomes fixed gives up its
+    # hold at te + jt and takes te); a candidate is then GT/GF plus the new job
+    g_mode = all_held and jt > 0
+    if g_mode:
+        ev0: dict[int, int] = {}
+        for i in range(m):
+            h = tes[i] + jt
+            ev0[h] = ev0.get(h, 0) + ns[i]
+            h += ts_[i]
+            ev0[h] = ev0.get(h, 0) - ns[i]
+        GT, GF = _merge(T0, F0, ev0)
     for ts in slots:
         while k < m and fixv[by_fix[k]] < ts:
             if not s_only:
                 i = by_fix[k]
                 _add(FT, FF, tes[i], tes[i] + ts_[i], ns[i])
+                if g_mode:
+                    h = tes[i] + jt
+                    _add(GT, GF, h, h + ts_[i], -ns[i])
+                    _add(GT, GF, tes[i], tes[i] + ts_[i], ns[i])
             k += 1
         if jt > 0 and not _fits(FT, FF, ts, ts + jt, jn):
             continue
@@ -304,7 +320,11 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             # remove, every job holding its place: the profile is the current schedule
             # S until the first job that moves, so a job that ``stay``s costs no work
             clean = stay is not None and (held is None or all(held))
-            if not clean:
+            if g_mode:
+                T = GT.copy()
+                F = GF.copy()
+                _add(T, F, ts, ts + jt, jn)
+            elif not clean:
                 # the fixed profile plus the new job and the holds, merged in one pass
                 ev: dict[int, int] = {}
                 if jt > 0:
