@@ -16,12 +16,14 @@ two bare lists per candidate -- the breakpoint times and the free processors aft
   delayed jobs right by ``t_j``, past the new job, keeps the sum within the capacity;
 - every compressed job goes to the earliest start at which it fits.
 
-So the result is the reference's, decision for decision; ``tests/heuristics`` checks
-this differentially (``insert(..., fast=False)`` keeps the reference path) and the
-scheduler re-checks any schedule with ``sim.problems.insertion.check`` when asked
-(``SlackScheduler(check=True)``). The one representational difference: breakpoints are
-not merged, which never changes an earliest start (it depends only on the free-capacity
-step function, not on how it is split into segments).
+So the result is the reference's, decision for decision, checked differentially by
+``tests/batch/test_slack_fast.py`` (``insert(..., fast=False)`` keeps the reference path);
+the scheduler re-checks any schedule with ``sim.problems.insertion.check`` when asked
+(``SlackScheduler(check=True)``). The shortcuts that skip work (a lower bound on every
+start, the remove and insert cases in ``search``) are argued where they are made. The
+one representational difference: breakpoints are not merged, which never changes an
+earliest start (it depends only on the free-capacity step function, not on how it is
+split into segments).
 
 Times are integer seconds, capacities processors.
 """
