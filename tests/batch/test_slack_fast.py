@@ -177,6 +177,18 @@ def test_kth_year_and_every_month_match_main(kth_months, order, compress):
         assert start_hash(s.start) == FIXTURE["starts"][f"{order}-{compress}-{label}"]["sha256"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("priorities,sf", [("fifth", 3.0), (None, 1.0), (None, 9.0)])
+def test_talby_settings_match_reference(priorities, sf):
+    """Settings of Talby tables 2-4 (SF 1 and 9, every fifth job high priority), each
+    month from an empty machine: the fast search schedules as the reference search."""
+    w = load_workload("KTH-SP2", procs=128, priorities=priorities)
+    for _, month in split_months(w):
+        fast = simulate(month, SlackPolicy(order="AST", sf=sf))
+        ref = simulate(month, SlackScheduler(Inserter("AST", fast=False), sf=sf))
+        assert np.array_equal(fast.start, ref.start)
+
+
 # ------------------------------------------------------------ the checks keep their teeth
 @pytest.mark.parametrize("field,value,match", [
     ("n", True, "must be an integer"),
