@@ -69,6 +69,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from heuristics import slack_fast
 from sim.batch.slack_scheduler import SlackScheduler
 from sim.problems.insertion import (
     InsertionProblem,
@@ -296,7 +297,8 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
 
 def insert(problem: InsertionProblem, order: str = "AST", *,
            max_exhaustive: int = 8, delay_from: str = "start",
-           stop: Callable[[], bool] | None = None, compress: str = "hold") -> Candidate:
+           stop: Callable[[], bool] | None = None, compress: str = "hold",
+           fast: bool = True) -> Candidate:
     """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
 
     Parameters
@@ -316,14 +318,24 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         docstring): re-placed one by one into a profile without them ("list"), or
         moved up one by one while the others still hold their delayed reservations
         ("hold", the paper's "compress the schedule").
+    fast : bool
+        Run the search on bare lists (``heuristics.slack_fast``, the default) or on
+        checked :class:`sim.profile.Profile` objects (``False``, the reference path kept
+        for differential tests and the before/after benchmark). Both return the same
+        candidate.
 
     Returns
     -------
     Candidate
         Its ``price`` is recomputed by ``sim.problems.insertion.price``.
     """
-    if order != EXHAUSTIVE:
-        _order_key(order, problem)  # validates the name
+    key = None if order == EXHAUSTIVE else _order_key(order, problem)  # validates the name
+    if fast:
+        _check_options(delay_from, compress)
+        best, stopped = slack_fast.search(problem, order, key, max_exhaustive=max_exhaustive,
+                                          delay_from=delay_from, hold=compress == "hold",
+                                          stop=stop)
+        return _result(problem, best, stopped)
     search = _Search(problem, delay_from, compress)
     best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
     tried = 0
@@ -353,15 +365,25 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
                 if c > 0 or (c == 0 and moved >= best[1]):
                     continue
             best = (total, moved, ts, tuple(w.id for w in seq), starts)
+    return _result(problem, best, stopped)
+
+
+def _result(problem: InsertionProblem,
+            best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None,
+            stopped: bool) -> Candidate:
+    """The candidate of ``best`` (price recomputed), or the current schedule if stopped
+    before any candidate."""
     if best is None and stopped:  # stopped before any candidate: nobody moves
         sched = current_schedule(problem)
-        return Candidate(ts=sched.new_start if sched.new_start is not None else search.now,
+        return Candidate(ts=sched.new_start if sched.new_start is not None else problem.now,
                          order=(), schedule=sched, price=price(problem, sched), moved=0,
                          stopped=True)
     if best is None:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={problem.now}")
     _, moved, ts, seq, starts = best
-    sched = _make_schedule(search, ts, starts)
+    full = {w.id: w.te for w in problem.waiting}
+    full.update(starts)
+    sched = InsertionSchedule(new_start=ts if problem.new is not None else None, starts=full)
     return Candidate(ts=ts, order=seq, schedule=sched, price=price(problem, sched),
                      moved=moved, stopped=stopped)
 
@@ -372,12 +394,12 @@ class Inserter:
     Parameters
     ----------
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
-    max_exhaustive, delay_from, compress
+    max_exhaustive, delay_from, compress, fast
         See ``insert``.
     """
 
     def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
-                 delay_from: str = "start", compress: str = "hold") -> None:
+                 delay_from: str = "start", compress: str = "hold", fast: bool = True) -> None:
         if order not in ORDERS + (EXHAUSTIVE,):
             raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
         _check_options(delay_from, compress)
@@ -385,10 +407,12 @@ class Inserter:
         self.max_exhaustive = int(max_exhaustive)
         self.delay_from = delay_from
         self.compress = compress
+        self.fast = bool(fast)
 
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
         return insert(problem, self.order, max_exhaustive=self.max_exhaustive,
-                      delay_from=self.delay_from, compress=self.compress).schedule
+                      delay_from=self.delay_from, compress=self.compress,
+                      fast=self.fast).schedule
 
     def __repr__(self) -> str:
         return f"Inserter({self.order!r})"

@@ -176,6 +176,7 @@ class SlackScheduler(BasePolicy):
         self.capacity = machine.capacity[0]
         self.plan = Planner(machine)  # running jobs, estimated ends, overruns
         self.waiting: dict[int, _Entry] = {}
+        self._run_views: dict[int, RunningJob] = {}  # the running jobs as the inserter sees them
         self._promises: dict[int, int] = {}
         self._remove_due = False
         self.snapshots = []
@@ -205,10 +206,14 @@ class SlackScheduler(BasePolicy):
     def _running(self, now: int) -> tuple[RunningJob, ...]:
         out = []
         running, est_end = self.plan.running, self.plan.est_end
+        views = self._run_views
         for jid in sorted(running):
             end = est_end[jid]
             if end > now:
-                out.append(RunningJob(id=jid, n=running[jid].procs, end=end))
+                v = views.get(jid)
+                if v is None or v.end != end:  # built (and checked) once per estimate
+                    v = views[jid] = RunningJob(id=jid, n=running[jid].procs, end=end)
+                out.append(v)
         return tuple(out)
 
     def _waiting(self) -> tuple[WaitingJob, ...]:
@@ -295,6 +300,7 @@ class SlackScheduler(BasePolicy):
         self._remove(now)
 
     def on_end(self, job: Job, now: int) -> None:
+        self._run_views.pop(job.id, None)
         if self.plan.end(job, now):
             self._remove_due = True
 

@@ -121,6 +121,27 @@ def _validate(obj: Any, kind: str, path: str) -> None:
         object.__setattr__(obj, name, _checked(kind, name, getattr(obj, name), path))
 
 
+# Fast paths of the checks above: True when every field already has the exact type and
+# range the checks ask for, so that they would return each value unchanged (anything
+# else, including a bool, an integral float, NaN or a value out of range, goes through
+# ``_validate``, which converts it or raises the one-line message).
+def _canonical_int(x: Any, low: int) -> bool:
+    return type(x) is int and low <= x <= MAX_INT
+
+
+def _canonical_waiting(w: WaitingJob) -> bool:
+    s, s0, p = w.s, w.s0, w.p
+    return (_canonical_int(w.id, -MAX_INT) and _canonical_int(w.n, 1)
+            and _canonical_int(w.t, 1) and _canonical_int(w.te, -MAX_INT)
+            and _canonical_int(w.arrival, -MAX_INT)
+            and type(s) is float and s >= 0.0 and type(s0) is float and s0 >= 0.0
+            and type(p) is float and 0.0 <= p <= 1.0)
+
+
+def _canonical_prob(x: Any) -> bool:
+    return type(x) is float and 0.0 <= x <= 1.0
+
+
 # ---------------------------------------------------------------------------- jobs
 @dataclass(frozen=True)
 class WaitingJob:
@@ -156,11 +177,11 @@ class WaitingJob:
     arrival: int
 
     def __post_init__(self) -> None:
-        w = f"WaitingJob {fields.short(self.id)}"
-        _validate(self, "waiting", w)
+        if not _canonical_waiting(self):
+            _validate(self, "waiting", f"WaitingJob {fields.short(self.id)}")
         if math.isinf(self.s) != math.isinf(self.s0):
-            raise ValueError(f"{w}: s and s0 must be both finite or both infinite, "
-                             f"got s={self.s!r}, s0={self.s0!r}")
+            raise ValueError(f"WaitingJob {fields.short(self.id)}: s and s0 must be both "
+                             f"finite or both infinite, got s={self.s!r}, s0={self.s0!r}")
 
 
 @dataclass(frozen=True)
@@ -172,7 +193,9 @@ class RunningJob:
     end: int
 
     def __post_init__(self) -> None:
-        _validate(self, "running", f"RunningJob {fields.short(self.id)}")
+        if not (_canonical_int(self.id, -MAX_INT) and _canonical_int(self.n, 1)
+                and _canonical_int(self.end, -MAX_INT)):
+            _validate(self, "running", f"RunningJob {fields.short(self.id)}")
 
 
 @dataclass(frozen=True)
@@ -186,7 +209,10 @@ class NewJob:
     arrival: int
 
     def __post_init__(self) -> None:
-        _validate(self, "new", f"NewJob {fields.short(self.id)}")
+        if not (_canonical_int(self.id, -MAX_INT) and _canonical_int(self.n, 1)
+                and _canonical_int(self.t, 1) and _canonical_int(self.arrival, -MAX_INT)
+                and _canonical_prob(self.p)):
+            _validate(self, "new", f"NewJob {fields.short(self.id)}")
 
 
 # ---------------------------------------------------------------------------- problem
@@ -236,6 +262,32 @@ class InsertionProblem:
     _index: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._check_scalars()
+        object.__setattr__(self, "running", tuple(self.running))
+        object.__setattr__(self, "waiting", tuple(self.waiting))
+        if not self._jobs_fine():
+            self._check_jobs()  # raises, naming the job
+        object.__setattr__(self, "_index", {w.id: k for k, w in enumerate(self.waiting)})
+        # the current schedule must be feasible: it is the starting point of every search
+        if _within_capacity(self):
+            return
+        prof = profile_of(self)  # not within the capacity: find the job to name
+        try:
+            for w in self.waiting:
+                prof.reserve(w.te, w.t, (w.n,))
+        except ValueError as e:
+            raise ValueError(
+                f"InsertionProblem.waiting: the current schedule (te) exceeds the capacity at "
+                f"job {w.id} (te={w.te}, n={w.n}, t={w.t}): {e}") from None
+
+    def _check_scalars(self) -> None:
+        """Check (and convert) ``now``, ``capacity``, the alphas and the floors."""
+        if (_canonical_int(self.now, -MAX_INT) and _canonical_int(self.capacity, 1)
+                and _canonical_prob(self.alpha_u) and _canonical_prob(self.alpha_t)
+                and _canonical_prob(self.alpha_p) and _canonical_prob(self.alpha_f)
+                and _canonical_prob(self.p_floor) and self.p_floor > 0
+                and type(self.slack_floor) is float and 0.0 < self.slack_floor < math.inf):
+            return
         now = fields.integer(self.now, "now", minimum=-MAX_INT, maximum=MAX_INT)
         cap = fields.integer(self.capacity, "capacity", minimum=1, maximum=MAX_INT)
         object.__setattr__(self, "now", now)
@@ -250,8 +302,34 @@ class InsertionProblem:
         if sf <= 0:
             raise ValueError(f"{fields.where(None, 'slack_floor')} must be > 0, got {sf!r}")
         object.__setattr__(self, "slack_floor", sf)
-        object.__setattr__(self, "running", tuple(self.running))
-        object.__setattr__(self, "waiting", tuple(self.waiting))
+
+    def _jobs_fine(self) -> bool:
+        """Whether :meth:`_check_jobs` would pass (its fast path: no message to build)."""
+        now, cap, new = self.now, self.capacity, self.new
+        running, waiting = self.running, self.waiting
+        ids = [r.id for r in running if isinstance(r, RunningJob)]
+        if len(ids) != len(running):
+            return False
+        ids += [w.id for w in waiting if isinstance(w, WaitingJob)]
+        if len(ids) != len(running) + len(waiting):
+            return False
+        if new is not None:
+            if not isinstance(new, NewJob) or new.n > cap or new.arrival > now:
+                return False
+            ids.append(new.id)
+        if len(set(ids)) != len(ids):
+            return False
+        for r in running:
+            if r.n > cap or r.end <= now:
+                return False
+        for w in waiting:
+            if w.n > cap or w.te < now or w.arrival > now:
+                return False
+        return True
+
+    def _check_jobs(self) -> None:
+        """Check the jobs: types, unique ids, widths, times against ``now``."""
+        now, cap = self.now, self.capacity
 
         seen: set[int] = set()
 
@@ -268,12 +346,10 @@ class InsertionProblem:
                 raise ValueError(f"running[{k}] (job {r.id}): n={r.n} exceeds capacity {cap}")
             if r.end <= now:
                 raise ValueError(f"running[{k}] (job {r.id}): end={r.end} must be > now={now}")
-        index: dict[int, int] = {}
         for k, w in enumerate(self.waiting):
             if not isinstance(w, WaitingJob):
                 raise ValueError(f"InsertionProblem.waiting[{k}] must be a WaitingJob, got {w!r}")
             unique(f"waiting[{k}]", w.id)
-            index[w.id] = k
             if w.n > cap:
                 raise ValueError(f"waiting[{k}] (job {w.id}): n={w.n} exceeds capacity {cap}")
             if w.te < now:
@@ -290,16 +366,6 @@ class InsertionProblem:
             if self.new.arrival > now:
                 raise ValueError(
                     f"new (job {self.new.id}): arrival={self.new.arrival} is after now={now}")
-        object.__setattr__(self, "_index", index)
-        # the current schedule must be feasible: it is the starting point of every search
-        prof = profile_of(self)
-        try:
-            for w in self.waiting:
-                prof.reserve(w.te, w.t, (w.n,))
-        except ValueError as e:
-            raise ValueError(
-                f"InsertionProblem.waiting: the current schedule (te) exceeds the capacity at "
-                f"job {w.id} (te={w.te}, n={w.n}, t={w.t}): {e}") from None
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -421,6 +487,29 @@ def load(path: str | Path) -> InsertionProblem:
     return InsertionProblem.from_json(path.read_text(), source=str(path))
 
 
+def _within_capacity(problem: InsertionProblem) -> bool:
+    """Whether the running jobs (until ``end``) and the waiting jobs at ``te`` (on
+    ``[te, te + t)``) never use more than the capacity: a sweep over the start and end
+    times, the same test as reserving them on a :class:`sim.profile.Profile`."""
+    delta: dict[int, int] = {}
+    get = delta.get
+    now = problem.now
+    for r in problem.running:
+        delta[now] = get(now, 0) + r.n
+        delta[r.end] = get(r.end, 0) - r.n
+    for w in problem.waiting:
+        delta[w.te] = get(w.te, 0) + w.n
+        e = w.te + w.t
+        delta[e] = get(e, 0) - w.n
+    use = 0
+    cap = problem.capacity
+    for t in sorted(delta):
+        use += delta[t]
+        if use > cap:
+            return False
+    return True
+
+
 # ---------------------------------------------------------------------------- schedule
 class InfeasibleScheduleError(ValueError):
     """A schedule violates the insertion problem (the message says why)."""
@@ -440,10 +529,16 @@ class InsertionSchedule:
         if self.new_start is not None:
             object.__setattr__(self, "new_start",
                                fields.integer(self.new_start, "InsertionSchedule.new_start"))
+        starts = dict(self.starts)
+        top = fields.INT64_MAX
+        if all(type(j) is int and type(s) is int and j <= top and s <= top
+               for j, s in starts.items()):
+            object.__setattr__(self, "starts", starts)  # what the checks below would give
+            return
         object.__setattr__(self, "starts",
                            {fields.integer(j, "InsertionSchedule.starts (job id)"):
                             fields.integer(s, f"InsertionSchedule.starts[{j}]")
-                            for j, s in dict(self.starts).items()})
+                            for j, s in starts.items()})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"new_start": ..., "starts": {id: start}}`` (ids as strings)."""
