@@ -85,9 +85,15 @@ class YearRun:
 
 @cache
 def _months(scheme: str, only: tuple[str, ...] | None) -> tuple:
-    from sim.experiments.slack_tables import months_with
+    from instances.bundled import trace_path
+    from instances.months import split_months
+    from instances.priorities import assign_priorities, high_priority_ids
+    from instances.swf import read_swf
 
-    months, high = months_with(scheme)
+    # priorities are assigned over the whole log (positions are global), then split
+    w = read_swf(trace_path("KTH-SP2"), procs=128)
+    months = tuple(split_months(assign_priorities(w, scheme)))
+    high = frozenset(high_priority_ids(w))
     if only is not None:
         months = tuple((lab, m) for lab, m in months if lab in only)
     return months, high

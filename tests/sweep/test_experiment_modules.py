@@ -1,0 +1,31 @@
+"""Every experiment module imports, and the Talby orders study reads its months (its
+months helper once pointed at a function that had moved away)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import sim.experiments
+
+# pyjobshop_driver runs only inside the separate PyJobShop environment (never imported here)
+MODULES = sorted(m.name for m in pkgutil.iter_modules(sim.experiments.__path__)
+                 if m.name != "pyjobshop_driver")
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_experiment_module_imports(name: str) -> None:
+    importlib.import_module(f"sim.experiments.{name}")
+
+
+def test_talby_orders_months_keep_global_priority_positions() -> None:
+    from sim.experiments.talby_orders import _months
+
+    months, high = _months("fifth", ("1996-10",))
+    assert [label for label, _ in months] == ["1996-10"]
+    month = months[0][1]
+    # fifth: positions 4, 9, ... of the whole log are high priority, by id
+    flagged = {j.id for j in month.jobs if j.user_priority == 1.0}
+    assert flagged and flagged == {j.id for j in month.jobs} & high
