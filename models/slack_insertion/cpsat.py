@@ -64,7 +64,13 @@ from fractions import Fraction
 from typing import Any
 
 from models.slack_insertion.common import Deadline, finish
-from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
+from models.slack_insertion.domains import (
+    chain_times,
+    dominant_times,
+    left_shift,
+    start_bounds,
+    tighten_domains,
+)
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
@@ -142,6 +148,21 @@ def _add_equal_orders(m: Any, problem: InsertionProblem, starts: dict[int, Any],
     return added
 
 
+def _heuristic_incumbent(problem: InsertionProblem, orders: tuple[str, ...],
+                         incumbent: InsertionSchedule | None,
+                         deadline: Deadline) -> InsertionSchedule | None:
+    """The definition's best of ``incumbent`` and the compress-order heuristics
+    ``orders`` (``heuristics.slack.insert``; each stops at the deadline)."""
+    from heuristics.slack import insert
+
+    found = [] if incumbent is None else [incumbent]
+    for order in orders:
+        if deadline.expired():
+            break
+        found.append(insert(problem, order, stop=deadline.expired).schedule)
+    return ins.best(problem, found)
+
+
 def _fix(m: Any, lit: Any, value: int) -> None:
     """Fix the boolean ``lit`` to ``value`` (its domain in the model proto)."""
     dom = m.proto.variables[lit.index].domain
@@ -153,7 +174,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 workers: int = 1, tighten: bool = True, dominant: bool = True,
                 symmetry: bool = True, max_points: int = 200_000, log: bool = False,
                 sat_params: dict[str, Any] | None = None, warmup: float = 0.0,
-                warm_start: bool = True, equal_orders: bool = True) -> Result:
+                warm_start: bool = True, equal_orders: bool = True,
+                chains: bool = True, heuristic_start: tuple[str, ...] = ()) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -207,7 +229,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
-                  sat_params=sat_params)
+                  sat_params=sat_params, chains=chains)
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
@@ -222,6 +244,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         incumbent = r.solution if warm_start else None
     else:
         incumbent = None
+    if heuristic_start:
+        incumbent = _heuristic_incumbent(problem, heuristic_start, incumbent, deadline)
     r = _cpsat_once(problem, deadline=deadline, tighten=tighten, dominant=dominant,
                     symmetry=symmetry, dtime=None, incumbent=incumbent,
                     equal_orders=equal_orders, **common)
@@ -233,7 +257,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
 def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, workers: int,
                 tighten: bool, dominant: bool, symmetry: bool, max_points: int, log: bool,
                 sat_params: dict[str, Any] | None, dtime: float | None,
-                incumbent: InsertionSchedule | None, equal_orders: bool) -> Result:
+                incumbent: InsertionSchedule | None, equal_orders: bool,
+                chains: bool) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage."""
     from ortools.sat.python import cp_model
@@ -251,8 +276,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
 
     start = cur
     if incumbent is not None and ins.price(problem, incumbent) < p_cur:
-        start = incumbent
-        params["warm_start_price"] = ins.price(problem, incumbent)
+        start = left_shift(problem, incumbent)  # no dearer; its starts are in the domains
+        params["warm_start_price"] = ins.price(problem, start)
     if tighten:
         dom, new_dom = tighten_domains(problem, dom, new_dom, start)
     ranges = [max(abs(dom[w.id][0] - w.te), abs(dom[w.id][1] - w.te)) for w in waiting]
@@ -272,10 +297,22 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         except ValueError:
             values = None
         params["dominant_points"] = None if values is None else len(values)
+    per_job: dict[int, list[int]] = {}
+    new_vals: list[int] | None = None
+    if values is not None and chains:
+        try:
+            per_job, new_vals = chain_times(problem, dom, new_dom, values,
+                                            stop=deadline.expired)
+        except ValueError:
+            per_job, new_vals = {}, None
+        else:
+            params["chain_points"] = sum(map(len, per_job.values())) + len(new_vals or ())
 
     m = cp_model.CpModel()
 
-    def start_var(lo: int, hi_: int, name: str) -> Any:
+    def start_var(lo: int, hi_: int, name: str, own: list[int] | None = None) -> Any:
+        if own:
+            return m.new_int_var_from_domain(cp_model.Domain.from_values(own), name)
         if values is None:
             return m.new_int_var(lo, hi_, name)
         i, j = bisect_left(values, lo), bisect_right(values, hi_)
@@ -288,14 +325,14 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         demands.append(r.n)
     for w in waiting:
         lo, up = dom[w.id]
-        s = start_var(lo, up, f"s{w.id}")
+        s = start_var(lo, up, f"s{w.id}", per_job.get(w.id))
         starts[w.id] = s
         intervals.append(m.new_fixed_size_interval_var(s, w.t, f"i{w.id}"))
         demands.append(w.n)
         m.add_hint(s, start.starts[w.id])
     sj = None
     if problem.new is not None:
-        sj = start_var(new_dom[0], new_dom[1], "snew")
+        sj = start_var(new_dom[0], new_dom[1], "snew", new_vals)
         intervals.append(m.new_fixed_size_interval_var(sj, problem.new.t, "inew"))
         demands.append(problem.new.n)
         m.add_hint(sj, start.new_start)
@@ -307,10 +344,12 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         lo, up = dom[w.id]
         d = m.new_int_var(lo - w.te, up - w.te, f"d{w.id}")
         m.add(d == starts[w.id] - w.te)
+        m.add_hint(d, start.starts[w.id] - w.te)
         delays.append(d)
     if sj is not None:
         d = m.new_int_var(new_dom[0] - now, new_dom[1] - now, "dnew")
         m.add(d == sj - now)
+        m.add_hint(d, start.new_start - now)
         delays.append(d)
     else:
         delays.append(0)
@@ -324,6 +363,16 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         sym_lit = m.new_bool_var("equal_orders_on")
         params["equal_orders"] = _add_equal_orders(m, problem, starts, wts, sym_lit)
         _fix(m, sym_lit, 1)
+    def hint(sch: InsertionSchedule) -> None:
+        """Hint ``sch``'s starts and delays (a complete hint of the price model)."""
+        m.clear_hints()
+        for k, w in enumerate(waiting):
+            m.add_hint(starts[w.id], sch.starts[w.id])
+            m.add_hint(delays[k], sch.starts[w.id] - w.te)
+        if sj is not None:
+            m.add_hint(sj, sch.new_start)
+            m.add_hint(delays[-1], sch.new_start - now)
+
     A = sum(c * d for c, d in zip(hi, delays, strict=True) if c) if any(hi) else 0
     m.minimize(A)
 
@@ -404,11 +453,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         refined = a_var * (2 ** f) + b_var
     else:
         refined = a_var * (2 ** f) if f > 0 else a_var
-    m.clear_hints()
-    for w in waiting:
-        m.add_hint(starts[w.id], sch1.starts[w.id])
-    if sj is not None:
-        m.add_hint(sj, sch1.new_start)
+    hint(sch1)
     sch2, bound2 = sch1, bound1
     if f > 0 and b_max > 0:
         m.minimize(refined)
@@ -446,11 +491,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         b = m.new_bool_var(f"b{w.id}")
         m.add(starts[w.id] == w.te).only_enforce_if(~b)
         moved.append(b)
-    m.clear_hints()
-    for w in waiting:
-        m.add_hint(starts[w.id], sch2.starts[w.id])
-    if sj is not None:
-        m.add_hint(sj, sch2.new_start)
+    hint(sch2)
     if sym_lit is not None:
         _fix(m, sym_lit, 0)  # equal-weight orders are price-neutral, not moved-neutral
     m.minimize(sum(moved))
