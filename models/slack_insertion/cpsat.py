@@ -391,6 +391,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         if left is not None:
             solver.parameters.max_time_in_seconds = left
         st = solver.solve(m)
+        params.setdefault("stage_seconds", []).append(round(solver.wall_time, 4))
         if st == cp_model.MODEL_INVALID:  # a bug of this model, never a time limit
             raise RuntimeError(f"cpsat: invalid model: {m.validate()}")
         return st
