@@ -10,6 +10,19 @@ against the plain model): domains restricted to the dominant start times
 schedule's price (:func:`models.slack_insertion.domains.tighten_domains`), and ``S_i <=
 S_j`` for interchangeable jobs (``_add_swap_orders``).
 
+Long queues (issue 13.3). Each job's domain is its own chain set
+(:func:`models.slack_insertion.domains.chain_times`: its own ``te``, ``now`` and the
+running ends plus the ends of other jobs whose own sets allow them; 2-7x fewer values
+than the global dominant times on k = 25-29 snapshots). CP-SAT's presolve is off by
+default (``presolve``): with the swap orders between variables of fragmented domains of
+thousands of values it spent 4-25 s of CPU before any search on a k = 27 snapshot and
+did not count that time as deterministic time. Hints are complete (starts and delays)
+and left-shifted (:func:`models.slack_insertion.domains.left_shift`), so they lie in the
+domains. Options, off by default: ``heuristic_start`` (warm start from the best of the
+compress orders) and ``time_indexed`` (a redundant time-indexed copy of the capacity
+constraint over the chain sets, for its LP bound, up to that many terms; used in the two
+price stages, switched off for the fewest-moved stage).
+
 Three stages: the definition's optimum, not a rounded one
 ----------------------------------------------------------
 CP-SAT needs integer coefficients, but the weights (``delay_weight`` of a waiting job,
@@ -163,6 +176,60 @@ def _heuristic_incumbent(problem: InsertionProblem, orders: tuple[str, ...],
     return ins.best(problem, found)
 
 
+def _add_time_indexed(m: Any, problem: InsertionProblem,
+                      jobs: list[tuple[Any, int, int, list[int]]], max_terms: int,
+                      lit: Any, stop: Any = None) -> int:
+    """Add the time-indexed form of the capacity constraint, redundant with the
+    cumulative one, for its linear relaxation (a much stronger bound on weighted start
+    times than the cumulative's); returns the number of capacity rows (0 when the rows
+    would hold more than ``max_terms`` terms: nothing is added; ``stop()`` true ends the
+    rows early).
+
+    ``jobs`` holds ``(start variable, estimate t, processors n, candidate starts)``; one
+    boolean ``x[j, tau]`` per candidate start, ``sum_tau x = 1`` and ``start = sum_tau tau
+    x``; at every candidate start ``u`` (the load only rises at starts), ``sum n_j x[j,
+    tau] over tau <= u < tau + t_j`` is at most the capacity left by the running jobs.
+    Exact: every schedule of the domains satisfies these rows. Every row is enforced by
+    ``lit``, so that a later stage can switch them off.
+    """
+    import numpy as np
+
+    pts = np.unique(np.concatenate([np.asarray(c, dtype=np.int64) for *_, c in jobs]))
+    # terms: for each job, the candidates in (u - t, u] for each point u
+    total = 0
+    spans = []
+    for _, t, _, cand in jobs:
+        c = np.asarray(cand, dtype=np.int64)
+        lo = np.searchsorted(c, pts - t, side="right")
+        hi = np.searchsorted(c, pts, side="right")
+        spans.append((lo, hi))
+        total += int((hi - lo).sum())
+        if total > max_terms:
+            return 0
+    prof = ins.profile_of(problem)
+    xs = []
+    for var, _, _, cand in jobs:
+        x = [m.new_bool_var("") for _ in cand]
+        m.add(sum(x) == 1).only_enforce_if(lit)
+        m.add(var == sum(tau * b for tau, b in zip(cand, x, strict=True))).only_enforce_if(lit)
+        xs.append(x)
+    rows = 0
+    for k, u in enumerate(pts.tolist()):
+        if stop is not None and k % 64 == 0 and stop():
+            break  # the rows added so far are valid on their own
+        terms = []
+        need = 0
+        for (_, _, n, _), x, (lo, hi) in zip(jobs, xs, spans, strict=True):
+            if hi[k] > lo[k]:
+                terms.extend(n * b for b in x[lo[k]:hi[k]])
+                need += n
+        free = prof.free_at(u)[0]
+        if need > free:  # the row can bind
+            m.add(sum(terms) <= free).only_enforce_if(lit)
+            rows += 1
+    return rows
+
+
 def _fix(m: Any, lit: Any, value: int) -> None:
     """Fix the boolean ``lit`` to ``value`` (its domain in the model proto)."""
     dom = m.proto.variables[lit.index].domain
@@ -175,7 +242,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 symmetry: bool = True, max_points: int = 200_000, log: bool = False,
                 sat_params: dict[str, Any] | None = None, warmup: float = 0.0,
                 warm_start: bool = True, equal_orders: bool = True,
-                chains: bool = True, heuristic_start: tuple[str, ...] = ()) -> Result:
+                chains: bool = True, heuristic_start: tuple[str, ...] = (),
+                time_indexed: int = 0, presolve: bool = False) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -220,6 +288,18 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     equal_orders : bool
         In the two price stages, order interchangeable jobs of equal weight (see
         ``_add_equal_orders``); released for the fewest-moved stage; exact.
+    chains : bool
+        With ``dominant``: each job's domain is its own chain set (``chain_times``)
+        instead of the global dominant times; exact.
+    heuristic_start : tuple of str
+        Compress orders of ``heuristics.slack`` (e.g. ``("AST",)``) whose best schedule,
+        shifted left, tightens the domains and is the first hint; exact. Empty: start
+        from the current schedule.
+    time_indexed : int
+        Add the time-indexed capacity rows over the chain sets when they hold at most
+        this many terms (0 = never; ``_add_time_indexed``); exact.
+    presolve : bool
+        CP-SAT's ``cp_model_presolve`` (see the module docstring for why it is off).
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -229,7 +309,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
-                  sat_params=sat_params, chains=chains)
+                  sat_params=sat_params, chains=chains, time_indexed=time_indexed,
+                  presolve=presolve)
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
@@ -258,7 +339,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                 tighten: bool, dominant: bool, symmetry: bool, max_points: int, log: bool,
                 sat_params: dict[str, Any] | None, dtime: float | None,
                 incumbent: InsertionSchedule | None, equal_orders: bool,
-                chains: bool) -> Result:
+                chains: bool, time_indexed: int, presolve: bool) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage."""
     from ortools.sat.python import cp_model
@@ -337,6 +418,14 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         demands.append(problem.new.n)
         m.add_hint(sj, start.new_start)
     m.add_cumulative(intervals, demands, problem.capacity)
+    ti_lit = None
+    if time_indexed and per_job and (sj is None or new_vals):
+        ti_lit = m.new_bool_var("time_indexed_on")
+        params["time_indexed_rows"] = _add_time_indexed(
+            m, problem, [(starts[w.id], w.t, w.n, per_job[w.id]) for w in waiting]
+            + ([] if sj is None else [(sj, problem.new.t, problem.new.n, new_vals)]),
+            time_indexed, ti_lit, deadline.expired)
+        _fix(m, ti_lit, 1)
     # delays as variables of their own (small domains, so that the large coefficients of
     # stage 2 never meet absolute times in an overflow check), in the order of allw
     delays: list[Any] = []
@@ -381,6 +470,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     solver.parameters.random_seed = seed % 2**31  # CP-SAT's seed is a 32-bit int
     solver.parameters.log_search_progress = log
     solver.parameters.linearization_level = 2  # cumulative energy cuts: ~1.5x faster here
+    solver.parameters.cp_model_presolve = presolve
     for name, value in (sat_params or {}).items():
         setattr(solver.parameters, name, value)
     if dtime is not None:
@@ -495,6 +585,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     hint(sch2)
     if sym_lit is not None:
         _fix(m, sym_lit, 0)  # equal-weight orders are price-neutral, not moved-neutral
+    if ti_lit is not None:
+        _fix(m, ti_lit, 0)  # a bound on the price, not on the moved count
     m.minimize(sum(moved))
     st3 = run()
     params["stage3_status"] = solver.status_name(st3)

@@ -62,6 +62,10 @@ VARIANTS = {
     "no swap orders": {"symmetry": False},
     "no tightening": {"tighten": False},
     "no dominant times": {"dominant": False},
+    "no chain sets": {"chains": False},
+    "CP-SAT presolve on": {"presolve": True},
+    "warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
+    "time-indexed rows (200k terms)": {"time_indexed": 200_000},
 }
 VARIANT_SAMPLE = 6
 BIG_SNAPSHOT = "kth-1997-02-remove-13322470-k65.json"

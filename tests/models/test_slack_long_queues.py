@@ -122,15 +122,18 @@ def test_left_shift_never_worse_and_blocked(seed):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
 def test_cpsat_measures_agree_with_brute_force(case):
-    """Default ``cpsat`` (chain sets, symmetry orders), the heuristic warm start and the
-    model without chain sets all return brute force's optimum: same price within the tie
+    """Default ``cpsat`` (chain sets, symmetry orders, no presolve), the heuristic warm
+    start, the time-indexed rows, CP-SAT's presolve and the model without chain sets all
+    return brute force's optimum: same price within the tie
     tolerance and the same number of moved jobs (identical jobs make the symmetry orders
     bite)."""
     _, pb = case
     ref = si.solve_brute(pb)
     runs = {"default": si.solve_cpsat(pb),
             "warm": si.solve_cpsat(pb, heuristic_start=ORDERS),
-            "no chains": si.solve_cpsat(pb, chains=False)}
+            "no chains": si.solve_cpsat(pb, chains=False),
+            "time-indexed rows": si.solve_cpsat(pb, time_indexed=100_000),
+            "presolve on": si.solve_cpsat(pb, presolve=True)}
     for name, r in runs.items():
         assert r.status is Status.OPTIMAL, (name, r.note)
         ins.check(pb, r.solution)
@@ -138,8 +141,9 @@ def test_cpsat_measures_agree_with_brute_force(case):
         assert ins.moved(pb, r.solution) == ins.moved(pb, ref.solution), name
 
 
-def test_identical_jobs_generator_makes_symmetry_orders():
+def test_identical_jobs_generator_makes_symmetry_orders_and_rows():
     """The instances above do exercise the symmetry orders (equal-weight orders on
-    identical waiting jobs, and swap orders)."""
-    eq = sum(si.solve_cpsat(pb).params.get("equal_orders", 0) for _, pb in CASES[:30])
-    assert eq >= 20
+    identical waiting jobs) and the time-indexed rows."""
+    runs = [si.solve_cpsat(pb, time_indexed=100_000).params for _, pb in CASES[:30]]
+    assert sum(p.get("equal_orders", 0) for p in runs) >= 20
+    assert sum(1 for p in runs if p.get("time_indexed_rows", 0) > 0) >= 10
