@@ -72,9 +72,13 @@ BIG_SNAPSHOT = "kth-1997-02-remove-13322470-k65.json"
 
 
 def _commit() -> str:
+    """Short commit hash, with ``-dirty`` when tracked files have uncommitted changes."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
                               capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        return head + ("-dirty" if dirty.strip() else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
