@@ -18,9 +18,8 @@ default (``presolve``): with the swap orders between variables of fragmented dom
 thousands of values it spent 4-25 s of CPU before any search on a k = 27 snapshot and
 did not count that time as deterministic time. Hints are complete (starts and delays)
 and left-shifted (:func:`models.slack_insertion.domains.left_shift`), so they lie in the
-domains. The first hint is the AST compress order's schedule (``heuristic_start``),
-so a run stopped by its limit is never dearer than AST. Off by default:
-``time_indexed`` (a redundant time-indexed copy of the capacity
+domains. Options, off by default: ``heuristic_start`` (warm start from the best of the
+compress orders) and ``time_indexed`` (a redundant time-indexed copy of the capacity
 constraint over the chain sets, for its LP bound, up to that many terms; used in the two
 price stages, switched off for the fewest-moved stage).
 
@@ -243,7 +242,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 symmetry: bool = True, max_points: int = 200_000, log: bool = False,
                 sat_params: dict[str, Any] | None = None, warmup: float = 0.0,
                 warm_start: bool = True, equal_orders: bool = True,
-                chains: bool = True, heuristic_start: tuple[str, ...] = ("AST",),
+                chains: bool = True, heuristic_start: tuple[str, ...] = (),
                 time_indexed: int = 0, presolve: bool = False) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
@@ -293,10 +292,10 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         With ``dominant``: each job's domain is its own chain set (``chain_times``)
         instead of the global dominant times; exact.
     heuristic_start : tuple of str
-        Compress orders of ``heuristics.slack`` whose best schedule, shifted left,
-        tightens the domains and is the first hint (default AST: a few milliseconds up
-        to k = 70, and a run stopped by the limit is never dearer than AST); exact.
-        Empty: start from the current schedule.
+        Compress orders of ``heuristics.slack`` (e.g. ``("AST",)``) whose best schedule,
+        shifted left, tightens the domains and is the first hint; exact. Empty (the
+        default): start from the current schedule. Off by default: it proved no more
+        snapshots and made the small ones slower (see the README).
     time_indexed : int
         Add the time-indexed capacity rows over the chain sets when they hold at most
         this many terms (0 = never; ``_add_time_indexed``); exact.

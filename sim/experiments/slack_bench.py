@@ -69,7 +69,7 @@ VARIANTS = {
     "no dominant times": {"dominant": False},
     "no chain sets": {"chains": False},
     "CP-SAT presolve on": {"presolve": True},
-    "no warm start (AST)": {"heuristic_start": ()},
+    "warm start from AST": {"heuristic_start": ("AST",)},
     "warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
     "time-indexed rows (200k terms)": {"time_indexed": 200_000},
 }
@@ -227,10 +227,9 @@ COMPARE_SNAPSHOTS = (
     "kth-1997-05-insert-21190365-k26", "kth-1997-04-insert-17719420-k27",
     "kth-1997-02-insert-13315532-k30")
 COMPARE = {
-    "before (presolve on, global dominant times, no warm start)": {
-        "presolve": True, "chains": False, "heuristic_start": ()},
-    "chain sets, presolve off, no warm start": {"heuristic_start": ()},
-    "default (+ AST warm start)": {},
+    "before (presolve on, global dominant times)": {"presolve": True, "chains": False},
+    "default (chain sets, presolve off, no warm start)": {},
+    "+ warm start from AST": {"heuristic_start": ("AST",)},
     "+ warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
     "+ time-indexed rows (200k terms)": {"time_indexed": 200_000},
 }
