@@ -420,7 +420,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         m.add_hint(sj, start.new_start)
     m.add_cumulative(intervals, demands, problem.capacity)
     ti_lit = None
-    if time_indexed and per_job and (sj is None or new_vals):
+    if time_indexed and per_job and all(per_job.values()) and (sj is None or new_vals):
         ti_lit = m.new_bool_var("time_indexed_on")
         params["time_indexed_rows"] = _add_time_indexed(
             m, problem, [(starts[w.id], w.t, w.n, per_job[w.id]) for w in waiting]
