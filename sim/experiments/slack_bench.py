@@ -356,12 +356,12 @@ def main(argv: list[str] | None = None) -> int:
                     "deterministic limit per stage (writes results/ at the top, partial)")
     args = ap.parse_args(argv)
     if args.compare is not None:
-        load0 = os.getloadavg()
+        load0, commit = os.getloadavg(), _commit()
         body = run_compare(args.compare)
         cmd = " ".join(["python -m sim.experiments.slack_bench"] + (argv or sys.argv[1:]))
         text = "\n".join([
             "# CP-SAT insertion: speed measures compared under a deterministic limit", "",
-            f"Command: `{cmd}` at commit {_commit()}; one worker, seed 0; CPU seconds on a "
+            f"Command: `{cmd}` at commit {commit}; one worker, seed 0; CPU seconds on a "
             f"shared 2-core machine (load average {load0[0]:.1f} at start, "
             f"{os.getloadavg()[0]:.1f} at end).", ""] + body + [""])
         PARTIAL.mkdir(exist_ok=True)
