@@ -228,6 +228,7 @@ COMPARE_SNAPSHOTS = (
     "kth-1997-02-insert-13315532-k30")
 COMPARE = {
     "before (presolve on, global dominant times)": {"presolve": True, "chains": False},
+    "global dominant times, presolve off": {"chains": False},
     "default (chain sets, presolve off, no warm start)": {},
     "+ warm start from AST": {"heuristic_start": ("AST",)},
     "+ warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
