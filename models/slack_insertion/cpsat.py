@@ -10,6 +10,19 @@ against the plain model): domains restricted to the dominant start times
 schedule's price (:func:`models.slack_insertion.domains.tighten_domains`), and ``S_i <=
 S_j`` for interchangeable jobs (``_add_swap_orders``).
 
+Long queues (issue 13.3). Each job's domain is its own chain set
+(:func:`models.slack_insertion.domains.chain_times`: its own ``te``, ``now`` and the
+running ends plus the ends of other jobs whose own sets allow them; 2-7x fewer values
+than the global dominant times on k = 25-29 snapshots). CP-SAT's presolve is off by
+default (``presolve``): with the swap orders between variables of fragmented domains of
+thousands of values it spent 4-25 s of CPU before any search on a k = 27 snapshot and
+did not count that time as deterministic time. Hints are complete (starts and delays)
+and left-shifted (:func:`models.slack_insertion.domains.left_shift`), so they lie in the
+domains. Options, off by default: ``heuristic_start`` (warm start from the best of the
+compress orders) and ``time_indexed`` (a redundant time-indexed copy of the capacity
+constraint over the chain sets, for its LP bound, up to that many terms; used in the two
+price stages, switched off for the fewest-moved stage).
+
 Three stages: the definition's optimum, not a rounded one
 ----------------------------------------------------------
 CP-SAT needs integer coefficients, but the weights (``delay_weight`` of a waiting job,
@@ -64,7 +77,13 @@ from fractions import Fraction
 from typing import Any
 
 from models.slack_insertion.common import Deadline, finish
-from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
+from models.slack_insertion.domains import (
+    chain_times,
+    dominant_times,
+    left_shift,
+    start_bounds,
+    tighten_domains,
+)
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
@@ -142,6 +161,75 @@ def _add_equal_orders(m: Any, problem: InsertionProblem, starts: dict[int, Any],
     return added
 
 
+def _heuristic_incumbent(problem: InsertionProblem, orders: tuple[str, ...],
+                         incumbent: InsertionSchedule | None,
+                         deadline: Deadline) -> InsertionSchedule | None:
+    """The definition's best of ``incumbent`` and the compress-order heuristics
+    ``orders`` (``heuristics.slack.insert``; each stops at the deadline)."""
+    from heuristics.slack import insert
+
+    found = [] if incumbent is None else [incumbent]
+    for order in orders:
+        if deadline.expired():
+            break
+        found.append(insert(problem, order, stop=deadline.expired).schedule)
+    return ins.best(problem, found)
+
+
+def _add_time_indexed(m: Any, problem: InsertionProblem,
+                      jobs: list[tuple[Any, int, int, list[int]]], max_terms: int,
+                      lit: Any, stop: Any = None) -> int:
+    """Add the time-indexed form of the capacity constraint, redundant with the
+    cumulative one, for its linear relaxation (a much stronger bound on weighted start
+    times than the cumulative's); returns the number of capacity rows (0 when the rows
+    would hold more than ``max_terms`` terms: nothing is added; ``stop()`` true ends the
+    rows early).
+
+    ``jobs`` holds ``(start variable, estimate t, processors n, candidate starts)``; one
+    boolean ``x[j, tau]`` per candidate start, ``sum_tau x = 1`` and ``start = sum_tau tau
+    x``; at every candidate start ``u`` (the load only rises at starts), ``sum n_j x[j,
+    tau] over tau <= u < tau + t_j`` is at most the capacity left by the running jobs.
+    Exact: every schedule of the domains satisfies these rows. Every row is enforced by
+    ``lit``, so that a later stage can switch them off.
+    """
+    import numpy as np
+
+    pts = np.unique(np.concatenate([np.asarray(c, dtype=np.int64) for *_, c in jobs]))
+    # terms: for each job, the candidates in (u - t, u] for each point u
+    total = 0
+    spans = []
+    for _, t, _, cand in jobs:
+        c = np.asarray(cand, dtype=np.int64)
+        lo = np.searchsorted(c, pts - t, side="right")
+        hi = np.searchsorted(c, pts, side="right")
+        spans.append((lo, hi))
+        total += int((hi - lo).sum())
+        if total > max_terms:
+            return 0
+    prof = ins.profile_of(problem)
+    xs = []
+    for var, _, _, cand in jobs:
+        x = [m.new_bool_var("") for _ in cand]
+        m.add(sum(x) == 1).only_enforce_if(lit)
+        m.add(var == sum(tau * b for tau, b in zip(cand, x, strict=True))).only_enforce_if(lit)
+        xs.append(x)
+    rows = 0
+    for k, u in enumerate(pts.tolist()):
+        if stop is not None and k % 64 == 0 and stop():
+            break  # the rows added so far are valid on their own
+        terms = []
+        need = 0
+        for (_, _, n, _), x, (lo, hi) in zip(jobs, xs, spans, strict=True):
+            if hi[k] > lo[k]:
+                terms.extend(n * b for b in x[lo[k]:hi[k]])
+                need += n
+        free = prof.free_at(u)[0]
+        if need > free:  # the row can bind
+            m.add(sum(terms) <= free).only_enforce_if(lit)
+            rows += 1
+    return rows
+
+
 def _fix(m: Any, lit: Any, value: int) -> None:
     """Fix the boolean ``lit`` to ``value`` (its domain in the model proto)."""
     dom = m.proto.variables[lit.index].domain
@@ -153,7 +241,9 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 workers: int = 1, tighten: bool = True, dominant: bool = True,
                 symmetry: bool = True, max_points: int = 200_000, log: bool = False,
                 sat_params: dict[str, Any] | None = None, warmup: float = 0.0,
-                warm_start: bool = True, equal_orders: bool = True) -> Result:
+                warm_start: bool = True, equal_orders: bool = True,
+                chains: bool = True, heuristic_start: tuple[str, ...] = (),
+                time_indexed: int = 0, presolve: bool = False) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -198,6 +288,19 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     equal_orders : bool
         In the two price stages, order interchangeable jobs of equal weight (see
         ``_add_equal_orders``); released for the fewest-moved stage; exact.
+    chains : bool
+        With ``dominant``: each job's domain is its own chain set (``chain_times``)
+        instead of the global dominant times; exact.
+    heuristic_start : tuple of str
+        Compress orders of ``heuristics.slack`` (e.g. ``("AST",)``) whose best schedule,
+        shifted left, tightens the domains and is the first hint; exact. Empty (the
+        default): start from the current schedule. Off by default: it proved no more
+        snapshots and made the small ones slower (see the README).
+    time_indexed : int
+        Add the time-indexed capacity rows over the chain sets when they hold at most
+        this many terms (0 = never; ``_add_time_indexed``); exact.
+    presolve : bool
+        CP-SAT's ``cp_model_presolve`` (see the module docstring for why it is off).
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -207,7 +310,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
-                  sat_params=sat_params)
+                  sat_params=sat_params, chains=chains, time_indexed=time_indexed,
+                  presolve=presolve)
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
@@ -222,6 +326,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         incumbent = r.solution if warm_start else None
     else:
         incumbent = None
+    if heuristic_start:
+        incumbent = _heuristic_incumbent(problem, heuristic_start, incumbent, deadline)
     r = _cpsat_once(problem, deadline=deadline, tighten=tighten, dominant=dominant,
                     symmetry=symmetry, dtime=None, incumbent=incumbent,
                     equal_orders=equal_orders, **common)
@@ -233,7 +339,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
 def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, workers: int,
                 tighten: bool, dominant: bool, symmetry: bool, max_points: int, log: bool,
                 sat_params: dict[str, Any] | None, dtime: float | None,
-                incumbent: InsertionSchedule | None, equal_orders: bool) -> Result:
+                incumbent: InsertionSchedule | None, equal_orders: bool,
+                chains: bool, time_indexed: int, presolve: bool) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage."""
     from ortools.sat.python import cp_model
@@ -251,8 +358,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
 
     start = cur
     if incumbent is not None and ins.price(problem, incumbent) < p_cur:
-        start = incumbent
-        params["warm_start_price"] = ins.price(problem, incumbent)
+        start = left_shift(problem, incumbent)  # no dearer; its starts are in the domains
+        params["warm_start_price"] = ins.price(problem, start)
     if tighten:
         dom, new_dom = tighten_domains(problem, dom, new_dom, start)
     ranges = [max(abs(dom[w.id][0] - w.te), abs(dom[w.id][1] - w.te)) for w in waiting]
@@ -272,10 +379,22 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         except ValueError:
             values = None
         params["dominant_points"] = None if values is None else len(values)
+    per_job: dict[int, list[int]] = {}
+    new_vals: list[int] | None = None
+    if values is not None and chains:
+        try:
+            per_job, new_vals = chain_times(problem, dom, new_dom, values,
+                                            stop=deadline.expired)
+        except ValueError:
+            per_job, new_vals = {}, None
+        else:
+            params["chain_points"] = sum(map(len, per_job.values())) + len(new_vals or ())
 
     m = cp_model.CpModel()
 
-    def start_var(lo: int, hi_: int, name: str) -> Any:
+    def start_var(lo: int, hi_: int, name: str, own: list[int] | None = None) -> Any:
+        if own:
+            return m.new_int_var_from_domain(cp_model.Domain.from_values(own), name)
         if values is None:
             return m.new_int_var(lo, hi_, name)
         i, j = bisect_left(values, lo), bisect_right(values, hi_)
@@ -288,18 +407,26 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         demands.append(r.n)
     for w in waiting:
         lo, up = dom[w.id]
-        s = start_var(lo, up, f"s{w.id}")
+        s = start_var(lo, up, f"s{w.id}", per_job.get(w.id))
         starts[w.id] = s
         intervals.append(m.new_fixed_size_interval_var(s, w.t, f"i{w.id}"))
         demands.append(w.n)
         m.add_hint(s, start.starts[w.id])
     sj = None
     if problem.new is not None:
-        sj = start_var(new_dom[0], new_dom[1], "snew")
+        sj = start_var(new_dom[0], new_dom[1], "snew", new_vals)
         intervals.append(m.new_fixed_size_interval_var(sj, problem.new.t, "inew"))
         demands.append(problem.new.n)
         m.add_hint(sj, start.new_start)
     m.add_cumulative(intervals, demands, problem.capacity)
+    ti_lit = None
+    if time_indexed and per_job and all(per_job.values()) and (sj is None or new_vals):
+        ti_lit = m.new_bool_var("time_indexed_on")
+        params["time_indexed_rows"] = _add_time_indexed(
+            m, problem, [(starts[w.id], w.t, w.n, per_job[w.id]) for w in waiting]
+            + ([] if sj is None else [(sj, problem.new.t, problem.new.n, new_vals)]),
+            time_indexed, ti_lit, deadline.expired)
+        _fix(m, ti_lit, 1)
     # delays as variables of their own (small domains, so that the large coefficients of
     # stage 2 never meet absolute times in an overflow check), in the order of allw
     delays: list[Any] = []
@@ -307,10 +434,12 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         lo, up = dom[w.id]
         d = m.new_int_var(lo - w.te, up - w.te, f"d{w.id}")
         m.add(d == starts[w.id] - w.te)
+        m.add_hint(d, start.starts[w.id] - w.te)
         delays.append(d)
     if sj is not None:
         d = m.new_int_var(new_dom[0] - now, new_dom[1] - now, "dnew")
         m.add(d == sj - now)
+        m.add_hint(d, start.new_start - now)
         delays.append(d)
     else:
         delays.append(0)
@@ -324,6 +453,16 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         sym_lit = m.new_bool_var("equal_orders_on")
         params["equal_orders"] = _add_equal_orders(m, problem, starts, wts, sym_lit)
         _fix(m, sym_lit, 1)
+    def hint(sch: InsertionSchedule) -> None:
+        """Hint ``sch``'s starts and delays (a complete hint of the price model)."""
+        m.clear_hints()
+        for k, w in enumerate(waiting):
+            m.add_hint(starts[w.id], sch.starts[w.id])
+            m.add_hint(delays[k], sch.starts[w.id] - w.te)
+        if sj is not None:
+            m.add_hint(sj, sch.new_start)
+            m.add_hint(delays[-1], sch.new_start - now)
+
     A = sum(c * d for c, d in zip(hi, delays, strict=True) if c) if any(hi) else 0
     m.minimize(A)
 
@@ -332,6 +471,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     solver.parameters.random_seed = seed % 2**31  # CP-SAT's seed is a 32-bit int
     solver.parameters.log_search_progress = log
     solver.parameters.linearization_level = 2  # cumulative energy cuts: ~1.5x faster here
+    solver.parameters.cp_model_presolve = presolve
     for name, value in (sat_params or {}).items():
         setattr(solver.parameters, name, value)
     if dtime is not None:
@@ -342,6 +482,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         if left is not None:
             solver.parameters.max_time_in_seconds = left
         st = solver.solve(m)
+        params.setdefault("stage_seconds", []).append(round(solver.wall_time, 4))
         if st == cp_model.MODEL_INVALID:  # a bug of this model, never a time limit
             raise RuntimeError(f"cpsat: invalid model: {m.validate()}")
         return st
@@ -404,11 +545,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         refined = a_var * (2 ** f) + b_var
     else:
         refined = a_var * (2 ** f) if f > 0 else a_var
-    m.clear_hints()
-    for w in waiting:
-        m.add_hint(starts[w.id], sch1.starts[w.id])
-    if sj is not None:
-        m.add_hint(sj, sch1.new_start)
+    hint(sch1)
     sch2, bound2 = sch1, bound1
     if f > 0 and b_max > 0:
         m.minimize(refined)
@@ -446,13 +583,11 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         b = m.new_bool_var(f"b{w.id}")
         m.add(starts[w.id] == w.te).only_enforce_if(~b)
         moved.append(b)
-    m.clear_hints()
-    for w in waiting:
-        m.add_hint(starts[w.id], sch2.starts[w.id])
-    if sj is not None:
-        m.add_hint(sj, sch2.new_start)
+    hint(sch2)
     if sym_lit is not None:
         _fix(m, sym_lit, 0)  # equal-weight orders are price-neutral, not moved-neutral
+    if ti_lit is not None:
+        _fix(m, ti_lit, 0)  # a bound on the price, not on the moved count
     m.minimize(sum(moved))
     st3 = run()
     params["stage3_status"] = solver.status_name(st3)

@@ -33,7 +33,7 @@ from typing import Any
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 
-__all__ = ["start_bounds", "tighten_domains", "dominant_times"]
+__all__ = ["start_bounds", "tighten_domains", "dominant_times", "chain_times"]
 
 
 def start_bounds(problem: InsertionProblem, horizon: int
@@ -171,3 +171,113 @@ def dominant_times(problem: InsertionProblem, horizon: int | None = None,
     if len(pts) > max_points:
         raise too_many(len(pts))
     return [int(x) for x in pts]
+
+
+def chain_times(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
+                new_dom: tuple[int, int] | None, values: list[int] | None = None,
+                stop: Callable[[], bool] | None = None
+                ) -> tuple[dict[int, list[int]], list[int] | None]:
+    """Candidate start times per job (seconds): the least fixed point of
+
+    ``C_i = (B_i | U_{j != i} (C_j + t_j)) & [lo_i, hi_i] & values``
+
+    with ``B_i = {now, te_i} | {running ends}`` (``{now} | {running ends}`` for the new
+    job), ``[lo_i, hi_i]`` the job's domain (``dom``/``new_dom``, e.g. after
+    :func:`tighten_domains`) and ``values`` the global dominant times (all integers when
+    None). Returns the sets of the waiting jobs by id and the new job's (None without a
+    new job).
+
+    Proof that some optimal schedule (ties of the definition included) starts every job
+    ``i`` in ``C_i``: shift an optimal schedule left as in the module docstring; the
+    result is optimal too, so its starts lie in the domains (which keep every optimal
+    schedule) and in ``values``. Each job is then at ``now``, at its own ``te`` (only its
+    own: the shift stops a job there to keep it unmoved), at a running end, or at the
+    end ``S_j + t_j`` of another job ``j`` that starts strictly earlier. By induction on
+    the start times, ``S_j`` is in ``C_j``, so ``S_i`` is in ``C_i``. Against the global
+    set this drops the other jobs' ``te`` as base points and the sums through jobs whose
+    own domain cannot hold the chain's start.
+    """
+    import numpy as np
+
+    ends = {problem.now} | {r.end for r in problem.running}
+    jobs: list[tuple[int, tuple[int, int], set[int]]] = [
+        (w.t, dom[w.id], ends | {w.te}) for w in problem.waiting]
+    if problem.new is not None and new_dom is not None:
+        jobs.append((problem.new.t, new_dom, ends))
+    g = None if values is None else np.asarray(values, dtype=np.int64)
+
+    def keep(v: Any) -> Any:
+        if g is None or not len(v) or not len(g):
+            return v if g is None else v[:0]
+        pos = np.minimum(np.searchsorted(g, v), len(g) - 1)
+        return v[g[pos] == v]
+
+    sets, front = [], []
+    for _, (lo, hi), base in jobs:
+        b = np.array(sorted(x for x in base if lo <= x <= hi), dtype=np.int64)
+        b = keep(b)
+        sets.append(b)
+        front.append(b)
+    while any(len(f) for f in front):
+        if stop is not None and stop():
+            raise ValueError("chain_times: stopped (time limit)")
+        ends_now = np.concatenate([f + jobs[j][0] for j, f in enumerate(front)])
+        label = np.concatenate([np.full(len(f), j) for j, f in enumerate(front)])
+        order = np.argsort(ends_now, kind="stable")
+        ends_now, label = ends_now[order], label[order]
+        nxt = []
+        for i, (_, (lo, hi), _) in enumerate(jobs):
+            a = np.searchsorted(ends_now, lo)
+            b = np.searchsorted(ends_now, hi, side="right")
+            v = np.unique(ends_now[a:b][label[a:b] != i])
+            v = keep(v)
+            v = v[~np.isin(v, sets[i], assume_unique=True)]
+            if len(v):
+                sets[i] = np.union1d(sets[i], v)
+            nxt.append(v)
+        front = nxt
+    out = {w.id: [int(x) for x in sets[k]] for k, w in enumerate(problem.waiting)}
+    new = [int(x) for x in sets[-1]] if problem.new is not None and new_dom is not None \
+        else None
+    return out, new
+
+
+def left_shift(problem: InsertionProblem, schedule: InsertionSchedule) -> InsertionSchedule:
+    """``schedule`` (feasible) with every job moved to its earliest fit among the others,
+    repeated until no job moves (seconds); a waiting job at its ``te`` stays there.
+
+    The shift of the module docstring: the result is feasible, its price and moved count
+    are no higher, and every job is blocked, so its starts lie in the sets of
+    :func:`dominant_times` and :func:`chain_times` (a valid hint for models whose
+    domains are those sets).
+    """
+    prof = ins.profile_of(problem)
+    starts = dict(schedule.starts)
+    new_start = schedule.new_start
+    jobs: list[tuple[int | None, int, int]] = [(w.id, w.t, w.n) for w in problem.waiting]
+    te = {w.id: w.te for w in problem.waiting}
+    if problem.new is not None and new_start is not None:
+        jobs.append((None, problem.new.t, problem.new.n))
+
+    def at(jid: int | None) -> int:
+        return new_start if jid is None else starts[jid]
+
+    for jid, t, n in jobs:
+        prof.reserve(at(jid), t, (n,))
+    changed = True
+    while changed:
+        changed = False
+        for jid, t, n in sorted(jobs, key=lambda j: at(j[0])):
+            s = at(jid)
+            if jid is not None and s == te[jid]:
+                continue
+            prof.release(s, t, (n,))
+            e = prof.earliest_start(t, (n,), problem.now)
+            if e < s:
+                s, changed = e, True
+                if jid is None:
+                    new_start = e
+                else:
+                    starts[jid] = e
+            prof.reserve(s, t, (n,))
+    return InsertionSchedule(new_start, starts)

@@ -1,7 +1,7 @@
 """Exact slack insertion solvers: time to prove optimality, peak memory, and time limits.
 
 ``python -m sim.experiments.slack_bench [--time-limit 10] [--kmax 70] [--variants]
-[--ilp] [--limits] [--out NAME]``
+[--ilp] [--limits] [--out NAME] [--compare DTIME]``
 
 Default: solves every problem of the bundled KTH snapshot set
 (``instances/data/slack_snapshots``, insert and remove problems met while simulating
@@ -21,6 +21,11 @@ default) whose best schedule warm-starts the strengthened model.
 ``--ilp`` runs ``solve_ilp`` on the snapshots with k <= ``--ilp-kmax`` (default 5), in a
 fresh process, and reports its time and the peak memory of CBC (the largest child
 process; an upper bound, since a child starts from its parent's peak figure).
+
+``--compare DTIME`` runs only the comparison of the CP-SAT speed measures of issue
+13.3 (``COMPARE``) on 13 fixed snapshots with k = 6-30, back to back per snapshot, under
+a deterministic limit of DTIME per stage, and reports CPU seconds (the wall clock of a
+loaded shared machine says little); it writes ``results/slack_compare.md`` at the top.
 
 ``--limits`` runs every registered solver of the family on two large problems (the
 65-job snapshot ``kth-1997-02-remove-13322470-k65`` and a generated 500-job problem) with
@@ -62,15 +67,24 @@ VARIANTS = {
     "no swap orders": {"symmetry": False},
     "no tightening": {"tighten": False},
     "no dominant times": {"dominant": False},
+    "no chain sets": {"chains": False},
+    "CP-SAT presolve on": {"presolve": True},
+    "warm start from AST": {"heuristic_start": ("AST",)},
+    "warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
+    "time-indexed rows (200k terms)": {"time_indexed": 200_000},
 }
 VARIANT_SAMPLE = 6
 BIG_SNAPSHOT = "kth-1997-02-remove-13322470-k65.json"
 
 
 def _commit() -> str:
+    """Short commit hash, with ``-dirty`` when tracked files have uncommitted changes."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
                               capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        return head + ("-dirty" if dirty.strip() else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -204,6 +218,58 @@ def run_cpsat(time_limit: float, kmax: int, variants: bool) -> list[str]:
     return lines
 
 
+COMPARE_SNAPSHOTS = (
+    "kth-1996-10-insert-2426141-k6", "kth-1997-03-remove-15735601-k9",
+    "kth-1997-02-remove-11757364-k12", "kth-1997-05-insert-19972081-k14",
+    "kth-1997-06-insert-23751631-k14", "kth-1997-01-remove-11151257-k16",
+    "kth-1997-02-remove-13406321-k16", "kth-1996-11-insert-4942577-k17",
+    "kth-1996-10-insert-1149747-k21", "kth-1997-05-remove-21187691-k24",
+    "kth-1997-05-insert-21190365-k26", "kth-1997-04-insert-17719420-k27",
+    "kth-1997-02-insert-13315532-k30")
+COMPARE = {
+    "before (presolve on, global dominant times)": {"presolve": True, "chains": False},
+    "global dominant times, presolve off": {"chains": False},
+    "default (chain sets, presolve off, no warm start)": {},
+    "+ warm start from AST": {"heuristic_start": ("AST",)},
+    "+ warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
+    "+ time-indexed rows (200k terms)": {"time_indexed": 200_000},
+}
+
+
+def run_compare(dtime: float) -> list[str]:
+    """Each measure on COMPARE_SNAPSHOTS back to back, under a *deterministic* limit of
+    ``dtime`` per stage (CP-SAT's work units, independent of the machine's load) and a
+    120 s wall guard; CPU seconds of this process (``time.process_time``)."""
+    from models.slack_insertion.cpsat import solve_cpsat
+
+    probs = {n: pb for _, n, pb in _snapshots(0, 70)}
+    solve_cpsat(probs[COMPARE_SNAPSHOTS[0] + ".json"])  # import OR-Tools outside the timings
+    cells: dict[str, list[str]] = {v: [] for v in COMPARE}
+    tot = {v: [0, 0.0] for v in COMPARE}
+    for name in COMPARE_SNAPSHOTS:
+        pb = probs[name + ".json"]
+        for v, kw in COMPARE.items():
+            c0 = time.process_time()
+            r = solve_cpsat(pb, time_limit=120, sat_params={"max_deterministic_time": dtime},
+                            **kw)
+            c = time.process_time() - c0
+            ok = r.status is Status.OPTIMAL
+            tot[v][0] += ok
+            tot[v][1] += c
+            b = "-" if r.bound is None else f"{r.bound:.6g}"
+            cells[v].append(f"{'proved' if ok else 'open'} {c:.2f} s ({r.objective:.6g} / {b})")
+            print(f"  {name} {v}: {cells[v][-1]}", file=sys.stderr, flush=True)
+    lines = ["| snapshot | " + " | ".join(COMPARE) + " |",
+             "|---" * (len(COMPARE) + 1) + "|"]
+    for i, name in enumerate(COMPARE_SNAPSHOTS):
+        lines.append(f"| {name} | " + " | ".join(cells[v][i] for v in COMPARE) + " |")
+    lines.append("| **proved / CPU s in all** | " + " | ".join(
+        f"**{p}/{len(COMPARE_SNAPSHOTS)} / {c:.1f}**" for p, c in tot.values()) + " |")
+    lines += ["", f"Deterministic limit {dtime:g} per stage; cells: status, CPU seconds, "
+              "(price found / bound of the problem as defined)."]
+    return lines
+
+
 def run_ilp(time_limit: float, kmax: int) -> list[str]:
     from models.slack_insertion.ilp import solve_ilp
 
@@ -286,7 +352,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--one", nargs=3, metavar=("SOLVER", "PROBLEM", "LIMIT"),
                     help=argparse.SUPPRESS)
     ap.add_argument("--ilp-only", nargs=2, metavar=("LIMIT", "KMAX"), help=argparse.SUPPRESS)
+    ap.add_argument("--compare", type=float, metavar="DTIME", default=None,
+                    help="compare the CP-SAT measures on a fixed snapshot list under this "
+                    "deterministic limit per stage (writes results/ at the top, partial)")
     args = ap.parse_args(argv)
+    if args.compare is not None:
+        load0, commit = os.getloadavg(), _commit()
+        body = run_compare(args.compare)
+        cmd = " ".join(["python -m sim.experiments.slack_bench"] + (argv or sys.argv[1:]))
+        text = "\n".join([
+            "# CP-SAT insertion: speed measures compared under a deterministic limit", "",
+            f"Command: `{cmd}` at commit {commit}; one worker, seed 0; CPU seconds on a "
+            f"shared 2-core machine (load average {load0[0]:.1f} at start, "
+            f"{os.getloadavg()[0]:.1f} at end).", ""] + body + [""])
+        PARTIAL.mkdir(exist_ok=True)
+        (PARTIAL / "slack_compare.md").write_text(text)
+        print(text)
+        return 0
     if args.ilp_only:
         print("\n".join(run_ilp(float(args.ilp_only[0]), int(args.ilp_only[1]))))
         return 0
