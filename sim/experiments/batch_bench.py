@@ -26,17 +26,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
+from sim.experiments import provenance
+
 RESULTS = Path(__file__).parent / "results"
 
 CHILD = r"""
 import json, resource, sys, time
+from sim.experiments import provenance
 from sim.batch.machine import simulate
 from sim.registry import make_policy
 kind, name, policy, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -129,17 +131,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['us_per_job']:6.1f} us/job  cpu {r['cpu_median']:.2f} s  "
               f"read {r['read_median']:.2f} s  "
               f"peak {r['peak_mb']:.0f} MB", flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                      capture_output=True, text=True).stdout.strip():
-        commit += "-dirty"
+    commit = provenance.commit()
     try:
         import numba
         compiled = f"numba {numba.__version__} (compiled conservative compression)"
     except ImportError:
         compiled = "no numba (pure-Python conservative compression)"
-    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = provenance.load_average()
     lines = [
         "# Batch simulator benchmark",
         "",

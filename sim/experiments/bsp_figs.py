@@ -24,8 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shlex
-import subprocess
 import sys
 import time
 from multiprocessing import Pool
@@ -124,18 +122,9 @@ FIGS: dict[str, dict[str, Any]] = {
 def provenance() -> str:
     """``commit[-dirty]`` of the working tree (code only: the result files being written
     do not count) and the command line of this process."""
-    root = str(ROOT)
-    try:
-        rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--",
-                                "sim", "models", "heuristics",
-                                ":(exclude)sim/experiments/results"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        rev += "-dirty" if dirty else ""
-    except (OSError, subprocess.CalledProcessError):
-        rev = "unknown"
-    return f"commit {rev}, command `{shlex.join(sys.argv)}`"
+    from sim.experiments.provenance import stamp
+
+    return stamp()
 
 
 def _set_key(cset: tuple, wake: str) -> str:

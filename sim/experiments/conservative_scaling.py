@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from sim.experiments import provenance
 
 SIZES = (10_000, 30_000, 60_000, 120_000, 232_562)
 
@@ -67,12 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             line += (f"  python: sim {p['sim']:6.2f} s cpu {p['cpu']:6.2f} s "
                      f"{1e6 * p['cpu'] / p['jobs']:6.1f} us/job  same starts: {same}")
         print(line, f"load {os.getloadavg()[0]:.1f}", flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                      capture_output=True, text=True).stdout.strip():
-        commit += "-dirty"
-    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    commit = provenance.commit()
+    load = provenance.load_average()
     lines = [
         "# Conservative backfilling on SDSC-BLUE prefixes",
         "",

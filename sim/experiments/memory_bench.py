@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime
 import platform
-import subprocess
 import time
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from models.grouping import (
     solve_exhaustive,
     solve_ilp,
 )
+from sim.experiments import provenance
 from sim.memory.lru import (
     footprint_spread,
     interleave,
@@ -160,11 +160,7 @@ def stack_timing() -> str:
 
 
 def main() -> None:
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, cwd=Path(__file__).parent).stdout.strip()
-    except OSError:
-        commit = "?"
+    commit = provenance.commit()
     head = (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, commit "
             f"{commit}, {platform.processor() or platform.machine()}, Python "
             f"{platform.python_version()}, single thread")

@@ -52,6 +52,7 @@ import sys
 import time
 from pathlib import Path
 
+from sim.experiments import provenance
 from sim.problems import insertion as ins
 from sim.result import Status
 
@@ -76,17 +77,6 @@ VARIANTS = {
 VARIANT_SAMPLE = 6
 BIG_SNAPSHOT = "kth-1997-02-remove-13322470-k65.json"
 
-
-def _commit() -> str:
-    """Short commit hash, with ``-dirty`` when tracked files have uncommitted changes."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=ROOT, check=True, capture_output=True, text=True).stdout
-        return head + ("-dirty" if dirty.strip() else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -357,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                     "deterministic limit per stage (writes results/ at the top, partial)")
     args = ap.parse_args(argv)
     if args.compare is not None:
-        load0, commit = os.getloadavg(), _commit()
+        load0, commit = os.getloadavg(), provenance.commit()
         body = run_compare(args.compare)
         cmd = " ".join(["python -m sim.experiments.slack_bench"] + (argv or sys.argv[1:]))
         text = "\n".join([
@@ -376,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         _one(args.one[0], args.one[1], float(args.one[2]))
         return 0
     full = args.kmax >= 70 and args.time_limit == 10.0
-    commit, load0, t0 = _commit(), os.getloadavg(), time.perf_counter()
+    commit, load0, t0 = provenance.commit(), os.getloadavg(), time.perf_counter()
     body = run_cpsat(args.time_limit, args.kmax, args.variants)
     if args.ilp:
         # in a fresh process: a child inherits its parent's peak memory figure, so CBC's

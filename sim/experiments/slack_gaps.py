@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 import time
@@ -38,9 +37,9 @@ import numpy as np
 from heuristics.slack import EXHAUSTIVE, ORDERS, SlackPolicy
 from heuristics.slack import solve as solve_order
 from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
+from sim.experiments import provenance
 from sim.problems import insertion as ins
 from sim.result import Status
-from sim.sweep.execute import code_version
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
@@ -94,9 +93,9 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
         "# Heuristic gap per insertion (slack-based backfilling)",
         "",
         f"Command: `python -m sim.experiments.slack_gaps gaps --kmax {kmax} --time-limit "
-        f"{time_limit:g} --compress {compress}` at commit {code_version()} "
+        f"{time_limit:g} --compress {compress}` at commit {provenance.commit()} "
         f"({elapsed:.0f} s on this machine, load average "
-        f"{' / '.join(f'{x:.1f}' for x in os.getloadavg())} at the end). "
+        f"{provenance.load_average()} at the end). "
         f"Problems: the bundled KTH snapshot set with queue length k <= {kmax} "
         f"({len(rows)} problems). Optimum: "
         "CP-SAT over all start times (`models.slack_insertion.solve_cpsat`), used only "

@@ -47,6 +47,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.experiments import provenance
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "batch" / "data" / "slack_starts_main.json"
 RESULTS = Path(__file__).resolve().parent / "results" / "slack_speed"
@@ -59,6 +61,7 @@ MODES = ("year", "month")
 CHILD = r"""
 import json, sys, time
 import numpy as np
+from sim.experiments import provenance
 from sim.batch.runner import load_workload
 from sim.batch.machine import simulate
 from instances.months import split_months
@@ -89,15 +92,6 @@ print(json.dumps({"sim": sim, "cpu": cpu, "sha256": __import__("hashlib").sha256
 """
 
 
-def _commit(cwd: Path = ROOT) -> str:
-    try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cwd, check=True,
-                             capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=cwd, check=True, capture_output=True, text=True).stdout
-        return rev + ("-dirty" if dirty.strip() else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def start_hash(starts: np.ndarray) -> str:
@@ -160,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     full = (args.before is not None and args.equality and args.repeat >= 3
             and (orders, compress, modes) == (["AST"], ["hold"], ["year"])
             and not args.no_reference)
-    commit = _commit()
+    commit = provenance.commit()
     load = os.getloadavg()
     print(f"commit {commit}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
           flush=True)

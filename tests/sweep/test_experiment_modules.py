@@ -29,3 +29,14 @@ def test_talby_orders_months_keep_global_priority_positions() -> None:
     # fifth: positions 4, 9, ... of the whole log are high priority, by id
     flagged = {j.id for j in month.jobs if j.user_priority == 1.0}
     assert flagged and flagged == {j.id for j in month.jobs} & high
+
+
+def test_provenance_names_the_commit_and_the_module_command() -> None:
+    from sim.experiments import provenance
+
+    c = provenance.commit()
+    assert c and c != "unknown"
+    cmd = provenance.command([str(provenance.ROOT / "sim/experiments/bsp_figs.py"), "--quick"])
+    assert cmd == "python -m sim.experiments.bsp_figs --quick"
+    assert provenance.stamp(["schedsearch", "reproduce", "karl-fig9"]).endswith(
+        "command `schedsearch reproduce karl-fig9`")
