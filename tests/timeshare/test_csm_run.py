@@ -10,7 +10,13 @@ from heuristics.coscheduling import POLICY_NAMES, by_name
 from sim.timeshare.check import check
 from sim.timeshare.csm import map_uniform_memory, run_point
 from sim.timeshare.metrics import correlation, mean_ci, mean_pg_fault, slowdown
-from sim.timeshare.workload import CSMConfig, calibrate_mit, expected_tasks_per_node, generate
+from sim.timeshare.workload import (
+    CSMConfig,
+    calibrate_mit,
+    expected_tasks_per_node,
+    generate,
+    load_readings,
+)
 
 
 def small_cfg(**kw):
@@ -51,6 +57,32 @@ def test_calibration_matches_the_eq5_reading():
     mit = calibrate_mit(cfg)
     emp = arr[-1].time_us / len(arr) / 1e6
     assert emp == pytest.approx(mit, rel=0.1)
+
+
+def test_load_readings_closed_forms():
+    m = 8192
+    local, small, large = (1 + m) / 2, 1.5 * m, 3.0 * m
+    b = load_readings(CSMConfig(mem_load=0.7, pdt=0.5, class_mix="b"))
+    # the demand reading is eq. 5's count at the eq. 5 mit
+    assert b["demand"] == pytest.approx(
+        expected_tasks_per_node(CSMConfig(mem_load=0.7, pdt=0.5, class_mix="b")))
+    # mix b, one vir_mem per job: 0.7 M / (local / 2 + small / 2)
+    assert b["job"] == pytest.approx(0.7 * 32768 / (0.5 * local + 0.5 * small))
+    assert b["job-one-stream"] == b["job"]
+    a = load_readings(CSMConfig(mem_load=1.0, pdt=0.5, class_mix="a"))
+    # mix a: 32 local tasks per distributed job; sizes 7/3 (small) and 56/3 (large)
+    n_l, n_s, n_b = 32.0, 0.5 * 7 / 3, 0.5 * 56 / 3
+    assert a["task"] == pytest.approx(
+        32768 * (n_l + n_s + n_b) / (n_l * local + n_s * small + n_b * large))
+    # tc weights: local 300 s, small 300 s, large 3600 s per task
+    w_l, w_s, w_b = n_l * 300, n_s * 300, n_b * 3600
+    assert a["demand"] == pytest.approx(
+        32768 * (w_l + w_s + w_b) / (w_l * local + w_s * small + w_b * large))
+    assert a["job-one-stream"] == pytest.approx(
+        32768 / (0.5 * local + 0.25 * small + 0.25 * large))
+    # the memory-heavy large tasks make mix a hold fewer tasks per node at load 1.0
+    # than mix b at 0.7 under the spec's reading
+    assert a["demand"] < b["demand"]
 
 
 def test_generator_respects_the_class_ranges():
