@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
@@ -27,7 +28,8 @@ from sim.timeshare.memory import PAGE_BITS, PagedMemory, WorkingSet
 from sim.timeshare.ops import Compute, Message, Recv, Send, Sleep
 from sim.timeshare.policy import Policy
 
-# event classes, in processing order at equal time
+# event classes, in processing order at equal time (dispatch requests, class 4, are
+# kept in a FIFO of the current instant instead of the heap)
 _DELIVER, _CPU_END, _WAKE, _CALL, _DISPATCH = 0, 1, 2, 3, 4
 
 # task states
@@ -200,6 +202,7 @@ class Cluster:
         self.now = 0
         self.events = 0
         self._heap: list[tuple[int, int, int, Any]] = []
+        self._dispatch_q: deque[Node] = deque()  # dispatch requests at self.now
         self._seq = 0
         self._msg_id = 0
         self._live = 0          # unfinished non-daemon tasks
@@ -327,9 +330,19 @@ class Cluster:
         pending, or until simulated time ``until`` (µs). Returns self."""
         heap = self._heap
         pop = heapq.heappop
-        while heap:
+        dq = self._dispatch_q
+        while heap or dq:
             if self._live == 0 and self._pending_calls == 0:
                 break
+            if dq and (not heap or heap[0][0] > self.now):
+                # the dispatch requests of this instant come after every other event
+                # of the instant, in request order: the same order as heap entries
+                # (now, _DISPATCH, seq) would have, without the heap traffic
+                nd = dq.popleft()
+                self.events += 1
+                nd.dispatch_pending = False
+                self._dispatch(nd)
+                continue
             if until is not None and heap[0][0] > until:
                 self.now = until
                 break
@@ -344,9 +357,6 @@ class Cluster:
                 self._deliver(payload)
             elif cls == _WAKE:
                 self._wake(*payload)
-            elif cls == _DISPATCH:
-                payload.dispatch_pending = False
-                self._dispatch(payload)
             else:
                 self._pending_calls -= 1
                 payload(self, time)
@@ -361,7 +371,7 @@ class Cluster:
     def _request_dispatch(self, nd: Node) -> None:
         if not nd.dispatch_pending:
             nd.dispatch_pending = True
-            self._push(self.now, _DISPATCH, nd)
+            self._dispatch_q.append(nd)
 
     def _insert(self, nd: Node, t: Task, reason: str) -> None:
         if self.policy.insert(nd, t, self.now, reason) and nd.running is not None:
