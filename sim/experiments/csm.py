@@ -274,6 +274,13 @@ def fig_static(setup: Setup) -> str:
     return run_static(setup)
 
 
+def fig_static_diag(setup: Setup) -> str:
+    """E-4.2 diagnosis: variants of the static run (sizes, AMB-4.11 touch, line 5)."""
+    from sim.experiments.csm_static import run_diag
+
+    return f"Produced at commit {provenance()}.\n\n" + run_diag(setup)
+
+
 def fig_low(setup: Setup) -> str:
     """E-4.3..4.5 (Figs. 5, 6): mem_load 0.7, small + local (class mix b) over pdt."""
     pols = ("csm", "dyn", "dyn-top", "rr")
@@ -461,7 +468,8 @@ def fig_sens(setup: Setup) -> str:
     return md
 
 
-FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig5-6": fig_low, "fig7": fig_mnod,
+FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig4-diag": fig_static_diag,
+           "fig5-6": fig_low, "fig7": fig_mnod,
            "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
            "gang": fig_gang, "sens": fig_sens}
 
