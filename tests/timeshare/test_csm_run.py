@@ -117,6 +117,18 @@ def test_metrics_by_hand():
     assert mean_pg_fault(tasks, 2) == pytest.approx(2.75)
     # eq. 9: 100 - |40 - 30| / 10 * 100 = 0
     assert correlation(tasks) == pytest.approx(0.0)
+    # two more jobs for the readings of eq. 9: job 2 (tc 100, tr 50 and 60), job 3
+    # (tc 10, both tr 20)
+    more = tasks + [_rec(3, 0, 2, "large", 0, 50, 100), _rec(4, 1, 2, "large", 0, 60, 100),
+                    _rec(5, 0, 3, "small", 0, 20, 10), _rec(6, 1, 3, "small", 0, 20, 10)]
+    # printed formula: 100 - 100 (10/10 + 10/100 + 0/10) / 3
+    assert correlation(more) == pytest.approx(100 - 100 * 1.1 / 3)
+    # ratio of sums: 100 - 100 (10 + 10 + 0) / (10 + 100 + 10)
+    assert correlation(more, "sum") == pytest.approx(100 - 100 * 20 / 120)
+    # per job over the slowest response: 100 - 100 (10/40 + 10/60 + 0/20) / 3
+    assert correlation(more, "tr") == pytest.approx(100 - 100 * (0.25 + 1 / 6) / 3)
+    with pytest.raises(ValueError, match="reading"):
+        correlation(more, "mean")
     # eq. 10: small job tr 40 / tc 10; local 20 / 10
     assert slowdown(tasks, "small") == pytest.approx(4.0)
     assert slowdown(tasks, "local") == pytest.approx(2.0)
