@@ -122,25 +122,27 @@ def provenance() -> str:
     return f"{head}{'-dirty' if dirty else ''} with `{cmd}`"
 
 
-def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, dict]]
+def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, dict]],
+             metrics: tuple[str, ...] = METRICS, seeds: int | None = None
              ) -> dict[str, dict[str, list[float]]]:
     """Run every (key, config, policy, options) point for every seed; cache as JSON."""
     path = setup.out / f"{name}.json"
     cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     out = {}
+    n_seeds = seeds or setup.seeds
     for key, cfg, pol, opts in points:
-        ident = json.dumps([cfg.to_dict(), pol, opts, setup.seeds], sort_keys=True)
+        ident = json.dumps([cfg.to_dict(), pol, opts, n_seeds], sort_keys=True)
         if key in cache and cache[key]["ident"] == ident:
             out[key] = cache[key]["metrics"]
             continue
-        vals: dict[str, list[float]] = {m: [] for m in METRICS}
+        vals: dict[str, list[float]] = {m: [] for m in metrics}
         t0 = time.perf_counter()
         ev = 0
-        for seed in range(setup.seeds):
+        for seed in range(n_seeds):
             r = run_point(cfg, by_name(pol, quantum_us=int(cfg.quantum_ms * 1000), **opts),
                           seed)
             ev += r.events
-            for m in METRICS:
+            for m in metrics:
                 vals[m].append(r.metrics[m])
         dt = time.perf_counter() - t0
         print(f"  {key}: {ev} events in {dt:.1f} s; " + ", ".join(
@@ -279,6 +281,73 @@ def fig_static_diag(setup: Setup) -> str:
     from sim.experiments.csm_static import run_diag
 
     return f"Produced at commit {provenance()}.\n\n" + run_diag(setup)
+
+
+#: The eq. 9 study: the reproduction's scale beside a 10x larger one (closer to the
+#: paper's sizes), same seeds, the three readings of the normalisation.
+CORR = {"scales": (0.01, 0.1), "seeds": 2, "pdt": (0.1, 0.5, 0.9), "mfreq": (20, 1000)}
+CORR_METRICS = ("correlation", "correlation_sum", "correlation_tr", "slowdown_small",
+                "slowdown_large")
+
+
+def _corr_table(setup: Setup, name: str, title: str, keyed: list[tuple[str, str, CSMConfig,
+                str, dict]], paper: str) -> str:
+    """Run the points (label, policy column, config, policy, options) and tabulate eq. 9
+    under each reading, one row per (label, scale)."""
+    res = run_grid(setup, name, [(f"{lab}/{pol}/s{cfg.tc_scale}", cfg, pol, opts)
+                                 for lab, pol, cfg, _, opts in keyed],
+                   metrics=CORR_METRICS, seeds=CORR["seeds"])
+    pols = list(dict.fromkeys(pol for _, pol, _, _, _ in keyed))
+    rows = []
+    for lab in dict.fromkeys(lab for lab, _, _, _, _ in keyed):
+        for sc in CORR["scales"]:
+            row = [lab, f"{sc}"]
+            for rd in ("correlation", "correlation_sum", "correlation_tr"):
+                row += [fmt(res[f"{lab}/{p}/s{sc}"][rd], 1) for p in pols]
+            rows.append(row)
+    head = ["point", "scale"] + [f"{rd} {p}" for rd in ("tc", "sum", "tr") for p in pols]
+    md = (f"# {title}\n\nProduced at commit {provenance()}.\n\n"
+          f"{CORR['seeds']} seeds x {setup.jobs} jobs per point at tc / memory scale "
+          f"{' and '.join(str(x) for x in CORR['scales'])} (the quantum, fault latency, "
+          f"mfreq and network latency are not scaled), mit calibrated as in the "
+          f"other figures. Eq. 9 under three readings "
+          f"(`sim.timeshare.metrics.correlation`): tc = the printed formula, mean over "
+          f"jobs of |tr_slow - tr_fast| / tc; sum = 100 - 100 sum |dtr| / sum tc; tr = "
+          f"mean of |dtr| / tr_slow. Mean +- 95% CI half-width.\n\n")
+    md += table(rows, head) + "\n" + paper
+    return md
+
+
+def fig_corr_low(setup: Setup) -> str:
+    """Eq. 9 at mem_load 0.7 (E-4.3): scale and normalisation readings."""
+    keyed = []
+    for pdt in CORR["pdt"]:
+        for sc in CORR["scales"]:
+            c = CSMConfig(n_jobs=setup.jobs, tc_scale=sc, mem_scale=sc, mem_load=0.7,
+                          pdt=pdt, class_mix="b")
+            c = dataclasses.replace(c, mit_s=setup.mit(c))
+            for pol in ("csm", "dyn", "rr"):
+                keyed.append((f"pdt {pdt}", pol, c, pol, {}))
+    return _corr_table(setup, "corr-low", "Eq. 9 at mem_load 0.7: the 75% target vs scale "
+                       "and reading", keyed,
+                       "\nPaper (Fig. 5): correlation over 75% for CSM, DYN and RR at every "
+                       "pdt; CSM best.\n")
+
+
+def fig_corr_load1(setup: Setup) -> str:
+    """Eq. 9 at mem_load 1.0 (E-4.8): the PRED/CSM crossover vs scale and reading."""
+    keyed = []
+    for mf in CORR["mfreq"]:
+        for sc in CORR["scales"]:
+            c = CSMConfig(n_jobs=setup.jobs, tc_scale=sc, mem_scale=sc, mem_load=1.0,
+                          pdt=0.5, mfreq_ms=float(mf))
+            c = dataclasses.replace(c, mit_s=setup.mit(c))
+            for pol in ("pred", "csm", "rr"):
+                keyed.append((f"mfreq {mf} ms", pol, c, pol, {"mnod": 2}))
+    return _corr_table(setup, "corr-load1", "Eq. 9 at mem_load 1.0: the PRED/CSM crossover "
+                       "vs scale and reading", keyed,
+                       "\nPaper (Fig. 8b): CSM best for intensive communication (small "
+                       "mfreq), PRED above CSM for non-intensive (large mfreq), RR worst.\n")
 
 
 def fig_low(setup: Setup) -> str:
@@ -469,6 +538,7 @@ def fig_sens(setup: Setup) -> str:
 
 
 FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig4-diag": fig_static_diag,
+           "corr-low": fig_corr_low, "corr-load1": fig_corr_load1,
            "fig5-6": fig_low, "fig7": fig_mnod,
            "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
            "gang": fig_gang, "sens": fig_sens}
