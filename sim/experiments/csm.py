@@ -146,7 +146,7 @@ def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, di
                 vals[m].append(r.metrics[m])
         dt = time.perf_counter() - t0
         print(f"  {key}: {ev} events in {dt:.1f} s; " + ", ".join(
-            f"{m} {mean_ci(vals[m])[0]:.3g}" for m in METRICS[:5]), flush=True)
+            f"{m} {mean_ci(vals[m])[0]:.3g}" for m in metrics[:5]), flush=True)
         out[key] = vals
         cache[key] = {"ident": ident, "metrics": vals}
         path.write_text(json.dumps(cache, indent=1, default=str))
