@@ -145,3 +145,21 @@ def test_metrics_by_hand():
 def test_bad_config_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
         CSMConfig(**kw)
+
+
+def test_static_diagnosis_policy_counts_without_changing_the_run():
+    from sim.experiments.csm_static import _Counting, simulate
+
+    cfg = small_cfg(mem_load=1.5)
+    plain = run_point(cfg, by_name("csm"), seed=4, log=True)
+    counting = _Counting("csm")
+    counted = run_point(cfg, counting, seed=4, log=True)
+    assert counted.cluster.log.records == plain.cluster.log.records
+    # every insertion of a distributed task into a non-empty queue took one path
+    assert sum(counting.paths.values()) > 0
+    assert set(counting.paths) <= {"pred", "line5", "csm"}
+    # the line-5 ablation changes the static run and routes no insertion through line 5
+    a = simulate("csm", 0, 0.01, n_nodes=2)
+    b = simulate("csm", 0, 0.01, n_nodes=2, line5=False)
+    assert a["paths"].get("line5", 0) > 0 and b["paths"].get("line5", 0) == 0
+    assert set(a["finish"]) == set(b["finish"]) == {"J1", "J2", "L1", "L2"}
