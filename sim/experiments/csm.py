@@ -301,6 +301,8 @@ def _corr_table(setup: Setup, name: str, title: str, keyed: list[tuple[str, str,
     rows = []
     for lab in dict.fromkeys(lab for lab, _, _, _, _ in keyed):
         for sc in CORR["scales"]:
+            if f"{lab}/{pols[0]}/s{sc}" not in res:
+                continue
             row = [lab, f"{sc}"]
             for rd in ("correlation", "correlation_sum", "correlation_tr"):
                 row += [fmt(res[f"{lab}/{p}/s{sc}"][rd], 1) for p in pols]
@@ -339,6 +341,8 @@ def fig_corr_load1(setup: Setup) -> str:
     keyed = []
     for mf in CORR["mfreq"]:
         for sc in CORR["scales"]:
+            if sc > min(CORR["scales"]) and mf < max(CORR["mfreq"]):
+                continue  # ~18M events per run at 20 ms and scale 0.1: not run here
             c = CSMConfig(n_jobs=setup.jobs, tc_scale=sc, mem_scale=sc, mem_load=1.0,
                           pdt=0.5, mfreq_ms=float(mf))
             c = dataclasses.replace(c, mit_s=setup.mit(c))
