@@ -4,7 +4,9 @@
 with FIGURE one of ``calib`` (eq. 5 calibration), ``fig4`` (E-4.2, static two-job run),
 ``fig5-6`` (E-4.3..4.5, mem_load 0.7 over pdt), ``fig7`` (E-4.6, MNOD sweep), ``fig8-9``
 (E-4.7..4.9, mem_load 1), ``fig10-11`` (E-4.10, 4.11, mem_load 1.5), ``fig12`` (E-4.12,
-local slowdown at 1 and 1.5; reuses the runs of fig8-9 and fig10-11) or ``all``.
+local slowdown at 1 and 1.5; reuses the runs of fig8-9 and fig10-11), ``fig4-diag`` (why
+the static run misses), ``corr-low`` / ``corr-load1`` (eq. 9 readings at scale 0.01 and
+0.1) or ``all``.
 
 The full configuration writes ``sim/experiments/results/csm/<figure>.md`` and ``.png``
 (and the raw per-seed metrics as ``.json``); ``--quick`` (or any override of seeds, jobs,
