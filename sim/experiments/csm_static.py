@@ -12,9 +12,10 @@ node demand of 40960 pages > M = 32768 (memory exhausted), tc 3600 s for the job
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
-from heuristics.coscheduling import by_name
+from heuristics.coscheduling import Coscheduling
 from sim.timeshare.cluster import Cluster
 from sim.timeshare.csm import exchange_program, initial_resident, local_program
 from sim.timeshare.memory import WorkingSet
@@ -27,11 +28,20 @@ STATIC = {"n_nodes": 8, "J1_pages": 12288, "J2_pages": 20480, "L_pages": 4096,
 
 
 def simulate(policy: str, seed: int, scale: float, sample_s: float = 10.0,
-             n_nodes: int = STATIC["n_nodes"], touch: str = "one") -> dict[str, Any]:
-    """One static run; times in the result are seconds of the unscaled workload."""
-    st = STATIC
+             n_nodes: int = STATIC["n_nodes"], touch: str = "one",
+             sizes: dict[str, int] | None = None, line5: bool = True) -> dict[str, Any]:
+    """One static run; times in the result are seconds of the unscaled workload.
+
+    ``sizes`` overrides ``J1_pages`` / ``J2_pages`` / ``L_pages`` of :data:`STATIC`;
+    ``line5=False`` is a diagnostic ablation of Algorithm 1's dynamic mode (a receive
+    wake-up is placed by SCHED_COND like any other insertion). The result also counts
+    the insertions of the distributed tasks by the path of Algorithm 1 they took.
+    """
+    st = {**STATIC, **(sizes or {})}
     m = max(1, round(st["M"] * scale))
-    pol = by_name(policy, quantum_us=100_000, mnod=2, mnol=2)
+    pol = _Counting(policy.replace("-top", ""), quantum_us=100_000, mnod=2, mnol=2,
+                    preempt_on_top=policy.endswith("-top"))
+    pol.line5 = line5
     cl = Cluster(n_nodes, pol, latency_us=100, mem_pages=m, fault_latency_us=20_000,
                  seed=seed, log=False, touch=touch)
     tc_j = int(st["tc_job_s"] * scale * S)
@@ -77,7 +87,92 @@ def simulate(policy: str, seed: int, scale: float, sample_s: float = 10.0,
         fin[names[t.tid]] = max(fin.get(names[t.tid], 0.0), t.finish / S / scale)
     faults = {n: sum(t.faults for t in cl.tasks if names[t.tid] == n) / n_nodes
               for n in ("J1", "J2", "L1", "L2")}
-    return {"finish": fin, "faults": faults, "samples": samples, "events": cl.events}
+    return {"finish": fin, "faults": faults, "samples": samples, "events": cl.events,
+            "paths": dict(pol.paths)}
+
+
+class _Counting(Coscheduling):
+    """Algorithm 1 that counts which path each distributed insertion took ("pred":
+    memory not exhausted; "line5": dynamic mode, to the top; "csm": SCHED_COND on
+    pg_fault), with the line-5 ablation switch of :func:`simulate`."""
+
+    line5 = True
+
+    def __init__(self, *a: Any, **k: Any):
+        super().__init__(*a, **k)
+        self.paths: Counter[str] = Counter()
+
+    def place(self, node: Any, h: Any) -> bool:
+        rq = node.rq
+        if self.mode != "rr" and h.job is not None and (rq or node.running is not None) \
+                and not self._is_local(h):
+            exhausted = self.memory_exhausted(node)
+            if self.mode == "csm" and exhausted:
+                self.paths["line5" if h.rmq and self.line5 else "csm"] += 1
+                if h.rmq and not self.line5:
+                    saved, h.rmq = h.rmq, []
+                    try:
+                        return super().place(node, h)
+                    finally:
+                        h.rmq = saved
+            elif self.mode in ("csm", "pred"):
+                self.paths["pred"] += 1
+        return super().place(node, h)
+
+
+#: Diagnostic variants of E-4.2 (name, sizes, touch, line5): the default sizes, sizes
+#: whose working sets exceed M (J1 2 mest, J2 3.5 mest, L mest), the AMB-4.11 option
+#: touching the whole resident WS at each hit, and the line-5 ablation.
+DIAG_VARIANTS = (
+    ("default sizes, touch one", None, "one", True),
+    ("default sizes, touch ws", None, "ws", True),
+    ("WS > M, touch one", {"J1_pages": 16384, "J2_pages": 28672, "L_pages": 8192}, "one",
+     True),
+    ("WS > M, touch ws", {"J1_pages": 16384, "J2_pages": 28672, "L_pages": 8192}, "ws",
+     True),
+    ("WS > M, touch ws, line 5 off", {"J1_pages": 16384, "J2_pages": 28672,
+                                      "L_pages": 8192}, "ws", False),
+)
+
+
+def run_diag(setup: Any) -> str:
+    """Markdown: why J1 does not finish much earlier under CSM (E-4.2 diagnosis)."""
+    scale = min(1.0, setup.scale * 10)
+    seeds = range(min(setup.seeds, 2))
+    rows = []
+    for name, sizes, touch, line5 in DIAG_VARIANTS:
+        st = {**STATIC, **(sizes or {})}
+        ws_frac = (0.8 * (st["J1_pages"] + st["J2_pages"]) + 0.5 * 2 * st["L_pages"]) / st["M"]
+        res = {p: [simulate(p, s, scale, touch=touch, sizes=sizes, line5=line5)
+                   for s in seeds] for p in ("pred", "csm")}
+
+        def mean(p: str, f: Any, res: dict[str, list[dict[str, Any]]] = res) -> float:
+            return sum(f(r) for r in res[p]) / len(res[p])
+
+        j1p, j1c = (mean(p, lambda r: r["finish"]["J1"]) for p in ("pred", "csm"))
+        j2p, j2c = (mean(p, lambda r: r["finish"]["J2"]) for p in ("pred", "csm"))
+        fault_s = max(mean("csm", lambda r, n=n: r["faults"][n]) for n in ("J1", "J2")) * 0.02
+        paths = Counter()
+        for r in res["csm"]:
+            paths.update(r["paths"])
+        tot = sum(paths.values()) or 1
+        rows.append([name, f"{ws_frac:.2f}", f"{j1p:.0f}", f"{j1c:.0f}",
+                     f"{100 * (j1c - j1p) / j1p:+.0f}%", f"{j2p:.0f}", f"{j2c:.0f}",
+                     f"{100 * (j2c - j2p) / j2p:+.0f}%", f"{fault_s:.0f}",
+                     f"{100 * paths['line5'] / tot:.0f} / {100 * paths['csm'] / tot:.0f} / "
+                     f"{100 * paths['pred'] / tot:.0f}"])
+    head = ["variant", "WS / M", "J1 PRED [s]", "J1 CSM [s]", "J1 change", "J2 PRED [s]",
+            "J2 CSM [s]", "J2 change", "largest fault time per task (CSM) [s]",
+            "CSM distributed insertions: line 5 / CSM mode / predictive mode [%]"]
+    md = (f"# E-4.2 diagnosis: why J1 is not much earlier under CSM\n\n"
+          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: "
+          f"{len(seeds)} seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by "
+          f"{scale}, reported in unscaled seconds (fault time = faults x 20 ms); tc "
+          f"3600 s per job task and 1800 s per local task, so each node needs 10800 s of "
+          f"CPU whatever the order.\n\n")
+    md += "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
+    md += "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n"
+    return md
 
 
 def run_static(setup: Any) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
@@ -27,7 +28,8 @@ from sim.timeshare.memory import PAGE_BITS, PagedMemory, WorkingSet
 from sim.timeshare.ops import Compute, Message, Recv, Send, Sleep
 from sim.timeshare.policy import Policy
 
-# event classes, in processing order at equal time
+# event classes, in processing order at equal time (dispatch requests, class 4, are
+# kept in a FIFO of the current instant instead of the heap)
 _DELIVER, _CPU_END, _WAKE, _CALL, _DISPATCH = 0, 1, 2, 3, 4
 
 # task states
@@ -200,6 +202,7 @@ class Cluster:
         self.now = 0
         self.events = 0
         self._heap: list[tuple[int, int, int, Any]] = []
+        self._dispatch_q: deque[Node] = deque()  # dispatch requests at self.now
         self._seq = 0
         self._msg_id = 0
         self._live = 0          # unfinished non-daemon tasks
@@ -327,9 +330,19 @@ class Cluster:
         pending, or until simulated time ``until`` (µs). Returns self."""
         heap = self._heap
         pop = heapq.heappop
-        while heap:
+        dq = self._dispatch_q
+        while heap or dq:
             if self._live == 0 and self._pending_calls == 0:
                 break
+            if dq and (not heap or heap[0][0] > self.now):
+                # the dispatch requests of this instant come after every other event
+                # of the instant, in request order: the same order as heap entries
+                # (now, _DISPATCH, seq) would have, without the heap traffic
+                nd = dq.popleft()
+                self.events += 1
+                nd.dispatch_pending = False
+                self._dispatch(nd)
+                continue
             if until is not None and heap[0][0] > until:
                 self.now = until
                 break
@@ -344,9 +357,6 @@ class Cluster:
                 self._deliver(payload)
             elif cls == _WAKE:
                 self._wake(*payload)
-            elif cls == _DISPATCH:
-                payload.dispatch_pending = False
-                self._dispatch(payload)
             else:
                 self._pending_calls -= 1
                 payload(self, time)
@@ -361,7 +371,7 @@ class Cluster:
     def _request_dispatch(self, nd: Node) -> None:
         if not nd.dispatch_pending:
             nd.dispatch_pending = True
-            self._push(self.now, _DISPATCH, nd)
+            self._dispatch_q.append(nd)
 
     def _insert(self, nd: Node, t: Task, reason: str) -> None:
         if self.policy.insert(nd, t, self.now, reason) and nd.running is not None:
@@ -436,11 +446,13 @@ class Cluster:
         nd.preempt_req = False
         pol = self.policy
         mem = nd.memory
+        logging = self.log.enabled
         while nd.running is None:
             t = pol.select(nd, self.now)
             if t is None:
                 return
-            self.log.add(self.now, "dispatch", nd.id, t.tid)
+            if logging:
+                self.log.add(self.now, "dispatch", nd.id, t.tid)
             if mem is not None and t.ws is not None and not self._reference(nd, t):
                 continue
             t.state = RUNNING
@@ -451,12 +463,15 @@ class Cluster:
     def _reference(self, nd: Node, t: Task) -> bool:
         """One page reference at dispatch; False = fault (the task went to sleep)."""
         ws = t.ws
+        rng = self.rng_mem
         if ws.phase_end >= 0 and t.cpu >= ws.phase_end:
-            ws.new_phase(t.cpu, self.rng_mem)
-        page = ws.offset + self.rng_mem.randrange(ws.wrk)
+            ws.new_phase(t.cpu, rng)
+        # _randbelow(n) is what randrange(n) returns for n > 0 (same stream, less work)
+        page = ws.offset + rng._randbelow(ws.wrk)
         ws.refs += 1
         key = (t.tid << PAGE_BITS) | page
         lru = nd.memory.lru
+        log = self.log
         if key in lru:
             if self.touch_ws:
                 base = t.tid << PAGE_BITS
@@ -466,27 +481,31 @@ class Cluster:
                     if p in res:
                         mte(base | p)
             lru.move_to_end(key)
-            self.log.add(self.now, "ref", nd.id, t.tid, page, 1)
+            if log.enabled:
+                log.add(self.now, "ref", nd.id, t.tid, page, 1)
             return True
         ws.faults += 1
         t.faults += 1
-        self.log.add(self.now, "ref", nd.id, t.tid, page, 0)
-        self.log.add(self.now, "off", nd.id, t.tid, "fault")
+        if log.enabled:
+            log.add(self.now, "ref", nd.id, t.tid, page, 0)
+            log.add(self.now, "off", nd.id, t.tid, "fault")
         t.state = BLOCKED
         t.blocked_on = "fault"
-        self.log.add(self.now, "block", nd.id, t.tid, "fault")
+        if log.enabled:
+            log.add(self.now, "block", nd.id, t.tid, "fault")
         self._push(self.now + nd.memory.fault_latency_us, _WAKE, (t, "fault", page))
         return False
 
     def _load(self, nd: Node, t: Task, page: int) -> None:
         mem = nd.memory
+        lru = mem.lru
         key = (t.tid << PAGE_BITS) | page
-        if key in mem.lru:
-            mem.lru.move_to_end(key)
+        if key in lru:
+            lru.move_to_end(key)
             return
         evicted = None
-        if len(mem.lru) >= mem.pages:
-            ek, _ = mem.lru.popitem(last=False)
+        if len(lru) >= mem.pages:
+            ek, _ = lru.popitem(last=False)
             owner = self.tasks[ek >> PAGE_BITS]
             ep = ek & ((1 << PAGE_BITS) - 1)
             ows = owner.ws
@@ -494,11 +513,13 @@ class Cluster:
             if ows.offset <= ep < ows.offset + ows.wrk:
                 ows.res_ws -= 1
             evicted = (owner.tid, ep)
-        mem.lru[key] = None
-        t.ws.resident.add(page)
-        if t.ws.in_ws(page):
-            t.ws.res_ws += 1
-        self.log.add(self.now, "load", nd.id, t.tid, page, evicted)
+        lru[key] = None
+        ws = t.ws
+        ws.resident.add(page)
+        if ws.offset <= page < ws.offset + ws.wrk:
+            ws.res_ws += 1
+        if self.log.enabled:
+            self.log.add(self.now, "load", nd.id, t.tid, page, evicted)
 
     def _go(self, nd: Node, t: Task) -> None:
         """Run the program of the task on the CPU from now until a timed segment starts,
@@ -643,13 +664,14 @@ class Cluster:
             self._load(nd, t, page)
         t.state = READY
         t.blocked_on = None
-        self.log.add(self.now, "wake", nd.id, t.tid)
+        if self.log.enabled:
+            self.log.add(self.now, "wake", nd.id, t.tid)
         if cause == "sleep":
             self._advance(t, self.now)
             if t.op is None:  # program ended right after the sleep
                 return
         if not t.stopped:
-            self._insert(nd, t, {"recv": "wake_recv"}.get(cause, cause))
+            self._insert(nd, t, "wake_recv" if cause == "recv" else cause)
 
     # ------------------------------------------------------------------ conveniences
     def spawn_job(self, job: int, nodes: Iterable[int], program: Program,

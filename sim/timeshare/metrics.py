@@ -38,16 +38,35 @@ def _jobs(tasks: Iterable[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:
     return jobs
 
 
-def correlation(tasks: Iterable[dict[str, Any]]) -> float:
+#: Readings of eq. 9's normalisation: "tc" (the paper's formula, per-job ratio to tc),
+#: "sum" (ratio of sums, as eq. 10 does for the slowdown) and "tr" (per-job ratio to the
+#: slowest task's response time, bounded to [0, 100]).
+CORRELATION_READINGS = ("tc", "sum", "tr")
+
+
+def correlation(tasks: Iterable[dict[str, Any]], reading: str = "tc") -> float:
     """Eq. 9: ``100 - mean_k(|tr_slow - tr_fast| / tc) * 100`` over parallel jobs (>= 2
-    tasks); tr of a task = its finish - the job's arrival. NaN without parallel jobs."""
-    vals = []
+    tasks); tr of a task = its finish - the job's arrival (µs). NaN without parallel jobs.
+
+    ``reading`` (see :data:`CORRELATION_READINGS`): "tc" is the formula as printed;
+    "sum" is ``100 - 100 sum_k |dtr_k| / sum_k tc_k``; "tr" divides each job's
+    ``|dtr|`` by its slowest task's response time instead of tc.
+    """
+    if reading not in CORRELATION_READINGS:
+        raise ValueError(f"reading must be one of {CORRELATION_READINGS}, got {reading!r}")
+    num: list[float] = []
+    den: list[float] = []
     for key, ts in _jobs(tasks).items():
         if isinstance(key, tuple) or len(ts) < 2:
             continue
         trs = [t["finish"] - t["arrival"] for t in ts]
-        vals.append((max(trs) - min(trs)) / ts[0]["tc"])
-    return 100.0 - 100.0 * sum(vals) / len(vals) if vals else math.nan
+        num.append(max(trs) - min(trs))
+        den.append(max(trs) if reading == "tr" else ts[0]["tc"])
+    if not num:
+        return math.nan
+    if reading == "sum":
+        return 100.0 - 100.0 * sum(num) / sum(den)
+    return 100.0 - 100.0 * sum(a / b for a, b in zip(num, den, strict=True)) / len(num)
 
 
 def slowdown(tasks: Iterable[dict[str, Any]], kind: str) -> float:
@@ -86,6 +105,8 @@ def summarize(tasks: Sequence[dict[str, Any]], n_nodes: int,
     return {**occ,
         "mean_pg_fault": mean_pg_fault(tasks, n_nodes),
         "correlation": correlation(tasks),
+        "correlation_sum": correlation(tasks, "sum"),
+        "correlation_tr": correlation(tasks, "tr"),
         "slowdown_small": slowdown(tasks, "small"),
         "slowdown_large": slowdown(tasks, "large"),
         "slowdown_local": slowdown(tasks, "local"),

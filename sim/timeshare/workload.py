@@ -222,3 +222,47 @@ def generate(cfg: CSMConfig, seed: int) -> list[Arrival]:
         if kind != "local" or cfg.count_locals:
             n_counted += 1
     return out
+
+
+#: Readings of the paper's "average load per node" (spec 3.4, target 3.7.1) compared by
+#: :func:`load_readings`; "demand" is the spec's reading used by :func:`calibrate_mit`.
+LOAD_READINGS = ("demand", "task", "job", "job-one-stream")
+
+
+def load_readings(cfg: CSMConfig) -> dict[str, float]:
+    """Tasks per node implied by ``mem_load`` under each reading of eq. 5's memory term.
+
+    Every reading is ``mem_load · M / m``, with ``m`` the mean vir_mem (pages) per unit
+    counted as one "task":
+
+    - ``"demand"``: per task, weighted by its service demand tc (Little's law; the
+      spec's reading, equal to :func:`expected_tasks_per_node` at the eq. 5 mit);
+    - ``"task"``: per task, every task counted once (no tc weight);
+    - ``"job"``: per job arrival of the configured class mix, one vir_mem draw per job
+      whatever its size;
+    - ``"job-one-stream"``: per job arrival of a single stream in which an arrival is a
+      local task w.p. 1/2 and otherwise a distributed job (large w.p. ``pdt``); with
+      class mix "b" (no large jobs) it is the "job" reading.
+
+    No simulation: these are the closed forms of the workload's class means
+    (local (1 + mest)/2, small 1.5 mest, large 3 mest pages after ``mem_scale``).
+    """
+    means = _class_means(cfg)
+    rates = class_rates(cfg)
+    target = cfg.mem_load * cfg.pages_scaled
+
+    def ratio(weights: dict[str, float]) -> float:
+        tot = sum(weights.values())
+        return target * tot / sum(w * means[c][2] for c, w in weights.items())
+
+    out = {
+        "demand": ratio({c: rates[c] * s * tc for c, (s, tc, _) in means.items()}),
+        "task": ratio({c: rates[c] * s for c, (s, _, _) in means.items()}),
+        "job": ratio(dict(rates)),
+    }
+    if cfg.class_mix == "b":
+        out["job-one-stream"] = out["job"]
+    else:
+        out["job-one-stream"] = ratio({"local": 0.5, "small": 0.5 * (1 - cfg.pdt),
+                                       "large": 0.5 * cfg.pdt})
+    return out

@@ -10,7 +10,13 @@ from heuristics.coscheduling import POLICY_NAMES, by_name
 from sim.timeshare.check import check
 from sim.timeshare.csm import map_uniform_memory, run_point
 from sim.timeshare.metrics import correlation, mean_ci, mean_pg_fault, slowdown
-from sim.timeshare.workload import CSMConfig, calibrate_mit, expected_tasks_per_node, generate
+from sim.timeshare.workload import (
+    CSMConfig,
+    calibrate_mit,
+    expected_tasks_per_node,
+    generate,
+    load_readings,
+)
 
 
 def small_cfg(**kw):
@@ -53,6 +59,32 @@ def test_calibration_matches_the_eq5_reading():
     assert emp == pytest.approx(mit, rel=0.1)
 
 
+def test_load_readings_closed_forms():
+    m = 8192
+    local, small, large = (1 + m) / 2, 1.5 * m, 3.0 * m
+    b = load_readings(CSMConfig(mem_load=0.7, pdt=0.5, class_mix="b"))
+    # the demand reading is eq. 5's count at the eq. 5 mit
+    assert b["demand"] == pytest.approx(
+        expected_tasks_per_node(CSMConfig(mem_load=0.7, pdt=0.5, class_mix="b")))
+    # mix b, one vir_mem per job: 0.7 M / (local / 2 + small / 2)
+    assert b["job"] == pytest.approx(0.7 * 32768 / (0.5 * local + 0.5 * small))
+    assert b["job-one-stream"] == b["job"]
+    a = load_readings(CSMConfig(mem_load=1.0, pdt=0.5, class_mix="a"))
+    # mix a: 32 local tasks per distributed job; sizes 7/3 (small) and 56/3 (large)
+    n_l, n_s, n_b = 32.0, 0.5 * 7 / 3, 0.5 * 56 / 3
+    assert a["task"] == pytest.approx(
+        32768 * (n_l + n_s + n_b) / (n_l * local + n_s * small + n_b * large))
+    # tc weights: local 300 s, small 300 s, large 3600 s per task
+    w_l, w_s, w_b = n_l * 300, n_s * 300, n_b * 3600
+    assert a["demand"] == pytest.approx(
+        32768 * (w_l + w_s + w_b) / (w_l * local + w_s * small + w_b * large))
+    assert a["job-one-stream"] == pytest.approx(
+        32768 / (0.5 * local + 0.25 * small + 0.25 * large))
+    # the memory-heavy large tasks make mix a hold fewer tasks per node at load 1.0
+    # than mix b at 0.7 under the spec's reading
+    assert a["demand"] < b["demand"]
+
+
 def test_generator_respects_the_class_ranges():
     cfg = CSMConfig(pdt=0.5, n_jobs=400)
     m = cfg.mest
@@ -85,6 +117,18 @@ def test_metrics_by_hand():
     assert mean_pg_fault(tasks, 2) == pytest.approx(2.75)
     # eq. 9: 100 - |40 - 30| / 10 * 100 = 0
     assert correlation(tasks) == pytest.approx(0.0)
+    # two more jobs for the readings of eq. 9: job 2 (tc 100, tr 50 and 60), job 3
+    # (tc 10, both tr 20)
+    more = tasks + [_rec(3, 0, 2, "large", 0, 50, 100), _rec(4, 1, 2, "large", 0, 60, 100),
+                    _rec(5, 0, 3, "small", 0, 20, 10), _rec(6, 1, 3, "small", 0, 20, 10)]
+    # printed formula: 100 - 100 (10/10 + 10/100 + 0/10) / 3
+    assert correlation(more) == pytest.approx(100 - 100 * 1.1 / 3)
+    # ratio of sums: 100 - 100 (10 + 10 + 0) / (10 + 100 + 10)
+    assert correlation(more, "sum") == pytest.approx(100 - 100 * 20 / 120)
+    # per job over the slowest response: 100 - 100 (10/40 + 10/60 + 0/20) / 3
+    assert correlation(more, "tr") == pytest.approx(100 - 100 * (0.25 + 1 / 6) / 3)
+    with pytest.raises(ValueError, match="reading"):
+        correlation(more, "mean")
     # eq. 10: small job tr 40 / tc 10; local 20 / 10
     assert slowdown(tasks, "small") == pytest.approx(4.0)
     assert slowdown(tasks, "local") == pytest.approx(2.0)
@@ -101,3 +145,21 @@ def test_metrics_by_hand():
 def test_bad_config_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
         CSMConfig(**kw)
+
+
+def test_static_diagnosis_policy_counts_without_changing_the_run():
+    from sim.experiments.csm_static import _Counting, simulate
+
+    cfg = small_cfg(mem_load=1.5)
+    plain = run_point(cfg, by_name("csm"), seed=4, log=True)
+    counting = _Counting("csm")
+    counted = run_point(cfg, counting, seed=4, log=True)
+    assert counted.cluster.log.records == plain.cluster.log.records
+    # every insertion of a distributed task into a non-empty queue took one path
+    assert sum(counting.paths.values()) > 0
+    assert set(counting.paths) <= {"pred", "line5", "csm"}
+    # the line-5 ablation changes the static run and routes no insertion through line 5
+    a = simulate("csm", 0, 0.01, n_nodes=2)
+    b = simulate("csm", 0, 0.01, n_nodes=2, line5=False)
+    assert a["paths"].get("line5", 0) > 0 and b["paths"].get("line5", 0) == 0
+    assert set(a["finish"]) == set(b["finish"]) == {"J1", "J2", "L1", "L2"}
