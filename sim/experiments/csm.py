@@ -109,21 +109,10 @@ class Setup:
 
 
 def provenance() -> str:
-    """``<short hash>[-dirty]`` of the repository and the command line, for result files."""
-    import subprocess
+    """``<short hash>[-dirty]`` of the code and the command line, for result files."""
+    from sim.experiments.provenance import command, commit
 
-    root = Path(__file__).resolve().parents[2]
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        # result files being written by this very run do not make the code dirty
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
-                                ".", ":(exclude)sim/experiments/results"],
-                               cwd=root, capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        head, dirty = "unknown", ""
-    cmd = " ".join(["python -m sim.experiments.csm", *sys.argv[1:]])
-    return f"{head}{'-dirty' if dirty else ''} with `{cmd}`"
+    return f"{commit()} with `{command()}`"
 
 
 def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, dict]],

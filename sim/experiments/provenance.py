@@ -50,7 +50,9 @@ def command(argv: list[str] | None = None) -> str:
     """The command line of this process (``argv``, default ``sys.argv``), shell-quoted; a
     module run with ``python -m`` is shown as such."""
     args = list(sys.argv if argv is None else argv)
-    if args and args[0].endswith(".py"):
+    if args and Path(args[0]).name == "schedsearch":  # the console script
+        args[0] = "schedsearch"
+    elif args and args[0].endswith(".py"):
         path = Path(args[0]).resolve()
         try:
             mod = ".".join(path.relative_to(ROOT).with_suffix("").parts)
