@@ -94,3 +94,23 @@ def test_policies_without_priorities_get_groups_but_no_table():
 def test_priorities_as_a_policy_option_is_refused():
     row = run_cell(_cell("slack", "fifth", options={"priorities": {1: (1.0, 1.0)}}))
     assert row["status"] == "failed" and "workload's 'priorities'" in row["error"]
+
+
+def test_both_slack_policies_take_the_table_and_the_runner_passes_it_only_to_them():
+    import math
+
+    from sim.batch.runner import run, takes_priorities
+    from sim.registry import make_policy
+
+    assert takes_priorities("slack") and takes_priorities("slack-optimal")
+    assert not takes_priorities("conservative") and not takes_priorities("easy")
+    table = {7: (1.0, -math.inf)}
+    assert make_policy("slack-optimal", priorities=table).priorities == table
+    with pytest.raises(ValueError, match="job 7: UP"):
+        make_policy("slack-optimal", priorities={7: (2.0, 0.0)})
+    from instances.synthetic import random_workload
+
+    w = random_workload(40, (16,), seed=3, load=0.9)
+    row = run(w, "easy", priorities="fifth")  # ignored by a policy that takes none
+    assert row["avg_wait"] == run(w, "easy")["avg_wait"]
+    assert "priorities" not in row["policy_config"]
