@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import itertools
 import time as _time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -431,6 +431,7 @@ def SlackPolicy(
     max_exhaustive: int = 8,
     delay_from: str = "start",
     compress: str = "hold",
+    priorities: Mapping[int, tuple[float, float]] | None = None,
     default_priority: float = 0.0,
     p_floor: float = 0.01,
     slack_floor: float = 1.0,
@@ -449,8 +450,9 @@ def SlackPolicy(
         Average wait time AWT, seconds (the paper uses 2401 s for KTH).
     alpha_u, alpha_t, alpha_p, alpha_f : float
         Price exponents in [0, 1].
-    reset_slack, default_priority, p_floor, slack_floor, record, check
-        See ``sim.batch.slack_scheduler.SlackScheduler``.
+    reset_slack, priorities, default_priority, p_floor, slack_floor, record, check
+        See ``sim.batch.slack_scheduler.SlackScheduler``; ``priorities`` is the table
+        job id -> (UP, PP) of ``instances.priorities.priorities_of``.
     max_exhaustive : int
         Queue limit of the exhaustive order search.
     delay_from : {"start", "overlap"}
@@ -467,8 +469,8 @@ def SlackPolicy(
         Inserter(order, max_exhaustive=max_exhaustive, delay_from=delay_from,
                  compress=compress), sf=sf, awt=awt,
         alpha_u=alpha_u, alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
-        default_priority=default_priority, p_floor=p_floor, slack_floor=slack_floor,
-        record=record, check=check,
+        priorities=priorities, default_priority=default_priority, p_floor=p_floor,
+        slack_floor=slack_floor, record=record, check=check,
         name=f"slack-{order}")
 
 

@@ -37,10 +37,9 @@ class Job:
         Demand per resource, length K; ``demand[0]`` is processors (>= 1).
     user, group : int
         User and group ids, -1 when unknown.
-    user_priority, political_priority : float or None
-        Optional priority inputs in [0, 1] used by the slack-based scheduler
-        (UP and PP of Talby & Feitelson); ``political_priority`` may be ``-inf``
-        for the over-quota case.
+
+    Scheduler-specific inputs (such as the slack scheduler's UP and PP) are not job
+    fields: they are tables owned by the scenario (``instances.priorities``).
     """
 
     id: int
@@ -50,8 +49,6 @@ class Job:
     demand: tuple[int, ...]
     user: int = -1
     group: int = -1
-    user_priority: float | None = None
-    political_priority: float | None = None
 
     def __post_init__(self) -> None:
         _check_int("Job.id", self.id)
@@ -66,14 +63,6 @@ class Job:
         if self.demand[0] < 1:
             raise ValueError(
                 f"Job {self.id}: demand[0] (processors) must be >= 1, got {self.demand[0]}")
-        for name in ("user_priority", "political_priority"):
-            v = getattr(self, name)
-            if v is None:
-                continue
-            if name == "political_priority" and v == float("-inf"):
-                continue
-            if not (0.0 <= float(v) <= 1.0):
-                raise ValueError(f"Job {self.id}: {name} must be in [0, 1], got {v!r}")
 
     @property
     def procs(self) -> int:

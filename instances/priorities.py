@@ -1,9 +1,11 @@
 """Priority scenarios for the slack-based scheduler (Talby & Feitelson, IPPS'99).
 
 The slack-based scheduler weights each job by ``p = (UP + PP + SP) / 3`` where UP (user
-priority) and PP (political priority) are inputs in [0, 1] carried by the job
-(``Job.user_priority``, ``Job.political_priority``) and SP is the scheduler's own
-priority. The paper evaluates two scenarios on the KTH log, which this module assigns:
+priority) and PP (political priority) are inputs in [0, 1] and SP is the scheduler's own
+priority. UP and PP belong to the scenario, not to the job: :func:`priorities_of` returns a
+table ``{job id: (UP, PP)}`` that is given to the slack policies (``priorities=``) and to
+the sweep's metrics (high- and low-priority groups); ``instances.job.Job`` carries none.
+The paper evaluates two scenarios on the KTH log:
 
 ``equal``
     Every job gets ``UP = PP = 0``. All jobs are alike, so the cost ratios ``p_i / p_j``
@@ -15,17 +17,16 @@ priority. The paper evaluates two scenarios on the KTH log, which this module as
     recomputed.) A different level can be given with ``level``.
 ``fifth``
     The paper's differential scenario: every fifth job in submit order (the 5th, 10th,
-    ... job, i.e. positions 4, 9, 14, ... counting from 0) gets ``UP = PP = 1``; all
-    others get ``UP = PP = 0``.
+    ... job, i.e. positions 4, 9, 14, ... counting from 0) gets ``UP = PP = high``
+    (1 in the paper); all others get ``UP = PP = level``.
 
-The returned workload is a new object; the input is never modified.
+Positions count over the workload given, so a scenario over a whole log is computed
+before the log is split into months (the table is keyed by job id and serves every month).
 """
 
 from __future__ import annotations
 
-import dataclasses
-
-from instances.job import Job, Workload
+from instances.job import Workload
 
 SCHEMES = ("equal", "fifth")
 
@@ -35,38 +36,43 @@ def is_high_priority(position: int) -> bool:
     return position % 5 == 4
 
 
-def assign_priorities(workload: Workload, scheme: str, *, level: float = 0.0) -> Workload:
-    """Return a copy of ``workload`` with UP and PP set by ``scheme``.
+def priorities_of(workload: Workload, scheme: str, *, level: float = 0.0,
+                  high: float = 1.0) -> dict[int, tuple[float, float]]:
+    """The table ``{job id: (UP, PP)}`` of ``scheme`` over ``workload``.
 
     Parameters
     ----------
     workload : Workload
+        Jobs in submit order; positions count from its first job.
     scheme : {"equal", "fifth"}
         See the module docstring.
     level : float
-        UP = PP value of every job under ``equal`` and of the ordinary jobs under
-        ``fifth``, in [0, 1]; default 0.
+        UP = PP of every job under ``equal`` and of the ordinary jobs under ``fifth``,
+        in [0, 1]; default 0.
+    high : float
+        UP = PP of the high-priority jobs under ``fifth`` (positions 4, 9, 14, ...), in
+        [0, 1]; default 1 (the paper's). Ignored under ``equal``.
 
     Returns
     -------
-    Workload
-        Same jobs, capacity, name, header and cleaning report; only
-        ``user_priority`` and ``political_priority`` are set.
+    dict of int to (float, float)
+        One entry per job of ``workload``; the workload is not modified.
 
     Raises
     ------
     ValueError
-        Unknown scheme, or ``level`` outside [0, 1].
+        Unknown scheme, or ``level`` or ``high`` outside [0, 1].
     """
     if scheme not in SCHEMES:
         raise ValueError(f"priority scheme must be one of {SCHEMES}, got {scheme!r}")
-    if not (0.0 <= float(level) <= 1.0):
-        raise ValueError(f"priority level must be in [0, 1], got {level!r}")
-    jobs: list[Job] = []
-    for pos, job in enumerate(workload.jobs):
-        v = 1.0 if scheme == "fifth" and is_high_priority(pos) else float(level)
-        jobs.append(dataclasses.replace(job, user_priority=v, political_priority=v))
-    return dataclasses.replace(workload, jobs=tuple(jobs))
+    for name, v in (("level", level), ("high", high)):
+        if not (0.0 <= float(v) <= 1.0):
+            raise ValueError(f"priority {name} must be in [0, 1], got {v!r}")
+    lo, hi = float(level), float(high)
+    if scheme == "equal":
+        return {j.id: (lo, lo) for j in workload.jobs}
+    return {j.id: (hi, hi) if is_high_priority(pos) else (lo, lo)
+            for pos, j in enumerate(workload.jobs)}
 
 
 def high_priority_ids(workload: Workload) -> set[int]:

@@ -657,7 +657,7 @@ def write_swf(
     workload's capacity and a ``Note`` saying schedsearch wrote it. Fields 5 and 8 both
     hold the processors, 9 the requested time, 12 and 13 user and group; the other
     fields are -1. ``read_swf`` of the result gives the same jobs (id, submit,
-    runtime, requested, demand, user, group); priority fields are not stored.
+    runtime, requested, demand, user, group).
     """
     if workload.K != 1:
         raise ValueError(f"write_swf: SWF holds processors only, workload has K={workload.K}")

@@ -275,7 +275,7 @@ def _workload(args: argparse.Namespace):
 
         return read_kswf(args.trace)
     w = load_workload(args.trace, procs=args.procs, perfect_estimates=args.perfect_estimates,
-                      priorities=args.priorities, wide=args.wide)
+                      wide=args.wide)
     if not args.quiet and not args.json and w.cleaning is not None:
         print(w.cleaning.summary(), file=sys.stderr)
     elif args.procs == "from-jobs" and w.cleaning is not None:  # always say what was chosen
@@ -291,7 +291,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     opts = _policy_options(args)
     registry.make_policy(args.policy, **opts)  # an unknown option fails before the run
     row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
-              check=not args.no_validate, progress=not args.quiet, out=args.out, **opts)
+              check=not args.no_validate, progress=not args.quiet, out=args.out,
+              priorities=args.priorities, **opts)
     row["trace"] = w.name
     row["trace_sha256"] = _trace_sha256(args.trace)
     row["priorities"] = args.priorities
@@ -329,7 +330,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         opts = {k: v for k, v in given.items() if takers[p] is None or k in takers[p]}
         registry.make_policy(p, **opts)
         rows.append(run(w, p, overrun=args.overrun, by_month=args.by_month,
-                        check=not args.no_validate, progress=not args.quiet, **opts))
+                        check=not args.no_validate, progress=not args.quiet,
+                        priorities=args.priorities, **opts))
         rows[-1]["trace_sha256"] = sha
         rows[-1]["priorities"] = args.priorities
     if args.json:

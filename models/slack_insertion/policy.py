@@ -10,6 +10,7 @@ lives here, beside its inserter, because the dependency rule allows no other pla
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from models.slack_insertion.inserter import CpsatInserter
@@ -28,6 +29,7 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     time_limit: float | None = 10.0,
     seed: int = 0,
     reset_slack: bool = True,
+    priorities: Mapping[int, tuple[float, float]] | None = None,
     default_priority: float = 0.0,
     record: bool = False,
     check: bool = False,
@@ -51,8 +53,9 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
         CP-SAT seconds per insertion (default 10).
     seed : int
         CP-SAT seed.
-    reset_slack, default_priority, record, check
-        See ``sim.batch.slack_scheduler.SlackScheduler``.
+    reset_slack, priorities, default_priority, record, check
+        See ``sim.batch.slack_scheduler.SlackScheduler``; ``priorities`` is the table
+        job id -> (UP, PP) of ``instances.priorities.priorities_of``.
     order : None
         Accepted so the CLI's ``--order`` can be passed through; any value other than
         None or ``"optimal"`` raises ValueError (this policy has no compress order).
@@ -71,4 +74,5 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     return SlackScheduler(
         CpsatInserter(time_limit=time_limit, seed=seed), sf=sf, awt=awt, alpha_u=alpha_u,
         alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
-        default_priority=default_priority, record=record, check=check, name="slack-optimal")
+        priorities=priorities, default_priority=default_priority, record=record, check=check,
+        name="slack-optimal")

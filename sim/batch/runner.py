@@ -25,14 +25,13 @@ from instances.job import Workload
 from sim.batch.machine import Schedule, simulate
 from sim.batch.metrics import aggregate, job_metrics, summary
 from sim.batch.validate import validate
-from sim.registry import make_policy, policy_config
+from sim.registry import make_policy, policy_config, policy_options
 
 WIDE_MODES = ("error", "drop", "clip")
 
 
 def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
-                  perfect_estimates: bool = False, priorities: str | None = None,
-                  wide: str = "error") -> Workload:
+                  perfect_estimates: bool = False, wide: str = "error") -> Workload:
     """Read a trace: a path to an SWF file (plain or gzip) or a bundled trace name
     (``KTH-SP2``, ``SDSC-BLUE``, ...; see ``instances.bundled.list_traces``).
 
@@ -42,8 +41,6 @@ def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
         Machine size (processors), overriding the log header.
     perfect_estimates : bool
         Requested time := actual runtime for every job.
-    priorities : {"equal", "fifth"}, optional
-        Priority scenario of the slack-based scheduler (``instances.priorities``).
     wide : {"error", "drop", "clip"}
         A job wider than the machine stops the reading with an error naming the file,
         line and job (default), is dropped, or is clipped to the machine size; dropped
@@ -66,10 +63,6 @@ def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
         if wide == "error" and "processors, machine has" in str(exc):
             raise ValueError(f"{exc}; choose wide='drop' or 'clip' (--wide) to go on") from None
         raise
-    if priorities is not None:
-        from instances.priorities import assign_priorities
-
-        w = assign_priorities(w, priorities)
     return w
 
 
@@ -86,7 +79,8 @@ def simulate_months(workload: Workload, policy: str, *, overrun: str = "kill",
                     progress: Callable[[int], None] | None = None,
                     **policy_options: Any) -> list[tuple[str, Schedule]]:
     """Simulate each calendar month of ``workload`` (in the log's time zone) on its own,
-    from an empty machine, with a fresh policy per month."""
+    from an empty machine, with a fresh policy per month (a priority table in
+    ``policy_options`` is keyed by job id, so one table serves every month)."""
     from instances.months import split_months
 
     return [(label, simulate(month, make_policy(policy, **policy_options), overrun=overrun,
@@ -104,9 +98,16 @@ def _combined(schedules: Sequence[Schedule], policy: str) -> dict[str, Any]:
     return row
 
 
+def takes_priorities(policy: str) -> bool:
+    """Whether the registered policy ``policy`` takes a priority table (its factory names
+    the option ``priorities``, like the slack policies)."""
+    accepted = policy_options(policy)
+    return accepted is not None and "priorities" in accepted
+
+
 def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: bool = False,
         check: bool = True, progress: bool = False, out: str | os.PathLike[str] | None = None,
-        **policy_options: Any) -> dict[str, Any]:
+        priorities: str | None = None, **policy_options: Any) -> dict[str, Any]:
     """Simulate ``policy`` (a registered name) on ``workload`` and return its metrics.
 
     Parameters
@@ -124,6 +125,10 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         A progress bar on stderr for runs longer than two seconds (only on a terminal).
     out : path, optional
         Write the simulated schedule as SWF (wait, run and status fields filled).
+    priorities : {"equal", "fifth"}, optional
+        Priority scenario (``instances.priorities.priorities_of`` over the whole
+        ``workload``, before any month split), given to the policy when it takes a
+        priority table and ignored otherwise; ``policy_config`` records the scheme name.
     policy_options
         Passed to the policy factory (for example ``order="AST", sf=3``); None values
         are dropped.
@@ -136,10 +141,16 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         ``procs``, ``validated``, and ``months`` when ``by_month``.
     """
     opts = {k: v for k, v in policy_options.items() if v is not None}
+    table_opts = dict(opts)
+    if priorities is not None and takes_priorities(policy):
+        from instances.priorities import priorities_of
+
+        table_opts["priorities"] = priorities_of(workload, priorities)
     update, bar = _progress_bar(len(workload), progress)
     try:
         if by_month:
-            months = simulate_months(workload, policy, overrun=overrun, progress=update, **opts)
+            months = simulate_months(workload, policy, overrun=overrun, progress=update,
+                                     **table_opts)
             if not months:
                 src = workload.cleaning.source if workload.cleaning else workload.name
                 raise ValueError(f"{src}: no jobs to simulate by month")
@@ -147,8 +158,8 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
             row = _combined(schedules, schedules[0].policy)
             row["months"] = [{"month": label, **summary(s)} for label, s in months]
         else:
-            schedules = [simulate(workload, make_policy(policy, **opts), overrun=overrun,
-                                  progress=update)]
+            schedules = [simulate(workload, make_policy(policy, **table_opts),
+                                  overrun=overrun, progress=update)]
             row = summary(schedules[0])
     finally:
         if bar is not None:
@@ -158,6 +169,8 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
             validate(s)
     row["validated"] = bool(check)
     row["policy_config"] = policy_config(policy, **opts)
+    if takes_priorities(policy):  # the scheme, never the table
+        row["policy_config"]["priorities"] = priorities
     if workload.cleaning is not None:
         row["cleaning"] = workload.cleaning.to_dict()
     row["overrun"] = overrun

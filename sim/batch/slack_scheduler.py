@@ -18,8 +18,9 @@ InsertionSchedule``, see ``sim.problems.insertion``):
 and ``next_wakeup`` returns the next ``te`` so the simulator calls back exactly then.
 
 Per job the scheduler keeps: processors n, estimate t (the requested time), user and
-political priorities UP and PP (``Job.user_priority``, ``Job.political_priority``;
-``default_priority`` when unset), scheduler priority SP, weighted priority
+political priorities UP and PP (the ``priorities`` table, job id -> (UP, PP), built
+for a scenario by ``instances.priorities.priorities_of``; ``default_priority`` for a job
+not in it), scheduler priority SP, weighted priority
 ``p = (UP + PP + SP) / 3``, initial slack ``s0 = (1 - p) * SF * AWT`` (infinite when
 ``PP = -inf``, the over-quota case), current slack s and scheduled start te.
 
@@ -54,7 +55,7 @@ Times are integer seconds; slack values are real seconds.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from instances.job import Job
@@ -86,6 +87,30 @@ class _Entry:
     view: WaitingJob | None = None  # the job as the inserter sees it, while (te, s) hold
 
 
+def _check_priorities(priorities: Mapping[int, tuple[float, float]] | None
+                      ) -> dict[int, tuple[float, float]]:
+    """A validated copy of a priority table ``{job id: (UP, PP)}`` (ValueError naming the
+    job otherwise): UP and PP in [0, 1], PP may be ``-inf``."""
+    if priorities is None:
+        return {}
+    if not isinstance(priorities, Mapping):
+        raise ValueError("priorities must be a mapping job id -> (UP, PP) "
+                         f"(instances.priorities.priorities_of), got {type(priorities).__name__}")
+    out: dict[int, tuple[float, float]] = {}
+    for jid, pair in priorities.items():
+        try:
+            up, pp = (float(v) for v in pair)
+        except (TypeError, ValueError):
+            raise ValueError(f"priorities of job {jid}: expected (UP, PP), got {pair!r}") from None
+        if not 0.0 <= up <= 1.0:
+            raise ValueError(f"priorities of job {jid}: UP must be in [0, 1], got {up!r}")
+        if not (0.0 <= pp <= 1.0 or pp == -math.inf):
+            raise ValueError(f"priorities of job {jid}: PP must be in [0, 1] or -inf, "
+                             f"got {pp!r}")
+        out[jid] = (up, pp)
+    return out
+
+
 class SlackScheduler(BasePolicy):
     """Slack-based priority backfilling with a pluggable inserter.
 
@@ -103,8 +128,11 @@ class SlackScheduler(BasePolicy):
         Exponents of the price, in [0, 1].
     reset_slack : bool
         Reset the current slack to the recomputed s0 after the first placement.
+    priorities : mapping of int to (float, float), optional
+        UP and PP per job id (``instances.priorities.priorities_of``), each in [0, 1];
+        PP may be ``-inf`` (over quota). The scheduler keeps its own copy.
     default_priority : float
-        UP and PP of jobs that carry none (``None``), in [0, 1].
+        UP and PP of jobs not in ``priorities`` (of every job without it), in [0, 1].
     p_floor, slack_floor : float
         Passed to every ``InsertionProblem``: the clamps of ``p_i / p_j`` and
         ``s0_i / s_i`` in the price (see ``sim.problems.insertion``).
@@ -128,6 +156,7 @@ class SlackScheduler(BasePolicy):
         alpha_p: float = 1.0,
         alpha_f: float = 1.0,
         reset_slack: bool = True,
+        priorities: Mapping[int, tuple[float, float]] | None = None,
         default_priority: float = 0.0,
         p_floor: float = 0.01,
         slack_floor: float = 1.0,
@@ -151,6 +180,7 @@ class SlackScheduler(BasePolicy):
             raise ValueError(f"p_floor must be in (0, 1], got {p_floor!r}")
         if not (float(slack_floor) > 0.0):
             raise ValueError(f"slack_floor must be > 0 (seconds), got {slack_floor!r}")
+        self.priorities = _check_priorities(priorities)
         self.inserter = inserter
         self.sf = sf
         self.awt = awt
@@ -267,9 +297,8 @@ class SlackScheduler(BasePolicy):
             self._extend_overdue(now)
         if self._remove_due:
             self._remove(now)
-        up = self.default_priority if job.user_priority is None else float(job.user_priority)
-        pp = (self.default_priority if job.political_priority is None
-              else float(job.political_priority))
+        given = self.priorities.get(job.id)
+        up, pp = (self.default_priority,) * 2 if given is None else given
         sp = 0.5
         p = self._priority(up, pp, sp)
         new = NewJob(id=job.id, n=job.procs, t=job.requested, p=max(p, 0.0), arrival=job.submit)

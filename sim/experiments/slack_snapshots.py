@@ -27,7 +27,7 @@ from pathlib import Path
 from heuristics.slack import SlackPolicy
 from instances.bundled import trace_path
 from instances.months import split_months
-from instances.priorities import assign_priorities
+from instances.priorities import priorities_of
 from instances.swf import read_swf
 from sim.batch.machine import simulate
 from sim.problems.insertion import InsertionProblem, load
@@ -62,9 +62,10 @@ def record_months(months: Iterable[str] = MONTHS) -> list[tuple[str, InsertionPr
     for label, month in split_months(w):
         if label not in months:
             continue
-        pol = SlackPolicy(order="AST", sf=3.0, awt=2401.0, record=True)
+        pol = SlackPolicy(order="AST", sf=3.0, awt=2401.0, record=True,
+                          priorities=priorities_of(month, "equal"))
         t0 = time.perf_counter()
-        simulate(assign_priorities(month, "equal"), pol)
+        simulate(month, pol)
         print(f"{label}: {len(month.jobs)} jobs, {len(pol.snapshots)} problems recorded, "
               f"max queue {max(p.k for p in pol.snapshots)}, "
               f"{time.perf_counter() - t0:.1f} s")

@@ -87,16 +87,17 @@ class YearRun:
 def _months(scheme: str, only: tuple[str, ...] | None) -> tuple:
     from instances.bundled import trace_path
     from instances.months import split_months
-    from instances.priorities import assign_priorities, high_priority_ids
+    from instances.priorities import high_priority_ids, priorities_of
     from instances.swf import read_swf
 
     # priorities are assigned over the whole log (positions are global), then split
     w = read_swf(trace_path("KTH-SP2"), procs=128)
-    months = tuple(split_months(assign_priorities(w, scheme)))
+    table = priorities_of(w, scheme)
+    months = tuple(split_months(w))
     high = frozenset(high_priority_ids(w))
     if only is not None:
         months = tuple((lab, m) for lab, m in months if lab in only)
-    return months, high
+    return months, high, table
 
 
 _RUNS: list[YearRun] = []
@@ -106,12 +107,13 @@ _RUNS: list[YearRun] = []
 def year(policy: str, scheme: str, compress: str = "hold",
          only: tuple[str, ...] | None = None) -> YearRun:
     """Simulate the months with ``policy`` ("conservative" or an order name)."""
-    months, high_ids = _months(scheme, only)
+    months, high_ids, table = _months(scheme, only)
     waits, highs = [], []
     t0 = time.perf_counter()
     for _, month in months:
         pol = (Conservative() if policy == "conservative"
-               else SlackPolicy(order=policy, sf=3.0, awt=AWT, compress=compress))
+               else SlackPolicy(order=policy, sf=3.0, awt=AWT, compress=compress,
+                                priorities=table))
         s = simulate(month, pol)
         validate(s)
         sub = np.fromiter((j.submit for j in month.jobs), dtype=np.int64, count=len(month.jobs))

@@ -23,6 +23,7 @@ import socket
 import threading
 import time
 import traceback
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -70,61 +71,69 @@ def _read_file(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect
     return read_swf(fkey[0], procs=procs, perfect_estimates=perfect, too_wide=wide)
 
 
-def _with_priorities(trace: str, procs: int | None, wide: str, perfect: bool,
-                     scheme: str | None, high: float | None) -> Workload:
-    return _prioritized(_file_key(trace), procs, wide, perfect, scheme, high)
+def _table(trace: str, procs: int | None, wide: str, perfect: bool, scheme: str | None,
+           high: float | None) -> dict[int, tuple[float, float]] | None:
+    return _priority_table(_file_key(trace), procs, wide, perfect, scheme, high)
 
 
 @lru_cache(maxsize=8)
-def _prioritized(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
-                 scheme: str | None, high: float | None) -> Workload:
-    w = _read_file(fkey, procs, wide, perfect)
+def _priority_table(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
+                    scheme: str | None, high: float | None
+                    ) -> dict[int, tuple[float, float]] | None:
+    """UP and PP per job of the whole log (positions are global, before any month split
+    or selection); None without a scheme. Read only: it is shared between cells."""
     if scheme is None:
-        return w
-    from instances.priorities import assign_priorities
+        return None
+    from instances.priorities import priorities_of
 
-    w = assign_priorities(w, scheme)
-    if scheme == "fifth" and high is not None and high != 1.0:
-        from instances.priorities import is_high_priority
-
-        jobs = tuple(dataclasses.replace(j, user_priority=high, political_priority=high)
-                     if is_high_priority(pos) else j for pos, j in enumerate(w.jobs))
-        w = dataclasses.replace(w, jobs=jobs)
-    return w
+    w = _read_file(fkey, procs, wide, perfect)
+    return priorities_of(w, scheme, high=1.0 if high is None else high)
 
 
-def _months(trace: str, procs: int | None, wide: str, perfect: bool, scheme: str | None,
-            high: float | None) -> dict[str, Workload]:
-    return _split(_file_key(trace), procs, wide, perfect, scheme, high)
+def _months(trace: str, procs: int | None, wide: str, perfect: bool) -> dict[str, Workload]:
+    return _split(_file_key(trace), procs, wide, perfect)
 
 
 @lru_cache(maxsize=8)
-def _split(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool,
-           scheme: str | None, high: float | None) -> dict[str, Workload]:
+def _split(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool
+           ) -> dict[str, Workload]:
     from instances.months import split_months
 
-    return dict(split_months(_prioritized(fkey, procs, wide, perfect, scheme, high)))
+    return dict(split_months(_read_file(fkey, procs, wide, perfect)))
 
 
 def trace_months(trace: str) -> list[str]:
     """Calendar months (``YYYY-MM``, the log's time zone) that hold jobs of ``trace``
     read with its own machine size and wide jobs dropped (labels only)."""
-    return list(_months(trace, None, "drop", False, None, None))
+    return list(_months(trace, None, "drop", False))
 
 
-def workload_sha256(w: Workload) -> str:
+def workload_sha256(w: Workload,
+                    priorities: Mapping[int, tuple[float, float]] | None = None) -> str:
     """SHA-256 of the jobs actually simulated (id, submit, runtime, requested, demand,
-    priorities) and the capacity: equal checksums mean equal inputs."""
+    UP and PP from ``priorities``, None for both without a table or for a job not in it)
+    and the capacity: equal checksums mean equal inputs."""
     h = hashlib.sha256(repr(w.capacity).encode())
+    table = priorities if priorities is not None else {}
     for j in w.jobs:
-        h.update(repr((j.id, j.submit, j.runtime, j.requested, j.demand,
-                       j.user_priority, j.political_priority)).encode())
+        up, pp = table.get(j.id, (None, None))
+        h.update(repr((j.id, j.submit, j.runtime, j.requested, j.demand, up, pp)).encode())
     return h.hexdigest()
 
 
 def build_workload(cell: dict[str, Any]) -> tuple[Workload, dict[str, Any]]:
     """The workload of ``cell`` and its provenance (``trace_sha256`` of the file,
     ``workload_sha256`` of the jobs simulated, ``cleaning`` report as a dictionary)."""
+    w, info, _ = build_scenario(cell)
+    return w, info
+
+
+def build_scenario(cell: dict[str, Any]
+                   ) -> tuple[Workload, dict[str, Any], dict[int, tuple[float, float]] | None]:
+    """:func:`build_workload` plus the cell's priority table ``{job id: (UP, PP)}``
+    (``instances.priorities.priorities_of`` of its scheme over the whole trace, before
+    the month split and the selection; None without ``priorities``)."""
+    table: dict[int, tuple[float, float]] | None = None
     info: dict[str, Any] = {"trace_sha256": None, "cleaning": None}
     procs = cell.get("procs")
     if cell.get("trace") is not None:
@@ -134,10 +143,11 @@ def build_workload(cell: dict[str, Any]) -> tuple[Workload, dict[str, Any]]:
         base = _read(trace, procs, wide, perfect)
         info["trace_sha256"] = _file_sha256(str(_resolve(trace)))
         info["cleaning"] = base.cleaning.to_dict() if base.cleaning is not None else None
+        table = _table(trace, procs, wide, perfect, scheme, high)
         if cell.get("month") is not None:
-            w = _months(trace, procs, wide, perfect, scheme, high)[cell["month"]]
+            w = _months(trace, procs, wide, perfect)[cell["month"]]
         else:
-            w = _with_priorities(trace, procs, wide, perfect, scheme, high)
+            w = base
     else:
         from instances.synthetic import random_workload
 
@@ -145,10 +155,10 @@ def build_workload(cell: dict[str, Any]) -> tuple[Workload, dict[str, Any]]:
         if procs is not None:
             params["capacity"] = procs
         w = random_workload(seed=int(cell.get("seed", 0)), **params)
-        if cell.get("priorities") is not None:
-            from instances.priorities import assign_priorities
+        if cell.get("priorities") is not None:  # priority_high applies to traces only
+            from instances.priorities import priorities_of
 
-            w = assign_priorities(w, cell["priorities"])
+            table = priorities_of(w, cell["priorities"])
     jobs = w.jobs
     if cell.get("window") is not None and jobs:
         a, b = cell["window"]
@@ -165,13 +175,16 @@ def build_workload(cell: dict[str, Any]) -> tuple[Workload, dict[str, Any]]:
         w = dataclasses.replace(w, jobs=jobs, cleaning=None)
     if not w.jobs:
         raise ValueError("the cell's workload selection holds no jobs")
-    info["workload_sha256"] = workload_sha256(w)
-    return w, info
+    info["workload_sha256"] = workload_sha256(w, table)
+    return w, info, table
 
 
-def cell_metrics(schedule: Any) -> dict[str, Any]:
+def cell_metrics(schedule: Any,
+                 priorities: Mapping[int, tuple[float, float]] | None = None) -> dict[str, Any]:
     """Every metric of ``sim.sweep.spec.METRICS`` for one schedule (no wall-clock
-    figures, so that equal inputs give equal metrics)."""
+    figures, so that equal inputs give equal metrics). With a priority table
+    ``{job id: (UP, PP)}`` the jobs whose ``UP + PP`` is above the lowest form the
+    high group and the others the low group (``jobs_high``, ``avg_wait_low``, ...)."""
     from sim.batch.metrics import job_metrics, summary
 
     s = summary(schedule)
@@ -184,8 +197,8 @@ def cell_metrics(schedule: Any) -> dict[str, Any]:
         out[f"wait_p{q}"] = float(np.percentile(wait, q))
         out[f"bsld_p{q}"] = float(np.percentile(bsld, q))
     jobs = schedule.workload.jobs
-    if jobs and jobs[0].user_priority is not None:
-        pr = np.fromiter(((j.user_priority or 0) + (j.political_priority or 0) for j in jobs),
+    if jobs and priorities is not None:
+        pr = np.fromiter((sum(priorities.get(j.id, (0.0, 0.0))) for j in jobs),
                          dtype=float, count=len(jobs))
         base = pr.min()
         high = pr > base
@@ -209,19 +222,33 @@ def simulate_cell(cell: dict[str, Any], *, deadline: float | None = None):
     """Build the workload and simulate the cell's policy; returns ``(schedule, info)``.
 
     ``deadline`` (``time.monotonic()`` seconds) is checked every thousand arrivals."""
+    s, info, _ = _simulate(cell, deadline)
+    return s, info
+
+
+def _simulate(cell: dict[str, Any], deadline: float | None):
+    """:func:`simulate_cell` plus the cell's priority table (for :func:`cell_metrics`).
+    The table goes to the policy only when it takes one (:func:`takes_priorities`)."""
     from sim.batch.machine import simulate
+    from sim.batch.runner import takes_priorities
     from sim.registry import make_policy
 
-    w, info = build_workload(cell)
+    w, info, table = build_scenario(cell)
 
     def tick(_: int) -> None:
         if deadline is not None and time.monotonic() > deadline:
             raise CellTimeout(f"cell exceeded its time limit of {cell['time_limit']} s")
 
-    policy = make_policy(cell["policy"], **cell.get("options", {}))
+    options = dict(cell.get("options", {}))
+    if takes_priorities(cell["policy"]):
+        if "priorities" in options:
+            raise ValueError("give the priority scenario as the workload's 'priorities' "
+                             "(a scheme name), not as a policy option")
+        options["priorities"] = table
+    policy = make_policy(cell["policy"], **options)
     s = simulate(w, policy, overrun=cell.get("overrun", "kill"),
                  progress=tick if deadline is not None else None)
-    return s, info
+    return s, info, table
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -236,6 +263,7 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     ``validated`` and the timings ``wall_seconds`` (the whole cell), ``sim_seconds``
     (the simulation) and ``load_seconds`` (reading and preparing the workload).
     """
+    from sim.batch.runner import takes_priorities
     from sim.batch.validate import validate
 
     t0 = time.perf_counter()
@@ -253,12 +281,16 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
             old = signal.signal(signal.SIGALRM, _alarm)
             signal.setitimer(signal.ITIMER_REAL, float(limit))
         row["policy_config"] = policy_config(cell["policy"], cell.get("options", {}))
-        s, info = simulate_cell(cell, deadline=deadline)
+        if takes_priorities(cell["policy"]):  # the scheme, never the table
+            row["policy_config"]["priorities"] = cell.get("priorities")
+            if cell.get("priority_high") is not None:
+                row["policy_config"]["priority_high"] = cell["priority_high"]
+        s, info, table = _simulate(cell, deadline)
         row.update(info)
         row["load_seconds"] = max(0.0, time.perf_counter() - t0 - s.sim_seconds)
         row["sim_seconds"] = s.sim_seconds
         validate(s)
-        row["metrics"] = cell_metrics(s)
+        row["metrics"] = cell_metrics(s, table)
         row["status"] = "done"
     except CellTimeout as exc:
         row["error"] = f"CellTimeout: {exc}"

@@ -22,6 +22,7 @@ import pytest
 
 from heuristics.slack import EXHAUSTIVE, ORDERS, Inserter, SlackPolicy, candidates, insert
 from instances.months import split_months
+from instances.priorities import priorities_of
 from sim.batch.machine import simulate
 from sim.batch.runner import load_workload
 from sim.batch.slack_scheduler import SlackScheduler
@@ -182,10 +183,12 @@ def test_kth_year_and_every_month_match_main(kth_months, order, compress):
 def test_talby_settings_match_reference(priorities, sf):
     """Settings of Talby tables 2-4 (SF 1 and 9, every fifth job high priority), each
     month from an empty machine: the fast search schedules as the reference search."""
-    w = load_workload("KTH-SP2", procs=128, priorities=priorities)
+    w = load_workload("KTH-SP2", procs=128)
+    table = None if priorities is None else priorities_of(w, priorities)
     for _, month in split_months(w):
-        fast = simulate(month, SlackPolicy(order="AST", sf=sf))
-        ref = simulate(month, SlackScheduler(Inserter("AST", fast=False), sf=sf))
+        fast = simulate(month, SlackPolicy(order="AST", sf=sf, priorities=table))
+        ref = simulate(month, SlackScheduler(Inserter("AST", fast=False), sf=sf,
+                                             priorities=table))
         assert np.array_equal(fast.start, ref.start)
 
 

@@ -20,7 +20,7 @@ from heuristics.slack import (
     solve,
 )
 from instances.job import Job, Workload
-from instances.priorities import assign_priorities, high_priority_ids
+from instances.priorities import high_priority_ids, priorities_of
 from sim import registry
 from sim.batch.machine import simulate
 from sim.batch.slack_scheduler import SlackScheduler
@@ -70,21 +70,56 @@ def random_problem(seed: int, k: int = 5, cap: int = 6, new: bool = True,
 # ---------------------------------------------------------------------- priorities
 def test_priorities_equal_and_fifth():
     w = small_random_workload(0, n=12)
-    eq = assign_priorities(w, "equal")
-    assert all(j.user_priority == 0.0 and j.political_priority == 0.0 for j in eq.jobs)
-    ff = assign_priorities(w, "fifth")
-    high = [j.id for j in ff.jobs if j.user_priority == 1.0]
+    eq = priorities_of(w, "equal")
+    assert eq == {j.id: (0.0, 0.0) for j in w.jobs}
+    ff = priorities_of(w, "fifth")
+    assert list(ff) == [j.id for j in w.jobs]  # one entry per job, in submit order
+    high = [jid for jid, (up, pp) in ff.items() if up == 1.0]
     assert high == [w.jobs[4].id, w.jobs[9].id]
-    assert all(j.political_priority == j.user_priority for j in ff.jobs)
+    assert all(pp == up for up, pp in ff.values())
     assert high_priority_ids(w) == set(high)
-    # the input is not modified and nothing but the priorities changes
-    assert w.jobs[4].user_priority is None
-    assert [(j.id, j.submit, j.runtime, j.requested) for j in ff.jobs] == \
-        [(j.id, j.submit, j.runtime, j.requested) for j in w.jobs]
+    # levels of the ordinary and the high-priority jobs
+    ff2 = priorities_of(w, "fifth", level=0.25, high=0.75)
+    assert {v for jid, v in ff2.items() if jid in high} == {(0.75, 0.75)}
+    assert {v for jid, v in ff2.items() if jid not in high} == {(0.25, 0.25)}
+    assert set(priorities_of(w, "equal", level=0.5, high=0.0).values()) == {(0.5, 0.5)}
     with pytest.raises(ValueError, match="priority scheme"):
-        assign_priorities(w, "half")
+        priorities_of(w, "half")
     with pytest.raises(ValueError, match="level"):
-        assign_priorities(w, "equal", level=2.0)
+        priorities_of(w, "equal", level=2.0)
+    with pytest.raises(ValueError, match="high"):
+        priorities_of(w, "fifth", high=-0.1)
+
+
+def test_priority_table_is_validated_and_copied():
+    def build(table):
+        return SlackPolicy(priorities=table)
+
+    for bad, match in (({1: (1.5, 0.0)}, "job 1: UP"), ({2: (0.0, 2.0)}, "job 2: PP"),
+                       ({3: (-math.inf, 0.0)}, "job 3: UP"), ({4: (0.5,)}, "job 4"),
+                       ([(1, 0.0)], "mapping")):
+        with pytest.raises(ValueError, match=match):
+            build(bad)
+    table = {1: (0.0, -math.inf)}  # over quota is allowed in PP
+    pol = build(table)
+    table[1] = (1.0, 1.0)
+    assert pol.priorities == {1: (0.0, -math.inf)}
+
+
+def test_priority_table_changes_the_schedule_and_unknown_ids_get_the_default():
+    w = small_random_workload(2, n=70, gap=20)
+    table = priorities_of(w, "fifth")
+    with_table = simulate(w, SlackPolicy(order="AST", priorities=table))
+    without = simulate(w, SlackPolicy(order="AST"))
+    assert not np.array_equal(with_table.start, without.start)
+    # a table that misses jobs: they get default_priority (0 here, as under "equal")
+    ordinary = {jid: v for jid, v in table.items() if v == (0.0, 0.0)}
+    assert len(ordinary) < len(table)
+    partial = simulate(w, SlackPolicy(order="AST", priorities=ordinary))
+    assert np.array_equal(partial.start, without.start)
+    high_only = {jid: v for jid, v in table.items() if v == (1.0, 1.0)}
+    assert np.array_equal(simulate(w, SlackPolicy(order="AST", priorities=high_only)).start,
+                          with_table.start)
 
 
 # ---------------------------------------------------------------------- inserters
@@ -183,8 +218,9 @@ def test_solve_wrappers_via_registry():
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("delay_from", ["start", "overlap"])
 def test_policy_valid_and_slack_bound_kept(order, delay_from):
-    w = assign_priorities(small_random_workload(11, n=80, gap=25), "fifth")
-    pol = SlackPolicy(order=order, sf=1.0, awt=200.0, check=True, delay_from=delay_from)
+    w = small_random_workload(11, n=80, gap=25)
+    pol = SlackPolicy(order=order, sf=1.0, awt=200.0, check=True, delay_from=delay_from,
+                      priorities=priorities_of(w, "fifth"))
     sched = simulate(w, pol)
     validate(sched)  # capacity, run lengths, and the promises (slack bound)
     assert sched.promises, "finite slack gives every job a promise"
@@ -203,9 +239,9 @@ def test_policy_exhaustive_small_queue(compress):
 
 
 def test_policy_deterministic():
-    w = assign_priorities(small_random_workload(2, n=70, gap=20), "fifth")
-    a = simulate(w, SlackPolicy(order="DC"))
-    b = simulate(w, SlackPolicy(order="DC"))
+    w = small_random_workload(2, n=70, gap=20)
+    a = simulate(w, SlackPolicy(order="DC", priorities=priorities_of(w, "fifth")))
+    b = simulate(w, SlackPolicy(order="DC", priorities=priorities_of(w, "fifth")))
     assert np.array_equal(a.start, b.start) and a.promises == b.promises
 
 
@@ -253,8 +289,9 @@ def test_overrun_run_mode():
 @pytest.mark.parametrize("order", ORDERS)
 def test_overrun_run_mode_random(order):
     for seed in range(4):
-        w = assign_priorities(small_random_workload(seed, n=50, gap=20), "fifth")
-        validate(simulate(w, SlackPolicy(order=order, sf=1.0, awt=300.0, check=True),
+        w = small_random_workload(seed, n=50, gap=20)
+        validate(simulate(w, SlackPolicy(order=order, sf=1.0, awt=300.0, check=True,
+                                         priorities=priorities_of(w, "fifth")),
                           overrun="run"))
 
 
@@ -314,8 +351,9 @@ def test_cli_simulate_slack_options(tmp_path, capsys):
                  "--quiet"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["policy"] == "slack-DP" and row["validated"]
-    direct = simulate(assign_priorities(w, "fifth"),
-                      SlackPolicy(order="DP", sf=5.0, awt=300.0, alpha_u=0.5))
+    assert row["policy_config"]["priorities"] == "fifth"  # the scheme, not the table
+    direct = simulate(w, SlackPolicy(order="DP", sf=5.0, awt=300.0, alpha_u=0.5,
+                                     priorities=priorities_of(w, "fifth")))
     wait = direct.start - np.array([j.submit for j in w.jobs])
     assert row["avg_wait"] == pytest.approx(float(wait.mean()))
     # the options matter: equal priorities give a different schedule here
@@ -341,10 +379,9 @@ def test_cli_solve_snapshot(capsys):
 
 def test_over_quota_job_has_infinite_slack():
     jobs = [Job(id=1, submit=0, runtime=100, requested=100, demand=(4,)),
-            Job(id=2, submit=1, runtime=10, requested=10, demand=(4,),
-                user_priority=0.0, political_priority=-math.inf),
+            Job(id=2, submit=1, runtime=10, requested=10, demand=(4,)),
             Job(id=3, submit=2, runtime=10, requested=10, demand=(4,))]
-    pol = SlackPolicy(sf=1.0, awt=100.0, check=True)
+    pol = SlackPolicy(sf=1.0, awt=100.0, check=True, priorities={2: (0.0, -math.inf)})
     sched = simulate(Workload(tuple(jobs), (4,)), pol)
     validate(sched)
     assert 2 not in sched.promises and 3 in sched.promises

@@ -23,11 +23,11 @@ def test_experiment_module_imports(name: str) -> None:
 def test_talby_orders_months_keep_global_priority_positions() -> None:
     from sim.experiments.talby_orders import _months
 
-    months, high = _months("fifth", ("1996-10",))
+    months, high, table = _months("fifth", ("1996-10",))
     assert [label for label, _ in months] == ["1996-10"]
     month = months[0][1]
     # fifth: positions 4, 9, ... of the whole log are high priority, by id
-    flagged = {j.id for j in month.jobs if j.user_priority == 1.0}
+    flagged = {j.id for j in month.jobs if table[j.id] == (1.0, 1.0)}
     assert flagged and flagged == {j.id for j in month.jobs} & high
 
 
