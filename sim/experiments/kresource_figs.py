@@ -228,6 +228,21 @@ def run_units(task: dict[str, Any]) -> list[str]:
     return done
 
 
+def _warm() -> None:
+    """Pool initializer: import every module a unit needs, so a worker runs the code as
+    it was when the run started (the units record that commit) even if the files
+    change while it runs (the workers live for the whole run)."""
+    import heuristics.kresource  # noqa: F401
+    import instances.kresource  # noqa: F401
+    import models.kresource.cpsat  # noqa: F401
+    import sim.batch.machine  # noqa: F401
+    import sim.batch.validate  # noqa: F401
+
+    for _, name, opts in POLICIES:
+        _policy(name, opts)
+    from ortools.sat.python import cp_model  # noqa: F401
+
+
 def _tasks(cfg: dict[str, Any], store: Path, commit: str, command: str) -> list[dict]:
     """One task per (scaling, K, dist, seed), seed-major: a stopped run has the same
     seeds in every cell."""
@@ -258,7 +273,7 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any], *, store: Path = STORE_D
                 if max_minutes is not None and time.perf_counter() - t_start > 60 * max_minutes:
                     break
         else:
-            with mp.get_context("spawn").Pool(workers, maxtasksperchild=4) as pool:
+            with mp.get_context("spawn").Pool(workers, initializer=_warm) as pool:
                 res = [pool.apply_async(run_units, (t,)) for t in tasks]
                 deadline = None if max_minutes is None else t_start + 60 * max_minutes
                 for r in res:
