@@ -4,10 +4,17 @@ store of ``kresource_figs fig2`` resumes a stopped run to the same tables."""
 
 from __future__ import annotations
 
-import json
+import itertools
+import random
+
+import numpy as np
+import pytest
 
 import instances.kresource as kr
-from instances.kresource import KResourceSpec, calibrate
+from instances.kresource import KResourceSpec, calibrate, generate
+from models.kresource.policy import OptEASY, unique_optimum
+from sim.batch.machine import simulate
+from sim.batch.validate import validate
 
 
 def test_calibration_memo_gives_identical_calibrations_with_fewer_simulations(monkeypatch):
@@ -27,3 +34,68 @@ def test_calibration_memo_gives_identical_calibrations_with_fewer_simulations(mo
     assert [c.to_dict() for c in shared] == [c.to_dict() for c in plain]
     # every rate visited was simulated once, and the bisections shared some
     assert len(calls) == len(set(calls)) < sum(c.iterations for c in plain)
+
+
+def _brute_optima(free, extra, demands, late, values):
+    best, sets = -1, []
+    for r in range(len(values) + 1):
+        for sub in itertools.combinations(range(len(values)), r):
+            K = len(free)
+            if any(sum(demands[i][k] for i in sub) > free[k] for k in range(K)):
+                continue
+            if any(sum(demands[i][k] for i in sub if late[i]) > extra[k] for k in range(K)):
+                continue
+            v = sum(values[i] for i in sub)
+            if v > best:
+                best, sets = v, [list(sub)]
+            elif v == best:
+                sets.append(list(sub))
+    return sets
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_unique_optimum_is_the_brute_force_optimum_exactly_when_unique(seed):
+    rng = random.Random(seed)
+    K = rng.choice([1, 2, 4, 8])
+    m = rng.randint(0, 9)
+    cap = 16
+    free = [rng.randint(0, cap) for _ in range(K)]
+    extra = [rng.randint(0, f) for f in free]
+    demands = [[rng.randint(0, 6) for _ in range(K)] for _ in range(m)]
+    late = [rng.random() < 0.5 for _ in range(m)]
+    # the OPT-EASY objective: work then count, so equal-work sets tie only on count
+    values = [sum(d) * (m + 1) + 1 for d in demands]
+    sets = _brute_optima(free, extra, demands, late, values)
+    got = unique_optimum(free, extra, demands, late, values)
+    if len(sets) == 1:
+        assert got == sets[0]
+    else:
+        assert got is None
+
+
+@pytest.mark.parametrize("K, dist, rate", [(2, "uniform", 0.3), (4, "exponential", 0.08),
+                                           (8, "uniform", 0.08)])
+def test_opt_easy_enumeration_gives_the_same_schedule_as_the_solver(K, dist, rate):
+    # no time limit: every solver call is proved, so the two must agree exactly
+    w = generate(KResourceSpec(K=K, dist=dist, jobs=400, seed=5, rate=rate))
+    fast = OptEASY(time_limit=None, deterministic_limit=None)
+    slow = OptEASY(time_limit=None, deterministic_limit=None, enumerate_upto=0)
+    a, b = simulate(w, fast), simulate(w, slow)
+    validate(a)
+    assert fast.stats["enumerated"] > 0 and slow.stats["enumerated"] == 0
+    assert fast.stats["solver_calls"] < slow.stats["solver_calls"]
+    assert np.array_equal(a.start, b.start) and np.array_equal(a.end, b.end)
+
+
+def test_opt_easy_stopped_by_its_deterministic_limit_is_reproducible():
+    # decisions cut short by CP-SAT's deterministic-time cap stop at the same point in
+    # every run, whatever the load (the wall-clock cap, 30 s, is not reached)
+    w = generate(KResourceSpec(K=8, dist="uniform", jobs=600, seed=2, rate=0.12))
+    runs = []
+    for _ in range(2):
+        pol = OptEASY(deterministic_limit=1e-6, enumerate_upto=0)
+        s = simulate(w, pol)
+        validate(s)
+        runs.append((s.start, dict(pol.stats)))
+    assert runs[0][1]["not_proved"] > 0 and runs[0][1]["wall_stopped"] == 0
+    assert runs[0][1] == runs[1][1] and np.array_equal(runs[0][0], runs[1][0])
