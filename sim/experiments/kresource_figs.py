@@ -184,7 +184,7 @@ def run_units(task: dict[str, Any]) -> list[str]:
         unit = json.loads(path.read_text()) if path.exists() else None
         labels = [lab for lab, _, _ in POLICIES if lab != "OPT-EASY" or task["opt_easy"]]
         if unit is not None and ("failed" in unit["calibration"]
-                                 or set(labels) <= set(unit["policies"])):
+                                 or all(_current(unit, lab) for lab in labels)):
             continue
         if unit is None:
             t0, c0 = time.perf_counter(), time.process_time()
@@ -206,7 +206,7 @@ def run_units(task: dict[str, Any]) -> list[str]:
             unit["commits"].append(task["commit"])
         w = generate(replace(spec, rate=unit["calibration"]["rate"]))
         for label, name, opts in POLICIES:
-            if label not in labels or label in unit["policies"]:
+            if label not in labels or _current(unit, label):
                 continue
             pol = _policy(name, opts)
             if pol is None:
@@ -216,7 +216,8 @@ def run_units(task: dict[str, Any]) -> list[str]:
             validate(s)
             art, wart = _metrics(w, s)
             d = {"art": art, "wart": wart, "sim_s": s.sim_seconds,
-                 "cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - t0}
+                 "cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - t0,
+                 "params": _jsonable(getattr(pol, "params", {})), "commit": task["commit"]}
             if hasattr(pol, "stats"):
                 d["stats"] = dict(pol.stats)
             unit["policies"][label] = d
@@ -241,6 +242,22 @@ def _warm() -> None:
     for _, name, opts in POLICIES:
         _policy(name, opts)
     from ortools.sat.python import cp_model  # noqa: F401
+
+
+def _jsonable(x: Any) -> Any:
+    return json.loads(json.dumps(x, default=str))
+
+
+def _current(unit: dict[str, Any], label: str) -> bool:
+    """Whether ``unit`` holds ``label``'s result computed with the policy's current
+    parameters (a result of other parameters, or of a build that did not record them,
+    is recomputed)."""
+    v = unit["policies"].get(label)
+    if v is None or "params" not in v:
+        return False
+    name, opts = next((n, o) for lab, n, o in POLICIES if lab == label)
+    pol = _policy(name, opts)
+    return pol is not None and _jsonable(getattr(pol, "params", {})) == v["params"]
 
 
 def _tasks(cfg: dict[str, Any], store: Path, commit: str, command: str) -> list[dict]:
@@ -319,7 +336,8 @@ def _collect(cfg: dict[str, Any], store: Path) -> tuple[list[dict], bool]:
                         commits.update(u["commits"])
                         if "failed" in u["calibration"]:
                             continue
-                        pols = u["policies"]
+                        pols = {lab: v for lab, v in u["policies"].items()
+                                if _current(u, lab)}
                         if not set(labels) <= set(pols):
                             complete = False
                         if "FF-EASY" not in pols:
@@ -342,6 +360,8 @@ def _collect(cfg: dict[str, Any], store: Path) -> tuple[list[dict], bool]:
                             if "stats" in v:
                                 d.setdefault("not_proved", []).append(
                                     v["stats"].get("not_proved", 0))
+                                d.setdefault("wall_stopped", []).append(
+                                    v["stats"].get("wall_stopped", 0))
                     if not cals:
                         continue
                     row = {"scaling": scaling, "K": K, "dist": dist, "queue": L,
@@ -356,6 +376,7 @@ def _collect(cfg: dict[str, Any], store: Path) -> tuple[list[dict], bool]:
                             "sim_seconds": statistics.fmean(d["sim_s"])}
                         if "not_proved" in d:
                             row["policies"][label]["not_proved"] = sum(d["not_proved"])
+                            row["policies"][label]["wall_stopped"] = sum(d["wall_stopped"])
                     rows.append(row)
     return rows, complete
 
@@ -423,10 +444,16 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
     npr = [(r, r["policies"]["OPT-EASY"]["not_proved"]) for r in rows
            if "OPT-EASY" in r["policies"] and r["policies"]["OPT-EASY"].get("not_proved")]
     if npr:
-        lines += ["", "OPT-EASY decisions stopped by the 1 s CP-SAT limit (best set found "
-                  "used; wall-clock limit, so these depend on the machine's load): "
+        lines += ["", "OPT-EASY decisions not proved optimal (stopped by CP-SAT's "
+                  "deterministic-time cap of 1.0, the best set found used; reproducible), "
+                  "summed over seeds: "
                   + ", ".join(f"{r['scaling']} K={r['K']} {r['dist']} L={r['queue']}: {n}"
                               for r, n in npr) + "."]
+    wall = sum(r["policies"]["OPT-EASY"].get("wall_stopped", 0) for r in rows
+               if "OPT-EASY" in r["policies"])
+    if wall:
+        lines += ["", f"**{wall} OPT-EASY decisions were stopped by the 30 s wall-clock cap**: "
+                  "those runs depend on the machine's load."]
     if data["missing_policies"]:
         lines += ["", f"Not run (policy options not in this build): "
                   f"{', '.join(data['missing_policies'])}."]
