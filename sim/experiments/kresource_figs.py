@@ -308,10 +308,61 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any], *, store: Path = STORE_D
         if out == FULL_DIR:
             out = PARTIAL_DIR
     missing: set[str] = set()
-    data = _fig23_write(out, cfg, partial, rows, missing, complete)
+    cost = run_cost(cfg, store)
+    data = _fig23_write(out, cfg, partial, rows, missing, complete, cost)
     print(f"[{time.perf_counter() - t_start:.0f} s] tables in {out}"
           + ("" if complete else " (PARTIAL: units missing)"), file=sys.stderr)
     return data
+
+
+def run_cost(cfg: dict[str, Any], store: Path) -> dict[str, Any]:
+    """CPU seconds spent on the units of ``cfg`` in ``store`` and an estimate of what
+    the missing ones need: each missing calibration or policy run costs the mean of the
+    done ones of the same K and queue length (else of the same K, else of all)."""
+    labels = ["calibration"] + [lab for lab, _, _ in POLICIES
+                                if lab != "OPT-EASY" or cfg["opt_easy"]]
+    done: dict[tuple, list[float]] = {}
+    missing: list[tuple] = []
+    units = full = 0
+    for scaling in cfg["scalings"]:
+        for K in cfg["K"]:
+            for dist in cfg["dists"]:
+                for L in cfg["queues"]:
+                    for seed in range(1, cfg["seeds"] + 1):
+                        units += 1
+                        path = store / f"{unit_key(scaling, K, dist, L, cfg['jobs'], seed)}.json"
+                        u = json.loads(path.read_text()) if path.exists() else None
+                        if u is not None and "failed" in u["calibration"]:
+                            full += 1
+                            continue
+                        ok = 0
+                        for lab in labels:
+                            if u is not None and lab == "calibration":
+                                done.setdefault((K, L, lab), []).append(
+                                    u["calibration"].get("cpu_s", float("nan")))
+                                ok += 1
+                            elif u is not None and _current(u, lab):
+                                done.setdefault((K, L, lab), []).append(
+                                    u["policies"][lab]["cpu_s"])
+                                ok += 1
+                            else:
+                                missing.append((K, L, lab))
+                        full += ok == len(labels)
+
+    def est(K: int, L: int, lab: str) -> float:
+        for keys in ([(K, L, lab)], [k for k in done if k[0] == K and k[2] == lab],
+                     [k for k in done if k[2] == lab]):
+            xs = [x for k in keys for x in done.get(k, []) if x == x]
+            if xs:
+                return statistics.fmean(xs)
+        return float("nan")
+
+    spent = sum(x for xs in done.values() for x in xs if x == x)
+    left = sum(est(*m) for m in missing)
+    per_label = {lab: sum(x for k, xs in done.items() if k[2] == lab for x in xs if x == x)
+                 for lab in labels}
+    return {"units": units, "units_complete": full, "cpu_spent_s": spent,
+            "cpu_left_estimate_s": left, "cpu_spent_by_part_s": per_label}
 
 
 def _collect(cfg: dict[str, Any], store: Path) -> tuple[list[dict], bool]:
@@ -382,8 +433,9 @@ def _collect(cfg: dict[str, Any], store: Path) -> tuple[list[dict], bool]:
 
 
 def _fig23_write(out: Path, cfg: dict, partial: bool, rows: list, missing: set,
-                 complete: bool = True) -> dict:
+                 complete: bool = True, cost: dict | None = None) -> dict:
     data = {"config": cfg, "partial": partial, "complete": complete, "rows": rows,
+            "cost": cost,
             "missing_policies": sorted(missing),
             "commits": sorted({c for r in rows for c in r.get("commits", [])}),
             "written_by": _commit(),
@@ -475,6 +527,14 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
         lines += ["", "Calibrations that failed (those seeds are left out of the gains):", ""]
         lines += [f"- {f}" for f in failed]
     lines += ["", _trend_checks(rows, metric)]
+    c = data.get("cost")
+    if c:
+        lines += ["", f"Run state: {c['units_complete']}/{c['units']} units (cell x seed) "
+                  f"complete; CPU spent {c['cpu_spent_s'] / 3600:.2f} h ("
+                  + ", ".join(f"{k} {v / 3600:.2f} h" for k, v in c["cpu_spent_by_part_s"].items())
+                  + f"); estimated CPU still needed {c['cpu_left_estimate_s'] / 3600:.2f} h "
+                  "(each missing part at the mean CPU of the done ones of the same K and "
+                  "queue; divide by the free cores for wall time)."]
     _write(out, fig, lines, None)
     _plot_gains(out / f"{fig}.png", rows, labels, metric, f"Figure {fig[-1]}: {what} RT gain")
 
