@@ -68,14 +68,28 @@ def _utilisation(w: Any, s: Any) -> np.ndarray:
     return ((b - a)[:, None] * d).sum(axis=0) / cap / (t1 - t0)
 
 
+def _classes(w: Any, lo: int, hi: int) -> dict[str, np.ndarray]:
+    """Masks over the measured jobs: short (runtime <= 600 s) or long, and small
+    (largest requirement at most the median's) or large."""
+    js = w.jobs[lo:hi]
+    rt = np.array([j.runtime for j in js])
+    big = np.array([max(j.demand) for j in js])
+    med = float(np.median(big))
+    return {"short small": (rt <= 600) & (big <= med), "short large": (rt <= 600) & (big > med),
+            "long small": (rt > 600) & (big <= med), "long large": (rt > 600) & (big > med)}
+
+
 def study(K: int, dist: str, scaling: str, L: int, jobs: int, seed: int,
-          store: Path) -> dict[str, Any]:
+          store: Path, rate: float | None = None) -> dict[str, Any]:
     from heuristics.backfill import EASY
     from instances.kresource import KResourceSpec, generate, queue_average
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 
-    rate, src = _rate(K, dist, scaling, L, jobs, seed, store)
+    if rate is None:
+        rate, src = _rate(K, dist, scaling, L, jobs, seed, store)
+    else:
+        src = "--rate"
     w = generate(replace(KResourceSpec(K=K, dist=dist, scaling=scaling, jobs=jobs,
                                        seed=seed), rate=rate))
     submit = np.array([j.submit for j in w.jobs])
@@ -107,7 +121,16 @@ def study(K: int, dist: str, scaling: str, L: int, jobs: int, seed: int,
             base = art
         util = _utilisation(w, s)
         skips = [p for p in picks if p[0] > 0]
+        wait = (s.start - submit)[lo:hi]
+        classes = {}
+        for cname, mask in _classes(w, lo, hi).items():
+            classes[cname] = {"jobs": int(mask.sum()), "mean_wait": float(wait[mask].mean())}
+        order = np.argsort(submit, kind="stable")
+        st = s.start[order]
+        # jobs started before some job that arrived earlier (backfilled past it)
+        overtook = int((st[:-1] > np.minimum.accumulate(st[::-1])[::-1][1:]).sum())
         out["policies"][label] = {
+            "classes": classes, "jobs_overtaken": overtook,
             "art": art, "gain_art": 100 * (base - art) / base,
             "queue": queue_average(s.start, submit),
             "util_mean": float(util.mean()), "util_min": float(util.min()),
@@ -167,6 +190,18 @@ def _lines(res: list[dict[str, Any]], cmd: str, commit: str) -> list[str]:
                          f"{v['util_mean']:.3f} | {v['util_min']:.3f} | {v['util_max']:.3f} | "
                          f"{v['picks']} | {v['skips']} | {v['mean_skip_depth']:.1f} | "
                          f"{v['stops']} |")
+        cls = list(next(iter(r["policies"].values()))["classes"])
+        lines += ["", "Mean wait (s) by job class (short: runtime <= 600 s; small: largest "
+                  "requirement at most the median), and jobs overtaken (a later arrival "
+                  "started before them):", "",
+                  "| policy | " + " | ".join(
+                      f"{c} ({r['policies']['FF-EASY']['classes'][c]['jobs']})" for c in cls)
+                  + " | overtaken |",
+                  "|---|" + "---|" * (len(cls) + 1)]
+        for lab, v in r["policies"].items():
+            lines.append(f"| {lab} | " + " | ".join(f"{v['classes'][c]['mean_wait']:.0f}"
+                                                    for c in cls)
+                         + f" | {v['jobs_overtaken']} |")
         if "passed_over" in r:
             p = r["passed_over"]
             lines += ["", f"Jobs BL passed over (FF's pick at a decision where BL took a "
@@ -200,10 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--store", type=Path, default=STORE_DIR)
     ap.add_argument("--out", type=Path, default=Path("results") / "kresource-bl")
+    ap.add_argument("--rate", type=float, help="arrival rate (jobs/s; one K only), "
+                    "skipping the calibration")
     a = ap.parse_args(argv)
     res = []
     for K in (int(x) for x in a.K.split(",")):
-        res.append(study(K, a.dist, a.scaling, a.queue, a.jobs, a.seed, a.store))
+        res.append(study(K, a.dist, a.scaling, a.queue, a.jobs, a.seed, a.store, a.rate))
         print(f"K={K} done", file=sys.stderr, flush=True)
     lines = _lines(res, "python -m sim.experiments.kresource_bl " + " ".join(sys.argv[1:]),
                    _commit())
