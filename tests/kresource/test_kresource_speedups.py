@@ -5,6 +5,7 @@ store of ``kresource_figs fig2`` resumes a stopped run to the same tables."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import numpy as np
@@ -99,3 +100,41 @@ def test_opt_easy_stopped_by_its_deterministic_limit_is_reproducible():
         runs.append((s.start, dict(pol.stats)))
     assert runs[0][1]["not_proved"] > 0 and runs[0][1]["wall_stopped"] == 0
     assert runs[0][1] == runs[1][1] and np.array_equal(runs[0][0], runs[1][0])
+
+
+def test_fig2_unit_store_resumes_without_recomputing_and_redoes_stale_results(
+        tmp_path, monkeypatch):
+    import sim.batch.machine as machine
+    from sim.experiments.kresource_figs import FULL, fig2
+
+    cfg = dict(FULL, jobs=800, seeds=1, K=[2], dists=["uniform"], queues=[16],
+               scalings=["G-b"], opt_easy=False)
+    store, out = tmp_path / "store", tmp_path / "out"
+
+    def figures(data):  # every number of the tables but the timings
+        return [(r["calibration"][0]["rate"], sorted(
+            (lab, v["art"], v["wart"], v["gain_art"][0], v["gain_wart"][0])
+            for lab, v in r["policies"].items())) for r in data["rows"]]
+
+    first = fig2(out, True, cfg, store=store, workers=1)
+    files = sorted(store.glob("*.json"))
+    assert len(files) == 1 and first["complete"]
+    unit = json.loads(files[0].read_text())
+    assert set(unit["policies"]) == {"FF-EASY", "BL-EASY", "BB-EASY", "BB-EASY-nofull",
+                                     "FF-CONS"}
+
+    def boom(*a, **k):
+        raise AssertionError("a finished unit was simulated again")
+
+    monkeypatch.setattr(machine, "simulate", boom)
+    again = fig2(out, True, cfg, store=store, workers=1)
+    assert figures(again) == figures(first)
+    monkeypatch.undo()
+    # a result recorded under other policy parameters is recomputed (and, the policy
+    # being deterministic, comes out the same)
+    unit["policies"]["BL-EASY"]["params"]["window"] = 2
+    unit["policies"]["BL-EASY"]["art"] = -1.0
+    files[0].write_text(json.dumps(unit))
+    redone = fig2(out, True, cfg, store=store, workers=1)
+    assert figures(redone) == figures(first)
+    assert json.loads(files[0].read_text())["policies"]["BL-EASY"]["params"]["window"] == 1
