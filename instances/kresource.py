@@ -294,7 +294,7 @@ def _ff_easy_queue(spec: KResourceSpec, policy_factory: Any, window: str = "arri
 
 def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
               max_iter: int = 60, policy_factory: Any = None,
-              window: str = "arrivals") -> Calibration:
+              window: str = "arrivals", memo: dict | None = None) -> Calibration:
     """Bisect the Poisson rate until FF-EASY's time-averaged queue length is within
     ``tol`` (relative) of ``target`` jobs.
 
@@ -303,6 +303,15 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     halves reported (``first_half``, ``second_half``) are the queue averages over the
     jobs of each half, the stationarity check of spec 1.4.3 (reported, not enforced:
     at queue lengths of 64-256 FF-EASY runs near saturation and the queue drifts).
+
+    ``memo`` (optional, a dict the caller keeps between calls) holds the outcome of every
+    baseline simulation run, keyed by the spec without its rate, the window and the rate:
+    calibrating the same spec to several targets (64, 128, 256) then reuses the
+    simulations the bisections share (the first bracket and often the first midpoints
+    are the same rates) instead of rerunning them. The result is identical with or
+    without it (the queue length at a rate is deterministic); ``iterations`` and
+    ``history`` still count every rate the bisection visited. Only used with the
+    default baseline (``policy_factory=None``).
 
     Raises
     ------
@@ -317,10 +326,19 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
         from heuristics.backfill import EASY
 
         policy_factory = EASY
+    else:
+        memo = None  # the memo is keyed for the default baseline only
     hist: list[tuple[float, float]] = []
+    spec_key = tuple(asdict(replace(spec, rate=1.0)).values())
 
     def q_at(rate: float) -> tuple[float, float, float]:
-        out = _ff_easy_queue(with_rate(spec, rate), policy_factory, window)
+        key = (spec_key, window, rate)
+        if memo is not None and key in memo:
+            out = memo[key]
+        else:
+            out = _ff_easy_queue(with_rate(spec, rate), policy_factory, window)
+            if memo is not None:
+                memo[key] = out
         hist.append((rate, out[0]))
         return out
 

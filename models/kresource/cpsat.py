@@ -22,7 +22,8 @@ from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProbl
 from sim.result import Result, Status, build
 
 
-def _solver(time_limit: float | None, seed: int) -> Any:
+def _solver(time_limit: float | None, seed: int,
+            deterministic_limit: float | None = None) -> Any:
     from ortools.sat.python import cp_model
 
     s = cp_model.CpSolver()
@@ -30,6 +31,8 @@ def _solver(time_limit: float | None, seed: int) -> Any:
     s.parameters.random_seed = int(seed)
     if time_limit is not None:
         s.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+    if deterministic_limit is not None:
+        s.parameters.max_deterministic_time = max(0.0, float(deterministic_limit))
     return s
 
 
@@ -91,8 +94,14 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
 
 
 def solve_selection(problem: SelectionProblem, *, time_limit: float | None = None,
-                    seed: int = 0) -> Result:
-    """Optimal backfill selection with CP-SAT (module docstring)."""
+                    seed: int = 0, deterministic_limit: float | None = None) -> Result:
+    """Optimal backfill selection with CP-SAT (module docstring).
+
+    ``deterministic_limit`` caps CP-SAT's deterministic time (its own work measure,
+    roughly seconds on an unloaded machine; ``max_deterministic_time``): a solve stopped
+    by it stops at the same point on any machine and under any load, unlike
+    ``time_limit`` (seconds of wall clock), so a simulation that solves thousands of
+    decisions (OPT-EASY) stays reproducible."""
     from ortools.sat.python import cp_model
 
     from heuristics.kresource import select_greedy
@@ -100,7 +109,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     t0 = time.perf_counter()
     n, K = problem.n, problem.K
     elig = [j for j in range(n) if problem.eligible(j)]
-    params = {"time_limit": time_limit}
+    params = {"time_limit": time_limit, "deterministic_limit": deterministic_limit}
     if not elig:
         return build(solver="cpsat", status=Status.OPTIMAL, solution=[], bound=0.0,
                      check=problem.check, objective=problem.objective, sense="max",
@@ -120,7 +129,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     m.maximize(sum((w[j] * (n + 1) + 1) * x[j] for j in elig))
     for j in select_greedy(problem, "bb"):
         m.add_hint(x[j], 1)
-    s = _solver(remaining(t0, time_limit), seed)
+    s = _solver(remaining(t0, time_limit), seed, deterministic_limit)
     status = _status(s.solve(m))
     sol, bound = None, None
     if status in (Status.OPTIMAL, Status.FEASIBLE):

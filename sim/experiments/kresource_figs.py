@@ -130,82 +130,316 @@ def _metrics(w: Any, s: Any) -> tuple[float, float]:
     return float(resp.mean()), float((wt * resp).mean())
 
 
-def fig2(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
+STORE_DIR = Path("results") / "kresource-store"
+"""Per-(cell, seed) results of Figures 2/3 (git-ignored, relative to the working
+directory): one JSON file per unit, written when the unit is done, so a stopped run is
+continued by running the same command again."""
+
+
+def _commit() -> str:
+    """``git rev-parse --short HEAD`` of the repository, ``-dirty`` when the tree has
+    uncommitted changes (``unknown`` outside git)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if dirty else "")
+
+
+def unit_key(scaling: str, K: int, dist: str, L: int, jobs: int, seed: int) -> str:
+    """File stem of one (cell, seed) unit in the store."""
+    return f"{scaling}_K{K}_{dist}_L{L}_n{jobs}_s{seed}"
+
+
+def _atomic_write(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(f".tmp{id(data)}")
+    tmp.write_text(json.dumps(data, indent=1, default=str))
+    tmp.replace(path)
+
+
+def run_units(task: dict[str, Any]) -> list[str]:
+    """Compute the missing units of one (scaling, K, dist, seed) for every queue length
+    of ``task["queues"]`` (calibrations first, sharing their baseline simulations through
+    the calibration memo), writing each unit to ``task["store"]`` as soon as it is done.
+    Returns the keys written. Runs in a worker process."""
     from instances.kresource import KResourceSpec, calibrate, generate
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 
-    rows = []
-    missing = set()
-    data: dict[str, Any] = {}
+    store = Path(task["store"])
+    scaling, K, dist, seed, jobs = (task[k] for k in ("scaling", "K", "dist", "seed", "jobs"))
+    spec = KResourceSpec(K=K, dist=dist, scaling=scaling, jobs=jobs, seed=seed)
+    memo: dict = {}
+    done = []
+    for L in task["queues"]:
+        key = unit_key(scaling, K, dist, L, jobs, seed)
+        path = store / f"{key}.json"
+        unit = json.loads(path.read_text()) if path.exists() else None
+        labels = [lab for lab, _, _ in POLICIES if lab != "OPT-EASY" or task["opt_easy"]]
+        if unit is not None and ("failed" in unit["calibration"]
+                                 or all(_current(unit, lab) for lab in labels)):
+            continue
+        if unit is None:
+            t0, c0 = time.perf_counter(), time.process_time()
+            try:
+                cal = calibrate(spec, L, memo=memo)
+                c = {"seed": seed, "rate": cal.rate, "queue": cal.queue,
+                     "iterations": cal.iterations, "halves": [cal.first_half, cal.second_half]}
+            except ValueError as exc:  # reported, the seed is left out of the gains
+                c = {"seed": seed, "failed": str(exc)}
+            c["wall_s"] = time.perf_counter() - t0
+            c["cpu_s"] = time.process_time() - c0
+            unit = {"key": key, "scaling": scaling, "K": K, "dist": dist, "queue": L,
+                    "jobs": jobs, "seed": seed, "calibration": c, "policies": {},
+                    "commits": [task["commit"]], "command": task["command"]}
+            _atomic_write(path, unit)
+            if "failed" in c:
+                continue
+        elif task["commit"] not in unit["commits"]:
+            unit["commits"].append(task["commit"])
+        w = generate(replace(spec, rate=unit["calibration"]["rate"]))
+        for label, name, opts in POLICIES:
+            if label not in labels or _current(unit, label):
+                continue
+            pol = _policy(name, opts)
+            if pol is None:
+                continue
+            t0, c0 = time.perf_counter(), time.process_time()
+            s = simulate(w, pol)
+            validate(s)
+            art, wart = _metrics(w, s)
+            d = {"art": art, "wart": wart, "sim_s": s.sim_seconds,
+                 "cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - t0,
+                 "params": _jsonable(getattr(pol, "params", {})), "commit": task["commit"]}
+            if hasattr(pol, "stats"):
+                d["stats"] = dict(pol.stats)
+            unit["policies"][label] = d
+            _atomic_write(path, unit)
+        done.append(key)
+        print(f"unit {key} done: " + ", ".join(
+            f"{lab} {v['art']:.0f}" for lab, v in unit["policies"].items()),
+            file=sys.stderr, flush=True)
+    return done
+
+
+def _warm() -> None:
+    """Pool initializer: import every module a unit needs, so a worker runs the code as
+    it was when the run started (the units record that commit) even if the files
+    change while it runs (the workers live for the whole run)."""
+    import heuristics.kresource  # noqa: F401
+    import instances.kresource  # noqa: F401
+    import models.kresource.cpsat  # noqa: F401
+    import sim.batch.machine  # noqa: F401
+    import sim.batch.validate  # noqa: F401
+
+    for _, name, opts in POLICIES:
+        _policy(name, opts)
+    from ortools.sat.python import cp_model  # noqa: F401
+
+
+def _jsonable(x: Any) -> Any:
+    return json.loads(json.dumps(x, default=str))
+
+
+def _current(unit: dict[str, Any], label: str) -> bool:
+    """Whether ``unit`` holds ``label``'s result computed with the policy's current
+    parameters (a result of other parameters, or of a build that did not record them,
+    is recomputed)."""
+    v = unit["policies"].get(label)
+    if v is None or "params" not in v:
+        return False
+    name, opts = next((n, o) for lab, n, o in POLICIES if lab == label)
+    pol = _policy(name, opts)
+    return pol is not None and _jsonable(getattr(pol, "params", {})) == v["params"]
+
+
+def _tasks(cfg: dict[str, Any], store: Path, commit: str, command: str) -> list[dict]:
+    """One task per (scaling, K, dist, seed), seed-major: a stopped run has the same
+    seeds in every cell."""
+    return [{"scaling": sc, "K": K, "dist": d, "seed": seed, "jobs": cfg["jobs"],
+             "queues": cfg["queues"], "opt_easy": cfg["opt_easy"], "store": str(store),
+             "commit": commit, "command": command}
+            for seed in range(1, cfg["seeds"] + 1) for sc in cfg["scalings"]
+            for K in cfg["K"] for d in cfg["dists"]]
+
+
+def fig2(out: Path, partial: bool, cfg: dict[str, Any], *, store: Path = STORE_DIR,
+         workers: int = 2, max_minutes: float | None = None, run: bool = True) -> dict:
+    """Figures 2 and 3: compute the missing units of ``cfg`` into ``store`` in a pool of
+    ``workers`` processes (stopping after ``max_minutes`` of wall time, the units done
+    kept), then write the tables from the store: to ``out`` when every unit of ``cfg``
+    is there, else to the partial directory, marked PARTIAL."""
+    import multiprocessing as mp
+
+    store.mkdir(parents=True, exist_ok=True)
+    commit = _commit()
+    command = "python -m sim.experiments.kresource_figs " + " ".join(sys.argv[1:])
     t_start = time.perf_counter()
-    # calibrations are deterministic (spec, target): kept in the output directory so a
-    # rerun with more policies does not redo them
-    out.mkdir(parents=True, exist_ok=True)
-    cache_path = out / "calibration.json"
-    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    if run:
+        tasks = _tasks(cfg, store, commit, command)
+        if workers <= 1:
+            for t in tasks:
+                run_units(t)
+                if max_minutes is not None and time.perf_counter() - t_start > 60 * max_minutes:
+                    break
+        else:
+            with mp.get_context("spawn").Pool(workers, initializer=_warm) as pool:
+                res = [pool.apply_async(run_units, (t,)) for t in tasks]
+                deadline = None if max_minutes is None else t_start + 60 * max_minutes
+                for r in res:
+                    left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+                    try:
+                        r.get(timeout=left)
+                    except mp.TimeoutError:
+                        print(f"stopped after {max_minutes} min: the units done are kept in "
+                              f"{store}; run the same command to continue", file=sys.stderr)
+                        pool.terminate()
+                        break
+    rows, complete = _collect(cfg, store)
+    if not complete:
+        partial = True
+        if out == FULL_DIR:
+            out = PARTIAL_DIR
+    missing: set[str] = set()
+    cost = run_cost(cfg, store)
+    data = _fig23_write(out, cfg, partial, rows, missing, complete, cost)
+    print(f"[{time.perf_counter() - t_start:.0f} s] tables in {out}"
+          + ("" if complete else " (PARTIAL: units missing)"), file=sys.stderr)
+    return data
+
+
+def run_cost(cfg: dict[str, Any], store: Path) -> dict[str, Any]:
+    """CPU seconds spent on the units of ``cfg`` in ``store`` and an estimate of what
+    the missing ones need: each missing calibration or policy run costs the mean of the
+    done ones of the same K and queue length (else of the same K, else of all)."""
+    labels = ["calibration"] + [lab for lab, _, _ in POLICIES
+                                if lab != "OPT-EASY" or cfg["opt_easy"]]
+    done: dict[tuple, list[float]] = {}
+    missing: list[tuple] = []
+    units = full = 0
+    for scaling in cfg["scalings"]:
+        for K in cfg["K"]:
+            for dist in cfg["dists"]:
+                for L in cfg["queues"]:
+                    for seed in range(1, cfg["seeds"] + 1):
+                        units += 1
+                        path = store / f"{unit_key(scaling, K, dist, L, cfg['jobs'], seed)}.json"
+                        u = json.loads(path.read_text()) if path.exists() else None
+                        if u is not None and "failed" in u["calibration"]:
+                            full += 1
+                            continue
+                        ok = 0
+                        for lab in labels:
+                            if u is not None and lab == "calibration":
+                                done.setdefault((K, L, lab), []).append(
+                                    u["calibration"].get("cpu_s", float("nan")))
+                                ok += 1
+                            elif u is not None and _current(u, lab):
+                                done.setdefault((K, L, lab), []).append(
+                                    u["policies"][lab]["cpu_s"])
+                                ok += 1
+                            else:
+                                missing.append((K, L, lab))
+                        full += ok == len(labels)
+
+    def est(K: int, L: int, lab: str) -> float:
+        for keys in ([(K, L, lab)], [k for k in done if k[0] == K and k[2] == lab],
+                     [k for k in done if k[2] == lab]):
+            xs = [x for k in keys for x in done.get(k, []) if x == x]
+            if xs:
+                return statistics.fmean(xs)
+        return float("nan")
+
+    spent = sum(x for xs in done.values() for x in xs if x == x)
+    left = sum(est(*m) for m in missing)
+    per_label = {lab: sum(x for k, xs in done.items() if k[2] == lab for x in xs if x == x)
+                 for lab in labels}
+    return {"units": units, "units_complete": full, "cpu_spent_s": spent,
+            "cpu_left_estimate_s": left, "cpu_spent_by_part_s": per_label}
+
+
+def _collect(cfg: dict[str, Any], store: Path) -> tuple[list[dict], bool]:
+    """Rows (one per cell, gains per seed aggregated) from the units in ``store``, and
+    whether every unit of ``cfg`` is complete."""
+    rows = []
+    complete = True
+    labels = [lab for lab, _, _ in POLICIES if lab != "OPT-EASY" or cfg["opt_easy"]]
     for scaling in cfg["scalings"]:
         for K in cfg["K"]:
             for dist in cfg["dists"]:
                 for L in cfg["queues"]:
                     per: dict[str, dict[str, list[float]]] = {}
-                    cals = []
+                    cals, commits, seeds = [], set(), []
                     for seed in range(1, cfg["seeds"] + 1):
-                        spec = KResourceSpec(K=K, dist=dist, scaling=scaling, jobs=cfg["jobs"],
-                                             seed=seed)
-                        key = f"{scaling}|{K}|{dist}|{L}|{cfg['jobs']}|{seed}"
-                        if key not in cache:
-                            try:
-                                cal = calibrate(spec, L)
-                                cache[key] = {"seed": seed, "rate": cal.rate,
-                                              "queue": cal.queue, "iterations": cal.iterations,
-                                              "halves": [cal.first_half, cal.second_half]}
-                            except ValueError as exc:  # reported, the seed is skipped
-                                cache[key] = {"seed": seed, "failed": str(exc)}
-                            cache_path.write_text(json.dumps(cache, indent=1))
-                        cals.append(cache[key])
-                        if "failed" in cache[key]:
+                        path = store / f"{unit_key(scaling, K, dist, L, cfg['jobs'], seed)}.json"
+                        if not path.exists():
+                            complete = False
                             continue
-                        w = generate(replace(spec, rate=cache[key]["rate"]))
-                        base = None
-                        for label, name, opts in POLICIES:
-                            if label == "OPT-EASY" and not cfg["opt_easy"]:
+                        u = json.loads(path.read_text())
+                        cals.append(u["calibration"])
+                        commits.update(u["commits"])
+                        if "failed" in u["calibration"]:
+                            continue
+                        pols = {lab: v for lab, v in u["policies"].items()
+                                if _current(u, lab)}
+                        if not set(labels) <= set(pols):
+                            complete = False
+                        if "FF-EASY" not in pols:
+                            continue
+                        seeds.append(seed)
+                        base = pols["FF-EASY"]
+                        for lab in labels:
+                            if lab not in pols:
                                 continue
-                            pol = _policy(name, opts)
-                            if pol is None:
-                                missing.add(label)
-                                continue
-                            s = simulate(w, pol)
-                            validate(s)
-                            art, wart = _metrics(w, s)
-                            if label == "FF-EASY":
-                                base = (art, wart)
-                            d = per.setdefault(label, {"art": [], "wart": [], "gain_art": [],
-                                                       "gain_wart": [], "sim_s": []})
-                            d["art"].append(art)
-                            d["wart"].append(wart)
-                            d["gain_art"].append(100 * (base[0] - art) / base[0])
-                            d["gain_wart"].append(100 * (base[1] - wart) / base[1])
-                            d["sim_s"].append(s.sim_seconds)
+                            v = pols[lab]
+                            d = per.setdefault(lab, {"art": [], "wart": [], "gain_art": [],
+                                                     "gain_wart": [], "sim_s": [], "seeds": []})
+                            d["art"].append(v["art"])
+                            d["wart"].append(v["wart"])
+                            d["gain_art"].append(100 * (base["art"] - v["art"]) / base["art"])
+                            d["gain_wart"].append(100 * (base["wart"] - v["wart"])
+                                                  / base["wart"])
+                            d["sim_s"].append(v["sim_s"])
+                            d["seeds"].append(seed)
+                            if "stats" in v:
+                                d.setdefault("not_proved", []).append(
+                                    v["stats"].get("not_proved", 0))
+                                d.setdefault("wall_stopped", []).append(
+                                    v["stats"].get("wall_stopped", 0))
+                    if not cals:
+                        continue
                     row = {"scaling": scaling, "K": K, "dist": dist, "queue": L,
-                           "calibration": cals, "policies": {}}
+                           "calibration": cals, "commits": sorted(commits), "policies": {}}
                     for label, d in per.items():
                         row["policies"][label] = {
                             "gain_art": _t95(d["gain_art"]), "gain_wart": _t95(d["gain_wart"]),
+                            "gain_art_seeds": d["gain_art"], "gain_wart_seeds": d["gain_wart"],
+                            "seeds": d["seeds"],
                             "art": statistics.fmean(d["art"]),
                             "wart": statistics.fmean(d["wart"]),
                             "sim_seconds": statistics.fmean(d["sim_s"])}
+                        if "not_proved" in d:
+                            row["policies"][label]["not_proved"] = sum(d["not_proved"])
+                            row["policies"][label]["wall_stopped"] = sum(d["wall_stopped"])
                     rows.append(row)
-                    print(f"{scaling} K={K} {dist} L={L}: " + ", ".join(
-                        f"{k} {v['gain_art'][0]:+.1f}%" for k, v in row["policies"].items()),
-                        f"[{time.perf_counter() - t_start:.0f} s]", file=sys.stderr, flush=True)
-                    # tables rewritten after every cell: a stopped run keeps what it did
-                    data = _fig23_write(out, cfg, partial, rows, missing)
-    return data
+    return rows, complete
 
 
-def _fig23_write(out: Path, cfg: dict, partial: bool, rows: list, missing: set) -> dict:
-    data = {"config": cfg, "partial": partial, "rows": rows, "missing_policies": sorted(missing)}
+def _fig23_write(out: Path, cfg: dict, partial: bool, rows: list, missing: set,
+                 complete: bool = True, cost: dict | None = None) -> dict:
+    data = {"config": cfg, "partial": partial, "complete": complete, "rows": rows,
+            "cost": cost,
+            "missing_policies": sorted(missing),
+            "commits": sorted({c for r in rows for c in r.get("commits", [])}),
+            "written_by": _commit(),
+            "command": "python -m sim.experiments.kresource_figs " + " ".join(sys.argv[1:])}
     for metric, fig in (("gain_art", "fig2"), ("gain_wart", "fig3")):
         _fig23_table(out, fig, metric, data)
     (out / "fig2.json").write_text(json.dumps(data, indent=1))
@@ -227,21 +461,51 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
     rows = data["rows"]
     labels = [lab for lab, _, _ in POLICIES[1:] if any(lab in r["policies"] for r in rows)]
     what = "average" if metric == "gain_art" else "weighted average"
+    cfg = data["config"]
+    fig_cfg = {k: cfg[k] for k in FULL if k in cfg}
+    state = ""
+    if not data.get("complete", True):
+        state = ("  \n**PARTIAL: the run has not computed every unit of this configuration "
+                 "(seeds per cell in the `seeds` column); run the same command to continue**")
+    elif data["partial"]:
+        state = "  \n**PARTIAL run (reduced configuration)**"
     lines = [f"# Figure {fig[-1]}: % gain in {what} response time over FCFS/FF-EASY", "",
-             f"Command: `python -m sim.experiments.kresource_figs fig2` "
-             f"(config {json.dumps(data['config'])})"
-             + ("  \n**PARTIAL run (reduced configuration)**" if data["partial"] else ""), "",
+             f"Command: `{data.get('command', 'python -m sim.experiments.kresource_figs fig2')}`"
+             f" (config {json.dumps(fig_cfg)}); units computed at commit(s) "
+             f"{', '.join(data.get('commits', [])) or '-'}; tables written at "
+             f"{data.get('written_by', '-')}" + state, "",
              "Paper (text only, the plots were lost): " + "; ".join(PAPER_TRENDS[fig]) + ".",
-             "", "Ours: mean gain over seeds +- 95% t half-width.", "",
-             "| scaling | K | dist | queue | " + " | ".join(labels) + " |",
-             "|---|---|---|---|" + "---|" * len(labels)]
+             "", "Ours: mean gain over seeds +- 95% t half-width (gain = (M_FF-EASY - M_X) / "
+             "M_FF-EASY, per seed on the same jobs and arrivals). OPT-EASY is EASY with the "
+             "optimal backfill set at every decision (spec 1.8 M2; not in the paper).", "",
+             "| scaling | K | dist | queue | seeds | " + " | ".join(labels) + " |",
+             "|---|---|---|---|---|" + "---|" * len(labels)]
     for r in rows:
         cells = []
         for lab in labels:
             v = r["policies"].get(lab)
-            cells.append("-" if v is None else f"{v[metric][0]:+.1f} +- {v[metric][1]:.1f}")
-        lines.append(f"| {r['scaling']} | {r['K']} | {r['dist']} | {r['queue']} | "
+            if v is None:
+                cells.append("-")
+            elif len(v.get("seeds", [0, 0])) > 1:
+                cells.append(f"{v[metric][0]:+.1f} +- {v[metric][1]:.1f}")
+            else:
+                cells.append(f"{v[metric][0]:+.1f}")
+        ns = len(r["policies"].get("FF-EASY", {}).get("seeds", []))
+        lines.append(f"| {r['scaling']} | {r['K']} | {r['dist']} | {r['queue']} | {ns} | "
                      + " | ".join(cells) + " |")
+    npr = [(r, r["policies"]["OPT-EASY"]["not_proved"]) for r in rows
+           if "OPT-EASY" in r["policies"] and r["policies"]["OPT-EASY"].get("not_proved")]
+    if npr:
+        lines += ["", "OPT-EASY decisions not proved optimal (stopped by CP-SAT's "
+                  "deterministic-time cap of 1.0, the best set found used; reproducible), "
+                  "summed over seeds: "
+                  + ", ".join(f"{r['scaling']} K={r['K']} {r['dist']} L={r['queue']}: {n}"
+                              for r, n in npr) + "."]
+    wall = sum(r["policies"]["OPT-EASY"].get("wall_stopped", 0) for r in rows
+               if "OPT-EASY" in r["policies"])
+    if wall:
+        lines += ["", f"**{wall} OPT-EASY decisions were stopped by the 30 s wall-clock cap**: "
+                  "those runs depend on the machine's load."]
     if data["missing_policies"]:
         lines += ["", f"Not run (policy options not in this build): "
                   f"{', '.join(data['missing_policies'])}."]
@@ -263,6 +527,14 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
         lines += ["", "Calibrations that failed (those seeds are left out of the gains):", ""]
         lines += [f"- {f}" for f in failed]
     lines += ["", _trend_checks(rows, metric)]
+    c = data.get("cost")
+    if c:
+        lines += ["", f"Run state: {c['units_complete']}/{c['units']} units (cell x seed) "
+                  f"complete; CPU spent {c['cpu_spent_s'] / 3600:.2f} h ("
+                  + ", ".join(f"{k} {v / 3600:.2f} h" for k, v in c["cpu_spent_by_part_s"].items())
+                  + f"); estimated CPU still needed {c['cpu_left_estimate_s'] / 3600:.2f} h "
+                  "(each missing part at the mean CPU of the done ones of the same K and "
+                  "queue; divide by the free cores for wall time)."]
     _write(out, fig, lines, None)
     _plot_gains(out / f"{fig}.png", rows, labels, metric, f"Figure {fig[-1]}: {what} RT gain")
 
@@ -528,6 +800,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-opt-easy", action="store_true")
     ap.add_argument("--quick", action="store_true", help="small sizes for gaps/response")
     ap.add_argument("--out", type=Path, help="output directory of a partial run")
+    ap.add_argument("--workers", type=int, default=2, help="fig2: processes (default 2)")
+    ap.add_argument("--max-minutes", type=float,
+                    help="fig2: stop after this many minutes (the units done are kept)")
+    ap.add_argument("--store", type=Path, default=STORE_DIR,
+                    help=f"fig2: per-unit results (default {STORE_DIR})")
+    ap.add_argument("--report-only", action="store_true",
+                    help="fig2: write the tables from the store, compute nothing")
     a = ap.parse_args(argv)
     cfg = dict(FULL, gap_jobs=3000, gap_queue=128, epoch_instances=20, epoch_limit=10.0,
                response_jobs=30, response_K=4, response_seeds=5, response_limit=60.0)
@@ -552,7 +831,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.figure == "fig1":
         fig1(out, partial=False)
     elif a.figure in ("fig2", "fig3"):
-        fig2(out, partial, cfg)
+        fig2(out, partial, cfg, store=a.store, workers=a.workers,
+             max_minutes=a.max_minutes, run=not a.report_only)
     elif a.figure == "gaps":
         gaps(out, partial, cfg)
     else:

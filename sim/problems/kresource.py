@@ -46,6 +46,13 @@ def _capacity(value: Any, src: str | None) -> tuple[int, ...]:
 
 def _vector(value: Any, name: str, K: int, src: str | None, cap: Sequence[int] | None = None,
             ) -> tuple[int, ...]:
+    # fast path (the simulator builds a problem at every OPT-EASY decision): plain ints
+    # in range are accepted as they are; anything else takes the checked path below,
+    # which accepts exactly the same values and words the errors
+    if (type(value) in (tuple, list) and len(value) == K
+            and all(type(x) is int and 0 <= x <= fields.INT64_MAX for x in value)
+            and (cap is None or all(value[k] <= cap[k] for k in range(K)))):
+        return tuple(value)
     v = fields.sequence(value, name, length=K, source=src)
     out = tuple(fields.integer(x, f"{name}[{k}]", minimum=0, source=src)
                 for k, x in enumerate(v))
