@@ -11,7 +11,9 @@ the static run misses), ``corr-low`` / ``corr-load1`` (eq. 9 readings at scale 0
 The full configuration writes ``sim/experiments/results/csm/<figure>.md`` and ``.png``
 (and the raw per-seed metrics as ``.json``); ``--quick`` (or any override of seeds, jobs,
 scale or the grid) writes to ``results/csm-quick/`` at the repository top and says it is
-partial. Times in the simulator are microseconds; the figures use seconds and ms.
+partial. ``fig5-6 --scale 0.1`` (at least 3 seeds) is a named full configuration
+(:data:`NAMED_SCALES`) written beside the 0.01 files as ``fig5-6-scale0.1.*``. Times in
+the simulator are microseconds; the figures use seconds and ms.
 """
 
 from __future__ import annotations
