@@ -11,7 +11,9 @@ the static run misses), ``corr-low`` / ``corr-load1`` (eq. 9 readings at scale 0
 The full configuration writes ``sim/experiments/results/csm/<figure>.md`` and ``.png``
 (and the raw per-seed metrics as ``.json``); ``--quick`` (or any override of seeds, jobs,
 scale or the grid) writes to ``results/csm-quick/`` at the repository top and says it is
-partial. Times in the simulator are microseconds; the figures use seconds and ms.
+partial. ``fig5-6 --scale 0.1`` (at least 3 seeds) is a named full configuration
+(:data:`NAMED_SCALES`) written beside the 0.01 files as ``fig5-6-scale0.1.*``. Times in
+the simulator are microseconds; the figures use seconds and ms.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ FULL = {"seeds": 3, "jobs": 1000, "scale": 0.01,
 #: The spec's whole grid (AMB-4.10 mfreq values, 10 seeds as in the paper): run with
 #: ``--seeds 10 --mfreq 10 20 50 100 200 500 1000`` (writes to the quick directory).
 PAPER_GRID = {"seeds": 10, "mfreq": (10, 20, 50, 100, 200, 500, 1000)}
+#: Named configurations at another tc / memory scale: scale -> the figures whose full
+#: configuration also runs there (same seeds, jobs and grid), written beside the 0.01
+#: files as ``<figure>-scale<scale>.md/.json/.png``.
+NAMED_SCALES = {0.1: ("fig5-6",)}
 QUICK = {"seeds": 2, "jobs": 300, "scale": 0.01, "mfreq": (10, 100, 1000),
          "pdt": (0.1, 0.5, 0.9)}
 #: Calibration seeds per (load, class mix). 0.7 and 1.0 were calibrated with one seed;
@@ -65,9 +71,13 @@ class Setup:
         self.scale = args.scale or base["scale"]
         self.mfreq = tuple(args.mfreq) if args.mfreq else base["mfreq"]
         self.pdt = tuple(args.pdt) if args.pdt else base["pdt"]
+        named = self.scale in NAMED_SCALES and args.figure in NAMED_SCALES[self.scale]
         self.full = not args.quick and self.seeds >= FULL["seeds"] and (
-            self.jobs, self.scale, self.mfreq, self.pdt) == (
-            FULL["jobs"], FULL["scale"], FULL["mfreq"], FULL["pdt"])
+            self.jobs, self.mfreq, self.pdt) == (FULL["jobs"], FULL["mfreq"], FULL["pdt"]) \
+            and (self.scale == FULL["scale"] or named)
+        #: file-name suffix of a named configuration ("" for the 0.01 one)
+        self.suffix = f"-scale{self.scale:g}" if self.full and self.scale != FULL["scale"] \
+            else ""
         self.out = FULL_DIR if self.full else QUICK_DIR
         self.out.mkdir(parents=True, exist_ok=True)
 
@@ -119,7 +129,7 @@ def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, di
              metrics: tuple[str, ...] = METRICS, seeds: int | None = None
              ) -> dict[str, dict[str, list[float]]]:
     """Run every (key, config, policy, options) point for every seed; cache as JSON."""
-    path = setup.out / f"{name}.json"
+    path = setup.out / f"{name}{setup.suffix}.json"
     cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     out = {}
     n_seeds = seeds or setup.seeds
@@ -368,7 +378,7 @@ def fig_low(setup: Setup) -> str:
            "(Fig. 6b). CSM runs in predictive mode at this load. dyn-top = DYN with "
            "preemption on a boost (AMB-4.1 b).\n")
     xs = list(setup.pdt)
-    plot(setup.out / "fig5-6.png", "E-4.3..4.5, mem_load 0.7", xs, {}, "pdt", "",
+    plot(setup.out / f"fig5-6{setup.suffix}.png", "E-4.3..4.5, mem_load 0.7", xs, {}, "pdt", "",
          panel_series=[{p: [res[f"{p}/pdt{d}"][m] for d in xs] for p in pols}
                        for m in ("correlation", "slowdown_small", "slowdown_local")],
          panel_titles=["Correlation (%)", "Slowdown parallel", "Slowdown local"])
@@ -560,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         print(f"== {name} -> {setup.out}", flush=True)
         md = FIGURES[name](setup)
-        (setup.out / f"{name}.md").write_text(md)
+        (setup.out / f"{name}{setup.suffix}.md").write_text(md)
         print(md)
     return 0
 

@@ -1,0 +1,57 @@
+"""The named ``--scale 0.1`` configuration of the CSM figures: where it writes, what it records."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from sim.experiments import csm
+from sim.timeshare.workload import CSMConfig
+
+
+def _setup(monkeypatch, tmp_path, figure, *argv):
+    monkeypatch.setattr(csm, "FULL_DIR", tmp_path / "full")
+    monkeypatch.setattr(csm, "QUICK_DIR", tmp_path / "quick")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("figure")
+    for opt in ("--seeds", "--jobs"):
+        ap.add_argument(opt, type=int)
+    ap.add_argument("--scale", type=float)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--mfreq", type=float, nargs="+")
+    ap.add_argument("--pdt", type=float, nargs="+")
+    return csm.Setup(ap.parse_args([figure, *argv]))
+
+
+@pytest.mark.parametrize("figure, argv, full, suffix", [
+    ("fig5-6", (), True, ""),                        # the 0.01 reproduction
+    ("fig5-6", ("--scale", "0.1"), True, "-scale0.1"),  # the named configuration
+    ("fig5-6", ("--scale", "0.1", "--seeds", "5"), True, "-scale0.1"),
+    ("fig5-6", ("--scale", "0.1", "--seeds", "2"), False, ""),  # fewer seeds: partial
+    ("fig5-6", ("--scale", "0.1", "--jobs", "300"), False, ""),
+    ("fig5-6", ("--scale", "0.05",), False, ""),      # not a named scale
+    ("fig8-9", ("--scale", "0.1"), False, ""),        # no named 0.1 config for fig8-9
+])
+def test_named_scale_resolves_to_full_or_partial(monkeypatch, tmp_path, figure, argv, full,
+                                                 suffix):
+    s = _setup(monkeypatch, tmp_path, figure, *argv)
+    assert (s.full, s.suffix) == (full, suffix)
+    assert s.out == (tmp_path / "full" if full else tmp_path / "quick")
+    head = s.header("t")
+    assert f"scaled by {s.scale}" in head
+    assert ("full configuration" in head) == full
+
+
+def test_named_scale_results_go_beside_the_default_ones(monkeypatch, tmp_path):
+    s = _setup(monkeypatch, tmp_path, "fig5-6", "--scale", "0.1")
+    (s.out / "fig5-6.json").write_text("{}")  # the 0.01 results stay untouched
+    cfg = CSMConfig(n_nodes=4, n_jobs=6, mem_pages=4096, mest=1024, tc_scale=0.002,
+                    mem_scale=0.05, small_sizes=(1, 2), large_sizes=(4,), mfreq_ms=50.0)
+    res = csm.run_grid(s, "fig5-6", [("rr/pdt0.5", cfg, "rr", {})],
+                       metrics=("mean_pg_fault", "slowdown_local"), seeds=1)
+    saved = json.loads((s.out / "fig5-6-scale0.1.json").read_text())
+    assert saved["rr/pdt0.5"]["metrics"] == res["rr/pdt0.5"]
+    assert res["rr/pdt0.5"]["slowdown_local"][0] >= 1
+    assert json.loads((s.out / "fig5-6.json").read_text()) == {}
