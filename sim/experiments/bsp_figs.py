@@ -30,6 +30,7 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
+from sim.experiments.provenance import stamp as provenance
 from sim.timeshare.bsp import BSPParams, NetParams, NoiseParams, measure_cell, share_run
 from sim.timeshare.servers import ServerParams, SlotSchedule
 
@@ -117,14 +118,6 @@ FIGS: dict[str, dict[str, Any]] = {
                    paper="'smaller for fine-grained programs and ... more or less unchanged "
                          "for coarse-grained programs'"),
 }
-
-
-def provenance() -> str:
-    """``commit[-dirty]`` of the working tree (code only: the result files being written
-    do not count) and the command line of this process."""
-    from sim.experiments.provenance import stamp
-
-    return stamp()
 
 
 def _set_key(cset: tuple, wake: str) -> str:
