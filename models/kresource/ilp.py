@@ -11,6 +11,10 @@ rounded up to whole seconds as CBC takes them).
 CBC's ``LpStatus`` says "Optimal" even when it stopped on time with a solution, so we
 read ``sol_status``: ``LpSolutionOptimal`` -> OPTIMAL; ``LpSolutionIntegerFeasible`` ->
 FEASIBLE with the LP-relaxation bound (a valid bound, solved separately).
+
+Model building checks the clock (``common.check_clock``) every job and row: epochs
+stopped there return the greedy packing (FEASIBLE, bound ``lower_bound()``), response
+UNKNOWN.
 """
 
 from __future__ import annotations
@@ -20,13 +24,9 @@ import time
 from typing import Any
 
 from models.cbc import solve_guarded, variable
-from models.kresource.common import best_packing, relabel, remaining
+from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
-
-
-class _OutOfTime(Exception):
-    """The model could not be built within the time limit."""
 
 
 def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | None]:
@@ -80,13 +80,17 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("epochs", pulp.LpMinimize)
-        x = {(j, e): variable(prob, f"x{j}_{e}", cat, low=0, up=1) for j in range(n)
-             for e in range(min(j + 1, E))}
+        x = {}
+        for j in range(n):
+            check_clock(t0, time_limit)
+            for e in range(min(j + 1, E)):
+                x[j, e] = variable(prob, f"x{j}_{e}", cat, low=0, up=1)
         y = {e: variable(prob, f"y{e}", cat, low=0, up=1) for e in range(E)}
         prob += pulp.lpSum(y.values())
         for j in range(n):
             prob += pulp.lpSum(x[j, e] for e in range(min(j + 1, E))) == 1
         for e in range(E):
+            check_clock(t0, time_limit)
             for k in range(K):
                 prob += pulp.lpSum(problem.demands[j][k] * x[j, e] for j in range(e, n)
                                    if problem.demands[j][k]) <= problem.capacity[k] * y[e]
@@ -95,7 +99,14 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         prob += pulp.lpSum(y.values()) >= lb
         return prob, x
 
-    status, vals, bound = _run(make, remaining(t0, time_limit))
+    try:
+        status, vals, bound = _run(make, remaining(t0, time_limit))
+    except OutOfTime:
+        return build(solver="ilp", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
+                     check=problem.check, objective=problem.objective,
+                     runtime=time.perf_counter() - t0, seed=seed,
+                     params={"time_limit": time_limit},
+                     note="time limit reached while building; the greedy packing")
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(n) if vals.get((j, e), 0) > 0.5] for e in range(E)])
@@ -163,16 +174,18 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("response", pulp.LpMinimize)
-        x = {(j, t): variable(prob, f"x{j}_{t}", cat, low=0, up=1) for j in range(n)
-             for t in range(a[j], H - p[j] + 1)}
+        x = {}
+        for j in range(n):
+            check_clock(t0, time_limit)
+            for t in range(a[j], H - p[j] + 1):
+                x[j, t] = variable(prob, f"x{j}_{t}", cat, low=0, up=1)
         prob += pulp.LpAffineExpression([(v, wt[j] * (t + p[j] - a[j]))
                                          for (j, t), v in x.items()])
         for j in range(n):
             prob += pulp.LpAffineExpression([(x[j, t], 1) for t in
                                              range(a[j], H - p[j] + 1)]) == 1
         for t in range(H):
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                raise _OutOfTime
+            check_clock(t0, time_limit)
             for k in range(K):
                 terms = [(x[j, u], problem.demands[j][k]) for j in range(n)
                          if problem.demands[j][k]
@@ -183,7 +196,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
 
     try:
         status, vals, bound = _run(make, time_limit)
-    except _OutOfTime:
+    except OutOfTime:
         return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=problem.check,
                      objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
                      params={"time_limit": time_limit}, note="time limit reached while building")

@@ -1,0 +1,74 @@
+"""K-resource epochs and response models check the clock while they are built
+(robust5): a slow model build cannot carry a solver past its limit."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from models.kresource import common
+from sim.problems import kresource
+from sim.result import Status
+
+SLOW = 0.002  # seconds per model variable in the fake slow build
+
+
+def _epochs(n: int = 60) -> kresource.EpochProblem:
+    rng = random.Random(1)
+    cap = (64, 64, 64)
+    return kresource.EpochProblem(
+        capacity=cap, demands=tuple(tuple(rng.randint(1, 32) for _ in cap) for _ in range(n)))
+
+
+def _slow(f):
+    def g(*args, **kwargs):
+        time.sleep(SLOW)
+        return f(*args, **kwargs)
+    return g
+
+
+@pytest.mark.parametrize("backend", ["ilp", "cpsat"])
+def test_slow_epochs_build_stops_at_the_limit_with_the_greedy_packing(
+        backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _epochs()
+    greedy = common.best_packing(p)
+    assert len(greedy) > p.lower_bound()  # else CP-SAT proves the packing without a model
+    if backend == "ilp":
+        from models.kresource import ilp as mod
+
+        monkeypatch.setattr(mod, "variable", _slow(mod.variable))
+    else:
+        from ortools.sat.python import cp_model
+
+        from models.kresource import cpsat as mod
+
+        monkeypatch.setattr(cp_model.CpModel, "new_bool_var",
+                            _slow(cp_model.CpModel.new_bool_var))
+    # about n * E / 2 = 60 * 20 / 2 variables: 1.2 s of building at SLOW per variable
+    t = time.perf_counter()
+    r = mod.solve_epochs(p, time_limit=0.3)
+    assert time.perf_counter() - t < 0.3 + 0.5
+    assert r.status is Status.FEASIBLE
+    assert "while building" in r.note
+    p.check(r.solution)
+    assert r.objective == len(greedy)
+    assert r.bound == p.lower_bound()
+
+
+def test_slow_response_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from models.kresource import ilp
+
+    rng = random.Random(2)
+    n = 30
+    p = kresource.ResponseProblem(
+        capacity=(8, 8), release=tuple(sorted(rng.randint(0, 20) for _ in range(n))),
+        duration=tuple(rng.randint(1, 5) for _ in range(n)),
+        demands=tuple((rng.randint(1, 8), rng.randint(0, 8)) for _ in range(n)))
+    monkeypatch.setattr(ilp, "variable", _slow(ilp.variable))
+    t = time.perf_counter()
+    r = ilp.solve_response(p, time_limit=0.3)
+    assert time.perf_counter() - t < 0.3 + 0.5
+    assert r.status is Status.UNKNOWN
+    assert "while building" in r.note
