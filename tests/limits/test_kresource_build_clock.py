@@ -53,7 +53,8 @@ def test_slow_epochs_build_stops_at_the_limit_with_the_greedy_packing(
     assert r.status is Status.FEASIBLE
     assert "while building" in r.note
     p.check(r.solution)
-    assert r.objective == len(greedy)
+    # the greedy packing (under a limit only the rules that fit in a tenth of it run)
+    assert len(greedy) <= r.objective <= len(common.best_packing(p, time_limit=1e-9))
     assert r.bound == p.lower_bound()
 
 
