@@ -118,3 +118,15 @@ def test_slack_ilp_falls_back_to_ast_when_cbc_is_killed(fake_cbc: Path) -> None:
     ins.check(p, r.solution)
     assert r.objective == pytest.approx(ins.price(p, want))
     assert os.path.exists(fake_cbc / "args")  # CBC was reached (not a build stop)
+
+
+def test_grouping_ilp_with_a_cbc_ignoring_its_limit_returns_unknown(fake_cbc: Path) -> None:
+    from models.grouping import solve_ilp
+    from sim.problems import grouping
+
+    p = grouping.random_problem(8, 16, max_procs=4, seed=1)
+    t = time.perf_counter()
+    r = solve_ilp(p, time_limit=0.5)
+    assert time.perf_counter() - t < 0.5 + 1.0
+    assert r.status is Status.UNKNOWN
+    assert "CBC killed" in r.note
