@@ -107,23 +107,26 @@ _started_lock = threading.Lock()
 
 
 class _SessionSubprocess:
-    """Stands in for ``subprocess`` inside ``pulp.apis.coin_api``: every ``Popen`` there
-    starts its program in a new session (so its process group can be killed whole),
-    and one started by a thread inside :func:`solve_guarded` is recorded for its
-    watchdog. Everything else is the real ``subprocess`` module."""
+    """Stands in for ``subprocess`` inside ``pulp.apis.coin_api``: a ``Popen`` there from
+    a thread inside :func:`solve_guarded` starts its program in a new session (so its
+    process group can be killed whole; :func:`solve_guarded` also ends it if the call
+    is interrupted, since a terminal's Ctrl-C no longer reaches it) and is recorded for
+    the watchdog. Everything else is the real ``subprocess`` module, unchanged."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(subprocess, name)
 
     @staticmethod
     def Popen(*args: Any, **kwargs: Any) -> subprocess.Popen:  # noqa: N802 (the module API)
+        with _started_lock:
+            mine = _started.get(threading.get_ident())
+        if mine is None:
+            return subprocess.Popen(*args, **kwargs)
         if os.name == "posix":
             kwargs.setdefault("start_new_session", True)
         proc = subprocess.Popen(*args, **kwargs)
         with _started_lock:
-            mine = _started.get(threading.get_ident())
-            if mine is not None:
-                mine.append(proc)
+            mine.append(proc)
         return proc
 
 
