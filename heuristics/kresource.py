@@ -26,7 +26,7 @@ in ``sim.result.build`` (status FEASIBLE; heuristics prove nothing).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from heuristics.backfill import make_selection
@@ -57,14 +57,21 @@ def pick(select: str, free: Sequence[int], capacity: Sequence[int],
 EPOCH_RULES = ("fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff", "unc-bl", "unc-bb")
 
 
-def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult") -> list[list[int]]:
-    """Epochs (lists of job indices in start order) produced by ``rule``."""
+def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult",
+                stop: Callable[[], bool] | None = None) -> list[list[int]]:
+    """Epochs (lists of job indices in start order) produced by ``rule``.
+
+    ``stop`` (optional) is asked before each epoch; once it says True the remaining
+    jobs are packed by ``fcfs`` (linear time), so a caller short of time still gets a
+    valid packing."""
     if rule not in EPOCH_RULES:
         raise ValueError(f"rule must be one of {EPOCH_RULES}, got {rule!r}")
     cap, dem, K = problem.capacity, problem.demands, problem.K
     queue = list(range(problem.n))
     out: list[list[int]] = []
     while queue:
+        if stop is not None and rule != "fcfs" and stop():
+            rule = "fcfs"
         free = list(cap)
         epoch: list[int] = []
 

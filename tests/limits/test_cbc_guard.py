@@ -130,3 +130,26 @@ def test_grouping_ilp_with_a_cbc_ignoring_its_limit_returns_unknown(fake_cbc: Pa
     assert time.perf_counter() - t < 0.5 + 1.0
     assert r.status is Status.UNKNOWN
     assert "CBC killed" in r.note
+
+
+def test_slack_ilp_skips_cbc_without_time_to_write_the_model(
+        fake_cbc: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PuLP's MPS writing cannot be interrupted: a model that took most of the limit to
+    build is not handed to CBC."""
+    from models.slack_insertion import ilp
+    from sim.problems import insertion as ins
+
+    build = ilp._build
+
+    def slow_build(*args, **kwargs):
+        time.sleep(0.6)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(ilp, "_build", slow_build)
+    p = ins.random_problem(6, 8, capacity=8, max_t=20, max_slack=60.0)
+    t = time.perf_counter()
+    r = ilp.solve_ilp(p, time_limit=1.0)
+    assert time.perf_counter() - t < 1.0 + ilp.FALLBACK_SECONDS
+    assert r.status is Status.FEASIBLE
+    assert "too little time left to write the model" in r.note
+    assert not (fake_cbc / "args").exists()  # CBC never started

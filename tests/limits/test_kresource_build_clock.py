@@ -73,3 +73,21 @@ def test_slow_response_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch)
     assert time.perf_counter() - t < 0.3 + 0.5
     assert r.status is Status.UNKNOWN
     assert "while building" in r.note
+
+
+def test_stopped_epoch_packing_finishes_fcfs() -> None:
+    from heuristics.kresource import pack_epochs
+
+    p = _epochs()
+    full = pack_epochs(p, "unc-ff")
+    assert pack_epochs(p, "unc-ff", stop=lambda: False) == full
+    assert pack_epochs(p, "unc-ff", stop=lambda: True) == pack_epochs(p, "fcfs")
+    asked = []
+
+    def after_three() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    part = pack_epochs(p, "unc-ff", stop=after_three)
+    p.check(part)
+    assert part[:3] == full[:3] and part != full
