@@ -187,7 +187,10 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     const = sum(w * (p - a) for w, p, a in
                 zip(problem.weights, problem.duration, problem.release, strict=True))
     m.minimize(sum(problem.weights[j] * st[j] for j in range(n)) + const)
-    hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)))
+    # the hint is cut short (the rest serially) once 0.3 of the limit is spent
+    hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)),
+                           stop=None if time_limit is None else
+                           (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
     for j in range(n):
         m.add_hint(st[j], hint[j])
     s = _solver(remaining(t0, time_limit), seed)

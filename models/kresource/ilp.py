@@ -176,8 +176,8 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
         prob = pulp.LpProblem("response", pulp.LpMinimize)
         x = {}
         for j in range(n):
-            check_clock(t0, time_limit)
-            for t in range(a[j], H - p[j] + 1):
+            for t in range(a[j], H - p[j] + 1):  # at most max_vars: a look each
+                check_clock(t0, time_limit)
                 x[j, t] = variable(prob, f"x{j}_{t}", cat, low=0, up=1)
         prob += pulp.LpAffineExpression([(v, wt[j] * (t + p[j] - a[j]))
                                          for (j, t), v in x.items()])

@@ -91,3 +91,53 @@ def test_stopped_epoch_packing_finishes_fcfs() -> None:
     part = pack_epochs(p, "unc-ff", stop=after_three)
     p.check(part)
     assert part[:3] == full[:3] and part != full
+
+
+def _response(n: int = 40, seed: int = 3) -> kresource.ResponseProblem:
+    rng = random.Random(seed)
+    return kresource.ResponseProblem(
+        capacity=(8, 8), release=tuple(sorted(rng.randint(0, 30) for _ in range(n))),
+        duration=tuple(rng.randint(1, 6) for _ in range(n)),
+        demands=tuple((rng.randint(1, 8), rng.randint(0, 8)) for _ in range(n)))
+
+
+def test_stopped_serial_schedule_is_feasible() -> None:
+    from heuristics.kresource import serial_schedule
+
+    p = _response()
+    order = sorted(range(p.n), key=lambda j: (p.release[j], j))
+    full = serial_schedule(p, order)
+    assert serial_schedule(p, order, stop=lambda: False) == full
+    asked = []
+
+    def after_ten() -> bool:
+        asked.append(1)
+        return len(asked) > 10
+
+    part = serial_schedule(p, order, stop=after_ten)
+    p.check(part)
+    assert [part[j] for j in order[:10]] == [full[j] for j in order[:10]]
+    p.check(serial_schedule(p, order, stop=lambda: True))
+
+
+def test_list_heuristic_with_a_slow_placement_stops_at_its_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from heuristics import kresource as hk
+
+    p = _response(200)
+    stop_calls = []
+    serial = hk.serial_schedule
+
+    def slow_serial(problem, order, stop=None):
+        def slow_stop() -> bool:
+            time.sleep(0.01)  # 2 s for 200 jobs without the limit
+            stop_calls.append(1)
+            return stop is not None and stop()
+        return serial(problem, order, stop=slow_stop)
+
+    monkeypatch.setattr(hk, "serial_schedule", slow_serial)
+    t = time.perf_counter()
+    r = hk.solve_list(p, time_limit=0.3)
+    assert time.perf_counter() - t < 0.3 + 0.5
+    assert r.status is Status.FEASIBLE and "stopped by the time limit" in r.note
+    p.check(r.solution)
