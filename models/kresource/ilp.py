@@ -33,15 +33,20 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
     """Solve the binary model; returns (status, variable values, LP bound if stopped).
     The LP relaxation (for the bound) gets what is left of ``time_limit`` (seconds).
     CBC runs under ``models.cbc.solve_guarded``: it is killed shortly after the limit
-    when it overruns it while reading the model or at the root (then UNKNOWN)."""
+    when it overruns it while reading the model or at the root (then UNKNOWN). Each CBC
+    run starts only with at least the model's build time left (PuLP's writing of the
+    model, which cannot be interrupted, takes about as long)."""
     import time
 
     import pulp
 
     t0 = time.perf_counter()
     prob, xs = make(pulp.LpBinary)
+    # PuLP writes the model for CBC (it cannot be interrupted) in about the time it took
+    # to build: CBC runs only with that much left
+    t_write = time.perf_counter() - t0
     left = remaining(t0, time_limit)
-    if left is not None and left < 0.05:
+    if left is not None and left < max(0.05, t_write):
         return Status.UNKNOWN, {}, None
     if not solve_guarded(prob, time_limit=left, grace=0.2):
         return Status.UNKNOWN, {}, None
@@ -51,7 +56,7 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return Status.INFEASIBLE, {}, None
     left = remaining(t0, time_limit)
-    if left is not None and left < 0.5:
+    if left is not None and left < max(0.5, t_write):
         lp = None
     else:  # the same model relaxed (no rebuild)
         lp = prob

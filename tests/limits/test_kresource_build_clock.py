@@ -141,3 +141,20 @@ def test_list_heuristic_with_a_slow_placement_stops_at_its_limit(
     assert time.perf_counter() - t < 0.3 + 0.5
     assert r.status is Status.FEASIBLE and "stopped by the time limit" in r.note
     p.check(r.solution)
+
+
+def test_cbc_not_started_without_time_to_write_the_model(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from models.kresource import ilp
+
+    rng = random.Random(4)
+    n = 200
+    dem = tuple((rng.randint(1, 30), rng.randint(1, 30)) for _ in range(n))
+    p = kresource.SelectionProblem(capacity=(64, 64), free=(40, 40), extra=(20, 20),
+                                   demands=dem, late=tuple(rng.random() < 0.5 for _ in dem))
+    calls = []
+    monkeypatch.setattr(ilp, "solve_guarded", lambda *a, **k: calls.append(1) or True)
+    monkeypatch.setattr(ilp, "variable", _slow(ilp.variable))  # about 0.4 s of building
+    r = ilp.solve_selection(p, time_limit=0.6)
+    assert not calls  # 0.2 s left, less than the build (and write) time
+    assert r.status is Status.UNKNOWN
