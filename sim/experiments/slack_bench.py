@@ -272,22 +272,29 @@ COMPARE = {
     "+ warm start from AST": {"heuristic_start": ("AST",)},
     "+ warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
     "+ time-indexed rows (200k terms)": {"time_indexed": 200_000},
+    "coarse (24-bit) stage 1, always the exact-price stage": {"fine": False},
 }
 
 
-def run_compare(dtime: float) -> list[str]:
+def run_compare(dtime: float, only: list[str] | None = None) -> list[str]:
     """Each measure on COMPARE_SNAPSHOTS back to back, under a *deterministic* limit of
     ``dtime`` per stage (CP-SAT's work units, independent of the machine's load) and a
-    120 s wall guard; CPU seconds of this process (``time.process_time``)."""
+    120 s wall guard; CPU seconds of this process (``time.process_time``). ``only``: the
+    variants whose name starts with one of these prefixes (all when None)."""
     from models.slack_insertion.cpsat import solve_cpsat
+
+    variants = {v: kw for v, kw in COMPARE.items()
+                if only is None or any(v.startswith(o) for o in only)}
+    if not variants:
+        raise ValueError(f"--compare-only: no variant starts with any of {only}")
 
     probs = {n: pb for _, n, pb in _snapshots(0, 70)}
     solve_cpsat(probs[COMPARE_SNAPSHOTS[0] + ".json"])  # import OR-Tools outside the timings
-    cells: dict[str, list[str]] = {v: [] for v in COMPARE}
-    tot = {v: [0, 0.0] for v in COMPARE}
+    cells: dict[str, list[str]] = {v: [] for v in variants}
+    tot = {v: [0, 0.0] for v in variants}
     for name in COMPARE_SNAPSHOTS:
         pb = probs[name + ".json"]
-        for v, kw in COMPARE.items():
+        for v, kw in variants.items():
             c0 = time.process_time()
             r = solve_cpsat(pb, time_limit=120, sat_params={"max_deterministic_time": dtime},
                             **kw)
@@ -298,10 +305,10 @@ def run_compare(dtime: float) -> list[str]:
             b = "-" if r.bound is None else f"{r.bound:.6g}"
             cells[v].append(f"{'proved' if ok else 'open'} {c:.2f} s ({r.objective:.6g} / {b})")
             print(f"  {name} {v}: {cells[v][-1]}", file=sys.stderr, flush=True)
-    lines = ["| snapshot | " + " | ".join(COMPARE) + " |",
-             "|---" * (len(COMPARE) + 1) + "|"]
+    lines = ["| snapshot | " + " | ".join(variants) + " |",
+             "|---" * (len(variants) + 1) + "|"]
     for i, name in enumerate(COMPARE_SNAPSHOTS):
-        lines.append(f"| {name} | " + " | ".join(cells[v][i] for v in COMPARE) + " |")
+        lines.append(f"| {name} | " + " | ".join(cells[v][i] for v in variants) + " |")
     lines.append("| **proved / CPU s in all** | " + " | ".join(
         f"**{p}/{len(COMPARE_SNAPSHOTS)} / {c:.1f}**" for p, c in tot.values()) + " |")
     lines += ["", f"Deterministic limit {dtime:g} per stage; cells: status, CPU seconds, "
@@ -398,10 +405,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", type=float, metavar="DTIME", default=None,
                     help="compare the CP-SAT measures on a fixed snapshot list under this "
                     "deterministic limit per stage (writes results/ at the top, partial)")
+    ap.add_argument("--compare-only", default=None, metavar="PREFIXES",
+                    help="with --compare: only the variants whose name starts with one of "
+                    "these comma-separated prefixes")
     args = ap.parse_args(argv)
     if args.compare is not None:
         load0, commit = os.getloadavg(), provenance.commit()
-        body = run_compare(args.compare)
+        only = None if args.compare_only is None else args.compare_only.split(",")
+        try:
+            body = run_compare(args.compare, only)
+        except ValueError as e:
+            print(f"slack_bench: {e}", file=sys.stderr)
+            return 2
         cmd = " ".join(["python -m sim.experiments.slack_bench"] + (argv or sys.argv[1:]))
         text = "\n".join([
             "# CP-SAT insertion: speed measures compared under a deterministic limit", "",
