@@ -35,8 +35,8 @@ rounding makes look cheaper, and then move jobs that need not move. So:
    ``fine=False``: 2^24 and 2^52, the coarse stage of earlier versions). Each schedule's price is
    within ``eps = sum_i |round(w_i 2^e) / 2^e - w_i| max|delay_i|`` of ``A / 2^e``
    (``params["rounding_error"]``), so ``bound_1 = (CP-SAT's bound on A) / 2^e - eps`` is a
-   bound of the problem as defined. With 40-bit coefficients ``eps`` is about 1e-6 to
-   1e-4 price units on the bundled snapshots (0.005-2 with 24 bits). **When stage 1's
+   bound of the problem as defined. With 40-bit coefficients ``eps`` is 2e-7 to 4e-5
+   price units on the snapshots with k = 21-24 (0.005-2 with 24 bits). **When stage 1's
    schedule has a true price within the tie tolerance of** ``bound_1`` (``P_1 <= bound_1
    + price_tolerance(bound_1)``), it is in the tie set of the optimum ``P* >= bound_1``,
    and stage 2 is skipped: stage 3 then runs on the window ``A <= (P_1 + tol + eps)
