@@ -523,6 +523,56 @@ def fig_gang(setup: Setup) -> str:
     return md
 
 
+#: The message-model study (issue 9, session 6): mem_load 1.0, pdt 0.5, MNOD 2, the
+#: spec's extreme frequencies, 2 seeds; each model of ``sim.timeshare.csm.MSG_MODELS``
+#: plus the pairwise model with a FIFO fault server and with 8 references per dispatch.
+MSG = {"seeds": 2, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
+       "variants": (("pairwise", {}), ("exchange", {"msg_model": "exchange"}),
+                    ("ring", {"msg_model": "ring"}), ("async", {"msg_model": "async"}),
+                    ("probe", {"msg_model": "probe"}),
+                    ("pairwise+fifo", {"fault_service": "fifo"}),
+                    ("pairwise+8refs", {"refs_per_dispatch": 8}))}
+
+
+def fig_msg_model(setup: Setup) -> str:
+    """Targets 3.7.6-7 (faults, PRED/CSM crossover) under each message model."""
+    pts = []
+    for var, opts in MSG["variants"]:
+        for f in MSG["mfreq"]:
+            cfg = dataclasses.replace(setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)),
+                                      **opts)
+            for p in MSG["pols"]:
+                pts.append((f"{var}/m{f}/{p}", cfg, p, {"mnod": 2} if p != "rr" else {}))
+    res = run_grid(setup, "msg-model", pts, seeds=MSG["seeds"])
+    ms = ("correlation", "mean_pg_fault", "slowdown_small", "slowdown_large")
+    rows = []
+    for var, _ in MSG["variants"]:
+        for f in MSG["mfreq"]:
+            c = {p: mean_ci(res[f"{var}/m{f}/{p}"]["correlation"])[0] for p in MSG["pols"]}
+            order = " > ".join(sorted(MSG["pols"], key=lambda p: -c[p])).upper()
+            rows.append([var, f"{f}"] + [fmt(res[f"{var}/m{f}/{p}"][m], 1)
+                                         for m in ms for p in MSG["pols"]] + [order])
+    head = ["variant", "mfreq [ms]"] + [f"{m} {p}" for m in ms for p in MSG["pols"]] + \
+        ["correlation order"]
+    md = (f"# Message models and fault service at mem_load 1.0 (targets 3.7.6, 3.7.7)\n\n"
+          f"Produced at commit {provenance()}.\n\n"
+          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: "
+          f"{MSG['seeds']} seeds x {setup.jobs} jobs per point, tc and memory scaled by "
+          f"{setup.scale}, pdt 0.5, MNOD 2, mit calibrated as in fig8-9 (RR, pairwise). "
+          f"Models: `sim.timeshare.csm.MSG_MODELS`. Mean +- 95% CI half-width.\n\n")
+    md += table(rows, head)
+    md += ("\nPaper (Fig. 8): faults CSM lowest, PRED = RR; correlation CSM best at high "
+           "frequency (20 ms), PRED above CSM at low frequency (1000 ms), RR worst.\n")
+    return md
+
+
+def fig_static_probe(setup: Setup) -> str:
+    """E-4.2 under each message model and fault option (target 3.7.4)."""
+    from sim.experiments.csm_static import run_probe
+
+    return f"Produced at commit {provenance()}.\n\n" + run_probe(setup)
+
+
 def fig_sens(setup: Setup) -> str:
     """AMB-4.2 sensitivity: CSM with the corrected and the literal eq. 3 (mfreq 100 ms)."""
     pts = []
@@ -548,7 +598,8 @@ FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig4-diag": fig_static_diag,
            "corr-low": fig_corr_low, "corr-load1": fig_corr_load1,
            "fig5-6": fig_low, "fig7": fig_mnod,
            "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
-           "gang": fig_gang, "sens": fig_sens}
+           "gang": fig_gang, "sens": fig_sens, "msg-model": fig_msg_model,
+           "fig4-probe": fig_static_probe}
 
 
 def main(argv: list[str] | None = None) -> int:
