@@ -80,14 +80,19 @@ def _recv_all(task: Any) -> Any:
     return n
 
 
-def message_program(model: str, tc_us: int, rounds: int) -> Callable[..., Any]:
+def message_program(model: str, tc_us: int, rounds: int,
+                    bursts: Sequence[int] | None = None) -> Callable[..., Any]:
     """A distributed task under message model ``model`` (:data:`MSG_MODELS`): ``rounds``
-    bursts totalling ``tc_us`` µs, drawn from the program stream exactly as in
-    :func:`exchange_program` (which is ``model = "pairwise"``)."""
-    if model == "pairwise":
-        return exchange_program(tc_us, rounds)
+    bursts totalling ``tc_us`` µs, drawn from the program stream as in
+    :func:`exchange_program` (which is ``model = "pairwise"`` without ``bursts``, so the
+    default draws stay in the same order). ``bursts`` (µs, ``rounds`` values summing to
+    ``tc_us``) fixes the bursts of every task, for hand-derived scenarios."""
     if model not in MSG_MODELS:
         raise ValueError(f"msg_model must be one of {', '.join(MSG_MODELS)}, got {model!r}")
+    if bursts is not None and (len(bursts) != rounds or sum(bursts) != tc_us):
+        raise ValueError(f"bursts must be {rounds} values summing to tc_us = {tc_us}")
+    if model == "pairwise" and bursts is None:
+        return exchange_program(tc_us, rounds)
 
     def prog(ctx):
         task = ctx.task
@@ -95,7 +100,7 @@ def message_program(model: str, tc_us: int, rounds: int) -> Callable[..., Any]:
         size = len(peers)
         log2s = size.bit_length() - 1
         me = task.rank
-        bursts = _bursts(tc_us, rounds, ctx.rng)
+        todo = list(bursts) if bursts is not None else _bursts(tc_us, rounds, ctx.rng)
         if size == 1:
             yield Compute(tc_us)
             return
@@ -105,9 +110,12 @@ def message_program(model: str, tc_us: int, rounds: int) -> Callable[..., Any]:
 
         left, right = peers[(me - 1) % size], peers[(me + 1) % size]
         got = 0
-        for k, b in enumerate(bursts):
+        for k, b in enumerate(todo):
             yield Compute(b)
-            if model == "exchange":
+            if model == "pairwise":
+                yield Send(xor_partner(k), tag=k)
+                yield Recv(src=xor_partner(k), tag=k)
+            elif model == "exchange":
                 for nb in dict.fromkeys((left, right)):
                     yield Send(nb, tag=k)
                 for nb in dict.fromkeys((left, right)):
