@@ -526,10 +526,10 @@ def fig_gang(setup: Setup) -> str:
 
 
 #: The message-model study (issue 9, session 6): mem_load 1.0, pdt 0.5, MNOD 2, the
-#: spec's extreme frequencies, 2 seeds; each model of ``sim.timeshare.csm.MSG_MODELS``
+#: spec's extreme frequencies, 3 seeds; each model of ``sim.timeshare.csm.MSG_MODELS``
 #: plus the pairwise model with a FIFO fault server and with 2 references per dispatch
 #: (8 references thrash at 20 ms: one RR point ran > 3 CPU min without ending).
-MSG = {"seeds": 2, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
+MSG = {"seeds": 3, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
        "variants": (("pairwise", {}), ("exchange", {"msg_model": "exchange"}),
                     ("ring", {"msg_model": "ring"}), ("async", {"msg_model": "async"}),
                     ("probe", {"msg_model": "probe"}),
@@ -553,10 +553,15 @@ def fig_msg_model(setup: Setup) -> str:
         for f in MSG["mfreq"]:
             c = {p: mean_ci(res[f"{var}/m{f}/{p}"]["correlation"])[0] for p in MSG["pols"]}
             order = " > ".join(sorted(MSG["pols"], key=lambda p: -c[p])).upper()
+            # paired by seed (same arrivals): the sign of CSM - PRED in each seed
+            diff = [a - b for a, b in zip(res[f"{var}/m{f}/csm"]["correlation"],
+                                          res[f"{var}/m{f}/pred"]["correlation"], strict=True)]
+            signs = "".join("+" if d > 0 else "-" if d < 0 else "0" for d in diff)
             rows.append([var, f"{f}"] + [fmt(res[f"{var}/m{f}/{p}"][m], 1)
-                                         for m in ms for p in MSG["pols"]] + [order])
+                                         for m in ms for p in MSG["pols"]] +
+                        [order, f"{sum(diff) / len(diff):+.1f} ({signs})"])
     head = ["variant", "mfreq [ms]"] + [f"{m} {p}" for m in ms for p in MSG["pols"]] + \
-        ["correlation order"]
+        ["correlation order", "corr CSM - PRED, mean (sign per seed)"]
     md = (f"# Message models and fault service at mem_load 1.0 (targets 3.7.6, 3.7.7)\n\n"
           f"Produced at commit {provenance()}.\n\n"
           f"{'full configuration' if setup.full else 'PARTIAL quick run'}: "
