@@ -526,10 +526,11 @@ def fig_gang(setup: Setup) -> str:
 
 
 #: The message-model study (issue 9, session 6): mem_load 1.0, pdt 0.5, MNOD 2, the
-#: spec's extreme frequencies, 3 seeds; each model of ``sim.timeshare.csm.MSG_MODELS``
-#: plus the pairwise model with a FIFO fault server and with 2 references per dispatch
-#: (8 references thrash at 20 ms: one RR point ran > 3 CPU min without ending).
-MSG = {"seeds": 3, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
+#: spec's extreme frequencies, 2 seeds (the shared machine allowed no more; see the
+#: README); each model of ``sim.timeshare.csm.MSG_MODELS`` plus the pairwise model with
+#: a FIFO fault server and with 2 references per dispatch (8 references thrash at 20 ms:
+#: one RR point ran > 3 CPU min without ending).
+MSG = {"seeds": 2, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
        "variants": (("pairwise", {}), ("exchange", {"msg_model": "exchange"}),
                     ("ring", {"msg_model": "ring"}), ("async", {"msg_model": "async"}),
                     ("probe", {"msg_model": "probe"}),
