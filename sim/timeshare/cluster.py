@@ -7,8 +7,9 @@ the policy's ``insert`` into the ready queue ``rq``; when the CPU is free the po
 ``select`` picks the next task, which runs until its quantum expires (re-inserted), it
 blocks (receive without a message, page fault, timer: sleep queue), it is stopped or
 preempted, or its program ends. Context switches cost nothing (the paper does not model
-them). With paged memory, every dispatch makes one page reference first; a miss is a
-fault and the task sleeps for the fault latency without running.
+them). With paged memory, every dispatch makes one page reference first (k with
+``refs_per_dispatch``); a miss is a fault and the task sleeps for the fault latency
+without running (behind the node's earlier faults with ``fault_service="fifo"``).
 
 Event order at one instant: message deliveries, then CPU-segment ends, then wake-ups,
 then arrivals and user callbacks, then dispatch decisions (so a policy choosing at time t

@@ -194,3 +194,21 @@ def test_every_message_model_passes_the_checker_with_fifo_faults(model):
     r = run_point(cfg, by_name("csm", mnod=3), seed=3, log=True)
     counts = check(r.cluster.log.records)
     assert counts["complete"] == 1 and counts["messages"] > 0 and counts["faults"] > 0
+
+
+def test_cli_takes_the_options_and_rejects_bad_ones(capsys):
+    import json
+
+    from sim.cli import main
+
+    assert main(["csm", "--nodes", "4", "--jobs", "20", "--policies", "csm", "--check",
+                 "--json", "--msg-model", "probe", "--fault-service", "fifo",
+                 "--refs-per-dispatch", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["config"]["msg_model"] == "probe"
+    assert out["config"]["fault_service"] == "fifo"
+    assert out["config"]["refs_per_dispatch"] == 2
+    assert out["rows"][0]["checked"]["complete"] == 1
+    assert main(["csm", "--jobs", "5", "--msg-model", "gossip"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "msg_model" in err and "Traceback" not in err
