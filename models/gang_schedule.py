@@ -192,10 +192,11 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = linearization_level
-    if dl.expired():
+    left = dl.solver_time()
+    if left is not None and left <= 0:  # never start CP-SAT with nothing left
         return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = dl.left()
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
     st = solver.Solve(m)
     note = "" if scale == 1.0 else "weights scaled by 1000 and rounded for CP-SAT"
     if st == cp_model.INFEASIBLE:

@@ -225,10 +225,11 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     solver.parameters.random_seed = seed
     if linearization_level is not None:
         solver.parameters.linearization_level = linearization_level
-    if dl.expired():
+    left = dl.solver_time()
+    if left is not None and left <= 0:  # never start CP-SAT with nothing left
         return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = dl.left()
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
     st = solver.Solve(m)
     if st == cp_model.INFEASIBLE:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params)

@@ -503,10 +503,10 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         solver.parameters.max_deterministic_time = dtime
 
     def run() -> int:
-        if deadline.expired():  # never start a stage with nothing left of the limit
+        left = deadline.solver_time()
+        if left is not None and left <= 0:  # never start a stage with nothing left
             params.setdefault("stage_seconds", []).append(0.0)
             return cp_model.UNKNOWN
-        left = deadline.left(1e-3)
         if left is not None:
             solver.parameters.max_time_in_seconds = left
         st = solver.solve(m)
