@@ -175,13 +175,13 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     m = cp_model.CpModel()
     x = {}
     for j in range(n):
-        if dl.expired():
+        if dl.expired(dl.reserve()):
             return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
         for r in range(min(R, deg[j] + 1)):
             x[j, r] = m.NewBoolVar(f"x{j}_{r}")
         m.AddExactlyOne(x[j, r] for r in range(R) if (j, r) in x)
     for g in _on_node(problem):
-        if dl.expired():
+        if dl.expired(dl.reserve()):
             return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
         for r in range(R):
             vs = [x[j, r] for j in g if (j, r) in x]

@@ -153,7 +153,7 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     m = cp_model.CpModel()
     x = {}
     for a in range(len(apps)):
-        if dl.expired():
+        if dl.expired(dl.reserve()):
             return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
         for s in range(S):
             x[a, s] = m.NewBoolVar(f"x{a}_{s}")
@@ -165,14 +165,14 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
             on_node[k].append(a)
     groups = {tuple(g) for g in on_node if g}
     lb = sp.lower_bound(problem)
-    if dl.expired():
+    if dl.expired(dl.reserve()):
         return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
     if problem.objective == "round":
         u = [m.NewBoolVar(f"u{s}") for s in range(S)]
         for s in range(S - 1):
             m.Add(u[s] >= u[s + 1])
         for g in groups:
-            if dl.expired():
+            if dl.expired(dl.reserve()):
                 return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 m.Add(sum(x[a, s] for a in g) <= u[s])
@@ -185,13 +185,13 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         m.Minimize(total)
     else:
         for g in groups:
-            if dl.expired():
+            if dl.expired(dl.reserve()):
                 return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 m.Add(sum(x[a, s] for a in g) <= 1)
         G = m.NewIntVar(lb, S, "G")
         for a, app in enumerate(apps):
-            if dl.expired():
+            if dl.expired(dl.reserve()):
                 return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             d = app.demand
             z = {(j, s): m.NewBoolVar(f"z{a}_{j}_{s}") for j in range(d) for s in range(S)}
@@ -215,7 +215,7 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                 for s in range(S):
                     m.AddHint(u[s], s < len(h))
             for s in range(S):
-                if dl.expired():
+                if dl.expired(dl.reserve()):
                     return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
                 names = h[s] if s < len(h) else []
                 for a, app in enumerate(apps):
