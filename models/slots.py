@@ -149,6 +149,11 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     fallback = _best_heuristic(problem)
     apps = problem.apps
     S = problem.n_slots
+    if problem.objective == "round" and fallback is not None:
+        # no optimal table is longer than the heuristic one: slots past it are never
+        # used, so the model (and CP-SAT's fixed cost of loading it) shrinks; exact
+        S = min(S, len(fallback))
+        params["model_slots"] = S
     order = _order(problem)
     m = cp_model.CpModel()
     x = {}
