@@ -143,6 +143,8 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     building; stopped before CP-SAT finds rows, the colouring heuristic's rows are
     returned (FEASIBLE). ``max_vars`` bounds the ``"weighted"`` model (``"rows"``: that
     of ``models.slots``)."""
+    from ortools.sat.python import cp_model  # a one-time import, before the clock starts
+
     dl = Deadline(time_limit)
     t0 = dl.t0
     params: dict[str, Any] = {"time_limit": time_limit, "workers": workers,
@@ -154,14 +156,14 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
         if lb > problem.max_rows:
             return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params,
                            f"a node holds {lb:.0f} jobs > max_rows")
-        r = slots.solve_cpsat(to_slots(problem), time_limit=time_limit, seed=seed,
+        # the slots model gets only the time left of this call's limit
+        r = slots.solve_cpsat(to_slots(problem), time_limit=dl.left(0.0), seed=seed,
                               workers=workers, linearization_level=linearization_level)
         st = r.status if r.solution is not None or r.status is Status.INFEASIBLE \
             else Status.UNKNOWN
         return _result("cpsat", problem, r.solution, st, r.bound, t0, seed, params,
                        "models.slots round model (demand 1, no free slots)"
                        + (f"; {r.note}" if r.note else ""))
-    from ortools.sat.python import cp_model
 
     n = len(problem.jobs)
     R = _row_limit(problem)
@@ -173,13 +175,13 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     m = cp_model.CpModel()
     x = {}
     for j in range(n):
-        if dl.expired():
+        if dl.expired(dl.reserve()):
             return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
         for r in range(min(R, deg[j] + 1)):
             x[j, r] = m.NewBoolVar(f"x{j}_{r}")
         m.AddExactlyOne(x[j, r] for r in range(R) if (j, r) in x)
     for g in _on_node(problem):
-        if dl.expired():
+        if dl.expired(dl.reserve()):
             return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
         for r in range(R):
             vs = [x[j, r] for j in g if (j, r) in x]
@@ -190,10 +192,11 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = linearization_level
-    if dl.expired():
+    left = dl.solver_time()
+    if left is not None and left <= 0:  # never start CP-SAT with nothing left
         return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = dl.left()
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
     st = solver.Solve(m)
     note = "" if scale == 1.0 else "weights scaled by 1000 and rounded for CP-SAT"
     if st == cp_model.INFEASIBLE:

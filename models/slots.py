@@ -149,11 +149,16 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     fallback = _best_heuristic(problem)
     apps = problem.apps
     S = problem.n_slots
+    if problem.objective == "round" and fallback is not None:
+        # no optimal table is longer than the heuristic one: slots past it are never
+        # used, so the model (and CP-SAT's fixed cost of loading it) shrinks; exact
+        S = min(S, len(fallback))
+        params["model_slots"] = S
     order = _order(problem)
     m = cp_model.CpModel()
     x = {}
     for a in range(len(apps)):
-        if dl.expired():
+        if dl.expired(dl.reserve()):
             return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
         for s in range(S):
             x[a, s] = m.NewBoolVar(f"x{a}_{s}")
@@ -165,14 +170,14 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
             on_node[k].append(a)
     groups = {tuple(g) for g in on_node if g}
     lb = sp.lower_bound(problem)
-    if dl.expired():
+    if dl.expired(dl.reserve()):
         return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
     if problem.objective == "round":
         u = [m.NewBoolVar(f"u{s}") for s in range(S)]
         for s in range(S - 1):
             m.Add(u[s] >= u[s + 1])
         for g in groups:
-            if dl.expired():
+            if dl.expired(dl.reserve()):
                 return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 m.Add(sum(x[a, s] for a in g) <= u[s])
@@ -185,13 +190,13 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         m.Minimize(total)
     else:
         for g in groups:
-            if dl.expired():
+            if dl.expired(dl.reserve()):
                 return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
                 m.Add(sum(x[a, s] for a in g) <= 1)
         G = m.NewIntVar(lb, S, "G")
         for a, app in enumerate(apps):
-            if dl.expired():
+            if dl.expired(dl.reserve()):
                 return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             d = app.demand
             z = {(j, s): m.NewBoolVar(f"z{a}_{j}_{s}") for j in range(d) for s in range(S)}
@@ -215,7 +220,7 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                 for s in range(S):
                     m.AddHint(u[s], s < len(h))
             for s in range(S):
-                if dl.expired():
+                if dl.expired(dl.reserve()):
                     return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
                 names = h[s] if s < len(h) else []
                 for a, app in enumerate(apps):
@@ -225,10 +230,11 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     solver.parameters.random_seed = seed
     if linearization_level is not None:
         solver.parameters.linearization_level = linearization_level
-    if dl.expired():
+    left = dl.solver_time()
+    if left is not None and left <= 0:  # never start CP-SAT with nothing left
         return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = dl.left()
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
     st = solver.Solve(m)
     if st == cp_model.INFEASIBLE:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params)

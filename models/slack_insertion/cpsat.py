@@ -328,6 +328,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         raise ValueError(
             f"cpsat: the price is linear only for alpha_t = 1, got alpha_t={problem.alpha_t}; "
             "use the 'ilp' or 'brute' solver for other alpha_t")
+    from ortools.sat.python import cp_model  # noqa: F401  (a one-time import, before the clock)
+
     deadline = Deadline(time_limit)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
@@ -501,7 +503,10 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         solver.parameters.max_deterministic_time = dtime
 
     def run() -> int:
-        left = deadline.left(1e-3)
+        left = deadline.solver_time()
+        if left is not None and left <= 0:  # never start a stage with nothing left
+            params.setdefault("stage_seconds", []).append(0.0)
+            return cp_model.UNKNOWN
         if left is not None:
             solver.parameters.max_time_in_seconds = left
         st = solver.solve(m)

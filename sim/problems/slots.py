@@ -114,7 +114,18 @@ class SlotProblem:
 
     def load_of(self, k: int) -> int:
         """Slots per round the applications on node ``k`` need together."""
-        return sum(a.demand for a in self.apps if k in a.nodes)
+        return self.loads()[k]
+
+    def loads(self) -> list[int]:
+        """:meth:`load_of` of every node (computed once per problem, in one pass)."""
+        cached = self.__dict__.get("_loads")
+        if cached is None:
+            cached = [0] * self.n_nodes
+            for a in self.apps:
+                for k in set(a.nodes):
+                    cached[k] += a.demand
+            object.__setattr__(self, "_loads", cached)
+        return list(cached)
 
     def to_dict(self) -> dict[str, Any]:
         return {"problem": FAMILY, "n_nodes": self.n_nodes, "n_slots": self.n_slots,
@@ -200,8 +211,12 @@ def check(problem: SlotProblem, table: Sequence[Sequence[str]]) -> None:
         if c != by_name[name].demand:
             raise ValueError(f"application {name!r} owns {c} slots, demand "
                              f"{by_name[name].demand}")
+    busy_on = [0] * problem.n_nodes  # slots in which each node runs an application
+    for name, c in count.items():
+        for k in set(by_name[name].nodes):
+            busy_on[k] += c
     for k in range(problem.n_nodes):
-        busy = sum(1 for slot in table for name in slot if k in by_name[name].nodes)
+        busy = busy_on[k]
         if S - busy < problem.free[k]:
             raise ValueError(f"node {k} keeps {S - busy} free slots, needs {problem.free[k]}")
 
