@@ -177,11 +177,13 @@ def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
 
 
 def calibrate_measured(cfg: CSMConfig, policy_factory: Callable[[], Policy],
-                       seeds: Sequence[int], *, iters: int = 6, tol: float = 0.05
+                       seeds: Sequence[int], *, iters: int = 6, tol: float = 0.05,
+                       engine: str = "python"
                        ) -> tuple[float, float, list[tuple[float, float]]]:
     """Spec 3.4 procedure: adjust mit (s) until the *measured* mem_load (time-averaged
     memory demand / M over [0, last arrival], response times included) matches
-    ``cfg.mem_load``, by bisection on log(mit) starting from the eq. 5 value.
+    ``cfg.mem_load``, by bisection on log(mit) starting from the eq. 5 value; ``engine`` as
+in :func:`run_point`.
 
     Returns ``(mit_s, measured mem_load, trace of (mit_s, measured))``.
     """
@@ -195,7 +197,8 @@ def calibrate_measured(cfg: CSMConfig, policy_factory: Callable[[], Policy],
 
     def measure(mit: float) -> float:
         c = dataclasses.replace(cfg, mit_s=mit)
-        vals = [run_point(c, policy_factory(), s).metrics["mem_load_measured"] for s in seeds]
+        vals = [run_point(c, policy_factory(), s, engine=engine).metrics["mem_load_measured"]
+                for s in seeds]
         v = sum(vals) / len(vals)
         trace.append((mit, v))
         return v

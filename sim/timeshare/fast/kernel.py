@@ -17,8 +17,6 @@ deterministic, so a retry gives the same result).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
