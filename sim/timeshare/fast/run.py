@@ -173,7 +173,6 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
     P[K.P_LITERAL] = int(cfg.pgfault_formula == "literal")
     P[K.P_LOG] = int(log)
     PF = np.array([policy.p], np.float64)
-    PB = np.ascontiguousarray(T0[:, K.PBASE])
     cap_h, cap_m, cap_l = 4 * n_t + len(arrivals) + 64, 4 * n_t + 64, (1 << 16) if log else 1
     while True:
         MT = np.zeros((3, 625), np.int64)
@@ -190,6 +189,8 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
         N[:, K.LRUH] = -1
         N[:, K.LRUT] = -1
         N[:, K.BOOST] = -1
+        m_pages = cfg.pages_scaled
+        N[:, K.FREEH] = np.arange(n_n) * m_pages
         RQ = np.zeros((n_n, n_t + 1), np.int64)
         H = np.zeros((cap_h, 4), np.int64)
         DQ = np.zeros(n_n, np.int64)
@@ -197,10 +198,12 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
         MS[:, 4] = np.arange(1, cap_m + 1)
         MS[-1, 4] = -1
         LG = np.zeros((cap_l, 7), np.int64)
-        PP = np.empty(n_pages, np.int32)
-        PN = np.empty(n_pages, np.int32)
-        RES = np.zeros(n_pages, np.uint8)
-        err = K.run(S, T, F, N, RQ, H, DQ, MS, LG, PP, PN, RES, PB, MT, GN, P, PF, A)
+        PT = np.full(n_pages, -1, np.int32)
+        FPV = np.empty(n_n * m_pages, np.int32)
+        FNX = np.arange(1, n_n * m_pages + 1, dtype=np.int32)
+        FNX[m_pages - 1::m_pages] = -1    # one free list per node
+        FOW = np.empty((n_n * m_pages, 2), np.int64)
+        err = K.run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A)
         if err == 0:
             break
         if err == K.ERR_HEAP:
