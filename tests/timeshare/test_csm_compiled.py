@@ -52,7 +52,7 @@ def test_random_streams_are_cpythons():
 
 
 def test_six_policies_give_the_python_engines_log():
-    logs = {pol: _same(SMALL, pol, 0) for pol in POLICY_NAMES}
+    logs = {pol: _same(SMALL, pol, 1) for pol in POLICY_NAMES}
     # the config tells the policies apart, so the comparison exercises each of them
     assert len({hash(tuple(map(repr, r))) for r in logs.values()}) >= 4
     kinds = {r[1] for r in logs["csm"]}
@@ -70,8 +70,8 @@ def test_policy_options_and_literal_formula_match():
 
 
 def test_checker_accepts_the_compiled_log_and_runs_repeat():
-    a = run_point(SMALL, by_name("csm"), 3, log=True, engine="compiled")
-    b = run_point(SMALL, by_name("csm"), 3, log=True, engine="compiled")
+    a = run_point(SMALL, by_name("csm"), 2, log=True, engine="compiled")
+    b = run_point(SMALL, by_name("csm"), 2, log=True, engine="compiled")
     counts = check(a.cluster.log.records)
     assert counts["complete"] == 1 and counts["faults"] > 0 and counts["messages"] > 0
     assert a.cluster.log.records == b.cluster.log.records
