@@ -10,13 +10,13 @@ State lives in arrays (column constants below): ``S`` the scalars, ``T`` / ``F``
 int / float fields of tasks, ``N`` the nodes, ``RQ[node, i]`` the ready queues, ``H`` the
 event heap (rows ``time, cls << 44 | seq, a, b``), ``MS`` the message slots (free list),
 ``LG`` the log records, ``PT`` the page table (frame of every virtual page, -1 when not
-resident; page ``p`` of task ``t`` is ``T[t, PBASE] + p``), ``FPV`` / ``FNX`` the LRU
-links of the page frames (node ``k`` owns frames ``k M .. (k + 1) M - 1``; unused frames
-are in a free list through ``FNX``) and ``FOW[f]`` the (virtual page, task) in frame
-``f``. Frames keep the per-node LRU lists small, so that a reference costs one page-table
-read in the large table and otherwise touches the node's own frames. A full array stops the
-run with an error code; the caller retries with larger arrays (the run is
-deterministic, so a retry gives the same result).
+resident; page ``p`` of task ``t`` is ``T[t, PBASE] + p``), the LRU
+links of the page frames ``FR[f] = (prev, next, virtual page, task)`` (one 16-byte row
+per frame: node ``k`` owns frames ``k M .. (k + 1) M - 1``; unused frames are in a free
+list through ``next``). Frames keep the per-node LRU lists small, so that a reference
+costs one read in the large page table and otherwise touches the node's own frames. A
+full array stops the run with an error code; the caller retries with larger arrays (the
+run is deterministic, so a retry gives the same result).
 """
 
 from __future__ import annotations
@@ -162,57 +162,57 @@ def _request_dispatch(S, N, DQ, nd):
 
 # ------------------------------------------------------------------ memory
 @njit(cache=True)
-def _lru_unlink(N, FPV, FNX, nd, f):
-    p = FPV[f]
-    q = FNX[f]
+def _lru_unlink(N, FR, nd, f):
+    p = FR[f, 0]
+    q = FR[f, 1]
     if p >= 0:
-        FNX[p] = q
+        FR[p, 1] = q
     else:
         N[nd, LRUH] = q
     if q >= 0:
-        FPV[q] = p
+        FR[q, 0] = p
     else:
         N[nd, LRUT] = p
 
 
 @njit(cache=True)
-def _lru_append(N, FPV, FNX, nd, f):
+def _lru_append(N, FR, nd, f):
     t = N[nd, LRUT]
-    FPV[f] = t
-    FNX[f] = -1
+    FR[f, 0] = t
+    FR[f, 1] = -1
     if t >= 0:
-        FNX[t] = f
+        FR[t, 1] = f
     else:
         N[nd, LRUH] = f
     N[nd, LRUT] = f
 
 
 @njit(cache=True)
-def _load(S, T, N, PT, FPV, FNX, FOW, LG, P, nd, t, page):
+def _load(S, T, N, PT, FR, LG, P, nd, t, page):
     g = T[t, PBASE] + page
     f = PT[g]
     if f >= 0:
-        _lru_unlink(N, FPV, FNX, nd, f)
-        _lru_append(N, FPV, FNX, nd, f)
+        _lru_unlink(N, FR, nd, f)
+        _lru_append(N, FR, nd, f)
         return
     et = -1
     ep = -1
     if N[nd, LRUN] >= P[P_PAGES]:
         f = N[nd, LRUH]
-        _lru_unlink(N, FPV, FNX, nd, f)
+        _lru_unlink(N, FR, nd, f)
         N[nd, LRUN] -= 1
-        PT[FOW[f, 0]] = -1
-        et = FOW[f, 1]
-        ep = FOW[f, 0] - T[et, PBASE]
+        PT[FR[f, 2]] = -1
+        et = FR[f, 3]
+        ep = FR[f, 2] - T[et, PBASE]
         T[et, NRES] -= 1
         if T[et, OFF] <= ep < T[et, OFF] + T[et, WRK]:
             T[et, RESWS] -= 1
     else:
         f = N[nd, FREEH]
-        N[nd, FREEH] = FNX[f]
-    FOW[f, 0] = g
-    FOW[f, 1] = t
-    _lru_append(N, FPV, FNX, nd, f)
+        N[nd, FREEH] = FR[f, 1]
+    FR[f, 2] = g
+    FR[f, 3] = t
+    _lru_append(N, FR, nd, f)
     N[nd, LRUN] += 1
     PT[g] = f
     T[t, NRES] += 1
@@ -337,12 +337,12 @@ def _pol_insert(S, T, F, N, RQ, P, PF, nd, t, preempted):
     return False
 
 # Every function below takes the whole state, in this order:
-#   S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF
+#   S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF
 # (names as in the module docstring; DQ is the ring of dispatch requests of this instant).
 
 
 @njit(cache=True)
-def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t):
+def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     """Cluster._insert (any reason but "preempted")."""
     if _pol_insert(S, T, F, N, RQ, P, PF, nd, t, False) and N[nd, RUN] >= 0:
         N[nd, PREQ] = 1
@@ -351,7 +351,7 @@ def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd,
 
 
 @njit(cache=True)
-def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t):
+def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     nd = T[t, NODE]
     if N[nd, RUN] == t:
         N[nd, RUN] = -1
@@ -368,9 +368,9 @@ def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t):
         for g in range(base, base + T[t, VM]):
             f = PT[g]
             if f >= 0:
-                _lru_unlink(N, FPV, FNX, nd, f)
+                _lru_unlink(N, FR, nd, f)
                 N[nd, LRUN] -= 1
-                FNX[f] = N[nd, FREEH]
+                FR[f, 1] = N[nd, FREEH]
                 N[nd, FREEH] = f
                 PT[g] = -1
         T[t, NRES] = 0
@@ -393,7 +393,7 @@ def _start_round(T, F, MT, t):
 
 
 @njit(cache=True)
-def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t):
+def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     """Step the task program (csm.exchange_program / local_program) to its next op."""
     op = T[t, OP]
     if op == O_NEW:
@@ -410,7 +410,7 @@ def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
     if T[t, K] < T[t, R]:
         _start_round(T, F, MT, t)
     else:
-        _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
+        _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
 
 
 @njit(cache=True)
@@ -419,7 +419,7 @@ def _partner(T, t):
 
 
 @njit(cache=True)
-def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t):
+def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     slot = S[MFREE]
     if slot < 0:
         S[ERR] = ERR_MSG
@@ -436,7 +436,7 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t):
     MS[slot, 3] = mid
     MS[slot, 4] = -1
     _push(S, H, S[NOW] + P[P_LAT], E_DELIVER, slot, 0)
-    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
+    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
 
 
 @njit(cache=True)
@@ -482,16 +482,16 @@ def _block(S, T, N, DQ, LG, P, nd, t):
 
 
 @njit(cache=True)
-def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t):
+def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     N[nd, RUN] = -1
     T[t, STATE] = S_READY
     _log(S, LG, P, L_OFF, nd, t, OFF_QUANTUM, 0, 0)
-    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t)
+    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
     _request_dispatch(S, N, DQ, nd)
 
 
 @njit(cache=True)
-def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t):
+def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     """Cluster._go: run the program from now until a timed segment, a block, the quantum
     end or the program end."""
     while True:
@@ -499,7 +499,7 @@ def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t):
         if op == O_COMPUTE:
             if T[t, REM] > 0:
                 if T[t, QLEFT] <= 0:
-                    _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF,
+                    _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF,
                             nd, t)
                     return
                 seg = min(T[t, REM], T[t, QLEFT])
@@ -507,16 +507,16 @@ def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t):
                 N[nd, VER] += 1
                 _push(S, H, S[NOW] + seg, E_CPU_END, nd, N[nd, VER])
                 return
-            _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
+            _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
         elif op == O_SEND:
-            _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
+            _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
         elif op == O_RECV:
             m = _match(T, MS, t)
             if m >= 0:
                 mid = MS[m, 3]
                 _rmq_remove(S, T, MS, t, m)
                 _log(S, LG, P, L_RECV, nd, t, mid, 0, 0)
-                _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
+                _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
             else:
                 _block(S, T, N, DQ, LG, P, nd, t)
                 return
@@ -538,15 +538,15 @@ def _account(S, T, N, nd, t):
 
 
 @njit(cache=True)
-def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t):
+def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     """One page reference at dispatch; False = fault (the task went to sleep)."""
     if T[t, PHEND] >= 0 and T[t, CPU] >= T[t, PHEND]:
         _new_phase(T, F, PT, MT, GN, t, T[t, CPU])
     page = T[t, OFF] + randbelow(MT, RNG_MEM, T[t, WRK])
     f = PT[T[t, PBASE] + page]
     if f >= 0:
-        _lru_unlink(N, FPV, FNX, nd, f)
-        _lru_append(N, FPV, FNX, nd, f)
+        _lru_unlink(N, FR, nd, f)
+        _lru_append(N, FR, nd, f)
         _log(S, LG, P, L_REF, nd, t, page, 1, 0)
         return True
     T[t, FAULTS] += 1
@@ -560,7 +560,7 @@ def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, 
 
 
 @njit(cache=True)
-def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd):
+def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd):
     r = N[nd, RUN]
     if r >= 0:
         if N[nd, PREQ] == 0:
@@ -583,7 +583,7 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, n
         if P[P_DERESET] == 1:
             T[t, DE] = 0
         _log(S, LG, P, L_DISPATCH, nd, t, 0, 0, 0)
-        if T[t, VM] > 0 and not _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW,
+        if T[t, VM] > 0 and not _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR,
                                            MT, GN, P, PF, nd, t):
             continue
         T[t, STATE] = S_RUNNING
@@ -592,13 +592,13 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, n
             T[t, QLEFT] = max(1, int(expovariate(MT, RNG_POL, 1.0 / P[P_QUANT])))
         else:
             T[t, QLEFT] = P[P_QUANT]
-        _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t)
+        _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
         if S[ERR]:
             return
 
 
 @njit(cache=True)
-def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, slot):
+def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, slot):
     T[MS[slot, 0], SMQ] -= 1
     t = MS[slot, 1]
     nd = T[t, NODE]
@@ -616,23 +616,23 @@ def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, sl
         return
     if T[t, STATE] == S_BLOCKED and T[t, BLK] == B_RECV:
         T[t, BLK] = B_WOKEN
-        _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t, -1)
+        _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, -1)
 
 
 @njit(cache=True)
-def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t, page):
+def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, page):
     """Wake ``t`` after its fault on ``page`` (>= 0) or its message (page -1)."""
     nd = T[t, NODE]
     if page >= 0:
-        _load(S, T, N, PT, FPV, FNX, FOW, LG, P, nd, t, page)
+        _load(S, T, N, PT, FR, LG, P, nd, t, page)
     T[t, STATE] = S_READY
     T[t, BLK] = B_NONE
     _log(S, LG, P, L_WAKE, nd, t, 0, 0, 0)
-    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t)
+    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
 
 
 @njit(cache=True)
-def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t, nd, res):
+def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, nd, res):
     """Cluster.spawn of task ``t`` (static fields already set) on node ``nd``."""
     T[t, NODE] = nd
     T[t, ARR] = S[NOW]
@@ -652,11 +652,11 @@ def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t, n
             p = j - wrk
             if p >= off:
                 p += wrk
-        _load(S, T, N, PT, FPV, FNX, FOW, LG, P, nd, t, p)
-    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
+        _load(S, T, N, PT, FR, LG, P, nd, t, p)
+    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
     if T[t, STATE] != S_DONE:
         T[t, STATE] = S_READY
-        _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd, t)
+        _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
 
 
 @njit(cache=True)
@@ -668,14 +668,14 @@ def _resident(N, P, nd, vm):
 
 
 @njit(cache=True)
-def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A, i):
+def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, i):
     """csm.schedule_arrivals' callback for arrival ``i`` (A rows: time, first task,
     size, node of a local task or -1)."""
     first = A[i, 1]
     size = A[i, 2]
     if A[i, 3] >= 0:
         nd = A[i, 3]
-        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, first, nd,
+        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, first, nd,
                _resident(N, P, nd, T[first, VM]))
         return
     nn = N.shape[0]
@@ -702,17 +702,16 @@ def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A,
     for r in range(size):
         res[r] = _resident(N, P, nodes[r], T[first + r, VM])
     for r in range(size):
-        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, first + r,
+        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, first + r,
                nodes[r], res[r])
 
 
 @njit(cache=True)
-def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A):
+def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A):
     """Cluster.run over every arrival of ``A``; returns the error code (0 = done)."""
     S, T, F, N, RQ, H, DQ = (_unmanaged(S), _unmanaged(T), _unmanaged(F), _unmanaged(N),
                              _unmanaged(RQ), _unmanaged(H), _unmanaged(DQ))
-    MS, LG, PT, FPV, FNX, FOW = (_unmanaged(MS), _unmanaged(LG), _unmanaged(PT),
-                                 _unmanaged(FPV), _unmanaged(FNX), _unmanaged(FOW))
+    MS, LG, PT, FR = _unmanaged(MS), _unmanaged(LG), _unmanaged(PT), _unmanaged(FR)
     MT, GN, P, PF, A = _unmanaged(MT), _unmanaged(GN), _unmanaged(P), _unmanaged(PF), \
         _unmanaged(A)
     for i in range(A.shape[0]):
@@ -730,7 +729,7 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A):
             S[DQN] -= 1
             S[EVENTS] += 1
             N[nd, DPEND] = 0
-            _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, nd)
+            _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd)
             continue
         j = _pop(S, H)
         S[NOW] = H[j, 0]
@@ -743,15 +742,15 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A):
                 t = N[a, RUN]
                 _account(S, T, N, a, t)
                 if T[t, REM] <= 0:
-                    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, t)
-                _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, a, t)
+                    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+                _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a, t)
         elif cls == E_DELIVER:
-            _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, a)
+            _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a)
         elif cls == E_WAKE:
-            _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, a, b)
+            _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a, b)
         else:
             S[PENDING] -= 1
-            _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A, a)
+            _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, a)
     if S[ERR]:
         return S[ERR]
     _log(S, LG, P, L_END, -1, -1, 1 if (S[LIVE] == 0 and S[PENDING] == 0) else 0, 0, 0)

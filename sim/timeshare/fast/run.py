@@ -199,11 +199,10 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
         MS[-1, 4] = -1
         LG = np.zeros((cap_l, 7), np.int64)
         PT = np.full(n_pages, -1, np.int32)
-        FPV = np.empty(n_n * m_pages, np.int32)
-        FNX = np.arange(1, n_n * m_pages + 1, dtype=np.int32)
-        FNX[m_pages - 1::m_pages] = -1    # one free list per node
-        FOW = np.empty((n_n * m_pages, 2), np.int64)
-        err = K.run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FPV, FNX, FOW, MT, GN, P, PF, A)
+        FR = np.zeros((n_n * m_pages, 4), np.int32)   # prev, next, page, task
+        FR[:, 1] = np.arange(1, n_n * m_pages + 1)
+        FR[m_pages - 1::m_pages, 1] = -1    # one free list per node
+        err = K.run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A)
         if err == 0:
             break
         if err == K.ERR_HEAP:
