@@ -77,9 +77,10 @@ def initial_resident(cl: Cluster, node: int, vir_mem: int) -> int:
 
 class CSMRun:
     """The outcome of one point: ``tasks`` (records), ``metrics``, ``events``,
-    ``wall_s`` and the ``cluster`` (with its log when logging was on)."""
+    ``wall_s`` and the ``cluster`` (with its log when logging was on; a
+    ``sim.timeshare.fast.run.CompiledCluster`` after a compiled run)."""
 
-    def __init__(self, cluster: Cluster, tasks: list[dict[str, Any]], metrics: dict[str, float],
+    def __init__(self, cluster: Any, tasks: list[dict[str, Any]], metrics: dict[str, float],
                  wall_s: float):
         self.cluster = cluster
         self.tasks = tasks
@@ -160,7 +161,7 @@ def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
         if why is not None:
             raise ValueError(f"engine='compiled' does not implement {why}")
         ccl, tasks = simulate(cfg, policy, seed, log=log)
-        return CSMRun(ccl, tasks, summarize(tasks, cfg.n_nodes, cfg.pages_scaled),  # type: ignore[arg-type]
+        return CSMRun(ccl, tasks, summarize(tasks, cfg.n_nodes, cfg.pages_scaled),
                       time.perf_counter() - t0)
     arrivals = generate(cfg, seed)
     cl = Cluster(cfg.n_nodes, policy, latency_us=cfg.latency_us, mem_pages=cfg.pages_scaled,
