@@ -157,7 +157,7 @@ def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
     if engine == "compiled":
         from sim.timeshare.fast.run import simulate, unsupported
 
-        why = unsupported(policy, setup=setup)
+        why = unsupported(policy, cfg=cfg, setup=setup)
         if why is not None:
             raise ValueError(f"engine='compiled' does not implement {why}")
         ccl, tasks = simulate(cfg, policy, seed, log=log)

@@ -89,6 +89,15 @@ def test_unsupported_options_are_refused_by_name():
                     small_sizes=(1, 3), large_sizes=(8,))
     with pytest.raises(ValueError, match="small_sizes"):
         run_point(odd, by_name("csm"), 0, engine="compiled")
+    # options of the Python engine that the kernel does not run are named
+    from types import SimpleNamespace
+
+    from sim.timeshare.fast.run import unsupported
+
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="ring")) == \
+        "msg_model='ring'"
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=1)) is None
+    assert unsupported(by_name("csm"), cfg=SMALL) is None
 
 
 @pytest.mark.slow

@@ -29,16 +29,22 @@ KINDS = ("arrive", "dispatch", "ref", "load", "free", "off", "block", "wake", "s
 OFF_REASONS = ("quantum", "preempt", "block", "fault", "finish")
 BLOCK_CAUSES = ("recv", "fault")
 _MODES = {"rr": K.RR, "pred": K.PRED, "dyn": K.DYN, "csm": K.CSM}
+#: CSMConfig options (session 6, Python engine) the kernel runs only at these values;
+#: read with ``getattr`` so that a config without the field passes.
+CONFIG_DEFAULTS = {"msg_model": "pairwise", "fault_service": "parallel",
+                   "refs_per_dispatch": 1}
 
 
-def unsupported(policy: Any, *, setup: Any = None, **options: Any) -> str | None:
+def unsupported(policy: Any, *, cfg: Any = None, setup: Any = None, **options: Any
+                ) -> str | None:
     """Why the compiled engine cannot run this point, or None when it can.
 
     The compiled engine implements exactly: a ``heuristics.coscheduling.Coscheduling``
     policy (any mode, ``-top``, ``mnol``, ``mnod``, ``p``, ``quantum_us``, ``quantum_dist``,
     ``local_by``, ``de_reset``), no ``setup`` hook, job sizes that are powers of two, and
     the cluster options ``run_point`` sets (page-level LRU with one reference per dispatch,
-    ``touch="one"``, blocking receives, constant fault latency, constant network latency).
+    ``touch="one"``, blocking receives, constant fault latency, constant network latency)
+    with the ``cfg`` options of :data:`CONFIG_DEFAULTS` at their defaults.
     Any further keyword in ``options`` (an engine option added to the Python engine) is
     refused unless it has its default value ``None``; extend this function when the kernel
     learns it.
@@ -50,6 +56,11 @@ def unsupported(policy: Any, *, setup: Any = None, **options: Any) -> str | None
                 "heuristics.coscheduling.Coscheduling only)")
     if setup is not None:
         return "setup (a cluster hook cannot run inside the compiled engine)"
+    if cfg is not None:
+        for name, default in CONFIG_DEFAULTS.items():
+            value = getattr(cfg, name, default)
+            if value != default:
+                return f"{name}={value!r}"
     for name, value in options.items():
         if value is not None:
             return f"{name}={value!r}"
@@ -152,7 +163,7 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
              ) -> tuple[CompiledCluster, list[dict[str, Any]]]:
     """Run the point; return the cluster stand-in and the task records of
     ``csm.task_records`` (arrival / finish / cpu in µs)."""
-    why = unsupported(policy)
+    why = unsupported(policy, cfg=cfg)
     if why is not None:
         raise ValueError(f"engine='compiled' does not implement {why}")
     _check_sizes(cfg)
