@@ -26,7 +26,7 @@ in ``sim.result.build`` (status FEASIBLE; heuristics prove nothing).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from heuristics.backfill import make_selection
@@ -57,14 +57,21 @@ def pick(select: str, free: Sequence[int], capacity: Sequence[int],
 EPOCH_RULES = ("fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff", "unc-bl", "unc-bb")
 
 
-def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult") -> list[list[int]]:
-    """Epochs (lists of job indices in start order) produced by ``rule``."""
+def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult",
+                stop: Callable[[], bool] | None = None) -> list[list[int]]:
+    """Epochs (lists of job indices in start order) produced by ``rule``.
+
+    ``stop`` (optional) is asked before each epoch; once it says True the remaining
+    jobs are packed by ``fcfs`` (linear time), so a caller short of time still gets a
+    valid packing."""
     if rule not in EPOCH_RULES:
         raise ValueError(f"rule must be one of {EPOCH_RULES}, got {rule!r}")
     cap, dem, K = problem.capacity, problem.demands, problem.K
     queue = list(range(problem.n))
     out: list[list[int]] = []
     while queue:
+        if stop is not None and rule != "fcfs" and stop():
+            rule = "fcfs"
         free = list(cap)
         epoch: list[int] = []
 
@@ -158,15 +165,27 @@ solve_select_bb = _select_solver("bb")
 
 
 # ---------------------------------------------------------------------------- response
-def serial_schedule(problem: ResponseProblem, order: Sequence[int]) -> list[int]:
+def serial_schedule(problem: ResponseProblem, order: Sequence[int],
+                    stop: Callable[[], bool] | None = None) -> list[int]:
     """Serial schedule-generation scheme: place jobs in ``order``, each at its earliest
     start (>= release) where it fits beside the jobs already placed. Times in the
-    problem's integer time unit."""
+    problem's integer time unit.
+
+    ``stop`` (optional) is asked before each job; once it says True the remaining jobs
+    run one after another after everything placed (each fits an empty machine), so a
+    caller short of time still gets a feasible schedule."""
     K, cap = problem.K, problem.capacity
     placed: list[tuple[int, int, tuple[int, ...]]] = []  # (start, end, demand)
     starts = [0] * problem.n
+    tail = None  # end of the serial tail once stopped
     for j in order:
         p, d = problem.duration[j], problem.demands[j]
+        if tail is None and stop is not None and stop():
+            tail = max((e for _, e, _ in placed), default=0)
+        if tail is not None:
+            starts[j] = max(tail, problem.release[j])
+            tail = starts[j] + p
+            continue
         cands = sorted({problem.release[j]} | {e for _, e, _ in placed
                                               if e > problem.release[j]})
         for t in cands:
@@ -182,9 +201,18 @@ def serial_schedule(problem: ResponseProblem, order: Sequence[int]) -> list[int]
 
 def solve_list(problem: ResponseProblem, *, time_limit: float | None = None,
                seed: int = 0) -> Result:
-    """Serial schedule in release order (ties: index); FEASIBLE upper bound."""
+    """Serial schedule in release order (ties: index); FEASIBLE upper bound. Past
+    ``time_limit`` (seconds) the remaining jobs run one after another (``note``)."""
     t0 = time.perf_counter()
     order = sorted(range(problem.n), key=lambda j: (problem.release[j], j))
-    sol = serial_schedule(problem, order)
+    hit: list[bool] = []
+
+    def stop() -> bool:
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            hit.append(True)
+        return bool(hit)
+
+    sol = serial_schedule(problem, order, stop=stop)
     return build(solver="list", status=Status.FEASIBLE, solution=sol, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed)
+                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+                 note="stopped by the time limit: the rest serially" if hit else "")

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
+import time
 from typing import Any
 
 __all__ = ["bound_from_log", "cbc_path", "command", "solve_guarded", "variable"]
@@ -99,13 +101,123 @@ def _cbc_children(path: str) -> list[int]:
     return found
 
 
+# --------------------------------------------------------------- CBC in its own session
+_started: dict[int, list[Any]] = {}  # solving thread id -> CBC processes it started
+_started_lock = threading.Lock()
+
+
+class _SessionSubprocess:
+    """Stands in for ``subprocess`` inside ``pulp.apis.coin_api``: a ``Popen`` there from
+    a thread inside :func:`solve_guarded` starts its program in a new session (so its
+    process group can be killed whole; :func:`solve_guarded` also ends it if the call
+    is interrupted, since a terminal's Ctrl-C no longer reaches it) and is recorded for
+    the watchdog. Everything else is the real ``subprocess`` module, unchanged."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def Popen(*args: Any, **kwargs: Any) -> subprocess.Popen:  # noqa: N802 (the module API)
+        with _started_lock:
+            mine = _started.get(threading.get_ident())
+        if mine is None:
+            return subprocess.Popen(*args, **kwargs)
+        if os.name == "posix":
+            kwargs.setdefault("start_new_session", True)
+        proc = subprocess.Popen(*args, **kwargs)
+        with _started_lock:
+            mine.append(proc)
+        return proc
+
+
+def _guarded_solver_class() -> type:
+    """``pulp.COIN_CMD`` whose ``-sec`` is read from a deadline when PuLP builds CBC's
+    command line, i.e. after it wrote the MPS file (the writing is charged to the
+    limit); installs :class:`_SessionSubprocess` in ``pulp.apis.coin_api`` once."""
+    global _GUARDED
+    if _GUARDED is not None:
+        return _GUARDED
+    import pulp
+    from pulp.apis import coin_api
+
+    if not isinstance(getattr(coin_api, "subprocess", None), _SessionSubprocess):
+        coin_api.subprocess = _SessionSubprocess()
+
+    class GuardedCBC(pulp.COIN_CMD):
+        """COIN_CMD with ``timeLimit`` = seconds left until ``deadline_at``
+        (``time.perf_counter`` value; None = the fixed limit given)."""
+
+        deadline_at: float | None = None
+        _fixed_limit: float | None = None
+
+        @property
+        def timeLimit(self) -> float | None:  # noqa: N802 (PuLP's attribute name)
+            if self.deadline_at is None:
+                return self._fixed_limit
+            return round(max(self.deadline_at - time.perf_counter(), 0.01), 2)
+
+        @timeLimit.setter
+        def timeLimit(self, value: float | None) -> None:  # noqa: N802
+            self._fixed_limit = value
+
+    _GUARDED = GuardedCBC
+    return GuardedCBC
+
+
+_GUARDED: type | None = None
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs and is not a zombie (Linux ``/proc``; else: it exists)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+
+
+def _kill(procs: list[Any], path: str) -> bool:
+    """SIGKILL each running process of ``procs`` with its whole process group (CBC runs
+    in its own session); without a recorded process, this process's children running
+    ``path``. True when a signal was sent."""
+    sent = False
+    for proc in procs:
+        if proc.returncode is not None or not _alive(proc.pid):
+            continue
+        try:
+            if os.name == "posix" and os.getpgid(proc.pid) == proc.pid:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                os.kill(proc.pid, signal.SIGKILL)
+            sent = True
+        except OSError:
+            pass
+    if not procs:
+        for pid in _cbc_children(path):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                sent = True
+            except OSError:
+                pass
+    return sent
+
+
 def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
                   log_path: str | None = None) -> bool:
-    """Solve ``lp`` with :func:`command` and kill CBC if it outlives its limit.
+    """Solve ``lp`` with CBC (as :func:`command`) and kill CBC if it outlives its limit.
 
-    CBC checks ``-sec`` only in its search: reading a large model, the root LP and its
-    preprocessing can run seconds past it. A watchdog kills the CBC child process
-    ``grace`` seconds after ``time_limit`` (seconds); the model then has no values.
+    The limit runs from this call: CBC's own ``-sec`` is what is left of it once PuLP
+    has written the MPS file (a large model takes seconds to write). CBC checks ``-sec``
+    only in its search: reading a large model, the root LP and its preprocessing can
+    run far past it (measured: 50 s on an 18 s limit). CBC is started in its own
+    session, and a watchdog kills its whole process group ``grace`` seconds after
+    ``time_limit`` (seconds); the model then has no values.
 
     Returns
     -------
@@ -118,31 +230,43 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
 
     import pulp
 
-    solver = command(time_limit=time_limit, log_path=log_path)
     if time_limit is None:
-        lp.solve(solver)
+        lp.solve(command(log_path=log_path))
         return True
+    start = time.perf_counter()
+    kw: dict[str, Any] = {"msg": False, "threads": 1, "timeLimit": float(time_limit)}
+    if log_path is not None:
+        kw["logPath"] = log_path
+    cls = _guarded_solver_class()
+    cbc = cbc_path()
+    solver = cls(path=cbc, **kw) if cbc else cls(**kw)
+    if not solver.available():
+        raise RuntimeError("no CBC binary found: install PuLP < 4 (bundles CBC) or "
+                           "`pip install pulp[cbc]`")
+    solver.deadline_at = start + float(time_limit)
     path = shutil.which(solver.path) or solver.path
     tmp = tempfile.TemporaryDirectory(prefix="schedsearch_cbc_")
     solver.tmpDir = tmp.name  # a killed CBC leaves its model files: removed with it
+    procs: list[Any] = []
     killed = threading.Event()
     stop = threading.Event()
 
     def watchdog() -> None:
         # PuLP writes the model before it starts CBC, and a large model can take longer
-        # to write than the limit: keep looking for the CBC child until solve returns
-        if stop.wait(float(time_limit) + grace):
+        # to write than the limit: keep looking for CBC until solve returns
+        if stop.wait(max(start + float(time_limit) + grace - time.perf_counter(), 0.0)):
             return
         while True:
-            for pid in _cbc_children(path):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed.set()
-                except OSError:
-                    pass
+            with _started_lock:
+                mine = list(procs)
+            if _kill(mine, path):
+                killed.set()
             if stop.wait(0.05):
                 return
 
+    me = threading.get_ident()
+    with _started_lock:
+        _started[me] = procs
     guard = threading.Thread(target=watchdog, daemon=True)
     guard.start()
     try:
@@ -150,11 +274,16 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
     except pulp.PulpSolverError:
         if not killed.is_set():
             raise
+        return False
     finally:
         stop.set()
         guard.join()
+        with _started_lock:
+            _started.pop(me, None)
+        for proc in procs:  # nothing of CBC's group outlives the call
+            _kill([proc], path)
         tmp.cleanup()
-    return not killed.is_set()
+    return True
 
 
 def bound_from_log(logfile: str) -> float | None:

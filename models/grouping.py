@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from models.cbc import command as cbc_command
+from models.cbc import solve_guarded
 from sim.problems.grouping import GroupingProblem
 from sim.result import Result, Status, build
 
@@ -224,8 +225,13 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
             prob += pulp.lpSum(y) <= problem.slices, "slices"
         return prob, y
 
-    def cbc(limit: float | None = None) -> Any:
-        return cbc_command(time_limit=limit)  # COIN_CMD with PuLP's bundled CBC
+    def solve(lp: pulp.LpProblem, limit: float | None) -> bool:
+        """CBC (PuLP's bundled binary) with ``limit`` seconds, killed ``overhead`` + 0.2 s
+        past it (``models.cbc.solve_guarded``); False when killed."""
+        if limit is None:
+            lp.solve(cbc_command())
+            return True
+        return solve_guarded(lp, time_limit=limit, grace=overhead + 0.2)
 
     t_build = time.perf_counter()
     try:
@@ -241,7 +247,9 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
         return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
                        f"stopped by the time limit: too little time left for CBC to load "
                        f"the model (about {overhead:.1f} s)")
-    prob.solve(cbc(None if left is None else max(0.1, left - overhead)))
+    if not solve(prob, None if left is None else max(0.1, left - overhead)):
+        return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
+                       "CBC killed past the time limit")
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return _finish("exact-ilp", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     chosen = [g for g, v in enumerate(y) if v.varValue is not None and v.varValue > 0.5]
@@ -257,7 +265,9 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
             lp = None
         left = deadline.left()
         if lp is not None and (left is None or left > overhead):
-            lp.solve(cbc(None if left is None else max(0.1, left - overhead)))
+            if not solve(lp, None if left is None else max(0.1, left - overhead)):
+                lp = None
+        if lp is not None:
             if lp.status == pulp.LpStatusOptimal and lp.sol_status == pulp.LpSolutionOptimal:
                 bound = float(pulp.value(lp.objective)) / scale + const
     if prob.sol_status == pulp.LpSolutionIntegerFeasible and chosen:

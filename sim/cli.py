@@ -375,7 +375,9 @@ def cmd_csm(args: argparse.Namespace) -> int:
     cfg = CSMConfig(n_nodes=args.nodes, mem_pages=args.mem_pages, mem_load=args.mem_load,
                     pdt=args.pdt, n_jobs=args.jobs, mfreq_ms=args.mfreq,
                     class_mix=args.class_mix, tc_scale=args.scale, mem_scale=args.scale,
-                    pgfault_formula=args.pgfault,
+                    pgfault_formula=args.pgfault, msg_model=args.msg_model,
+                    fault_service=args.fault_service,
+                    refs_per_dispatch=args.refs_per_dispatch,
                     large_sizes=tuple(s for s in (8, 16, 32) if s <= args.nodes) or (1,))
     rows = []
     for name in [p.strip() for p in args.policies.split(",") if p.strip()]:
@@ -505,6 +507,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--class-mix", default="a", help="AMB-4.7: a (two streams) or b")
     p.add_argument("--scale", type=float, default=0.01, help="tc and memory scale")
     p.add_argument("--pgfault", default="corrected", help="eq. 3: corrected or literal")
+    p.add_argument("--msg-model", default="pairwise",
+                   help="AMB-4.10: pairwise, exchange, ring, async or probe")
+    p.add_argument("--fault-service", default="parallel",
+                   help="AMB-4.11: parallel or fifo (one fault server per node)")
+    p.add_argument("--refs-per-dispatch", type=int, default=1,
+                   help="page references per dispatch (AMB-4.11)")
     p.add_argument("--mnol", type=int, default=2)
     p.add_argument("--mnod", type=int, default=2)
     p.add_argument("--p", type=float, default=0.3, help="P of eq. 2, in [0, 1]")

@@ -10,6 +10,11 @@ deterministic; ``time_limit`` in seconds of wall clock).
   on the late jobs; maximise ``(n + 1) sum w_j x_j + sum x_j`` (work, then count).
 - :func:`solve_response` (M3): interval per job in ``[a_j, H)``, one cumulative per
   resource, minimise ``sum w_j (s_j + p_j - a_j)``; hint: the serial list schedule.
+
+The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
+clock (``common.check_clock``) every job and epoch while it is built: a stop there
+returns the greedy packing (FEASIBLE, bound ``lower_bound()``). The other two models
+are linear in the number of jobs.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from models.kresource.common import best_packing, relabel, remaining
+from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
@@ -47,7 +52,6 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                  seed: int = 0, greedy_bound: bool = True) -> Result:
     """Minimum number of epochs with CP-SAT (module docstring); ``greedy_bound=False``
     always runs the search (for cross-checks)."""
-    from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
     ub_sol = best_packing(problem, time_limit)
@@ -58,13 +62,46 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                      check=problem.check, objective=problem.objective, seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note="greedy packing meets the lower bound max_k ceil(sum r_k / C_k)")
+    n, E = problem.n, len(ub_sol)
+    try:
+        m, x, y = _epochs_model(problem, ub_sol, lb, t0, time_limit)
+    except OutOfTime:
+        return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
+                     check=problem.check, objective=problem.objective, seed=seed,
+                     runtime=time.perf_counter() - t0, params=params,
+                     note="time limit reached while building; the greedy packing")
+    s = _solver(remaining(t0, time_limit), seed)
+    status = _status(s.solve(m))
+    sol, bound = None, None
+    if status in (Status.OPTIMAL, Status.FEASIBLE):
+        sol = relabel([[j for j in range(n) if (j, e) in x and s.value(x[j, e])]
+                       for e in range(E)])
+        bound = max(lb, s.best_objective_bound)
+    elif status is Status.UNKNOWN:
+        sol, status, bound = ub_sol, Status.FEASIBLE, lb  # the greedy packing stands
+    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=problem.check,
+                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+                 params=params)
+
+
+def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, t0: float,
+                  time_limit: float | None) -> tuple[Any, dict, list]:
+    """The M1 model over ``len(ub_sol)`` epochs, hinted with ``ub_sol``; raises
+    :class:`OutOfTime` when ``time_limit`` seconds from ``t0`` pass while building."""
+    from ortools.sat.python import cp_model
+
     n, K, E = problem.n, problem.K, len(ub_sol)
     m = cp_model.CpModel()
-    x = {(j, e): m.new_bool_var(f"x{j}_{e}") for j in range(n) for e in range(min(j + 1, E))}
+    x = {}
+    for j in range(n):
+        check_clock(t0, time_limit)
+        for e in range(min(j + 1, E)):
+            x[j, e] = m.new_bool_var(f"x{j}_{e}")
     y = [m.new_bool_var(f"y{e}") for e in range(E)]
     for j in range(n):
         m.add_exactly_one(x[j, e] for e in range(min(j + 1, E)))
     for e in range(E):
+        check_clock(t0, time_limit)
         js = [j for j in range(e, n)]
         for k in range(K):
             terms = [problem.demands[j][k] * x[j, e] for j in js if problem.demands[j][k]]
@@ -79,18 +116,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         for j in ep:
             m.add_hint(x[j, e], 1)
     m.minimize(sum(y))
-    s = _solver(remaining(t0, time_limit), seed)
-    status = _status(s.solve(m))
-    sol, bound = None, None
-    if status in (Status.OPTIMAL, Status.FEASIBLE):
-        sol = relabel([[j for j in range(n) if (j, e) in x and s.value(x[j, e])]
-                       for e in range(E)])
-        bound = max(lb, s.best_objective_bound)
-    elif status is Status.UNKNOWN:
-        sol, status, bound = ub_sol, Status.FEASIBLE, lb  # the greedy packing stands
-    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
-                 params=params)
+    return m, x, y
 
 
 def solve_selection(problem: SelectionProblem, *, time_limit: float | None = None,
@@ -161,7 +187,10 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     const = sum(w * (p - a) for w, p, a in
                 zip(problem.weights, problem.duration, problem.release, strict=True))
     m.minimize(sum(problem.weights[j] * st[j] for j in range(n)) + const)
-    hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)))
+    # the hint is cut short (the rest serially) once 0.3 of the limit is spent
+    hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)),
+                           stop=None if time_limit is None else
+                           (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
     for j in range(n):
         m.add_hint(st[j], hint[j])
     s = _solver(remaining(t0, time_limit), seed)

@@ -11,6 +11,10 @@ rounded up to whole seconds as CBC takes them).
 CBC's ``LpStatus`` says "Optimal" even when it stopped on time with a solution, so we
 read ``sol_status``: ``LpSolutionOptimal`` -> OPTIMAL; ``LpSolutionIntegerFeasible`` ->
 FEASIBLE with the LP-relaxation bound (a valid bound, solved separately).
+
+Model building checks the clock (``common.check_clock``) every job and row: epochs
+stopped there return the greedy packing (FEASIBLE, bound ``lower_bound()``), response
+UNKNOWN.
 """
 
 from __future__ import annotations
@@ -20,28 +24,29 @@ import time
 from typing import Any
 
 from models.cbc import solve_guarded, variable
-from models.kresource.common import best_packing, relabel, remaining
+from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
-
-
-class _OutOfTime(Exception):
-    """The model could not be built within the time limit."""
 
 
 def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | None]:
     """Solve the binary model; returns (status, variable values, LP bound if stopped).
     The LP relaxation (for the bound) gets what is left of ``time_limit`` (seconds).
     CBC runs under ``models.cbc.solve_guarded``: it is killed shortly after the limit
-    when it overruns it while reading the model or at the root (then UNKNOWN)."""
+    when it overruns it while reading the model or at the root (then UNKNOWN). Each CBC
+    run starts only with at least the model's build time left (PuLP's writing of the
+    model, which cannot be interrupted, takes about as long)."""
     import time
 
     import pulp
 
     t0 = time.perf_counter()
     prob, xs = make(pulp.LpBinary)
+    # PuLP writes the model for CBC (it cannot be interrupted) in about the time it took
+    # to build: CBC runs only with that much left
+    t_write = time.perf_counter() - t0
     left = remaining(t0, time_limit)
-    if left is not None and left < 0.05:
+    if left is not None and left < max(0.05, t_write):
         return Status.UNKNOWN, {}, None
     if not solve_guarded(prob, time_limit=left, grace=0.2):
         return Status.UNKNOWN, {}, None
@@ -51,7 +56,7 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return Status.INFEASIBLE, {}, None
     left = remaining(t0, time_limit)
-    if left is not None and left < 0.5:
+    if left is not None and left < max(0.5, t_write):
         lp = None
     else:  # the same model relaxed (no rebuild)
         lp = prob
@@ -80,13 +85,17 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("epochs", pulp.LpMinimize)
-        x = {(j, e): variable(prob, f"x{j}_{e}", cat, low=0, up=1) for j in range(n)
-             for e in range(min(j + 1, E))}
+        x = {}
+        for j in range(n):
+            check_clock(t0, time_limit)
+            for e in range(min(j + 1, E)):
+                x[j, e] = variable(prob, f"x{j}_{e}", cat, low=0, up=1)
         y = {e: variable(prob, f"y{e}", cat, low=0, up=1) for e in range(E)}
         prob += pulp.lpSum(y.values())
         for j in range(n):
             prob += pulp.lpSum(x[j, e] for e in range(min(j + 1, E))) == 1
         for e in range(E):
+            check_clock(t0, time_limit)
             for k in range(K):
                 prob += pulp.lpSum(problem.demands[j][k] * x[j, e] for j in range(e, n)
                                    if problem.demands[j][k]) <= problem.capacity[k] * y[e]
@@ -95,7 +104,14 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         prob += pulp.lpSum(y.values()) >= lb
         return prob, x
 
-    status, vals, bound = _run(make, remaining(t0, time_limit))
+    try:
+        status, vals, bound = _run(make, remaining(t0, time_limit))
+    except OutOfTime:
+        return build(solver="ilp", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
+                     check=problem.check, objective=problem.objective,
+                     runtime=time.perf_counter() - t0, seed=seed,
+                     params={"time_limit": time_limit},
+                     note="time limit reached while building; the greedy packing")
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(n) if vals.get((j, e), 0) > 0.5] for e in range(E)])
@@ -163,16 +179,18 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("response", pulp.LpMinimize)
-        x = {(j, t): variable(prob, f"x{j}_{t}", cat, low=0, up=1) for j in range(n)
-             for t in range(a[j], H - p[j] + 1)}
+        x = {}
+        for j in range(n):
+            for t in range(a[j], H - p[j] + 1):  # at most max_vars: a look each
+                check_clock(t0, time_limit)
+                x[j, t] = variable(prob, f"x{j}_{t}", cat, low=0, up=1)
         prob += pulp.LpAffineExpression([(v, wt[j] * (t + p[j] - a[j]))
                                          for (j, t), v in x.items()])
         for j in range(n):
             prob += pulp.LpAffineExpression([(x[j, t], 1) for t in
                                              range(a[j], H - p[j] + 1)]) == 1
         for t in range(H):
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                raise _OutOfTime
+            check_clock(t0, time_limit)
             for k in range(K):
                 terms = [(x[j, u], problem.demands[j][k]) for j in range(n)
                          if problem.demands[j][k]
@@ -183,7 +201,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
 
     try:
         status, vals, bound = _run(make, time_limit)
-    except _OutOfTime:
+    except OutOfTime:
         return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=problem.check,
                      objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
                      params={"time_limit": time_limit}, note="time limit reached while building")

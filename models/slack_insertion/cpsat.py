@@ -30,20 +30,28 @@ CP-SAT needs integer coefficients, but the weights (``delay_weight`` of a waitin
 then fixing it (what this model did before) can prefer a price-neutral swap that the
 rounding makes look cheaper, and then move jobs that need not move. So:
 
-1. **Coarse price.** ``A = sum round(w_i 2^e) delay_i`` with the largest ``e`` that keeps
-   every coefficient <= 2^24 and the objective's range <= 2^52. Each schedule's price is
+1. **Price.** ``A = sum round(w_i 2^e) delay_i`` with the largest ``e`` that keeps every
+   coefficient <= 2^40 and the objective's range <= 2^61 (the *fine* stage 1, default;
+   ``fine=False``: 2^24 and 2^52, the coarse stage of earlier versions). Each schedule's price is
    within ``eps = sum_i |round(w_i 2^e) / 2^e - w_i| max|delay_i|`` of ``A / 2^e``
    (``params["rounding_error"]``), so ``bound_1 = (CP-SAT's bound on A) / 2^e - eps`` is a
-   bound of the problem as defined.
-2. **Exact price.** Only if ``eps > 0``: inside the window of coarse prices that can hold a
-   schedule within the tie tolerance of the optimum (``A <= (P_1 + tol + eps) 2^e``, ``P_1``
-   the true price of stage 1's schedule), minimise ``(A - A_lb) 2^f + B``, where ``B = sum
-   lo_i delay_i`` carries the next ``f`` bits of every weight (``lo_i = round((w_i 2^e -
-   hi_i) 2^f)``) and ``f`` is as large as the window allows in 2^53. Then every weight is
-   represented to ``2^-(e+f+1)``; the remaining error ``params["refined_error"]`` is
-   computed exactly (rational arithmetic) and is 0 when every weight fits in ``e + f``
-   bits, which holds on the bundled snapshots. Stage 2's bound is a bound of the problem
-   as defined, to ``refined_error``.
+   bound of the problem as defined. With 40-bit coefficients ``eps`` is 2e-7 to 4e-5
+   price units on the snapshots with k = 21-24 (0.005-2 with 24 bits). **When stage 1's
+   schedule has a true price within the tie tolerance of** ``bound_1`` (``P_1 <= bound_1
+   + price_tolerance(bound_1)``), it is in the tie set of the optimum ``P* >= bound_1``,
+   and stage 2 is skipped: stage 3 then runs on the window ``A <= (P_1 + tol + eps)
+   2^e``, which holds every schedule of the tie set, and its pick counts as proved only
+   when its own price is within ``bound_1``'s tie (``_fewest_moved_fine``). Otherwise
+   (``eps`` not small against the tolerance, e.g. prices near 0) the three stages run.
+2. **Exact price.** Only if ``eps > 0`` and not skipped: inside the window of stage-1
+   prices that can hold a schedule within the tie tolerance of the optimum (``A <= (P_1 +
+   tol + eps) 2^e``, ``P_1`` the true price of stage 1's schedule), minimise ``(A - A_lb)
+   2^f + B``, where ``B = sum lo_i delay_i`` carries the next ``f`` bits of every weight
+   (``lo_i = round((w_i 2^e - hi_i) 2^f)``) and ``f`` is as large as the window allows in
+   2^53. Then every weight is represented to ``2^-(e+f+1)``; the remaining error
+   ``params["refined_error"]`` is computed exactly (rational arithmetic) and is 0 when
+   every weight fits in ``e + f`` bits, which holds on the bundled snapshots. Stage 2's
+   bound is a bound of the problem as defined, to ``refined_error``.
 3. **Fewest moved jobs** among the schedules whose exact price is within
    :func:`sim.problems.insertion.price_tolerance` of the optimum (a window on the stage-2
    objective that contains all of them), by boolean ``b_i`` with ``not b_i -> start_i =
@@ -90,21 +98,25 @@ from sim.result import Result, Status
 
 __all__ = ["solve_cpsat"]
 
-_MAX_COEF_BITS = 24
+_MAX_COEF_BITS = 24  # coarse stage 1 (``fine=False``)
 _MAX_RANGE_BITS = 52
+_FINE_COEF_BITS = 40  # fine stage 1 (``fine=True``, the default)
+_FINE_RANGE_BITS = 61  # CP-SAT checks every linear expression against 2^63
 _EXACT_BITS = 53  # stage-2 objective range: integers exact in a double
 _NEGLIGIBLE = 1e-3  # refined_error / tie tolerance below which stage 3 is called exact
 
 
-def _scale_exponent(weights: list[float], ranges: list[int]) -> int:
-    """Largest e with max(w) 2^e <= 2^24 and sum(w 2^e range) <= 2^52 (see module doc)."""
+def _scale_exponent(weights: list[float], ranges: list[int], coef_bits: int = _MAX_COEF_BITS,
+                    range_bits: int = _MAX_RANGE_BITS) -> int:
+    """Largest e with max(w) 2^e <= 2^coef_bits and sum(w 2^e range) <= 2^range_bits
+    (see module doc; 24 and 52 for the coarse stage 1, 40 and 61 for the fine one)."""
     wmax = max(weights, default=0.0)
     total = sum(w * r for w, r in zip(weights, ranges, strict=True))
     if wmax <= 0:
         return 0
-    e = math.floor(_MAX_COEF_BITS - math.log2(wmax))
+    e = math.floor(coef_bits - math.log2(wmax))
     if total > 0:
-        e = min(e, math.floor(_MAX_RANGE_BITS - math.log2(total)) - 1)
+        e = min(e, math.floor(range_bits - math.log2(total)) - 1)
     return e
 
 
@@ -230,6 +242,12 @@ def _add_time_indexed(m: Any, problem: InsertionProblem,
     return rows
 
 
+def _floor_bound(b: float) -> int:
+    """An integer no larger than CP-SAT's (integer) objective bound ``b``, read as a double:
+    ``ceil(b)`` less the double's own rounding (objectives of the fine stage exceed 2^53)."""
+    return math.ceil(b - 1e-6 - abs(b) * 2.0 ** -50)
+
+
 def _fix(m: Any, lit: Any, value: int) -> None:
     """Fix the boolean ``lit`` to ``value`` (its domain in the model proto)."""
     dom = m.proto.variables[lit.index].domain
@@ -243,7 +261,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 sat_params: dict[str, Any] | None = None, warmup: float = 0.0,
                 warm_start: bool = True, equal_orders: bool = True,
                 chains: bool = True, heuristic_start: tuple[str, ...] = (),
-                time_indexed: int = 0, presolve: bool = False) -> Result:
+                time_indexed: int = 0, presolve: bool = False, fine: bool = True) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -301,6 +319,10 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         this many terms (0 = never; ``_add_time_indexed``); exact.
     presolve : bool
         CP-SAT's ``cp_model_presolve`` (see the module docstring for why it is off).
+    fine : bool
+        Stage 1 with 40-bit coefficients instead of 24-bit ones; when its schedule is
+        then proved within the tie tolerance of the optimum, the exact-price stage is
+        skipped (module docstring); exact either way.
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -311,7 +333,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params, chains=chains, time_indexed=time_indexed,
-                  presolve=presolve)
+                  presolve=presolve, fine=fine)
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
@@ -340,7 +362,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                 tighten: bool, dominant: bool, symmetry: bool, max_points: int, log: bool,
                 sat_params: dict[str, Any] | None, dtime: float | None,
                 incumbent: InsertionSchedule | None, equal_orders: bool,
-                chains: bool, time_indexed: int, presolve: bool) -> Result:
+                chains: bool, time_indexed: int, presolve: bool, fine: bool) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage."""
     from ortools.sat.python import cp_model
@@ -365,7 +387,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     ranges = [max(abs(dom[w.id][0] - w.te), abs(dom[w.id][1] - w.te)) for w in waiting]
     new_range = 0 if new_dom is None else new_dom[1] - now
     allw, allr = wts + [a], ranges + [new_range]
-    e = _scale_exponent(allw, allr)
+    e = (_scale_exponent(allw, allr, _FINE_COEF_BITS, _FINE_RANGE_BITS) if fine
+         else _scale_exponent(allw, allr))
     S = 2.0 ** e
     hi = [round(c * S) for c in allw]
     eps = math.fsum(abs(i - c * S) / S * r for i, c, r in zip(hi, allw, allr, strict=True))
@@ -506,12 +529,16 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         raise RuntimeError(f"cpsat: unexpected status {solver.status_name(st1)} "
                            "(the current schedule is always feasible)")
     sch1 = read()
-    a_lb = math.ceil(solver.best_objective_bound - 1e-6) if any(hi) else 0
+    a_lb = _floor_bound(solver.best_objective_bound) if any(hi) else 0
     bound1 = a_lb / S - eps
     if st1 != cp_model.OPTIMAL:
         return done(ins.best(problem, [sch1, start, cur]), Status.FEASIBLE, bound1,
                     "stopped by the time limit in stage 1 (price)")
     p1 = ins.price(problem, sch1)
+    if fine and eps > 0 and p1 <= bound1 + ins.price_tolerance(bound1):
+        # stage 1's schedule is in the tie set of every price >= bound1: no exact stage
+        return _fewest_moved_fine(problem, m, solver, run, read, done, hint, params, starts,
+                                  A, e, eps, sch1, bound1, sym_lit, ti_lit)
 
     # ---------------------------------------------------------------- stage 2: exact price
     tol_w = ins.price_tolerance(abs(p1) + 2 * eps) + 2 * eps
@@ -553,7 +580,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         params["stage2_status"] = solver.status_name(st2)
         if st2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             sch2 = ins.best(problem, [sch1, read()])
-            v_lb = math.ceil(solver.best_objective_bound - 1e-6)
+            v_lb = _floor_bound(solver.best_objective_bound)
             bound2 = max(bound1, float((Fraction(v_lb) + Fraction(a_lb) * 2 ** f) / den
                                        - refined_err))
         if st2 != cp_model.OPTIMAL:
@@ -609,3 +636,56 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         return done(final, Status.FEASIBLE, bound2,
                     "the fewest-moved pick was beyond the price tie; not proved")
     return done(final, Status.OPTIMAL, min(bound2, ins.price(problem, final)))
+
+
+def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any, read: Any,
+                       done: Any, hint: Any, params: dict[str, Any], starts: dict[int, Any],
+                       A: Any, e: int, eps: float, sch1: InsertionSchedule, bound1: float,
+                       sym_lit: Any, ti_lit: Any) -> Result:
+    """Stage 3 straight after a fine stage 1 whose schedule ``sch1`` (price ``p1``) is
+    within the tie tolerance of its proved bound ``bound1`` (no exact-price stage).
+
+    Every schedule of the tie set (price ``<= P* + tol(P*)``, ``P* <= p1`` the optimum)
+    has a coarse objective ``A <= (p1 + tol + eps) 2^e`` (``p + tol(p)`` rises with ``p``),
+    so minimising the moved count under that window misses none of them. The pick is in
+    the tie set when its price is at most ``bound1 + tol(bound1)`` (``P* >= bound1``);
+    otherwise the status is FEASIBLE.
+    """
+    from ortools.sat.python import cp_model
+
+    params["stage2_status"] = "skipped (fine stage 1 within the tie tolerance)"
+    p1 = ins.price(problem, sch1)
+    if ins.moved(problem, sch1) == 0:
+        params["stage3_status"] = "skipped (no job moved)"
+        return done(sch1, Status.OPTIMAL, min(bound1, p1))
+    tie = ins.price_tolerance(max(abs(p1), abs(bound1)))
+    a_win = math.floor((Fraction(p1) + Fraction(tie) + Fraction(eps)) * Fraction(2) ** e) + 1
+    if not isinstance(A, int):
+        m.add(A <= a_win)
+    moved = []
+    for w in problem.waiting:
+        b = m.new_bool_var(f"b{w.id}")
+        m.add(starts[w.id] == w.te).only_enforce_if(~b)
+        moved.append(b)
+    hint(sch1)
+    if sym_lit is not None:
+        _fix(m, sym_lit, 0)
+    if ti_lit is not None:
+        _fix(m, ti_lit, 0)
+    m.minimize(sum(moved))
+    st3 = run()
+    params["stage3_status"] = solver.status_name(st3)
+    if st3 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return done(sch1, Status.FEASIBLE, bound1,
+                    "stopped by the time limit in stage 3 (fewest moved jobs)")
+    sch3 = read()
+    final = ins.best(problem, [sch1, sch3])
+    if st3 != cp_model.OPTIMAL:
+        return done(final, Status.FEASIBLE, bound1,
+                    "stopped by the time limit in stage 3 (fewest moved jobs)")
+    p_final = ins.price(problem, final)
+    if ins.moved(problem, final) > ins.moved(problem, sch3) \
+            or p_final > bound1 + ins.price_tolerance(bound1):
+        return done(final, Status.FEASIBLE, bound1,
+                    "the fewest-moved pick was beyond the proved price tie; not proved")
+    return done(final, Status.OPTIMAL, min(bound1, p_final))

@@ -22,7 +22,16 @@ schedule beyond the tie, the cheaper one is kept and the result is FEASIBLE with
 
 Limits: ``time_limit`` covers model building, both CBC runs and reading the result
 (building checks the clock; a stop returns the cheaper of CBC's incumbent and the current
-schedule, FEASIBLE). A model whose size estimate exceeds ``max_nonzeros`` (memory) or whose
+schedule, FEASIBLE). CBC runs under :func:`models.cbc.solve_guarded`: its ``-sec`` is
+what is left after PuLP wrote the model, and it is killed ``CBC_GRACE`` seconds after
+the limit (on the k = 65 KTH snapshot it ignored an 18 s ``-sec`` for 50 s in its root
+processing). PuLP's writing of the model cannot be interrupted, so CBC is started only
+with at least ``WRITE_FACTOR`` times the build time left. When the limit passes
+before CBC gives a schedule (model building stopped, too little time left to write the
+model, CBC killed, or CBC stopped without an incumbent), the result is the better of the AST
+heuristic's schedule (:func:`heuristics.slack.solve_ast`, given at most
+``FALLBACK_SECONDS``) and the current schedule, FEASIBLE, with CBC's bound if its log
+has one. A model whose size estimate exceeds ``max_nonzeros`` (memory) or whose
 candidate times exceed ``max_points`` is refused up front with a ValueError.
 
 Status: OPTIMAL only when CBC proved both stages. CBC via PuLP reports ``LpStatus``
@@ -39,14 +48,23 @@ import tempfile
 from bisect import bisect_right
 from typing import Any
 
-from models.cbc import bound_from_log, command, variable
+from models.cbc import bound_from_log, solve_guarded, variable
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
 
-__all__ = ["solve_ilp"]
+__all__ = ["solve_ilp", "CBC_GRACE", "FALLBACK_SECONDS", "WRITE_FACTOR"]
+
+CBC_GRACE = 0.5
+"""Seconds CBC may run past the time limit before it is killed."""
+WRITE_FACTOR = 1.0
+"""PuLP's MPS writing is estimated as this times the model's build time (measured 0.7);
+CBC is not started with less time than that left."""
+FALLBACK_SECONDS = 0.5
+"""Most seconds the AST heuristic gets for the fallback schedule (it needs about 0.1 s
+for 500 waiting jobs)."""
 
 _CHECK_EVERY = 2000  # model entries between two looks at the clock
 _DIRECT_MAX = 100_000  # largest direct-form model (nonzeros) formulation="auto" builds
@@ -102,7 +120,8 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     except ValueError:
         if not deadline.expired():
             raise
-        return _stopped(problem, cur, deadline, seed, params, "listing candidate times")
+        return _fallback(problem, cur, deadline, seed, params, None,
+                         "stopped by the time limit while listing candidate times")
     run = ins.profile_of(problem)
     params["candidate_times"] = len(C)
 
@@ -133,7 +152,8 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
             raise RuntimeError(f"ilp: no candidate start for job {jid}")
         cand[jid], cost[jid] = taus, cs
         if deadline.expired():
-            return _stopped(problem, cur, deadline, seed, params, "listing candidate starts")
+            return _fallback(problem, cur, deadline, seed, params, None,
+                             "stopped by the time limit while listing candidate starts")
 
     # capacity rows: times at which the jobs that can run may exceed the free capacity
     free = {u: problem.capacity - sum(r.n for r in problem.running if r.end > u) for u in C}
@@ -173,17 +193,26 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         return finish("ilp", problem, sch, Status.OPTIMAL, ins.price(problem, sch), deadline,
                       seed, params)
 
+    t_build = deadline.elapsed()
     try:
         prob, x, price_expr = _build(problem, jobs, cand, cost, rows, free, deadline,
                                      formulation == "cumulative")
     except _Stopped:
-        return _stopped(problem, cur, deadline, seed, params, "building the model")
+        return _fallback(problem, cur, deadline, seed, params, None,
+                         "stopped by the time limit while building the model")
 
+    # PuLP writes the model for CBC in about the time it took to build (0.9 s against
+    # 1.3 s at k = 65), and that cannot be interrupted: CBC runs only with that much left
+    t_write = WRITE_FACTOR * (deadline.elapsed() - t_build)
+    if deadline.limit is not None and deadline.left(0.0) < t_write:
+        return _fallback(problem, cur, deadline, seed, params, None,
+                         "too little time left to write the model for CBC")
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_")
     os.close(fd)
 
-    def run_cbc() -> None:
-        prob.solve(command(time_limit=deadline.left(0.01), log_path=logfile))
+    def run_cbc() -> bool:
+        return solve_guarded(prob, time_limit=deadline.left(0.01), grace=CBC_GRACE,
+                             log_path=logfile)
 
     def read() -> InsertionSchedule:
         chosen = {jid: max(x[jid], key=lambda tau: (x[jid][tau].value() or 0.0, -tau))
@@ -192,10 +221,12 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         return InsertionSchedule(new_start, {w.id: chosen[w.id] for w in problem.waiting})
 
     try:
-        run_cbc()
+        if not run_cbc():
+            return _fallback(problem, cur, deadline, seed, params, bound_from_log(logfile),
+                             "CBC killed past the time limit")
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            return finish("ilp", problem, cur, Status.FEASIBLE, bound_from_log(logfile), deadline,
-                          seed, params, note="CBC found no schedule in time; current schedule")
+            return _fallback(problem, cur, deadline, seed, params, bound_from_log(logfile),
+                             "CBC found no schedule in time")
         sch1 = read()
         if not ins.is_feasible(problem, sch1):  # CBC's tolerances let in a bad pick
             sch1 = cur
@@ -210,11 +241,11 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         prob += price_expr <= p1 + ins.price_tolerance(p1), "price_tie"
         prob.setObjective(pulp.lpSum(1 - x[w.id][w.te] if w.te in x[w.id] else 1
                                      for w in problem.waiting))
-        if deadline.expired():
+        if deadline.expired(t_write):
             return finish("ilp", problem, sch1, Status.FEASIBLE, bound, deadline, seed, params,
                           note="stopped by the time limit before the tie-break stage")
-        run_cbc()
-        if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        if not run_cbc() or prob.sol_status not in (pulp.LpSolutionOptimal,
+                                                     pulp.LpSolutionIntegerFeasible):
             return finish("ilp", problem, sch1, Status.FEASIBLE, bound, deadline, seed, params,
                           note="tie-break stage stopped without a schedule")
         sch2 = read()
@@ -230,10 +261,18 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         os.unlink(logfile)
 
 
-def _stopped(problem: InsertionProblem, cur: InsertionSchedule, deadline: Deadline, seed: int,
-             params: dict[str, Any], what: str) -> Result:
-    return finish("ilp", problem, cur, Status.FEASIBLE, None, deadline, seed, params,
-                  note=f"stopped by the time limit while {what}; current schedule, no bound")
+def _fallback(problem: InsertionProblem, cur: InsertionSchedule, deadline: Deadline,
+              seed: int, params: dict[str, Any], bound: float | None, why: str) -> Result:
+    """FEASIBLE with the better of the AST heuristic's and the current schedule (CBC gave
+    none in time); ``bound`` is CBC's, if any."""
+    from heuristics.slack import solve_ast
+
+    ast = solve_ast(problem, time_limit=FALLBACK_SECONDS).solution
+    sch = cur if ast is None else ins.best(problem, [ast, cur])
+    which = "AST heuristic's" if sch is ast else "current"
+    return finish("ilp", problem, sch, Status.FEASIBLE, bound, deadline, seed, params,
+                  note=f"{why}; the {which} schedule" + ("" if bound is not None
+                                                         else ", no bound"))
 
 
 def _build(problem: InsertionProblem, jobs: list[tuple[int, int, int]],

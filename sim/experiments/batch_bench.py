@@ -20,6 +20,13 @@ about 140 jobs at 10k jobs, within the paper's 64 to 256.
 Run: ``python -m sim.experiments.batch_bench [--repeat 5] [--quick]``; writes
 ``sim/experiments/results/batch_bench.md`` (``--quick`` writes ``results/batch_bench.md``
 at the repository top instead, and says it is partial).
+
+``--conservative-scaling`` (issue 13 item 4) runs only conservative backfilling on the
+synthetic workload above (offered load 0.8 on 256 processors, seed 1: a stationary
+queue, whose time-averaged length the table gives) at 10k, 20k, 40k, 80k, 160k and 240k
+jobs, median of ``min(--repeat, 3)`` runs, and writes
+``sim/experiments/results/batch_bench_conservative.md`` (with ``--quick`` only 10k-40k,
+to ``results/`` at the top, partial). Flat CPU time per job means linear cost.
 """
 
 from __future__ import annotations
@@ -58,8 +65,11 @@ cpu = time.process_time()
 s = simulate(w, make_policy(pol, **({"select": sel} if sel else {})))
 cpu = time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+submit = sum(j.submit for j in w.jobs)
+span = max(int(s.end.max()), 1) - min(j.submit for j in w.jobs)
+queue = (int(s.start.sum()) - submit) / max(span, 1)  # time-averaged waiting jobs
 print(json.dumps({"jobs": len(w), "read": read, "sim": s.sim_seconds, "cpu": cpu,
-                  "peak_mb": peak}))
+                  "peak_mb": peak, "queue": queue}))
 """
 
 
@@ -99,6 +109,7 @@ def measure(kind: str, name: str, policy: str, n: int, repeat: int) -> dict:
         "cpu_median": statistics.median(r["cpu"] for r in runs),
         "read_median": statistics.median(r["read"] for r in runs),
         "peak_mb": max(r["peak_mb"] for r in runs),
+        "queue": runs[0]["queue"],
         "runs": repeat,
     }
 
@@ -107,7 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="skip SDSC-BLUE and the largest n")
+    ap.add_argument("--conservative-scaling", action="store_true",
+                    help="only conservative on the stationary synthetic workload, 10k-240k jobs")
     args = ap.parse_args(argv)
+    if args.conservative_scaling:
+        return conservative_scaling(args.repeat, args.quick, argv)
     cases = [("trace", "KTH-SP2", "conservative", 0), ("trace", "KTH-SP2", "easy", 0)]
     if not args.quick:
         cases.append(("trace", "SDSC-BLUE", "easy", 0))
@@ -171,6 +186,50 @@ def main(argv: list[str] | None = None) -> int:
     out = Path("results") if args.quick else RESULTS
     out.mkdir(exist_ok=True)
     (out / "batch_bench.md").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+SCALING_SIZES = (10_000, 20_000, 40_000, 80_000, 160_000, 240_000)
+
+
+def conservative_scaling(repeat: int, quick: bool, argv: list[str] | None) -> int:
+    """Conservative backfilling's cost per job against the number of jobs of the
+    stationary synthetic workload (module docstring); times in seconds."""
+    sizes = SCALING_SIZES[:3] if quick else SCALING_SIZES
+    rep = min(repeat, 3)
+    rows = []
+    for n in sizes:
+        r = measure("synthetic", "synthetic", "conservative", n, rep)
+        r["us_cpu"] = 1e6 * r["cpu_median"] / r["jobs"]
+        r["us_wall"] = 1e6 * r["sim_median"] / r["jobs"]
+        rows.append(r)
+        print(f"n={r['jobs']:7d}  sim median {r['sim_median']:7.2f} s  cpu median "
+              f"{r['cpu_median']:6.2f} s  {r['us_cpu']:5.1f} us/job cpu  {r['us_wall']:5.1f} "
+              f"us/job wall  queue {r['queue']:6.1f}  peak {r['peak_mb']:.0f} MB", flush=True)
+    cmd = "python -m sim.experiments.batch_bench " + " ".join(
+        argv if argv is not None else sys.argv[1:])
+    lines = [
+        "# Conservative backfilling: cost per job on a stationary workload",
+        "",
+        f"`{cmd}` at commit {provenance.commit()}, Python {platform.python_version()}, "
+        f"{platform.machine()}; synthetic workload (offered load 0.8 on 256 processors, "
+        f"seed 1, jobs killed at their request); median of {rep} runs, each in a fresh "
+        f"process; load average at the end (1/5/15 min) {provenance.load_average()}. "
+        "'queue' is the time-averaged number of waiting jobs (sum of waits / span)."
+        + (" QUICK RUN: partial, not the committed configuration." if quick else ""),
+        "",
+        "| jobs | sim median [s] | cpu median [s] | us/job (cpu) | us/job (wall) | queue "
+        "| peak RSS [MB] |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(f"| {r['jobs']} | {r['sim_median']:.2f} | {r['cpu_median']:.2f} | "
+                     f"{r['us_cpu']:.1f} | {r['us_wall']:.1f} | {r['queue']:.1f} | "
+                     f"{r['peak_mb']:.0f} |")
+    out = Path("results") if quick else RESULTS
+    out.mkdir(exist_ok=True)
+    (out / "batch_bench_conservative.md").write_text("\n".join(lines) + "\n")
+    print(f"written to {out / 'batch_bench_conservative.md'}")
     return 0
 
 

@@ -6,9 +6,12 @@ with FIGURE one of ``calib`` (eq. 5 calibration), ``fig4`` (E-4.2, static two-jo
 (E-4.7..4.9, mem_load 1), ``fig10-11`` (E-4.10, 4.11, mem_load 1.5), ``fig12`` (E-4.12,
 local slowdown at 1 and 1.5; reuses the runs of fig8-9 and fig10-11), ``fig4-diag`` (why
 the static run misses), ``corr-low`` / ``corr-load1`` (eq. 9 readings at scale 0.01 and
-0.1) or ``all``. ``--engine compiled`` runs the CSM points on the numba engine
-(:mod:`sim.timeshare.fast`, identical event logs; the gang reference stays Python);
-``--out DIR`` writes a PARTIAL run into DIR.
+0.1), ``msg-model`` (targets 6-7 under each message model and fault option),
+``fig4-probe`` (the static run under the same), ``crossover-diag`` (where PRED and CSM
+can order a task differently) or ``all``. ``--engine compiled`` runs the CSM points on
+the numba engine (:mod:`sim.timeshare.fast`, identical event logs; the gang reference
+stays Python; options the kernel lacks raise an error); ``--out DIR`` writes a PARTIAL
+run into DIR.
 
 The full configuration writes ``sim/experiments/results/csm/<figure>.md`` and ``.png``
 (and the raw per-seed metrics as ``.json``); ``--quick`` (or any override of seeds, jobs,
@@ -29,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from heuristics.coscheduling import by_name
+from heuristics.coscheduling import Coscheduling, by_name
 from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.metrics import mean_ci
 from sim.timeshare.workload import (
@@ -530,6 +533,142 @@ def fig_gang(setup: Setup) -> str:
     return md
 
 
+#: The message-model study (issue 9, session 6): mem_load 1.0, pdt 0.5, MNOD 2, the
+#: spec's extreme frequencies, 2 seeds (the shared machine allowed no more; see the
+#: README); each model of ``sim.timeshare.csm.MSG_MODELS`` plus the pairwise model with
+#: a FIFO fault server and with 2 references per dispatch (8 references thrash at 20 ms:
+#: one RR point ran > 3 CPU min without ending).
+MSG = {"seeds": 2, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
+       "variants": (("pairwise", {}), ("exchange", {"msg_model": "exchange"}),
+                    ("ring", {"msg_model": "ring"}), ("async", {"msg_model": "async"}),
+                    ("probe", {"msg_model": "probe"}),
+                    ("pairwise+fifo", {"fault_service": "fifo"}),
+                    ("pairwise+2refs", {"refs_per_dispatch": 2}))}
+
+
+def fig_msg_model(setup: Setup) -> str:
+    """Targets 3.7.6-7 (faults, PRED/CSM crossover) under each message model."""
+    pts = []
+    for var, opts in MSG["variants"]:
+        for f in MSG["mfreq"]:
+            cfg = dataclasses.replace(setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)),
+                                      **opts)
+            for p in MSG["pols"]:
+                pts.append((f"{var}/m{f}/{p}", cfg, p, {"mnod": 2} if p != "rr" else {}))
+    res = run_grid(setup, "msg-model", pts, seeds=MSG["seeds"])
+    ms = ("correlation", "mean_pg_fault", "slowdown_small", "slowdown_large")
+    rows = []
+    for var, _ in MSG["variants"]:
+        for f in MSG["mfreq"]:
+            c = {p: mean_ci(res[f"{var}/m{f}/{p}"]["correlation"])[0] for p in MSG["pols"]}
+            order = " > ".join(sorted(MSG["pols"], key=lambda p: -c[p])).upper()
+            # paired by seed (same arrivals): the sign of CSM - PRED in each seed
+            diff = [a - b for a, b in zip(res[f"{var}/m{f}/csm"]["correlation"],
+                                          res[f"{var}/m{f}/pred"]["correlation"], strict=True)]
+            signs = "".join("+" if d > 0 else "-" if d < 0 else "0" for d in diff)
+            rows.append([var, f"{f}"] + [fmt(res[f"{var}/m{f}/{p}"][m], 1)
+                                         for m in ms for p in MSG["pols"]] +
+                        [order, f"{sum(diff) / len(diff):+.1f} ({signs})"])
+    head = ["variant", "mfreq [ms]"] + [f"{m} {p}" for m in ms for p in MSG["pols"]] + \
+        ["correlation order", "corr CSM - PRED, mean (sign per seed)"]
+    md = (f"# Message models and fault service at mem_load 1.0 (targets 3.7.6, 3.7.7)\n\n"
+          f"Produced at commit {provenance()}.\n\n"
+          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: "
+          f"{MSG['seeds']} seeds x {setup.jobs} jobs per point, tc and memory scaled by "
+          f"{setup.scale}, pdt 0.5, MNOD 2, mit calibrated as in fig8-9 (RR, pairwise). "
+          f"Models: `sim.timeshare.csm.MSG_MODELS`. Mean +- 95% CI half-width.\n\n")
+    md += table(rows, head)
+    md += ("\nPaper (Fig. 8): faults CSM lowest, PRED = RR; correlation CSM best at high "
+           "frequency (20 ms), PRED above CSM at low frequency (1000 ms), RR worst.\n")
+    return md
+
+
+class _Disagree(Coscheduling):
+    """Algorithm 1 that also computes, at each insertion of a distributed task into a
+    busy node, where the *other* of PRED / CSM would have put it (read-only replay of
+    lines 4-12), and counts the cases: ``idle`` (line 3: RQ empty, CPU idle), ``same``
+    (both policies choose the same RQ position) and ``differ``; plus, for CSM, which
+    path was taken (``line5``, ``csm`` mode, ``pred`` mode when memory fits)."""
+
+    def __init__(self, *a: Any, **k: Any):
+        super().__init__(*a, **k)
+        self.counts: dict[str, int] = {}
+
+    def _count(self, key: str) -> None:
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def _position(self, node: Any, h: Any, mode: str) -> int:
+        """RQ index at which ``mode`` ("pred" or "csm") would insert ``h`` now."""
+        rq = node.rq
+        exhausted = self.memory_exhausted(node)
+        if mode == "csm" and exhausted and h.rmq:
+            return 0
+        i = len(rq) - 1
+        if mode == "csm" and exhausted:
+            pg = self.cluster.pg_fault
+            while i >= 0 and self.starv_cond(rq[i]) and pg(rq[i]) > pg(h):
+                i -= 1
+        else:
+            while i >= 0 and self.starv_cond(rq[i]) and rq[i].mes < h.mes:
+                i -= 1
+        return i + 1
+
+    def place(self, node: Any, h: Any) -> bool:
+        if h.job is not None and not self._is_local(h):
+            if not node.rq and node.running is None:
+                self._count("idle")
+            else:
+                a, b = self._position(node, h, "pred"), self._position(node, h, "csm")
+                self._count("same" if a == b else "differ")
+                if self.mode == "csm":
+                    ex = self.memory_exhausted(node)
+                    self._count("line5" if ex and h.rmq else "csm" if ex else "pred")
+        return super().place(node, h)
+
+
+def fig_crossover_diag(setup: Setup) -> str:
+    """Target 3.7.7: how often PRED and CSM can order a distributed task differently."""
+    from sim.timeshare.csm import run_point as run
+
+    rows = []
+    for var, opts in (("pairwise", {}), ("probe", {"msg_model": "probe"})):
+        for f in MSG["mfreq"]:
+            cfg = dataclasses.replace(setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)),
+                                      **opts)
+            for p in ("pred", "csm"):
+                pol = _Disagree(p, quantum_us=int(cfg.quantum_ms * 1000), mnod=2)
+                run(cfg, pol, seed=0)
+                c = pol.counts
+                tot = c.get("idle", 0) + c.get("same", 0) + c.get("differ", 0)
+                busy = c.get("same", 0) + c.get("differ", 0)
+                path = (f"{100 * c.get('line5', 0) / busy:.0f} / "
+                        f"{100 * c.get('csm', 0) / busy:.0f} / "
+                        f"{100 * c.get('pred', 0) / busy:.0f}") if p == "csm" and busy else "-"
+                rows.append([var, f"{f}", p.upper(), f"{tot}",
+                             f"{100 * c.get('idle', 0) / tot:.1f}",
+                             f"{100 * c.get('same', 0) / tot:.1f}",
+                             f"{100 * c.get('differ', 0) / tot:.1f}", path])
+    head = ["msg model", "mfreq [ms]", "policy run", "distributed insertions",
+            "idle CPU, empty RQ (line 3) [%]", "PRED and CSM same position [%]",
+            "positions differ [%]", "CSM busy-node paths: line 5 / CSM mode / predictive [%]"]
+    md = (f"# Target 3.7.7: where PRED and CSM can differ (mem_load 1.0)\n\n"
+          f"Produced at commit {provenance()}.\n\n"
+          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: seed 0, "
+          f"{setup.jobs} jobs, tc and memory scaled by {setup.scale}, pdt 0.5, MNOD 2. At "
+          f"every insertion of a distributed task the position the other policy would "
+          f"have chosen is computed from the same state (a read-only replay of Algorithm "
+          f"1 lines 4-12).\n\n")
+    md += table(rows, head)
+    return md
+
+
+def fig_static_probe(setup: Setup) -> str:
+    """E-4.2 under each message model and fault option (target 3.7.4)."""
+    from sim.experiments.csm_static import run_probe
+
+    return f"Produced at commit {provenance()}.\n\n" + run_probe(setup)
+
+
 def fig_sens(setup: Setup) -> str:
     """AMB-4.2 sensitivity: CSM with the corrected and the literal eq. 3 (mfreq 100 ms)."""
     pts = []
@@ -555,7 +694,8 @@ FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig4-diag": fig_static_diag,
            "corr-low": fig_corr_low, "corr-load1": fig_corr_load1,
            "fig5-6": fig_low, "fig7": fig_mnod,
            "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
-           "gang": fig_gang, "sens": fig_sens}
+           "gang": fig_gang, "sens": fig_sens, "msg-model": fig_msg_model,
+           "fig4-probe": fig_static_probe, "crossover-diag": fig_crossover_diag}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """Exact slack insertion solvers: time to prove optimality, peak memory, and time limits.
 
-``python -m sim.experiments.slack_bench [--time-limit 10] [--kmax 70] [--variants]
-[--ilp] [--limits] [--out NAME] [--compare DTIME]``
+``python -m sim.experiments.slack_bench [--time-limit 10] [--kmin 0] [--kmax 70]
+[--before JSON] [--variants] [--ilp] [--limits] [--out NAME] [--compare DTIME]``
 
 Default: solves every problem of the bundled KTH snapshot set
 (``instances/data/slack_snapshots``, insert and remove problems met while simulating
@@ -10,6 +10,11 @@ KTH-SP2 months with AST; see its ``index.md``) with
 queue-length bin: problems, proved optimal within the limit, median and 90th percentile
 wall time (a stopped run counts as the limit), and the peak resident memory of the
 process after the bin.
+
+``--before JSON`` (e.g. ``'{"fine": false}'``) also solves every problem, right after the
+default model, with ``solve_cpsat`` options JSON (the configuration before a change), so
+that before and after are measured in one run under the same load; the table then gives
+both per bin, and the CPU seconds of each (``time.process_time``) beside the wall time.
 
 ``--variants`` also runs, on six evenly spaced problems of each bin from k = 11 to 50 and
 in the same run (the machine is shared, so only a comparison within one run means
@@ -33,8 +38,8 @@ a 1 s limit, each in a fresh process, and prints the wall time and the peak memo
 that process and its children (CBC). Target (issue 14): within the limit plus 2 s and
 under 1 GB.
 
-Writes ``sim/experiments/results/<out>`` only for the full configuration (no ``--kmax``
-below 70, limit 10 s); otherwise ``results/<out>`` at the repository top, marked partial.
+Writes ``sim/experiments/results/<out>`` only for the full configuration (``--kmin 0``, no
+``--kmax`` below 70, limit 10 s); otherwise ``results/<out>`` at the repository top, marked partial.
 Protocol: wall-clock seconds on a shared 2-core machine (load average printed), CP-SAT
 with ``num_workers=1``, commit and command in the header. Times are seconds.
 """
@@ -148,10 +153,33 @@ def _bin_table(rows: list[tuple], limit: float, mem: dict[tuple[int, int], float
     return lines
 
 
-def run_cpsat(time_limit: float, kmax: int, variants: bool) -> list[str]:
+def _before_table(rows: list[tuple], before: list[tuple], limit: float) -> list[str]:
+    """Per bin: proved, median and p90 wall seconds, CPU seconds in all, before -> now."""
+    lines = ["| queue k | problems | proved: before -> now | median s: before -> now | "
+             "p90 s: before -> now | CPU s in all: before -> now |",
+             "|---|---|---|---|---|---|"]
+    for lo, hi in BINS:
+        cols = []
+        for rs in (before, rows):
+            sub = [r for r in rs if lo <= r[0] <= hi]
+            ts = [min(r[3], limit) for r in sub]
+            cols.append((len(sub), sum(1 for r in sub if r[2] is Status.OPTIMAL),
+                         statistics.median(ts) if ts else 0.0, _pct(ts, 0.9) if ts else 0.0,
+                         sum(r[4] for r in sub)))
+        (n, p0, m0, q0, c0), (_, p1, m1, q1, c1) = cols
+        if n:
+            lines.append(f"| {lo}-{hi} | {n} | {p0} -> {p1} | {m0:.3f} -> {m1:.3f} | "
+                         f"{q0:.3f} -> {q1:.3f} | {c0:.1f} -> {c1:.1f} |")
+    return lines
+
+
+def run_cpsat(time_limit: float, kmax: int, variants: bool, kmin: int = 0,
+              before: dict | None = None) -> list[str]:
     from models.slack_insertion.cpsat import solve_cpsat
 
-    problems = _snapshots(0, kmax)
+    problems = _snapshots(kmin, kmax)
+    if not problems:
+        return ["No snapshot in the k range."]
     solve_cpsat(problems[0][2])  # import OR-Tools outside the timings
     rows, mem = [], {}
     # the variants run on at most VARIANT_SAMPLE problems per bin, evenly spaced
@@ -161,10 +189,18 @@ def run_cpsat(time_limit: float, kmax: int, variants: bool) -> list[str]:
         step = max(1, len(names) // VARIANT_SAMPLE)
         sample.update(names[::step][:VARIANT_SAMPLE])
     var_rows: dict[str, list[tuple]] = {v: [] for v in VARIANTS if v != "full"}
+    before_rows: list[tuple] = []
     for k, name, pb in problems:
+        c0 = time.process_time()
         r = solve_cpsat(pb, time_limit=time_limit)
-        rows.append((k, name, r.status, r.runtime))
+        rows.append((k, name, r.status, r.runtime, time.process_time() - c0))
         print(f"  {name}: {r.status.value} {r.runtime:.3f}s", file=sys.stderr, flush=True)
+        if before is not None:
+            c0 = time.process_time()
+            rb = solve_cpsat(pb, time_limit=time_limit, **before)
+            before_rows.append((k, name, rb.status, rb.runtime, time.process_time() - c0))
+            print(f"  {name} before: {rb.status.value} {rb.runtime:.3f}s", file=sys.stderr,
+                  flush=True)
         if variants and name in sample:
             for v, kw in VARIANTS.items():
                 if v != "full":
@@ -188,6 +224,19 @@ def run_cpsat(time_limit: float, kmax: int, variants: bool) -> list[str]:
         f"Unproved within the limit: {sum(1 for r in rows if r[2] is not Status.OPTIMAL)} "
         f"of {len(rows)}.",
     ]
+    if before is not None:
+        gained = sorted(r[1] for r, b in zip(rows, before_rows, strict=True)
+                        if r[2] is Status.OPTIMAL and b[2] is not Status.OPTIMAL)
+        lost = sorted(r[1] for r, b in zip(rows, before_rows, strict=True)
+                      if b[2] is Status.OPTIMAL and r[2] is not Status.OPTIMAL)
+        lines += ["", f"Before (options {json.dumps(before)}) and now, each problem solved "
+                  "by both back to back (wall seconds, a stopped run counted as the limit; "
+                  "CPU seconds of this process):", ""]
+        lines += _before_table(rows, before_rows, time_limit)
+        lines += ["", f"Unproved: {sum(1 for b in before_rows if b[2] is not Status.OPTIMAL)}"
+                  f" -> {sum(1 for r in rows if r[2] is not Status.OPTIMAL)} of {len(rows)}. "
+                  f"Proved now only: {', '.join(gained) or '-'}. "
+                  f"Proved before only: {', '.join(lost) or '-'}."]
     if variants:
         lines += ["", f"Speed measures, each switched off in turn (same run, on "
                   f"{VARIANT_SAMPLE} evenly spaced problems per bin; proved within the limit "
@@ -223,22 +272,29 @@ COMPARE = {
     "+ warm start from AST": {"heuristic_start": ("AST",)},
     "+ warm start from the five orders": {"heuristic_start": ("AST", "AAT", "DU", "DC", "DP")},
     "+ time-indexed rows (200k terms)": {"time_indexed": 200_000},
+    "coarse (24-bit) stage 1, always the exact-price stage": {"fine": False},
 }
 
 
-def run_compare(dtime: float) -> list[str]:
+def run_compare(dtime: float, only: list[str] | None = None) -> list[str]:
     """Each measure on COMPARE_SNAPSHOTS back to back, under a *deterministic* limit of
     ``dtime`` per stage (CP-SAT's work units, independent of the machine's load) and a
-    120 s wall guard; CPU seconds of this process (``time.process_time``)."""
+    120 s wall guard; CPU seconds of this process (``time.process_time``). ``only``: the
+    variants whose name starts with one of these prefixes (all when None)."""
     from models.slack_insertion.cpsat import solve_cpsat
+
+    variants = {v: kw for v, kw in COMPARE.items()
+                if only is None or any(v.startswith(o) for o in only)}
+    if not variants:
+        raise ValueError(f"--compare-only: no variant starts with any of {only}")
 
     probs = {n: pb for _, n, pb in _snapshots(0, 70)}
     solve_cpsat(probs[COMPARE_SNAPSHOTS[0] + ".json"])  # import OR-Tools outside the timings
-    cells: dict[str, list[str]] = {v: [] for v in COMPARE}
-    tot = {v: [0, 0.0] for v in COMPARE}
+    cells: dict[str, list[str]] = {v: [] for v in variants}
+    tot = {v: [0, 0.0] for v in variants}
     for name in COMPARE_SNAPSHOTS:
         pb = probs[name + ".json"]
-        for v, kw in COMPARE.items():
+        for v, kw in variants.items():
             c0 = time.process_time()
             r = solve_cpsat(pb, time_limit=120, sat_params={"max_deterministic_time": dtime},
                             **kw)
@@ -249,10 +305,10 @@ def run_compare(dtime: float) -> list[str]:
             b = "-" if r.bound is None else f"{r.bound:.6g}"
             cells[v].append(f"{'proved' if ok else 'open'} {c:.2f} s ({r.objective:.6g} / {b})")
             print(f"  {name} {v}: {cells[v][-1]}", file=sys.stderr, flush=True)
-    lines = ["| snapshot | " + " | ".join(COMPARE) + " |",
-             "|---" * (len(COMPARE) + 1) + "|"]
+    lines = ["| snapshot | " + " | ".join(variants) + " |",
+             "|---" * (len(variants) + 1) + "|"]
     for i, name in enumerate(COMPARE_SNAPSHOTS):
-        lines.append(f"| {name} | " + " | ".join(cells[v][i] for v in COMPARE) + " |")
+        lines.append(f"| {name} | " + " | ".join(cells[v][i] for v in variants) + " |")
     lines.append("| **proved / CPU s in all** | " + " | ".join(
         f"**{p}/{len(COMPARE_SNAPSHOTS)} / {c:.1f}**" for p, c in tot.values()) + " |")
     lines += ["", f"Deterministic limit {dtime:g} per stage; cells: status, CPU seconds, "
@@ -333,7 +389,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sim.experiments.slack_bench",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=10.0)
+    ap.add_argument("--kmin", type=int, default=0)
     ap.add_argument("--kmax", type=int, default=70)
+    ap.add_argument("--before", default=None, metavar="JSON",
+                    help="solve_cpsat options of the 'before' configuration, run on every "
+                    "problem right after the default one")
     ap.add_argument("--variants", action="store_true")
     ap.add_argument("--ilp", action="store_true")
     ap.add_argument("--ilp-kmax", type=int, default=5)
@@ -345,10 +405,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", type=float, metavar="DTIME", default=None,
                     help="compare the CP-SAT measures on a fixed snapshot list under this "
                     "deterministic limit per stage (writes results/ at the top, partial)")
+    ap.add_argument("--compare-only", default=None, metavar="PREFIXES",
+                    help="with --compare: only the variants whose name starts with one of "
+                    "these comma-separated prefixes")
     args = ap.parse_args(argv)
     if args.compare is not None:
         load0, commit = os.getloadavg(), provenance.commit()
-        body = run_compare(args.compare)
+        only = None if args.compare_only is None else args.compare_only.split(",")
+        try:
+            body = run_compare(args.compare, only)
+        except ValueError as e:
+            print(f"slack_bench: {e}", file=sys.stderr)
+            return 2
         cmd = " ".join(["python -m sim.experiments.slack_bench"] + (argv or sys.argv[1:]))
         text = "\n".join([
             "# CP-SAT insertion: speed measures compared under a deterministic limit", "",
@@ -365,9 +433,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         _one(args.one[0], args.one[1], float(args.one[2]))
         return 0
-    full = args.kmax >= 70 and args.time_limit == 10.0
+    before = None
+    if args.before is not None:
+        try:
+            before = json.loads(args.before)
+            if not isinstance(before, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as e:
+            print(f"slack_bench: --before: {e}", file=sys.stderr)
+            return 2
+    full = args.kmin <= 0 and args.kmax >= 70 and args.time_limit == 10.0
     commit, load0, t0 = provenance.commit(), os.getloadavg(), time.perf_counter()
-    body = run_cpsat(args.time_limit, args.kmax, args.variants)
+    body = run_cpsat(args.time_limit, args.kmax, args.variants, args.kmin, before)
     if args.ilp:
         # in a fresh process: a child inherits its parent's peak memory figure, so CBC's
         # peak is only readable from a process that never held CP-SAT's models
@@ -385,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         "# Exact slack insertion solvers: time to prove optimality, memory, limits",
         "",
         ("" if full else "**Partial run** (not the full configuration: --kmax 70, "
-         "--time-limit 10); not a committed result.\n"),
+         "--kmin 0, --time-limit 10); not a committed result.\n"),
         f"Command: `{cmd}` at commit {commit}; bundled KTH snapshots; CP-SAT 9.15, one "
         f"worker, seed 0; wall seconds on a shared 2-core machine (load average "
         f"{load0[0]:.1f} at start, {load1[0]:.1f} at end; {time.perf_counter() - t0:.0f} s "

@@ -10,7 +10,9 @@ with its own state machine and raises :class:`CheckError` at the first violation
 - a task leaves the CPU only if it was on it; spinning only while on the CPU;
 - resident memory never exceeds M pages per node; every page reference is a hit
   exactly when the page is resident; a faulting task is woken only after the fault
-  latency; loads evict only resident pages;
+  latency (``fault_service`` "fifo" in the config: one server per node, so a fault is
+  served after the faults before it on its node, each taking the latency); loads evict
+  only resident pages;
 - every message is delivered once, after exactly the network latency, to the
   destination named at the send, and consumed at most once, by that task, while it is
   on the CPU, after delivery;
@@ -45,6 +47,8 @@ def check(records: Iterable[Sequence[Any]], *, daemons: Iterable[int] = ()) -> d
     m_pages = cfg["mem_pages"]
     latency = cfg["latency_us"]
     fault_lat = cfg["fault_latency_us"]
+    fifo = cfg.get("fault_service", "parallel") == "fifo"
+    server_free: dict[int, int] = {k: 0 for k in range(n_nodes)}  # FIFO fault server
     daemon_set = set(daemons)
 
     on_cpu: dict[int, int | None] = {k: None for k in range(n_nodes)}
@@ -130,7 +134,11 @@ def check(records: Iterable[Sequence[Any]], *, daemons: Iterable[int] = ()) -> d
                 fail(i, "block reason does not match the way it left the CPU")
             status[task] = "blocked"
             if a == "fault":
-                fault_at[task] = t
+                if fifo:  # the expected wake time: served after the queued faults
+                    server_free[node] = max(t, server_free[node]) + fault_lat
+                    fault_at[task] = server_free[node] - fault_lat
+                else:
+                    fault_at[task] = t
         elif kind == "wake":
             if st != "blocked":
                 fail(i, f"wake of a task that is {st}")

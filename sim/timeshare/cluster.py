@@ -7,8 +7,9 @@ the policy's ``insert`` into the ready queue ``rq``; when the CPU is free the po
 ``select`` picks the next task, which runs until its quantum expires (re-inserted), it
 blocks (receive without a message, page fault, timer: sleep queue), it is stopped or
 preempted, or its program ends. Context switches cost nothing (the paper does not model
-them). With paged memory, every dispatch makes one page reference first; a miss is a
-fault and the task sleeps for the fault latency without running.
+them). With paged memory, every dispatch makes one page reference first (k with
+``refs_per_dispatch``); a miss is a fault and the task sleeps for the fault latency
+without running (behind the node's earlier faults with ``fault_service="fifo"``).
 
 Event order at one instant: message deliveries, then CPU-segment ends, then wake-ups,
 then arrivals and user callbacks, then dispatch decisions (so a policy choosing at time t
@@ -174,12 +175,20 @@ class Cluster:
         AMB-4.11: a dispatch that hits touches only the referenced page ("one", default)
         or every resident page of the task's working set ("ws", the option that makes the
         pages of rarely scheduled tasks age first).
+    fault_service : {"parallel", "fifo"}
+        AMB-4.11 page-fault service: "parallel" (default) serves every fault in the
+        constant latency; "fifo" has one page-fault server (disk) per node, faults
+        queue and each takes the latency once the server is free.
+    refs_per_dispatch : int
+        Page references made at each dispatch (default 1, the paper's "a new page
+        reference" per scheduling); they stop at the first miss (the fault).
     """
 
     def __init__(self, n_nodes: int, policy: Policy | Callable[[], Policy], *,
                  latency_us: int = 100, mem_pages: int | None = None,
                  fault_latency_us: int = 20_000, seed: int = 0, log: bool = True,
-                 literal_pgfault: bool = False, touch: str = "one"):
+                 literal_pgfault: bool = False, touch: str = "one",
+                 fault_service: str = "parallel", refs_per_dispatch: int = 1):
         if not isinstance(n_nodes, int) or n_nodes <= 0:
             raise ValueError(f"n_nodes must be a positive integer, got {n_nodes!r}")
         if not isinstance(latency_us, int) or latency_us < 0:
@@ -195,6 +204,15 @@ class Cluster:
         if touch not in ("one", "ws"):
             raise ValueError(f"touch must be 'one' or 'ws', got {touch!r}")
         self.touch_ws = touch == "ws"
+        if fault_service not in ("parallel", "fifo"):
+            raise ValueError(f"fault_service must be 'parallel' or 'fifo', got "
+                             f"{fault_service!r}")
+        if not isinstance(refs_per_dispatch, int) or refs_per_dispatch < 1:
+            raise ValueError(f"refs_per_dispatch must be an integer >= 1, got "
+                             f"{refs_per_dispatch!r}")
+        self.fault_fifo = fault_service == "fifo"
+        self.refs_per_dispatch = refs_per_dispatch
+        self._disk_free = [0] * n_nodes  # per node: when the FIFO fault server is free
         self.nodes = [Node(k, PagedMemory(mem_pages, fault_latency_us)
                            if mem_pages is not None else None) for k in range(n_nodes)]
         self.tasks: list[Task] = []
@@ -210,8 +228,13 @@ class Cluster:
         self.rng_mem = random.Random(seed * 104_729 + 1)
         self.rng_program = random.Random(seed * 1_299_709 + 2)
         self.log = EventLog(enabled=log)
+        opts: dict[str, Any] = {}  # non-default options only: default logs unchanged
+        if self.fault_fifo:
+            opts["fault_service"] = "fifo"
+        if refs_per_dispatch != 1:
+            opts["refs_per_dispatch"] = refs_per_dispatch
         self.log.config(n_nodes=n_nodes, mem_pages=mem_pages, latency_us=latency_us,
-                        fault_latency_us=fault_latency_us)
+                        fault_latency_us=fault_latency_us, **opts)
         self._advancing: Task | None = None
         self.policy.attach(self)
 
@@ -461,11 +484,20 @@ class Cluster:
             self._go(nd, t)
 
     def _reference(self, nd: Node, t: Task) -> bool:
-        """One page reference at dispatch; False = fault (the task went to sleep)."""
+        """The page references of a dispatch; False = fault (the task went to sleep)."""
         ws = t.ws
         rng = self.rng_mem
         if ws.phase_end >= 0 and t.cpu >= ws.phase_end:
             ws.new_phase(t.cpu, rng)
+        if self.refs_per_dispatch != 1:
+            for _ in range(self.refs_per_dispatch):
+                if not self._ref_one(nd, t, ws, rng):
+                    return False
+            return True
+        return self._ref_one(nd, t, ws, rng)
+
+    def _ref_one(self, nd: Node, t: Task, ws: WorkingSet, rng: random.Random) -> bool:
+        """One page reference; False = fault (the task went to sleep)."""
         # _randbelow(n) is what randrange(n) returns for n > 0 (same stream, less work)
         page = ws.offset + rng._randbelow(ws.wrk)
         ws.refs += 1
@@ -493,7 +525,13 @@ class Cluster:
         t.blocked_on = "fault"
         if log.enabled:
             log.add(self.now, "block", nd.id, t.tid, "fault")
-        self._push(self.now + nd.memory.fault_latency_us, _WAKE, (t, "fault", page))
+        lat = nd.memory.fault_latency_us
+        if self.fault_fifo:  # one server per node: wait for the faults queued before
+            start = max(self.now, self._disk_free[nd.id])
+            self._disk_free[nd.id] = start + lat
+            self._push(start + lat, _WAKE, (t, "fault", page))
+        else:
+            self._push(self.now + lat, _WAKE, (t, "fault", page))
         return False
 
     def _load(self, nd: Node, t: Task, page: int) -> None:

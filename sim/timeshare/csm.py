@@ -6,7 +6,9 @@ task's initial resident set follows eq. 7. Communication (AMB-4.10): a distribut
 of a job of size s > 1 runs R = round(tc / mfreq) CPU bursts (R common to the job; burst
 k of a task is ``tc/R · Exp(1)``, the last one takes the rest, so every task computes
 exactly tc); after burst k it sends one message to its partner ``rank XOR 2^(k mod
-log2 s)`` and blocks in a receive for the partner's message of round k.
+log2 s)`` and blocks in a receive for the partner's message of round k. That is the
+default message model, "pairwise"; :data:`MSG_MODELS` defines the other readings
+(``CSMConfig.msg_model``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,115 @@ def exchange_program(tc_us: int, rounds: int) -> Callable[..., Any]:
                 yield Send(partner, tag=k)
                 yield Recv(src=partner, tag=k)
     return prog
+
+
+def _bursts(tc_us: int, rounds: int, rng: Any) -> list[int]:
+    """The R CPU bursts of a task (µs): ``tc/R · Exp(1)``, the last takes the rest."""
+    out = []
+    left = tc_us
+    mean = tc_us / rounds
+    for k in range(rounds):
+        b = left if k == rounds - 1 else min(left, int(mean * rng.expovariate(1.0)))
+        left -= b
+        out.append(b)
+    return out
+
+
+def _recv_all(task: Any) -> Any:
+    """Consume every message already in the RMQ (a non-blocking probe loop); on the CPU
+    each ``Recv`` matches at once, so none of them blocks."""
+    n = 0
+    while task.rmq:
+        yield Recv()
+        n += 1
+    return n
+
+
+def message_program(model: str, tc_us: int, rounds: int,
+                    bursts: Sequence[int] | None = None) -> Callable[..., Any]:
+    """A distributed task under message model ``model`` (:data:`MSG_MODELS`): ``rounds``
+    bursts totalling ``tc_us`` µs, drawn from the program stream as in
+    :func:`exchange_program` (which is ``model = "pairwise"`` without ``bursts``, so the
+    default draws stay in the same order). ``bursts`` (µs, ``rounds`` values summing to
+    ``tc_us``) fixes the bursts of every task, for hand-derived scenarios."""
+    if model not in MSG_MODELS:
+        raise ValueError(f"msg_model must be one of {', '.join(MSG_MODELS)}, got {model!r}")
+    if bursts is not None and (len(bursts) != rounds or sum(bursts) != tc_us):
+        raise ValueError(f"bursts must be {rounds} values summing to tc_us = {tc_us}")
+    if model == "pairwise" and bursts is None:
+        return exchange_program(tc_us, rounds)
+
+    def prog(ctx):
+        task = ctx.task
+        peers = ctx.cluster.jobs[task.job]
+        size = len(peers)
+        log2s = size.bit_length() - 1
+        me = task.rank
+        todo = list(bursts) if bursts is not None else _bursts(tc_us, rounds, ctx.rng)
+        if size == 1:
+            yield Compute(tc_us)
+            return
+
+        def xor_partner(k: int) -> int:
+            return peers[me ^ (1 << (k % log2s))]
+
+        left, right = peers[(me - 1) % size], peers[(me + 1) % size]
+        got = 0
+        for k, b in enumerate(todo):
+            yield Compute(b)
+            if model == "pairwise":
+                yield Send(xor_partner(k), tag=k)
+                yield Recv(src=xor_partner(k), tag=k)
+            elif model == "exchange":
+                for nb in dict.fromkeys((left, right)):
+                    yield Send(nb, tag=k)
+                for nb in dict.fromkeys((left, right)):
+                    yield Recv(src=nb, tag=k)
+            elif model == "ring":
+                yield Send(right, tag=k)
+                yield Recv(src=left, tag=k)
+            elif model == "async":
+                yield Send(xor_partner(k), tag=k)
+                if k:
+                    yield Recv(src=xor_partner(k - 1), tag=k - 1)
+            else:  # probe
+                yield Send(xor_partner(k), tag=k)
+                got += yield from _recv_all(task)
+        if model == "async":
+            yield Recv(src=xor_partner(rounds - 1), tag=rounds - 1)
+        elif model == "probe":
+            for _ in range(rounds - got):  # the partners' last messages
+                yield Recv()
+    return prog
+
+
+#: The message models (AMB-4.10), each a reading of the paper's text. Every model uses
+#: the same bursts, "the time between successive arrivals (sending) ... exponential with
+#: mean = mfreq" (section 5, "Message frequency"), and sends one message per partner
+#: after each burst; they differ in whom a task sends to and when it waits.
+MSG_MODELS = {
+    "pairwise": "the spec's default [A]: send to the partner rank XOR 2^(k mod log2 s), "
+                "then a blocking receive of the partner's round-k message (section 3.1: "
+                "tasks that 'cannot communicate with their correspondents release the CPU "
+                "... and change to the blocked state')",
+    "exchange": "send to both ring neighbours (rank +- 1), then blocking receives from "
+                "both: two correspondents per round (section 1: 'scheduling the "
+                "correspondents - the most recent communicated processes'; the spec's "
+                "'all-to-all steps' cut to the neighbours)",
+    "ring": "send to rank + 1, blocking receive from rank - 1: a one-way pipeline in "
+            "which a task's receive depends on a chain of other nodes (section 3.1 "
+            "blocking, a 'correspondent' that is not the task one sends to)",
+    "async": "send to the XOR partner, then a blocking receive of the partner's "
+             "previous-round message: a task may run one round ahead (section 4.1: "
+             "'distributed tasks which only receive messages' vs those that send and "
+             "receive; sends do not wait)",
+    "probe": "send to the XOR partner, then consume whatever is already in the RMQ "
+             "without blocking; the messages still missing are received (blocking) at "
+             "the end. Messages wait in the RMQ of a ready task (section 4.1: 'the only "
+             "way that CSM algorithm can know which task is currently executing in "
+             "another node is taking the reception of the messages into account ... if "
+             "the task to be inserted on the RQ has any incoming message in the RMQ')",
+}
 
 
 def map_uniform_memory(cl: Cluster, vir_mems: Sequence[int]) -> list[int]:
@@ -114,7 +225,8 @@ def schedule_arrivals(cl: Cluster, cfg: CSMConfig, arrivals: Sequence[Arrival],
                 per.append({"vir_mem": vm,
                             "ws": WorkingSet(vm, cfg.ws_dist, cfg.ws_std, phase * tc),
                             "resident": initial_resident(c, k, vm)})
-            ts = c.spawn_job(job, nodes, exchange_program(tc, rounds), per_task=per, work=tc)
+            ts = c.spawn_job(job, nodes, message_program(cfg.msg_model, tc, rounds),
+                             per_task=per, work=tc)
             for t in ts:
                 kinds[t.tid] = a.kind
         return go
@@ -166,7 +278,8 @@ def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
     arrivals = generate(cfg, seed)
     cl = Cluster(cfg.n_nodes, policy, latency_us=cfg.latency_us, mem_pages=cfg.pages_scaled,
                  fault_latency_us=int(round(cfg.fault_ms * 1000)), seed=seed, log=log,
-                 literal_pgfault=cfg.pgfault_formula == "literal")
+                 literal_pgfault=cfg.pgfault_formula == "literal",
+                 fault_service=cfg.fault_service, refs_per_dispatch=cfg.refs_per_dispatch)
     if setup is not None:
         setup(cl)
     kinds: dict[int, str] = {}

@@ -12,6 +12,12 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+#: The message models of :mod:`sim.timeshare.csm` ("pairwise" is the default).
+MSG_MODEL_NAMES = ("pairwise", "exchange", "ring", "async", "probe")
+#: Session-6 options recorded by ``CSMConfig.to_dict`` only when not at these defaults.
+OPTION_DEFAULTS = {"msg_model": "pairwise", "fault_service": "parallel",
+                   "refs_per_dispatch": 1}
+
 
 @dataclass(frozen=True)
 class CSMConfig:
@@ -46,6 +52,14 @@ class CSMConfig:
         in proportion to the WS size in pages (one reference per dispatch).
     pgfault_formula : "corrected" or "literal" eq. 3 (AMB-4.2)
     mit_s : mean inter-arrival time in seconds; None = calibrated from mem_load (eq. 5)
+    msg_model : how a distributed task sends and receives (AMB-4.10; issue 9, session 6):
+        "pairwise" (default, the spec's [A]), "exchange", "ring", "async" or "probe"
+        (:data:`sim.timeshare.csm.MSG_MODELS` defines each)
+    fault_service : "parallel" (default) or "fifo" page-fault service (AMB-4.11)
+    refs_per_dispatch : page references per dispatch (default 1, AMB-4.11)
+
+    The last three are written by :meth:`to_dict` only when not the default, so the
+    recorded configurations (and result caches) of default runs do not change.
     """
 
     n_nodes: int = 32
@@ -74,6 +88,9 @@ class CSMConfig:
     mem_scale: float = 1.0
     pgfault_formula: str = "corrected"
     mit_s: float | None = None
+    msg_model: str = "pairwise"
+    fault_service: str = "parallel"
+    refs_per_dispatch: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -108,6 +125,12 @@ class CSMConfig:
             need(max(sizes) <= self.n_nodes, f,
                  f"holds a job wider than the cluster (n_nodes = {self.n_nodes})")
         need(self.mit_s is None or self.mit_s > 0, "mit_s", "must be > 0")
+        need(self.msg_model in MSG_MODEL_NAMES, "msg_model",
+             f"must be one of {', '.join(MSG_MODEL_NAMES)}")
+        need(self.fault_service in ("parallel", "fifo"), "fault_service",
+             "must be 'parallel' or 'fifo'")
+        need(isinstance(self.refs_per_dispatch, int) and self.refs_per_dispatch >= 1,
+             "refs_per_dispatch", "must be an integer >= 1")
         need(4 * self.mest_scaled <= self.pages_scaled, "mest",
              "makes a large task (up to 4 mest pages) larger than M, which the model "
              "cannot page")
@@ -126,6 +149,9 @@ class CSMConfig:
         d = asdict(self)
         d["small_sizes"] = list(self.small_sizes)
         d["large_sizes"] = list(self.large_sizes)
+        for name, default in OPTION_DEFAULTS.items():
+            if d[name] == default:
+                del d[name]
         return d
 
 

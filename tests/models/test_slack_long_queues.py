@@ -21,6 +21,7 @@ from models.slack_insertion.domains import (
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, NewJob, RunningJob, WaitingJob
 from sim.result import Status
+from tests.models.test_slack_exactness import tie_problem
 
 
 def identical_jobs_problem(seed: int) -> InsertionProblem:
@@ -123,8 +124,8 @@ def test_left_shift_never_worse_and_blocked(seed):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
 def test_cpsat_measures_agree_with_brute_force(case):
     """Default ``cpsat`` (chain sets, symmetry orders, no presolve), the heuristic warm
-    start, the time-indexed rows, CP-SAT's presolve and the model without chain sets all
-    return brute force's optimum: same price within the tie
+    start, the time-indexed rows, CP-SAT's presolve, the model without chain sets and the
+    coarse (24-bit) stage 1 all return brute force's optimum: same price within the tie
     tolerance and the same number of moved jobs (identical jobs make the symmetry orders
     bite)."""
     _, pb = case
@@ -133,7 +134,8 @@ def test_cpsat_measures_agree_with_brute_force(case):
             "warm": si.solve_cpsat(pb, heuristic_start=ORDERS),
             "no chains": si.solve_cpsat(pb, chains=False),
             "time-indexed rows": si.solve_cpsat(pb, time_indexed=100_000),
-            "presolve on": si.solve_cpsat(pb, presolve=True)}
+            "presolve on": si.solve_cpsat(pb, presolve=True),
+            "coarse stage 1": si.solve_cpsat(pb, fine=False)}
     for name, r in runs.items():
         assert r.status is Status.OPTIMAL, (name, r.note)
         ins.check(pb, r.solution)
@@ -147,3 +149,30 @@ def test_identical_jobs_generator_makes_symmetry_orders_and_rows():
     runs = [si.solve_cpsat(pb, time_indexed=100_000).params for _, pb in CASES[:30]]
     assert sum(p.get("equal_orders", 0) for p in runs) >= 20
     assert sum(1 for p in runs if p.get("time_indexed_rows", 0) > 0) >= 10
+
+
+def test_fine_stage_skip_and_fallback_agree_with_brute_force(monkeypatch):
+    """The fine stage 1 (default) skips the exact-price stage when its schedule is within
+    the tie tolerance of its bound; with coefficients cut to 8 bits its rounding error
+    exceeds the tolerance and the three stages run. Both paths return brute force's
+    price and moved count on the tie instances of issue 13.1 and on the identical-jobs
+    instances, and each path is taken on many of them."""
+    from models.slack_insertion import cpsat
+
+    problems = [tie_problem(seed) for seed in range(20)] + [pb for _, pb in CASES[:20]]
+    refs = [si.solve_brute(pb) for pb in problems]
+    taken, exact_stage, fine = {}, {}, cpsat._FINE_COEF_BITS
+    for bits in (fine, 8):
+        monkeypatch.setattr(cpsat, "_FINE_COEF_BITS", bits)
+        skipped = ran = 0
+        for pb, ref in zip(problems, refs, strict=True):
+            r = si.solve_cpsat(pb)
+            assert r.status is Status.OPTIMAL, (bits, r.note)
+            ins.check(pb, r.solution)
+            assert abs(r.objective - ref.objective) <= ins.price_tolerance(ref.objective)
+            assert ins.moved(pb, r.solution) == ins.moved(pb, ref.solution), (bits, pb)
+            skipped += str(r.params.get("stage2_status", "")).startswith("skipped")
+            ran += r.params.get("stage2_status") == "OPTIMAL"
+        taken[bits], exact_stage[bits] = skipped, ran
+    assert taken[fine] >= 25, taken  # the skip path
+    assert exact_stage[8] >= 20, exact_stage  # the three stages
