@@ -8,7 +8,10 @@ local slowdown at 1 and 1.5; reuses the runs of fig8-9 and fig10-11), ``fig4-dia
 the static run misses), ``corr-low`` / ``corr-load1`` (eq. 9 readings at scale 0.01 and
 0.1), ``msg-model`` (targets 6-7 under each message model and fault option),
 ``fig4-probe`` (the static run under the same), ``crossover-diag`` (where PRED and CSM
-can order a task differently) or ``all``.
+can order a task differently) or ``all``. ``--engine compiled`` runs the CSM points on
+the numba engine (:mod:`sim.timeshare.fast`, identical event logs; the gang reference
+stays Python; options the kernel lacks raise an error); ``--out DIR`` writes a PARTIAL
+run into DIR.
 
 The full configuration writes ``sim/experiments/results/csm/<figure>.md`` and ``.png``
 (and the raw per-seed metrics as ``.json``); ``--quick`` (or any override of seeds, jobs,
@@ -80,7 +83,12 @@ class Setup:
         #: file-name suffix of a named configuration ("" for the 0.01 one)
         self.suffix = f"-scale{self.scale:g}" if self.full and self.scale != FULL["scale"] \
             else ""
-        self.out = FULL_DIR if self.full else QUICK_DIR
+        self.engine = getattr(args, "engine", "python")
+        out = getattr(args, "out", None)
+        if out is not None:   # an explicit directory is never the committed results
+            self.full = False
+            self.suffix = ""
+        self.out = Path(out) if out is not None else FULL_DIR if self.full else QUICK_DIR
         self.out.mkdir(parents=True, exist_ok=True)
 
     def cfg(self, **kw: Any) -> CSMConfig:
@@ -100,7 +108,7 @@ class Setup:
             t0 = time.perf_counter()
             seeds = CALIB_SEEDS.get(key, (101, 102, 103))
             mit, meas, trace = calibrate_measured(base, lambda: by_name("rr"), seeds=seeds,
-                                                  iters=4, tol=0.1)
+                                                  iters=4, tol=0.1, engine=self.engine)
             print(f"  calibrated {key}: mit {mit:.3f} s (eq. 5: {calibrate_mit(base):.3f}) "
                   f"measured mem_load {meas:.3f} in {time.perf_counter() - t0:.0f} s",
                   flush=True)
@@ -145,7 +153,7 @@ def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, di
         ev = 0
         for seed in range(n_seeds):
             r = run_point(cfg, by_name(pol, quantum_us=int(cfg.quantum_ms * 1000), **opts),
-                          seed)
+                          seed, engine=setup.engine)
             ev += r.events
             for m in metrics:
                 vals[m].append(r.metrics[m])
@@ -699,6 +707,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=float)
     ap.add_argument("--mfreq", type=float, nargs="+", help="mfreq grid in ms")
     ap.add_argument("--pdt", type=float, nargs="+")
+    ap.add_argument("--engine", choices=("python", "compiled"), default="python",
+                    help="simulation engine (compiled: numba, identical event logs)")
+    ap.add_argument("--out", help="write into this directory (always a PARTIAL run)")
     args = ap.parse_args(argv)
     try:
         setup = Setup(args)

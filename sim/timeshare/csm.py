@@ -188,9 +188,10 @@ def initial_resident(cl: Cluster, node: int, vir_mem: int) -> int:
 
 class CSMRun:
     """The outcome of one point: ``tasks`` (records), ``metrics``, ``events``,
-    ``wall_s`` and the ``cluster`` (with its log when logging was on)."""
+    ``wall_s`` and the ``cluster`` (with its log when logging was on; a
+    ``sim.timeshare.fast.run.CompiledCluster`` after a compiled run)."""
 
-    def __init__(self, cluster: Cluster, tasks: list[dict[str, Any]], metrics: dict[str, float],
+    def __init__(self, cluster: Any, tasks: list[dict[str, Any]], metrics: dict[str, float],
                  wall_s: float):
         self.cluster = cluster
         self.tasks = tasks
@@ -247,11 +248,33 @@ def task_records(cl: Cluster, kinds: dict[int, str]) -> list[dict[str, Any]]:
     return out
 
 
+ENGINES = ("python", "compiled")
+
+
 def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
-              setup: Callable[[Cluster], None] | None = None) -> CSMRun:
+              setup: Callable[[Cluster], None] | None = None,
+              engine: str = "python") -> CSMRun:
     """Simulate one seed of one configuration under ``policy``; ``setup(cluster)`` runs
-    before the arrivals are registered (e.g. the gang reference's slot timer)."""
+    before the arrivals are registered (e.g. the gang reference's slot timer).
+
+    ``engine="compiled"`` runs the numba engine of :mod:`sim.timeshare.fast` (needs the
+    ``fast`` extra): the same event log, records and metrics, several times faster; it
+    raises ``ValueError`` naming any option it does not implement
+    (:func:`sim.timeshare.fast.run.unsupported`). ``CSMRun.cluster`` is then a
+    ``CompiledCluster`` (``events``, ``now``, ``log``, ``busy_us``).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     t0 = time.perf_counter()
+    if engine == "compiled":
+        from sim.timeshare.fast.run import simulate, unsupported
+
+        why = unsupported(policy, cfg=cfg, setup=setup)
+        if why is not None:
+            raise ValueError(f"engine='compiled' does not implement {why}")
+        ccl, tasks = simulate(cfg, policy, seed, log=log)
+        return CSMRun(ccl, tasks, summarize(tasks, cfg.n_nodes, cfg.pages_scaled),
+                      time.perf_counter() - t0)
     arrivals = generate(cfg, seed)
     cl = Cluster(cfg.n_nodes, policy, latency_us=cfg.latency_us, mem_pages=cfg.pages_scaled,
                  fault_latency_us=int(round(cfg.fault_ms * 1000)), seed=seed, log=log,
@@ -268,11 +291,13 @@ def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
 
 
 def calibrate_measured(cfg: CSMConfig, policy_factory: Callable[[], Policy],
-                       seeds: Sequence[int], *, iters: int = 6, tol: float = 0.05
+                       seeds: Sequence[int], *, iters: int = 6, tol: float = 0.05,
+                       engine: str = "python"
                        ) -> tuple[float, float, list[tuple[float, float]]]:
     """Spec 3.4 procedure: adjust mit (s) until the *measured* mem_load (time-averaged
     memory demand / M over [0, last arrival], response times included) matches
-    ``cfg.mem_load``, by bisection on log(mit) starting from the eq. 5 value.
+    ``cfg.mem_load``, by bisection on log(mit) starting from the eq. 5 value; ``engine`` as
+in :func:`run_point`.
 
     Returns ``(mit_s, measured mem_load, trace of (mit_s, measured))``.
     """
@@ -286,7 +311,8 @@ def calibrate_measured(cfg: CSMConfig, policy_factory: Callable[[], Policy],
 
     def measure(mit: float) -> float:
         c = dataclasses.replace(cfg, mit_s=mit)
-        vals = [run_point(c, policy_factory(), s).metrics["mem_load_measured"] for s in seeds]
+        vals = [run_point(c, policy_factory(), s, engine=engine).metrics["mem_load_measured"]
+                for s in seeds]
         v = sum(vals) / len(vals)
         trace.append((mit, v))
         return v

@@ -1,0 +1,757 @@
+"""The numba kernel: :class:`sim.timeshare.cluster.Cluster` running a CSM point, on arrays.
+
+This is the event loop of ``Cluster.run`` restricted to what ``run_point`` uses (the
+exchange and local task programs of :mod:`sim.timeshare.csm`, paged memory with one
+reference per dispatch and global LRU, blocking receives, ``Coscheduling`` policies) with
+every step in the same order, so that the event log is record for record the Python
+engine's. Times are integer microseconds.
+
+State lives in arrays (column constants below): ``S`` the scalars, ``T`` / ``F`` the
+int / float fields of tasks, ``N`` the nodes, ``RQ[node, i]`` the ready queues, ``H`` the
+event heap (rows ``time, cls << 44 | seq, a, b``), ``MS`` the message slots (free list),
+``LG`` the log records, ``PT`` the page table (frame of every virtual page, -1 when not
+resident; page ``p`` of task ``t`` is ``T[t, PBASE] + p``), the LRU
+links of the page frames ``FR[f] = (prev, next, virtual page, task)`` (one 16-byte row
+per frame: node ``k`` owns frames ``k M .. (k + 1) M - 1``; unused frames are in a free
+list through ``next``). Frames keep the per-node LRU lists small, so that a reference
+costs one read in the large page table and otherwise touches the node's own frames. A
+full array stops the run with an error code; the caller retries with larger arrays (the
+run is deterministic, so a retry gives the same result).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from sim.timeshare.fast.mt import expovariate, gauss, randbelow
+
+# ---- scalars S
+NOW, EVENTS, SEQ, MSGID, LIVE, PENDING, HEAPN, DQH, DQN, LOGN, MFREE, OVERTAKES, ERR, \
+    NTASK, NJOB = range(15)
+N_S = 15
+# ---- task ints T
+(NODE, JOB, RANK, STATE, BLK, REM, QLEFT, SEGST, SMQ, RMQN, RMQH, RMQT, CPU, WDONE, ARR,
+ FIN, VM, FAULTS, DE, WORK, PBASE, WRK, OFF, PHEND, RESWS, NRES, OP, K, R, LEFT, LOG2S,
+ FIRST) = range(32)
+N_T = 32
+# ---- task floats F
+MES, MEAN, WSMEAN, WSSTD, PHMEAN = range(5)
+N_F = 5
+# ---- node ints N
+RUN, VER, DPEND, PREQ, MEMD, BUSY, RQN, LRUH, LRUT, LRUN, BOOST, FREEH = range(12)
+N_N = 12
+# ---- parameters P (int64)
+(P_MODE, P_TOP, P_LOCALBY, P_DERESET, P_MNOL, P_MNOD, P_QUANT, P_QEXP, P_LAT, P_PAGES,
+ P_FLAT, P_LITERAL, P_LOG) = range(13)
+N_P = 13
+# ---- modes, states, ops, event classes, blocked-on
+RR, PRED, DYN, CSM = 0, 1, 2, 3
+S_NEW, S_READY, S_RUNNING, S_BLOCKED, S_DONE = 0, 1, 2, 3, 4
+B_NONE, B_RECV, B_FAULT, B_WOKEN = 0, 1, 2, 3
+O_NEW, O_COMPUTE, O_SEND, O_RECV, O_DONE = 0, 1, 2, 3, 4
+E_DELIVER, E_CPU_END, E_WAKE, E_CALL = 0, 1, 2, 3
+# ---- log kinds (names in sim.timeshare.fast.run.KINDS), off reasons, block causes
+L_ARRIVE, L_DISPATCH, L_REF, L_LOAD, L_FREE, L_OFF, L_BLOCK, L_WAKE, L_SEND, L_DELIVER, \
+    L_RECV, L_FINISH, L_END = range(13)
+OFF_QUANTUM, OFF_PREEMPT, OFF_BLOCK, OFF_FAULT, OFF_FINISH = range(5)
+# ---- random streams
+RNG_MEM, RNG_PROG, RNG_POL = 0, 1, 2
+# ---- error codes
+ERR_HEAP, ERR_MSG, ERR_LOG = 1, 2, 3
+_SEQ_BITS = 44
+
+
+@intrinsic
+def _unmanaged(typingctx, arr):
+    """The same array view without its NRT meminfo: passing it to a function costs no
+    atomic reference counting (the caller keeps the real array alive). Measured: the
+    reference counting of 17 array arguments per call took about half the run time."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(arr)(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+    return arr(arr), codegen
+
+
+@njit(cache=True)
+def _log(S, LG, P, kind, node, task, a, b, c):
+    if P[P_LOG] == 0:
+        return
+    n = S[LOGN]
+    if n >= LG.shape[0]:
+        S[ERR] = ERR_LOG
+        return
+    LG[n, 0] = S[NOW]
+    LG[n, 1] = kind
+    LG[n, 2] = node
+    LG[n, 3] = task
+    LG[n, 4] = a
+    LG[n, 5] = b
+    LG[n, 6] = c
+    S[LOGN] = n + 1
+
+
+@njit(cache=True)
+def _less(H, i, j):
+    return H[i, 0] < H[j, 0] or (H[i, 0] == H[j, 0] and H[i, 1] < H[j, 1])
+
+
+@njit(cache=True)
+def _swap(H, i, j):
+    for c in range(4):
+        x = H[i, c]
+        H[i, c] = H[j, c]
+        H[j, c] = x
+
+
+@njit(cache=True)
+def _push(S, H, time, cls, a, b):
+    n = S[HEAPN]
+    if n >= H.shape[0]:
+        S[ERR] = ERR_HEAP
+        return
+    H[n, 0] = time
+    H[n, 1] = (cls << _SEQ_BITS) | S[SEQ]
+    H[n, 2] = a
+    H[n, 3] = b
+    S[SEQ] += 1
+    S[HEAPN] = n + 1
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if _less(H, i, p):
+            _swap(H, i, p)
+            i = p
+        else:
+            break
+
+
+@njit(cache=True)
+def _pop(S, H):
+    """Move the minimum to row ``HEAPN - 1`` (after the call: row S[HEAPN])."""
+    n = S[HEAPN] - 1
+    _swap(H, 0, n)
+    S[HEAPN] = n
+    i = 0
+    while True:
+        lft = 2 * i + 1
+        if lft >= n:
+            break
+        m = lft
+        if lft + 1 < n and _less(H, lft + 1, lft):
+            m = lft + 1
+        if _less(H, m, i):
+            _swap(H, m, i)
+            i = m
+        else:
+            break
+    return n
+
+
+@njit(cache=True)
+def _request_dispatch(S, N, DQ, nd):
+    if N[nd, DPEND] == 0:
+        N[nd, DPEND] = 1
+        DQ[(S[DQH] + S[DQN]) % DQ.shape[0]] = nd
+        S[DQN] += 1
+
+
+# ------------------------------------------------------------------ memory
+@njit(cache=True)
+def _lru_unlink(N, FR, nd, f):
+    p = FR[f, 0]
+    q = FR[f, 1]
+    if p >= 0:
+        FR[p, 1] = q
+    else:
+        N[nd, LRUH] = q
+    if q >= 0:
+        FR[q, 0] = p
+    else:
+        N[nd, LRUT] = p
+
+
+@njit(cache=True)
+def _lru_append(N, FR, nd, f):
+    t = N[nd, LRUT]
+    FR[f, 0] = t
+    FR[f, 1] = -1
+    if t >= 0:
+        FR[t, 1] = f
+    else:
+        N[nd, LRUH] = f
+    N[nd, LRUT] = f
+
+
+@njit(cache=True)
+def _load(S, T, N, PT, FR, LG, P, nd, t, page):
+    g = T[t, PBASE] + page
+    f = PT[g]
+    if f >= 0:
+        _lru_unlink(N, FR, nd, f)
+        _lru_append(N, FR, nd, f)
+        return
+    et = -1
+    ep = -1
+    if N[nd, LRUN] >= P[P_PAGES]:
+        f = N[nd, LRUH]
+        _lru_unlink(N, FR, nd, f)
+        N[nd, LRUN] -= 1
+        PT[FR[f, 2]] = -1
+        et = FR[f, 3]
+        ep = FR[f, 2] - T[et, PBASE]
+        T[et, NRES] -= 1
+        if T[et, OFF] <= ep < T[et, OFF] + T[et, WRK]:
+            T[et, RESWS] -= 1
+    else:
+        f = N[nd, FREEH]
+        N[nd, FREEH] = FR[f, 1]
+    FR[f, 2] = g
+    FR[f, 3] = t
+    _lru_append(N, FR, nd, f)
+    N[nd, LRUN] += 1
+    PT[g] = f
+    T[t, NRES] += 1
+    if T[t, OFF] <= page < T[t, OFF] + T[t, WRK]:
+        T[t, RESWS] += 1
+    _log(S, LG, P, L_LOAD, nd, t, page, et, ep)
+
+
+@njit(cache=True)
+def _new_phase(T, F, PT, MT, GN, t, cpu):
+    v = T[t, VM]
+    w = int(np.rint(gauss(MT, GN, RNG_MEM, F[t, WSMEAN] * v, F[t, WSSTD] * v)))
+    wrk = min(max(w, 1), v)
+    T[t, WRK] = wrk
+    off = randbelow(MT, RNG_MEM, v - wrk + 1)
+    T[t, OFF] = off
+    if F[t, PHMEAN] > 0:
+        T[t, PHEND] = cpu + max(1, int(expovariate(MT, RNG_MEM, 1.0 / F[t, PHMEAN])))
+    else:
+        T[t, PHEND] = -1
+    base = T[t, PBASE]
+    c = 0
+    for p in range(off, off + wrk):
+        if PT[base + p] >= 0:
+            c += 1
+    T[t, RESWS] = c
+
+
+@njit(cache=True)
+def _pg_fault(T, P, t):
+    if P[P_LITERAL]:
+        return 0.0 if T[t, WRK] < T[t, NRES] else T[t, NRES] / T[t, WRK]
+    return max(0.0, 1.0 - T[t, RESWS] / T[t, WRK])
+
+
+# ------------------------------------------------------------------ policy
+@njit(cache=True)
+def _is_local(T, F, P, x):
+    if P[P_LOCALBY] == 0:
+        return F[x, MES] == 0
+    return T[x, JOB] < 0
+
+
+@njit(cache=True)
+def _starv(T, F, P, x):
+    lim = P[P_MNOL] if _is_local(T, F, P, x) else P[P_MNOD]
+    return T[x, DE] < lim
+
+
+@njit(cache=True)
+def _rq_insert(N, RQ, nd, pos, t):
+    n = N[nd, RQN]
+    for j in range(n, pos, -1):
+        RQ[nd, j] = RQ[nd, j - 1]
+    RQ[nd, pos] = t
+    N[nd, RQN] = n + 1
+
+
+@njit(cache=True)
+def _place(S, T, F, N, RQ, P, nd, h):
+    """Coscheduling.place: lines 3-13; True when h went to RQ[0] by the dynamic rule."""
+    mode = P[P_MODE]
+    n = N[nd, RQN]
+    if mode == RR or (n == 0 and N[nd, RUN] < 0):
+        _rq_insert(N, RQ, nd, n, h)
+        return False
+    if _is_local(T, F, P, h):
+        _rq_insert(N, RQ, nd, n, h)
+        return False
+    exhausted = N[nd, MEMD] > P[P_PAGES]
+    if mode == DYN or (mode == CSM and exhausted):
+        if T[h, RMQN] > 0:
+            _rq_insert(N, RQ, nd, 0, h)
+            return True
+        if mode == DYN:
+            _rq_insert(N, RQ, nd, n, h)
+            return False
+    if n == 0:
+        _rq_insert(N, RQ, nd, 0, h)
+        return False
+    i = n - 1
+    if mode == CSM and exhausted:
+        hp = _pg_fault(T, P, h)
+        while i >= 0:
+            x = RQ[nd, i]
+            if not (_starv(T, F, P, x) and _pg_fault(T, P, x) > hp):
+                break
+            T[x, DE] += 1
+            i -= 1
+    else:
+        hm = F[h, MES]
+        while i >= 0:
+            x = RQ[nd, i]
+            if not (_starv(T, F, P, x) and F[x, MES] < hm):
+                break
+            T[x, DE] += 1
+            i -= 1
+    S[OVERTAKES] += n - 1 - i
+    _rq_insert(N, RQ, nd, i + 1, h)
+    return False
+
+
+@njit(cache=True)
+def _pol_insert(S, T, F, N, RQ, P, PF, nd, t, preempted):
+    """Coscheduling.insert; True asks to preempt the running task."""
+    if preempted:
+        b = N[nd, BOOST]
+        N[nd, BOOST] = -1
+        pos = 1 if (N[nd, RQN] > 0 and b >= 0 and RQ[nd, 0] == b) else 0
+        _rq_insert(N, RQ, nd, pos, t)
+        return False
+    if P[P_MODE] != RR:
+        c_mes = T[t, RMQN] + T[t, SMQ]
+        p = PF[0]
+        F[t, MES] = p * F[t, MES] + (1.0 - p) * c_mes
+        if P[P_DERESET] == 0:
+            T[t, DE] = 0
+    top = _place(S, T, F, N, RQ, P, nd, t)
+    if top and P[P_TOP] and N[nd, RUN] >= 0:
+        N[nd, BOOST] = t
+        return True
+    return False
+
+# Every function below takes the whole state, in this order:
+#   S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF
+# (names as in the module docstring; DQ is the ring of dispatch requests of this instant).
+
+
+@njit(cache=True)
+def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+    """Cluster._insert (any reason but "preempted")."""
+    if _pol_insert(S, T, F, N, RQ, P, PF, nd, t, False) and N[nd, RUN] >= 0:
+        N[nd, PREQ] = 1
+    if N[nd, RUN] < 0 or N[nd, PREQ]:
+        _request_dispatch(S, N, DQ, nd)
+
+
+@njit(cache=True)
+def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
+    nd = T[t, NODE]
+    if N[nd, RUN] == t:
+        N[nd, RUN] = -1
+        N[nd, VER] += 1
+        _log(S, LG, P, L_OFF, nd, t, OFF_FINISH, 0, 0)
+        _request_dispatch(S, N, DQ, nd)
+    T[t, STATE] = S_DONE
+    T[t, OP] = O_DONE
+    T[t, FIN] = S[NOW]
+    N[nd, MEMD] -= T[t, VM]
+    S[LIVE] -= 1
+    if T[t, NRES] > 0:
+        base = T[t, PBASE]
+        for g in range(base, base + T[t, VM]):
+            f = PT[g]
+            if f >= 0:
+                _lru_unlink(N, FR, nd, f)
+                N[nd, LRUN] -= 1
+                FR[f, 1] = N[nd, FREEH]
+                N[nd, FREEH] = f
+                PT[g] = -1
+        T[t, NRES] = 0
+        T[t, RESWS] = 0
+        _log(S, LG, P, L_FREE, nd, t, 0, 0, 0)
+    _log(S, LG, P, L_FINISH, nd, t, 0, 0, 0)
+
+
+@njit(cache=True)
+def _start_round(T, F, MT, t):
+    k = T[t, K]
+    left = T[t, LEFT]
+    if k == T[t, R] - 1:
+        b = left
+    else:
+        b = min(left, int(F[t, MEAN] * expovariate(MT, RNG_PROG, 1.0)))
+    T[t, LEFT] = left - b
+    T[t, OP] = O_COMPUTE
+    T[t, REM] = b
+
+
+@njit(cache=True)
+def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
+    """Step the task program (csm.exchange_program / local_program) to its next op."""
+    op = T[t, OP]
+    if op == O_NEW:
+        T[t, K] = 0
+        _start_round(T, F, MT, t)
+        return
+    if op == O_COMPUTE and T[t, LOG2S] > 0:
+        T[t, OP] = O_SEND
+        return
+    if op == O_SEND:
+        T[t, OP] = O_RECV
+        return
+    T[t, K] += 1
+    if T[t, K] < T[t, R]:
+        _start_round(T, F, MT, t)
+    else:
+        _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+
+
+@njit(cache=True)
+def _partner(T, t):
+    return T[t, FIRST] + (T[t, RANK] ^ (1 << (T[t, K] % T[t, LOG2S])))
+
+
+@njit(cache=True)
+def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
+    slot = S[MFREE]
+    if slot < 0:
+        S[ERR] = ERR_MSG
+        return
+    S[MFREE] = MS[slot, 4]
+    mid = S[MSGID]
+    S[MSGID] = mid + 1
+    T[t, SMQ] += 1
+    dst = _partner(T, t)
+    _log(S, LG, P, L_SEND, T[t, NODE], t, mid, dst, 0)
+    MS[slot, 0] = t
+    MS[slot, 1] = dst
+    MS[slot, 2] = T[t, K]
+    MS[slot, 3] = mid
+    MS[slot, 4] = -1
+    _push(S, H, S[NOW] + P[P_LAT], E_DELIVER, slot, 0)
+    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+
+
+@njit(cache=True)
+def _match(T, MS, t):
+    """Slot of the first RMQ message matching the pending Recv, or -1."""
+    src = _partner(T, t)
+    tag = T[t, K]
+    m = T[t, RMQH]
+    while m >= 0:
+        if MS[m, 0] == src and MS[m, 2] == tag:
+            return m
+        m = MS[m, 4]
+    return -1
+
+
+@njit(cache=True)
+def _rmq_remove(S, T, MS, t, slot):
+    prev = -1
+    m = T[t, RMQH]
+    while m != slot:
+        prev = m
+        m = MS[m, 4]
+    nxt = MS[m, 4]
+    if prev >= 0:
+        MS[prev, 4] = nxt
+    else:
+        T[t, RMQH] = nxt
+    if nxt < 0:
+        T[t, RMQT] = prev
+    T[t, RMQN] -= 1
+    MS[slot, 4] = S[MFREE]
+    S[MFREE] = slot
+
+
+@njit(cache=True)
+def _block(S, T, N, DQ, LG, P, nd, t):
+    N[nd, RUN] = -1
+    T[t, STATE] = S_BLOCKED
+    T[t, BLK] = B_RECV
+    _log(S, LG, P, L_OFF, nd, t, OFF_BLOCK, 0, 0)
+    _log(S, LG, P, L_BLOCK, nd, t, 0, 0, 0)
+    _request_dispatch(S, N, DQ, nd)
+
+
+@njit(cache=True)
+def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+    N[nd, RUN] = -1
+    T[t, STATE] = S_READY
+    _log(S, LG, P, L_OFF, nd, t, OFF_QUANTUM, 0, 0)
+    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+    _request_dispatch(S, N, DQ, nd)
+
+
+@njit(cache=True)
+def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+    """Cluster._go: run the program from now until a timed segment, a block, the quantum
+    end or the program end."""
+    while True:
+        op = T[t, OP]
+        if op == O_COMPUTE:
+            if T[t, REM] > 0:
+                if T[t, QLEFT] <= 0:
+                    _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF,
+                            nd, t)
+                    return
+                seg = min(T[t, REM], T[t, QLEFT])
+                T[t, SEGST] = S[NOW]
+                N[nd, VER] += 1
+                _push(S, H, S[NOW] + seg, E_CPU_END, nd, N[nd, VER])
+                return
+            _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+        elif op == O_SEND:
+            _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+        elif op == O_RECV:
+            m = _match(T, MS, t)
+            if m >= 0:
+                mid = MS[m, 3]
+                _rmq_remove(S, T, MS, t, m)
+                _log(S, LG, P, L_RECV, nd, t, mid, 0, 0)
+                _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+            else:
+                _block(S, T, N, DQ, LG, P, nd, t)
+                return
+        else:
+            return
+        if S[ERR]:
+            return
+
+
+@njit(cache=True)
+def _account(S, T, N, nd, t):
+    el = S[NOW] - T[t, SEGST]
+    T[t, SEGST] = S[NOW]
+    T[t, CPU] += el
+    T[t, QLEFT] -= el
+    N[nd, BUSY] += el
+    T[t, REM] -= el
+    T[t, WDONE] += el
+
+
+@njit(cache=True)
+def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+    """One page reference at dispatch; False = fault (the task went to sleep)."""
+    if T[t, PHEND] >= 0 and T[t, CPU] >= T[t, PHEND]:
+        _new_phase(T, F, PT, MT, GN, t, T[t, CPU])
+    page = T[t, OFF] + randbelow(MT, RNG_MEM, T[t, WRK])
+    f = PT[T[t, PBASE] + page]
+    if f >= 0:
+        _lru_unlink(N, FR, nd, f)
+        _lru_append(N, FR, nd, f)
+        _log(S, LG, P, L_REF, nd, t, page, 1, 0)
+        return True
+    T[t, FAULTS] += 1
+    _log(S, LG, P, L_REF, nd, t, page, 0, 0)
+    _log(S, LG, P, L_OFF, nd, t, OFF_FAULT, 0, 0)
+    T[t, STATE] = S_BLOCKED
+    T[t, BLK] = B_FAULT
+    _log(S, LG, P, L_BLOCK, nd, t, 1, 0, 0)
+    _push(S, H, S[NOW] + P[P_FLAT], E_WAKE, t, page)
+    return False
+
+
+@njit(cache=True)
+def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd):
+    r = N[nd, RUN]
+    if r >= 0:
+        if N[nd, PREQ] == 0:
+            return
+        _account(S, T, N, nd, r)
+        N[nd, VER] += 1
+        N[nd, RUN] = -1
+        _log(S, LG, P, L_OFF, nd, r, OFF_PREEMPT, 0, 0)
+        T[r, STATE] = S_READY
+        _pol_insert(S, T, F, N, RQ, P, PF, nd, r, True)
+    N[nd, PREQ] = 0
+    while N[nd, RUN] < 0:
+        n = N[nd, RQN]
+        if n == 0:
+            return
+        t = RQ[nd, 0]
+        for j in range(n - 1):
+            RQ[nd, j] = RQ[nd, j + 1]
+        N[nd, RQN] = n - 1
+        if P[P_DERESET] == 1:
+            T[t, DE] = 0
+        _log(S, LG, P, L_DISPATCH, nd, t, 0, 0, 0)
+        if T[t, VM] > 0 and not _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR,
+                                           MT, GN, P, PF, nd, t):
+            continue
+        T[t, STATE] = S_RUNNING
+        N[nd, RUN] = t
+        if P[P_QEXP]:
+            T[t, QLEFT] = max(1, int(expovariate(MT, RNG_POL, 1.0 / P[P_QUANT])))
+        else:
+            T[t, QLEFT] = P[P_QUANT]
+        _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+        if S[ERR]:
+            return
+
+
+@njit(cache=True)
+def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, slot):
+    T[MS[slot, 0], SMQ] -= 1
+    t = MS[slot, 1]
+    nd = T[t, NODE]
+    MS[slot, 4] = -1
+    if T[t, RMQT] >= 0:
+        MS[T[t, RMQT], 4] = slot
+    else:
+        T[t, RMQH] = slot
+    T[t, RMQT] = slot
+    T[t, RMQN] += 1
+    _log(S, LG, P, L_DELIVER, nd, t, MS[slot, 3], 0, 0)
+    if T[t, STATE] == S_DONE or T[t, OP] != O_RECV:
+        return
+    if _match(T, MS, t) < 0:
+        return
+    if T[t, STATE] == S_BLOCKED and T[t, BLK] == B_RECV:
+        T[t, BLK] = B_WOKEN
+        _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, -1)
+
+
+@njit(cache=True)
+def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, page):
+    """Wake ``t`` after its fault on ``page`` (>= 0) or its message (page -1)."""
+    nd = T[t, NODE]
+    if page >= 0:
+        _load(S, T, N, PT, FR, LG, P, nd, t, page)
+    T[t, STATE] = S_READY
+    T[t, BLK] = B_NONE
+    _log(S, LG, P, L_WAKE, nd, t, 0, 0, 0)
+    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+
+
+@njit(cache=True)
+def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, nd, res):
+    """Cluster.spawn of task ``t`` (static fields already set) on node ``nd``."""
+    T[t, NODE] = nd
+    T[t, ARR] = S[NOW]
+    T[t, STATE] = S_NEW
+    vm = T[t, VM]
+    _new_phase(T, F, PT, MT, GN, t, 0)
+    N[nd, MEMD] += vm
+    S[LIVE] += 1
+    _log(S, LG, P, L_ARRIVE, nd, t, T[t, JOB], T[t, WORK], 0)
+    n = min(res, vm)
+    off = T[t, OFF]
+    wrk = T[t, WRK]
+    for j in range(n):
+        if j < wrk:
+            p = off + j
+        else:
+            p = j - wrk
+            if p >= off:
+                p += wrk
+        _load(S, T, N, PT, FR, LG, P, nd, t, p)
+    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+    if T[t, STATE] != S_DONE:
+        T[t, STATE] = S_READY
+        _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+
+
+@njit(cache=True)
+def _resident(N, P, nd, vm):
+    """Eq. 7 (csm.initial_resident) with N_k.mem including the new task."""
+    nk = N[nd, MEMD] + vm
+    m = P[P_PAGES]
+    return vm if nk < m else (vm * m) // nk
+
+
+@njit(cache=True)
+def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, i):
+    """csm.schedule_arrivals' callback for arrival ``i`` (A rows: time, first task,
+    size, node of a local task or -1)."""
+    first = A[i, 1]
+    size = A[i, 2]
+    if A[i, 3] >= 0:
+        nd = A[i, 3]
+        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, first, nd,
+               _resident(N, P, nd, T[first, VM]))
+        return
+    nn = N.shape[0]
+    order = np.arange(nn)
+    for a in range(1, nn):          # stable insertion sort by (mem demand, id)
+        x = order[a]
+        b = a - 1
+        while b >= 0 and N[order[b], MEMD] > N[x, MEMD]:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = x
+    rk = np.arange(size)
+    for a in range(1, size):        # ranks by (-vir_mem, rank)
+        x = rk[a]
+        b = a - 1
+        while b >= 0 and T[first + rk[b], VM] < T[first + x, VM]:
+            rk[b + 1] = rk[b]
+            b -= 1
+        rk[b + 1] = x
+    nodes = np.empty(size, np.int64)
+    for slot in range(size):
+        nodes[rk[slot]] = order[slot]
+    res = np.empty(size, np.int64)
+    for r in range(size):
+        res[r] = _resident(N, P, nodes[r], T[first + r, VM])
+    for r in range(size):
+        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, first + r,
+               nodes[r], res[r])
+
+
+@njit(cache=True)
+def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A):
+    """Cluster.run over every arrival of ``A``; returns the error code (0 = done)."""
+    S, T, F, N, RQ, H, DQ = (_unmanaged(S), _unmanaged(T), _unmanaged(F), _unmanaged(N),
+                             _unmanaged(RQ), _unmanaged(H), _unmanaged(DQ))
+    MS, LG, PT, FR = _unmanaged(MS), _unmanaged(LG), _unmanaged(PT), _unmanaged(FR)
+    MT, GN, P, PF, A = _unmanaged(MT), _unmanaged(GN), _unmanaged(P), _unmanaged(PF), \
+        _unmanaged(A)
+    for i in range(A.shape[0]):
+        S[PENDING] += 1
+        _push(S, H, A[i, 0], E_CALL, i, 0)
+    nn = DQ.shape[0]
+    while S[HEAPN] > 0 or S[DQN] > 0:
+        if S[ERR]:
+            return S[ERR]
+        if S[LIVE] == 0 and S[PENDING] == 0:
+            break
+        if S[DQN] > 0 and (S[HEAPN] == 0 or H[0, 0] > S[NOW]):
+            nd = DQ[S[DQH]]
+            S[DQH] = (S[DQH] + 1) % nn
+            S[DQN] -= 1
+            S[EVENTS] += 1
+            N[nd, DPEND] = 0
+            _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd)
+            continue
+        j = _pop(S, H)
+        S[NOW] = H[j, 0]
+        S[EVENTS] += 1
+        cls = H[j, 1] >> _SEQ_BITS
+        a = H[j, 2]
+        b = H[j, 3]
+        if cls == E_CPU_END:
+            if b == N[a, VER]:
+                t = N[a, RUN]
+                _account(S, T, N, a, t)
+                if T[t, REM] <= 0:
+                    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+                _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a, t)
+        elif cls == E_DELIVER:
+            _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a)
+        elif cls == E_WAKE:
+            _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a, b)
+        else:
+            S[PENDING] -= 1
+            _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, a)
+    if S[ERR]:
+        return S[ERR]
+    _log(S, LG, P, L_END, -1, -1, 1 if (S[LIVE] == 0 and S[PENDING] == 0) else 0, 0, 0)
+    return S[ERR]

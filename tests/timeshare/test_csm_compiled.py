@@ -1,0 +1,107 @@
+"""The compiled CSM engine (sim.timeshare.fast) against the Python engine.
+
+The first test in a fresh clone compiles the numba kernel (about 30 s CPU, cached on
+disk afterwards); every later run loads it from the cache.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from heuristics.coscheduling import POLICY_NAMES, by_name  # noqa: E402
+from sim.timeshare.check import check  # noqa: E402
+from sim.timeshare.csm import run_point  # noqa: E402
+from sim.timeshare.fast import mt  # noqa: E402
+from sim.timeshare.policy import Policy  # noqa: E402
+from sim.timeshare.workload import CSMConfig  # noqa: E402
+
+# memory load 1.5 on 8 nodes: nodes run out of memory (CSM mode), jobs exchange
+# messages, pages fault and are evicted; small enough for ~0.5 s per Python run
+SMALL = CSMConfig(n_nodes=8, n_jobs=60, tc_scale=0.01, mem_scale=0.01, mem_load=1.5,
+                  large_sizes=(8,))
+
+
+def _same(cfg: CSMConfig, pol: str, seed: int, **opts) -> list:
+    py = run_point(cfg, by_name(pol, **opts), seed, log=True)
+    co = run_point(cfg, by_name(pol, **opts), seed, log=True, engine="compiled")
+    assert co.cluster.log.records == py.cluster.log.records
+    assert co.events == py.events
+    assert co.tasks == py.tasks
+    assert co.metrics == py.metrics
+    return co.cluster.log.records
+
+
+def test_random_streams_are_cpythons():
+    for seed in (0, 7, 2**40 + 3):
+        r = random.Random(seed)
+        words, g = mt.state_of(r)
+        state = np.zeros((1, 625), np.int64)
+        state[0] = words
+        gn = np.array([g])
+        for i in range(700):   # crosses a state regeneration (624 words)
+            n = 1 + (i * 7919) % 70000
+            assert mt.randbelow(state, 0, n) == r.randrange(n)
+            assert mt.expovariate(state, 0, 1 / 12.5) == r.expovariate(1 / 12.5)
+            assert mt.gauss(state, gn, 0, 3.0 * i, 0.7) == r.gauss(3.0 * i, 0.7)
+            assert mt.randbelow(state, 0, 1) == r.randrange(1)
+
+
+def test_six_policies_give_the_python_engines_log():
+    logs = {pol: _same(SMALL, pol, 1) for pol in POLICY_NAMES}
+    # the config tells the policies apart, so the comparison exercises each of them
+    assert len({hash(tuple(map(repr, r))) for r in logs.values()}) >= 4
+    kinds = {r[1] for r in logs["csm"]}
+    assert {"load", "send", "recv", "deliver", "finish"} <= kinds
+    assert any(r[1] == "ref" and r[5] == 0 for r in logs["csm"])      # faults
+    assert any(r[1] == "load" and r[5] is not None for r in logs["csm"])  # evictions
+
+
+def test_policy_options_and_literal_formula_match():
+    import dataclasses
+
+    lit = dataclasses.replace(SMALL, pgfault_formula="literal")
+    _same(lit, "csm-top", 1, local_by="class", de_reset="dispatch", mnol=1, mnod=3)
+    _same(SMALL, "pred", 2, quantum_dist="fixed", p=0.6)
+
+
+def test_checker_accepts_the_compiled_log_and_runs_repeat():
+    a = run_point(SMALL, by_name("csm"), 2, log=True, engine="compiled")
+    b = run_point(SMALL, by_name("csm"), 2, log=True, engine="compiled")
+    counts = check(a.cluster.log.records)
+    assert counts["complete"] == 1 and counts["faults"] > 0 and counts["messages"] > 0
+    assert a.cluster.log.records == b.cluster.log.records
+    assert a.metrics == b.metrics
+
+
+def test_unsupported_options_are_refused_by_name():
+    with pytest.raises(ValueError, match="setup"):
+        run_point(SMALL, by_name("csm"), 0, setup=lambda cl: None, engine="compiled")
+    with pytest.raises(ValueError, match="Policy"):
+        run_point(SMALL, Policy(), 0, engine="compiled")
+    with pytest.raises(ValueError, match="engine"):
+        run_point(SMALL, by_name("csm"), 0, engine="fortran")
+    odd = CSMConfig(n_nodes=8, n_jobs=5, tc_scale=0.01, mem_scale=0.01,
+                    small_sizes=(1, 3), large_sizes=(8,))
+    with pytest.raises(ValueError, match="small_sizes"):
+        run_point(odd, by_name("csm"), 0, engine="compiled")
+    # options of the Python engine that the kernel does not run are named
+    from types import SimpleNamespace
+
+    from sim.timeshare.fast.run import unsupported
+
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="ring")) == \
+        "msg_model='ring'"
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=1)) is None
+    assert unsupported(by_name("csm"), cfg=SMALL) is None
+
+
+@pytest.mark.slow
+def test_32_nodes_all_policies_match():
+    cfg = CSMConfig(n_nodes=32, n_jobs=300, tc_scale=0.01, mem_scale=0.01, mem_load=1.0)
+    for pol in POLICY_NAMES:
+        _same(cfg, pol, 4)
