@@ -22,7 +22,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
+from models.kresource.common import (
+    OutOfTime,
+    best_packing,
+    check_clock,
+    relabel,
+    remaining,
+    solver_seconds,
+)
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
@@ -72,9 +79,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                      check=problem.check, objective=problem.objective, seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note="time limit reached while building; the greedy packing")
-    # the time left less a reserve for reading the solution (models.deadline.solver_time)
-    left = None if time_limit is None else max(
-        0.0, remaining(t0, time_limit) - min(0.5, 0.05 * time_limit))
+    left = solver_seconds(t0, time_limit)  # the time left less a reserve
     s = _solver(left, seed)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
@@ -199,9 +204,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                            (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
     for j in range(n):
         m.add_hint(st[j], hint[j])
-    # the time left less a reserve for reading the solution (models.deadline.solver_time)
-    left = None if time_limit is None else max(
-        0.0, remaining(t0, time_limit) - min(0.5, 0.05 * time_limit))
+    left = solver_seconds(t0, time_limit)  # the time left less a reserve
     s = _solver(left, seed)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
