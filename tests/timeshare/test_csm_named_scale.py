@@ -33,6 +33,8 @@ def _setup(monkeypatch, tmp_path, figure, *argv):
     ("fig5-6", ("--scale", "0.1", "--jobs", "300"), False, ""),
     ("fig5-6", ("--scale", "0.05",), False, ""),      # not a named scale
     ("fig8-9", ("--scale", "0.1"), False, ""),        # no named 0.1 config for fig8-9
+    ("fig5-6", ("--scale", "1"), True, "-scale1"),    # the paper's sizes
+    ("fig5-6", ("--scale", "1", "--seeds", "2"), False, ""),
 ])
 def test_named_scale_resolves_to_full_or_partial(monkeypatch, tmp_path, figure, argv, full,
                                                  suffix):
@@ -55,3 +57,23 @@ def test_named_scale_results_go_beside_the_default_ones(monkeypatch, tmp_path):
     assert saved["rr/pdt0.5"]["metrics"] == res["rr/pdt0.5"]
     assert res["rr/pdt0.5"]["slowdown_local"][0] >= 1
     assert json.loads((s.out / "fig5-6.json").read_text()) == {}
+
+
+def test_calibration_is_keyed_by_scale(monkeypatch, tmp_path):
+    """A named scale calibrates its own mit factor; the 0.01 entry is not reused for it."""
+    s = _setup(monkeypatch, tmp_path, "fig5-6", "--scale", "1")
+    calls = []
+
+    def fake(base, make, seeds, iters, tol, engine="python"):
+        calls.append(base.tc_scale)
+        return 2.0 * csm.calibrate_mit(base), 0.7, []
+
+    monkeypatch.setattr(csm, "calibrate_measured", fake)
+    (s.out / "calib_mit.json").write_text(json.dumps({"0.7/b": {
+        "mit_s": 5.0, "measured": 0.7, "eq5_mit_s": 1.0, "trace": [], "seeds": [101]}}))
+    c = CSMConfig(n_jobs=1000, tc_scale=1.0, mem_scale=1.0, mem_load=0.7, class_mix="b")
+    mit = s.mit(c)
+    assert calls == [1.0]                       # calibrated at scale 1, not the 0.01 entry
+    assert mit == pytest.approx(2.0 * csm.calibrate_mit(c))
+    cache = json.loads((s.out / "calib_mit.json").read_text())
+    assert set(cache) == {"0.7/b", "0.7/b@scale1"}
