@@ -30,7 +30,7 @@ def state_of(rng: random.Random) -> tuple[np.ndarray, float]:
     return words, (math.nan if gauss_next is None else float(gauss_next))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def genrand(mt, s):
     """Next 32-bit output of stream ``s``."""
     i = mt[s, _N]
@@ -51,7 +51,7 @@ def genrand(mt, s):
     return y & _MASK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rand(mt, s):
     """``random()``: a float in [0, 1) with 53 random bits."""
     a = genrand(mt, s) >> 5
@@ -59,7 +59,7 @@ def rand(mt, s):
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randbelow(mt, s, n):
     """``_randbelow(n)`` (= ``randrange(n)``) for 0 < n < 2**32."""
     k = 0
@@ -73,13 +73,13 @@ def randbelow(mt, s, n):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def expovariate(mt, s, lambd):
     """``expovariate(lambd)``."""
     return -math.log(1.0 - rand(mt, s)) / lambd
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gauss(mt, gn, s, mu, sigma):
     """``gauss(mu, sigma)`` with CPython's cached second deviate."""
     z = gn[s]
