@@ -221,7 +221,7 @@ def _load(S, T, N, PT, FR, LG, P, nd, t, page):
     _log(S, LG, P, L_LOAD, nd, t, page, et, ep)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _new_phase(T, F, PT, MT, GN, t, cpu):
     v = T[t, VM]
     w = int(np.rint(gauss(MT, GN, RNG_MEM, F[t, WSMEAN] * v, F[t, WSSTD] * v)))
@@ -350,7 +350,7 @@ def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
         _request_dispatch(S, N, DQ, nd)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     nd = T[t, NODE]
     if N[nd, RUN] == t:
@@ -631,7 +631,7 @@ def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, page):
     _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, nd, res):
     """Cluster.spawn of task ``t`` (static fields already set) on node ``nd``."""
     T[t, NODE] = nd
@@ -667,7 +667,7 @@ def _resident(N, P, nd, vm):
     return vm if nk < m else (vm * m) // nk
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, i):
     """csm.schedule_arrivals' callback for arrival ``i`` (A rows: time, first task,
     size, node of a local task or -1)."""

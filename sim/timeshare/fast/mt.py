@@ -30,17 +30,24 @@ def state_of(rng: random.Random) -> tuple[np.ndarray, float]:
     return words, (math.nan if gauss_next is None else float(gauss_next))
 
 
+@njit(cache=True)
+def _regen(mt, s):
+    """Regenerate the 624 state words of stream ``s`` (once per 624 draws: not inlined,
+    which keeps the inlined ``genrand`` small)."""
+    for kk in range(_N):
+        y = (mt[s, kk] & 0x80000000) | (mt[s, (kk + 1) % _N] & 0x7FFFFFFF)
+        v = mt[s, (kk + _M) % _N] ^ (y >> 1)
+        if y & 1:
+            v ^= 0x9908B0DF
+        mt[s, kk] = v
+
+
 @njit(cache=True, inline="always")
 def genrand(mt, s):
     """Next 32-bit output of stream ``s``."""
     i = mt[s, _N]
     if i >= _N:
-        for kk in range(_N):
-            y = (mt[s, kk] & 0x80000000) | (mt[s, (kk + 1) % _N] & 0x7FFFFFFF)
-            v = mt[s, (kk + _M) % _N] ^ (y >> 1)
-            if y & 1:
-                v ^= 0x9908B0DF
-            mt[s, kk] = v
+        _regen(mt, s)
         i = 0
     y = mt[s, i]
     mt[s, _N] = i + 1
