@@ -9,7 +9,7 @@ wall time is printed for the main point only) and events per CPU second.
 ``--full`` also runs 100 jobs at scale 1.0 and extrapolates the full-size point linearly
 in jobs. ``--engine compiled`` runs the numba engine (:mod:`sim.timeshare.fast`, same
 event log); ``--compare`` also runs the main point on the Python engine (same events).
-The first compiled run in a fresh clone compiles the kernel (about 30 s CPU, cached on
+The first compiled run in a fresh clone compiles the kernel (about 90 s CPU, cached on
 disk): it is done and timed before the measured runs. Times inside the simulator are
 microseconds; wall times are seconds.
 """

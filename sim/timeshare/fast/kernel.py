@@ -77,7 +77,7 @@ def _unmanaged(typingctx, arr):
     return arr(arr), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log(S, LG, P, kind, node, task, a, b, c):
     if P[P_LOG] == 0:
         return
@@ -95,12 +95,12 @@ def _log(S, LG, P, kind, node, task, a, b, c):
     S[LOGN] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _less(H, i, j):
     return H[i, 0] < H[j, 0] or (H[i, 0] == H[j, 0] and H[i, 1] < H[j, 1])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _swap(H, i, j):
     for c in range(4):
         x = H[i, c]
@@ -108,7 +108,7 @@ def _swap(H, i, j):
         H[j, c] = x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(S, H, time, cls, a, b):
     n = S[HEAPN]
     if n >= H.shape[0]:
@@ -130,7 +130,7 @@ def _push(S, H, time, cls, a, b):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pop(S, H):
     """Move the minimum to row ``HEAPN - 1`` (after the call: row S[HEAPN])."""
     n = S[HEAPN] - 1
@@ -152,7 +152,7 @@ def _pop(S, H):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _request_dispatch(S, N, DQ, nd):
     if N[nd, DPEND] == 0:
         N[nd, DPEND] = 1
@@ -161,7 +161,7 @@ def _request_dispatch(S, N, DQ, nd):
 
 
 # ------------------------------------------------------------------ memory
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lru_unlink(N, FR, nd, f):
     p = FR[f, 0]
     q = FR[f, 1]
@@ -175,7 +175,7 @@ def _lru_unlink(N, FR, nd, f):
         N[nd, LRUT] = p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lru_append(N, FR, nd, f):
     t = N[nd, LRUT]
     FR[f, 0] = t
@@ -187,7 +187,7 @@ def _lru_append(N, FR, nd, f):
     N[nd, LRUT] = f
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _load(S, T, N, PT, FR, LG, P, nd, t, page):
     g = T[t, PBASE] + page
     f = PT[g]
@@ -241,7 +241,7 @@ def _new_phase(T, F, PT, MT, GN, t, cpu):
     T[t, RESWS] = c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pg_fault(T, P, t):
     if P[P_LITERAL]:
         return 0.0 if T[t, WRK] < T[t, NRES] else T[t, NRES] / T[t, WRK]
@@ -249,20 +249,20 @@ def _pg_fault(T, P, t):
 
 
 # ------------------------------------------------------------------ policy
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_local(T, F, P, x):
     if P[P_LOCALBY] == 0:
         return F[x, MES] == 0
     return T[x, JOB] < 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _starv(T, F, P, x):
     lim = P[P_MNOL] if _is_local(T, F, P, x) else P[P_MNOD]
     return T[x, DE] < lim
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rq_insert(N, RQ, nd, pos, t):
     n = N[nd, RQN]
     for j in range(n, pos, -1):
@@ -271,7 +271,7 @@ def _rq_insert(N, RQ, nd, pos, t):
     N[nd, RQN] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(S, T, F, N, RQ, P, nd, h):
     """Coscheduling.place: lines 3-13; True when h went to RQ[0] by the dynamic rule."""
     mode = P[P_MODE]
@@ -315,7 +315,7 @@ def _place(S, T, F, N, RQ, P, nd, h):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pol_insert(S, T, F, N, RQ, P, PF, nd, t, preempted):
     """Coscheduling.insert; True asks to preempt the running task."""
     if preempted:
@@ -341,7 +341,7 @@ def _pol_insert(S, T, F, N, RQ, P, PF, nd, t, preempted):
 # (names as in the module docstring; DQ is the ring of dispatch requests of this instant).
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     """Cluster._insert (any reason but "preempted")."""
     if _pol_insert(S, T, F, N, RQ, P, PF, nd, t, False) and N[nd, RUN] >= 0:
@@ -379,7 +379,7 @@ def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     _log(S, LG, P, L_FINISH, nd, t, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_round(T, F, MT, t):
     k = T[t, K]
     left = T[t, LEFT]
@@ -392,7 +392,7 @@ def _start_round(T, F, MT, t):
     T[t, REM] = b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     """Step the task program (csm.exchange_program / local_program) to its next op."""
     op = T[t, OP]
@@ -413,12 +413,12 @@ def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
         _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _partner(T, t):
     return T[t, FIRST] + (T[t, RANK] ^ (1 << (T[t, K] % T[t, LOG2S])))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     slot = S[MFREE]
     if slot < 0:
@@ -439,7 +439,7 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _match(T, MS, t):
     """Slot of the first RMQ message matching the pending Recv, or -1."""
     src = _partner(T, t)
@@ -452,7 +452,7 @@ def _match(T, MS, t):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rmq_remove(S, T, MS, t, slot):
     prev = -1
     m = T[t, RMQH]
@@ -471,7 +471,7 @@ def _rmq_remove(S, T, MS, t, slot):
     S[MFREE] = slot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _block(S, T, N, DQ, LG, P, nd, t):
     N[nd, RUN] = -1
     T[t, STATE] = S_BLOCKED
@@ -481,7 +481,7 @@ def _block(S, T, N, DQ, LG, P, nd, t):
     _request_dispatch(S, N, DQ, nd)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     N[nd, RUN] = -1
     T[t, STATE] = S_READY
@@ -490,7 +490,7 @@ def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     _request_dispatch(S, N, DQ, nd)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     """Cluster._go: run the program from now until a timed segment, a block, the quantum
     end or the program end."""
@@ -526,7 +526,7 @@ def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _account(S, T, N, nd, t):
     el = S[NOW] - T[t, SEGST]
     T[t, SEGST] = S[NOW]
@@ -537,7 +537,7 @@ def _account(S, T, N, nd, t):
     T[t, WDONE] += el
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     """One page reference at dispatch; False = fault (the task went to sleep)."""
     if T[t, PHEND] >= 0 and T[t, CPU] >= T[t, PHEND]:
@@ -559,7 +559,7 @@ def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd):
     r = N[nd, RUN]
     if r >= 0:
@@ -597,7 +597,7 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, slot):
     T[MS[slot, 0], SMQ] -= 1
     t = MS[slot, 1]
@@ -619,7 +619,7 @@ def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, slot):
         _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, page):
     """Wake ``t`` after its fault on ``page`` (>= 0) or its message (page -1)."""
     nd = T[t, NODE]
@@ -659,7 +659,7 @@ def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, nd, res):
         _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _resident(N, P, nd, vm):
     """Eq. 7 (csm.initial_resident) with N_k.mem including the new task."""
     nk = N[nd, MEMD] + vm

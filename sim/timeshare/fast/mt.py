@@ -31,16 +31,23 @@ def state_of(rng: random.Random) -> tuple[np.ndarray, float]:
 
 
 @njit(cache=True)
+def _regen(mt, s):
+    """Regenerate the 624 state words of stream ``s`` (once per 624 draws: not inlined,
+    which keeps the inlined ``genrand`` small)."""
+    for kk in range(_N):
+        y = (mt[s, kk] & 0x80000000) | (mt[s, (kk + 1) % _N] & 0x7FFFFFFF)
+        v = mt[s, (kk + _M) % _N] ^ (y >> 1)
+        if y & 1:
+            v ^= 0x9908B0DF
+        mt[s, kk] = v
+
+
+@njit(cache=True, inline="always")
 def genrand(mt, s):
     """Next 32-bit output of stream ``s``."""
     i = mt[s, _N]
     if i >= _N:
-        for kk in range(_N):
-            y = (mt[s, kk] & 0x80000000) | (mt[s, (kk + 1) % _N] & 0x7FFFFFFF)
-            v = mt[s, (kk + _M) % _N] ^ (y >> 1)
-            if y & 1:
-                v ^= 0x9908B0DF
-            mt[s, kk] = v
+        _regen(mt, s)
         i = 0
     y = mt[s, i]
     mt[s, _N] = i + 1
@@ -51,7 +58,7 @@ def genrand(mt, s):
     return y & _MASK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rand(mt, s):
     """``random()``: a float in [0, 1) with 53 random bits."""
     a = genrand(mt, s) >> 5
@@ -59,7 +66,7 @@ def rand(mt, s):
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randbelow(mt, s, n):
     """``_randbelow(n)`` (= ``randrange(n)``) for 0 < n < 2**32."""
     k = 0
@@ -73,13 +80,13 @@ def randbelow(mt, s, n):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def expovariate(mt, s, lambd):
     """``expovariate(lambd)``."""
     return -math.log(1.0 - rand(mt, s)) / lambd
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gauss(mt, gn, s, mu, sigma):
     """``gauss(mu, sigma)`` with CPython's cached second deviate."""
     z = gn[s]
