@@ -433,6 +433,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         _one(args.one[0], args.one[1], float(args.one[2]))
         return 0
+    if Path(args.out).name != args.out or args.out in ("", ".", ".."):
+        # checked before the run: the table is written only at its end
+        print(f"slack_bench: --out: {args.out!r} must be a file name (it is written into "
+              f"{RESULTS} or {PARTIAL}), not a path", file=sys.stderr)
+        return 2
     before = None
     if args.before is not None:
         try:
