@@ -8,19 +8,20 @@ __all__ = ["Deadline"]
 
 
 class Deadline:
-    """``time_limit`` seconds from construction (None = no limit).
+    """``time_limit`` seconds from construction, or from ``start`` (a
+    ``time.perf_counter`` value) when given (None = no limit).
 
     Solvers call :meth:`expired` while they build a model or enumerate, and pass
     :meth:`left` (seconds) on to CP-SAT or CBC.
     """
 
-    def __init__(self, time_limit: float | None) -> None:
+    def __init__(self, time_limit: float | None, start: float | None = None) -> None:
         if time_limit is not None:
             time_limit = float(time_limit)
             if not time_limit >= 0 or time_limit == float("inf"):
                 raise ValueError(f"time_limit must be a finite number >= 0 seconds, "
                                  f"got {time_limit!r}")
-        self.t0 = time.perf_counter()
+        self.t0 = time.perf_counter() if start is None else start  # perf_counter value
         self.limit = time_limit
 
     def elapsed(self) -> float:

@@ -56,14 +56,3 @@ def remaining(t0: float, time_limit: float | None) -> float | None:
     if time_limit is None:
         return None
     return max(0.0, time_limit - (time.perf_counter() - t0))
-
-
-def solver_seconds(t0: float, time_limit: float | None) -> float | None:
-    """Seconds to give CP-SAT: what is left of ``time_limit`` since ``t0`` less a reserve
-    of 5% of the limit (at most 0.5 s) for reading and checking the solution (as
-    ``models.deadline.Deadline.solver_time``); 0 when nothing is left, None without a
-    limit."""
-    left = remaining(t0, time_limit)
-    if left is None or time_limit is None:
-        return None
-    return max(0.0, left - min(0.5, 0.05 * time_limit))

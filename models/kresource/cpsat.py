@@ -22,13 +22,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from models.deadline import Deadline
 from models.kresource.common import (
     OutOfTime,
     best_packing,
     check_clock,
     relabel,
     remaining,
-    solver_seconds,
 )
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -79,7 +79,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                      check=problem.check, objective=problem.objective, seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note="time limit reached while building; the greedy packing")
-    left = solver_seconds(t0, time_limit)  # the time left less a reserve
+    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
@@ -204,7 +204,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                            (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
     for j in range(n):
         m.add_hint(st[j], hint[j])
-    left = solver_seconds(t0, time_limit)  # the time left less a reserve
+    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))

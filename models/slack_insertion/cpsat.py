@@ -610,18 +610,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                        - Fraction(a_lb) * 2 ** f) + 1
     if not isinstance(refined, int):  # (an int when no weight is positive: price 0)
         m.add(refined <= max(v_max, v_best))
-    moved = []
-    for w in waiting:
-        b = m.new_bool_var(f"b{w.id}")
-        m.add(starts[w.id] == w.te).only_enforce_if(~b)
-        moved.append(b)
-    hint(sch2)
-    if sym_lit is not None:
-        _fix(m, sym_lit, 0)  # equal-weight orders are price-neutral, not moved-neutral
-    if ti_lit is not None:
-        _fix(m, ti_lit, 0)  # a bound on the price, not on the moved count
-    m.minimize(sum(moved))
-    st3 = run()
+    st3 = _fewest_moved_stage(m, problem, starts, hint, sch2, sym_lit, ti_lit, run)
     params["stage3_status"] = solver.status_name(st3)
     if st3 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return done(sch2, Status.FEASIBLE, bound2,
@@ -641,6 +630,27 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         return done(final, Status.FEASIBLE, bound2,
                     "the fewest-moved pick was beyond the price tie; not proved")
     return done(final, Status.OPTIMAL, min(bound2, ins.price(problem, final)))
+
+
+def _fewest_moved_stage(m: Any, problem: InsertionProblem, starts: dict[int, Any], hint: Any,
+                        sch: InsertionSchedule, sym_lit: Any, ti_lit: Any, run: Any) -> int:
+    """Stage 3 on the model ``m`` (its price window already added): minimise the number
+    of waiting jobs moved from their current start, hinted with ``sch``; the symmetry
+    and time-indexed rows are switched off (equal-weight orders are price-neutral, not
+    moved-neutral; the time-indexed rows bound the price, not the moved count). Returns
+    CP-SAT's status."""
+    moved = []
+    for w in problem.waiting:
+        b = m.new_bool_var(f"b{w.id}")
+        m.add(starts[w.id] == w.te).only_enforce_if(~b)
+        moved.append(b)
+    hint(sch)
+    if sym_lit is not None:
+        _fix(m, sym_lit, 0)
+    if ti_lit is not None:
+        _fix(m, ti_lit, 0)
+    m.minimize(sum(moved))
+    return run()
 
 
 def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any, read: Any,
@@ -667,18 +677,7 @@ def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any,
     a_win = math.floor((Fraction(p1) + Fraction(tie) + Fraction(eps)) * Fraction(2) ** e) + 1
     if not isinstance(A, int):
         m.add(A <= a_win)
-    moved = []
-    for w in problem.waiting:
-        b = m.new_bool_var(f"b{w.id}")
-        m.add(starts[w.id] == w.te).only_enforce_if(~b)
-        moved.append(b)
-    hint(sch1)
-    if sym_lit is not None:
-        _fix(m, sym_lit, 0)
-    if ti_lit is not None:
-        _fix(m, ti_lit, 0)
-    m.minimize(sum(moved))
-    st3 = run()
+    st3 = _fewest_moved_stage(m, problem, starts, hint, sch1, sym_lit, ti_lit, run)
     params["stage3_status"] = solver.status_name(st3)
     if st3 not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return done(sch1, Status.FEASIBLE, bound1,

@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling
+from sim.experiments.csm import table
 from sim.timeshare.cluster import Cluster
 from sim.timeshare.csm import MSG_MODELS, initial_resident, local_program, message_program
 from sim.timeshare.memory import WorkingSet
@@ -154,6 +155,17 @@ PROBE_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = tuple(
 )
 
 
+def _paths_cell(runs: list[dict[str, Any]]) -> str:
+    """``line 5 / CSM mode / predictive mode`` shares (%) of the distributed insertions
+    summed over ``runs`` (the ``paths`` counters of :func:`simulate`)."""
+    paths: Counter = Counter()
+    for r in runs:
+        paths.update(r["paths"])
+    tot = sum(paths.values()) or 1
+    return (f"{100 * paths['line5'] / tot:.0f} / {100 * paths['csm'] / tot:.0f} / "
+            f"{100 * paths['pred'] / tot:.0f}")
+
+
 def run_diag(setup: Any) -> str:
     """Markdown: why J1 does not finish much earlier under CSM (E-4.2 diagnosis)."""
     scale = min(1.0, setup.scale * 10)
@@ -174,15 +186,10 @@ def run_diag(setup: Any) -> str:
         # faults x 20 ms is simulated (scaled) time: divide by the scale like the ends
         fault_s = max(mean("csm", lambda r, n=n: r["faults"][n])
                       for n in ("J1", "J2")) * 0.02 / scale
-        paths = Counter()
-        for r in res["csm"]:
-            paths.update(r["paths"])
-        tot = sum(paths.values()) or 1
         rows.append([name, f"{ws_frac:.2f}", f"{j1p:.0f}", f"{j1c:.0f}",
                      f"{100 * (j1c - j1p) / j1p:+.0f}%", f"{j2p:.0f}", f"{j2c:.0f}",
                      f"{100 * (j2c - j2p) / j2p:+.0f}%", f"{fault_s:.0f}",
-                     f"{100 * paths['line5'] / tot:.0f} / {100 * paths['csm'] / tot:.0f} / "
-                     f"{100 * paths['pred'] / tot:.0f}"])
+                     _paths_cell(res["csm"])])
     head = ["variant", "WS / M", "J1 PRED [s]", "J1 CSM [s]", "J1 change", "J2 PRED [s]",
             "J2 CSM [s]", "J2 change", "largest fault time per task (CSM) [s]",
             "CSM distributed insertions: line 5 / CSM mode / predictive mode [%]"]
@@ -193,8 +200,7 @@ def run_diag(setup: Any) -> str:
           f"scale, corrected in session 6: it was not divided by the scale); tc "
           f"3600 s per job task and 1800 s per local task, so each node needs 10800 s of "
           f"CPU whatever the order.\n\n")
-    md += "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
-    md += "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n"
+    md += table(rows, head)
     return md
 
 
@@ -215,12 +221,7 @@ def run_probe(setup: Any) -> str:
             cells += [f"{a:.0f}", f"{b:.0f}", f"{100 * (b - a) / a:+.0f}%"]
         cells += [f"{mean(p, lambda r: (r['faults']['J1'] + r['faults']['J2']) / 2):.0f}"
                   for p in ("pred", "csm")]
-        paths = Counter()
-        for r in res["csm"]:
-            paths.update(r["paths"])
-        tot = sum(paths.values()) or 1
-        cells.append(f"{100 * paths['line5'] / tot:.0f} / {100 * paths['csm'] / tot:.0f} / "
-                     f"{100 * paths['pred'] / tot:.0f}")
+        cells.append(_paths_cell(res["csm"]))
         met = "met" if _mean_change(res, "J1") <= -20 and _mean_change(res, "J2") <= 0 \
             else "not met"
         rows.append(cells + [met])
@@ -232,8 +233,7 @@ def run_probe(setup: Any) -> str:
           f"{len(seeds)} seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by {scale}, "
           f"reported in unscaled seconds; default sizes {STATIC}. Message models: "
           f"`sim.timeshare.csm.MSG_MODELS`.\n\n")
-    md += "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
-    md += "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n"
+    md += table(rows, head)
     md += ("\nPaper: CSM J1 at 5400 s, 3072 s before PRED (-36%); J2 slightly better under "
            "CSM. Target 3.7.4: J1 >= 20% earlier under CSM, J2 no later.\n")
     return md
@@ -266,8 +266,7 @@ def run_static(setup: Any) -> str:
           f"{'full configuration' if setup.full else 'PARTIAL quick run'}: {len(seeds)} "
           f"seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by {scale} for the "
           f"simulation and reported in unscaled seconds; parameters {STATIC}.\n\n")
-    md += "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
-    md += "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n"
+    md += table(rows, head)
     md += (f"\nPaper: CSM J1 ends at 5400 s, 3072 s before PRED (PRED ~ 8472 s, -36%); J2 "
            f"slightly better under CSM. Ours: J1 CSM {j1c:.0f} s vs PRED {j1p:.0f} s "
            f"({100 * (j1c - j1p) / j1p:+.0f}%); J2 CSM {j2c:.0f} s vs PRED {j2p:.0f} s "
