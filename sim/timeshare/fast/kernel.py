@@ -1,8 +1,9 @@
 """The numba kernel: :class:`sim.timeshare.cluster.Cluster` running a CSM point, on arrays.
 
 This is the event loop of ``Cluster.run`` restricted to what ``run_point`` uses (the
-exchange and local task programs of :mod:`sim.timeshare.csm`, paged memory with one
-reference per dispatch and global LRU, blocking receives, ``Coscheduling`` policies) with
+exchange and local task programs of :mod:`sim.timeshare.csm`, paged memory with k
+references per dispatch (``refs_per_dispatch``), per-node LRU, parallel or FIFO fault
+service, blocking receives, ``Coscheduling`` policies) with
 every step in the same order, so that the event log is record for record the Python
 engine's. Times are integer microseconds.
 
@@ -41,12 +42,12 @@ N_T = 32
 MES, MEAN, WSMEAN, WSSTD, PHMEAN = range(5)
 N_F = 5
 # ---- node ints N
-RUN, VER, DPEND, PREQ, MEMD, BUSY, RQN, LRUH, LRUT, LRUN, BOOST, FREEH = range(12)
-N_N = 12
+RUN, VER, DPEND, PREQ, MEMD, BUSY, RQN, LRUH, LRUT, LRUN, BOOST, FREEH, DISKF = range(13)
+N_N = 13
 # ---- parameters P (int64)
 (P_MODE, P_TOP, P_LOCALBY, P_DERESET, P_MNOL, P_MNOD, P_QUANT, P_QEXP, P_LAT, P_PAGES,
- P_FLAT, P_LITERAL, P_LOG) = range(13)
-N_P = 13
+ P_FLAT, P_LITERAL, P_LOG, P_REFS, P_FIFO, P_MSG) = range(16)
+N_P = 16
 # ---- modes, states, ops, event classes, blocked-on
 RR, PRED, DYN, CSM = 0, 1, 2, 3
 S_NEW, S_READY, S_RUNNING, S_BLOCKED, S_DONE = 0, 1, 2, 3, 4
@@ -539,24 +540,32 @@ def _account(S, T, N, nd, t):
 
 @njit(cache=True, inline="always")
 def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
-    """One page reference at dispatch; False = fault (the task went to sleep)."""
+    """The ``P[P_REFS]`` page references of a dispatch, stopping at the first miss;
+    False = fault (the task went to sleep until the fault is served: ``P[P_FLAT]`` µs
+    from now, or with ``P[P_FIFO]`` from when the node's fault server is free)."""
     if T[t, PHEND] >= 0 and T[t, CPU] >= T[t, PHEND]:
         _new_phase(T, F, PT, MT, GN, t, T[t, CPU])
-    page = T[t, OFF] + randbelow(MT, RNG_MEM, T[t, WRK])
-    f = PT[T[t, PBASE] + page]
-    if f >= 0:
-        _lru_unlink(N, FR, nd, f)
-        _lru_append(N, FR, nd, f)
-        _log(S, LG, P, L_REF, nd, t, page, 1, 0)
-        return True
-    T[t, FAULTS] += 1
-    _log(S, LG, P, L_REF, nd, t, page, 0, 0)
-    _log(S, LG, P, L_OFF, nd, t, OFF_FAULT, 0, 0)
-    T[t, STATE] = S_BLOCKED
-    T[t, BLK] = B_FAULT
-    _log(S, LG, P, L_BLOCK, nd, t, 1, 0, 0)
-    _push(S, H, S[NOW] + P[P_FLAT], E_WAKE, t, page)
-    return False
+    for _ in range(P[P_REFS]):
+        page = T[t, OFF] + randbelow(MT, RNG_MEM, T[t, WRK])
+        f = PT[T[t, PBASE] + page]
+        if f >= 0:
+            _lru_unlink(N, FR, nd, f)
+            _lru_append(N, FR, nd, f)
+            _log(S, LG, P, L_REF, nd, t, page, 1, 0)
+            continue
+        T[t, FAULTS] += 1
+        _log(S, LG, P, L_REF, nd, t, page, 0, 0)
+        _log(S, LG, P, L_OFF, nd, t, OFF_FAULT, 0, 0)
+        T[t, STATE] = S_BLOCKED
+        T[t, BLK] = B_FAULT
+        _log(S, LG, P, L_BLOCK, nd, t, 1, 0, 0)
+        done = S[NOW] + P[P_FLAT]
+        if P[P_FIFO]:
+            done = max(S[NOW], N[nd, DISKF]) + P[P_FLAT]
+            N[nd, DISKF] = done
+        _push(S, H, done, E_WAKE, t, page)
+        return False
+    return True
 
 
 @njit(cache=True, inline="always")

@@ -29,8 +29,15 @@ KINDS = ("arrive", "dispatch", "ref", "load", "free", "off", "block", "wake", "s
 OFF_REASONS = ("quantum", "preempt", "block", "fault", "finish")
 BLOCK_CAUSES = ("recv", "fault")
 _MODES = {"rr": K.RR, "pred": K.PRED, "dyn": K.DYN, "csm": K.CSM}
-#: CSMConfig options (session 6, Python engine) the kernel runs only at these values;
-#: read with ``getattr`` so that a config without the field passes.
+#: The values of the CSMConfig options (session 6, Python engine) that the kernel runs;
+#: any other value is refused by name. ``refs_per_dispatch`` runs at every value
+#: (``CSMConfig`` checks it is an integer >= 1). Read with ``getattr`` so that a config
+#: without the field passes.
+CONFIG_SUPPORTED: dict[str, tuple[Any, ...]] = {
+    "msg_model": ("pairwise",),
+    "fault_service": ("parallel", "fifo"),
+}
+#: The defaults of those options (a config without the field runs at them).
 CONFIG_DEFAULTS = {"msg_model": "pairwise", "fault_service": "parallel",
                    "refs_per_dispatch": 1}
 
@@ -42,9 +49,10 @@ def unsupported(policy: Any, *, cfg: Any = None, setup: Any = None, **options: A
     The compiled engine implements exactly: a ``heuristics.coscheduling.Coscheduling``
     policy (any mode, ``-top``, ``mnol``, ``mnod``, ``p``, ``quantum_us``, ``quantum_dist``,
     ``local_by``, ``de_reset``), no ``setup`` hook, job sizes that are powers of two, and
-    the cluster options ``run_point`` sets (page-level LRU with one reference per dispatch,
-    ``touch="one"``, blocking receives, constant fault latency, constant network latency)
-    with the ``cfg`` options of :data:`CONFIG_DEFAULTS` at their defaults.
+    the cluster options ``run_point`` sets (page-level LRU, ``touch="one"``, blocking
+    receives, constant fault latency, constant network latency) with the ``cfg`` options
+    ``refs_per_dispatch`` (any), ``fault_service`` and ``msg_model`` at the values of
+    :data:`CONFIG_SUPPORTED`.
     Any further keyword in ``options`` (an engine option added to the Python engine) is
     refused unless it has its default value ``None``; extend this function when the kernel
     learns it.
@@ -57,9 +65,9 @@ def unsupported(policy: Any, *, cfg: Any = None, setup: Any = None, **options: A
     if setup is not None:
         return "setup (a cluster hook cannot run inside the compiled engine)"
     if cfg is not None:
-        for name, default in CONFIG_DEFAULTS.items():
-            value = getattr(cfg, name, default)
-            if value != default:
+        for name, ok in CONFIG_SUPPORTED.items():
+            value = getattr(cfg, name, CONFIG_DEFAULTS[name])
+            if value not in ok:
                 return f"{name}={value!r}"
     for name, value in options.items():
         if value is not None:
@@ -183,6 +191,8 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
     P[K.P_FLAT] = int(round(cfg.fault_ms * 1000))
     P[K.P_LITERAL] = int(cfg.pgfault_formula == "literal")
     P[K.P_LOG] = int(log)
+    P[K.P_REFS] = getattr(cfg, "refs_per_dispatch", 1)
+    P[K.P_FIFO] = int(getattr(cfg, "fault_service", "parallel") == "fifo")
     PF = np.array([policy.p], np.float64)
     cap_h, cap_m, cap_l = 4 * n_t + len(arrivals) + 64, 4 * n_t + 64, (1 << 16) if log else 1
     while True:
@@ -224,8 +234,13 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
             cap_l *= 4
     policy.overtakes = int(S[K.OVERTAKES])
     elog = EventLog(enabled=log)
+    opts: dict[str, Any] = {}    # as Cluster.__init__: non-default options only
+    if P[K.P_FIFO]:
+        opts["fault_service"] = "fifo"
+    if P[K.P_REFS] != 1:
+        opts["refs_per_dispatch"] = int(P[K.P_REFS])
     elog.config(n_nodes=n_n, mem_pages=cfg.pages_scaled, latency_us=cfg.latency_us,
-                fault_latency_us=int(round(cfg.fault_ms * 1000)))
+                fault_latency_us=int(round(cfg.fault_ms * 1000)), **opts)
     if log:
         elog.records.extend(_records(LG, int(S[K.LOGN])))
     cl = CompiledCluster(n_n, int(S[K.EVENTS]), int(S[K.NOW]), elog, N[:, K.BUSY].tolist())
