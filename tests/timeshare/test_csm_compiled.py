@@ -45,6 +45,10 @@ OPTION_CASES = [
     ({"fault_service": "fifo"}, "csm", 1),
     ({"fault_service": "fifo"}, "rr", 2),
     ({"fault_service": "fifo", "refs_per_dispatch": 2}, "csm-top", 3),
+    ({"msg_model": "ring"}, "csm", 1),
+    ({"msg_model": "ring"}, "pred", 2),
+    ({"msg_model": "exchange"}, "csm", 1),
+    ({"msg_model": "exchange", "fault_service": "fifo", "refs_per_dispatch": 2}, "csm-top", 3),
 ]
 
 
@@ -129,8 +133,12 @@ def test_unsupported_options_are_refused_by_name():
 
     from sim.timeshare.fast.run import unsupported
 
-    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="ring")) == \
-        "msg_model='ring'"
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="async")) == \
+        "msg_model='async'"
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="probe")) == \
+        "msg_model='probe'"
+    for model in ("ring", "exchange"):
+        assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model=model)) is None
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=1)) is None
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=4)) is None
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(fault_service="fifo")) is None

@@ -36,8 +36,10 @@ N_S = 15
 # ---- task ints T
 (NODE, JOB, RANK, STATE, BLK, REM, QLEFT, SEGST, SMQ, RMQN, RMQH, RMQT, CPU, WDONE, ARR,
  FIN, VM, FAULTS, DE, WORK, PBASE, WRK, OFF, PHEND, RESWS, NRES, OP, K, R, LEFT, LOG2S,
- FIRST) = range(32)
-N_T = 32
+ FIRST, PEER, TAG, SUB, GOT) = range(36)
+N_T = 36
+#: under a msg_model other than pairwise, LEFT holds the task's first burst in BU
+BOFF = LEFT
 # ---- task floats F
 MES, MEAN, WSMEAN, WSSTD, PHMEAN = range(5)
 N_F = 5
@@ -50,6 +52,8 @@ N_N = 13
 N_P = 16
 # ---- modes, states, ops, event classes, blocked-on
 RR, PRED, DYN, CSM = 0, 1, 2, 3
+#: message models (sim.timeshare.csm.MSG_MODELS), in the order of run.MSG_CODES
+MSG_PAIRWISE, MSG_EXCHANGE, MSG_RING, MSG_ASYNC, MSG_PROBE = range(5)
 S_NEW, S_READY, S_RUNNING, S_BLOCKED, S_DONE = 0, 1, 2, 3, 4
 B_NONE, B_RECV, B_FAULT, B_WOKEN = 0, 1, 2, 3
 O_NEW, O_COMPUTE, O_SEND, O_RECV, O_DONE = 0, 1, 2, 3, 4
@@ -338,12 +342,12 @@ def _pol_insert(S, T, F, N, RQ, P, PF, nd, t, preempted):
     return False
 
 # Every function below takes the whole state, in this order:
-#   S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF
+#   S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU
 # (names as in the module docstring; DQ is the ring of dispatch requests of this instant).
 
 
 @njit(cache=True, inline="always")
-def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
     """Cluster._insert (any reason but "preempted")."""
     if _pol_insert(S, T, F, N, RQ, P, PF, nd, t, False) and N[nd, RUN] >= 0:
         N[nd, PREQ] = 1
@@ -352,7 +356,7 @@ def _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
 
 
 @njit(cache=True)
-def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
+def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
     nd = T[t, NODE]
     if N[nd, RUN] == t:
         N[nd, RUN] = -1
@@ -393,9 +397,120 @@ def _start_round(T, F, MT, t):
     T[t, REM] = b
 
 
+@njit(cache=True)
+def _advance_model(T, F, P, BU, MT, t):
+    """Step ``csm.message_program`` (model ``P[P_MSG]``, not pairwise) of the distributed
+    task ``t`` to its next op; True when the program ended.
+
+    The program draws its R bursts at its first step (``csm._bursts``) into
+    ``BU[T[t, BOFF]:][:R]``. Round ``K`` runs a compute, then the steps ``SUB = 0, 1, ...``
+    of the model (a send to ``PEER`` with tag ``K``, or a receive from ``PEER`` with tag
+    ``TAG``; -1 = any source / tag); after the last round (``K = R``) the model's final
+    receives. ``GOT`` counts the probe model's non-blocking receives.
+    """
+    op = T[t, OP]
+    rounds = T[t, R]
+    base = T[t, BOFF]
+    if op == O_NEW:
+        left = T[t, WORK]
+        mean = F[t, MEAN]
+        for k in range(rounds):
+            b = left
+            if k != rounds - 1:
+                b = min(left, int(mean * expovariate(MT, RNG_PROG, 1.0)))
+            left -= b
+            BU[base + k] = b
+        T[t, K] = 0
+        T[t, GOT] = 0
+        T[t, OP] = O_COMPUTE
+        T[t, REM] = T[t, WORK] if T[t, LOG2S] == 0 else BU[base]
+        return False
+    lg = T[t, LOG2S]
+    if lg == 0:     # a job of one task: one compute of tc, no messages
+        return True
+    model = P[P_MSG]
+    size = 1 << lg
+    me = T[t, RANK]
+    first = T[t, FIRST]
+    k = T[t, K]
+    s = 0 if op == O_COMPUTE else T[t, SUB] + 1
+    while True:
+        nxt = O_DONE    # O_DONE: this phase has no step s (end of round / program)
+        peer = -1
+        tag = -1
+        if k < rounds:
+            if model == MSG_EXCHANGE:
+                lft = first + (me - 1) % size
+                rgt = first + (me + 1) % size
+                if s == 0 or s == 2:
+                    nxt = O_SEND if s == 0 else O_RECV
+                    peer = lft
+                    tag = k
+                elif s == 1 or s == 3:
+                    if rgt == lft:      # two tasks: one neighbour (dict.fromkeys)
+                        s += 1
+                        continue
+                    nxt = O_SEND if s == 1 else O_RECV
+                    peer = rgt
+                    tag = k
+            elif model == MSG_RING:
+                if s == 0:
+                    nxt = O_SEND
+                    peer = first + (me + 1) % size
+                elif s == 1:
+                    nxt = O_RECV
+                    peer = first + (me - 1) % size
+                    tag = k
+            elif model == MSG_ASYNC:
+                if s == 0:
+                    nxt = O_SEND
+                    peer = first + (me ^ (1 << (k % lg)))
+                elif s == 1 and k > 0:
+                    nxt = O_RECV
+                    peer = first + (me ^ (1 << ((k - 1) % lg)))
+                    tag = k - 1
+            else:   # probe
+                if s == 0:
+                    nxt = O_SEND
+                    peer = first + (me ^ (1 << (k % lg)))
+                elif T[t, RMQN] > 0:    # csm._recv_all: one Recv() per queued message
+                    nxt = O_RECV
+                    T[t, GOT] += 1
+        else:   # after the last round
+            if model == MSG_ASYNC:
+                if s == 0:
+                    nxt = O_RECV
+                    peer = first + (me ^ (1 << ((rounds - 1) % lg)))
+                    tag = rounds - 1
+            elif model == MSG_PROBE:
+                if s < rounds - T[t, GOT]:
+                    nxt = O_RECV
+        if nxt != O_DONE:
+            T[t, OP] = nxt
+            T[t, PEER] = peer
+            T[t, TAG] = tag
+            T[t, SUB] = s
+            T[t, K] = k
+            return False
+        if k >= rounds:
+            return True
+        k += 1
+        T[t, K] = k
+        if k < rounds:
+            T[t, OP] = O_COMPUTE
+            T[t, REM] = BU[base + k]
+            return False
+        s = 0
+
+
 @njit(cache=True, inline="always")
-def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
-    """Step the task program (csm.exchange_program / local_program) to its next op."""
+def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
+    """Step the task program (csm.exchange_program / local_program, or
+    csm.message_program under another msg_model) to its next op."""
+    if P[P_MSG] != MSG_PAIRWISE and T[t, JOB] >= 0:
+        if _advance_model(T, F, P, BU, MT, t):
+            _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
+        return
     op = T[t, OP]
     if op == O_NEW:
         T[t, K] = 0
@@ -411,7 +526,7 @@ def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     if T[t, K] < T[t, R]:
         _start_round(T, F, MT, t)
     else:
-        _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+        _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
 
 
 @njit(cache=True, inline="always")
@@ -420,7 +535,7 @@ def _partner(T, t):
 
 
 @njit(cache=True, inline="always")
-def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
+def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
     slot = S[MFREE]
     if slot < 0:
         S[ERR] = ERR_MSG
@@ -429,7 +544,7 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     mid = S[MSGID]
     S[MSGID] = mid + 1
     T[t, SMQ] += 1
-    dst = _partner(T, t)
+    dst = _partner(T, t) if P[P_MSG] == MSG_PAIRWISE else T[t, PEER]
     _log(S, LG, P, L_SEND, T[t, NODE], t, mid, dst, 0)
     MS[slot, 0] = t
     MS[slot, 1] = dst
@@ -437,17 +552,25 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t):
     MS[slot, 3] = mid
     MS[slot, 4] = -1
     _push(S, H, S[NOW] + P[P_LAT], E_DELIVER, slot, 0)
-    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
 
 
 @njit(cache=True, inline="always")
-def _match(T, MS, t):
+def _match(T, MS, P, t):
     """Slot of the first RMQ message matching the pending Recv, or -1."""
-    src = _partner(T, t)
-    tag = T[t, K]
     m = T[t, RMQH]
+    if P[P_MSG] == MSG_PAIRWISE:
+        src = _partner(T, t)
+        tag = T[t, K]
+        while m >= 0:
+            if MS[m, 0] == src and MS[m, 2] == tag:
+                return m
+            m = MS[m, 4]
+        return -1
+    src = T[t, PEER]
+    tag = T[t, TAG]
     while m >= 0:
-        if MS[m, 0] == src and MS[m, 2] == tag:
+        if (src < 0 or MS[m, 0] == src) and (tag < 0 or MS[m, 2] == tag):
             return m
         m = MS[m, 4]
     return -1
@@ -483,16 +606,16 @@ def _block(S, T, N, DQ, LG, P, nd, t):
 
 
 @njit(cache=True, inline="always")
-def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
     N[nd, RUN] = -1
     T[t, STATE] = S_READY
     _log(S, LG, P, L_OFF, nd, t, OFF_QUANTUM, 0, 0)
-    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t)
     _request_dispatch(S, N, DQ, nd)
 
 
 @njit(cache=True, inline="always")
-def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
     """Cluster._go: run the program from now until a timed segment, a block, the quantum
     end or the program end."""
     while True:
@@ -500,7 +623,7 @@ def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
         if op == O_COMPUTE:
             if T[t, REM] > 0:
                 if T[t, QLEFT] <= 0:
-                    _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF,
+                    _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU,
                             nd, t)
                     return
                 seg = min(T[t, REM], T[t, QLEFT])
@@ -508,16 +631,16 @@ def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
                 N[nd, VER] += 1
                 _push(S, H, S[NOW] + seg, E_CPU_END, nd, N[nd, VER])
                 return
-            _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+            _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
         elif op == O_SEND:
-            _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+            _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
         elif op == O_RECV:
-            m = _match(T, MS, t)
+            m = _match(T, MS, P, t)
             if m >= 0:
                 mid = MS[m, 3]
                 _rmq_remove(S, T, MS, t, m)
                 _log(S, LG, P, L_RECV, nd, t, mid, 0, 0)
-                _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+                _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
             else:
                 _block(S, T, N, DQ, LG, P, nd, t)
                 return
@@ -539,7 +662,7 @@ def _account(S, T, N, nd, t):
 
 
 @njit(cache=True, inline="always")
-def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
+def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
     """The ``P[P_REFS]`` page references of a dispatch, stopping at the first miss;
     False = fault (the task went to sleep until the fault is served: ``P[P_FLAT]`` µs
     from now, or with ``P[P_FIFO]`` from when the node's fault server is free)."""
@@ -569,7 +692,7 @@ def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t):
 
 
 @njit(cache=True, inline="always")
-def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd):
+def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd):
     r = N[nd, RUN]
     if r >= 0:
         if N[nd, PREQ] == 0:
@@ -593,7 +716,7 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd):
             T[t, DE] = 0
         _log(S, LG, P, L_DISPATCH, nd, t, 0, 0, 0)
         if T[t, VM] > 0 and not _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR,
-                                           MT, GN, P, PF, nd, t):
+                                           MT, GN, P, PF, BU, nd, t):
             continue
         T[t, STATE] = S_RUNNING
         N[nd, RUN] = t
@@ -601,13 +724,13 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd):
             T[t, QLEFT] = max(1, int(expovariate(MT, RNG_POL, 1.0 / P[P_QUANT])))
         else:
             T[t, QLEFT] = P[P_QUANT]
-        _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+        _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t)
         if S[ERR]:
             return
 
 
 @njit(cache=True, inline="always")
-def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, slot):
+def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, slot):
     T[MS[slot, 0], SMQ] -= 1
     t = MS[slot, 1]
     nd = T[t, NODE]
@@ -621,15 +744,15 @@ def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, slot):
     _log(S, LG, P, L_DELIVER, nd, t, MS[slot, 3], 0, 0)
     if T[t, STATE] == S_DONE or T[t, OP] != O_RECV:
         return
-    if _match(T, MS, t) < 0:
+    if _match(T, MS, P, t) < 0:
         return
     if T[t, STATE] == S_BLOCKED and T[t, BLK] == B_RECV:
         T[t, BLK] = B_WOKEN
-        _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, -1)
+        _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, -1)
 
 
 @njit(cache=True, inline="always")
-def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, page):
+def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, page):
     """Wake ``t`` after its fault on ``page`` (>= 0) or its message (page -1)."""
     nd = T[t, NODE]
     if page >= 0:
@@ -637,11 +760,11 @@ def _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, page):
     T[t, STATE] = S_READY
     T[t, BLK] = B_NONE
     _log(S, LG, P, L_WAKE, nd, t, 0, 0, 0)
-    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+    _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t)
 
 
 @njit(cache=True)
-def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, nd, res):
+def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, nd, res):
     """Cluster.spawn of task ``t`` (static fields already set) on node ``nd``."""
     T[t, NODE] = nd
     T[t, ARR] = S[NOW]
@@ -662,10 +785,10 @@ def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t, nd, res):
             if p >= off:
                 p += wrk
         _load(S, T, N, PT, FR, LG, P, nd, t, p)
-    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
+    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
     if T[t, STATE] != S_DONE:
         T[t, STATE] = S_READY
-        _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd, t)
+        _insert(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t)
 
 
 @njit(cache=True, inline="always")
@@ -677,14 +800,14 @@ def _resident(N, P, nd, vm):
 
 
 @njit(cache=True)
-def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, i):
+def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A, i):
     """csm.schedule_arrivals' callback for arrival ``i`` (A rows: time, first task,
     size, node of a local task or -1)."""
     first = A[i, 1]
     size = A[i, 2]
     if A[i, 3] >= 0:
         nd = A[i, 3]
-        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, first, nd,
+        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, first, nd,
                _resident(N, P, nd, T[first, VM]))
         return
     nn = N.shape[0]
@@ -711,18 +834,18 @@ def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, i):
     for r in range(size):
         res[r] = _resident(N, P, nodes[r], T[first + r, VM])
     for r in range(size):
-        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, first + r,
+        _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, first + r,
                nodes[r], res[r])
 
 
 @njit(cache=True)
-def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A):
+def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A):
     """Cluster.run over every arrival of ``A``; returns the error code (0 = done)."""
     S, T, F, N, RQ, H, DQ = (_unmanaged(S), _unmanaged(T), _unmanaged(F), _unmanaged(N),
                              _unmanaged(RQ), _unmanaged(H), _unmanaged(DQ))
     MS, LG, PT, FR = _unmanaged(MS), _unmanaged(LG), _unmanaged(PT), _unmanaged(FR)
-    MT, GN, P, PF, A = _unmanaged(MT), _unmanaged(GN), _unmanaged(P), _unmanaged(PF), \
-        _unmanaged(A)
+    MT, GN, P, PF = _unmanaged(MT), _unmanaged(GN), _unmanaged(P), _unmanaged(PF)
+    BU, A = _unmanaged(BU), _unmanaged(A)
     for i in range(A.shape[0]):
         S[PENDING] += 1
         _push(S, H, A[i, 0], E_CALL, i, 0)
@@ -738,7 +861,7 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A):
             S[DQN] -= 1
             S[EVENTS] += 1
             N[nd, DPEND] = 0
-            _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, nd)
+            _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd)
             continue
         j = _pop(S, H)
         S[NOW] = H[j, 0]
@@ -751,15 +874,15 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A):
                 t = N[a, RUN]
                 _account(S, T, N, a, t)
                 if T[t, REM] <= 0:
-                    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, t)
-                _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a, t)
+                    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
+                _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a, t)
         elif cls == E_DELIVER:
-            _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a)
+            _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a)
         elif cls == E_WAKE:
-            _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, a, b)
+            _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a, b)
         else:
             S[PENDING] -= 1
-            _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A, a)
+            _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A, a)
     if S[ERR]:
         return S[ERR]
     _log(S, LG, P, L_END, -1, -1, 1 if (S[LIVE] == 0 and S[PENDING] == 0) else 0, 0, 0)

@@ -29,12 +29,15 @@ KINDS = ("arrive", "dispatch", "ref", "load", "free", "off", "block", "wake", "s
 OFF_REASONS = ("quantum", "preempt", "block", "fault", "finish")
 BLOCK_CAUSES = ("recv", "fault")
 _MODES = {"rr": K.RR, "pred": K.PRED, "dyn": K.DYN, "csm": K.CSM}
+#: kernel codes of the message models (sim.timeshare.csm.MSG_MODELS)
+MSG_CODES = {"pairwise": K.MSG_PAIRWISE, "exchange": K.MSG_EXCHANGE, "ring": K.MSG_RING,
+             "async": K.MSG_ASYNC, "probe": K.MSG_PROBE}
 #: The values of the CSMConfig options (session 6, Python engine) that the kernel runs;
 #: any other value is refused by name. ``refs_per_dispatch`` runs at every value
 #: (``CSMConfig`` checks it is an integer >= 1). Read with ``getattr`` so that a config
 #: without the field passes.
 CONFIG_SUPPORTED: dict[str, tuple[Any, ...]] = {
-    "msg_model": ("pairwise",),
+    "msg_model": ("pairwise", "ring", "exchange"),
     "fault_service": ("parallel", "fifo"),
 }
 #: The defaults of those options (a config without the field runs at them).
@@ -193,6 +196,16 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
     P[K.P_LOG] = int(log)
     P[K.P_REFS] = getattr(cfg, "refs_per_dispatch", 1)
     P[K.P_FIFO] = int(getattr(cfg, "fault_service", "parallel") == "fifo")
+    P[K.P_MSG] = MSG_CODES[getattr(cfg, "msg_model", "pairwise")]
+    if P[K.P_MSG] != K.MSG_PAIRWISE:
+        # csm.message_program draws every burst at the task's start: room for all of
+        # them, each distributed task's first one at T[t, BOFF]
+        dist = T0[:, K.JOB] >= 0
+        rounds = T0[dist, K.R]
+        T0[dist, K.BOFF] = np.cumsum(rounds) - rounds
+        BU = np.zeros(max(1, int(rounds.sum())), np.int64)
+    else:
+        BU = np.zeros(1, np.int64)
     PF = np.array([policy.p], np.float64)
     cap_h, cap_m, cap_l = 4 * n_t + len(arrivals) + 64, 4 * n_t + 64, (1 << 16) if log else 1
     while True:
@@ -223,7 +236,7 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
         FR = np.zeros((n_n * m_pages, 4), np.int32)   # prev, next, page, task
         FR[:, 1] = np.arange(1, n_n * m_pages + 1)
         FR[m_pages - 1::m_pages, 1] = -1    # one free list per node
-        err = K.run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, A)
+        err = K.run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A)
         if err == 0:
             break
         if err == K.ERR_HEAP:
