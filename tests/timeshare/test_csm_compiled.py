@@ -49,6 +49,8 @@ OPTION_CASES = [
     ({"msg_model": "ring"}, "pred", 2),
     ({"msg_model": "exchange"}, "csm", 1),
     ({"msg_model": "exchange", "fault_service": "fifo", "refs_per_dispatch": 2}, "csm-top", 3),
+    ({"msg_model": "async"}, "csm", 1),
+    ({"msg_model": "async"}, "rr", 2),
 ]
 
 
@@ -133,11 +135,9 @@ def test_unsupported_options_are_refused_by_name():
 
     from sim.timeshare.fast.run import unsupported
 
-    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="async")) == \
-        "msg_model='async'"
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="probe")) == \
         "msg_model='probe'"
-    for model in ("ring", "exchange"):
+    for model in ("ring", "exchange", "async"):
         assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model=model)) is None
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=1)) is None
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=4)) is None
