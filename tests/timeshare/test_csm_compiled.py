@@ -51,6 +51,9 @@ OPTION_CASES = [
     ({"msg_model": "exchange", "fault_service": "fifo", "refs_per_dispatch": 2}, "csm-top", 3),
     ({"msg_model": "async"}, "csm", 1),
     ({"msg_model": "async"}, "rr", 2),
+    ({"msg_model": "probe"}, "csm", 1),
+    ({"msg_model": "probe"}, "dyn", 2),
+    ({"msg_model": "probe", "fault_service": "fifo", "refs_per_dispatch": 2}, "csm-top", 3),
 ]
 
 
@@ -135,9 +138,12 @@ def test_unsupported_options_are_refused_by_name():
 
     from sim.timeshare.fast.run import unsupported
 
-    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="probe")) == \
-        "msg_model='probe'"
-    for model in ("ring", "exchange", "async"):
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model="broadcast")) == \
+        "msg_model='broadcast'"
+    assert unsupported(by_name("csm"), cfg=SimpleNamespace(fault_service="lifo")) == \
+        "fault_service='lifo'"
+    assert unsupported(by_name("csm"), touch="ws") == "touch='ws'"
+    for model in ("ring", "exchange", "async", "probe"):
         assert unsupported(by_name("csm"), cfg=SimpleNamespace(msg_model=model)) is None
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=1)) is None
     assert unsupported(by_name("csm"), cfg=SimpleNamespace(refs_per_dispatch=4)) is None

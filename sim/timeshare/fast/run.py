@@ -37,7 +37,7 @@ MSG_CODES = {"pairwise": K.MSG_PAIRWISE, "exchange": K.MSG_EXCHANGE, "ring": K.M
 #: (``CSMConfig`` checks it is an integer >= 1). Read with ``getattr`` so that a config
 #: without the field passes.
 CONFIG_SUPPORTED: dict[str, tuple[Any, ...]] = {
-    "msg_model": ("pairwise", "ring", "exchange", "async"),
+    "msg_model": ("pairwise", "exchange", "ring", "async", "probe"),
     "fault_service": ("parallel", "fifo"),
 }
 #: The defaults of those options (a config without the field runs at them).
