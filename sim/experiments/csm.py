@@ -17,8 +17,9 @@ The full configuration writes ``sim/experiments/results/csm/<figure>.md`` and ``
 (and the raw per-seed metrics as ``.json``); ``--quick`` (or any override of seeds, jobs,
 scale or the grid) writes to ``results/csm-quick/`` at the repository top and says it is
 partial. ``fig5-6 --scale 0.1`` and ``fig5-6 --scale 1 --engine compiled`` (at least 3
-seeds) are named full configurations (:data:`NAMED_SCALES`) written beside the 0.01 files
-as ``fig5-6-scale0.1.*`` and ``fig5-6-scale1.*``. Times in
+seeds) and ``msg-model --scale 1 --engine compiled`` are named full configurations
+(:data:`NAMED_SCALES`) written beside the 0.01 files as ``fig5-6-scale0.1.*``,
+``fig5-6-scale1.*`` and ``msg-model-scale1.*``. Times in
 the simulator are microseconds; the figures use seconds and ms.
 """
 
@@ -56,7 +57,7 @@ PAPER_GRID = {"seeds": 10, "mfreq": (10, 20, 50, 100, 200, 500, 1000)}
 #: Named configurations at another tc / memory scale: scale -> the figures whose full
 #: configuration also runs there (same seeds, jobs and grid), written beside the 0.01
 #: files as ``<figure>-scale<scale>.md/.json/.png``.
-NAMED_SCALES = {0.1: ("fig5-6",), 1.0: ("fig5-6",)}
+NAMED_SCALES = {0.1: ("fig5-6",), 1.0: ("fig5-6", "msg-model")}
 QUICK = {"seeds": 2, "jobs": 300, "scale": 0.01, "mfreq": (10, 100, 1000),
          "pdt": (0.1, 0.5, 0.9)}
 #: Calibration seeds per (load, class mix). 0.7 and 1.0 were calibrated with one seed;
