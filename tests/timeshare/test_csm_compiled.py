@@ -156,3 +156,11 @@ def test_32_nodes_all_policies_match():
     cfg = CSMConfig(n_nodes=32, n_jobs=300, tc_scale=0.01, mem_scale=0.01, mem_load=1.0)
     for pol in POLICY_NAMES:
         _same(cfg, pol, 4)
+
+
+@pytest.mark.slow
+def test_32_nodes_message_models_and_fault_options_match():
+    base = CSMConfig(n_nodes=32, n_jobs=300, tc_scale=0.01, mem_scale=0.01, mem_load=1.0)
+    for opts in ({"msg_model": m} for m in ("exchange", "ring", "async", "probe")):
+        _same(dataclasses.replace(base, **opts), "csm", 4)
+    _same(dataclasses.replace(base, fault_service="fifo", refs_per_dispatch=2), "pred", 4)
