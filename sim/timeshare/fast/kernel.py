@@ -1,7 +1,8 @@
 """The numba kernel: :class:`sim.timeshare.cluster.Cluster` running a CSM point, on arrays.
 
 This is the event loop of ``Cluster.run`` restricted to what ``run_point`` uses (the
-exchange and local task programs of :mod:`sim.timeshare.csm`, paged memory with k
+exchange and local task programs of :mod:`sim.timeshare.csm`, or ``message_program``
+under the other ``msg_model`` values, paged memory with k
 references per dispatch (``refs_per_dispatch``), per-node LRU, parallel or FIFO fault
 service, blocking receives, ``Coscheduling`` policies) with
 every step in the same order, so that the event log is record for record the Python
@@ -11,7 +12,8 @@ State lives in arrays (column constants below): ``S`` the scalars, ``T`` / ``F``
 int / float fields of tasks, ``N`` the nodes, ``RQ[node, i]`` the ready queues, ``H`` the
 event heap (rows ``time, cls << 44 | seq, a, b``), ``MS`` the message slots (free list),
 ``LG`` the log records, ``PT`` the page table (frame of every virtual page, -1 when not
-resident; page ``p`` of task ``t`` is ``T[t, PBASE] + p``), the LRU
+resident; page ``p`` of task ``t`` is ``T[t, PBASE] + p``), ``BU`` the program state
+and the bursts of the tasks under a message model other than pairwise, the LRU
 links of the page frames ``FR[f] = (prev, next, virtual page, task)`` (one 16-byte row
 per frame: node ``k`` owns frames ``k M .. (k + 1) M - 1``; unused frames are in a free
 list through ``next``). Frames keep the per-node LRU lists small, so that a reference
