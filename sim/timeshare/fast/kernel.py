@@ -1,7 +1,8 @@
 """The numba kernel: :class:`sim.timeshare.cluster.Cluster` running a CSM point, on arrays.
 
 This is the event loop of ``Cluster.run`` restricted to what ``run_point`` uses (the
-exchange and local task programs of :mod:`sim.timeshare.csm`, paged memory with k
+exchange and local task programs of :mod:`sim.timeshare.csm`, or ``message_program``
+under the other ``msg_model`` values, paged memory with k
 references per dispatch (``refs_per_dispatch``), per-node LRU, parallel or FIFO fault
 service, blocking receives, ``Coscheduling`` policies) with
 every step in the same order, so that the event log is record for record the Python
@@ -11,7 +12,8 @@ State lives in arrays (column constants below): ``S`` the scalars, ``T`` / ``F``
 int / float fields of tasks, ``N`` the nodes, ``RQ[node, i]`` the ready queues, ``H`` the
 event heap (rows ``time, cls << 44 | seq, a, b``), ``MS`` the message slots (free list),
 ``LG`` the log records, ``PT`` the page table (frame of every virtual page, -1 when not
-resident; page ``p`` of task ``t`` is ``T[t, PBASE] + p``), the LRU
+resident; page ``p`` of task ``t`` is ``T[t, PBASE] + p``), ``BU`` the program state
+and the bursts of the tasks under a message model other than pairwise, the LRU
 links of the page frames ``FR[f] = (prev, next, virtual page, task)`` (one 16-byte row
 per frame: node ``k`` owns frames ``k M .. (k + 1) M - 1``; unused frames are in a free
 list through ``next``). Frames keep the per-node LRU lists small, so that a reference
@@ -36,10 +38,14 @@ N_S = 15
 # ---- task ints T
 (NODE, JOB, RANK, STATE, BLK, REM, QLEFT, SEGST, SMQ, RMQN, RMQH, RMQT, CPU, WDONE, ARR,
  FIN, VM, FAULTS, DE, WORK, PBASE, WRK, OFF, PHEND, RESWS, NRES, OP, K, R, LEFT, LOG2S,
- FIRST, PEER, TAG, SUB, GOT) = range(36)
-N_T = 36
+ FIRST) = range(32)
+N_T = 32
 #: under a msg_model other than pairwise, LEFT holds the task's first burst in BU
 BOFF = LEFT
+# ---- program state of task t under a msg_model other than pairwise: BU[t * N_PG + x]
+# (kept out of T: four more columns in T measurably slowed the default path)
+PEER, TAG, SUB, GOT = range(4)
+N_PG = 4
 # ---- task floats F
 MES, MEAN, WSMEAN, WSSTD, PHMEAN = range(5)
 N_F = 5
@@ -406,7 +412,8 @@ def _advance_model(T, F, P, BU, MT, t):
     ``BU[T[t, BOFF]:][:R]``. Round ``K`` runs a compute, then the steps ``SUB = 0, 1, ...``
     of the model (a send to ``PEER`` with tag ``K``, or a receive from ``PEER`` with tag
     ``TAG``; -1 = any source / tag); after the last round (``K = R``) the model's final
-    receives. ``GOT`` counts the probe model's non-blocking receives.
+    receives. ``GOT`` counts the probe model's non-blocking receives. ``PEER``, ``TAG``,
+    ``SUB``, ``GOT`` live in ``BU[t * N_PG:][:N_PG]``.
     """
     op = T[t, OP]
     rounds = T[t, R]
@@ -421,7 +428,7 @@ def _advance_model(T, F, P, BU, MT, t):
             left -= b
             BU[base + k] = b
         T[t, K] = 0
-        T[t, GOT] = 0
+        BU[t * N_PG + GOT] = 0
         T[t, OP] = O_COMPUTE
         T[t, REM] = T[t, WORK] if T[t, LOG2S] == 0 else BU[base]
         return False
@@ -433,7 +440,7 @@ def _advance_model(T, F, P, BU, MT, t):
     me = T[t, RANK]
     first = T[t, FIRST]
     k = T[t, K]
-    s = 0 if op == O_COMPUTE else T[t, SUB] + 1
+    s = 0 if op == O_COMPUTE else BU[t * N_PG + SUB] + 1
     while True:
         nxt = O_DONE    # O_DONE: this phase has no step s (end of round / program)
         peer = -1
@@ -475,7 +482,7 @@ def _advance_model(T, F, P, BU, MT, t):
                     peer = first + (me ^ (1 << (k % lg)))
                 elif T[t, RMQN] > 0:    # csm._recv_all: one Recv() per queued message
                     nxt = O_RECV
-                    T[t, GOT] += 1
+                    BU[t * N_PG + GOT] += 1
         else:   # after the last round
             if model == MSG_ASYNC:
                 if s == 0:
@@ -483,13 +490,13 @@ def _advance_model(T, F, P, BU, MT, t):
                     peer = first + (me ^ (1 << ((rounds - 1) % lg)))
                     tag = rounds - 1
             elif model == MSG_PROBE:
-                if s < rounds - T[t, GOT]:
+                if s < rounds - BU[t * N_PG + GOT]:
                     nxt = O_RECV
         if nxt != O_DONE:
             T[t, OP] = nxt
-            T[t, PEER] = peer
-            T[t, TAG] = tag
-            T[t, SUB] = s
+            BU[t * N_PG + PEER] = peer
+            BU[t * N_PG + TAG] = tag
+            BU[t * N_PG + SUB] = s
             T[t, K] = k
             return False
         if k >= rounds:
@@ -544,7 +551,7 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
     mid = S[MSGID]
     S[MSGID] = mid + 1
     T[t, SMQ] += 1
-    dst = _partner(T, t) if P[P_MSG] == MSG_PAIRWISE else T[t, PEER]
+    dst = _partner(T, t) if P[P_MSG] == MSG_PAIRWISE else BU[t * N_PG + PEER]
     _log(S, LG, P, L_SEND, T[t, NODE], t, mid, dst, 0)
     MS[slot, 0] = t
     MS[slot, 1] = dst
@@ -556,7 +563,7 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
 
 
 @njit(cache=True, inline="always")
-def _match(T, MS, P, t):
+def _match(T, MS, P, BU, t):
     """Slot of the first RMQ message matching the pending Recv, or -1."""
     m = T[t, RMQH]
     if P[P_MSG] == MSG_PAIRWISE:
@@ -567,8 +574,8 @@ def _match(T, MS, P, t):
                 return m
             m = MS[m, 4]
         return -1
-    src = T[t, PEER]
-    tag = T[t, TAG]
+    src = BU[t * N_PG + PEER]
+    tag = BU[t * N_PG + TAG]
     while m >= 0:
         if (src < 0 or MS[m, 0] == src) and (tag < 0 or MS[m, 2] == tag):
             return m
@@ -635,7 +642,7 @@ def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
         elif op == O_SEND:
             _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
         elif op == O_RECV:
-            m = _match(T, MS, P, t)
+            m = _match(T, MS, P, BU, t)
             if m >= 0:
                 mid = MS[m, 3]
                 _rmq_remove(S, T, MS, t, m)
@@ -744,7 +751,7 @@ def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, slot):
     _log(S, LG, P, L_DELIVER, nd, t, MS[slot, 3], 0, 0)
     if T[t, STATE] == S_DONE or T[t, OP] != O_RECV:
         return
-    if _match(T, MS, P, t) < 0:
+    if _match(T, MS, P, BU, t) < 0:
         return
     if T[t, STATE] == S_BLOCKED and T[t, BLK] == B_RECV:
         T[t, BLK] = B_WOKEN

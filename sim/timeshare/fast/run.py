@@ -198,12 +198,13 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
     P[K.P_FIFO] = int(getattr(cfg, "fault_service", "parallel") == "fifo")
     P[K.P_MSG] = MSG_CODES[getattr(cfg, "msg_model", "pairwise")]
     if P[K.P_MSG] != K.MSG_PAIRWISE:
-        # csm.message_program draws every burst at the task's start: room for all of
-        # them, each distributed task's first one at T[t, BOFF]
+        # the program state of every task (K.N_PG words each), then room for all the
+        # bursts (csm.message_program draws them at the task's start), each
+        # distributed task's first one at T[t, BOFF]
         dist = T0[:, K.JOB] >= 0
         rounds = T0[dist, K.R]
-        T0[dist, K.BOFF] = np.cumsum(rounds) - rounds
-        BU = np.zeros(max(1, int(rounds.sum())), np.int64)
+        T0[dist, K.BOFF] = n_t * K.N_PG + np.cumsum(rounds) - rounds
+        BU = np.zeros(n_t * K.N_PG + int(rounds.sum()), np.int64)
     else:
         BU = np.zeros(1, np.int64)
     PF = np.array([policy.p], np.float64)
