@@ -93,6 +93,11 @@ class Setup:
         self.out = Path(out) if out is not None else FULL_DIR if self.full else QUICK_DIR
         self.out.mkdir(parents=True, exist_ok=True)
 
+    @property
+    def label(self) -> str:
+        """How a results file names this run: the full configuration or a partial one."""
+        return "full configuration" if self.full else "PARTIAL quick run"
+
     def cfg(self, **kw: Any) -> CSMConfig:
         """The point's configuration with mit calibrated on the measured mem_load."""
         c = CSMConfig(n_jobs=self.jobs, tc_scale=self.scale, mem_scale=self.scale, **kw)
@@ -579,7 +584,7 @@ def fig_msg_model(setup: Setup) -> str:
         ["correlation order", "corr CSM - PRED, mean (sign per seed)"]
     md = (f"# Message models and fault service at mem_load 1.0 (targets 3.7.6, 3.7.7)\n\n"
           f"Produced at commit {provenance()}.\n\n"
-          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: "
+          f"{setup.label}: "
           f"{MSG['seeds']} seeds x {setup.jobs} jobs per point, tc and memory scaled by "
           f"{setup.scale}, pdt 0.5, MNOD 2, mit calibrated as in fig8-9 (RR, pairwise). "
           f"Models: `sim.timeshare.csm.MSG_MODELS`. Mean +- 95% CI half-width.\n\n")
@@ -659,7 +664,7 @@ def fig_crossover_diag(setup: Setup) -> str:
             "positions differ [%]", "CSM busy-node paths: line 5 / CSM mode / predictive [%]"]
     md = (f"# Target 3.7.7: where PRED and CSM can differ (mem_load 1.0)\n\n"
           f"Produced at commit {provenance()}.\n\n"
-          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: seed 0, "
+          f"{setup.label}: seed 0, "
           f"{setup.jobs} jobs, tc and memory scaled by {setup.scale}, pdt 0.5, MNOD 2. At "
           f"every insertion of a distributed task the position the other policy would "
           f"have chosen is computed from the same state (a read-only replay of Algorithm "

@@ -194,7 +194,7 @@ def run_diag(setup: Any) -> str:
             "J2 CSM [s]", "J2 change", "largest fault time per task (CSM) [s]",
             "CSM distributed insertions: line 5 / CSM mode / predictive mode [%]"]
     md = (f"# E-4.2 diagnosis: why J1 is not much earlier under CSM\n\n"
-          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: "
+          f"{setup.label}: "
           f"{len(seeds)} seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by "
           f"{scale}, reported in unscaled seconds (fault time = faults x 20 ms / "
           f"scale, corrected in session 6: it was not divided by the scale); tc "
@@ -229,7 +229,7 @@ def run_probe(setup: Any) -> str:
             "L1 PRED [s]", "L1 CSM [s]", "L1", "job faults/task PRED", "job faults/task CSM",
             "CSM insertions line 5 / CSM mode / predictive [%]", "target 3.7.4"]
     md = (f"# E-4.2 under the message models and fault options (target 3.7.4)\n\n"
-          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: "
+          f"{setup.label}: "
           f"{len(seeds)} seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by {scale}, "
           f"reported in unscaled seconds; default sizes {STATIC}. Message models: "
           f"`sim.timeshare.csm.MSG_MODELS`.\n\n")
@@ -263,7 +263,7 @@ def run_static(setup: Any) -> str:
     head = ["policy", "J1 end [s]", "J2 end [s]", "L1 end [s]", "L2 end [s]",
             "J1 faults/task", "J2 faults/task"]
     md = (f"# E-4.2 (Fig. 4): static workload, PRED vs CSM\n\n"
-          f"{'full configuration' if setup.full else 'PARTIAL quick run'}: {len(seeds)} "
+          f"{setup.label}: {len(seeds)} "
           f"seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by {scale} for the "
           f"simulation and reported in unscaled seconds; parameters {STATIC}.\n\n")
     md += table(rows, head)

@@ -147,6 +147,18 @@ class TaskContext:
         return self.cluster.rng_program
 
 
+
+def config_options(fault_service: str, refs_per_dispatch: int) -> dict[str, Any]:
+    """The cluster options that the event log's ``config`` record names: only those away
+    from their defaults, so that a default run's log is unchanged (also written by the
+    compiled engine, :mod:`sim.timeshare.fast.run`)."""
+    opts: dict[str, Any] = {}
+    if fault_service == "fifo":
+        opts["fault_service"] = "fifo"
+    if refs_per_dispatch != 1:
+        opts["refs_per_dispatch"] = refs_per_dispatch
+    return opts
+
 class Cluster:
     """A cluster of ``n_nodes`` time-sharing nodes.
 
@@ -228,13 +240,9 @@ class Cluster:
         self.rng_mem = random.Random(seed * 104_729 + 1)
         self.rng_program = random.Random(seed * 1_299_709 + 2)
         self.log = EventLog(enabled=log)
-        opts: dict[str, Any] = {}  # non-default options only: default logs unchanged
-        if self.fault_fifo:
-            opts["fault_service"] = "fifo"
-        if refs_per_dispatch != 1:
-            opts["refs_per_dispatch"] = refs_per_dispatch
         self.log.config(n_nodes=n_nodes, mem_pages=mem_pages, latency_us=latency_us,
-                        fault_latency_us=fault_latency_us, **opts)
+                        fault_latency_us=fault_latency_us,
+                        **config_options(fault_service, refs_per_dispatch))
         self._advancing: Task | None = None
         self.policy.attach(self)
 

@@ -14,7 +14,7 @@ default message model, "pairwise"; :data:`MSG_MODELS` defines the other readings
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sim.timeshare.cluster import Cluster
@@ -36,20 +36,8 @@ def exchange_program(tc_us: int, rounds: int) -> Callable[..., Any]:
     """A distributed task: ``rounds`` bursts totalling ``tc_us`` µs, pairwise exchange
     after each (AMB-4.10)."""
     def prog(ctx):
-        task = ctx.task
-        peers = ctx.cluster.jobs[task.job]
-        size = len(peers)
-        log2s = size.bit_length() - 1
-        me = task.rank
-        rng = ctx.rng
-        left = tc_us
-        mean = tc_us / rounds
-        for k in range(rounds):
-            if k == rounds - 1:
-                b = left
-            else:
-                b = min(left, int(mean * rng.expovariate(1.0)))
-            left -= b
+        _, peers, log2s, me = _rank_view(ctx)
+        for k, b in enumerate(_burst_draws(tc_us, rounds, ctx.rng)):
             yield Compute(b)
             if log2s:
                 partner = peers[me ^ (1 << (k % log2s))]
@@ -58,16 +46,28 @@ def exchange_program(tc_us: int, rounds: int) -> Callable[..., Any]:
     return prog
 
 
-def _bursts(tc_us: int, rounds: int, rng: Any) -> list[int]:
-    """The R CPU bursts of a task (µs): ``tc/R · Exp(1)``, the last takes the rest."""
-    out = []
+def _rank_view(ctx: Any) -> tuple[Any, list[int], int, int]:
+    """The running task, the task ids of its job by rank, log2 of the job size and the
+    task's rank."""
+    task = ctx.task
+    peers = ctx.cluster.jobs[task.job]
+    return task, peers, len(peers).bit_length() - 1, task.rank
+
+
+def _burst_draws(tc_us: int, rounds: int, rng: Any) -> Iterator[int]:
+    """The R CPU bursts of a task (µs): ``tc/R · Exp(1)``, the last takes the rest; each
+    drawn when it is asked for (``exchange_program`` draws round k's burst at round k)."""
     left = tc_us
     mean = tc_us / rounds
     for k in range(rounds):
         b = left if k == rounds - 1 else min(left, int(mean * rng.expovariate(1.0)))
         left -= b
-        out.append(b)
-    return out
+        yield b
+
+
+def _bursts(tc_us: int, rounds: int, rng: Any) -> list[int]:
+    """The R CPU bursts of a task (µs), all drawn now (:func:`_burst_draws`)."""
+    return list(_burst_draws(tc_us, rounds, rng))
 
 
 def _recv_all(task: Any) -> Any:
@@ -95,11 +95,8 @@ def message_program(model: str, tc_us: int, rounds: int,
         return exchange_program(tc_us, rounds)
 
     def prog(ctx):
-        task = ctx.task
-        peers = ctx.cluster.jobs[task.job]
+        task, peers, log2s, me = _rank_view(ctx)
         size = len(peers)
-        log2s = size.bit_length() - 1
-        me = task.rank
         todo = list(bursts) if bursts is not None else _bursts(tc_us, rounds, ctx.rng)
         if size == 1:
             yield Compute(tc_us)

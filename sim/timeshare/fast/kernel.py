@@ -391,13 +391,18 @@ def _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
 
 
 @njit(cache=True, inline="always")
+def _burst(MT, left, mean, last):
+    """csm._burst_draws: one CPU burst (µs) of ``left`` still to run, the rest when
+    ``last``."""
+    if last:
+        return left
+    return min(left, int(mean * expovariate(MT, RNG_PROG, 1.0)))
+
+
+@njit(cache=True, inline="always")
 def _start_round(T, F, MT, t):
-    k = T[t, K]
     left = T[t, LEFT]
-    if k == T[t, R] - 1:
-        b = left
-    else:
-        b = min(left, int(F[t, MEAN] * expovariate(MT, RNG_PROG, 1.0)))
+    b = _burst(MT, left, F[t, MEAN], T[t, K] == T[t, R] - 1)
     T[t, LEFT] = left - b
     T[t, OP] = O_COMPUTE
     T[t, REM] = b
@@ -422,9 +427,7 @@ def _advance_model(T, F, P, BU, MT, t):
         left = T[t, WORK]
         mean = F[t, MEAN]
         for k in range(rounds):
-            b = left
-            if k != rounds - 1:
-                b = min(left, int(mean * expovariate(MT, RNG_PROG, 1.0)))
+            b = _burst(MT, left, mean, k == rounds - 1)
             left -= b
             BU[base + k] = b
         T[t, K] = 0
@@ -566,7 +569,7 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
 def _match(T, MS, P, BU, t):
     """Slot of the first RMQ message matching the pending Recv, or -1."""
     m = T[t, RMQH]
-    if P[P_MSG] == MSG_PAIRWISE:
+    if P[P_MSG] == MSG_PAIRWISE:  # the hot default path: no wildcard tests
         src = _partner(T, t)
         tag = T[t, K]
         while m >= 0:
@@ -574,7 +577,7 @@ def _match(T, MS, P, BU, t):
                 return m
             m = MS[m, 4]
         return -1
-    src = BU[t * N_PG + PEER]
+    src = BU[t * N_PG + PEER]   # -1: any source / tag
     tag = BU[t * N_PG + TAG]
     while m >= 0:
         if (src < 0 or MS[m, 0] == src) and (tag < 0 or MS[m, 2] == tag):

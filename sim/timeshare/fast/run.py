@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from sim.timeshare.cluster import config_options
 from sim.timeshare.fast import kernel as K
 from sim.timeshare.fast.mt import state_of
 from sim.timeshare.log import EventLog
-from sim.timeshare.workload import Arrival, CSMConfig, generate
+from sim.timeshare.workload import OPTION_DEFAULTS, Arrival, CSMConfig, generate
 
 KINDS = ("arrive", "dispatch", "ref", "load", "free", "off", "block", "wake", "send",
          "deliver", "recv", "finish", "end")
@@ -37,12 +38,11 @@ MSG_CODES = {"pairwise": K.MSG_PAIRWISE, "exchange": K.MSG_EXCHANGE, "ring": K.M
 #: (``CSMConfig`` checks it is an integer >= 1). Read with ``getattr`` so that a config
 #: without the field passes.
 CONFIG_SUPPORTED: dict[str, tuple[Any, ...]] = {
-    "msg_model": ("pairwise", "exchange", "ring", "async", "probe"),
+    "msg_model": tuple(MSG_CODES),
     "fault_service": ("parallel", "fifo"),
 }
 #: The defaults of those options (a config without the field runs at them).
-CONFIG_DEFAULTS = {"msg_model": "pairwise", "fault_service": "parallel",
-                   "refs_per_dispatch": 1}
+CONFIG_DEFAULTS = OPTION_DEFAULTS
 
 
 def unsupported(policy: Any, *, cfg: Any = None, setup: Any = None, **options: Any
@@ -248,13 +248,9 @@ def simulate(cfg: CSMConfig, policy: Any, seed: int, *, log: bool = False
             cap_l *= 4
     policy.overtakes = int(S[K.OVERTAKES])
     elog = EventLog(enabled=log)
-    opts: dict[str, Any] = {}    # as Cluster.__init__: non-default options only
-    if P[K.P_FIFO]:
-        opts["fault_service"] = "fifo"
-    if P[K.P_REFS] != 1:
-        opts["refs_per_dispatch"] = int(P[K.P_REFS])
     elog.config(n_nodes=n_n, mem_pages=cfg.pages_scaled, latency_us=cfg.latency_us,
-                fault_latency_us=int(round(cfg.fault_ms * 1000)), **opts)
+                fault_latency_us=int(round(cfg.fault_ms * 1000)),
+                **config_options("fifo" if P[K.P_FIFO] else "parallel", int(P[K.P_REFS])))
     if log:
         elog.records.extend(_records(LG, int(S[K.LOGN])))
     cl = CompiledCluster(n_n, int(S[K.EVENTS]), int(S[K.NOW]), elog, N[:, K.BUSY].tolist())
