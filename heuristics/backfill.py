@@ -511,7 +511,7 @@ class Conservative(_Selecting, _PlannedPolicy):
         at once ("now"; the others keep their reservations), or not at all (every job
         keeps the reservation it got at arrival; later arrivals may still backfill into
         the freed hole). The last three are readings of the paper's simulator that
-        Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.slack_tables``.
+        Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.talby.tables``.
     compiled : bool
         Run the compression pass compiled (``heuristics.compress_kernel``, numba) when
         numba is installed (default); False forces the pure-Python pass. The schedule

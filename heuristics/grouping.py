@@ -13,7 +13,7 @@ order, so the results are deterministic; ``seed`` is recorded but not used.
   (a job with a single slice left goes first; ties go to the costlier placement), so the
   jobs that interfere most are separated first. ``gain="marginal"`` uses ``-delta(j, s)``
   itself, which places the cheap jobs first and leaves the memory-hungry ones no choice
-  (compared in ``sim.experiments.memory_gap``). "Within capacity" is read with a
+  (compared in ``sim.experiments.suh.gap``). "Within capacity" is read with a
   look-ahead (``look_ahead=True``, default): a pair is considered only if the jobs still
   unassigned then fit in the free processors by first-fit decreasing (when no pair
   passes, all pairs that fit are considered); without it the small jobs get spread over

@@ -42,7 +42,7 @@ Details the paper leaves open, as implemented here:
   scheduling): the jobs compressed first take the earliest holes and may push the later
   ones far beyond ``te + t_j``, up to their slack. Under AST both readings gave the same
   schedule on every month of the KTH year; under DU, DC and DP "list" is 4-42 % worse
-  than conservative (``python -m sim.experiments.talby_orders``).
+  than conservative (``python -m sim.experiments.talby.orders``).
   In either reading a candidate in which some job would be delayed by more than its
   slack is infeasible and dropped.
 - ``remove`` (``problem.new is None``) uses the paper's dummy timeless job: the same

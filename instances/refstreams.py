@@ -222,7 +222,7 @@ def stack_model(curve: np.ndarray, n: int, *, seed: int = 0) -> np.ndarray:
 CASESTUDY: dict[str, dict] = {
     # letter: benchmark, Table 1 footprint (MB), hot set (4 KB pages) and p_hot of the
     # hot/cold stream standing in for it; hot and p_hot fitted to the paper's Table 2 by
-    # ``python -m sim.experiments.memory_casestudy --fit`` (sum of squared log-ratios
+    # ``python -m sim.experiments.suh.casestudy --fit`` (sum of squared log-ratios
     # 0.234 over its 18 miss rates)
     "A": {"name": "bzip2", "mb": 6.2, "hot": 433.7, "p_hot": 0.959226},
     "B": {"name": "gcc", "mb": 22.3, "hot": 8.8, "p_hot": 0.986092},
@@ -233,7 +233,7 @@ CASESTUDY: dict[str, dict] = {
 }
 """The six jobs of the paper's case study (Table 1 footprints, 4 KB pages). There are no
 SPEC traces here: each job is a hot/cold stream (:func:`hot_cold`) whose two parameters
-were fitted to the paper's Table 2 (see ``sim.experiments.memory_casestudy``)."""
+were fitted to the paper's Table 2 (see ``sim.experiments.suh.casestudy``)."""
 
 
 def casestudy_stream(letter: str, n: int, *, seed: int = 0, block_pages: int = 1) -> np.ndarray:

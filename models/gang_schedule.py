@@ -137,7 +137,7 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     ``"weighted"``: the assignment model). ``time_limit`` in seconds; ``workers`` is
     CP-SAT ``num_workers`` (1 = deterministic); ``linearization_level`` is CP-SAT's (2:
     full LP relaxation; with CP-SAT's default 1 neither objective closes its gap in
-    60 s at 30 jobs on 32 nodes, see ``sim.experiments.gang_bench``). Non-integral
+    60 s at 30 jobs on 32 nodes, see ``sim.experiments.gine.gang_bench``). Non-integral
     weights are scaled by 1000 and rounded for CP-SAT only (said in the note; the status
     is then FEASIBLE); the objective is recomputed exactly. The time limit covers model
     building; stopped before CP-SAT finds rows, the colouring heuristic's rows are

@@ -63,17 +63,19 @@ def test_installed_wheel_has_every_package_and_the_bundled_data(installed: Path,
     where, n_modules, n_traces = out.stdout.split()
     assert str(installed) in where, "imported the source tree, not the installed wheel"
     assert int(n_modules) >= 10 and int(n_traces) >= 6
-    for pkg in ("sim.experiments", "sim.batch", "sim.problems", "sim.memory"):
+    for pkg in ("sim.experiments", "sim.batch", "sim.problems", "sim.memory",
+                *(f"sim.experiments.{s}" for s in ("talby", "leinberger", "suh", "gine",
+                                                    "karl", "engine"))):
         out = _run([py, "-c", f"import {pkg}"], cwd=tmp_path)
         assert out.returncode == 0, f"{pkg} missing from the wheel: {out.stderr[-300:]}"
 
 
 def test_installed_wheel_runs_an_experiment_module(installed: Path, tmp_path):
     py = str(installed / "bin" / "python")
-    site = _run([py, "-c", "import sim.experiments as e; print(e.__path__[0])"],
+    site = _run([py, "-c", "import sim.experiments.suh as e; print(e.__path__[0])"],
                 cwd=tmp_path).stdout.strip()
     committed = Path(site, "results", "memory_gap.md").read_text()
-    out = _run([py, "-m", "sim.experiments.memory_gap", "--per-size", "1"], cwd=tmp_path)
+    out = _run([py, "-m", "sim.experiments.suh.gap", "--per-size", "1"], cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-500:]
     assert "| heuristic | J | mean gap |" in out.stdout and "ILP mean" in out.stdout
     # a smaller run never overwrites the committed results: it writes a partial table here

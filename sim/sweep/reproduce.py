@@ -3,13 +3,13 @@ figure.
 
 Adding a reproduction (other studies extend this dict; keep your block together)::
 
-    REPRODUCTIONS["leinberger-fig3"] = "sim.experiments.kresource_figs:main fig3"
+    REPRODUCTIONS["leinberger-fig3"] = "sim.experiments.leinberger.figs:main fig3"
 
 The target is ``"module:function"``, optionally followed by arguments that come first
-(``"sim.experiments.csm:main fig4"`` runs ``main(["fig4", *argv])``). The function is
+(``"sim.experiments.gine.figs:main fig4"`` runs ``main(["fig4", *argv])``). The function is
 called as ``function(argv)`` with the arguments that follow the name on the command line
 (an argparse ``main``; it should offer ``--quick`` when a smaller configuration exists,
-write committed results under ``sim/experiments/results/`` only in its full
+write committed results under ``sim/experiments/<study>/results/`` only in its full
 configuration, and write a quick run elsewhere saying it is partial), or as
 ``function()`` when it takes no parameter (then extra arguments are refused). It returns
 an exit code or None. ``--help`` after the name prints the function's help (or its
@@ -28,34 +28,34 @@ REPRODUCTIONS: dict[str, str] = {}
 
 # --- Talby & Feitelson (IPPS'99), slack-based backfilling, on the sweep layer
 REPRODUCTIONS.update({
-    "talby-table1": "sim.experiments.slack_tables:table1_main",
-    "talby-table2": "sim.experiments.slack_tables:table2_main",
-    "talby-table3": "sim.experiments.slack_tables:table3_main",
-    "talby-table4": "sim.experiments.slack_tables:table4_main",
-    "talby-table5": "sim.experiments.slack_tables:table5_main",
+    "talby-table1": "sim.experiments.talby.tables:table1_main",
+    "talby-table2": "sim.experiments.talby.tables:table2_main",
+    "talby-table3": "sim.experiments.talby.tables:table3_main",
+    "talby-table4": "sim.experiments.talby.tables:table4_main",
+    "talby-table5": "sim.experiments.talby.tables:table5_main",
 })
 
 # --- Suh, Rudolph & Devadas (JSSPP'01), memory-aware scheduling (own entry points)
 REPRODUCTIONS.update({
-    "memory_casestudy": "sim.experiments.memory_casestudy:main",
-    "memory_fig2": "sim.experiments.memory_fig2:main",
-    "memory_gap": "sim.experiments.memory_gap:main",
+    "memory_casestudy": "sim.experiments.suh.casestudy:main",
+    "memory_fig2": "sim.experiments.suh.fig2:main",
+    "memory_gap": "sim.experiments.suh.gap:main",
 })
 
 # --- Leinberger, Karypis & Kumar (TR 99-025), K-resource backfilling
 REPRODUCTIONS.update({
-    f"leinberger-{fig}": f"sim.experiments.kresource_figs:main {fig}"
+    f"leinberger-{fig}": f"sim.experiments.leinberger.figs:main {fig}"
     for fig in ("fig1", "fig2", "fig3", "gaps", "response")})
 
 # --- Gine, Solsona, Hernandez & Luque, CSM coscheduling (figure names of the paper)
 REPRODUCTIONS.update({
-    f"gine-{fig}": f"sim.experiments.csm:main {fig}"
+    f"gine-{fig}": f"sim.experiments.gine.figs:main {fig}"
     for fig in ("calib", "fig4", "fig5-6", "fig7", "fig8-9", "fig10-11", "fig12", "gang",
                 "sens")})
 
 # --- Karl, synchronized scheduling servers (Figures 1-12 and the spec 2.6 targets)
 REPRODUCTIONS.update({
-    f"karl-{fig}": f"sim.experiments.bsp_figs:main {fig}"
+    f"karl-{fig}": f"sim.experiments.karl.figs:main {fig}"
     for fig in (*(f"fig{i}" for i in range(1, 13)), "fig8r", "fig7m", "fig9m", "fig11m",
                 "fig12m", "targets", "readings")})
 

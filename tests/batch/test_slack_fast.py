@@ -27,7 +27,7 @@ from sim.batch.machine import simulate
 from sim.batch.runner import load_workload
 from sim.batch.slack_scheduler import SlackScheduler
 from sim.batch.validate import validate
-from sim.experiments.slack_speed import start_hash
+from sim.experiments.talby.speed import start_hash
 from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,

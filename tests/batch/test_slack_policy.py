@@ -172,7 +172,7 @@ def test_exhaustive_never_worse_than_any_order(delay_from):
 
 
 def test_bundled_snapshots_load_and_solve():
-    from sim.experiments.slack_snapshots import snapshot_paths
+    from sim.experiments.talby.snapshots import snapshot_paths
     from sim.problems.insertion import load
 
     paths = snapshot_paths()
@@ -367,7 +367,7 @@ def test_cli_solve_snapshot(capsys):
     import json
 
     from sim.cli import main
-    from sim.experiments.slack_snapshots import snapshot_paths
+    from sim.experiments.talby.snapshots import snapshot_paths
     from sim.problems.insertion import load
 
     path = next(p for p in snapshot_paths() if load(p).k >= 5)
@@ -402,7 +402,7 @@ def test_hold_never_starts_a_job_after_its_delayed_start():
 
 
 def test_readings_diverge_on_the_four_job_example():
-    from sim.experiments.talby_orders import example_problem
+    from sim.experiments.talby.orders import example_problem
 
     pb = example_problem()
     slot0 = {cmp: next(c for c in candidates(pb, "DU", compress=cmp) if c.ts == 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.experiments.kresource_figs import _trend_checks
+from sim.experiments.leinberger.figs import _trend_checks
 
 
 def _row(K: int, dist: str, L: int, **gains: tuple[float, float]) -> dict:

@@ -105,7 +105,7 @@ def test_opt_easy_stopped_by_its_deterministic_limit_is_reproducible():
 def test_fig2_unit_store_resumes_without_recomputing_and_redoes_stale_results(
         tmp_path, monkeypatch):
     import sim.batch.machine as machine
-    from sim.experiments.kresource_figs import FULL, fig2
+    from sim.experiments.leinberger.figs import FULL, fig2
 
     cfg = dict(FULL, jobs=800, seeds=1, K=[2], dists=["uniform"], queues=[16],
                scalings=["G-b"], opt_easy=False)

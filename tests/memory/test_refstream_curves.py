@@ -42,7 +42,7 @@ def test_stack_model_twin_has_the_curve_but_not_the_phases():
 
 
 def test_case_study_curves_fit_the_papers_table_2():
-    from sim.experiments.memory_casestudy import (
+    from sim.experiments.suh.casestudy import (
         LETTERS,
         PAPER_T2,
         SCHEDULES,

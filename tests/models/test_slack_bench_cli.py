@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from sim.experiments import slack_bench
+from sim.experiments.talby import insertion_bench as slack_bench
 
 
 @pytest.mark.parametrize("argv, word", [

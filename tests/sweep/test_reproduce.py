@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sim.cli import main
-from sim.experiments import slack_tables
+from sim.experiments.talby import tables as slack_tables
 from sim.sweep import reproduce
 
 RESULTS = Path(slack_tables.__file__).resolve().parent / "results"

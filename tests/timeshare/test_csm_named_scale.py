@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sim.experiments import csm
+from sim.experiments.gine import figs as csm
 from sim.timeshare.workload import CSMConfig
 
 

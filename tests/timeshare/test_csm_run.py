@@ -148,7 +148,7 @@ def test_bad_config_names_the_field(kw, field):
 
 
 def test_static_diagnosis_policy_counts_without_changing_the_run():
-    from sim.experiments.csm_static import _Counting, simulate
+    from sim.experiments.gine.static import _Counting, simulate
 
     cfg = small_cfg(mem_load=1.5)
     plain = run_point(cfg, by_name("csm"), seed=4, log=True)

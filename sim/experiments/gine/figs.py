@@ -1,0 +1,740 @@
+"""Reproduction of Giné, Solsona, Hernández & Luque (CSM): one sub-command per figure.
+
+``python -m sim.experiments.gine.figs FIGURE [--quick] [--seeds N] [--jobs N] [--scale S]``
+with FIGURE one of ``calib`` (eq. 5 calibration), ``fig4`` (E-4.2, static two-job run),
+``fig5-6`` (E-4.3..4.5, mem_load 0.7 over pdt), ``fig7`` (E-4.6, MNOD sweep), ``fig8-9``
+(E-4.7..4.9, mem_load 1), ``fig10-11`` (E-4.10, 4.11, mem_load 1.5), ``fig12`` (E-4.12,
+local slowdown at 1 and 1.5; reuses the runs of fig8-9 and fig10-11), ``fig4-diag`` (why
+the static run misses), ``corr-low`` / ``corr-load1`` (eq. 9 readings at scale 0.01 and
+0.1), ``msg-model`` (targets 6-7 under each message model and fault option),
+``fig4-probe`` (the static run under the same), ``crossover-diag`` (where PRED and CSM
+can order a task differently) or ``all``. ``--engine compiled`` runs the CSM points on
+the numba engine (:mod:`sim.timeshare.fast`, identical event logs; the gang reference
+stays Python; options the kernel lacks raise an error); ``--out DIR`` writes a PARTIAL
+run into DIR.
+
+The full configuration writes ``sim/experiments/gine/results/<figure>.md`` and ``.png``
+(and the raw per-seed metrics as ``.json``); ``--quick`` (or any override of seeds, jobs,
+scale or the grid) writes to ``results/csm-quick/`` at the repository top and says it is
+partial. ``fig5-6 --scale 0.1`` and ``fig5-6 --scale 1 --engine compiled`` (at least 3
+seeds) and ``msg-model --scale 1 --engine compiled`` are named full configurations
+(:data:`NAMED_SCALES`) written beside the 0.01 files as ``fig5-6-scale0.1.*``,
+``fig5-6-scale1.*`` and ``msg-model-scale1.*``. Times in
+the simulator are microseconds; the figures use seconds and ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from heuristics.coscheduling import Coscheduling, by_name
+from sim.timeshare.csm import calibrate_measured, run_point
+from sim.timeshare.metrics import mean_ci
+from sim.timeshare.workload import (
+    LOAD_READINGS,
+    CSMConfig,
+    calibrate_mit,
+    expected_tasks_per_node,
+    load_readings,
+)
+
+FULL_DIR = Path(__file__).resolve().parent / "results"
+QUICK_DIR = Path(__file__).resolve().parents[3] / "results" / "csm-quick"
+
+#: The full configuration (see the README for why tc and memory are scaled).
+FULL = {"seeds": 3, "jobs": 1000, "scale": 0.01,
+        "mfreq": (20, 100, 1000), "pdt": (0.1, 0.3, 0.5, 0.7, 0.9)}
+#: The spec's whole grid (AMB-4.10 mfreq values, 10 seeds as in the paper): run with
+#: ``--seeds 10 --mfreq 10 20 50 100 200 500 1000`` (writes to the quick directory).
+PAPER_GRID = {"seeds": 10, "mfreq": (10, 20, 50, 100, 200, 500, 1000)}
+#: Named configurations at another tc / memory scale: scale -> the figures whose full
+#: configuration also runs there (same seeds, jobs and grid), written beside the 0.01
+#: files as ``<figure>-scale<scale>.md/.json/.png``.
+NAMED_SCALES = {0.1: ("fig5-6",), 1.0: ("fig5-6", "msg-model")}
+QUICK = {"seeds": 2, "jobs": 300, "scale": 0.01, "mfreq": (10, 100, 1000),
+         "pdt": (0.1, 0.5, 0.9)}
+#: Calibration seeds per (load, class mix). 0.7 and 1.0 were calibrated with one seed;
+#: at 1.5 one seed (measured 1.54) left the experiment seeds at 3.8 +- 4.0 (the CV 3.5
+#: runtimes make a few huge jobs dominate), so 1.5 uses three.
+CALIB_SEEDS = {"0.7/b": (101,), "1.0/a": (101,)}
+METRICS = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+           "slowdown_local", "tasks_per_node", "mem_load_measured")
+
+
+class Setup:
+    """Where and how big: the configuration of one invocation."""
+
+    def __init__(self, args: argparse.Namespace):
+        base = QUICK if args.quick else FULL
+        self.seeds = args.seeds or base["seeds"]
+        self.jobs = args.jobs or base["jobs"]
+        self.scale = args.scale or base["scale"]
+        self.mfreq = tuple(args.mfreq) if args.mfreq else base["mfreq"]
+        self.pdt = tuple(args.pdt) if args.pdt else base["pdt"]
+        named = self.scale in NAMED_SCALES and args.figure in NAMED_SCALES[self.scale]
+        self.full = not args.quick and self.seeds >= FULL["seeds"] and (
+            self.jobs, self.mfreq, self.pdt) == (FULL["jobs"], FULL["mfreq"], FULL["pdt"]) \
+            and (self.scale == FULL["scale"] or named)
+        #: file-name suffix of a named configuration ("" for the 0.01 one)
+        self.suffix = f"-scale{self.scale:g}" if self.full and self.scale != FULL["scale"] \
+            else ""
+        self.engine = getattr(args, "engine", "python")
+        out = getattr(args, "out", None)
+        if out is not None:   # an explicit directory is never the committed results
+            self.full = False
+            self.suffix = ""
+        self.out = Path(out) if out is not None else FULL_DIR if self.full else QUICK_DIR
+        self.out.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def label(self) -> str:
+        """How a results file names this run: the full configuration or a partial one."""
+        return "full configuration" if self.full else "PARTIAL quick run"
+
+    def cfg(self, **kw: Any) -> CSMConfig:
+        """The point's configuration with mit calibrated on the measured mem_load."""
+        c = CSMConfig(n_jobs=self.jobs, tc_scale=self.scale, mem_scale=self.scale, **kw)
+        return dataclasses.replace(c, mit_s=self.mit(c))
+
+    def mit(self, c: CSMConfig) -> float:
+        """Mean inter-arrival time (s) for ``c``: eq. 5's mit times the correction factor
+        found once per (load, class mix) by :func:`calibrate_measured` under RR at pdt 0.5
+        and mfreq 100 ms (cached in ``calib_mit.json``)."""
+        key = f"{c.mem_load}/{c.class_mix}"
+        if c.tc_scale != FULL["scale"]:
+            # calibrated at its own scale (the 0.01 factor was reused for the scale-0.1
+            # files committed before this key existed; see the README)
+            key += f"@scale{c.tc_scale:g}"
+        path = self.out / "calib_mit.json"
+        cache = json.loads(path.read_text()) if path.exists() else {}
+        if key not in cache:
+            base = dataclasses.replace(c, mfreq_ms=100.0, pdt=0.5, mit_s=None)
+            t0 = time.perf_counter()
+            seeds = CALIB_SEEDS.get(key, (101, 102, 103))
+            mit, meas, trace = calibrate_measured(base, lambda: by_name("rr"), seeds=seeds,
+                                                  iters=4, tol=0.1, engine=self.engine)
+            print(f"  calibrated {key}: mit {mit:.3f} s (eq. 5: {calibrate_mit(base):.3f}) "
+                  f"measured mem_load {meas:.3f} in {time.perf_counter() - t0:.0f} s",
+                  flush=True)
+            cache = json.loads(path.read_text()) if path.exists() else {}
+            cache[key] = {"mit_s": mit, "measured": meas, "eq5_mit_s": calibrate_mit(base),
+                          "trace": trace, "seeds": list(seeds)}
+            path.write_text(json.dumps(cache, indent=1))
+        return cache[key]["mit_s"] / cache[key]["eq5_mit_s"] * calibrate_mit(
+            dataclasses.replace(c, mit_s=None))
+
+    def header(self, title: str) -> str:
+        tag = "full configuration" if self.full else "PARTIAL quick run (not the full config)"
+        return (f"# {title}\n\nProduced at commit {provenance()}.\n\n"
+                f"{tag}: {self.seeds} seeds x {self.jobs} jobs per point, "
+                f"tc and memory scaled by {self.scale} (tc_scale = mem_scale), n = 32, "
+                f"quantum Exp(100 ms), fault 20 ms, latency 0.1 ms. Mean over seeds "
+                f"+- 95% CI half-width.\n\n")
+
+
+def provenance() -> str:
+    """``<short hash>[-dirty]`` of the code and the command line, for result files."""
+    from sim.experiments.common import command, commit
+
+    return f"{commit()} with `{command()}`"
+
+
+def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, dict]],
+             metrics: tuple[str, ...] = METRICS, seeds: int | None = None
+             ) -> dict[str, dict[str, list[float]]]:
+    """Run every (key, config, policy, options) point for every seed; cache as JSON."""
+    path = setup.out / f"{name}{setup.suffix}.json"
+    cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    out = {}
+    n_seeds = seeds or setup.seeds
+    for key, cfg, pol, opts in points:
+        ident = json.dumps([cfg.to_dict(), pol, opts, n_seeds], sort_keys=True)
+        if key in cache and cache[key]["ident"] == ident:
+            out[key] = cache[key]["metrics"]
+            continue
+        vals: dict[str, list[float]] = {m: [] for m in metrics}
+        t0 = time.perf_counter()
+        ev = 0
+        for seed in range(n_seeds):
+            r = run_point(cfg, by_name(pol, quantum_us=int(cfg.quantum_ms * 1000), **opts),
+                          seed, engine=setup.engine)
+            ev += r.events
+            for m in metrics:
+                vals[m].append(r.metrics[m])
+        dt = time.perf_counter() - t0
+        print(f"  {key}: {ev} events in {dt:.1f} s; " + ", ".join(
+            f"{m} {mean_ci(vals[m])[0]:.3g}" for m in metrics[:5]), flush=True)
+        out[key] = vals
+        cache[key] = {"ident": ident, "metrics": vals}
+        path.write_text(json.dumps(cache, indent=1, default=str))
+    return out
+
+
+def fmt(vals: list[float], digits: int = 2) -> str:
+    m, h = mean_ci(vals)
+    if math.isnan(m):
+        return "-"
+    return f"{m:.{digits}f} +- {h:.{digits}f}" if not math.isnan(h) else f"{m:.{digits}f}"
+
+
+def table(rows: list[list[str]], head: list[str]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def plot(path: Path, title: str, xs: list[float], series: dict[str, list[list[float]]],
+         xlabel: str, ylabel: str, logx: bool = False, panels: int = 1,
+         panel_series: list[dict[str, list[list[float]]]] | None = None,
+         panel_titles: list[str] | None = None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sets = panel_series or [series]
+    fig, axes = plt.subplots(1, len(sets), figsize=(5.2 * len(sets), 4), squeeze=False)
+    for ax, s, ttl in zip(axes[0], sets, panel_titles or [title], strict=False):
+        for label, ys in s.items():
+            ms = [mean_ci(v)[0] for v in ys]
+            hs = [mean_ci(v)[1] for v in ys]
+            hs = [0 if math.isnan(h) else h for h in hs]
+            ax.errorbar(xs, ms, yerr=hs, marker="o", capsize=3, label=label)
+        if logx:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel if not panel_titles else ttl)
+        ax.set_title(ttl, fontsize=9)
+        ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- figures
+def fig_calib(setup: Setup) -> str:
+    """Eq. 5 calibration: expected and measured tasks per node at 0.7 / 1.0 / 1.5."""
+    paper = {0.7: 2.8, 1.0: 3.2, 1.5: 4.1}
+    rows = []
+    pts = []
+    for load in paper:
+        mix = "b" if load == 0.7 else "a"
+        cfg = setup.cfg(mem_load=load, pdt=0.5, class_mix=mix)
+        pts.append((f"load{load}", cfg, "rr", {}))
+    res = run_grid(setup, "calib", pts)
+    for load, p in paper.items():
+        cfg = setup.cfg(mem_load=load, pdt=0.5, class_mix="b" if load == 0.7 else "a")
+        r = res[f"load{load}"]
+        eq5 = dataclasses.replace(cfg, mit_s=None)
+        rows.append([f"{load}", cfg.class_mix, f"{calibrate_mit(eq5):.3f}",
+                     f"{expected_tasks_per_node(eq5):.2f}", f"{cfg.mit_s:.3f}",
+                     fmt(r["tasks_per_node"]), fmt(r["mem_load_measured"]), f"{p}"])
+    md = setup.header("CSM eq. 5 load calibration (spec 3.4, target 3.7.1)") + table(
+        rows, ["mem_load", "class mix", "eq. 5 mit [s, scaled]", "tasks/node (eq. 5, demand)",
+               "calibrated mit [s]", "tasks/node measured (RR)", "mem_load measured (RR)",
+               "paper tasks/node"])
+    md += ("\nEq. 5 read as mem_load = E[tasks per node] x E[vir_mem] / M with each task "
+           "counted for its service demand tc (Little's law) gives the first mit; the "
+           "spec's procedure then adjusts mit by bisection (RR, seed 101 at 0.7 and 1.0, "
+           "seeds 101-103 at 1.5, pdt 0.5, mfreq 100 ms) until the measured mem_load "
+           "(time-averaged memory demand / M over "
+           "[0, last arrival], response times included) matches; every experiment uses "
+           "eq. 5's mit times that correction factor. The measured columns here are the "
+           "experiment seeds under RR.\n")
+    md += _calib_readings(setup, res, paper)
+    return md
+
+
+def _calib_readings(setup: Setup, res: dict[str, dict[str, list[float]]],
+                    paper: dict[float, float]) -> str:
+    """Why 1.0 holds fewer tasks than 0.7, and which reading of "load per node" fits."""
+    rows = []
+    for load, p in paper.items():
+        cfg = setup.cfg(mem_load=load, pdt=0.5, class_mix="b" if load == 0.7 else "a")
+        r = res[f"load{load}"]
+        per_task = [ml * cfg.pages_scaled / tp / cfg.mem_scale for ml, tp in
+                    zip(r["mem_load_measured"], r["tasks_per_node"], strict=True)
+                    if tp > 0]
+        rd = load_readings(cfg)
+        rows.append([f"{load}", cfg.class_mix, f"{p}", f"{32768 * load / p:.0f}",
+                     fmt(per_task, 0)] + [f"{rd[k]:.2f} ({100 * (rd[k] - p) / p:+.0f}%)"
+                                          for k in LOAD_READINGS])
+    md = ("\n## Why load 1.0 holds fewer tasks than 0.7, and readings of \"load per node\"\n\n"
+          + table(rows, ["mem_load", "class mix", "paper tasks/node",
+                         "paper's implied pages/task (mem_load M / load)",
+                         "measured pages per present task (RR, unscaled)"]
+                  + [f"reading {k}" for k in LOAD_READINGS]))
+    md += ("\nThe measured memory per task present on a node (mem_load_measured x M / "
+           "tasks_per_node, per seed, in unscaled pages) is about 10K pages with class mix "
+           "b (0.7: local and small tasks only) and about 21K with mix a (1.0 and 1.5), "
+           "where large jobs (U[2 mest, 4 mest] pages, tc 3600 s, sizes 8-32) hold most of "
+           "the task-time. At equal memory load mix a therefore holds about half as many "
+           "tasks: the non-monotone tasks/node between 0.7 and 1.0 comes from the class "
+           "mix the spec prescribes per load, not from a unit or scale error (the "
+           "per-seed values also spread by a factor 3: CV 3.5 runtimes and ~30 "
+           "distributed jobs per run). The paper's figures imply 8K / 10K / 11.7K pages "
+           "per task. Readings (closed forms of the class means, "
+           "`sim.timeshare.workload.load_readings`): demand = the spec's (per task, "
+           "weighted by tc); task = per task, unweighted; job = per job arrival of the "
+           "configured streams (one vir_mem per job); job-one-stream = per job arrival "
+           "of one stream that is local w.p. 1/2, else small / large by pdt. Only "
+           "job-one-stream is within 15% of the paper at all three loads, i.e. the "
+           "paper's load per node looks like mem_load x M / (mean vir_mem per generated "
+           "job); it is a fit, not something the paper states, so the workload keeps the "
+           "spec's streams.\n")
+    return md
+
+
+def fig_static(setup: Setup) -> str:
+    """E-4.2 (Fig. 4): 2 large jobs + 2 local tasks on every node, PRED vs CSM."""
+    from sim.experiments.gine.static import run_static
+
+    return run_static(setup)
+
+
+def fig_static_diag(setup: Setup) -> str:
+    """E-4.2 diagnosis: variants of the static run (sizes, AMB-4.11 touch, line 5)."""
+    from sim.experiments.gine.static import run_diag
+
+    return f"Produced at commit {provenance()}.\n\n" + run_diag(setup)
+
+
+#: The eq. 9 study: the reproduction's scale beside a 10x larger one (closer to the
+#: paper's sizes), same seeds, the three readings of the normalisation.
+CORR = {"scales": (0.01, 0.1), "seeds": 2, "pdt": (0.1, 0.5, 0.9), "mfreq": (20, 1000)}
+CORR_METRICS = ("correlation", "correlation_sum", "correlation_tr", "slowdown_small",
+                "slowdown_large")
+
+
+def _corr_table(setup: Setup, name: str, title: str, keyed: list[tuple[str, str, CSMConfig,
+                str, dict]], paper: str) -> str:
+    """Run the points (label, policy column, config, policy, options) and tabulate eq. 9
+    under each reading, one row per (label, scale)."""
+    res = run_grid(setup, name, [(f"{lab}/{pol}/s{cfg.tc_scale}", cfg, pol, opts)
+                                 for lab, pol, cfg, _, opts in keyed],
+                   metrics=CORR_METRICS, seeds=CORR["seeds"])
+    pols = list(dict.fromkeys(pol for _, pol, _, _, _ in keyed))
+    rows = []
+    for lab in dict.fromkeys(lab for lab, _, _, _, _ in keyed):
+        for sc in CORR["scales"]:
+            if f"{lab}/{pols[0]}/s{sc}" not in res:
+                continue
+            row = [lab, f"{sc}"]
+            for rd in ("correlation", "correlation_sum", "correlation_tr"):
+                row += [fmt(res[f"{lab}/{p}/s{sc}"][rd], 1) for p in pols]
+            rows.append(row)
+    head = ["point", "scale"] + [f"{rd} {p}" for rd in ("tc", "sum", "tr") for p in pols]
+    md = (f"# {title}\n\nProduced at commit {provenance()}.\n\n"
+          f"{CORR['seeds']} seeds x {setup.jobs} jobs per point at tc / memory scale "
+          f"{' and '.join(str(x) for x in CORR['scales'])} (the quantum, fault latency, "
+          f"mfreq and network latency are not scaled), mit calibrated as in the "
+          f"other figures. Eq. 9 under three readings "
+          f"(`sim.timeshare.metrics.correlation`): tc = the printed formula, mean over "
+          f"jobs of |tr_slow - tr_fast| / tc; sum = 100 - 100 sum |dtr| / sum tc; tr = "
+          f"mean of |dtr| / tr_slow. Mean +- 95% CI half-width.\n\n")
+    md += table(rows, head) + "\n" + paper
+    return md
+
+
+def fig_corr_low(setup: Setup) -> str:
+    """Eq. 9 at mem_load 0.7 (E-4.3): scale and normalisation readings."""
+    keyed = []
+    for pdt in CORR["pdt"]:
+        for sc in CORR["scales"]:
+            c = CSMConfig(n_jobs=setup.jobs, tc_scale=sc, mem_scale=sc, mem_load=0.7,
+                          pdt=pdt, class_mix="b")
+            c = dataclasses.replace(c, mit_s=setup.mit(c))
+            for pol in ("csm", "dyn", "rr"):
+                keyed.append((f"pdt {pdt}", pol, c, pol, {}))
+    return _corr_table(setup, "corr-low", "Eq. 9 at mem_load 0.7: the 75% target vs scale "
+                       "and reading", keyed,
+                       "\nPaper (Fig. 5): correlation over 75% for CSM, DYN and RR at every "
+                       "pdt; CSM best.\n")
+
+
+def fig_corr_load1(setup: Setup) -> str:
+    """Eq. 9 at mem_load 1.0 (E-4.8): the PRED/CSM crossover vs scale and reading."""
+    keyed = []
+    for mf in CORR["mfreq"]:
+        for sc in CORR["scales"]:
+            if sc > min(CORR["scales"]) and mf < max(CORR["mfreq"]):
+                continue  # ~18M events per run at 20 ms and scale 0.1: not run here
+            c = CSMConfig(n_jobs=setup.jobs, tc_scale=sc, mem_scale=sc, mem_load=1.0,
+                          pdt=0.5, mfreq_ms=float(mf))
+            c = dataclasses.replace(c, mit_s=setup.mit(c))
+            for pol in ("pred", "csm", "rr"):
+                keyed.append((f"mfreq {mf} ms", pol, c, pol, {"mnod": 2}))
+    return _corr_table(setup, "corr-load1", "Eq. 9 at mem_load 1.0: the PRED/CSM crossover "
+                       "vs scale and reading", keyed,
+                       "\nPaper (Fig. 8b): CSM best for intensive communication (small "
+                       "mfreq), PRED above CSM for non-intensive (large mfreq), RR worst.\n")
+
+
+def fig_low(setup: Setup) -> str:
+    """E-4.3..4.5 (Figs. 5, 6): mem_load 0.7, small + local (class mix b) over pdt."""
+    pols = ("csm", "dyn", "dyn-top", "rr")
+    pts = [(f"{p}/pdt{d}", setup.cfg(mem_load=0.7, pdt=d, class_mix="b"), p, {})
+           for p in pols for d in setup.pdt]
+    res = run_grid(setup, "fig5-6", pts)
+    rows = []
+    for d in setup.pdt:
+        rows.append([f"{d}"] + [fmt(res[f"{p}/pdt{d}"]["correlation"], 1) for p in pols] +
+                    [fmt(res[f"{p}/pdt{d}"]["slowdown_small"]) for p in pols] +
+                    [fmt(res[f"{p}/pdt{d}"]["slowdown_local"]) for p in pols])
+    head = ["pdt"] + [f"corr {p}" for p in pols] + [f"sld par {p}" for p in pols] + \
+        [f"sld local {p}" for p in pols]
+    md = setup.header("E-4.3..4.5 (Figs. 5, 6): mem_load 0.7, small jobs (pdt) + local")
+    md += table(rows, head)
+    md += ("\nPaper (text): correlation > 75% for all policies; DYN independent of pdt; RR "
+           "and CSM decrease with pdt; CSM best for all pdt (Fig. 5). Parallel slowdown: CSM "
+           "best, RR high (Fig. 6a). Local slowdown: RR lowest, DYN = CSM a little above "
+           "(Fig. 6b). CSM runs in predictive mode at this load. dyn-top = DYN with "
+           "preemption on a boost (AMB-4.1 b).\n")
+    xs = list(setup.pdt)
+    plot(setup.out / f"fig5-6{setup.suffix}.png", "E-4.3..4.5, mem_load 0.7", xs, {}, "pdt", "",
+         panel_series=[{p: [res[f"{p}/pdt{d}"][m] for d in xs] for p in pols}
+                       for m in ("correlation", "slowdown_small", "slowdown_local")],
+         panel_titles=["Correlation (%)", "Slowdown parallel", "Slowdown local"])
+    return md
+
+
+def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod: int,
+              title: str, paper: str, metrics: tuple[str, ...]) -> str:
+    pts = [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=f), p,
+            {"mnod": mnod} if p in ("csm", "pred", "csm-top") else {})
+           for p in pols for f in setup.mfreq]
+    res = run_grid(setup, name, pts)
+    rows = []
+    for f in setup.mfreq:
+        rows.append([f"{f}"] + [fmt(res[f"{p}/m{f}"][m], 1 if m == "correlation" else 2)
+                                for m in metrics for p in pols])
+    head = ["mfreq [ms]"] + [f"{m} {p}" for m in metrics for p in pols]
+    md = setup.header(title) + table(rows, head) + "\n" + paper + "\n"
+    xs = list(setup.mfreq)
+    plot(setup.out / f"{name}.png", title, xs, {}, "mean CPU time between messages [ms]", "",
+         logx=True, panel_series=[{p: [res[f"{p}/m{f}"][m] for f in xs] for p in pols}
+                                  for m in metrics], panel_titles=list(metrics))
+    return md
+
+
+def fig_mnod(setup: Setup) -> str:
+    """E-4.6 (Fig. 7): CSM at mem_load 1 with MNOD in {1, 2, 3}."""
+    pts = [(f"mnod{k}/m{f}", setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=f), "csm",
+            {"mnod": k}) for k in (1, 2, 3) for f in setup.mfreq]
+    res = run_grid(setup, "fig7", pts)
+    rows = [[f"{f}"] + [fmt(res[f"mnod{k}/m{f}"][m]) for m in ("slowdown_small",
+                                                               "slowdown_large")
+                        for k in (1, 2, 3)] for f in setup.mfreq]
+    head = ["mfreq [ms]"] + [f"{m} MNOD={k}" for m in ("sld small", "sld large")
+                             for k in (1, 2, 3)]
+    md = setup.header("E-4.6 (Fig. 7): CSM MNOD sweep, mem_load 1, pdt 0.5") + \
+        table(rows, head)
+    md += ("\nPaper (text): large-job slowdown falls as MNOD rises; small-job performance "
+           "increases with MNOD; slowdown falls as communication frequency rises; MNOD = 2 "
+           "chosen. Target 3.7.11: large-job slowdown non-increasing in MNOD.\n")
+    xs = list(setup.mfreq)
+    plot(setup.out / "fig7.png", "E-4.6 MNOD sweep (CSM, mem_load 1)", xs, {},
+         "mean CPU time between messages [ms]", "", logx=True,
+         panel_series=[{f"MNOD={k}": [res[f"mnod{k}/m{f}"][m] for f in xs]
+                        for k in (1, 2, 3)} for m in ("slowdown_small", "slowdown_large")],
+         panel_titles=["Slowdown small", "Slowdown large"])
+    return md
+
+
+def fig_load1(setup: Setup) -> str:
+    return _by_mfreq(
+        setup, "fig8-9", 1.0, ("rr", "pred", "csm"), 2,
+        "E-4.7..4.9 (Figs. 8, 9): mem_load 1, pdt 0.5, MNOD 2, MNOL 2",
+        "Paper (text): mean_pg_fault CSM lowest, RR = PRED (Fig. 8a); correlation CSM best "
+        "for intensive communication, PRED > CSM for non-intensive, RR worst (Fig. 8b); "
+        "small-job slowdown CSM best at high frequency, = PRED at low; large jobs much "
+        "worse than small for all three, CSM = PRED (Fig. 9).",
+        ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"))
+
+
+def fig_load15(setup: Setup) -> str:
+    return _by_mfreq(
+        setup, "fig10-11", 1.5, ("rr", "pred", "csm"), 3,
+        "E-4.10, 4.11 (Figs. 10, 11): mem_load 1.5, pdt 0.5, MNOD 3",
+        "Paper (text): CSM best on page faults and correlation, PRED and RR poor (Fig. 10); "
+        "CSM best for small and also for large jobs (Fig. 11).",
+        ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"))
+
+
+def fig_local(setup: Setup) -> str:
+    """E-4.12 (Fig. 12): local slowdown at mem_load 1 and 1.5 (reuses fig8-9, fig10-11)."""
+    pols = ("rr", "pred", "csm")
+    r1 = json.loads((setup.out / "fig8-9.json").read_text()) \
+        if (setup.out / "fig8-9.json").exists() else None
+    r15 = json.loads((setup.out / "fig10-11.json").read_text()) \
+        if (setup.out / "fig10-11.json").exists() else None
+    if r1 is None:
+        fig_load1(setup)
+        r1 = json.loads((setup.out / "fig8-9.json").read_text())
+    if r15 is None:
+        fig_load15(setup)
+        r15 = json.loads((setup.out / "fig10-11.json").read_text())
+    rows = []
+    for f in setup.mfreq:
+        rows.append([f"{f}"] + [fmt(r[f"{p}/m{f}"]["metrics"]["slowdown_local"])
+                                for r in (r1, r15) for p in pols])
+    head = ["mfreq [ms]"] + [f"load {ld} {p}" for ld in (1.0, 1.5) for p in pols]
+    md = setup.header("E-4.12 (Fig. 12): local-task slowdown") + table(rows, head)
+    worst = max(mean_ci(r1[f"{p}/m{f}"]["metrics"]["slowdown_local"])[0]
+                for p in pols for f in setup.mfreq)
+    md += (f"\nPaper (text): RR best, CSM and PRED very close; at mem_load 1 all < 4.25; "
+           f"worse at 1.5. Ours: largest mean local slowdown at mem_load 1 = {worst:.2f}.\n")
+    xs = list(setup.mfreq)
+    plot(setup.out / "fig12.png", "E-4.12 local slowdown", xs, {},
+         "mean CPU time between messages [ms]", "", logx=True,
+         panel_series=[{p: [r[f"{p}/m{f}"]["metrics"]["slowdown_local"] for f in xs]
+                        for p in pols} for r in (r1, r15)],
+         panel_titles=["mem_load 1", "mem_load 1.5"])
+    return md
+
+
+def fig_gang(setup: Setup) -> str:
+    """The gang-scheduled reference at mem_load 1 (perfect coordination, no paging)."""
+    from heuristics.gang import Gang
+
+    rows = []
+    res: dict[str, dict[str, list[float]]] = {}
+    path = setup.out / "gang.json"
+    for f in setup.mfreq:
+        base = setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=f)
+        # no paging: 16x the memory (every task fully resident), same arrivals (same mit)
+        cfg = dataclasses.replace(base, mem_pages=16 * base.mem_pages)
+        vals: dict[str, list[float]] = {m: [] for m in METRICS}
+        t0 = time.perf_counter()
+        for seed in range(setup.seeds):
+            g = Gang(slot_us=int(cfg.quantum_ms * 1000))
+            r = run_point(cfg, g, seed, setup=g.start)
+            for m in METRICS:
+                vals[m].append(r.metrics[m])
+        print(f"  gang/m{f}: {time.perf_counter() - t0:.1f} s", flush=True)
+        res[f"gang/m{f}"] = vals
+        path.write_text(json.dumps(res, indent=1, default=str))
+    ref = json.loads((setup.out / "fig8-9.json").read_text()) \
+        if (setup.out / "fig8-9.json").exists() else {}
+    for f in setup.mfreq:
+        row = [f"{f}"]
+        for m in ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+                  "slowdown_local"):
+            row.append(fmt(res[f"gang/m{f}"][m]))
+            c = ref.get(f"csm/m{f}")
+            row.append(fmt(c["metrics"][m]) if c else "-")
+        rows.append(row)
+    head = ["mfreq [ms]"] + [f"{m} {p}" for m in ("faults", "corr", "sld small", "sld large",
+                                                  "sld local") for p in ("gang", "CSM")]
+    md = setup.header("Gang-scheduled reference (spec 3.8 M7 in simulation), mem_load 1")
+    md += table(rows, head)
+    md += ("\nGang: rows of an Ousterhout matrix (first fit on node conflicts), slot = 100 ms, "
+           "one slot per round for local tasks, memory 16x M so that nothing pages; CSM "
+           "column from fig8-9 (same arrivals and seeds). The paper has no gang run; this "
+           "is the reference with perfect coordination and no paging (correlation bound), "
+           "not an optimal schedule.\n")
+    return md
+
+
+#: The message-model study (issue 9, session 6): mem_load 1.0, pdt 0.5, MNOD 2, the
+#: spec's extreme frequencies, 2 seeds (the shared machine allowed no more; see the
+#: README); each model of ``sim.timeshare.csm.MSG_MODELS`` plus the pairwise model with
+#: a FIFO fault server and with 2 references per dispatch (8 references thrash at 20 ms:
+#: one RR point ran > 3 CPU min without ending).
+MSG = {"seeds": 2, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
+       "variants": (("pairwise", {}), ("exchange", {"msg_model": "exchange"}),
+                    ("ring", {"msg_model": "ring"}), ("async", {"msg_model": "async"}),
+                    ("probe", {"msg_model": "probe"}),
+                    ("pairwise+fifo", {"fault_service": "fifo"}),
+                    ("pairwise+2refs", {"refs_per_dispatch": 2}))}
+
+
+def fig_msg_model(setup: Setup) -> str:
+    """Targets 3.7.6-7 (faults, PRED/CSM crossover) under each message model."""
+    pts = []
+    for var, opts in MSG["variants"]:
+        for f in MSG["mfreq"]:
+            cfg = dataclasses.replace(setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)),
+                                      **opts)
+            for p in MSG["pols"]:
+                pts.append((f"{var}/m{f}/{p}", cfg, p, {"mnod": 2} if p != "rr" else {}))
+    res = run_grid(setup, "msg-model", pts, seeds=MSG["seeds"])
+    ms = ("correlation", "mean_pg_fault", "slowdown_small", "slowdown_large")
+    rows = []
+    for var, _ in MSG["variants"]:
+        for f in MSG["mfreq"]:
+            c = {p: mean_ci(res[f"{var}/m{f}/{p}"]["correlation"])[0] for p in MSG["pols"]}
+            order = " > ".join(sorted(MSG["pols"], key=lambda p: -c[p])).upper()
+            # paired by seed (same arrivals): the sign of CSM - PRED in each seed
+            diff = [a - b for a, b in zip(res[f"{var}/m{f}/csm"]["correlation"],
+                                          res[f"{var}/m{f}/pred"]["correlation"], strict=True)]
+            signs = "".join("+" if d > 0 else "-" if d < 0 else "0" for d in diff)
+            rows.append([var, f"{f}"] + [fmt(res[f"{var}/m{f}/{p}"][m], 1)
+                                         for m in ms for p in MSG["pols"]] +
+                        [order, f"{sum(diff) / len(diff):+.1f} ({signs})"])
+    head = ["variant", "mfreq [ms]"] + [f"{m} {p}" for m in ms for p in MSG["pols"]] + \
+        ["correlation order", "corr CSM - PRED, mean (sign per seed)"]
+    md = (f"# Message models and fault service at mem_load 1.0 (targets 3.7.6, 3.7.7)\n\n"
+          f"Produced at commit {provenance()}.\n\n"
+          f"{setup.label}: "
+          f"{MSG['seeds']} seeds x {setup.jobs} jobs per point, tc and memory scaled by "
+          f"{setup.scale}, pdt 0.5, MNOD 2, mit calibrated as in fig8-9 (RR, pairwise). "
+          f"Models: `sim.timeshare.csm.MSG_MODELS`. Mean +- 95% CI half-width.\n\n")
+    md += table(rows, head)
+    md += ("\nPaper (Fig. 8): faults CSM lowest, PRED = RR; correlation CSM best at high "
+           "frequency (20 ms), PRED above CSM at low frequency (1000 ms), RR worst.\n")
+    return md
+
+
+class _Disagree(Coscheduling):
+    """Algorithm 1 that also computes, at each insertion of a distributed task into a
+    busy node, where the *other* of PRED / CSM would have put it (read-only replay of
+    lines 4-12), and counts the cases: ``idle`` (line 3: RQ empty, CPU idle), ``same``
+    (both policies choose the same RQ position) and ``differ``; plus, for CSM, which
+    path was taken (``line5``, ``csm`` mode, ``pred`` mode when memory fits)."""
+
+    def __init__(self, *a: Any, **k: Any):
+        super().__init__(*a, **k)
+        self.counts: dict[str, int] = {}
+
+    def _count(self, key: str) -> None:
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def _position(self, node: Any, h: Any, mode: str) -> int:
+        """RQ index at which ``mode`` ("pred" or "csm") would insert ``h`` now."""
+        rq = node.rq
+        exhausted = self.memory_exhausted(node)
+        if mode == "csm" and exhausted and h.rmq:
+            return 0
+        i = len(rq) - 1
+        if mode == "csm" and exhausted:
+            pg = self.cluster.pg_fault
+            while i >= 0 and self.starv_cond(rq[i]) and pg(rq[i]) > pg(h):
+                i -= 1
+        else:
+            while i >= 0 and self.starv_cond(rq[i]) and rq[i].mes < h.mes:
+                i -= 1
+        return i + 1
+
+    def place(self, node: Any, h: Any) -> bool:
+        if h.job is not None and not self._is_local(h):
+            if not node.rq and node.running is None:
+                self._count("idle")
+            else:
+                a, b = self._position(node, h, "pred"), self._position(node, h, "csm")
+                self._count("same" if a == b else "differ")
+                if self.mode == "csm":
+                    ex = self.memory_exhausted(node)
+                    self._count("line5" if ex and h.rmq else "csm" if ex else "pred")
+        return super().place(node, h)
+
+
+def fig_crossover_diag(setup: Setup) -> str:
+    """Target 3.7.7: how often PRED and CSM can order a distributed task differently."""
+    from sim.timeshare.csm import run_point as run
+
+    rows = []
+    for var, opts in (("pairwise", {}), ("probe", {"msg_model": "probe"})):
+        for f in MSG["mfreq"]:
+            cfg = dataclasses.replace(setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)),
+                                      **opts)
+            for p in ("pred", "csm"):
+                pol = _Disagree(p, quantum_us=int(cfg.quantum_ms * 1000), mnod=2)
+                run(cfg, pol, seed=0)
+                c = pol.counts
+                tot = c.get("idle", 0) + c.get("same", 0) + c.get("differ", 0)
+                busy = c.get("same", 0) + c.get("differ", 0)
+                path = (f"{100 * c.get('line5', 0) / busy:.0f} / "
+                        f"{100 * c.get('csm', 0) / busy:.0f} / "
+                        f"{100 * c.get('pred', 0) / busy:.0f}") if p == "csm" and busy else "-"
+                rows.append([var, f"{f}", p.upper(), f"{tot}",
+                             f"{100 * c.get('idle', 0) / tot:.1f}",
+                             f"{100 * c.get('same', 0) / tot:.1f}",
+                             f"{100 * c.get('differ', 0) / tot:.1f}", path])
+    head = ["msg model", "mfreq [ms]", "policy run", "distributed insertions",
+            "idle CPU, empty RQ (line 3) [%]", "PRED and CSM same position [%]",
+            "positions differ [%]", "CSM busy-node paths: line 5 / CSM mode / predictive [%]"]
+    md = (f"# Target 3.7.7: where PRED and CSM can differ (mem_load 1.0)\n\n"
+          f"Produced at commit {provenance()}.\n\n"
+          f"{setup.label}: seed 0, "
+          f"{setup.jobs} jobs, tc and memory scaled by {setup.scale}, pdt 0.5, MNOD 2. At "
+          f"every insertion of a distributed task the position the other policy would "
+          f"have chosen is computed from the same state (a read-only replay of Algorithm "
+          f"1 lines 4-12).\n\n")
+    md += table(rows, head)
+    return md
+
+
+def fig_static_probe(setup: Setup) -> str:
+    """E-4.2 under each message model and fault option (target 3.7.4)."""
+    from sim.experiments.gine.static import run_probe
+
+    return f"Produced at commit {provenance()}.\n\n" + run_probe(setup)
+
+
+def fig_sens(setup: Setup) -> str:
+    """AMB-4.2 sensitivity: CSM with the corrected and the literal eq. 3 (mfreq 100 ms)."""
+    pts = []
+    for load, mnod in ((1.0, 2), (1.5, 3)):
+        for form in ("corrected", "literal"):
+            cfg = dataclasses.replace(setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=100.0),
+                                      pgfault_formula=form)
+            pts.append((f"{load}/{form}", cfg, "csm", {"mnod": mnod}))
+    res = run_grid(setup, "sens", pts)
+    ms = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+          "slowdown_local")
+    rows = [[k.split("/")[0], k.split("/")[1]] + [fmt(res[k][m]) for m in ms]
+            for k, *_ in pts]
+    md = setup.header("AMB-4.2 sensitivity: eq. 3 corrected vs literal, CSM, mfreq 100 ms")
+    md += table(rows, ["mem_load", "eq. 3", *ms])
+    md += ("\nCorrected: pg_fault = 1 - res_ws / wrk (the non-resident share of the WS); "
+           "literal: res_mem / wrk when wrk >= res_mem, else 0 (favours tasks with less "
+           "memory resident in CSM mode).\n")
+    return md
+
+
+FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig4-diag": fig_static_diag,
+           "corr-low": fig_corr_low, "corr-load1": fig_corr_load1,
+           "fig5-6": fig_low, "fig7": fig_mnod,
+           "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
+           "gang": fig_gang, "sens": fig_sens, "msg-model": fig_msg_model,
+           "fig4-probe": fig_static_probe, "crossover-diag": fig_crossover_diag}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("figure", choices=[*FIGURES, "all"])
+    ap.add_argument("--quick", action="store_true", help="small partial run")
+    ap.add_argument("--seeds", type=int)
+    ap.add_argument("--jobs", type=int)
+    ap.add_argument("--scale", type=float)
+    ap.add_argument("--mfreq", type=float, nargs="+", help="mfreq grid in ms")
+    ap.add_argument("--pdt", type=float, nargs="+")
+    ap.add_argument("--engine", choices=("python", "compiled"), default="python",
+                    help="simulation engine (compiled: numba, identical event logs)")
+    ap.add_argument("--out", help="write into this directory (always a PARTIAL run)")
+    args = ap.parse_args(argv)
+    try:
+        setup = Setup(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    names = list(FIGURES) if args.figure == "all" else [args.figure]
+    for name in names:
+        print(f"== {name} -> {setup.out}", flush=True)
+        md = FIGURES[name](setup)
+        (setup.out / f"{name}{setup.suffix}.md").write_text(md)
+        print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

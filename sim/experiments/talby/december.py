@@ -1,0 +1,336 @@
+"""Why optimal insertion makes KTH December 1996 worse than AST (issue 13, item 8).
+
+``slack_e2e`` found that solving every insertion of the slack-based scheduler to
+optimality (CP-SAT, 1 s per call) raises December's average wait by 16.5 % over the AST
+heuristic, while it lowers it in three other months. This module reruns December with
+both inserters, records every decision (the insertion problem and the schedule chosen),
+and breaks the difference down:
+
+1. by job: which jobs wait longer, grouped by width ``n`` and requested time ``t``, and
+   the jobs whose wait grew most;
+2. by decision: on the very problems the optimal run met, the AST heuristic's schedule
+   beside the optimal one: price, the new job's start, and the delays pushed onto the
+   waiting jobs (how many, how long, how wide);
+3. the objective mismatch: the price charges a delay by ``n * t_i`` (processor-seconds,
+   weighted by priority and used slack) while the average wait counts each job once, so
+   the per-insertion optimum trades many small jobs' seconds for a few wide jobs'.
+
+Setting: as ``slack_gaps e2e`` (KTH-SP2, 128 processors, jobs killed at their request,
+equal priorities, SF 3, AWT 2401 s, alphas 1, December from an empty machine). CP-SAT
+calls stopped by the wall-clock limit make the optimal run depend on machine load, so
+the per-job starts of the run analysed are written beside the report
+(``results/slack_december/starts.json``) and the stopped calls are counted.
+
+Run: ``python -m sim.experiments.talby.december [--time-limit 1]`` (about 10 min).
+Times are seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from heuristics.slack import SlackPolicy
+from models.slack_insertion import OptimalInsertionPolicy
+from sim.batch.machine import simulate
+from sim.batch.validate import validate
+from sim.problems.insertion import InsertionProblem, InsertionSchedule, price
+
+OUT = Path(__file__).resolve().parent / "results" / "slack_december"
+MONTH = "1996-12"
+AWT = 2401.0
+WIDTH = ((1, 1), (2, 8), (9, 32), (33, 128))
+LENGTH = ((0, 900), (901, 3600), (3601, 14400), (14401, 10**9))
+
+
+class Recorder:
+    """Wraps an inserter and keeps every ``(problem, schedule)`` it decided."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.decisions: list[tuple[InsertionProblem, InsertionSchedule]] = []
+
+    def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
+        s = self.inner(problem)
+        self.decisions.append((problem, s))
+        return s
+
+
+class CpsatOrAst:
+    """CP-SAT at every call (``time_limit`` s); with ``best_of`` the cheaper of its schedule
+    and AST's (ties to CP-SAT). Records each call's CP-SAT status in ``statuses``."""
+
+    def __init__(self, time_limit: float, best_of: bool) -> None:
+        self.time_limit = time_limit
+        self.best_of = best_of
+        self.statuses: list[str] = []
+        self.stats: dict[str, float] = {"OPTIMAL": 0, "FEASIBLE": 0, "trivial": 0,
+                                        "AST cheaper": 0, "seconds": 0.0}
+
+    def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
+        from heuristics.slack import insert
+        from models.slack_insertion import solve_cpsat
+        from sim.problems.insertion import current_schedule
+
+        if not problem.waiting:
+            self.stats["trivial"] += 1
+            self.statuses.append("trivial")
+            return current_schedule(problem)
+        res = solve_cpsat(problem, time_limit=self.time_limit)
+        self.stats[res.status.value] += 1
+        self.stats["seconds"] += res.runtime
+        self.statuses.append(res.status.value)
+        sched = InsertionSchedule.from_dict(res.solution)
+        if self.best_of:
+            a = insert(problem, "AST")
+            if a.price < price(problem, sched) - 1e-9 * (1 + abs(a.price)):
+                self.stats["AST cheaper"] += 1
+                return a.schedule
+        return sched
+
+
+def _month():
+    from sim.experiments.talby.gaps import _month as month
+
+    return month(MONTH)
+
+
+def run(time_limit: float) -> dict:
+    """Simulate December with AST and with optimal insertion, recording every decision."""
+    month = _month()
+    out = {"jobs": month.jobs}
+    for name in ("AST", "optimal", "best of both"):
+        pol = (SlackPolicy(order="AST", sf=3.0, awt=AWT) if name == "AST"
+               else OptimalInsertionPolicy(sf=3.0, awt=AWT, time_limit=time_limit))
+        if name != "AST":
+            pol.inserter = CpsatOrAst(time_limit, best_of=name == "best of both")
+        rec = Recorder(pol.inserter)
+        pol.inserter = rec
+        t0 = time.perf_counter()
+        s = simulate(month, pol)
+        validate(s)
+        out[name] = {"start": s.start, "decisions": rec.decisions,
+                     "seconds": time.perf_counter() - t0,
+                     "stats": dict(getattr(rec.inner, "stats", {})),
+                     "statuses": list(getattr(rec.inner, "statuses", []))}
+        print(f"  {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return out
+
+
+def _delays(pb: InsertionProblem, s: InsertionSchedule) -> tuple[int, int, int, int]:
+    """(jobs delayed, job-seconds of delay, processor-seconds of delay, jobs advanced)."""
+    nd = js = ps = na = 0
+    for w in pb.waiting:
+        d = s.starts[w.id] - w.te
+        if d > 0:
+            nd += 1
+            js += d
+            ps += d * w.n
+        elif d < 0:
+            na += 1
+    return nd, js, ps, na
+
+
+def per_job_delay(decisions, ids: list[int]) -> dict[int, int]:
+    """Total delay (s) each job received while waiting, summed over all decisions."""
+    tot = dict.fromkeys(ids, 0)
+    for pb, s in decisions:
+        for w in pb.waiting:
+            d = s.starts[w.id] - w.te
+            if d > 0:
+                tot[w.id] += d
+    return tot
+
+
+def report(data: dict, time_limit: float) -> str:
+    from heuristics.slack import insert
+
+    jobs = data["jobs"]
+    ids = [j.id for j in jobs]
+    n = np.array([j.procs for j in jobs])
+    t = np.array([j.requested for j in jobs])
+    sub = np.array([j.submit for j in jobs])
+    wa = data["AST"]["start"] - sub
+    wo = data["optimal"]["start"] - sub
+    L = ["# KTH December 1996: why optimal insertion waits longer than AST", "",
+         f"Command: `python -m sim.experiments.talby.december --time-limit {time_limit:g}`. "
+         "KTH-SP2, 128 processors, equal priorities, SF 3, AWT 2401 s, alphas 1; CP-SAT "
+         f"{time_limit:g} s per call. Optimal run: {data['optimal']['seconds']:.0f} s; calls "
+         + ", ".join(f"{k} {v:.0f}" for k, v in data["optimal"]["stats"].items()
+                     if k != "seconds") + " (FEASIBLE = stopped by the limit).", ""]
+    wb = data["best of both"]["start"] - sub
+    aw, ow, bw = wa.mean(), wo.mean(), wb.mean()
+
+    def pw(w: np.ndarray) -> float:
+        return float((n * w).sum() / n.sum())
+
+    sb = data["best of both"]["stats"]
+    L += ["## 1. The month", "",
+          "`best of both` = at every decision the cheaper of CP-SAT's schedule (same 1 s "
+          "limit) and AST's, so never dearer than either on the state it meets "
+          f"(AST was cheaper in {sb.get('AST cheaper', 0):.0f} of its calls).", "",
+          "| measure | AST | optimal (CP-SAT) | change | best of both | change |",
+          "|---|---|---|---|---|---|",
+          f"| average wait (s) | {aw:,.1f} | {ow:,.1f} | {(ow / aw - 1) * 100:+.1f}% | "
+          f"{bw:,.1f} | {(bw / aw - 1) * 100:+.1f}% |",
+          f"| processor-weighted wait, sum n*wait / sum n (s) | {pw(wa):,.1f} | "
+          f"{pw(wo):,.1f} | {(pw(wo) / pw(wa) - 1) * 100:+.1f}% | {pw(wb):,.1f} | "
+          f"{(pw(wb) / pw(wa) - 1) * 100:+.1f}% |",
+          f"| jobs waiting longer / shorter than under AST | | "
+          f"{int((wo > wa).sum())} / {int((wo < wa).sum())} | | "
+          f"{int((wb > wa).sum())} / {int((wb < wa).sum())} | |",
+          f"| CP-SAT calls proved / stopped by the limit | | "
+          f"{data['optimal']['stats']['OPTIMAL']:.0f} / "
+          f"{data['optimal']['stats']['FEASIBLE']:.0f} | | {sb['OPTIMAL']:.0f} / "
+          f"{sb['FEASIBLE']:.0f} | |", ""]
+
+    L += ["## 2. Who waits longer", "",
+          "Share = this class's part of the total change in summed wait.", "",
+          "| jobs | count | AST mean wait | optimal mean wait | change | share of the "
+          "total change |", "|---|---|---|---|---|---|"]
+    total = (wo - wa).sum()
+    for label, mask in ([(f"n {a}-{b}", (n >= a) & (n <= b)) for a, b in WIDTH]
+                        + [(f"t {a}-{b if b < 10**9 else 'max'} s", (t >= a) & (t <= b))
+                           for a, b in LENGTH]):
+        if not mask.any():
+            continue
+        L.append(f"| {label} | {int(mask.sum())} | {wa[mask].mean():,.0f} | "
+                 f"{wo[mask].mean():,.0f} | {(wo[mask] - wa[mask]).mean():+,.0f} s | "
+                 f"{(wo[mask] - wa[mask]).sum() / total * 100:+.0f}% |")
+    top = np.argsort(-(wo - wa))[:12]
+    L += ["", "The twelve jobs whose wait grew most, with the delays the decisions pushed onto "
+          "them while they waited (sum over all decisions):", "",
+          "| job | n | requested t (s) | submit (s) | AST wait | optimal wait | delays "
+          "received, AST | delays received, optimal |", "|---|---|---|---|---|---|---|---|"]
+    da = per_job_delay(data["AST"]["decisions"], ids)
+    do = per_job_delay(data["optimal"]["decisions"], ids)
+    for i in top:
+        L.append(f"| {ids[i]} | {n[i]} | {t[i]:,} | {sub[i]:,} | {wa[i]:,} | {wo[i]:,} | "
+                 f"{da[ids[i]]:,} | {do[ids[i]]:,} |")
+    dav = np.array([da[i] for i in ids])
+    dov = np.array([do[i] for i in ids])
+    L += ["", f"Delay pushed onto waiting jobs over the month (job-seconds): AST "
+          f"{dav.sum():,}, optimal {dov.sum():,}; onto 1-processor jobs: AST "
+          f"{dav[n == 1].sum():,}, optimal {dov[n == 1].sum():,}.", ""]
+
+    # decisions of the optimal run, replayed with AST
+    rows = {"insert": [], "remove": []}
+    by_status: dict[tuple[str, str], list[int]] = {}
+    for (pb, so), st in zip(data["optimal"]["decisions"], data["optimal"]["statuses"],
+                            strict=True):
+        if not pb.waiting:
+            continue
+        sa = insert(pb, "AST").schedule
+        po, pa = price(pb, so), price(pb, sa)
+        kind = "insert" if pb.new is not None else "remove"
+        rows[kind].append((pa, po, sa, so, pb))
+        tol = 1e-6 * (1 + abs(pa))
+        c = by_status.setdefault((kind, st), [0, 0, 0, 0])
+        c[0] += 1
+        c[1] += po < pa - tol
+        c[2] += abs(po - pa) <= tol
+        c[3] += po > pa + tol
+    L += ["## 3. Decision by decision", "",
+          "Every decision of the optimal run with a non-empty queue, solved again by the AST "
+          "heuristic on the same problem (same state, so this isolates the decision rule):",
+          "", "| decisions | count | optimal strictly cheaper | mean price AST | mean price "
+          "optimal | new job earlier / later than AST | jobs delayed per decision, AST / "
+          "optimal | delay pushed (job-s) AST / optimal | (proc-s) AST / optimal |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for kind, rs in rows.items():
+        if not rs:
+            continue
+        cheaper = sum(1 for pa, po, *_ in rs if po < pa - 1e-6 * (1 + abs(pa)))
+        earlier = later = 0
+        dA = np.zeros(4)
+        dO = np.zeros(4)
+        for _pa, _po, sa, so, pb in rs:
+            if pb.new is not None:
+                earlier += so.new_start < sa.new_start
+                later += so.new_start > sa.new_start
+            dA += _delays(pb, sa)
+            dO += _delays(pb, so)
+        c = len(rs)
+        L.append(f"| {kind} | {c} | {cheaper} | {np.mean([r[0] for r in rs]):,.0f} | "
+                 f"{np.mean([r[1] for r in rs]):,.0f} | "
+                 + (f"{earlier} / {later}" if kind == "insert" else "-")
+                 + f" | {dA[0] / c:.2f} / {dO[0] / c:.2f} | {dA[1]:,.0f} / {dO[1]:,.0f} | "
+                 f"{dA[2]:,.0f} / {dO[2]:,.0f} |")
+    L += ["", "The same decisions by CP-SAT status (a proved optimum is never dearer than "
+          "AST; a call stopped by the limit keeps CP-SAT's best schedule so far):", "",
+          "| decisions | CP-SAT status | count | CP-SAT cheaper than AST | equal | dearer |",
+          "|---|---|---|---|---|---|"]
+    for (kind, st), c in sorted(by_status.items()):
+        L.append(f"| {kind} | {st} | {c[0]} | {c[1]} | {c[2]} | {c[3]} |")
+    # the widths of the new jobs the optimum starts earlier, and of the jobs it delays
+    ins = rows["insert"]
+    earlier_n = [pb.new.n for _, _, sa, so, pb in ins if so.new_start < sa.new_start]
+    delayed_n = [w.n for _, _, sa, so, pb in ins if so.new_start < sa.new_start
+                 for w in pb.waiting if so.starts[w.id] > max(w.te, sa.starts[w.id])]
+    if earlier_n:
+        L += ["", f"Where the optimum starts the new job earlier than AST ({len(earlier_n)} "
+              f"insertions), the new job is {np.mean(earlier_n):.1f} processors wide on "
+              f"average (median {np.median(earlier_n):.0f}); the waiting jobs it delays "
+              f"further than AST does ({len(delayed_n)}) are "
+              f"{np.mean(delayed_n) if delayed_n else 0:.1f} wide on average (median "
+              f"{np.median(delayed_n) if delayed_n else 0:.0f}).", ""]
+    dearer = sum(c[3] for c in by_status.values())
+    dearer_stopped = sum(c[3] for (k, st), c in by_status.items() if st == "FEASIBLE")
+    dearer_remove = sum(c[3] for (k, st), c in by_status.items() if k == "remove")
+    if ow > aw * 1.01 and bw < ow:
+        verdict = (f"the stopped calls account for most of the degradation "
+                   f"({(ow / aw - 1) * 100:+.1f}% down to {(bw / aw - 1) * 100:+.1f}%); "
+                   + ("the rest remains with decisions that are never dearer than AST's: "
+                      "the price of one decision is not the month's average wait."
+                      if bw > aw * 1.01 else "what is left is within 1%."))
+    elif bw > aw * 1.01:
+        verdict = ("even decisions that are never dearer than AST's leave the month worse "
+                   "than AST: the price of one decision is not the month's average wait.")
+    else:
+        verdict = "neither run is worse than AST here."
+    L += ([] if L[-1] == "" else [""]) + ["## Reading", "",
+          f"- {dearer} decisions of the optimal run are dearer than AST's on the same state "
+          f"({dearer_remove} of them removes, i.e. re-optimisations after an early end); "
+          f"{dearer_stopped} of them are calls stopped by the {time_limit:g} s limit (a proved "
+          "optimum never is dearer).",
+          f"- With the cheaper of the two at every decision (`best of both`) the month's "
+          f"average wait is {bw:,.0f} s against AST's {aw:,.0f} s "
+          f"({(bw / aw - 1) * 100:+.1f}%; the optimal run {(ow / aw - 1) * 100:+.1f}%), so "
+          + verdict,
+          "- The price is not the month's objective in any case: it charges a delay by the "
+          "delayed job's width (n^alpha_u) times its length, scaled by the priority ratio "
+          "and the slack already used, while the average wait counts every job once, and "
+          "each decision is taken alone, one arrival or early end at a time.",
+          "- The outcome depends on the load of the machine the run is made on: the number "
+          "of stopped calls (and so the schedule) changes with the CPU the solver gets. The "
+          "committed `slack_e2e` run (343 stopped calls in 1996-12) gave +16.5%; this run's "
+          "counts are in the header."]
+    text = "\n".join(L) + "\n"
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "analysis.md").write_text(text)
+    (OUT / "starts.json").write_text(json.dumps(
+        {"month": MONTH, "time_limit": time_limit, "ids": ids,
+         "AST": data["AST"]["start"].tolist(), "optimal": data["optimal"]["start"].tolist(),
+         "best of both": data["best of both"]["start"].tolist()})
+        + "\n")
+    print(text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sim.experiments.talby.december",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--time-limit", type=float, default=1.0,
+                    help="CP-SAT seconds per insertion (default 1, as slack_e2e)")
+    args = ap.parse_args(argv)
+    report(run(args.time_limit), args.time_limit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
