@@ -125,6 +125,25 @@ def _pending(store: Store, cells: list[dict[str, Any]], retry_failed: bool
     return todo, len(cells) - len(todo)
 
 
+def die_with_parent(interval: float = 0.5) -> None:
+    """Make this worker process end when the process that started it is gone.
+
+    A pool worker blocked on its task pipe never notices a parent killed by SIGKILL and
+    would hold the store open forever; a daemon thread that polls the parent's pid ends
+    it within ``interval`` seconds. Used as the pool's initializer.
+    """
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
 def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int = 1,
               dask: Any = None, progress: bool = False,
               on_row: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None
@@ -158,7 +177,7 @@ def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int
         else:
             from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent) as pool:
                 futures = {pool.submit(run_cell, cell): (key, cell) for key, cell in todo}
                 pending = set(futures)
                 while pending:
