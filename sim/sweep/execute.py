@@ -146,9 +146,14 @@ def die_with_parent(interval: float = 0.5) -> None:
 
 def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int = 1,
               dask: Any = None, progress: bool = False,
-              on_row: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None
+              on_row: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None,
+              work: Callable[[dict[str, Any]], dict[str, Any]] = run_cell
               ) -> tuple[int, int, list[tuple[str, str]]]:
     """Run ``todo`` (key, cell) pairs and commit every result to ``store`` as it comes.
+
+    ``work`` turns a cell into its row (a module-level function, so that it pickles to
+    pool and Dask workers): a policy on a trace by default, or a solver on a problem
+    file (``sim.sweep.bench.run_bench_cell``).
 
     Returns ``(done, failed, errors)``."""
     version = code_version()
@@ -170,15 +175,15 @@ def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int
 
     try:
         if dask is not None:
-            _run_dask(todo, dask, record)
+            _run_dask(todo, dask, record, work)
         elif jobs <= 1 or len(todo) <= 1:
             for i, (key, cell) in enumerate(todo):
-                record(key, cell, run_cell(cell), min(1, len(todo) - i - 1))
+                record(key, cell, work(cell), min(1, len(todo) - i - 1))
         else:
             from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
             with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent) as pool:
-                futures = {pool.submit(run_cell, cell): (key, cell) for key, cell in todo}
+                futures = {pool.submit(work, cell): (key, cell) for key, cell in todo}
                 pending = set(futures)
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -191,7 +196,8 @@ def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int
 
 
 def _run_dask(todo: list[tuple[str, dict[str, Any]]], address: Any,
-              record: Callable[..., None]) -> None:
+              record: Callable[..., None], work: Callable[..., dict[str, Any]] = run_cell
+              ) -> None:
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -201,7 +207,7 @@ def _run_dask(todo: list[tuple[str, dict[str, Any]]], address: Any,
     client = Client(address) if own else address
     try:
         run_id = uuid.uuid4().hex[:8]  # a retry in the same client must not reuse results
-        futures = {client.submit(run_cell, cell, key=f"cell-{key}-{run_id}", pure=False):
+        futures = {client.submit(work, cell, key=f"cell-{key}-{run_id}", pure=False):
                    (key, cell) for key, cell in todo}
         remaining = len(futures)
         for f in as_completed(list(futures)):

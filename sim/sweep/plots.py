@@ -160,3 +160,71 @@ def plot_schedule(cell: dict[str, Any], out: str | Path, *, max_jobs: int | None
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def label_colours(labels: list[str]) -> dict[str, Any]:
+    """One colour per label, fixed by the label's position in ``labels`` (the spec's or
+    the bench's order), so that a label has the same colour in every plot."""
+    plt = _plt()
+    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
+    return {lab: cmap(i % cmap.N) for i, lab in enumerate(labels)}
+
+
+def plot_bench_gaps(runs: list[dict[str, Any]], out: str | Path) -> Path:
+    """Distribution of the gap to the best known value per solver (box plot with every
+    run as a point), in percent."""
+    solvers = list(dict.fromkeys(r["solver"] for r in runs))
+    colours = label_colours(solvers)
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * len(solvers) + 2), 4.2))
+    data = [[100 * r["gap_to_best"] for r in runs
+             if r["solver"] == s and r["gap_to_best"] is not None] for s in solvers]
+    ax.boxplot([d if d else [math.nan] for d in data], showfliers=False)
+    rng = np.random.default_rng(0)  # jitter only, the same in every drawing
+    for i, (s, d) in enumerate(zip(solvers, data, strict=True), start=1):
+        ax.scatter(i + rng.uniform(-0.15, 0.15, len(d)), d, s=10, color=colours[s],
+                   alpha=0.7)
+    ax.set_xticks(range(1, len(solvers) + 1))
+    ax.set_xticklabels(solvers, rotation=30, ha="right")
+    ax.set_ylabel("gap to best known [%]")
+    files = len({r["file"] for r in runs})
+    ax.set_title(f"gap to the best known value, {files} files")
+    ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_performance_profile(runs: list[dict[str, Any]], out: str | Path) -> Path:
+    """Dolan & Moré performance profile on solution quality: for each solver, the share of
+    files on which its performance ratio r = 1 + gap to best is at most tau (a run
+    without a solution never counts)."""
+    solvers = list(dict.fromkeys(r["solver"] for r in runs))
+    colours = label_colours(solvers)
+    files = sorted({r["file"] for r in runs})
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ratios = {s: sorted(1.0 + r["gap_to_best"] for r in runs
+                        if r["solver"] == s and r["gap_to_best"] is not None)
+              for s in solvers}
+    finite = [x for v in ratios.values() for x in v]
+    hi = max(1.01, max(finite) * 1.05 if finite else 1.01)
+    for s in solvers:
+        xs = [1.0, *ratios[s], hi]
+        ys = [0.0, *[(i + 1) / len(files) for i in range(len(ratios[s]))],
+              len(ratios[s]) / len(files)]
+        ax.step(xs, ys, where="post", label=s, color=colours[s])
+    ax.set_xlim(1.0, hi)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("tau: performance ratio 1 + gap to best known (1 = best)")
+    ax.set_ylabel("share of files with ratio <= tau")
+    ax.set_title(f"performance profile (Dolan & Moré), {len(files)} files")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

@@ -1,0 +1,485 @@
+"""Solvers on problem files: run every solver on every file, and measure each one's gap to
+the best known value.
+
+``bench`` is the offline counterpart of a sweep: a cell is one (problem file, solver) pair,
+run in this process, a local pool or on Dask, and committed to a results store
+(``DIR/runs.sqlite``, the sweep store) as it finishes, so an interrupted bench resumes
+where it stopped. From Python::
+
+    from sim.sweep.bench import bench
+    summary = bench(["instances/data/library/kresource_selection"], "out",
+                    solvers=["cpsat", "ff", "bl", "bb"], time_limit=10)
+    summary.runs            # one dict per run, the columns of runs.csv
+
+Definitions (one family's sense decides the sign; a worse value is always positive):
+
+- ``best_known`` of a file: the best objective any run of this bench found, or the file's
+  own ``best_known`` field when that is better;
+- ``best_proved``: a run proved that value optimal (status OPTIMAL, or a bound of any run
+  meets it), or the file says ``"proved": true`` for it;
+- ``gap_to_best`` = (objective - best_known) / |best_known| for minimisation,
+  (best_known - objective) / |best_known| for maximisation; 0 when both are 0; empty when
+  the run has no solution or best_known is 0 and the run's objective is not.
+
+A solver name is a registered name of the file's family (``sim.registry.SOLVERS``) or a
+user's ``MODULE:FUNCTION`` with the same ``solve`` signature. A file of another family
+than the solver's, or one that fails to load, is a recorded failed run naming the file.
+Times are wall-clock seconds.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: columns of ``runs.csv``, in order
+COLUMNS = ("file", "family", "solver", "kind", "status", "objective", "bound", "best_known",
+           "best_proved", "gap_to_best", "seconds")
+
+#: format version of a bench store (its ``spec_version``)
+BENCH_VERSION = 1
+
+#: families whose objective is maximised (every other family minimises)
+MAXIMISE = frozenset({"kresource_selection"})
+
+
+def sense(family: str) -> str:
+    """``"max"`` or ``"min"``: the direction of the family's objective."""
+    return "max" if family in MAXIMISE else "min"
+
+
+# --------------------------------------------------------------------------- solvers
+from sim.plugins import is_reference as is_user_solver  # noqa: E402
+
+
+def resolve_solver(family: str, name: str) -> Any:
+    """The ``solve`` function called ``name`` for ``family`` (registered or
+    ``MODULE:FUNCTION``). Raises ValueError naming the solver."""
+    from sim import registry
+    from sim.plugins import load_reference
+
+    if is_user_solver(name):
+        return load_reference(name, what="solver")
+    return registry.solver(family, name)
+
+
+def solver_kind(family: str, name: str) -> str:
+    """``"exact"`` for the registered exact models (``models.*``) and for a user's
+    function that declares ``kind = "exact"``; ``"heuristic"`` otherwise."""
+    from sim import registry
+
+    if is_user_solver(name):
+        kind = getattr(resolve_solver(family, name), "kind", "heuristic")
+        return kind if kind in ("exact", "heuristic") else "heuristic"
+    target = registry.SOLVERS.get(family, {}).get(name, "")
+    return "exact" if target.startswith("models.") else "heuristic"
+
+
+def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
+    """Refuse, before anything runs, a name no family of the files knows and a user's
+    ``MODULE:FUNCTION`` that does not import."""
+    from sim import registry
+    from sim.plugins import load_reference
+
+    families = sorted(set(families))
+    for name in names:
+        if is_user_solver(name):
+            load_reference(name, what="solver")
+        elif not any(name in registry.SOLVERS.get(f, {}) for f in families):
+            valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
+            raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
+                             + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
+
+
+# --------------------------------------------------------------------------- files
+def problem_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The problem files named by ``paths``: a JSON file as given, a directory's ``*.json``
+    files (recursively, sorted). Raises ValueError naming a path that does not exist or a
+    directory with no problem file."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(q for q in p.rglob("*.json") if q.is_file())
+            if not found:
+                raise ValueError(f"{p}: no problem files (*.json) in this directory")
+            out += found
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise ValueError(f"{p}: no such file or directory")
+    return list(dict.fromkeys(out))
+
+
+def read_family(path: Path) -> tuple[str | None, dict[str, Any] | None, str | None]:
+    """``(family, data, error)`` of a problem file, without building the problem."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return None, None, f"{path}: not a readable JSON problem ({exc})"
+    if not isinstance(data, dict) or not isinstance(data.get("problem"), str):
+        return None, None, f"{path}: missing field 'problem' (the problem family)"
+    return data["problem"], data, None
+
+
+def check_directories(paths: Sequence[str | Path]) -> None:
+    """A directory must hold one family: refuse one that mixes families, naming both."""
+    for p in map(Path, paths):
+        if not p.is_dir():
+            continue
+        fams: dict[str, Path] = {}
+        for f in sorted(p.rglob("*.json")):
+            fam = read_family(f)[0]
+            if fam is not None:
+                fams.setdefault(fam, f)
+        if len(fams) > 1:
+            first = ", ".join(f"{k} ({v.name})" for k, v in sorted(fams.items())[:3])
+            raise ValueError(f"{p}: a directory mixes problem families ({first}); give one "
+                             "directory per family")
+
+
+#: fields of a problem file that belong to the benchmark library, not to the problem: the
+#: best known objective, whether it is proved optimal, and the solution that attains it
+LIBRARY_FIELDS = ("best_known", "proved", "certificate")
+
+
+def load(data: dict[str, Any], source: str) -> tuple[str, Any]:
+    """``(family, problem)`` of a parsed problem file, its library fields set aside."""
+    from sim import registry
+
+    return registry.load_problem({k: v for k, v in data.items() if k not in LIBRARY_FIELDS},
+                                 source=source)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --------------------------------------------------------------------------- one run
+def run_bench_cell(cell: dict[str, Any]) -> dict[str, Any]:
+    """Run one solver on one problem file; never raises (a failure is a failed row)."""
+
+    t0 = time.perf_counter()
+    row: dict[str, Any] = {"status": "failed", "error": None, "metrics": None,
+                           "worker": f"{os.getpid()}"}
+    path = Path(cell["file"])
+    try:
+        family, data, error = read_family(path)
+        if error:
+            raise ValueError(error)
+        if family != cell["family"]:
+            raise ValueError(f"{path}: the file changed family since the bench began")
+        fam, problem = load(data, str(path))
+        solve = resolve_solver(fam, cell["solver"])
+        result = solve(problem, time_limit=cell["time_limit"], seed=cell["seed"])
+        row["metrics"] = {
+            "status": result.status.value, "objective": result.objective,
+            "bound": result.bound, "seconds": result.runtime, "solver_gap": result.gap,
+            "note": result.note,
+        }
+        row["status"] = "done"
+    except (ValueError, TypeError, KeyError, OSError, RuntimeError, MemoryError,
+            ImportError, AttributeError, ArithmeticError) as exc:
+        row["error"] = f"{path}: {cell['solver']}: {exc}".replace("\n", " ")[:500]
+    row["wall_seconds"] = time.perf_counter() - t0
+    return row
+
+
+# --------------------------------------------------------------------------- bench
+@dataclass
+class BenchSummary:
+    """What :func:`bench` did and found."""
+
+    out: Path
+    runs: list[dict[str, Any]]
+    ran: int = 0
+    skipped: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    written: list[Path] = field(default_factory=list)
+
+    def text(self) -> str:
+        return (f"{self.out}: {len(self.runs)} runs ({self.ran} run now, {self.skipped} "
+                f"already in the store, {self.failed} failed) in {self.seconds:.1f} s; "
+                f"wrote {', '.join(p.name for p in self.written)}")
+
+
+def _cells(files: list[Path], solvers: Sequence[str], time_limit: float | None, seed: int
+           ) -> list[dict[str, Any]]:
+    from sim import registry
+
+    cells = []
+    for f in files:
+        family, _, error = read_family(f)
+        sha = _sha256(f) if f.is_file() else ""
+        for s in solvers:
+            cell = {"file": str(f.resolve()), "file_sha256": sha, "family": family or "?",
+                    "solver": s, "time_limit": time_limit, "seed": seed,
+                    "workload": str(f), "policy": s, "label": s,
+                    "kind": solver_kind(family, s) if error is None else "heuristic"}
+            if error is None and not is_user_solver(s) \
+                    and s not in registry.SOLVERS.get(family, {}):
+                known = ", ".join(sorted(registry.SOLVERS.get(family, {})))
+                cell["refused"] = (f"{f}: solver {s!r} does not solve family {family!r} "
+                                   f"(its solvers: {known})")
+            elif error is not None:
+                cell["refused"] = error
+            cells.append(cell)
+    return cells
+
+
+def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str],
+          time_limit: float | None = 10.0, seed: int = 0, jobs: int = 1, dask: Any = None,
+          plots: bool = True, progress: bool = False) -> BenchSummary:
+    """Run every solver on every problem file under ``paths``; write ``out/runs.csv``,
+    ``out/report.md`` and (with matplotlib) the gap and performance-profile plots.
+
+    Parameters
+    ----------
+    paths : problem files or directories (one family per directory)
+    out : output directory; its ``runs.sqlite`` makes a rerun resume
+    solvers : registered names or ``MODULE:FUNCTION``
+    time_limit : seconds per run (None: no limit)
+    seed : passed to every solver
+    jobs : local worker processes (1: this process)
+    dask : a Dask scheduler address or ``distributed.Client``
+
+    Raises
+    ------
+    ValueError
+        Bad paths, a directory mixing families, an unknown solver, a store of another
+        kind at ``out``; nothing is run or written then.
+    """
+    from sim.sweep.execute import code_version, run_cells
+    from sim.sweep.spec import cell_key
+    from sim.sweep.store import Store
+
+    t0 = time.perf_counter()
+    if not solvers:
+        raise ValueError("--solvers: give at least one solver")
+    if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
+        raise ValueError(f"--time-limit: expected a positive number of seconds, got {time_limit}")
+    files = problem_files(paths)
+    check_directories(paths)
+    families = {read_family(f)[0] for f in files} - {None}
+    check_solvers(solvers, families)
+    cells = _cells(files, solvers, time_limit, seed)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store.open(out / "runs.sqlite", spec_name="bench", spec_version=BENCH_VERSION)
+    try:
+        status = store.statuses()
+        keyed = [(cell_key(c), c) for c in cells]
+        todo = [(k, c) for k, c in keyed if status.get(k) != "done"]
+        version = code_version()
+        refused = [(k, c) for k, c in todo if "refused" in c]
+        for k, c in refused:
+            store.put(k, c, {"status": "failed", "error": c["refused"]}, version)
+        runnable = [(k, c) for k, c in todo if "refused" not in c]
+        run_cells(store, runnable, jobs=jobs, dask=dask, progress=progress,
+                  work=run_bench_cell)
+        rows = {r["key"]: r for r in store.rows(None)}
+    finally:
+        store.close()
+    runs = table([(c, rows.get(k)) for k, c in keyed])
+    summary = BenchSummary(out, runs, ran=len(todo), skipped=len(cells) - len(todo),
+                           failed=sum(r["status"] == "FAILED" for r in runs))
+    summary.written = write_outputs(runs, out, plots=plots)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+# --------------------------------------------------------------------------- tables
+def gap_to_best(objective: float | None, best: float | None, how: str) -> float | None:
+    """Signed relative gap of ``objective`` to ``best`` (worse is positive); None when it
+    is undefined (see the module docstring)."""
+    if objective is None or best is None:
+        return None
+    diff = objective - best if how == "min" else best - objective
+    if best == 0:
+        return 0.0 if diff == 0 else None
+    return diff / abs(best)
+
+
+def table(pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]]
+          ) -> list[dict[str, Any]]:
+    """The rows of ``runs.csv`` from (cell, stored row) pairs: the best known value and
+    the gaps are computed over every run of the same file."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    out = []
+    for cell, stored in pairs:
+        m = (stored or {}).get("metrics") or {}
+        failed = stored is None or stored["status"] != "done"
+        r = {"file": cell["workload"], "family": cell["family"], "solver": cell["solver"],
+             "kind": cell["kind"],
+             "status": "FAILED" if failed else m["status"],
+             "objective": None if failed else m.get("objective"),
+             "bound": None if failed else m.get("bound"),
+             "seconds": None if failed else m.get("seconds"),
+             "error": (stored or {}).get("error") if failed else None,
+             "_data": cell["file"]}
+        out.append(r)
+        by_file.setdefault(cell["file"], []).append(r)
+    for path, runs in by_file.items():
+        how = sense(runs[0]["family"])
+        best, proved = _file_best(path, how)
+        for r in runs:
+            v = r["objective"]
+            if v is not None and (best is None or (v < best if how == "min" else v > best)):
+                best, proved = v, False
+        for r in runs:
+            v, b = r["objective"], r["bound"]
+            if best is not None and v is not None and v == best and r["status"] == "OPTIMAL":
+                proved = True
+            if best is not None and b is not None and b == best:
+                proved = True
+        for r in runs:
+            r["best_known"] = best
+            r["best_proved"] = proved
+            r["gap_to_best"] = gap_to_best(r["objective"], best, how)
+            del r["_data"]
+    return out
+
+
+def _file_best(path: str, how: str) -> tuple[float | None, bool]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None, False
+    v = data.get("best_known") if isinstance(data, dict) else None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None, False
+    return float(v), bool(data.get("proved", False))
+
+
+def to_csv(runs: Sequence[dict[str, Any]]) -> str:
+    """``runs.csv``: exactly :data:`COLUMNS`, numbers in full precision."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for r in runs:
+        w.writerow(["" if r[c] is None else (repr(r[c]) if isinstance(r[c], float) else r[c])
+                    for c in COLUMNS])
+    return buf.getvalue()
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.2f}"
+
+
+def solver_summary(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per solver: runs by status, mean / median / p90 of the gap to the best known value,
+    the share of files on which it reached a proved optimum, and its time."""
+    import numpy as np
+
+    out = []
+    for s in dict.fromkeys(r["solver"] for r in runs):
+        rs = [r for r in runs if r["solver"] == s]
+        gaps = np.array([r["gap_to_best"] for r in rs if r["gap_to_best"] is not None])
+        secs = [r["seconds"] for r in rs if r["seconds"] is not None]
+        statuses: dict[str, int] = {}
+        for r in rs:
+            statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+        optimal = sum(1 for r in rs if r["best_proved"] and r["gap_to_best"] is not None
+                      and r["gap_to_best"] <= 1e-9)
+        out.append({
+            "solver": s, "kind": rs[0]["kind"], "runs": len(rs), "statuses": statuses,
+            "mean_gap": float(gaps.mean()) if len(gaps) else None,
+            "median_gap": float(np.median(gaps)) if len(gaps) else None,
+            "p90_gap": float(np.percentile(gaps, 90)) if len(gaps) else None,
+            "share_optimal": optimal / len(rs),
+            "mean_seconds": float(np.mean(secs)) if secs else None,
+            "total_seconds": float(np.sum(secs)) if secs else None,
+        })
+    return out
+
+
+def to_markdown(runs: Sequence[dict[str, Any]]) -> str:
+    """``report.md``: the per-solver summary and the failed runs."""
+    files = len({r["file"] for r in runs})
+    proved = len({r["file"] for r in runs if r["best_proved"]})
+    lines = ["# Bench report", "",
+             f"{files} problem files, {len(runs)} runs; the best known value is proved "
+             f"optimal on {proved} of {files} files.", "",
+             "Gap to best = (objective - best known) / |best known| (signed so that worse is "
+             "positive), in %, over the runs with a solution. Share optimal: runs that reach "
+             "a proved optimum. Seconds: the solver's own wall-clock time.", "",
+             "| solver | kind | runs | statuses | mean gap % | median gap % | p90 gap % | "
+             "share optimal | mean s | total s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for s in solver_summary(runs):
+        st = ", ".join(f"{k} {v}" for k, v in sorted(s["statuses"].items()))
+        lines.append(
+            f"| {s['solver']} | {s['kind']} | {s['runs']} | {st} | {_pct(s['mean_gap'])} | "
+            f"{_pct(s['median_gap'])} | {_pct(s['p90_gap'])} | {s['share_optimal']:.0%} | "
+            + ("-" if s["mean_seconds"] is None else f"{s['mean_seconds']:.3f}") + " | "
+            + ("-" if s["total_seconds"] is None else f"{s['total_seconds']:.2f}") + " |")
+    failed = [r for r in runs if r["status"] == "FAILED"]
+    if failed:
+        lines += ["", f"Failed runs ({len(failed)}):", ""]
+        lines += [f"- {r['error']}" for r in failed[:50]]
+        if len(failed) > 50:
+            lines.append(f"- ... {len(failed) - 50} more (runs.csv, runs.sqlite)")
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(runs: Sequence[dict[str, Any]], out: Path, *, plots: bool = True
+                  ) -> list[Path]:
+    """Write ``runs.csv``, ``report.md`` and, when matplotlib is installed and ``plots``,
+    ``gaps.png`` and ``profile.png``; return the paths written."""
+    written = []
+    for name, text in (("runs.csv", to_csv(runs)), ("report.md", to_markdown(runs))):
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, out / name)
+        written.append(out / name)
+    if plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return written
+        from sim.sweep.plots import plot_bench_gaps, plot_performance_profile
+
+        written.append(plot_bench_gaps(runs, out / "gaps.png"))
+        written.append(plot_performance_profile(runs, out / "profile.png"))
+    return written
+
+
+def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | None = None,
+            seed: int = 0) -> list[dict[str, Any]]:
+    """Solve one problem file with several solvers in this process, side by side; rows as
+    in ``runs.csv`` plus ``solver_gap`` (the solver's own optimality gap) and
+    ``solution`` (JSON-ready, jobs named as the problem names them)."""
+    from sim.result import _jsonable
+
+    path = Path(path)
+    family, data, error = read_family(path)
+    if error:
+        raise ValueError(error)
+    fam, problem = load(data, str(path))
+    fns = [(s, resolve_solver(fam, s)) for s in solvers]
+    pairs, extra = [], []
+    for s, fn in fns:
+        result = fn(problem, time_limit=time_limit, seed=seed)
+        cell = {"file": str(path.resolve()), "workload": str(path), "family": fam,
+                "solver": s, "kind": solver_kind(fam, s)}
+        stored = {"status": "done", "metrics": {
+            "status": result.status.value, "objective": result.objective,
+            "bound": result.bound, "seconds": result.runtime}}
+        pairs.append((cell, stored))
+        extra.append({"solver_gap": result.gap, "note": result.note,
+                      "solution": _jsonable(result.solution)})
+    rows = table(pairs)
+    for r, e in zip(rows, extra, strict=True):
+        r.update(e)
+    return rows
