@@ -32,26 +32,96 @@ def _plt():
     return plt
 
 
+#: units of the parameters that can be an x axis
+PARAM_UNITS = {"procs": "processors", "load": "load factor (submit times / factor)",
+               "sf": "slack factor", "awt": "s", "time_limit": "s", "window": "jobs",
+               "n_jobs": "jobs"}
+
+
+def _axis_label(param: str) -> str:
+    unit = PARAM_UNITS.get(param.rsplit(".", 1)[-1])
+    return f"{param} [{unit}]" if unit else param
+
+
+def _metric_label(metric: str) -> str:
+    from sim.sweep.spec import METRICS
+
+    desc = METRICS.get(metric, "")
+    unit = desc[desc.rindex("[") + 1:-1] if desc.endswith("]") else ""
+    return f"{metric} [{unit}]" if unit else metric
+
+
+def facets(rows: list[dict[str, Any]], x: str, cols_by: str = "label",
+           facet: list[str] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Split ``rows`` into panels: one per value of ``facet`` (default: every parameter
+    that varies besides ``x``, the columns, the seed and the policy options)."""
+    from sim.sweep.report import _label, _option_keys, varying
+
+    if facet is None:
+        skip = {x, cols_by, "seed", "policy", "label"} | _option_keys(rows)
+        facet = [k for k in varying(rows) if k not in skip]
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(tuple(_label(r.get(k)) for k in facet), []).append(r)
+    from sim.sweep.report import _sort_key
+
+    return [(", ".join(f"{k}={v}" for k, v in zip(facet, key, strict=True)), groups[key])
+            for key in sorted(groups, key=_sort_key)]
+
+
+def _title(text: str, rows: list[dict[str, Any]], where: tuple[str, ...] | list[str]) -> str:
+    procs = sorted({r.get("procs") for r in rows if r.get("procs") is not None})
+    bits = [text]
+    if where:
+        bits.append("where " + ", ".join(where))
+    if len(procs) == 1:
+        bits.append(f"{procs[0]} processors")
+    return "; ".join(bits)
+
+
 def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path, *,
-                cols_by: str = "label", level: float = 0.95) -> Path:
-    """``metric`` versus parameter ``x`` (numeric), one line per ``cols_by`` value."""
-    p = pivot(rows, metric, rows_by=[x], cols_by=cols_by, level=level)
+                cols_by: str = "label", level: float = 0.95, facet: list[str] | None = None,
+                logy: bool = False, where: tuple[str, ...] | list[str] = (),
+                labels: list[str] | None = None) -> Path:
+    """``metric`` versus parameter ``x`` (numeric), one line per ``cols_by`` value, one
+    panel per value of the other parameters that vary (or of ``facet``).
+
+    Colours follow ``labels`` (default: every ``cols_by`` value in sorted order), so a label
+    keeps its colour across plots; ``logy`` draws the metric on a log scale."""
+    from sim.sweep.report import _label
+
+    panels = facets(rows, x, cols_by, facet)
+    if labels is None:
+        labels = sorted({_label(r.get(cols_by)) for r in rows})
+    colours = label_colours(labels)
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    xs = [float(rk[0]) for rk in p.row_keys]
-    for ck in p.col_keys:
-        pts = [(xv, p.cells[(rk, ck)]) for xv, rk in zip(xs, p.row_keys, strict=True)
-               if (rk, ck) in p.cells]
-        if not pts:
-            continue
-        err = [0.0 if math.isnan(c[1]) else c[1] for _, c in pts]
-        ax.errorbar([a for a, _ in pts], [c[0] for _, c in pts], yerr=err, marker="o",
-                    capsize=3, label=ck)
-    ax.set_xlabel(x)
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric} vs {x} (mean, {level:.0%} CI over seeds)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    n = len(panels)
+    cols = min(3, n)
+    nrows = math.ceil(n / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.8 * nrows), squeeze=False)
+    for ax, (name, part) in zip(axes.flat, panels, strict=False):
+        p = pivot(part, metric, rows_by=[x], cols_by=cols_by, level=level)
+        xs = [float(rk[0]) for rk in p.row_keys]
+        for ck in p.col_keys:
+            pts = [(xv, p.cells[(rk, ck)]) for xv, rk in zip(xs, p.row_keys, strict=True)
+                   if (rk, ck) in p.cells]
+            if not pts:
+                continue
+            err = [0.0 if math.isnan(c[1]) else c[1] for _, c in pts]
+            ax.errorbar([a for a, _ in pts], [c[0] for _, c in pts], yerr=err, marker="o",
+                        capsize=3, label=ck, color=colours.get(ck))
+        ax.set_xlabel(_axis_label(x))
+        ax.set_ylabel(_metric_label(metric))
+        if logy:
+            ax.set_yscale("log")
+        if name:
+            ax.set_title(name, fontsize=9)
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    fig.suptitle(_title(f"{metric} vs {x} (mean, {level:.0%} CI over seeds)", rows, where),
+                 fontsize=10)
     fig.tight_layout()
     out = Path(out)
     fig.savefig(out, dpi=110)
@@ -60,9 +130,14 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
 
 
 def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
-             out: str | Path, *, cols_by: str = "label") -> Path:
+             out: str | Path, *, cols_by: str = "label",
+             where: tuple[str, ...] | list[str] = (), labels: list[str] | None = None
+             ) -> Path:
     """Percent gap of each ``cols_by`` value to ``baseline`` versus parameter ``x``."""
+    from sim.sweep.report import _label
+
     p = pivot(rows, metric, rows_by=[x], cols_by=cols_by, baseline=baseline)
+    colours = label_colours(labels or sorted({_label(r.get(cols_by)) for r in rows}))
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     labels = [ck for ck in p.col_keys if ck != baseline]
@@ -71,13 +146,13 @@ def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
     for i, ck in enumerate(labels):
         gaps = [p.gap(rk, ck) for rk in p.row_keys]
         ax.bar(np.arange(n) + i * width, [0.0 if g is None else g for g in gaps],
-               width=width, label=ck)
+               width=width, label=ck, color=colours.get(ck))
     ax.set_xticks(np.arange(n) + width * (len(labels) - 1) / 2)
     ax.set_xticklabels([rk[0] for rk in p.row_keys])
     ax.axhline(0, color="black", lw=0.8)
-    ax.set_xlabel(x)
+    ax.set_xlabel(_axis_label(x))
     ax.set_ylabel(f"{metric}: gap to {baseline} [%]")
-    ax.set_title(f"gap of {metric} to {baseline}")
+    ax.set_title(_title(f"gap of {metric} to {baseline}", rows, where), fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     out = Path(out)
