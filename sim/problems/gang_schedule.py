@@ -43,8 +43,8 @@ from sim.problems import fields
 FAMILY = "gang_schedule"
 OBJECTIVES = ("rows", "weighted")
 
-__all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "load", "check",
-           "objective", "conflicts", "lower_bound", "random_problem"]
+__all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "to_dict", "load",
+           "check", "objective", "conflicts", "lower_bound", "random_problem"]
 
 Rows = list[list[str]]
 
@@ -140,6 +140,11 @@ class GangProblem:
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+
+def to_dict(problem: GangProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:

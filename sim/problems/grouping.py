@@ -39,8 +39,10 @@ import numpy as np
 from sim.memory.model import MissRateCurve, steady_state
 from sim.problems.fields import short
 
-__all__ = ["GroupJob", "GroupingProblem", "SliceCosts", "load", "from_json", "schedule_name",
-           "random_problem"]
+FAMILY = "grouping"
+
+__all__ = ["FAMILY", "GroupJob", "GroupingProblem", "SliceCosts", "load", "from_dict", "to_dict",
+           "schedule_name", "random_problem"]
 
 Solution = list[list[str]]
 MODELS = ("eq2", "fluctuations")
@@ -314,7 +316,9 @@ class GroupingProblem:
         return sorted(groups, key=lambda g: (not g, pos[g[0]] if g else 0))
 
     # ------------------------------------------------------------------ JSON
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary with ``"problem": "grouping"`` (inverse of :func:`from_dict`)."""
+
         def job(j: GroupJob) -> dict[str, Any]:
             return {"name": j.name, "procs": j.procs, "refs": j.refs,
                     "curve": j.curve.to_json()}
@@ -374,7 +378,12 @@ def _job(d: Any, where: str) -> GroupJob:
         raise ValueError(f"{where}: {exc}") from None
 
 
-def from_json(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
+def to_dict(problem: GroupingProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
+def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
     """Build a :class:`GroupingProblem` from its JSON dictionary (``"problem": "grouping"``).
 
     Errors name ``source`` and the field.
@@ -415,7 +424,7 @@ def load(path: str | Path) -> GroupingProblem:
         data = json.loads(p.read_text())
     except json.JSONDecodeError as exc:
         raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    return from_json(data, source=str(p))
+    return from_dict(data, source=str(p))
 
 
 def schedule_name(problem: GroupingProblem, solution: Solution) -> str:

@@ -9,8 +9,8 @@ leaves early (``remove``).
 
 Both the heuristic compress orders (``heuristics.slack``) and the exact models
 (``models.slack_insertion``) import this module, so their prices are comparable by
-construction. All times are integer seconds; slacks are seconds and may be fractional
-(``s0 = (1 - p) * SF * AWT``) or infinite.
+construction; the family's :func:`objective` is the price. All times are integer seconds;
+slacks are seconds and may be fractional (``s0 = (1 - p) * SF * AWT``) or infinite.
 
 Price (the paper's definition)
 ------------------------------
@@ -67,7 +67,7 @@ __all__ = [
     "InfeasibleScheduleError",
     "check",
     "is_feasible",
-    "price",
+    "objective",
     "moved",
     "key",
     "PRICE_TOL",
@@ -83,6 +83,7 @@ __all__ = [
     "latest_start",
     "horizon",
     "from_dict",
+    "to_dict",
     "load",
 ]
 
@@ -409,31 +410,9 @@ class InsertionProblem:
                 "arrival": self.new.arrival},
         }
 
-    def to_json(self, indent: int | None = None) -> str:
-        """The problem as a JSON string (see :meth:`to_dict`)."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<json>") -> InsertionProblem:
-        """Build a problem from a parsed JSON dictionary.
-
-        Raises ValueError naming ``source`` and the field for a missing, unknown or
-        malformed field.
-        """
-        return from_dict(data, source)
-
-    @classmethod
-    def from_json(cls, text: str, source: str = "<json>") -> InsertionProblem:
-        """Parse a JSON string (see :meth:`from_dict`)."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{source}: invalid JSON: {e}") from None
-        return from_dict(data, source)
-
     def dump(self, path: str | Path) -> None:
         """Write the problem to ``path`` as JSON."""
-        Path(path).write_text(self.to_json(indent=1) + "\n")
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
 
 
 _TOP = ("now", "capacity", "running", "waiting", "new")
@@ -447,6 +426,12 @@ def _record(cls: type, kind: str, path: str, item: Any, source: str) -> Any:
         return cls(**values)
     except ValueError as e:  # a check across fields (e.g. s and s0)
         raise ValueError(f"{source}: {path}: {e}") from None
+
+
+def to_dict(problem: InsertionProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (infinite slacks as ``"inf"``;
+    ``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProblem:
@@ -484,7 +469,11 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProbl
 def load(path: str | Path) -> InsertionProblem:
     """Read a problem from a JSON file (errors name the file)."""
     path = Path(path)
-    return InsertionProblem.from_json(path.read_text(), source=str(path))
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: invalid JSON: {e}") from None
+    return from_dict(data, str(path))
 
 
 def _within_capacity(problem: InsertionProblem) -> bool:
@@ -657,8 +646,8 @@ def job_cost(problem: InsertionProblem, w: WaitingJob, start: int) -> float:
     return delay_weight(problem, w) * signed_power(d, problem.alpha_t)
 
 
-def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
-    """The paper's price of ``schedule`` (see the module docstring).
+def objective(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
+    """The paper's *price* of ``schedule`` (see the module docstring).
 
     Capacity is not checked here (use :func:`check`); a delay beyond the slack gives
     ``math.inf``. Summed with ``math.fsum`` so the value does not depend on job order.
@@ -685,7 +674,7 @@ def moved(problem: InsertionProblem, schedule: InsertionSchedule) -> int:
 def key(problem: InsertionProblem, schedule: InsertionSchedule) -> tuple[float, int]:
     """Sort key of the paper's choice: lower price, then fewest moved jobs (exact prices;
     see :func:`best` for the choice with the tie tolerance)."""
-    return price(problem, schedule), moved(problem, schedule)
+    return objective(problem, schedule), moved(problem, schedule)
 
 
 PRICE_TOL = 1e-9
@@ -694,8 +683,8 @@ PRICE_TOL = 1e-9
 The optimum of the problem *as defined*: with ``P*`` the lowest price of any feasible
 schedule, the optimal schedules are those of price ``<= P* + price_tolerance(P*)``, and
 among them the ones that move the fewest waiting jobs. The tolerance absorbs the float
-rounding of :func:`price` (a price-neutral swap of two jobs can come out a few ulps
-either side of 0); every exact solver returns a schedule of this set or says that it
+rounding of the price (:func:`objective`; a price-neutral swap of two jobs can come out a
+few ulps either side of 0); every exact solver returns a schedule of this set or says that it
 did not.
 """
 
@@ -710,7 +699,7 @@ def best(problem: InsertionProblem,
     """The definition's choice among ``schedules`` (assumed feasible): lowest price ``P``,
     then, among those within :func:`price_tolerance` of ``P``, the fewest moved jobs
     (then the lowest price, then the first given). None for no schedules."""
-    scored = [(price(problem, s), moved(problem, s), k, s) for k, s in enumerate(schedules)]
+    scored = [(objective(problem, s), moved(problem, s), k, s) for k, s in enumerate(schedules)]
     if not scored:
         return None
     low = min(p for p, _, _, _ in scored)

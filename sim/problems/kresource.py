@@ -29,12 +29,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from sim.problems import fields
 
-__all__ = ["EpochProblem", "SelectionProblem", "ResponseProblem", "epochs_from_dict",
-           "selection_from_dict", "response_from_dict", "load"]
+FAMILIES = ("kresource_epochs", "kresource_selection", "kresource_response")
+"""The three families of this module; each problem class names its own in ``FAMILY``."""
+
+__all__ = ["FAMILIES", "EpochProblem", "SelectionProblem", "ResponseProblem", "from_dict",
+           "to_dict", "load"]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -99,6 +102,8 @@ class EpochProblem:
     name : str
     """
 
+    FAMILY: ClassVar[str] = "kresource_epochs"
+
     capacity: tuple[int, ...]
     demands: tuple[tuple[int, ...], ...]
     names: tuple[str, ...] = ()
@@ -159,12 +164,12 @@ class EpochProblem:
         return tuple(sum(self.demands[j][k] for j in epoch) for k in range(self.K))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "kresource_epochs", "name": self.name,
+        return {"problem": self.FAMILY, "name": self.name,
                 "capacity": list(self.capacity), "names": list(self.names),
                 "demands": [list(d) for d in self.demands]}
 
 
-def epochs_from_dict(data: dict[str, Any], source: str = "<json>") -> EpochProblem:
+def _epochs_from_dict(data: dict[str, Any], source: str = "<json>") -> EpochProblem:
     """Build an :class:`EpochProblem` from JSON; errors name ``source`` and the field."""
     fields.family(data, "kresource_epochs", source=source)
     fields.record(data, "<top>", required=("problem", "capacity", "demands"),
@@ -198,6 +203,8 @@ class SelectionProblem:
     late : tuple of bool
         True when the candidate would still run at the shadow time.
     """
+
+    FAMILY: ClassVar[str] = "kresource_selection"
 
     capacity: tuple[int, ...]
     free: tuple[int, ...]
@@ -277,13 +284,13 @@ class SelectionProblem:
         return float(sum(self._w[j] for j in solution) * (self.n + 1) + len(solution))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "kresource_selection", "name": self.name,
+        return {"problem": self.FAMILY, "name": self.name,
                 "capacity": list(self.capacity), "free": list(self.free),
                 "extra": list(self.extra), "demands": [list(d) for d in self.demands],
                 "late": list(self.late)}
 
 
-def selection_from_dict(data: dict[str, Any], source: str = "<json>") -> SelectionProblem:
+def _selection_from_dict(data: dict[str, Any], source: str = "<json>") -> SelectionProblem:
     """Build a :class:`SelectionProblem` from JSON; errors name ``source`` and the field."""
     fields.family(data, "kresource_selection", source=source)
     fields.record(data, "<top>", required=("problem", "capacity", "free", "extra", "demands",
@@ -317,6 +324,8 @@ class ResponseProblem:
     weights : tuple of int
         ``w_j >= 0`` (all 1: total response time).
     """
+
+    FAMILY: ClassVar[str] = "kresource_response"
 
     capacity: tuple[int, ...]
     release: tuple[int, ...]
@@ -381,13 +390,13 @@ class ResponseProblem:
                          zip(self.weights, starts, self.duration, self.release, strict=True)))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "kresource_response", "name": self.name,
+        return {"problem": self.FAMILY, "name": self.name,
                 "capacity": list(self.capacity), "release": list(self.release),
                 "duration": list(self.duration), "demands": [list(d) for d in self.demands],
                 "weights": list(self.weights)}
 
 
-def response_from_dict(data: dict[str, Any], source: str = "<json>") -> ResponseProblem:
+def _response_from_dict(data: dict[str, Any], source: str = "<json>") -> ResponseProblem:
     """Build a :class:`ResponseProblem` from JSON; errors name ``source`` and the field."""
     fields.family(data, "kresource_response", source=source)
     fields.record(data, "<top>", required=("problem", "capacity", "release", "duration",
@@ -408,12 +417,32 @@ def response_from_dict(data: dict[str, Any], source: str = "<json>") -> Response
                            str(data.get("name", "")))
 
 
-def load(path: str | Path) -> Any:
+Problem = EpochProblem | SelectionProblem | ResponseProblem
+
+_LOADERS = {"kresource_epochs": _epochs_from_dict, "kresource_selection": _selection_from_dict,
+            "kresource_response": _response_from_dict}
+
+
+def from_dict(data: dict[str, Any], source: str = "<json>") -> Problem:
+    """Build the K-resource problem its ``"problem"`` field names (one of :data:`FAMILIES`);
+    errors name ``source`` and the field."""
+    fam = data.get("problem") if isinstance(data, dict) else None
+    loader = _LOADERS.get(fam) if isinstance(fam, str) else None
+    if loader is None:
+        raise ValueError(f"{fields.where(source, 'problem')} must be one of {list(FAMILIES)}, "
+                         f"got {fields.short(fam)}")
+    return loader(data, source)
+
+
+def to_dict(problem: Problem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
+def load(path: str | Path) -> Problem:
     """Read any of the three K-resource problems from a JSON file."""
     data, src = _read(path)
     fam = data.get("problem") if isinstance(data, dict) else None
-    loader = {"kresource_epochs": epochs_from_dict, "kresource_selection": selection_from_dict,
-              "kresource_response": response_from_dict}.get(fam)
-    if loader is None:
+    if fam not in _LOADERS:
         raise ValueError(f"{src}: field 'problem' must be a kresource family, got {fam!r}")
-    return loader(data, src)
+    return from_dict(data, src)

@@ -29,8 +29,8 @@ MAX_SIMULATED_US = 1e12
 ``i * n * g_us * n_slots / k`` (``i`` runs of ``n`` supersteps of ``g_us`` at a CPU share
 of ``k / n_slots``); the default grid's largest cell is 2.5e9."""
 
-__all__ = ["FAMILY", "PlacementProblem", "from_dict", "check", "objective", "canonical",
-           "placements", "iter_placements", "count_candidates"]
+__all__ = ["FAMILY", "PlacementProblem", "from_dict", "to_dict", "check", "objective",
+           "canonical", "placements", "iter_placements", "count_candidates"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,11 @@ class PlacementProblem:
         return {"problem": FAMILY, **{f: getattr(self, f) for f in (
             "g_us", "v", "pattern", "spin_us", "n", "i", "k", "n_slots", "slot_us",
             "ctl_block_wakeup", "seed")}}
+
+
+def to_dict(problem: PlacementProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> PlacementProblem:

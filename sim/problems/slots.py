@@ -34,8 +34,8 @@ from sim.problems import fields
 FAMILY = "slot_assignment"
 OBJECTIVES = ("round", "gap")
 
-__all__ = ["FAMILY", "OBJECTIVES", "SlotApp", "SlotProblem", "from_dict", "load", "check",
-           "objective", "max_gap", "conflicts", "lower_bound", "random_problem"]
+__all__ = ["FAMILY", "OBJECTIVES", "SlotApp", "SlotProblem", "from_dict", "to_dict", "load",
+           "check", "objective", "max_gap", "conflicts", "lower_bound", "random_problem"]
 
 Table = list[list[str]]
 
@@ -136,6 +136,11 @@ class SlotProblem:
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+
+def to_dict(problem: SlotProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> SlotProblem:

@@ -19,7 +19,9 @@ from typing import Any
 
 from sim.problems import fields
 
-__all__ = ["TaskMapping", "from_dict", "least_loaded", "random_problem"]
+FAMILY = "task_mapping"
+
+__all__ = ["FAMILY", "TaskMapping", "from_dict", "to_dict", "least_loaded", "random_problem"]
 
 OBJECTIVES = ("max", "overload")
 Solution = list[list[int]]
@@ -101,7 +103,7 @@ class TaskMapping:
         return float(max(0, total - self.n_nodes * self.mem_pages))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "task_mapping", "name": self.name, "n_nodes": self.n_nodes,
+        return {"problem": FAMILY, "name": self.name, "n_nodes": self.n_nodes,
                 "mem_pages": self.mem_pages, "jobs": [list(j) for j in self.jobs],
                 "base": list(self.base_mem), "objective": self.objective_kind}
 
@@ -131,9 +133,14 @@ def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
     return sol, load
 
 
+def to_dict(problem: TaskMapping) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
 def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
     """Build from JSON (``"problem": "task_mapping"``); errors name the source and field."""
-    obj = fields.family(data, "task_mapping", source=source)
+    obj = fields.family(data, FAMILY, source=source)
     obj = fields.record(obj, "", required=("problem", "n_nodes", "mem_pages", "jobs"),
                         optional=("name", "base", "objective"), source=source)
     n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, maximum=MAX_NODES, source=source)

@@ -38,7 +38,7 @@ from sim.problems.insertion import (
     check,
     load,
     moved,
-    price,
+    objective,
     random_problem,
 )
 
@@ -59,7 +59,7 @@ def _same(problem: InsertionProblem, order: str, **opts) -> None:
     fast = insert(problem, order, **opts)
     assert fast == ref, (order, opts, problem.to_dict())
     check(problem, fast.schedule)  # the checked definition accepts it
-    assert fast.price == price(problem, fast.schedule)
+    assert fast.price == objective(problem, fast.schedule)
 
 
 @pytest.mark.parametrize("compress", ["hold", "list"])
@@ -104,7 +104,7 @@ def test_fast_picks_the_definitions_best_candidate():
                 check(pb, c.schedule)
             chosen = insert(pb, order)
             ref = best(pb, [c.schedule for c in cands])
-            assert chosen.price == pytest.approx(price(pb, ref), rel=1e-9, abs=1e-9)
+            assert chosen.price == pytest.approx(objective(pb, ref), rel=1e-9, abs=1e-9)
             assert chosen.moved == moved(pb, ref)
 
 

@@ -17,7 +17,7 @@ from sim.problems.kresource import (
     EpochProblem,
     ResponseProblem,
     SelectionProblem,
-    epochs_from_dict,
+    from_dict,
     load,
 )
 from sim.result import Status
@@ -152,7 +152,7 @@ def test_bad_problem_input_names_the_file_and_field(tmp_path, capsys, data, need
     f = tmp_path / "bad.json"
     f.write_text(json.dumps({"problem": "kresource_epochs", **data}))
     with pytest.raises(ValueError, match=None) as exc:
-        epochs_from_dict(json.loads(f.read_text()), str(f))
+        from_dict(json.loads(f.read_text()), str(f))
     assert needle in str(exc.value) and str(f) in str(exc.value)
     assert main(["solve", str(f), "--solver", "cpsat"]) == 2
     err = capsys.readouterr().err

@@ -108,7 +108,7 @@ def test_tie_generator_makes_ties():
         for combo in itertools.product(*ranges):
             sch = ins.InsertionSchedule(combo[-1], dict(zip(dom, combo[:-1], strict=True)))
             if (ins.moved(pb, sch) > m and ins.is_feasible(pb, sch)
-                    and abs(ins.price(pb, sch) - p) <= ins.price_tolerance(p)):
+                    and abs(ins.objective(pb, sch) - p) <= ins.price_tolerance(p)):
                 tied += 1
                 break
     assert tied >= 10

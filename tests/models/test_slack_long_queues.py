@@ -88,7 +88,7 @@ def test_left_shifted_optimum_lies_in_the_chain_sets(case):
     assert opt.status is Status.OPTIMAL
     sh = left_shift(pb, opt.solution)
     ins.check(pb, sh)
-    assert ins.price(pb, sh) <= opt.objective + ins.price_tolerance(opt.objective)
+    assert ins.objective(pb, sh) <= opt.objective + ins.price_tolerance(opt.objective)
     assert ins.moved(pb, sh) == ins.moved(pb, opt.solution)
     per_job, new = _sets(pb)
     for w in pb.waiting:
@@ -108,8 +108,8 @@ def test_left_shift_never_worse_and_blocked(seed):
     for sch in scheds:
         sh = left_shift(pb, sch)
         ins.check(pb, sh)
-        p = ins.price(pb, sch)
-        assert ins.price(pb, sh) <= p + ins.price_tolerance(p)
+        p = ins.objective(pb, sch)
+        assert ins.objective(pb, sh) <= p + ins.price_tolerance(p)
         assert ins.moved(pb, sh) <= ins.moved(pb, sch)
         for w in pb.waiting:
             s = sh.starts[w.id]

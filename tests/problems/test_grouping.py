@@ -14,7 +14,7 @@ from sim.memory.model import MissRateCurve, steady_state
 from sim.problems.grouping import (
     GroupingProblem,
     GroupJob,
-    from_json,
+    from_dict,
     load,
     random_problem,
     schedule_name,
@@ -107,7 +107,7 @@ def _good() -> dict:
     return GroupingProblem(jobs=(GroupJob("x", 1, curve(10, 3), 10.0),
                                  GroupJob("y", 2, curve(8, 2), 5.0)),
                            processors=2, memory=12, latency=0.1, slice_length=1.0,
-                           slices=2).to_json()
+                           slices=2).to_dict()
 
 
 @pytest.mark.parametrize("path, value, message", [
@@ -131,16 +131,16 @@ def test_bad_input_names_the_field(path, value, message):
         node = node[key]
     node[path[-1]] = value
     with pytest.raises(ValueError, match=message):
-        from_json(data, source="case.json")
+        from_dict(data, source="case.json")
     with pytest.raises(ValueError, match="case.json"):
-        from_json(data, source="case.json")
+        from_dict(data, source="case.json")
 
 
 def test_missing_fields_and_bad_file(tmp_path):
     data = _good()
     del data["memory"]
     with pytest.raises(ValueError, match="missing field 'memory'"):
-        from_json(data)
+        from_dict(data)
     f = tmp_path / "bad.json"
     f.write_text('{"problem": "grouping",\n "jobs": [}')
     with pytest.raises(ValueError, match=r"bad.json: line 2"):
@@ -149,7 +149,7 @@ def test_missing_fields_and_bad_file(tmp_path):
 
 def test_json_round_trip_and_registry_loader(tmp_path):
     p = small(5, slices=3)
-    text = json.dumps(p.to_json())
+    text = json.dumps(p.to_dict())
     f = tmp_path / "p.json"
     f.write_text(text)
     q = load(f)
@@ -163,7 +163,7 @@ def test_json_round_trip_and_registry_loader(tmp_path):
     # curves given as knots
     d = _good()
     d["jobs"][0]["curve"] = {"points": [[0, 1.0], [4, 0.2], [10, 0.0]]}
-    assert from_json(d).jobs[0].curve.m[2] == pytest.approx(0.6)
+    assert from_dict(d).jobs[0].curve.m[2] == pytest.approx(0.6)
 
 
 def test_determinism_and_names():
@@ -308,7 +308,7 @@ def test_fluctuation_model_costs_slices_and_exact_models_still_agree(seed):
     for n in EXACT:
         assert res[n].objective == pytest.approx(opt, rel=1e-7)
     assert solver("greedy")(p).objective >= opt * (1 - 1e-9)
-    assert from_json(json.loads(json.dumps(p.to_json()))) == p
+    assert from_dict(json.loads(json.dumps(p.to_dict()))) == p
 
 
 def test_fluctuation_model_differs_only_near_a_loop_cliff():
