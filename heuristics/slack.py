@@ -71,11 +71,11 @@ from typing import Any
 
 from heuristics import slack_fast
 from sim.batch.slack_scheduler import SlackScheduler
+from sim.problems import checker
 from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
     WaitingJob,
-    check,
     current_schedule,
     job_cost,
     new_weight,
@@ -517,7 +517,7 @@ def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: i
         params["max_exhaustive"] = max_exhaustive
     note = "stopped by the time limit: best candidate so far" if cand.stopped else ""
     return build(solver=order, status=Status.FEASIBLE, solution=cand.schedule,
-                 check=lambda s: check(problem, s), objective=lambda s: objective(problem, s),
+                 check=checker(problem), objective=lambda s: objective(problem, s),
                  bound=None, runtime=_time.perf_counter() - t0, seed=seed, params=params,
                  note=note)
 

@@ -36,7 +36,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from sim.problems import fields
 
@@ -93,6 +93,8 @@ class GangProblem:
         Largest number of rows allowed (>= 1).
     objective : {"rows", "weighted"}
     """
+
+    FAMILY: ClassVar[str] = FAMILY
 
     n_nodes: int
     mem: int
@@ -217,25 +219,29 @@ def conflicts(problem: GangProblem) -> list[tuple[int, int]]:
             if sets[i] & sets[j]]
 
 
-def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> None:
-    """Raise ValueError unless ``rows`` is a feasible gang schedule of ``problem``: every
-    job in exactly one row, 1..max_rows non-empty rows, per row and node at most one task
-    and resident pages ``local_mem[k] + sum(tasks) <= mem``."""
+def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> list[str]:
+    """The violations of ``rows`` as a gang schedule of ``problem`` (empty when
+    feasible): every job in exactly one row, 1..max_rows non-empty rows, per row and node
+    at most one task and resident pages ``local_mem[k] + sum(tasks) <= mem``."""
     T = len(rows)
+    out: list[str] = []
     if T < 1 or T > problem.max_rows:
-        raise ValueError(f"schedule has {T} rows, allowed 1..{problem.max_rows}")
+        out.append(f"schedule has {T} rows, allowed 1..{problem.max_rows}")
     by_name = {j.name: j for j in problem.jobs}
     seen: dict[str, int] = {}
     for r, row in enumerate(rows):
         if not row:
-            raise ValueError(f"row {r} is empty")
+            out.append(f"row {r} is empty")
+            continue
         tasks = [0] * problem.n_nodes
         pages = list(problem.local_mem)
         for name in row:
             if name not in by_name:
-                raise ValueError(f"row {r}: unknown job {name!r}")
+                out.append(f"row {r}: unknown job {name!r}")
+                continue
             if name in seen:
-                raise ValueError(f"job {name!r} is in rows {seen[name]} and {r}")
+                out.append(f"job {name!r} is in rows {seen[name]} and {r}")
+                continue
             seen[name] = r
             job = by_name[name]
             for k, m in zip(job.nodes, job.mem, strict=True):
@@ -243,13 +249,13 @@ def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> None:
                 pages[k] += m
         for k in range(problem.n_nodes):
             if tasks[k] > 1:
-                raise ValueError(f"row {r}: {tasks[k]} tasks on node {k}")
+                out.append(f"row {r}: {tasks[k]} tasks on node {k}")
             if pages[k] > problem.mem:
-                raise ValueError(f"row {r}: node {k} needs {pages[k]} pages > mem "
-                                 f"{problem.mem}")
+                out.append(f"row {r}: node {k} needs {pages[k]} pages > mem {problem.mem}")
     missing = [n for n in by_name if n not in seen]
     if missing:
-        raise ValueError(f"jobs without a row: {missing}")
+        out.append(f"jobs without a row: {missing}")
+    return out
 
 
 def objective(problem: GangProblem, rows: Sequence[Sequence[str]]) -> float:

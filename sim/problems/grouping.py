@@ -32,17 +32,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sim.memory.model import MissRateCurve, steady_state
+from sim.problems import ensure_feasible
 from sim.problems.fields import short
 
 FAMILY = "grouping"
 
 __all__ = ["FAMILY", "GroupJob", "GroupingProblem", "SliceCosts", "load", "from_dict", "to_dict",
-           "schedule_name", "random_problem"]
+           "check", "objective", "schedule_name", "random_problem"]
 
 Solution = list[list[str]]
 MODELS = ("eq2", "fluctuations")
@@ -117,6 +118,8 @@ class GroupingProblem:
     name, source : str
         Label and provenance of the data.
     """
+
+    FAMILY: ClassVar[str] = FAMILY
 
     jobs: tuple[GroupJob, ...]
     processors: int
@@ -256,45 +259,10 @@ class GroupingProblem:
         return out
 
     # ------------------------------------------------------------------ solutions
-    def check(self, solution: Solution) -> None:
-        """Raise ValueError unless every job is in exactly one slice, each slice within
-        ``P`` processors, and (fixed ``S``) there are exactly ``S`` slices."""
-        if not isinstance(solution, (list, tuple)) or not solution:
-            raise ValueError("solution: must be a non-empty list of slices")
-        if self.slices is not None and len(solution) != self.slices:
-            raise ValueError(f"solution: {len(solution)} slices, the problem fixes "
-                             f"S = {self.slices}")
-        count = dict.fromkeys(self.names, 0)
-        Q = {j.name: j.procs for j in self.jobs}
-        for s, grp in enumerate(solution):
-            for n in grp:
-                if n not in count:
-                    raise ValueError(f"solution: slice {s} names unknown job {short(n)}")
-                count[n] += 1
-            used = sum(Q[n] for n in grp)
-            if used > self.processors:
-                raise ValueError(f"solution: slice {s} needs {used} processors > "
-                                 f"P = {self.processors}")
-        for n, c in count.items():
-            if c != 1:
-                raise ValueError(f"solution: job {short(n)} is in {c} slices, must be in "
-                                 "exactly 1")
-
-    def is_feasible(self, solution: Solution) -> bool:
-        try:
-            self.check(solution)
-        except ValueError:
-            return False
-        return True
-
-    def objective(self, solution: Solution) -> float:
-        """Eq. 4 idle processor-seconds of a feasible schedule (checked first)."""
-        self.check(solution)
-        return float(sum(self.slice_costs(solution)))
-
     def evaluate(self, solution: Solution) -> dict[str, Any]:
-        """Per-slice misses, combined miss rate and cost, plus totals."""
-        self.check(solution)
+        """Per-slice misses, combined miss rate and cost, plus totals (of a feasible
+        schedule: :class:`sim.problems.Infeasible` otherwise)."""
+        ensure_feasible(self, solution)
         misses, cost = self.group_costs(self.mask(solution))
         refs = self.mask(solution) @ np.array([j.refs for j in self.jobs])
         if self.shared is not None:
@@ -376,6 +344,39 @@ def _job(d: Any, where: str) -> GroupJob:
         return GroupJob(name=d["name"], procs=d["procs"], curve=curve, refs=d["refs"])
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
+
+
+def check(problem: GroupingProblem, solution: Solution) -> list[str]:
+    """The violations of ``solution`` (empty when feasible): every job in exactly one
+    slice, each slice within ``P`` processors, and (fixed ``S``) exactly ``S`` slices."""
+    if not isinstance(solution, (list, tuple)) or not solution:
+        return ["solution: must be a non-empty list of slices"]
+    out: list[str] = []
+    if problem.slices is not None and len(solution) != problem.slices:
+        out.append(f"solution: {len(solution)} slices, the problem fixes S = {problem.slices}")
+    count = dict.fromkeys(problem.names, 0)
+    Q = {j.name: j.procs for j in problem.jobs}
+    for s, grp in enumerate(solution):
+        used = 0
+        for n in grp:
+            if n not in count:
+                out.append(f"solution: slice {s} names unknown job {short(n)}")
+                continue
+            count[n] += 1
+            used += Q[n]
+        if used > problem.processors:
+            out.append(f"solution: slice {s} needs {used} processors > P = {problem.processors}")
+    for n, c in count.items():
+        if c != 1:
+            out.append(f"solution: job {short(n)} is in {c} slices, must be in exactly 1")
+    return out
+
+
+def objective(problem: GroupingProblem, solution: Solution) -> float:
+    """Eq. 4 idle processor-seconds of a feasible schedule (checked first:
+    :class:`sim.problems.Infeasible` otherwise)."""
+    ensure_feasible(problem, solution)
+    return float(sum(problem.slice_costs(solution)))
 
 
 def to_dict(problem: GroupingProblem) -> dict[str, Any]:

@@ -50,9 +50,9 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from sim.problems import fields
+from sim.problems import Infeasible, fields
 from sim.profile import Profile
 
 FAMILY = "slack_insertion"
@@ -64,9 +64,7 @@ __all__ = [
     "NewJob",
     "InsertionProblem",
     "InsertionSchedule",
-    "InfeasibleScheduleError",
     "check",
-    "is_feasible",
     "objective",
     "moved",
     "key",
@@ -248,6 +246,8 @@ class InsertionProblem:
         machine, ``te < now``, a running job that ended, duplicate ids, an arrival after
         ``now``, or a current schedule that exceeds the capacity.
     """
+
+    FAMILY: ClassVar[str] = FAMILY
 
     now: int
     capacity: int
@@ -500,10 +500,6 @@ def _within_capacity(problem: InsertionProblem) -> bool:
 
 
 # ---------------------------------------------------------------------------- schedule
-class InfeasibleScheduleError(ValueError):
-    """A schedule violates the insertion problem (the message says why)."""
-
-
 @dataclass(frozen=True)
 class InsertionSchedule:
     """A solution: the new job's start and every waiting job's start (seconds).
@@ -547,38 +543,41 @@ class InsertionSchedule:
             raise ValueError(f"{source}: {e}") from None
 
 
-def check(problem: InsertionProblem, schedule: InsertionSchedule) -> None:
-    """Raise :class:`InfeasibleScheduleError` with a reason if ``schedule`` is infeasible.
+def check(problem: InsertionProblem, schedule: InsertionSchedule) -> list[str]:
+    """The violations of ``schedule`` (empty when feasible).
 
     Feasible means: the new job is started iff there is one; every waiting job (and no
     other id) has a start; every start is >= ``now``; each waiting job's delay
     ``start - te`` is <= its slack ``s`` (earlier is allowed); and the processors used by
     the running jobs (until ``end``) and the placed jobs (on ``[start, start + t)``)
-    never exceed the capacity (checked on a :class:`sim.profile.Profile`).
+    never exceed the capacity (checked on a :class:`sim.profile.Profile`, only once every
+    job has a start).
     """
+    out: list[str] = []
     now = problem.now
     if problem.new is None:
         if schedule.new_start is not None:
-            raise InfeasibleScheduleError("the problem has no new job but new_start is set")
+            out.append("the problem has no new job but new_start is set")
     else:
         if schedule.new_start is None:
-            raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
-        if schedule.new_start < now:
-            raise InfeasibleScheduleError(
-                f"new job {problem.new.id}: start {schedule.new_start} before now={now}")
+            out.append(f"new job {problem.new.id}: no start")
+        elif schedule.new_start < now:
+            out.append(f"new job {problem.new.id}: start {schedule.new_start} before now={now}")
     ids = {w.id for w in problem.waiting}
     extra = set(schedule.starts) - ids
     if extra:
-        raise InfeasibleScheduleError(f"starts given for unknown job(s) {sorted(extra)}")
+        out.append(f"starts given for unknown job(s) {sorted(extra)}")
     for w in problem.waiting:
         if w.id not in schedule.starts:
-            raise InfeasibleScheduleError(f"waiting job {w.id}: no start")
+            out.append(f"waiting job {w.id}: no start")
+            continue
         st = schedule.starts[w.id]
         if st < now:
-            raise InfeasibleScheduleError(f"waiting job {w.id}: start {st} before now={now}")
+            out.append(f"waiting job {w.id}: start {st} before now={now}")
         if st - w.te > w.s:
-            raise InfeasibleScheduleError(
-                f"waiting job {w.id}: delay {st - w.te} s exceeds its slack {w.s} s")
+            out.append(f"waiting job {w.id}: delay {st - w.te} s exceeds its slack {w.s} s")
+    if out:
+        return out
     prof = profile_of(problem)
     placed = [(w.id, schedule.starts[w.id], w.t, w.n) for w in problem.waiting]
     if problem.new is not None:
@@ -587,18 +586,9 @@ def check(problem: InsertionProblem, schedule: InsertionSchedule) -> None:
         try:
             prof.reserve(st, t, (n,))
         except ValueError as e:
-            raise InfeasibleScheduleError(
-                f"job {jid} (start {st}, n={n}, t={t}) exceeds the capacity "
-                f"{problem.capacity}: {e}") from None
-
-
-def is_feasible(problem: InsertionProblem, schedule: InsertionSchedule) -> bool:
-    """Whether :func:`check` passes."""
-    try:
-        check(problem, schedule)
-    except InfeasibleScheduleError:
-        return False
-    return True
+            return [f"job {jid} (start {st}, n={n}, t={t}) exceeds the capacity "
+                    f"{problem.capacity}: {e}"]
+    return out
 
 
 # ---------------------------------------------------------------------------- price
@@ -655,7 +645,7 @@ def objective(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
     terms = []
     if problem.new is not None:
         if schedule.new_start is None:
-            raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
+            raise Infeasible([f"new job {problem.new.id}: no start"])
         terms.append(new_weight(problem) * signed_power(schedule.new_start - problem.now,
                                                  problem.alpha_t))
     for w in problem.waiting:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from sim.problems import fields
+from sim.problems import ensure_feasible, fields
 from sim.timeshare.bsp import PATTERNS, BSPParams, NetParams, measure_cell
 from sim.timeshare.servers import WAKEUPS, ServerParams, SlotSchedule
 
@@ -36,6 +36,8 @@ __all__ = ["FAMILY", "PlacementProblem", "from_dict", "to_dict", "check", "objec
 @dataclass(frozen=True)
 class PlacementProblem:
     """One BSP cell and a round (times µs); see the module docstring."""
+
+    FAMILY: ClassVar[str] = FAMILY
 
     g_us: int
     v: float = 0.0
@@ -133,18 +135,20 @@ def iter_placements(problem: PlacementProblem) -> Iterator[tuple[int, ...]]:
             yield c
 
 
-def check(problem: PlacementProblem, slots: Sequence[int]) -> None:
-    """Raise ValueError unless ``slots`` is ``k`` distinct slots of the round."""
+def check(problem: PlacementProblem, slots: Sequence[int]) -> list[str]:
+    """The violations of ``slots`` (empty when it is ``k`` distinct slots of the round)."""
     if len(slots) != problem.k or len(set(slots)) != problem.k or \
             any(not 0 <= s < problem.n_slots for s in slots):
-        raise ValueError(f"placement must be {problem.k} distinct slots in "
-                         f"[0, {problem.n_slots}), got {list(slots)!r}")
+        return [f"placement must be {problem.k} distinct slots in "
+                f"[0, {problem.n_slots}), got {list(slots)!r}"]
+    return []
 
 
 def objective(problem: PlacementProblem, slots: Sequence[int]) -> float:
     """Mean simulated runtime (µs) of the program under synchronized servers owning
-    ``slots``; deterministic (fixed seeds)."""
-    check(problem, slots)
+    ``slots``; deterministic (fixed seeds). Checked first (:class:`sim.problems.Infeasible`
+    otherwise)."""
+    ensure_feasible(problem, slots)
     bsp = BSPParams(g_us=problem.g_us, v=problem.v, n=problem.n, pattern=problem.pattern,
                     spin_us=problem.spin_us)
     sch = SlotSchedule(problem.slot_us, tuple(0 if s in set(slots) else None

@@ -27,7 +27,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from sim.problems import fields
 
@@ -77,6 +77,8 @@ class SlotProblem:
     slot_us : int
         Slot length in microseconds (used when a table is simulated).
     """
+
+    FAMILY: ClassVar[str] = FAMILY
 
     n_nodes: int
     apps: tuple[SlotApp, ...]
@@ -192,30 +194,34 @@ def conflicts(problem: SlotProblem) -> list[tuple[int, int]]:
             if sets[i] & sets[j]]
 
 
-def check(problem: SlotProblem, table: Sequence[Sequence[str]]) -> None:
-    """Raise ValueError unless ``table`` is a feasible slot table of ``problem``."""
+def check(problem: SlotProblem, table: Sequence[Sequence[str]]) -> list[str]:
+    """The violations of ``table`` as a slot table of ``problem`` (empty when feasible):
+    1..``n_slots`` slots (exactly ``n_slots`` for ``"gap"``), known applications, no two
+    applications of one slot sharing a node, each application in ``demand`` slots, and
+    every node keeping ``free[k]`` slots free."""
     S = len(table)
+    out: list[str] = []
     if S < 1 or S > problem.n_slots:
-        raise ValueError(f"table has {S} slots, allowed 1..{problem.n_slots}")
+        out.append(f"table has {S} slots, allowed 1..{problem.n_slots}")
     if problem.objective == "gap" and S != problem.n_slots:
-        raise ValueError(f"table has {S} slots, the fixed round is {problem.n_slots}")
+        out.append(f"table has {S} slots, the fixed round is {problem.n_slots}")
     by_name = {a.name: a for a in problem.apps}
     count = dict.fromkeys(by_name, 0)
     for s, slot in enumerate(table):
         used: set[int] = set()
         for name in slot:
             if name not in by_name:
-                raise ValueError(f"slot {s}: unknown application {name!r}")
+                out.append(f"slot {s}: unknown application {name!r}")
+                continue
             nodes = set(by_name[name].nodes)
             if nodes & used:
-                raise ValueError(f"slot {s}: application {name!r} shares node(s) "
-                                 f"{sorted(nodes & used)} with another application")
+                out.append(f"slot {s}: application {name!r} shares node(s) "
+                           f"{sorted(nodes & used)} with another application")
             used |= nodes
             count[name] += 1
     for name, c in count.items():
         if c != by_name[name].demand:
-            raise ValueError(f"application {name!r} owns {c} slots, demand "
-                             f"{by_name[name].demand}")
+            out.append(f"application {name!r} owns {c} slots, demand {by_name[name].demand}")
     busy_on = [0] * problem.n_nodes  # slots in which each node runs an application
     for name, c in count.items():
         for k in set(by_name[name].nodes):
@@ -223,7 +229,8 @@ def check(problem: SlotProblem, table: Sequence[Sequence[str]]) -> None:
     for k in range(problem.n_nodes):
         busy = busy_on[k]
         if S - busy < problem.free[k]:
-            raise ValueError(f"node {k} keeps {S - busy} free slots, needs {problem.free[k]}")
+            out.append(f"node {k} keeps {S - busy} free slots, needs {problem.free[k]}")
+    return out
 
 
 def max_gap(table: Sequence[Sequence[str]], name: str) -> int:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from sim.problems import fields
 
 FAMILY = "task_mapping"
 
-__all__ = ["FAMILY", "TaskMapping", "from_dict", "to_dict", "least_loaded", "random_problem"]
+__all__ = ["FAMILY", "OBJECTIVES", "TaskMapping", "from_dict", "to_dict", "check", "objective",
+           "least_loaded", "random_problem"]
 
 OBJECTIVES = ("max", "overload")
 Solution = list[list[int]]
@@ -37,19 +38,21 @@ class TaskMapping:
     ``base``: pages in use per node (default zeros), ``objective`` "max" | "overload",
     ``name``."""
 
+    FAMILY: ClassVar[str] = FAMILY
+
     n_nodes: int
     mem_pages: int
     jobs: tuple[tuple[int, ...], ...]
     base: tuple[int, ...] = ()
-    objective_kind: str = "max"
+    objective: str = "max"
     name: str = "task_mapping"
 
     def __post_init__(self) -> None:
         fields.integer(self.n_nodes, "n_nodes", minimum=1, maximum=MAX_NODES)
         fields.integer(self.mem_pages, "mem_pages", minimum=1)
-        if self.objective_kind not in OBJECTIVES:
+        if self.objective not in OBJECTIVES:
             raise ValueError(f"field 'objective' must be one of {OBJECTIVES}, "
-                             f"got {self.objective_kind!r}")
+                             f"got {self.objective!r}")
         if not self.jobs:
             raise ValueError("field 'jobs' must hold at least one job")
         for j, job in enumerate(self.jobs):
@@ -63,6 +66,8 @@ class TaskMapping:
                              f"got {len(self.base)}")
         for k, b in enumerate(self.base):
             fields.integer(b, f"base[{k}]", minimum=0)
+        if not self.base:
+            object.__setattr__(self, "base", (0,) * self.n_nodes)
 
     @property
     def base_mem(self) -> tuple[int, ...]:
@@ -76,28 +81,10 @@ class TaskMapping:
                 load[k] += m
         return load
 
-    def check(self, solution: Solution) -> None:
-        """Raise ValueError unless every task is on a node and no job repeats a node."""
-        if len(solution) != len(self.jobs):
-            raise ValueError(f"solution has {len(solution)} jobs, problem {len(self.jobs)}")
-        for j, (job, nodes) in enumerate(zip(self.jobs, solution, strict=True)):
-            if len(nodes) != len(job):
-                raise ValueError(f"job {j}: {len(nodes)} nodes for {len(job)} tasks")
-            if any(not isinstance(k, int) or not 0 <= k < self.n_nodes for k in nodes):
-                raise ValueError(f"job {j}: node outside 0..{self.n_nodes - 1}: {nodes}")
-            if len(set(nodes)) != len(nodes):
-                raise ValueError(f"job {j}: two tasks on one node: {nodes}")
-
-    def objective(self, solution: Solution) -> float:
-        loads = self.loads(solution)
-        if self.objective_kind == "max":
-            return float(max(loads))
-        return float(sum(max(0, x - self.mem_pages) for x in loads))
-
     def lower_bound(self) -> float:
         """A simple bound: the average load (and the largest base/task) for "max"."""
         total = sum(self.base_mem) + sum(sum(j) for j in self.jobs)
-        if self.objective_kind == "max":
+        if self.objective == "max":
             return float(max(-(-total // self.n_nodes), max(self.base_mem),
                              max(max(j) for j in self.jobs)))
         return float(max(0, total - self.n_nodes * self.mem_pages))
@@ -105,7 +92,7 @@ class TaskMapping:
     def to_dict(self) -> dict[str, Any]:
         return {"problem": FAMILY, "name": self.name, "n_nodes": self.n_nodes,
                 "mem_pages": self.mem_pages, "jobs": [list(j) for j in self.jobs],
-                "base": list(self.base_mem), "objective": self.objective_kind}
+                "base": list(self.base_mem), "objective": self.objective}
 
 
 def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
@@ -131,6 +118,31 @@ def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
             load[order[slot]] += job[i]
         sol.append(nodes)
     return sol, load
+
+
+def check(problem: TaskMapping, solution: Solution) -> list[str]:
+    """The violations of ``solution`` (empty when feasible): every task on a node of the
+    cluster and no job with two tasks on one node."""
+    if len(solution) != len(problem.jobs):
+        return [f"solution has {len(solution)} jobs, problem {len(problem.jobs)}"]
+    out: list[str] = []
+    for j, (job, nodes) in enumerate(zip(problem.jobs, solution, strict=True)):
+        if len(nodes) != len(job):
+            out.append(f"job {j}: {len(nodes)} nodes for {len(job)} tasks")
+        if any(not isinstance(k, int) or not 0 <= k < problem.n_nodes for k in nodes):
+            out.append(f"job {j}: node outside 0..{problem.n_nodes - 1}: {nodes}")
+        if len(set(nodes)) != len(nodes):
+            out.append(f"job {j}: two tasks on one node: {nodes}")
+    return out
+
+
+def objective(problem: TaskMapping, solution: Solution) -> float:
+    """``max_k N_k`` (``"max"``, the paper's uniform memory load) or the paged-out pages
+    ``sum_k max(0, N_k - M)`` (``"overload"``), pages, of a mapping (:meth:`TaskMapping.loads`)."""
+    loads = problem.loads(solution)
+    if problem.objective == "max":
+        return float(max(loads))
+    return float(sum(max(0, x - problem.mem_pages) for x in loads))
 
 
 def to_dict(problem: TaskMapping) -> dict[str, Any]:

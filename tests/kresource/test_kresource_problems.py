@@ -13,6 +13,7 @@ import pytest
 from heuristics.kresource import EPOCH_RULES, pack_epochs, select_greedy
 from models.kresource import brute, cpsat, ilp, portfolio
 from sim.cli import main
+from sim.problems import objective
 from sim.problems.kresource import (
     EpochProblem,
     ResponseProblem,
@@ -106,7 +107,7 @@ def test_selection_cpsat_ilp_brute_agree_and_greedy_never_better():
         for r in (cpsat.solve_selection(p), ilp.solve_selection(p)):
             assert r.status is Status.OPTIMAL and r.objective == opt.objective
         for sel in ("ff", "bl", "bb"):
-            assert p.objective(select_greedy(p, sel)) <= opt.objective
+            assert objective(p, select_greedy(p, sel)) <= opt.objective
 
 
 def _rand_response(rng: random.Random, n: int, K: int) -> ResponseProblem:

@@ -33,7 +33,7 @@ def tol(*results) -> float:
 def assert_valid(problem, res):
     sch = res.solution
     assert isinstance(sch, InsertionSchedule)  # typed; JSON only at the edge
-    ins.check(problem, sch)
+    assert ins.check(problem, sch) == []
     assert res.objective == ins.objective(problem, sch)  # recomputed, not copied
     back = json.loads(json.dumps(res.to_dict()))
     assert InsertionSchedule.from_dict(back["solution"]) == sch

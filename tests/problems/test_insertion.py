@@ -7,9 +7,9 @@ import math
 
 import pytest
 
+from sim.problems import Infeasible, ensure_feasible
 from sim.problems import insertion as ins
 from sim.problems.insertion import (
-    InfeasibleScheduleError,
     InsertionProblem,
     InsertionSchedule,
     NewJob,
@@ -101,27 +101,28 @@ def test_dummy_job_of_remove_has_no_term_and_priority_one():
     sch = InsertionSchedule(None, {2: 0, 3: 5})
     # only job 3 moved 5 s earlier: n * t * max(p, floor) / 1
     assert ins.objective(pb, sch) == pytest.approx(-4 * 5 * 0.25)
-    ins.check(pb, sch)
-    with pytest.raises(InfeasibleScheduleError, match="no new job"):
-        ins.check(pb, InsertionSchedule(0, {2: 0, 3: 10}))
+    assert ins.check(pb, sch) == []
+    with pytest.raises(Infeasible, match="no new job"):
+        ensure_feasible(pb, InsertionSchedule(0, {2: 0, 3: 10}))
 
 
 def test_check_accepts_feasible_and_rejects_each_violation():
     pb = small_problem()
-    ins.check(pb, InsertionSchedule(5, {2: 0, 3: 10}))  # 2+2 procs on [5,9), then job 3
-    with pytest.raises(InfeasibleScheduleError, match="capacity"):
-        ins.check(pb, InsertionSchedule(8, {2: 0, 3: 10}))  # new job overlaps job 3 (4 procs)
-    with pytest.raises(InfeasibleScheduleError, match="capacity"):
-        ins.check(pb, InsertionSchedule(0, {2: 0, 3: 10}))  # 2 running + 2 + 2 > 4
-    with pytest.raises(InfeasibleScheduleError, match="slack"):
-        ins.check(pb, InsertionSchedule(0, {2: 7, 3: 12}))
-    with pytest.raises(InfeasibleScheduleError, match="before now"):
-        ins.check(small_problem(now=0), InsertionSchedule(-1, {2: 0, 3: 10}))
-    with pytest.raises(InfeasibleScheduleError, match="no start"):
-        ins.check(pb, InsertionSchedule(5, {2: 0}))
-    with pytest.raises(InfeasibleScheduleError, match="unknown"):
-        ins.check(pb, InsertionSchedule(5, {2: 0, 3: 10, 99: 0}))
-    assert not ins.is_feasible(pb, InsertionSchedule(0, {2: 0, 3: 10}))
+    # 2+2 procs on [5,9), then job 3
+    assert ins.check(pb, InsertionSchedule(5, {2: 0, 3: 10})) == []
+    with pytest.raises(Infeasible, match="capacity"):
+        ensure_feasible(pb, InsertionSchedule(8, {2: 0, 3: 10}))  # new job overlaps job 3 (4 procs)
+    with pytest.raises(Infeasible, match="capacity"):
+        ensure_feasible(pb, InsertionSchedule(0, {2: 0, 3: 10}))  # 2 running + 2 + 2 > 4
+    with pytest.raises(Infeasible, match="slack"):
+        ensure_feasible(pb, InsertionSchedule(0, {2: 7, 3: 12}))
+    with pytest.raises(Infeasible, match="before now"):
+        ensure_feasible(small_problem(now=0), InsertionSchedule(-1, {2: 0, 3: 10}))
+    with pytest.raises(Infeasible, match="no start"):
+        ensure_feasible(pb, InsertionSchedule(5, {2: 0}))
+    with pytest.raises(Infeasible, match="unknown"):
+        ensure_feasible(pb, InsertionSchedule(5, {2: 0, 3: 10, 99: 0}))
+    assert ins.check(pb, InsertionSchedule(0, {2: 0, 3: 10}))
 
 
 def test_current_schedule_apply_and_profile():
@@ -129,7 +130,7 @@ def test_current_schedule_apply_and_profile():
     cur = ins.current_schedule(pb)
     # job 3 needs all 4 procs on [10, 13); the new job fits next to job 2 only from 5
     assert cur.new_start == 5
-    ins.check(pb, cur)
+    assert ins.check(pb, cur) == []
     after = ins.apply(pb, InsertionSchedule(5, {2: 2, 3: 8}))
     assert [(w.te, w.s) for w in after] == [(2, 4.0), (8, math.inf)]
     prof = ins.profile_of(pb)
