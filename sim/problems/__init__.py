@@ -41,7 +41,8 @@ Every family module exposes the same names:
 ``SCHEMA``
     The family's field declarations (:class:`sim.problems.fields.Record`), the one place a
     field's name, type, meaning, unit, range and default are written; :func:`schema` (JSON
-    Schema) and :func:`example` (a small valid instance) are generated from it.
+    Schema) and :func:`example` (a small valid instance) are generated from it. The
+    several-family module exposes ``SCHEMAS`` (family -> Record) instead.
 
 Every solver of a family (``sim.registry.SOLVERS[family]``) is a function
 ``solve(problem, *, time_limit=None, seed=0, <explicit options>) -> sim.result.Result``.
@@ -55,7 +56,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["MODULES", "Infeasible", "module", "family_of", "ensure_feasible", "checker",
-           "objective", "scorer"]
+           "objective", "scorer", "schema", "example"]
 
 MODULES: dict[str, str] = {
     "slack_insertion": "sim.problems.insertion",
@@ -125,3 +126,26 @@ def scorer(problem: Any) -> Callable[[Any], float]:
     """The family's ``objective`` bound to ``problem`` (for :func:`sim.result.build`)."""
     fn = module(family_of(problem)).objective
     return lambda solution: fn(problem, solution)
+
+
+def schema(family: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a problem file of ``family``, generated from the
+    family's field declarations: per field its type, ``description``, ``unit``, range
+    (``minimum``/``maximum``), ``enum`` and ``default``."""
+    from sim.problems import fields
+
+    return fields.json_schema(_declaration(family), family)
+
+
+def example(family: str) -> dict[str, Any]:
+    """A small valid problem of ``family`` as its JSON dictionary, generated from the
+    declarations' examples; every registered solver of the family accepts it."""
+    from sim.problems import fields
+
+    return fields.example_of(_declaration(family), family)
+
+
+def _declaration(family: str) -> Any:
+    mod = module(family)
+    declared = getattr(mod, "SCHEMAS", None)
+    return declared[family] if declared is not None else mod.SCHEMA

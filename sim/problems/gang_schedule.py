@@ -302,3 +302,37 @@ def random_problem(seed: int, *, n_nodes: int = 32, n_jobs: int = 30,
                             float(rng.randint(*weights))))
     return GangProblem(n_nodes, mem, tuple(jobs), (0,) * n_nodes,
                        max_rows if max_rows is not None else n_jobs, objective)
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Memory-feasible gang schedule (CSM M7): put every job in one row of an Ousterhout "
+    "matrix, jobs sharing a node in different rows, every row's tasks fitting each node's "
+    "memory beside the local tasks; minimise the rows or the weighted completion rounds.",
+    (
+        _F("n_nodes", "integer", "Nodes of the cluster.", minimum=1, example=3),
+        _F("mem", "integer", "M, memory of a node.", "pages", minimum=1, example=10),
+        _F("jobs", "array", "The distributed jobs.",
+           items=fields.Record("A job: one task on each of its nodes.", (
+               _F("name", "string", "Unique name (default J<index>).", default=fields.COMPUTED),
+               _F("nodes", "array", "Its distinct nodes.", minimum=0,
+                  items=_F("", "integer", "")),
+               _F("mem", "array", "Memory of its task on each node (aligned with nodes), or "
+                  "one number for every task.", "pages", minimum=1,
+                  items=_F("", "integer", ""), scalar=True),
+               _F("weight", "number", "Weight in the \"weighted\" objective (> 0).",
+                  minimum=0.0, default=1.0))),
+           example=[{"name": "A", "nodes": [0, 1], "mem": [3, 4]},
+                    {"name": "B", "nodes": [1, 2], "mem": 2, "weight": 2.0},
+                    {"name": "C", "nodes": [0], "mem": [5]}]),
+        _F("local_mem", "array", "Memory held by local tasks per node (resident in every "
+           "row), or one number for every node.", "pages", minimum=0,
+           items=_F("", "integer", ""), scalar=True, default=0, example=[0, 1, 0]),
+        _F("max_rows", "integer", "Largest number of rows allowed (default: the number of "
+           "jobs).", minimum=1, default=fields.COMPUTED, example=3),
+        _F("objective", "string", "\"rows\": minimise the rows; \"weighted\": minimise "
+           "sum_j w_j r_j (row r_j served r-th).", choices=OBJECTIVES, default="rows"),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("gang_schedule")``)."""

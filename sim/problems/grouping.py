@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sim.memory.model import MissRateCurve, steady_state
-from sim.problems import ensure_feasible
+from sim.problems import ensure_feasible, fields
 from sim.problems.fields import short
 
 FAMILY = "grouping"
@@ -474,3 +474,48 @@ def random_problem(
                            latency=latency, slice_length=slice_length, slices=slices,
                            name=f"random-J{jobs}-P{processors}-s{seed}",
                            source=f"sim.problems.grouping.random_problem(seed={seed})")
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+_CURVE = fields.Record("Miss-rate curve in isolation.", (
+    _F("m", "array", "m[x]: misses per reference with x blocks of fully associative LRU "
+       "memory; non-increasing, len(m) - 1 is the footprint.", minimum=0.0, maximum=1.0,
+       items=_F("", "number", "")),
+    _F("name", "string", "Label.", default=""),
+), closed=False)
+_JOB = fields.Record("A job.", (
+    _F("name", "string", "Unique, non-empty name."),
+    _F("procs", "integer", "Processor demand Q(j).", "processors", minimum=1),
+    _F("refs", "number", "Memory references per time slice, all processors together (> 0).",
+       "references", minimum=0.0),
+    _F("curve", "object", "Miss-rate curve in isolation (blocks of the problem's memory); "
+       "an object with 'm' or with 'points' ([[x, m], ...]).", items=_CURVE),
+), closed=False)
+
+SCHEMA = fields.Record(
+    "Memory-aware time-slice grouping (Suh, Rudolph & Devadas, section 4): put every job in "
+    "one slice within P processors; minimise the eq. 4 idle processor-seconds per round.",
+    (
+        _F("jobs", "array", "The jobs.", items=_JOB,
+           example=[{"name": n, "procs": q, "refs": r, "curve": {"name": n, "m": m}}
+                    for n, q, r, m in (("A", 1, 1000.0, [1.0, 0.5, 0.2, 0.1, 0.0]),
+                                       ("B", 1, 2000.0, [1.0, 0.8, 0.6, 0.4, 0.2, 0.0]),
+                                       ("C", 2, 1500.0, [1.0, 0.3, 0.05, 0.0]))]),
+        _F("processors", "integer", "P, processors of the machine.", "processors", minimum=1,
+           example=2),
+        _F("memory", "number", "C, memory (> 0).", "blocks", minimum=0.0, example=6),
+        _F("latency", "number", "Miss penalty l.", "s", minimum=0.0, example=1e-3),
+        _F("slice_length", "number", "T, length of a time slice (> 0).", "s", minimum=0.0,
+           example=0.1),
+        _F("slices", "integer", "S fixed (at most one slice per job), or null when free.",
+           minimum=1, nullable=True, default=None),
+        _F("shared", "object", "Shared memory as one more conceptual process present in every "
+           "non-empty slice (its procs is ignored), or null.", items=_JOB, nullable=True,
+           default=None),
+        _F("model", "string", "Memory model of a slice: the paper's eqs. 2-3, or our "
+           "extension with fluctuations.", choices=MODELS, default="eq2"),
+        _F("name", "string", "Label.", default=""),
+        _F("source", "string", "Provenance of the data.", default=""),
+    ), closed=False)
+"""The family's JSON fields, declared once (``sim.problems.schema("grouping")``)."""

@@ -803,3 +803,64 @@ def random_problem(seed: int, k: int, *, capacity: int = 8, max_t: int = 6,
         waiting.append(WaitingJob(i + 1, n, t, te, s, s0, p, now - rng.randint(0, 50)))
     nj = NewJob(0, rng.randint(1, capacity), rng.randint(1, max_t), rng.randint(0, 6) / 6, now)
     return replace(pb, waiting=tuple(waiting), new=nj if new else None)
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+_JOB_ID = _F("id", "integer", "Job id, unique over running, waiting and new jobs.",
+             minimum=-MAX_INT, maximum=MAX_INT)
+_ARRIVAL = _F("arrival", "integer", "Submit time, at or before now.", "s",
+              minimum=-MAX_INT, maximum=MAX_INT)
+_PRIORITY = _F("p", "number", "Weighted priority.", minimum=0.0, maximum=1.0)
+_SLACK = "(\"inf\" for infinite)"
+
+SCHEMA = fields.Record(
+    "One insertion (or, with new = null, one re-optimisation after a removal) of the "
+    "slack-based scheduler (Talby & Feitelson); objective: the paper's price (minimise), "
+    "ties to the fewest moved jobs.",
+    (
+        _F("now", "integer", "Current time.", "s", minimum=-MAX_INT, maximum=MAX_INT,
+           example=0),
+        _F("capacity", "integer", "Processors of the machine.", "processors", minimum=1,
+           maximum=MAX_INT, example=4),
+        _F("running", "array", "Jobs running at now, each ending after now.",
+           items=fields.Record("A running job.", (
+               _JOB_ID, _F("n", "integer", "Processors.", "processors", minimum=1),
+               _F("end", "integer", "Estimated end, after now.", "s", minimum=-MAX_INT,
+                  maximum=MAX_INT))),
+           example=[{"id": 1, "n": 2, "end": 3}]),
+        _F("waiting", "array", "The current schedule of waiting jobs (feasible with the "
+           "running jobs).",
+           items=fields.Record("A waiting job.", (
+               _JOB_ID, _F("n", "integer", "Processors.", "processors", minimum=1),
+               _F("t", "integer", "Estimated runtime.", "s", minimum=1),
+               _F("te", "integer", "Currently scheduled start, at or after now.", "s"),
+               _F("s", "number", f"Current slack {_SLACK}: how much later than te the job "
+                  "may start.", "s", minimum=0.0),
+               _F("s0", "number", f"Initial slack {_SLACK}; infinite exactly when s is.", "s",
+                  minimum=0.0),
+               _PRIORITY, _ARRIVAL)),
+           example=[{"id": 2, "n": 2, "t": 2, "te": 0, "s": 2.0, "s0": 4.0, "p": 0.5,
+                     "arrival": 0},
+                    {"id": 3, "n": 4, "t": 2, "te": 3, "s": 4.0, "s0": 6.0, "p": 0.25,
+                     "arrival": 0}]),
+        _F("new", "object", "The job to insert, or null for a removal (the paper's dummy "
+           "timeless job).", nullable=True,
+           items=fields.Record("The new job.", (
+               _JOB_ID, _F("n", "integer", "Processors.", "processors", minimum=1),
+               _F("t", "integer", "Estimated runtime.", "s", minimum=1), _PRIORITY, _ARRIVAL)),
+           example={"id": 4, "n": 2, "t": 2, "p": 0.5, "arrival": 0}),
+        _F("alpha_u", "number", "Exponent of the processor count n in the price.",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("alpha_t", "number", "Exponent of the delay in the price (signed power).",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("alpha_p", "number", "Exponent of the priority ratio in the price.",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("alpha_f", "number", "Exponent (times alpha_p) of the slack ratio s0 / s.",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("p_floor", "number", "Priorities are clamped from below at this value in "
+           "the ratio p_i / p_j (> 0).", minimum=0.0, maximum=1.0, default=0.01),
+        _F("slack_floor", "number", "Current slack is clamped from below at this value "
+           "in s0 / s when s != s0 (> 0).", "s", minimum=0.0, default=1.0),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("slack_insertion")``)."""

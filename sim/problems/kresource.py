@@ -478,3 +478,53 @@ def load(path: str | Path) -> Problem:
     if fam not in _LOADERS:
         raise ValueError(f"{src}: field 'problem' must be a kresource family, got {fam!r}")
     return from_dict(data, src)
+
+
+# ---------------------------------------------------------------------------- declarations
+_F = fields.Field
+_CAP = _F("capacity", "array", "C_k, capacity of each of the K resources (K >= 1).", "units",
+          minimum=1, items=_F("", "integer", ""), example=[4, 4])
+_DEMANDS = "r_jk, requirement vector of each job (K entries, each within the capacity, " \
+    "not all zero)"
+_ROW = _F("", "array", "", items=_F("", "integer", ""))
+_NAME = _F("name", "string", "Label.", default="")
+
+SCHEMAS: dict[str, fields.Record] = {
+    "kresource_epochs": fields.Record(
+        "Minimum number of scheduling epochs (Leinberger, Karypis & Kumar, Figure 1): put "
+        "every job in one epoch within the K capacities; minimise the non-empty epochs.",
+        (_CAP,
+         _F("demands", "array", f"{_DEMANDS}, in queue order.", "units", minimum=0,
+            items=_ROW, example=[[2, 1], [2, 3], [1, 2], [3, 1]]),
+         _F("names", "array", "Labels of the jobs (default \"0\", \"1\", ...).",
+            items=_F("", "string", ""), default=[]),
+         _NAME)),
+    "kresource_selection": fields.Record(
+        "One EASY backfill decision with K resources: choose candidates with sum R <= F "
+        "and, of those still running at the shadow time, sum R <= E; maximise the "
+        "resources put to work, then the number of jobs started.",
+        (_CAP,
+         _F("free", "array", "F_k, units free now.", "units", minimum=0,
+            items=_F("", "integer", ""), example=[3, 3]),
+         _F("extra", "array", "E_k, units left at the shadow time once the head is placed.",
+            "units", minimum=0, items=_F("", "integer", ""), example=[2, 2]),
+         _F("demands", "array", f"{_DEMANDS}, of the candidates (the queue minus its head).",
+            "units", minimum=0, items=_ROW, example=[[1, 1], [2, 1], [1, 2]]),
+         _F("late", "array", "Per candidate: would it still run at the shadow time.",
+            items=_F("", "boolean", ""), example=[False, True, False]),
+         _NAME)),
+    "kresource_response": fields.Record(
+        "Offline minimum total (weighted) response time with K renewable resources and "
+        "release times, non-preemptive: minimise sum_j w_j (s_j + p_j - a_j).",
+        (_CAP,
+         _F("release", "array", "a_j, release time of each job.", "time units", minimum=0,
+            items=_F("", "integer", ""), example=[0, 0, 1]),
+         _F("duration", "array", "p_j, run time of each job.", "time units", minimum=1,
+            items=_F("", "integer", ""), example=[2, 1, 2]),
+         _F("demands", "array", f"{_DEMANDS}.", "units", minimum=0, items=_ROW,
+            example=[[1, 1], [2, 1], [1, 2]]),
+         _F("weights", "array", "w_j of each job (default all 1: total response time).",
+            minimum=0, items=_F("", "integer", ""), default=fields.COMPUTED),
+         _NAME)),
+}
+"""The three families' JSON fields, declared once (``sim.problems.schema(family)``)."""

@@ -96,7 +96,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> PlacementProbl
         if key == "v":
             kw[key] = fields.real(obj[key], "v", minimum=0.0, maximum=1.0, source=source)
         elif key == "pattern":
-            kw[key] = fields.text(obj[key], key, choices=PATTERNS, source=source)
+            kw[key] = fields.text(obj[key], key, choices=tuple(PATTERNS), source=source)
         elif key == "ctl_block_wakeup":
             kw[key] = fields.text(obj[key], key, choices=WAKEUPS, source=source)
         else:
@@ -155,3 +155,33 @@ def objective(problem: PlacementProblem, slots: Sequence[int]) -> float:
                                               for s in range(problem.n_slots)))
     sp = ServerParams(regime="sync", ctl_block_wakeup=problem.ctl_block_wakeup)
     return measure_cell(bsp, sch, sp, NetParams(), i=problem.i, seed=problem.seed)["mean_us"]
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Slot placement of one BSP program (Karl): choose which k of the n_slots slots of a "
+    "round it owns under synchronized servers; minimise its mean simulated runtime.",
+    (
+        _F("g_us", "integer", "g, compute time of a superstep.", "µs", minimum=0,
+           example=1000),
+        _F("v", "number", "Variation of the compute time.", minimum=0.0, maximum=1.0,
+           default=0.0),
+        _F("pattern", "string", "Communication pattern of a superstep.", choices=tuple(PATTERNS),
+           default="barrier"),
+        _F("spin_us", "integer", "Spin time before blocking.", "µs", minimum=0, default=0),
+        _F("n", "integer", "Supersteps per run.", minimum=0, default=20, example=5),
+        _F("i", "integer", "Measured runs per placement (seeds seed .. seed + i - 1).",
+           minimum=1, default=10, example=2),
+        _F("k", "integer", "Slots the program owns (< n_slots).", "slots", minimum=1,
+           default=2),
+        _F("n_slots", "integer", "Slots of the round.", "slots", minimum=2,
+           maximum=MAX_SLOTS, default=10, example=4),
+        _F("slot_us", "integer", "Slot length.", "µs", minimum=1, default=20_000,
+           example=1000),
+        _F("ctl_block_wakeup", "string", "How a blocked control thread wakes up.",
+           choices=tuple(WAKEUPS), default="immediate"),
+        _F("seed", "integer", "First seed of the measurements.", minimum=0, default=0),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("slot_placement")``)."""

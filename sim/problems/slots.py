@@ -271,3 +271,36 @@ def random_problem(seed: int, *, n_nodes: int = 64, n_apps: int = 20, n_slots: i
         apps.append(SlotApp(f"A{i}", tuple(sorted(rng.sample(range(n_nodes), size))),
                             rng.randint(*demand_range)))
     return SlotProblem(n_nodes, tuple(apps), n_slots, (free,) * n_nodes, objective)
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Slot assignment (Karl, an Ousterhout matrix for BSP programs): give each application "
+    "its demand of slots of a round, on all its nodes at once, applications sharing a node "
+    "in different slots, every node keeping its free slots; minimise the round or the "
+    "largest gap.",
+    (
+        _F("n_nodes", "integer", "Nodes.", minimum=1, example=3),
+        _F("n_slots", "integer", "The round for \"gap\"; the largest round allowed for "
+           "\"round\".", "slots", minimum=1, maximum=MAX_SLOTS, example=6),
+        _F("apps", "array", "The applications.",
+           items=fields.Record("An application: one thread on each of its nodes.", (
+               _F("name", "string", "Unique name (default A<index>).", default=fields.COMPUTED),
+               _F("nodes", "array", "Its distinct nodes.", minimum=0,
+                  items=_F("", "integer", "")),
+               _F("demand", "integer", "d_a, slots per round.", "slots", minimum=1))),
+           example=[{"name": "A0", "nodes": [0, 1], "demand": 2},
+                    {"name": "A1", "nodes": [1, 2], "demand": 1},
+                    {"name": "A2", "nodes": [2], "demand": 2}]),
+        _F("free", "array", "F_k, slots of the round kept free for local users per node, or "
+           "one number for every node.", "slots", minimum=0, items=_F("", "integer", ""),
+           scalar=True, default=1, example=[1, 1, 1]),
+        _F("objective", "string", "\"round\": minimise the round length; \"gap\": minimise "
+           "the largest cyclic gap between two slots of one application.",
+           choices=OBJECTIVES, default="round"),
+        _F("slot_us", "integer", "Slot length (when a table is simulated).", "µs", minimum=1,
+           default=20_000),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("slot_assignment")``)."""

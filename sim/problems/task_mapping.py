@@ -186,3 +186,27 @@ def random_problem(n_nodes: int, n_jobs: int, seed: int, *, mest: int = 8192,
         jobs.append(tuple(min(mem_pages, rng.randint(lo, hi)) for _ in range(s)))
     return TaskMapping(n_nodes, mem_pages, tuple(jobs), (0,) * n_nodes, objective,
                        f"rand-n{n_nodes}-j{n_jobs}-s{seed}")
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Memory-balanced task mapping (CSM M6): put every task of every job on a node, at most "
+    "one task of a job per node; minimise the largest node memory or the paged-out pages.",
+    (
+        _F("n_nodes", "integer", "Nodes of the cluster.", minimum=1, maximum=MAX_NODES,
+           example=3),
+        _F("mem_pages", "integer", "M, memory of a node.", "pages", minimum=1, example=10),
+        _F("jobs", "array", "Per job, the memory of each of its tasks (1..n_nodes tasks, "
+           "each at most M).", "pages", minimum=1,
+           items=_F("", "array", "", items=_F("", "integer", "")),
+           example=[[4, 3], [5], [2, 2, 2]]),
+        _F("base", "array", "Memory already in use per node (default zeros).", "pages",
+           minimum=0, items=_F("", "integer", ""), default=fields.COMPUTED, example=[0, 1, 0]),
+        _F("objective", "string", "\"max\": minimise max_k N_k (the paper's uniform memory "
+           "load); \"overload\": minimise sum_k max(0, N_k - M).", choices=OBJECTIVES,
+           default="max"),
+        _F("name", "string", "Label.", default="task_mapping"),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("task_mapping")``)."""
