@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 
+from sim.problems import checker
 from sim.problems import gang_schedule as gs
 from sim.problems.gang_schedule import GangProblem
 from sim.result import Result, Status, build
@@ -75,7 +76,7 @@ def coloring(problem: GangProblem, *, time_limit: float | None = None, seed: int
         f"colouring needs {len(named)} rows > max_rows = {problem.max_rows}"
     return build(solver="coloring", status=status,
                  solution=named if status is Status.FEASIBLE else None,
-                 check=lambda s: gs.check(problem, s),
+                 check=checker(problem),
                  objective=lambda s: gs.objective(problem, s),
                  runtime=time.perf_counter() - t0, seed=seed,
                  params={"strategy": strategy, "time_limit": time_limit}, note=note)

@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from sim.memory.model import MissRateCurve
-from sim.problems.grouping import GroupingProblem, SliceCosts
+from sim.problems import checker, scorer
+from sim.problems.grouping import GroupingProblem, SliceCosts, objective
 from sim.result import Result, Status, build
 
 __all__ = ["greedy", "footprint_balancing", "knee", "curve_knee"]
@@ -56,7 +57,7 @@ def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None,
     if problem.slices is None:  # with S free an empty slice only adds P * T idle time
         slices = [g for g in slices if g]
     return build(solver=name, status=Status.FEASIBLE, solution=problem.canonical(slices),
-                 check=problem.check, objective=problem.objective,
+                 check=checker(problem), objective=scorer(problem),
                  runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
 
 
@@ -157,7 +158,7 @@ def _search_slices(problem: GroupingProblem, build, t0: float,
     S = problem.min_slices
     t = time.perf_counter()
     best = build(S, True)
-    best_obj = problem.objective(best)
+    best_obj = objective(problem, best)
     step = time.perf_counter() - t  # one more S costs about as much as the last one
     while S < len(problem.jobs):
         if time_limit is not None and time.perf_counter() + step - t0 > time_limit:
@@ -165,7 +166,7 @@ def _search_slices(problem: GroupingProblem, build, t0: float,
         S += 1
         t = time.perf_counter()
         cand = build(S, True)
-        obj = problem.objective(cand)
+        obj = objective(problem, cand)
         step = time.perf_counter() - t
         if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
             break

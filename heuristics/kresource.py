@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from heuristics.backfill import make_selection
+from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
@@ -105,8 +106,8 @@ def _epoch_solver(rule: str) -> Any:
               fullness: str = "mult") -> Result:
         t0 = time.perf_counter()
         sol = pack_epochs(problem, rule, fullness)
-        return build(solver=rule, status=Status.FEASIBLE, solution=sol, check=problem.check,
-                     objective=problem.objective, runtime=time.perf_counter() - t0,
+        return build(solver=rule, status=Status.FEASIBLE, solution=sol, check=checker(problem),
+                     objective=scorer(problem), runtime=time.perf_counter() - t0,
                      seed=seed, params={"fullness": fullness} if "bb" in rule else {})
 
     solve.__name__ = f"solve_{rule.replace('-', '_')}"
@@ -151,8 +152,8 @@ def _select_solver(select: str) -> Any:
               fullness: str = "mult") -> Result:
         t0 = time.perf_counter()
         sol = select_greedy(problem, select, fullness)
-        return build(solver=select, status=Status.FEASIBLE, solution=sol, check=problem.check,
-                     objective=problem.objective, runtime=time.perf_counter() - t0,
+        return build(solver=select, status=Status.FEASIBLE, solution=sol, check=checker(problem),
+                     objective=scorer(problem), runtime=time.perf_counter() - t0,
                      seed=seed, sense="max", params={"fullness": fullness})
 
     solve.__name__ = f"solve_select_{select}"
@@ -213,6 +214,6 @@ def solve_list(problem: ResponseProblem, *, time_limit: float | None = None,
         return bool(hit)
 
     sol = serial_schedule(problem, order, stop=stop)
-    return build(solver="list", status=Status.FEASIBLE, solution=sol, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+    return build(solver="list", status=Status.FEASIBLE, solution=sol, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  note="stopped by the time limit: the rest serially" if hit else "")

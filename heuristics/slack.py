@@ -3,9 +3,9 @@
 The paper inserts a new job j into the schedule of the waiting jobs as follows. For each
 time slot ``ts`` of the profile, starting at ``now``: every waiting job scheduled at or
 after ``ts`` is delayed by j's length, j is put alone at ``ts``, and the delayed jobs are
-*compressed* one by one in some order. The candidate schedules are priced with the price
-of ``sim.problems.insertion.price``; the cheapest feasible one is taken, ties going to the one
-that moves the fewest jobs. The heuristics differ in the compress order:
+*compressed* one by one in some order. The candidate schedules are priced with the paper's
+price, ``sim.problems.insertion.objective``; the cheapest feasible one is taken, ties going to
+the one that moves the fewest jobs. The heuristics differ in the compress order:
 
 ``AST``  ascending scheduled start (``te``)
 ``AAT``  ascending arrival time
@@ -71,15 +71,15 @@ from typing import Any
 
 from heuristics import slack_fast
 from sim.batch.slack_scheduler import SlackScheduler
+from sim.problems import checker
 from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
     WaitingJob,
-    check,
     current_schedule,
     job_cost,
     new_weight,
-    price,
+    objective,
 )
 from sim.profile import Profile
 from sim.result import Result, Status, build
@@ -124,7 +124,7 @@ class Candidate:
         Ids of the delayed jobs in the order they were compressed.
     schedule : InsertionSchedule
     price : float
-        ``sim.problems.insertion.price`` of ``schedule``.
+        ``sim.problems.insertion.objective`` (the price) of ``schedule``.
     moved : int
         Waiting jobs whose start changed.
     stopped : bool
@@ -292,7 +292,7 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
             sched = _make_schedule(search, ts, res[0])
             moved = sum(1 for w in search.waiting if sched.starts[w.id] != w.te)
             yield Candidate(ts=ts, order=tuple(w.id for w in seq), schedule=sched,
-                            price=price(problem, sched), moved=moved)
+                            price=objective(problem, sched), moved=moved)
 
 
 def insert(problem: InsertionProblem, order: str = "AST", *,
@@ -327,7 +327,7 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     Returns
     -------
     Candidate
-        Its ``price`` is recomputed by ``sim.problems.insertion.price``.
+        Its ``price`` is recomputed by ``sim.problems.insertion.objective`` (the price).
     """
     key = None if order == EXHAUSTIVE else _order_key(order, problem)  # validates the name
     if fast:
@@ -376,7 +376,7 @@ def _result(problem: InsertionProblem,
     if best is None and stopped:  # stopped before any candidate: nobody moves
         sched = current_schedule(problem)
         return Candidate(ts=sched.new_start if sched.new_start is not None else problem.now,
-                         order=(), schedule=sched, price=price(problem, sched), moved=0,
+                         order=(), schedule=sched, price=objective(problem, sched), moved=0,
                          stopped=True)
     if best is None:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={problem.now}")
@@ -384,7 +384,7 @@ def _result(problem: InsertionProblem,
     full = {w.id: w.te for w in problem.waiting}
     full.update(starts)
     sched = InsertionSchedule(new_start=ts if problem.new is not None else None, starts=full)
-    return Candidate(ts=ts, order=seq, schedule=sched, price=price(problem, sched),
+    return Candidate(ts=ts, order=seq, schedule=sched, price=objective(problem, sched),
                      moved=moved, stopped=stopped)
 
 
@@ -499,8 +499,8 @@ def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: i
     Returns
     -------
     Result
-        Status FEASIBLE with the price recomputed by ``sim.problems.insertion.price``, an
-        :class:`InsertionSchedule` as ``solution`` and no bound (even the exhaustive
+        Status FEASIBLE with the price recomputed by ``sim.problems.insertion.objective``,
+        an :class:`InsertionSchedule` as ``solution`` and no bound (even the exhaustive
         search covers compress orders only, not every start time, so it proves nothing
         about the true optimum).
     """
@@ -517,7 +517,7 @@ def solve(problem: InsertionProblem, *, time_limit: float | None = None, seed: i
         params["max_exhaustive"] = max_exhaustive
     note = "stopped by the time limit: best candidate so far" if cand.stopped else ""
     return build(solver=order, status=Status.FEASIBLE, solution=cand.schedule,
-                 check=lambda s: check(problem, s), objective=lambda s: price(problem, s),
+                 check=checker(problem), objective=lambda s: objective(problem, s),
                  bound=None, runtime=_time.perf_counter() - t0, seed=seed, params=params,
                  note=note)
 

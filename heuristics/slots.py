@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sim.problems import checker
 from sim.problems import slots as sp
 from sim.problems.slots import SlotProblem
 from sim.result import Result, Status, build
@@ -54,14 +55,13 @@ def _finish(name: str, problem: SlotProblem, table: list[list[str]], t0: float, 
         for c, slot in enumerate(table):
             spread[c * S // R] = list(slot)
         table = spread
-    try:
-        sp.check(problem, table)
-    except ValueError as exc:
+    violations = sp.check(problem, table)
+    if violations:  # the first one, as a note
         return build(solver=name, status=Status.UNKNOWN, solution=None, check=lambda t: None,
                      objective=lambda t: 0.0, runtime=time.perf_counter() - t0, seed=seed,
-                     params=params, note=f"no feasible table: {exc}")
+                     params=params, note=f"no feasible table: {violations[0]}")
     return build(solver=name, status=Status.FEASIBLE, solution=table,
-                 check=lambda t: sp.check(problem, t),
+                 check=checker(problem),
                  objective=lambda t: sp.objective(problem, t),
                  runtime=time.perf_counter() - t0, seed=seed, params=params)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sim.problems import checker, scorer
 from sim.problems.task_mapping import TaskMapping, least_loaded
 from sim.result import Result, Status, build
 
@@ -21,6 +22,6 @@ def greedy(problem: TaskMapping, *, time_limit: float | None = None,
     params: dict[str, Any] = {}
     t0 = time.perf_counter()
     sol, _ = least_loaded(problem)
-    return build(solver="greedy", status=Status.FEASIBLE, solution=sol, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+    return build(solver="greedy", status=Status.FEASIBLE, solution=sol, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  params=params)

@@ -38,6 +38,7 @@ from typing import Any
 
 from models import cbc
 from models.deadline import Deadline
+from sim.problems import checker
 from sim.problems import gang_schedule as gs
 from sim.problems.gang_schedule import GangProblem
 from sim.result import Result, Status, build
@@ -51,7 +52,7 @@ def _result(name: str, problem: GangProblem, rows: list[list[str]] | None, statu
     if rows is not None:
         rows = [r for r in rows if r]  # an empty row only adds to either objective
     return build(solver=name, status=status, solution=rows,
-                 check=lambda s: gs.check(problem, s),
+                 check=checker(problem),
                  objective=lambda s: gs.objective(problem, s), bound=bound,
                  runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
 
@@ -320,9 +321,7 @@ def solve_brute(problem: GangProblem, *, time_limit: float | None = None, seed: 
         if any(not row for row in rows[:max(combo) + 1]):
             continue  # rows must be used in order; a gap is another assignment's shift
         rows = rows[:max(combo) + 1]
-        try:
-            gs.check(problem, rows)
-        except ValueError:
+        if gs.check(problem, rows):
             continue
         val = gs.objective(problem, rows)
         if val < best_val:

@@ -49,7 +49,8 @@ import numpy as np
 
 from models.cbc import command as cbc_command
 from models.cbc import solve_guarded
-from sim.problems.grouping import GroupingProblem
+from sim.problems import checker, scorer
+from sim.problems.grouping import GroupingProblem, check, objective
 from sim.result import Result, Status, build
 
 MAX_GROUPS = 100_000
@@ -171,8 +172,8 @@ def _solution(problem: GroupingProblem, members: np.ndarray, chosen: list[int]) 
 def _finish(name: str, problem: GroupingProblem, status: Status, sol: list[list[str]] | None,
             bound: float | None, t0: float, seed: int, params: dict[str, Any],
             note: str = "") -> Result:
-    return build(solver=name, status=status, solution=sol, check=problem.check,
-                 objective=problem.objective, bound=bound, runtime=time.perf_counter() - t0,
+    return build(solver=name, status=status, solution=sol, check=checker(problem),
+                 objective=scorer(problem), bound=bound, runtime=time.perf_counter() - t0,
                  seed=seed, params=params, note=note)
 
 
@@ -272,7 +273,7 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
                 bound = float(pulp.value(lp.objective)) / scale + const
     if prob.sol_status == pulp.LpSolutionIntegerFeasible and chosen:
         sol = _solution(problem, members, chosen)
-        if problem.is_feasible(sol):
+        if not check(problem, sol):
             return _finish("exact-ilp", problem, Status.FEASIBLE, sol, bound, t0, seed, params)
     return _finish("exact-ilp", problem, Status.UNKNOWN, None, bound, t0, seed, params,
                    "stopped by the time limit before CBC found a solution")
@@ -333,7 +334,7 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None,
     slack = 0.5 * len(problem.jobs)
     bound = (solver.best_objective_bound - slack) / scale + const
     if status is Status.OPTIMAL and \
-            problem.objective(sol) - bound <= 1e-6 * max(1.0, abs(bound)):
+            objective(problem, sol) - bound <= 1e-6 * max(1.0, abs(bound)):
         bound = None  # optimal within the rounding: the builder sets bound = objective
     return _finish("exact-cpsat", problem, status, sol, bound, t0, seed, params)
 

@@ -27,6 +27,7 @@ import time
 from typing import Any
 
 from models.deadline import Deadline
+from sim.problems import checker
 from sim.problems import slots as sp
 from sim.problems.slots import SlotProblem
 from sim.result import Result, Status, build
@@ -42,7 +43,7 @@ def _result(name: str, problem: SlotProblem, table: list[list[str]] | None, stat
             bound: float | None, t0: float, seed: int, params: dict[str, Any],
             note: str = "") -> Result:
     return build(solver=name, status=status, solution=table,
-                 check=lambda t: sp.check(problem, t),
+                 check=checker(problem),
                  objective=lambda t: sp.objective(problem, t), bound=bound,
                  runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
 
@@ -387,9 +388,7 @@ def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: 
             for a, slots_ in enumerate(combo):
                 for s in slots_:
                     table[s].append(apps[a].name)
-            try:
-                sp.check(problem, table)
-            except ValueError:
+            if sp.check(problem, table):
                 continue
             val = sp.objective(problem, table)
             if best_val is None or val < best_val:
@@ -439,7 +438,7 @@ def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int 
               "contiguous_rank": ranked.index(contiguous) + 1 if contiguous in means else None,
               "contiguous_best": best == contiguous}
     return build(solver="exhaustive", status=Status.OPTIMAL if complete else Status.FEASIBLE,
-                 solution=list(best), check=lambda s: pl.check(problem, s),
+                 solution=list(best), check=checker(problem),
                  objective=lambda s: means[tuple(s)], bound=means[best] if complete else None,
                  runtime=dl.elapsed(), seed=seed, params=params,
                  note="exact over the placements for the sampled mean of fixed seeds"

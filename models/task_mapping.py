@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from models.deadline import Deadline
-from sim.problems.task_mapping import TaskMapping, least_loaded
+from sim.problems import checker, scorer
+from sim.problems.task_mapping import TaskMapping, least_loaded, objective
 from sim.result import Result, Status, build
 
 MAX_VARS_CPSAT = 250_000
@@ -46,7 +47,7 @@ def _stopped(name: str, p: TaskMapping, dl: Deadline, seed: int,
     """The greedy mapping, FEASIBLE, when the limit ran out before the solver ran or
     found a solution."""
     return build(solver=name, status=Status.FEASIBLE, solution=_greedy_sorted(p),
-                 check=p.check, objective=p.objective, bound=p.lower_bound(),
+                 check=checker(p), objective=scorer(p), bound=p.lower_bound(),
                  runtime=dl.elapsed(), seed=seed, params=params, note=note)
 
 
@@ -121,7 +122,7 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
         load.append(v)
     for a, b in _sym_pairs(p):
         md.add(load[a] >= load[b])
-    if p.objective_kind == "max":
+    if p.objective == "max":
         z = md.new_int_var(int(p.lower_bound()), cap, "z")
         md.add_max_equality(z, load)
         md.minimize(z)
@@ -150,7 +151,7 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
         return _stopped("cpsat", p, dl, seed, params, _NO_SOLUTION)
     sol = _decode(p, lambda j, t, k: s.value(x[j, t, k]))
     return build(solver="cpsat", status=Status.OPTIMAL if st == cp_model.OPTIMAL
-                 else Status.FEASIBLE, solution=sol, check=p.check, objective=p.objective,
+                 else Status.FEASIBLE, solution=sol, check=checker(p), objective=scorer(p),
                  bound=s.best_objective_bound, runtime=rt, seed=seed, params=params)
 
 
@@ -184,7 +185,7 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
             return _stopped("ilp", p, dl, seed, params)
         load.append(p.base_mem[k] + pulp.lpSum(m * x[j, t, k] for j, job in enumerate(p.jobs)
                                                for t, m in enumerate(job)))
-    if p.objective_kind == "max":
+    if p.objective == "max":
         z = variable(lp, "z", "Continuous", low=p.lower_bound())
         lp += z
         for k in range(n):
@@ -219,7 +220,7 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     proved = lp.sol_status == pulp.LpSolutionOptimal
     bound = lp.objective.value() if proved else p.lower_bound()
     return build(solver="ilp", status=Status.OPTIMAL if proved else Status.FEASIBLE,
-                 solution=sol, check=p.check, objective=p.objective, bound=bound,
+                 solution=sol, check=checker(p), objective=scorer(p), bound=bound,
                  runtime=rt, seed=seed, params=params)
 
 
@@ -244,13 +245,13 @@ def solve_brute(problem: TaskMapping, *, time_limit: float | None = None, seed: 
     for i, combo in enumerate(itertools.product(*choices)):
         if i % 256 == 0 and best is not None and dl.expired():
             return build(solver="brute", status=Status.FEASIBLE, solution=best,
-                         check=p.check, objective=p.objective, bound=p.lower_bound(),
+                         check=checker(p), objective=scorer(p), bound=p.lower_bound(),
                          runtime=dl.elapsed(), seed=seed, params=params,
                          note="stopped by the time limit")
         sol = [list(c) for c in combo]
-        v = p.objective(sol)
+        v = objective(p, sol)
         if best_v is None or v < best_v:
             best, best_v = sol, v
-    return build(solver="brute", status=Status.OPTIMAL, solution=best, check=p.check,
-                 objective=p.objective, bound=best_v, runtime=dl.elapsed(),
+    return build(solver="brute", status=Status.OPTIMAL, solution=best, check=checker(p),
+                 objective=scorer(p), bound=best_v, runtime=dl.elapsed(),
                  seed=seed, params=params)

@@ -32,7 +32,7 @@ POLICIES: dict[str, str] = {
 SOLVERS: dict[str, dict[str, str]] = {}
 
 PROBLEM_LOADERS: dict[str, str] = {}
-PROBLEM_LOADERS["grouping"] = "sim.problems.grouping:from_json"
+PROBLEM_LOADERS["grouping"] = "sim.problems.grouping:from_dict"
 SOLVERS["grouping"] = {
     "exact-ilp": "models.grouping:solve_ilp",
     "exact-cpsat": "models.grouping:solve_cpsat",
@@ -88,9 +88,9 @@ PROBLEM_LOADERS["slot_placement"] = "sim.problems.placement:from_dict"
 SOLVERS["slot_placement"] = {"exhaustive": "models.slots:solve_placement"}
 
 # K-resource scheduling (Leinberger, Karypis & Kumar 1999)
-PROBLEM_LOADERS["kresource_epochs"] = "sim.problems.kresource:epochs_from_dict"
-PROBLEM_LOADERS["kresource_selection"] = "sim.problems.kresource:selection_from_dict"
-PROBLEM_LOADERS["kresource_response"] = "sim.problems.kresource:response_from_dict"
+PROBLEM_LOADERS["kresource_epochs"] = "sim.problems.kresource:from_dict"
+PROBLEM_LOADERS["kresource_selection"] = "sim.problems.kresource:from_dict"
+PROBLEM_LOADERS["kresource_response"] = "sim.problems.kresource:from_dict"
 SOLVERS["kresource_epochs"] = {
     "cpsat": "models.kresource.cpsat:solve_epochs",
     "ilp": "models.kresource.ilp:solve_epochs",

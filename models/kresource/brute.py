@@ -15,7 +15,8 @@ from __future__ import annotations
 import itertools
 import time
 
-from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
+from sim.problems import checker, scorer
+from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem, objective
 from sim.result import Result, Status, build
 
 
@@ -70,8 +71,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
         stopped = True
     status = Status.FEASIBLE if stopped else Status.OPTIMAL
     return build(solver="brute", status=status, solution=best[1],
-                 bound=lb if stopped else None, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+                 bound=lb if stopped else None, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  params={"time_limit": time_limit})
 
 
@@ -89,7 +90,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
                 stopped = True
                 break
             try:
-                v = problem.objective(list(sub))
+                v = objective(problem, list(sub))
             except ValueError:
                 continue
             if v > best_val:
@@ -97,7 +98,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
         if stopped:
             break
     return build(solver="brute", status=Status.FEASIBLE if stopped else Status.OPTIMAL,
-                 solution=best, check=problem.check, objective=problem.objective, sense="max",
+                 solution=best, check=checker(problem), objective=scorer(problem), sense="max",
                  runtime=time.perf_counter() - t0, seed=seed, params={"time_limit": time_limit})
 
 
@@ -115,11 +116,11 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
             stopped = True
             break
         s = serial_schedule(problem, order)
-        v = problem.objective(s)
+        v = objective(problem, s)
         if v < best_val:
             best, best_val = s, v
     return build(solver="brute", status=Status.FEASIBLE if stopped else Status.OPTIMAL,
-                 solution=best, check=problem.check, objective=problem.objective,
+                 solution=best, check=checker(problem), objective=scorer(problem),
                  runtime=time.perf_counter() - t0, seed=seed, params={"time_limit": time_limit})
 
 

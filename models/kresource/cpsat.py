@@ -30,6 +30,7 @@ from models.kresource.common import (
     relabel,
     remaining,
 )
+from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
@@ -68,7 +69,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     params = {"time_limit": time_limit, "greedy_bound": greedy_bound}
     if greedy_bound and len(ub_sol) == lb:
         return build(solver="cpsat", status=Status.OPTIMAL, solution=ub_sol, bound=lb,
-                     check=problem.check, objective=problem.objective, seed=seed,
+                     check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note="greedy packing meets the lower bound max_k ceil(sum r_k / C_k)")
     n, E = problem.n, len(ub_sol)
@@ -76,7 +77,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         m, x, y = _epochs_model(problem, ub_sol, lb, t0, time_limit)
     except OutOfTime:
         return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
-                     check=problem.check, objective=problem.objective, seed=seed,
+                     check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note="time limit reached while building; the greedy packing")
     left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
@@ -90,8 +91,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         bound = max(lb, s.best_objective_bound)
     elif status is Status.UNKNOWN:
         sol, status, bound = ub_sol, Status.FEASIBLE, lb  # the greedy packing stands
-    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  params=params)
 
 
@@ -149,7 +150,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     params = {"time_limit": time_limit, "deterministic_limit": deterministic_limit}
     if not elig:
         return build(solver="cpsat", status=Status.OPTIMAL, solution=[], bound=0.0,
-                     check=problem.check, objective=problem.objective, sense="max",
+                     check=checker(problem), objective=scorer(problem), sense="max",
                      runtime=time.perf_counter() - t0, seed=seed, params=params)
     m = cp_model.CpModel()
     x = {j: m.new_bool_var(f"x{j}") for j in elig}
@@ -172,8 +173,8 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = [j for j in elig if s.value(x[j])]
         bound = s.best_objective_bound
-    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=problem.check,
-                 objective=problem.objective, sense="max", runtime=time.perf_counter() - t0,
+    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
+                 objective=scorer(problem), sense="max", runtime=time.perf_counter() - t0,
                  seed=seed, params=params)
 
 
@@ -212,6 +213,6 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = [int(s.value(v)) for v in st]
         bound = s.best_objective_bound
-    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  params={"time_limit": time_limit})

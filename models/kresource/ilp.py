@@ -25,6 +25,7 @@ from typing import Any
 
 from models.cbc import solve_guarded, variable
 from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
+from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
 
@@ -108,7 +109,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         status, vals, bound = _run(make, remaining(t0, time_limit))
     except OutOfTime:
         return build(solver="ilp", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
-                     check=problem.check, objective=problem.objective,
+                     check=checker(problem), objective=scorer(problem),
                      runtime=time.perf_counter() - t0, seed=seed,
                      params={"time_limit": time_limit},
                      note="time limit reached while building; the greedy packing")
@@ -119,8 +120,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
             bound = lb if bound is None else max(lb, math.ceil(bound - 1e-6))
     elif status is Status.UNKNOWN:
         sol, status, bound = ub_sol, Status.FEASIBLE, lb
-    return build(solver="ilp", status=status, solution=sol, bound=bound, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+    return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  params={"time_limit": time_limit})
 
 
@@ -149,8 +150,8 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
         status, vals, bound = _run(make, time_limit)
     sol = [j for j in elig if vals.get(j, 0) > 0.5] if status in (
         Status.OPTIMAL, Status.FEASIBLE) else None
-    return build(solver="ilp", status=status, solution=sol, bound=bound, check=problem.check,
-                 objective=problem.objective, sense="max", runtime=time.perf_counter() - t0,
+    return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
+                 objective=scorer(problem), sense="max", runtime=time.perf_counter() - t0,
                  seed=seed, params={"time_limit": time_limit})
 
 
@@ -202,13 +203,13 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     try:
         status, vals, bound = _run(make, time_limit)
     except OutOfTime:
-        return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=problem.check,
-                     objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+        return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=checker(problem),
+                     objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                      params={"time_limit": time_limit}, note="time limit reached while building")
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = [next(t for t in range(a[j], H - p[j] + 1) if vals.get((j, t), 0) > 0.5)
                for j in range(n)]
-    return build(solver="ilp", status=status, solution=sol, bound=bound, check=problem.check,
-                 objective=problem.objective, runtime=time.perf_counter() - t0, seed=seed,
+    return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  params={"time_limit": time_limit})

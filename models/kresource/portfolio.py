@@ -11,6 +11,7 @@ import time
 
 from models.kresource import cpsat, ilp
 from models.kresource.common import remaining
+from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
 from sim.result import Result, Status, build
 
@@ -24,7 +25,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     r = cpsat.solve_response(problem, time_limit=quick, seed=seed)
     if r.status is Status.OPTIMAL:
         return build(solver="portfolio", status=r.status, solution=r.solution, bound=r.bound,
-                     check=problem.check, objective=problem.objective,
+                     check=checker(problem), objective=scorer(problem),
                      runtime=time.perf_counter() - t0, seed=seed,
                      params={"time_limit": time_limit}, note="CP-SAT")
     results = [r]
@@ -38,7 +39,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
         results.append(r)
         if r.status is Status.OPTIMAL:
             return build(solver="portfolio", status=r.status, solution=r.solution,
-                         bound=r.bound, check=problem.check, objective=problem.objective,
+                         bound=r.bound, check=checker(problem), objective=scorer(problem),
                          runtime=time.perf_counter() - t0, seed=seed,
                          params={"time_limit": time_limit}, note="time-indexed ILP")
     left = remaining(t0, time_limit)
@@ -51,6 +52,6 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     status = Status.OPTIMAL if any(r.status is Status.OPTIMAL for r in results) else (
         Status.FEASIBLE if best else Status.UNKNOWN)
     return build(solver="portfolio", status=status, solution=best.solution if best else None,
-                 bound=bound, check=problem.check, objective=problem.objective,
+                 bound=bound, check=checker(problem), objective=scorer(problem),
                  runtime=time.perf_counter() - t0, seed=seed, params={"time_limit": time_limit},
                  note="; ".join(f"{r.solver}: {r.status.value}" for r in results))

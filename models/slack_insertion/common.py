@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from models.deadline import Deadline  # noqa: F401  (re-exported for the solvers)
+from sim.problems import checker
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status, build
@@ -23,9 +24,9 @@ def finish(name: str, problem: InsertionProblem, sch: InsertionSchedule | None,
            params: dict[str, Any], note: str = "") -> Result:
     """The :class:`Result` of solver ``name`` for schedule ``sch`` (an
     :class:`InsertionSchedule`, checked by :func:`sim.problems.insertion.check`; price
-    recomputed by :func:`sim.problems.insertion.price`)."""
+    recomputed by :func:`sim.problems.insertion.objective` (the price))."""
     return build(solver=name, status=status, solution=sch,
-                 check=lambda s: ins.check(problem, s),
-                 objective=lambda s: ins.price(problem, s), bound=bound,
+                 check=checker(problem),
+                 objective=lambda s: ins.objective(problem, s), bound=bound,
                  runtime=deadline.elapsed(), seed=seed, params=params, tolerance=BOUND_TOL,
                  note=note)

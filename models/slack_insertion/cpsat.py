@@ -375,15 +375,15 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     T = ins.horizon(problem)
     dom, new_dom = start_bounds(problem, T)
     cur = ins.current_schedule(problem)
-    p_cur = ins.price(problem, cur)
+    p_cur = ins.objective(problem, cur)
     waiting = problem.waiting
     wts = [ins.delay_weight(problem, w) for w in waiting]
     a = ins.new_weight(problem)
 
     start = cur
-    if incumbent is not None and ins.price(problem, incumbent) < p_cur:
+    if incumbent is not None and ins.objective(problem, incumbent) < p_cur:
         start = left_shift(problem, incumbent)  # no dearer; its starts are in the domains
-        params["warm_start_price"] = ins.price(problem, start)
+        params["warm_start_price"] = ins.objective(problem, start)
     if tighten:
         dom, new_dom = tighten_domains(problem, dom, new_dom, start)
     ranges = [max(abs(dom[w.id][0] - w.te), abs(dom[w.id][1] - w.te)) for w in waiting]
@@ -539,7 +539,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     if st1 != cp_model.OPTIMAL:
         return done(ins.best(problem, [sch1, start, cur]), Status.FEASIBLE, bound1,
                     "stopped by the time limit in stage 1 (price)")
-    p1 = ins.price(problem, sch1)
+    p1 = ins.objective(problem, sch1)
     if fine and eps > 0 and p1 <= bound1 + ins.price_tolerance(bound1):
         # stage 1's schedule is in the tie set of every price >= bound1: no exact stage
         return _fewest_moved_fine(problem, m, solver, run, read, done, hint, params, starts,
@@ -595,7 +595,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     else:
         v_best = (round(solver.objective_value) - a_lb) * (2 ** f if f > 0 else 1)
         bound2 = bound1 if eps > 0 else a_lb / S
-    p2 = ins.price(problem, sch2)
+    p2 = ins.objective(problem, sch2)
 
     # ---------------------------------------------------------------- stage 3: fewest moved
     if ins.moved(problem, sch2) == 0:  # nothing to improve: no schedule moves fewer jobs
@@ -629,7 +629,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     if final is sch2 and ins.moved(problem, sch3) < ins.moved(problem, sch2):
         return done(final, Status.FEASIBLE, bound2,
                     "the fewest-moved pick was beyond the price tie; not proved")
-    return done(final, Status.OPTIMAL, min(bound2, ins.price(problem, final)))
+    return done(final, Status.OPTIMAL, min(bound2, ins.objective(problem, final)))
 
 
 def _fewest_moved_stage(m: Any, problem: InsertionProblem, starts: dict[int, Any], hint: Any,
@@ -669,7 +669,7 @@ def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any,
     from ortools.sat.python import cp_model
 
     params["stage2_status"] = "skipped (fine stage 1 within the tie tolerance)"
-    p1 = ins.price(problem, sch1)
+    p1 = ins.objective(problem, sch1)
     if ins.moved(problem, sch1) == 0:
         params["stage3_status"] = "skipped (no job moved)"
         return done(sch1, Status.OPTIMAL, min(bound1, p1))
@@ -687,7 +687,7 @@ def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any,
     if st3 != cp_model.OPTIMAL:
         return done(final, Status.FEASIBLE, bound1,
                     "stopped by the time limit in stage 3 (fewest moved jobs)")
-    p_final = ins.price(problem, final)
+    p_final = ins.objective(problem, final)
     if ins.moved(problem, final) > ins.moved(problem, sch3) \
             or p_final > bound1 + ins.price_tolerance(bound1):
         return done(final, Status.FEASIBLE, bound1,

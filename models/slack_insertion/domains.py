@@ -75,7 +75,7 @@ def tighten_domains(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
     if at <= 0:
         return dom, new_dom
     now = problem.now
-    p0 = ins.price(problem, cur)
+    p0 = ins.objective(problem, cur)
     p0 += ins.price_tolerance(p0)
     wts = {w.id: ins.delay_weight(problem, w) for w in problem.waiting}
     gains = {w.id: wts[w.id] * abs(ins.signed_power(w.te - dom[w.id][0], at))

@@ -190,7 +190,7 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         only = {jid: v[0] for jid, v in cand.items()}
         sch = InsertionSchedule(only[problem.new.id] if problem.new is not None else None,
                                 {w.id: only[w.id] for w in problem.waiting})
-        return finish("ilp", problem, sch, Status.OPTIMAL, ins.price(problem, sch), deadline,
+        return finish("ilp", problem, sch, Status.OPTIMAL, ins.objective(problem, sch), deadline,
                       seed, params)
 
     t_build = deadline.elapsed()
@@ -228,13 +228,13 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
             return _fallback(problem, cur, deadline, seed, params, bound_from_log(logfile),
                              "CBC found no schedule in time")
         sch1 = read()
-        if not ins.is_feasible(problem, sch1):  # CBC's tolerances let in a bad pick
+        if ins.check(problem, sch1):  # CBC's tolerances let in a bad pick
             sch1 = cur
         if prob.sol_status != pulp.LpSolutionOptimal:
             return finish("ilp", problem, ins.best(problem, [sch1, cur]), Status.FEASIBLE,
                           bound_from_log(logfile), deadline, seed, params,
                           note="stopped by the time limit")
-        p1 = ins.price(problem, sch1)
+        p1 = ins.objective(problem, sch1)
         bound = p1
         if all(len(x[w.id]) == 1 for w in problem.waiting):
             return finish("ilp", problem, sch1, Status.OPTIMAL, bound, deadline, seed, params)
@@ -251,7 +251,7 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         sch2 = read()
         status = Status.OPTIMAL if prob.sol_status == pulp.LpSolutionOptimal else Status.FEASIBLE
         note = "" if status is Status.OPTIMAL else "tie-break stage stopped by the time limit"
-        if not ins.is_feasible(problem, sch2) or ins.price(problem, sch2) > \
+        if ins.check(problem, sch2) or ins.objective(problem, sch2) > \
                 p1 + ins.price_tolerance(p1):
             sch2, status = sch1, Status.FEASIBLE
             note = ("the tie-break pick of CBC was beyond the price tie (CBC tolerances); "

@@ -268,9 +268,9 @@ class SlackScheduler(BasePolicy):
             self.snapshots.append(problem)
         sched = self.inserter(problem)
         if self.check:
-            from sim.problems.insertion import check
+            from sim.problems import ensure_feasible
 
-            check(problem, sched)
+            ensure_feasible(problem, sched)
         return sched
 
     def _apply(self, sched: InsertionSchedule) -> None:

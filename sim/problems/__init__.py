@@ -1,8 +1,151 @@
-"""Problem families, each defined once: data, feasibility, objective and JSON.
+"""Problem families, each defined once: data, feasibility, objective, JSON and its schema.
 
 A family's exact models (``models/``) and its heuristics (``heuristics/``) import its one
 definition from here, so their numbers are comparable by construction.
 
-- ``insertion``: slack-constrained insertion into a backfilling profile (Talby & Feitelson).
-- ``grouping``: memory-aware time-slice grouping (Suh, Rudolph & Devadas).
+========================  =======================  ==========================================
+family                    module                   problem
+========================  =======================  ==========================================
+``slack_insertion``       :mod:`.insertion`        slack-constrained insertion (Talby & Feitelson)
+``grouping``              :mod:`.grouping`         memory-aware time-slice grouping (Suh et al.)
+``kresource_epochs``      :mod:`.kresource`        K-resource epochs (Leinberger et al.)
+``kresource_selection``   :mod:`.kresource`        one K-resource EASY backfill decision
+``kresource_response``    :mod:`.kresource`        K-resource total (weighted) response time
+``task_mapping``          :mod:`.task_mapping`     memory-balanced task mapping (CSM, Gine et al.)
+``gang_schedule``         :mod:`.gang_schedule`    memory-feasible gang schedule (CSM)
+``slot_assignment``       :mod:`.slots`            BSP slot tables (Karl)
+``slot_placement``        :mod:`.placement`        slot placement of one BSP program (Karl)
+========================  =======================  ==========================================
+
+The contract
+------------
+Every family module exposes the same names:
+
+``FAMILY``
+    The family's name (the ``"problem"`` field of its JSON). Every problem class also
+    carries it as a class attribute, so ``problem.FAMILY`` names the family of any
+    problem. A module that defines several families (only :mod:`.kresource`, whose three
+    problems share their vectors and checks) has no module-level ``FAMILY``: it exposes
+    ``FAMILIES`` (a tuple) and its module-level functions below dispatch on the problem's
+    class (or, in ``from_dict``, on the ``"problem"`` field).
+``<Name>Problem``
+    A frozen dataclass validated at construction: a bad value raises ``ValueError``
+    naming the field and the value.
+``from_dict(data, source="<json>") -> problem`` / ``to_dict(problem) -> dict``
+    The JSON form; ``from_dict(to_dict(p)) == p``. Errors name ``source`` and the field.
+``check(problem, solution) -> list[str]``
+    The violations of ``solution`` (one readable sentence each; empty when feasible). It
+    shares no code with the solvers. :func:`ensure_feasible` raises them.
+``objective(problem, solution) -> float``
+    The value of a feasible solution (the paper's name for it is in the docstring).
+``SCHEMA``
+    The family's field declarations (:class:`sim.problems.fields.Record`), the one place a
+    field's name, type, meaning, unit, range and default are written; :func:`schema` (JSON
+    Schema) and :func:`example` (a small valid instance) are generated from it. The
+    several-family module exposes ``SCHEMAS`` (family -> Record) instead.
+
+Every solver of a family (``sim.registry.SOLVERS[family]``) is a function
+``solve(problem, *, time_limit=None, seed=0, <explicit options>) -> sim.result.Result``.
 """
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+__all__ = ["MODULES", "Infeasible", "module", "family_of", "ensure_feasible", "checker",
+           "objective", "scorer", "schema", "example"]
+
+MODULES: dict[str, str] = {
+    "slack_insertion": "sim.problems.insertion",
+    "grouping": "sim.problems.grouping",
+    "kresource_epochs": "sim.problems.kresource",
+    "kresource_selection": "sim.problems.kresource",
+    "kresource_response": "sim.problems.kresource",
+    "task_mapping": "sim.problems.task_mapping",
+    "gang_schedule": "sim.problems.gang_schedule",
+    "slot_assignment": "sim.problems.slots",
+    "slot_placement": "sim.problems.placement",
+}
+"""Module defining each family (imported on first use)."""
+
+
+class Infeasible(ValueError):
+    """A solution violates its problem; ``violations`` lists why (``check``'s list)."""
+
+    def __init__(self, violations: list[str]) -> None:
+        self.violations = list(violations)
+        super().__init__("; ".join(self.violations))
+
+
+def module(family: str) -> ModuleType:
+    """The module defining ``family`` (ValueError naming the known ones otherwise)."""
+    try:
+        return importlib.import_module(MODULES[family])
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown problem family {family!r}; known: {sorted(MODULES)}") from None
+
+
+def family_of(problem: Any) -> str:
+    """The family of a problem object (its class's ``FAMILY``)."""
+    fam = getattr(type(problem), "FAMILY", None)
+    if fam not in MODULES:
+        raise ValueError(f"{type(problem).__name__} is not a problem of a known family")
+    return fam
+
+
+def ensure_feasible(problem: Any, solution: Any) -> None:
+    """Raise :class:`Infeasible` (a ``ValueError``) unless ``check(problem, solution)`` of
+    the problem's family is empty; the message joins the violations."""
+    violations = module(family_of(problem)).check(problem, solution)
+    if violations:
+        raise Infeasible(violations)
+
+
+def checker(problem: Any) -> Callable[[Any], None]:
+    """:func:`ensure_feasible` bound to ``problem``: the raising check that
+    :func:`sim.result.build` takes."""
+    check = module(family_of(problem)).check
+
+    def ensure(solution: Any) -> None:
+        violations = check(problem, solution)
+        if violations:
+            raise Infeasible(violations)
+
+    return ensure
+
+
+def objective(problem: Any, solution: Any) -> float:
+    """``objective(problem, solution)`` of the problem's family."""
+    return module(family_of(problem)).objective(problem, solution)
+
+
+def scorer(problem: Any) -> Callable[[Any], float]:
+    """The family's ``objective`` bound to ``problem`` (for :func:`sim.result.build`)."""
+    fn = module(family_of(problem)).objective
+    return lambda solution: fn(problem, solution)
+
+
+def schema(family: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a problem file of ``family``, generated from the
+    family's field declarations: per field its type, ``description``, ``unit``, range
+    (``minimum``/``maximum``), ``enum`` and ``default``."""
+    from sim.problems import fields
+
+    return fields.json_schema(_declaration(family), family)
+
+
+def example(family: str) -> dict[str, Any]:
+    """A small valid problem of ``family`` as its JSON dictionary, generated from the
+    declarations' examples; every registered solver of the family accepts it."""
+    from sim.problems import fields
+
+    return fields.example_of(_declaration(family), family)
+
+
+def _declaration(family: str) -> Any:
+    mod = module(family)
+    declared = getattr(mod, "SCHEMAS", None)
+    return declared[family] if declared is not None else mod.SCHEMA

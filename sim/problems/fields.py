@@ -12,12 +12,19 @@ Typical use in a family's ``from_dict``::
 
 Numbers are checked strictly: booleans are not numbers, NaN is never accepted, infinity
 only where a field allows it, and integral floats (``3.0``) are accepted as integers.
+
+Every family also *declares* its JSON fields once, as a :class:`Record` of :class:`Field`
+(name, JSON type, meaning, unit, range, default, an example value); its JSON Schema
+(:func:`json_schema`) and a small valid instance (:func:`example_of`) are generated from
+that declaration (``sim.problems.schema`` / ``sim.problems.example``).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -31,6 +38,12 @@ __all__ = [
     "sequence",
     "record",
     "family",
+    "REQUIRED",
+    "COMPUTED",
+    "Field",
+    "Record",
+    "json_schema",
+    "example_of",
 ]
 
 MAX_ECHO = 80
@@ -150,3 +163,169 @@ def family(data: Any, expected: str, *, source: str | None = None) -> Mapping[st
     if got != expected:
         raise ValueError(f"{where(source, 'problem')} must be {expected!r}, got {short(got)}")
     return data
+
+
+# ---------------------------------------------------------------------------- declarations
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+"""The ``default`` of a field that must be given."""
+
+
+class _Computed:
+    def __repr__(self) -> str:
+        return "COMPUTED"
+
+
+COMPUTED: Any = _Computed()
+"""The ``default`` of an optional field whose default depends on the other fields (said
+in its meaning; the schema gives no ``default``)."""
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+@dataclass(frozen=True)
+class Record:
+    """The fields of one JSON object (a problem file, or an item of one of its lists).
+
+    Parameters
+    ----------
+    meaning : str
+        What one such object is.
+    fields : tuple of Field
+    closed : bool
+        True when the loader rejects a key that is not declared (``additionalProperties``
+        false in the schema).
+    """
+
+    meaning: str
+    fields: tuple[Field, ...]
+    closed: bool = True
+
+
+@dataclass(frozen=True)
+class Field:
+    """One declared field of a problem's JSON.
+
+    Parameters
+    ----------
+    name : str
+    type : {"integer", "number", "string", "boolean", "array", "object"}
+        JSON type of the value.
+    meaning : str
+        What the value is (the schema's ``description``).
+    unit : str
+        Unit of a number, or of each number of an array ("" when it has none).
+    minimum, maximum : float or None
+        Inclusive range of a number, or of each number of an array.
+    default : Any
+        Value the loader takes when the field is absent; :data:`REQUIRED` when it must be
+        given, :data:`COMPUTED` when it depends on the other fields.
+    choices : tuple
+        The allowed values (``enum``), if restricted.
+    items : Field, Record or None
+        Type of each entry of an array (a Field for nested arrays or numbers, a Record for
+        objects), or the fields of an object.
+    nullable : bool
+        ``null`` is allowed too.
+    scalar : bool
+        For an array: one number for every entry is allowed too.
+    example : Any
+        The value of the family's example instance (None: left out of it).
+    """
+
+    name: str
+    type: str
+    meaning: str
+    unit: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    default: Any = REQUIRED
+    choices: tuple[Any, ...] = ()
+    items: Field | Record | None = None
+    nullable: bool = False
+    scalar: bool = False
+    example: Any = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+def _range(f: Field) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if f.minimum is not None:
+        out["minimum"] = f.minimum
+    if f.maximum is not None:
+        out["maximum"] = f.maximum
+    if f.unit:
+        out["unit"] = f.unit
+    return out
+
+
+def _value_schema(f: Field | Record) -> dict[str, Any]:
+    if isinstance(f, Record):
+        return _object_schema(f)
+    out: dict[str, Any] = {"type": [f.type, "null"] if f.nullable else f.type}
+    if f.type == "object" and isinstance(f.items, Record):
+        out.update({k: v for k, v in _object_schema(f.items).items() if k != "type"})
+    if f.meaning:
+        out["description"] = f.meaning
+    if f.type == "array":
+        if f.items is not None:
+            out["items"] = _value_schema(f.items)
+            if isinstance(f.items, Field) and f.items.type in ("integer", "number"):
+                out["items"].update(_range(f))
+        if f.scalar:
+            item_type = f.items.type if isinstance(f.items, Field) else "number"
+            out = {"description": out.pop("description", ""),
+                   "anyOf": [out, {"type": item_type, **_range(f)}]}
+        elif f.unit:
+            out["unit"] = f.unit
+    else:
+        out.update(_range(f))
+    if f.choices:
+        out["enum"] = list(f.choices)
+    if not f.required and f.default is not COMPUTED:
+        out["default"] = copy.deepcopy(f.default)
+    return out
+
+
+def _object_schema(rec: Record, family: str | None = None) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    if family is not None:
+        props["problem"] = {"const": family, "description": "The problem family."}
+        required.append("problem")
+    for f in rec.fields:
+        props[f.name] = _value_schema(f)
+        if f.required:
+            required.append(f.name)
+    out: dict[str, Any] = {"type": "object", "description": rec.meaning,
+                           "properties": props, "required": required}
+    if rec.closed:
+        out["additionalProperties"] = False
+    return out
+
+
+def json_schema(rec: Record, family: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a problem file of ``family`` declared by ``rec``:
+    per field its ``type``, ``description``, ``unit`` (a keyword of this project),
+    ``minimum``/``maximum``, ``enum`` and ``default``."""
+    return {"$schema": JSON_SCHEMA_DIALECT, "$id": f"schedsearch:{family}", "title": family,
+            **_object_schema(rec, family)}
+
+
+def example_of(rec: Record, family: str) -> dict[str, Any]:
+    """The example problem of ``family``: ``"problem"`` and every declared field's
+    ``example`` (fields without one are left to their default)."""
+    out: dict[str, Any] = {"problem": family}
+    for f in rec.fields:
+        if f.example is not None:
+            out[f.name] = copy.deepcopy(f.example)
+        elif f.required:
+            raise ValueError(f"{family}: required field {f.name!r} declares no example")
+    return out

@@ -36,15 +36,15 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from sim.problems import fields
 
 FAMILY = "gang_schedule"
 OBJECTIVES = ("rows", "weighted")
 
-__all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "load", "check",
-           "objective", "conflicts", "lower_bound", "random_problem"]
+__all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "to_dict", "load",
+           "check", "objective", "conflicts", "lower_bound", "random_problem"]
 
 Rows = list[list[str]]
 
@@ -94,6 +94,8 @@ class GangProblem:
     objective : {"rows", "weighted"}
     """
 
+    FAMILY: ClassVar[str] = FAMILY
+
     n_nodes: int
     mem: int
     jobs: tuple[GangJob, ...]
@@ -140,6 +142,11 @@ class GangProblem:
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+
+def to_dict(problem: GangProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
@@ -212,25 +219,29 @@ def conflicts(problem: GangProblem) -> list[tuple[int, int]]:
             if sets[i] & sets[j]]
 
 
-def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> None:
-    """Raise ValueError unless ``rows`` is a feasible gang schedule of ``problem``: every
-    job in exactly one row, 1..max_rows non-empty rows, per row and node at most one task
-    and resident pages ``local_mem[k] + sum(tasks) <= mem``."""
+def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> list[str]:
+    """The violations of ``rows`` as a gang schedule of ``problem`` (empty when
+    feasible): every job in exactly one row, 1..max_rows non-empty rows, per row and node
+    at most one task and resident pages ``local_mem[k] + sum(tasks) <= mem``."""
     T = len(rows)
+    out: list[str] = []
     if T < 1 or T > problem.max_rows:
-        raise ValueError(f"schedule has {T} rows, allowed 1..{problem.max_rows}")
+        out.append(f"schedule has {T} rows, allowed 1..{problem.max_rows}")
     by_name = {j.name: j for j in problem.jobs}
     seen: dict[str, int] = {}
     for r, row in enumerate(rows):
         if not row:
-            raise ValueError(f"row {r} is empty")
+            out.append(f"row {r} is empty")
+            continue
         tasks = [0] * problem.n_nodes
         pages = list(problem.local_mem)
         for name in row:
             if name not in by_name:
-                raise ValueError(f"row {r}: unknown job {name!r}")
+                out.append(f"row {r}: unknown job {name!r}")
+                continue
             if name in seen:
-                raise ValueError(f"job {name!r} is in rows {seen[name]} and {r}")
+                out.append(f"job {name!r} is in rows {seen[name]} and {r}")
+                continue
             seen[name] = r
             job = by_name[name]
             for k, m in zip(job.nodes, job.mem, strict=True):
@@ -238,13 +249,13 @@ def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> None:
                 pages[k] += m
         for k in range(problem.n_nodes):
             if tasks[k] > 1:
-                raise ValueError(f"row {r}: {tasks[k]} tasks on node {k}")
+                out.append(f"row {r}: {tasks[k]} tasks on node {k}")
             if pages[k] > problem.mem:
-                raise ValueError(f"row {r}: node {k} needs {pages[k]} pages > mem "
-                                 f"{problem.mem}")
+                out.append(f"row {r}: node {k} needs {pages[k]} pages > mem {problem.mem}")
     missing = [n for n in by_name if n not in seen]
     if missing:
-        raise ValueError(f"jobs without a row: {missing}")
+        out.append(f"jobs without a row: {missing}")
+    return out
 
 
 def objective(problem: GangProblem, rows: Sequence[Sequence[str]]) -> float:
@@ -291,3 +302,37 @@ def random_problem(seed: int, *, n_nodes: int = 32, n_jobs: int = 30,
                             float(rng.randint(*weights))))
     return GangProblem(n_nodes, mem, tuple(jobs), (0,) * n_nodes,
                        max_rows if max_rows is not None else n_jobs, objective)
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Memory-feasible gang schedule (CSM M7): put every job in one row of an Ousterhout "
+    "matrix, jobs sharing a node in different rows, every row's tasks fitting each node's "
+    "memory beside the local tasks; minimise the rows or the weighted completion rounds.",
+    (
+        _F("n_nodes", "integer", "Nodes of the cluster.", minimum=1, example=3),
+        _F("mem", "integer", "M, memory of a node.", "pages", minimum=1, example=10),
+        _F("jobs", "array", "The distributed jobs.",
+           items=fields.Record("A job: one task on each of its nodes.", (
+               _F("name", "string", "Unique name (default J<index>).", default=fields.COMPUTED),
+               _F("nodes", "array", "Its distinct nodes.", minimum=0,
+                  items=_F("", "integer", "")),
+               _F("mem", "array", "Memory of its task on each node (aligned with nodes), or "
+                  "one number for every task.", "pages", minimum=1,
+                  items=_F("", "integer", ""), scalar=True),
+               _F("weight", "number", "Weight in the \"weighted\" objective (> 0).",
+                  minimum=0.0, default=1.0))),
+           example=[{"name": "A", "nodes": [0, 1], "mem": [3, 4]},
+                    {"name": "B", "nodes": [1, 2], "mem": 2, "weight": 2.0},
+                    {"name": "C", "nodes": [0], "mem": [5]}]),
+        _F("local_mem", "array", "Memory held by local tasks per node (resident in every "
+           "row), or one number for every node.", "pages", minimum=0,
+           items=_F("", "integer", ""), scalar=True, default=0, example=[0, 1, 0]),
+        _F("max_rows", "integer", "Largest number of rows allowed (default: the number of "
+           "jobs).", minimum=1, default=fields.COMPUTED, example=3),
+        _F("objective", "string", "\"rows\": minimise the rows; \"weighted\": minimise "
+           "sum_j w_j r_j (row r_j served r-th).", choices=OBJECTIVES, default="rows"),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("gang_schedule")``)."""

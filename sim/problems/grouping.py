@@ -32,15 +32,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sim.memory.model import MissRateCurve, steady_state
+from sim.problems import ensure_feasible, fields
 from sim.problems.fields import short
 
-__all__ = ["GroupJob", "GroupingProblem", "SliceCosts", "load", "from_json", "schedule_name",
-           "random_problem"]
+FAMILY = "grouping"
+
+__all__ = ["FAMILY", "GroupJob", "GroupingProblem", "SliceCosts", "load", "from_dict", "to_dict",
+           "check", "objective", "schedule_name", "random_problem"]
 
 Solution = list[list[str]]
 MODELS = ("eq2", "fluctuations")
@@ -115,6 +118,8 @@ class GroupingProblem:
     name, source : str
         Label and provenance of the data.
     """
+
+    FAMILY: ClassVar[str] = FAMILY
 
     jobs: tuple[GroupJob, ...]
     processors: int
@@ -254,45 +259,10 @@ class GroupingProblem:
         return out
 
     # ------------------------------------------------------------------ solutions
-    def check(self, solution: Solution) -> None:
-        """Raise ValueError unless every job is in exactly one slice, each slice within
-        ``P`` processors, and (fixed ``S``) there are exactly ``S`` slices."""
-        if not isinstance(solution, (list, tuple)) or not solution:
-            raise ValueError("solution: must be a non-empty list of slices")
-        if self.slices is not None and len(solution) != self.slices:
-            raise ValueError(f"solution: {len(solution)} slices, the problem fixes "
-                             f"S = {self.slices}")
-        count = dict.fromkeys(self.names, 0)
-        Q = {j.name: j.procs for j in self.jobs}
-        for s, grp in enumerate(solution):
-            for n in grp:
-                if n not in count:
-                    raise ValueError(f"solution: slice {s} names unknown job {short(n)}")
-                count[n] += 1
-            used = sum(Q[n] for n in grp)
-            if used > self.processors:
-                raise ValueError(f"solution: slice {s} needs {used} processors > "
-                                 f"P = {self.processors}")
-        for n, c in count.items():
-            if c != 1:
-                raise ValueError(f"solution: job {short(n)} is in {c} slices, must be in "
-                                 "exactly 1")
-
-    def is_feasible(self, solution: Solution) -> bool:
-        try:
-            self.check(solution)
-        except ValueError:
-            return False
-        return True
-
-    def objective(self, solution: Solution) -> float:
-        """Eq. 4 idle processor-seconds of a feasible schedule (checked first)."""
-        self.check(solution)
-        return float(sum(self.slice_costs(solution)))
-
     def evaluate(self, solution: Solution) -> dict[str, Any]:
-        """Per-slice misses, combined miss rate and cost, plus totals."""
-        self.check(solution)
+        """Per-slice misses, combined miss rate and cost, plus totals (of a feasible
+        schedule: :class:`sim.problems.Infeasible` otherwise)."""
+        ensure_feasible(self, solution)
         misses, cost = self.group_costs(self.mask(solution))
         refs = self.mask(solution) @ np.array([j.refs for j in self.jobs])
         if self.shared is not None:
@@ -314,7 +284,9 @@ class GroupingProblem:
         return sorted(groups, key=lambda g: (not g, pos[g[0]] if g else 0))
 
     # ------------------------------------------------------------------ JSON
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary with ``"problem": "grouping"`` (inverse of :func:`from_dict`)."""
+
         def job(j: GroupJob) -> dict[str, Any]:
             return {"name": j.name, "procs": j.procs, "refs": j.refs,
                     "curve": j.curve.to_json()}
@@ -374,7 +346,45 @@ def _job(d: Any, where: str) -> GroupJob:
         raise ValueError(f"{where}: {exc}") from None
 
 
-def from_json(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
+def check(problem: GroupingProblem, solution: Solution) -> list[str]:
+    """The violations of ``solution`` (empty when feasible): every job in exactly one
+    slice, each slice within ``P`` processors, and (fixed ``S``) exactly ``S`` slices."""
+    if not isinstance(solution, (list, tuple)) or not solution:
+        return ["solution: must be a non-empty list of slices"]
+    out: list[str] = []
+    if problem.slices is not None and len(solution) != problem.slices:
+        out.append(f"solution: {len(solution)} slices, the problem fixes S = {problem.slices}")
+    count = dict.fromkeys(problem.names, 0)
+    Q = {j.name: j.procs for j in problem.jobs}
+    for s, grp in enumerate(solution):
+        used = 0
+        for n in grp:
+            if n not in count:
+                out.append(f"solution: slice {s} names unknown job {short(n)}")
+                continue
+            count[n] += 1
+            used += Q[n]
+        if used > problem.processors:
+            out.append(f"solution: slice {s} needs {used} processors > P = {problem.processors}")
+    for n, c in count.items():
+        if c != 1:
+            out.append(f"solution: job {short(n)} is in {c} slices, must be in exactly 1")
+    return out
+
+
+def objective(problem: GroupingProblem, solution: Solution) -> float:
+    """Eq. 4 idle processor-seconds of a feasible schedule (checked first:
+    :class:`sim.problems.Infeasible` otherwise)."""
+    ensure_feasible(problem, solution)
+    return float(sum(problem.slice_costs(solution)))
+
+
+def to_dict(problem: GroupingProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
+def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
     """Build a :class:`GroupingProblem` from its JSON dictionary (``"problem": "grouping"``).
 
     Errors name ``source`` and the field.
@@ -415,7 +425,7 @@ def load(path: str | Path) -> GroupingProblem:
         data = json.loads(p.read_text())
     except json.JSONDecodeError as exc:
         raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    return from_json(data, source=str(p))
+    return from_dict(data, source=str(p))
 
 
 def schedule_name(problem: GroupingProblem, solution: Solution) -> str:
@@ -464,3 +474,48 @@ def random_problem(
                            latency=latency, slice_length=slice_length, slices=slices,
                            name=f"random-J{jobs}-P{processors}-s{seed}",
                            source=f"sim.problems.grouping.random_problem(seed={seed})")
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+_CURVE = fields.Record("Miss-rate curve in isolation.", (
+    _F("m", "array", "m[x]: misses per reference with x blocks of fully associative LRU "
+       "memory; non-increasing, len(m) - 1 is the footprint.", minimum=0.0, maximum=1.0,
+       items=_F("", "number", "")),
+    _F("name", "string", "Label.", default=""),
+), closed=False)
+_JOB = fields.Record("A job.", (
+    _F("name", "string", "Unique, non-empty name."),
+    _F("procs", "integer", "Processor demand Q(j).", "processors", minimum=1),
+    _F("refs", "number", "Memory references per time slice, all processors together (> 0).",
+       "references", minimum=0.0),
+    _F("curve", "object", "Miss-rate curve in isolation (blocks of the problem's memory); "
+       "an object with 'm' or with 'points' ([[x, m], ...]).", items=_CURVE),
+), closed=False)
+
+SCHEMA = fields.Record(
+    "Memory-aware time-slice grouping (Suh, Rudolph & Devadas, section 4): put every job in "
+    "one slice within P processors; minimise the eq. 4 idle processor-seconds per round.",
+    (
+        _F("jobs", "array", "The jobs.", items=_JOB,
+           example=[{"name": n, "procs": q, "refs": r, "curve": {"name": n, "m": m}}
+                    for n, q, r, m in (("A", 1, 1000.0, [1.0, 0.5, 0.2, 0.1, 0.0]),
+                                       ("B", 1, 2000.0, [1.0, 0.8, 0.6, 0.4, 0.2, 0.0]),
+                                       ("C", 2, 1500.0, [1.0, 0.3, 0.05, 0.0]))]),
+        _F("processors", "integer", "P, processors of the machine.", "processors", minimum=1,
+           example=2),
+        _F("memory", "number", "C, memory (> 0).", "blocks", minimum=0.0, example=6),
+        _F("latency", "number", "Miss penalty l.", "s", minimum=0.0, example=1e-3),
+        _F("slice_length", "number", "T, length of a time slice (> 0).", "s", minimum=0.0,
+           example=0.1),
+        _F("slices", "integer", "S fixed (at most one slice per job), or null when free.",
+           minimum=1, nullable=True, default=None),
+        _F("shared", "object", "Shared memory as one more conceptual process present in every "
+           "non-empty slice (its procs is ignored), or null.", items=_JOB, nullable=True,
+           default=None),
+        _F("model", "string", "Memory model of a slice: the paper's eqs. 2-3, or our "
+           "extension with fluctuations.", choices=MODELS, default="eq2"),
+        _F("name", "string", "Label.", default=""),
+        _F("source", "string", "Provenance of the data.", default=""),
+    ), closed=False)
+"""The family's JSON fields, declared once (``sim.problems.schema("grouping")``)."""

@@ -9,8 +9,8 @@ leaves early (``remove``).
 
 Both the heuristic compress orders (``heuristics.slack``) and the exact models
 (``models.slack_insertion``) import this module, so their prices are comparable by
-construction. All times are integer seconds; slacks are seconds and may be fractional
-(``s0 = (1 - p) * SF * AWT``) or infinite.
+construction; the family's :func:`objective` is the price. All times are integer seconds;
+slacks are seconds and may be fractional (``s0 = (1 - p) * SF * AWT``) or infinite.
 
 Price (the paper's definition)
 ------------------------------
@@ -50,9 +50,9 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from sim.problems import fields
+from sim.problems import Infeasible, fields
 from sim.profile import Profile
 
 FAMILY = "slack_insertion"
@@ -64,10 +64,8 @@ __all__ = [
     "NewJob",
     "InsertionProblem",
     "InsertionSchedule",
-    "InfeasibleScheduleError",
     "check",
-    "is_feasible",
-    "price",
+    "objective",
     "moved",
     "key",
     "PRICE_TOL",
@@ -83,6 +81,7 @@ __all__ = [
     "latest_start",
     "horizon",
     "from_dict",
+    "to_dict",
     "load",
 ]
 
@@ -248,6 +247,8 @@ class InsertionProblem:
         ``now``, or a current schedule that exceeds the capacity.
     """
 
+    FAMILY: ClassVar[str] = FAMILY
+
     now: int
     capacity: int
     running: tuple[RunningJob, ...] = ()
@@ -409,31 +410,9 @@ class InsertionProblem:
                 "arrival": self.new.arrival},
         }
 
-    def to_json(self, indent: int | None = None) -> str:
-        """The problem as a JSON string (see :meth:`to_dict`)."""
-        return json.dumps(self.to_dict(), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<json>") -> InsertionProblem:
-        """Build a problem from a parsed JSON dictionary.
-
-        Raises ValueError naming ``source`` and the field for a missing, unknown or
-        malformed field.
-        """
-        return from_dict(data, source)
-
-    @classmethod
-    def from_json(cls, text: str, source: str = "<json>") -> InsertionProblem:
-        """Parse a JSON string (see :meth:`from_dict`)."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{source}: invalid JSON: {e}") from None
-        return from_dict(data, source)
-
     def dump(self, path: str | Path) -> None:
         """Write the problem to ``path`` as JSON."""
-        Path(path).write_text(self.to_json(indent=1) + "\n")
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
 
 
 _TOP = ("now", "capacity", "running", "waiting", "new")
@@ -447,6 +426,12 @@ def _record(cls: type, kind: str, path: str, item: Any, source: str) -> Any:
         return cls(**values)
     except ValueError as e:  # a check across fields (e.g. s and s0)
         raise ValueError(f"{source}: {path}: {e}") from None
+
+
+def to_dict(problem: InsertionProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (infinite slacks as ``"inf"``;
+    ``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProblem:
@@ -484,7 +469,11 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProbl
 def load(path: str | Path) -> InsertionProblem:
     """Read a problem from a JSON file (errors name the file)."""
     path = Path(path)
-    return InsertionProblem.from_json(path.read_text(), source=str(path))
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: invalid JSON: {e}") from None
+    return from_dict(data, str(path))
 
 
 def _within_capacity(problem: InsertionProblem) -> bool:
@@ -511,10 +500,6 @@ def _within_capacity(problem: InsertionProblem) -> bool:
 
 
 # ---------------------------------------------------------------------------- schedule
-class InfeasibleScheduleError(ValueError):
-    """A schedule violates the insertion problem (the message says why)."""
-
-
 @dataclass(frozen=True)
 class InsertionSchedule:
     """A solution: the new job's start and every waiting job's start (seconds).
@@ -558,38 +543,41 @@ class InsertionSchedule:
             raise ValueError(f"{source}: {e}") from None
 
 
-def check(problem: InsertionProblem, schedule: InsertionSchedule) -> None:
-    """Raise :class:`InfeasibleScheduleError` with a reason if ``schedule`` is infeasible.
+def check(problem: InsertionProblem, schedule: InsertionSchedule) -> list[str]:
+    """The violations of ``schedule`` (empty when feasible).
 
     Feasible means: the new job is started iff there is one; every waiting job (and no
     other id) has a start; every start is >= ``now``; each waiting job's delay
     ``start - te`` is <= its slack ``s`` (earlier is allowed); and the processors used by
     the running jobs (until ``end``) and the placed jobs (on ``[start, start + t)``)
-    never exceed the capacity (checked on a :class:`sim.profile.Profile`).
+    never exceed the capacity (checked on a :class:`sim.profile.Profile`, only once every
+    job has a start).
     """
+    out: list[str] = []
     now = problem.now
     if problem.new is None:
         if schedule.new_start is not None:
-            raise InfeasibleScheduleError("the problem has no new job but new_start is set")
+            out.append("the problem has no new job but new_start is set")
     else:
         if schedule.new_start is None:
-            raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
-        if schedule.new_start < now:
-            raise InfeasibleScheduleError(
-                f"new job {problem.new.id}: start {schedule.new_start} before now={now}")
+            out.append(f"new job {problem.new.id}: no start")
+        elif schedule.new_start < now:
+            out.append(f"new job {problem.new.id}: start {schedule.new_start} before now={now}")
     ids = {w.id for w in problem.waiting}
     extra = set(schedule.starts) - ids
     if extra:
-        raise InfeasibleScheduleError(f"starts given for unknown job(s) {sorted(extra)}")
+        out.append(f"starts given for unknown job(s) {sorted(extra)}")
     for w in problem.waiting:
         if w.id not in schedule.starts:
-            raise InfeasibleScheduleError(f"waiting job {w.id}: no start")
+            out.append(f"waiting job {w.id}: no start")
+            continue
         st = schedule.starts[w.id]
         if st < now:
-            raise InfeasibleScheduleError(f"waiting job {w.id}: start {st} before now={now}")
+            out.append(f"waiting job {w.id}: start {st} before now={now}")
         if st - w.te > w.s:
-            raise InfeasibleScheduleError(
-                f"waiting job {w.id}: delay {st - w.te} s exceeds its slack {w.s} s")
+            out.append(f"waiting job {w.id}: delay {st - w.te} s exceeds its slack {w.s} s")
+    if out:
+        return out
     prof = profile_of(problem)
     placed = [(w.id, schedule.starts[w.id], w.t, w.n) for w in problem.waiting]
     if problem.new is not None:
@@ -598,18 +586,9 @@ def check(problem: InsertionProblem, schedule: InsertionSchedule) -> None:
         try:
             prof.reserve(st, t, (n,))
         except ValueError as e:
-            raise InfeasibleScheduleError(
-                f"job {jid} (start {st}, n={n}, t={t}) exceeds the capacity "
-                f"{problem.capacity}: {e}") from None
-
-
-def is_feasible(problem: InsertionProblem, schedule: InsertionSchedule) -> bool:
-    """Whether :func:`check` passes."""
-    try:
-        check(problem, schedule)
-    except InfeasibleScheduleError:
-        return False
-    return True
+            return [f"job {jid} (start {st}, n={n}, t={t}) exceeds the capacity "
+                    f"{problem.capacity}: {e}"]
+    return out
 
 
 # ---------------------------------------------------------------------------- price
@@ -657,8 +636,8 @@ def job_cost(problem: InsertionProblem, w: WaitingJob, start: int) -> float:
     return delay_weight(problem, w) * signed_power(d, problem.alpha_t)
 
 
-def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
-    """The paper's price of ``schedule`` (see the module docstring).
+def objective(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
+    """The paper's *price* of ``schedule`` (see the module docstring).
 
     Capacity is not checked here (use :func:`check`); a delay beyond the slack gives
     ``math.inf``. Summed with ``math.fsum`` so the value does not depend on job order.
@@ -666,7 +645,7 @@ def price(problem: InsertionProblem, schedule: InsertionSchedule) -> float:
     terms = []
     if problem.new is not None:
         if schedule.new_start is None:
-            raise InfeasibleScheduleError(f"new job {problem.new.id}: no start")
+            raise Infeasible([f"new job {problem.new.id}: no start"])
         terms.append(new_weight(problem) * signed_power(schedule.new_start - problem.now,
                                                  problem.alpha_t))
     for w in problem.waiting:
@@ -685,7 +664,7 @@ def moved(problem: InsertionProblem, schedule: InsertionSchedule) -> int:
 def key(problem: InsertionProblem, schedule: InsertionSchedule) -> tuple[float, int]:
     """Sort key of the paper's choice: lower price, then fewest moved jobs (exact prices;
     see :func:`best` for the choice with the tie tolerance)."""
-    return price(problem, schedule), moved(problem, schedule)
+    return objective(problem, schedule), moved(problem, schedule)
 
 
 PRICE_TOL = 1e-9
@@ -694,8 +673,8 @@ PRICE_TOL = 1e-9
 The optimum of the problem *as defined*: with ``P*`` the lowest price of any feasible
 schedule, the optimal schedules are those of price ``<= P* + price_tolerance(P*)``, and
 among them the ones that move the fewest waiting jobs. The tolerance absorbs the float
-rounding of :func:`price` (a price-neutral swap of two jobs can come out a few ulps
-either side of 0); every exact solver returns a schedule of this set or says that it
+rounding of the price (:func:`objective`; a price-neutral swap of two jobs can come out a
+few ulps either side of 0); every exact solver returns a schedule of this set or says that it
 did not.
 """
 
@@ -710,7 +689,7 @@ def best(problem: InsertionProblem,
     """The definition's choice among ``schedules`` (assumed feasible): lowest price ``P``,
     then, among those within :func:`price_tolerance` of ``P``, the fewest moved jobs
     (then the lowest price, then the first given). None for no schedules."""
-    scored = [(price(problem, s), moved(problem, s), k, s) for k, s in enumerate(schedules)]
+    scored = [(objective(problem, s), moved(problem, s), k, s) for k, s in enumerate(schedules)]
     if not scored:
         return None
     low = min(p for p, _, _, _ in scored)
@@ -824,3 +803,64 @@ def random_problem(seed: int, k: int, *, capacity: int = 8, max_t: int = 6,
         waiting.append(WaitingJob(i + 1, n, t, te, s, s0, p, now - rng.randint(0, 50)))
     nj = NewJob(0, rng.randint(1, capacity), rng.randint(1, max_t), rng.randint(0, 6) / 6, now)
     return replace(pb, waiting=tuple(waiting), new=nj if new else None)
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+_JOB_ID = _F("id", "integer", "Job id, unique over running, waiting and new jobs.",
+             minimum=-MAX_INT, maximum=MAX_INT)
+_ARRIVAL = _F("arrival", "integer", "Submit time, at or before now.", "s",
+              minimum=-MAX_INT, maximum=MAX_INT)
+_PRIORITY = _F("p", "number", "Weighted priority.", minimum=0.0, maximum=1.0)
+_SLACK = "(\"inf\" for infinite)"
+
+SCHEMA = fields.Record(
+    "One insertion (or, with new = null, one re-optimisation after a removal) of the "
+    "slack-based scheduler (Talby & Feitelson); objective: the paper's price (minimise), "
+    "ties to the fewest moved jobs.",
+    (
+        _F("now", "integer", "Current time.", "s", minimum=-MAX_INT, maximum=MAX_INT,
+           example=0),
+        _F("capacity", "integer", "Processors of the machine.", "processors", minimum=1,
+           maximum=MAX_INT, example=4),
+        _F("running", "array", "Jobs running at now, each ending after now.",
+           items=fields.Record("A running job.", (
+               _JOB_ID, _F("n", "integer", "Processors.", "processors", minimum=1),
+               _F("end", "integer", "Estimated end, after now.", "s", minimum=-MAX_INT,
+                  maximum=MAX_INT))),
+           example=[{"id": 1, "n": 2, "end": 3}]),
+        _F("waiting", "array", "The current schedule of waiting jobs (feasible with the "
+           "running jobs).",
+           items=fields.Record("A waiting job.", (
+               _JOB_ID, _F("n", "integer", "Processors.", "processors", minimum=1),
+               _F("t", "integer", "Estimated runtime.", "s", minimum=1),
+               _F("te", "integer", "Currently scheduled start, at or after now.", "s"),
+               _F("s", "number", f"Current slack {_SLACK}: how much later than te the job "
+                  "may start.", "s", minimum=0.0),
+               _F("s0", "number", f"Initial slack {_SLACK}; infinite exactly when s is.", "s",
+                  minimum=0.0),
+               _PRIORITY, _ARRIVAL)),
+           example=[{"id": 2, "n": 2, "t": 2, "te": 0, "s": 2.0, "s0": 4.0, "p": 0.5,
+                     "arrival": 0},
+                    {"id": 3, "n": 4, "t": 2, "te": 3, "s": 4.0, "s0": 6.0, "p": 0.25,
+                     "arrival": 0}]),
+        _F("new", "object", "The job to insert, or null for a removal (the paper's dummy "
+           "timeless job).", nullable=True,
+           items=fields.Record("The new job.", (
+               _JOB_ID, _F("n", "integer", "Processors.", "processors", minimum=1),
+               _F("t", "integer", "Estimated runtime.", "s", minimum=1), _PRIORITY, _ARRIVAL)),
+           example={"id": 4, "n": 2, "t": 2, "p": 0.5, "arrival": 0}),
+        _F("alpha_u", "number", "Exponent of the processor count n in the price.",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("alpha_t", "number", "Exponent of the delay in the price (signed power).",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("alpha_p", "number", "Exponent of the priority ratio in the price.",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("alpha_f", "number", "Exponent (times alpha_p) of the slack ratio s0 / s.",
+           minimum=0.0, maximum=1.0, default=1.0),
+        _F("p_floor", "number", "Priorities are clamped from below at this value in "
+           "the ratio p_i / p_j (> 0).", minimum=0.0, maximum=1.0, default=0.01),
+        _F("slack_floor", "number", "Current slack is clamped from below at this value "
+           "in s0 / s when s != s0 (> 0).", "s", minimum=0.0, default=1.0),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("slack_insertion")``)."""

@@ -29,12 +29,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from sim.problems import fields
+from sim.problems import ensure_feasible, fields
 
-__all__ = ["EpochProblem", "SelectionProblem", "ResponseProblem", "epochs_from_dict",
-           "selection_from_dict", "response_from_dict", "load"]
+FAMILIES = ("kresource_epochs", "kresource_selection", "kresource_response")
+"""The three families of this module; each problem class names its own in ``FAMILY``."""
+
+__all__ = ["FAMILIES", "EpochProblem", "SelectionProblem", "ResponseProblem", "from_dict",
+           "to_dict", "check", "objective", "load"]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -99,6 +102,8 @@ class EpochProblem:
     name : str
     """
 
+    FAMILY: ClassVar[str] = "kresource_epochs"
+
     capacity: tuple[int, ...]
     demands: tuple[tuple[int, ...], ...]
     names: tuple[str, ...] = ()
@@ -127,44 +132,17 @@ class EpochProblem:
         return max(-(-sum(d[k] for d in self.demands) // c)
                    for k, c in enumerate(self.capacity))
 
-    def check(self, solution: Sequence[Sequence[int]]) -> None:
-        """Raise ValueError unless every job is in exactly one epoch and no epoch
-        exceeds a capacity."""
-        if not isinstance(solution, (list, tuple)):
-            raise ValueError("solution: must be a list of epochs")
-        seen = [0] * self.n
-        for e, ep in enumerate(solution):
-            tot = [0] * self.K
-            for j in ep:
-                if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < self.n:
-                    raise ValueError(f"solution: epoch {e} names unknown job {j!r}")
-                seen[j] += 1
-                for k in range(self.K):
-                    tot[k] += self.demands[j][k]
-            for k in range(self.K):
-                if tot[k] > self.capacity[k]:
-                    raise ValueError(f"solution: epoch {e} needs {tot[k]} of resource {k} > "
-                                     f"capacity {self.capacity[k]}")
-        for j, c in enumerate(seen):
-            if c != 1:
-                raise ValueError(f"solution: job {j} is in {c} epochs, must be in exactly 1")
-
-    def objective(self, solution: Sequence[Sequence[int]]) -> float:
-        """Number of non-empty epochs of a feasible solution."""
-        self.check(solution)
-        return float(sum(1 for ep in solution if ep))
-
     def usage(self, epoch: Sequence[int]) -> tuple[int, ...]:
         """Total requirement of the jobs of one epoch, per resource."""
         return tuple(sum(self.demands[j][k] for j in epoch) for k in range(self.K))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "kresource_epochs", "name": self.name,
+        return {"problem": self.FAMILY, "name": self.name,
                 "capacity": list(self.capacity), "names": list(self.names),
                 "demands": [list(d) for d in self.demands]}
 
 
-def epochs_from_dict(data: dict[str, Any], source: str = "<json>") -> EpochProblem:
+def _epochs_from_dict(data: dict[str, Any], source: str = "<json>") -> EpochProblem:
     """Build an :class:`EpochProblem` from JSON; errors name ``source`` and the field."""
     fields.family(data, "kresource_epochs", source=source)
     fields.record(data, "<top>", required=("problem", "capacity", "demands"),
@@ -198,6 +176,8 @@ class SelectionProblem:
     late : tuple of bool
         True when the candidate would still run at the shadow time.
     """
+
+    FAMILY: ClassVar[str] = "kresource_selection"
 
     capacity: tuple[int, ...]
     free: tuple[int, ...]
@@ -244,46 +224,19 @@ class SelectionProblem:
         lim = self.extra if self.late[j] else self.free
         return all(d[k] <= self.free[k] and d[k] <= lim[k] for k in range(self.K))
 
-    def check(self, solution: Sequence[int]) -> None:
-        """Raise ValueError unless the chosen set fits in ``F`` and its late part in ``E``."""
-        if not isinstance(solution, (list, tuple)):
-            raise ValueError("solution: must be a list of candidate indices")
-        if len(set(solution)) != len(solution):
-            raise ValueError("solution: repeats a candidate")
-        tot, late = [0] * self.K, [0] * self.K
-        for j in solution:
-            if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < self.n:
-                raise ValueError(f"solution: unknown candidate {j!r}")
-            for k in range(self.K):
-                tot[k] += self.demands[j][k]
-                if self.late[j]:
-                    late[k] += self.demands[j][k]
-        for k in range(self.K):
-            if tot[k] > self.free[k]:
-                raise ValueError(f"solution: needs {tot[k]} of resource {k}, {self.free[k]} free")
-            if late[k] > self.extra[k]:
-                raise ValueError(f"solution: jobs running past the shadow time need {late[k]} "
-                                 f"of resource {k}, {self.extra[k]} left for them")
-
     def work(self, solution: Sequence[int]) -> float:
         """Resources put to work: ``sum_j sum_k r_jk / C_k`` (machine fractions)."""
         return float(sum(self.demands[j][k] / self.capacity[k]
                          for j in solution for k in range(self.K)))
 
-    def objective(self, solution: Sequence[int]) -> float:
-        """Lexicographic value, one number: ``W * (n + 1) + count`` with ``W = sum of
-        weights`` (integer work units, :attr:`weights`); maximise."""
-        self.check(solution)
-        return float(sum(self._w[j] for j in solution) * (self.n + 1) + len(solution))
-
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "kresource_selection", "name": self.name,
+        return {"problem": self.FAMILY, "name": self.name,
                 "capacity": list(self.capacity), "free": list(self.free),
                 "extra": list(self.extra), "demands": [list(d) for d in self.demands],
                 "late": list(self.late)}
 
 
-def selection_from_dict(data: dict[str, Any], source: str = "<json>") -> SelectionProblem:
+def _selection_from_dict(data: dict[str, Any], source: str = "<json>") -> SelectionProblem:
     """Build a :class:`SelectionProblem` from JSON; errors name ``source`` and the field."""
     fields.family(data, "kresource_selection", source=source)
     fields.record(data, "<top>", required=("problem", "capacity", "free", "extra", "demands",
@@ -318,6 +271,8 @@ class ResponseProblem:
         ``w_j >= 0`` (all 1: total response time).
     """
 
+    FAMILY: ClassVar[str] = "kresource_response"
+
     capacity: tuple[int, ...]
     release: tuple[int, ...]
     duration: tuple[int, ...]
@@ -351,43 +306,14 @@ class ResponseProblem:
         ``max a_j + sum p_j``."""
         return max(self.release) + sum(self.duration)
 
-    def check(self, starts: Sequence[int]) -> None:
-        """Raise ValueError unless every job starts at or after its release and no
-        resource is over capacity at any time (a job ending at t frees at t)."""
-        if not isinstance(starts, (list, tuple)) or len(starts) != self.n:
-            raise ValueError(f"solution: must be a list of {self.n} start times")
-        ev: list[tuple[int, int, int]] = []
-        for j, s in enumerate(starts):
-            if isinstance(s, bool) or not isinstance(s, int):
-                raise ValueError(f"solution: start of job {j} must be an integer, got {s!r}")
-            if s < self.release[j]:
-                raise ValueError(f"solution: job {j} starts at {s} before its release "
-                                 f"{self.release[j]}")
-            ev.append((s, 1, j))
-            ev.append((s + self.duration[j], 0, j))
-        use = [0] * self.K
-        for t, kind, j in sorted(ev):
-            sign = 1 if kind else -1
-            for k in range(self.K):
-                use[k] += sign * self.demands[j][k]
-                if use[k] > self.capacity[k]:
-                    raise ValueError(f"solution: resource {k} over capacity at t={t} "
-                                     f"({use[k]} > {self.capacity[k]})")
-
-    def objective(self, starts: Sequence[int]) -> float:
-        """``sum_j w_j (s_j + p_j - a_j)`` of a feasible schedule (time units)."""
-        self.check(starts)
-        return float(sum(w * (s + p - a) for w, s, p, a in
-                         zip(self.weights, starts, self.duration, self.release, strict=True)))
-
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "kresource_response", "name": self.name,
+        return {"problem": self.FAMILY, "name": self.name,
                 "capacity": list(self.capacity), "release": list(self.release),
                 "duration": list(self.duration), "demands": [list(d) for d in self.demands],
                 "weights": list(self.weights)}
 
 
-def response_from_dict(data: dict[str, Any], source: str = "<json>") -> ResponseProblem:
+def _response_from_dict(data: dict[str, Any], source: str = "<json>") -> ResponseProblem:
     """Build a :class:`ResponseProblem` from JSON; errors name ``source`` and the field."""
     fields.family(data, "kresource_response", source=source)
     fields.record(data, "<top>", required=("problem", "capacity", "release", "duration",
@@ -408,12 +334,197 @@ def response_from_dict(data: dict[str, Any], source: str = "<json>") -> Response
                            str(data.get("name", "")))
 
 
-def load(path: str | Path) -> Any:
+Problem = EpochProblem | SelectionProblem | ResponseProblem
+
+_LOADERS = {"kresource_epochs": _epochs_from_dict, "kresource_selection": _selection_from_dict,
+            "kresource_response": _response_from_dict}
+
+
+def from_dict(data: dict[str, Any], source: str = "<json>") -> Problem:
+    """Build the K-resource problem its ``"problem"`` field names (one of :data:`FAMILIES`);
+    errors name ``source`` and the field."""
+    fam = data.get("problem") if isinstance(data, dict) else None
+    loader = _LOADERS.get(fam) if isinstance(fam, str) else None
+    if loader is None:
+        raise ValueError(f"{fields.where(source, 'problem')} must be one of {list(FAMILIES)}, "
+                         f"got {fields.short(fam)}")
+    return loader(data, source)
+
+
+# ---------------------------------------------------------------------------- solutions
+def _check_epochs(p: EpochProblem, solution: Sequence[Sequence[int]]) -> list[str]:
+    if not isinstance(solution, (list, tuple)):
+        return ["solution: must be a list of epochs"]
+    out: list[str] = []
+    seen = [0] * p.n
+    for e, ep in enumerate(solution):
+        tot = [0] * p.K
+        for j in ep:
+            if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < p.n:
+                out.append(f"solution: epoch {e} names unknown job {j!r}")
+                continue
+            seen[j] += 1
+            for k in range(p.K):
+                tot[k] += p.demands[j][k]
+        for k in range(p.K):
+            if tot[k] > p.capacity[k]:
+                out.append(f"solution: epoch {e} needs {tot[k]} of resource {k} > "
+                           f"capacity {p.capacity[k]}")
+    for j, c in enumerate(seen):
+        if c != 1:
+            out.append(f"solution: job {j} is in {c} epochs, must be in exactly 1")
+    return out
+
+
+def _check_selection(p: SelectionProblem, solution: Sequence[int]) -> list[str]:
+    if not isinstance(solution, (list, tuple)):
+        return ["solution: must be a list of candidate indices"]
+    out: list[str] = []
+    if len(set(solution)) != len(solution):
+        out.append("solution: repeats a candidate")
+    tot, late = [0] * p.K, [0] * p.K
+    for j in solution:
+        if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < p.n:
+            out.append(f"solution: unknown candidate {j!r}")
+            continue
+        for k in range(p.K):
+            tot[k] += p.demands[j][k]
+            if p.late[j]:
+                late[k] += p.demands[j][k]
+    for k in range(p.K):
+        if tot[k] > p.free[k]:
+            out.append(f"solution: needs {tot[k]} of resource {k}, {p.free[k]} free")
+        if late[k] > p.extra[k]:
+            out.append(f"solution: jobs running past the shadow time need {late[k]} "
+                       f"of resource {k}, {p.extra[k]} left for them")
+    return out
+
+
+def _check_response(p: ResponseProblem, starts: Sequence[int]) -> list[str]:
+    if not isinstance(starts, (list, tuple)) or len(starts) != p.n:
+        return [f"solution: must be a list of {p.n} start times"]
+    out: list[str] = []
+    ev: list[tuple[int, int, int]] = []
+    for j, s in enumerate(starts):
+        if isinstance(s, bool) or not isinstance(s, int):
+            out.append(f"solution: start of job {j} must be an integer, got {s!r}")
+            continue
+        if s < p.release[j]:
+            out.append(f"solution: job {j} starts at {s} before its release {p.release[j]}")
+        ev.append((s, 1, j))
+        ev.append((s + p.duration[j], 0, j))
+    if out:
+        return out
+    use = [0] * p.K
+    for t, kind, j in sorted(ev):
+        sign = 1 if kind else -1
+        for k in range(p.K):
+            use[k] += sign * p.demands[j][k]
+            if use[k] > p.capacity[k]:
+                return [f"solution: resource {k} over capacity at t={t} "
+                        f"({use[k]} > {p.capacity[k]})"]
+    return out
+
+
+def check(problem: Problem, solution: Any) -> list[str]:
+    """The violations of ``solution`` (empty when feasible).
+
+    - epochs: a list of epochs (lists of job indices); every job in exactly one epoch and
+      no epoch over a capacity.
+    - selection: a list of candidate indices, no repeats; the set fits in ``F`` and its
+      late part in ``E``.
+    - response: one integer start per job (time units); every job at or after its release
+      and no resource over capacity at any time (a job ending at t frees at t).
+    """
+    if isinstance(problem, EpochProblem):
+        return _check_epochs(problem, solution)
+    if isinstance(problem, SelectionProblem):
+        return _check_selection(problem, solution)
+    if isinstance(problem, ResponseProblem):
+        return _check_response(problem, solution)
+    raise TypeError(f"not a K-resource problem: {type(problem).__name__}")
+
+
+def objective(problem: Problem, solution: Any) -> float:
+    """The value of a feasible solution (checked first: :class:`sim.problems.Infeasible`
+    otherwise).
+
+    - epochs: the number of non-empty epochs (minimise).
+    - selection: the lexicographic value as one number, ``W * (n + 1) + count`` with ``W``
+      the sum of the chosen candidates' integer work weights (:attr:`SelectionProblem.weights`)
+      (maximise).
+    - response: ``sum_j w_j (s_j + p_j - a_j)``, time units (minimise).
+    """
+    ensure_feasible(problem, solution)
+    if isinstance(problem, EpochProblem):
+        return float(sum(1 for ep in solution if ep))
+    if isinstance(problem, SelectionProblem):
+        return float(sum(problem.weights[j] for j in solution) * (problem.n + 1)
+                     + len(solution))
+    return float(sum(w * (s + p - a) for w, s, p, a in
+                     zip(problem.weights, solution, problem.duration, problem.release,
+                         strict=True)))
+
+
+def to_dict(problem: Problem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
+def load(path: str | Path) -> Problem:
     """Read any of the three K-resource problems from a JSON file."""
     data, src = _read(path)
     fam = data.get("problem") if isinstance(data, dict) else None
-    loader = {"kresource_epochs": epochs_from_dict, "kresource_selection": selection_from_dict,
-              "kresource_response": response_from_dict}.get(fam)
-    if loader is None:
+    if fam not in _LOADERS:
         raise ValueError(f"{src}: field 'problem' must be a kresource family, got {fam!r}")
-    return loader(data, src)
+    return from_dict(data, src)
+
+
+# ---------------------------------------------------------------------------- declarations
+_F = fields.Field
+_CAP = _F("capacity", "array", "C_k, capacity of each of the K resources (K >= 1).", "units",
+          minimum=1, items=_F("", "integer", ""), example=[4, 4])
+_DEMANDS = "r_jk, requirement vector of each job (K entries, each within the capacity, " \
+    "not all zero)"
+_ROW = _F("", "array", "", items=_F("", "integer", ""))
+_NAME = _F("name", "string", "Label.", default="")
+
+SCHEMAS: dict[str, fields.Record] = {
+    "kresource_epochs": fields.Record(
+        "Minimum number of scheduling epochs (Leinberger, Karypis & Kumar, Figure 1): put "
+        "every job in one epoch within the K capacities; minimise the non-empty epochs.",
+        (_CAP,
+         _F("demands", "array", f"{_DEMANDS}, in queue order.", "units", minimum=0,
+            items=_ROW, example=[[2, 1], [2, 3], [1, 2], [3, 1]]),
+         _F("names", "array", "Labels of the jobs (default \"0\", \"1\", ...).",
+            items=_F("", "string", ""), default=[]),
+         _NAME)),
+    "kresource_selection": fields.Record(
+        "One EASY backfill decision with K resources: choose candidates with sum R <= F "
+        "and, of those still running at the shadow time, sum R <= E; maximise the "
+        "resources put to work, then the number of jobs started.",
+        (_CAP,
+         _F("free", "array", "F_k, units free now.", "units", minimum=0,
+            items=_F("", "integer", ""), example=[3, 3]),
+         _F("extra", "array", "E_k, units left at the shadow time once the head is placed.",
+            "units", minimum=0, items=_F("", "integer", ""), example=[2, 2]),
+         _F("demands", "array", f"{_DEMANDS}, of the candidates (the queue minus its head).",
+            "units", minimum=0, items=_ROW, example=[[1, 1], [2, 1], [1, 2]]),
+         _F("late", "array", "Per candidate: would it still run at the shadow time.",
+            items=_F("", "boolean", ""), example=[False, True, False]),
+         _NAME)),
+    "kresource_response": fields.Record(
+        "Offline minimum total (weighted) response time with K renewable resources and "
+        "release times, non-preemptive: minimise sum_j w_j (s_j + p_j - a_j).",
+        (_CAP,
+         _F("release", "array", "a_j, release time of each job.", "time units", minimum=0,
+            items=_F("", "integer", ""), example=[0, 0, 1]),
+         _F("duration", "array", "p_j, run time of each job.", "time units", minimum=1,
+            items=_F("", "integer", ""), example=[2, 1, 2]),
+         _F("demands", "array", f"{_DEMANDS}.", "units", minimum=0, items=_ROW,
+            example=[[1, 1], [2, 1], [1, 2]]),
+         _F("weights", "array", "w_j of each job (default all 1: total response time).",
+            minimum=0, items=_F("", "integer", ""), default=fields.COMPUTED),
+         _NAME)),
+}
+"""The three families' JSON fields, declared once (``sim.problems.schema(family)``)."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from sim.problems import fields
+from sim.problems import ensure_feasible, fields
 from sim.timeshare.bsp import PATTERNS, BSPParams, NetParams, measure_cell
 from sim.timeshare.servers import WAKEUPS, ServerParams, SlotSchedule
 
@@ -29,13 +29,15 @@ MAX_SIMULATED_US = 1e12
 ``i * n * g_us * n_slots / k`` (``i`` runs of ``n`` supersteps of ``g_us`` at a CPU share
 of ``k / n_slots``); the default grid's largest cell is 2.5e9."""
 
-__all__ = ["FAMILY", "PlacementProblem", "from_dict", "check", "objective", "canonical",
-           "placements", "iter_placements", "count_candidates"]
+__all__ = ["FAMILY", "PlacementProblem", "from_dict", "to_dict", "check", "objective",
+           "canonical", "placements", "iter_placements", "count_candidates"]
 
 
 @dataclass(frozen=True)
 class PlacementProblem:
     """One BSP cell and a round (times µs); see the module docstring."""
+
+    FAMILY: ClassVar[str] = FAMILY
 
     g_us: int
     v: float = 0.0
@@ -75,6 +77,11 @@ class PlacementProblem:
             "ctl_block_wakeup", "seed")}}
 
 
+def to_dict(problem: PlacementProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> PlacementProblem:
     """Read a problem from its JSON dictionary (``"problem": "slot_placement"``)."""
     fields.family(data, FAMILY, source=source)
@@ -89,7 +96,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> PlacementProbl
         if key == "v":
             kw[key] = fields.real(obj[key], "v", minimum=0.0, maximum=1.0, source=source)
         elif key == "pattern":
-            kw[key] = fields.text(obj[key], key, choices=PATTERNS, source=source)
+            kw[key] = fields.text(obj[key], key, choices=tuple(PATTERNS), source=source)
         elif key == "ctl_block_wakeup":
             kw[key] = fields.text(obj[key], key, choices=WAKEUPS, source=source)
         else:
@@ -128,21 +135,53 @@ def iter_placements(problem: PlacementProblem) -> Iterator[tuple[int, ...]]:
             yield c
 
 
-def check(problem: PlacementProblem, slots: Sequence[int]) -> None:
-    """Raise ValueError unless ``slots`` is ``k`` distinct slots of the round."""
+def check(problem: PlacementProblem, slots: Sequence[int]) -> list[str]:
+    """The violations of ``slots`` (empty when it is ``k`` distinct slots of the round)."""
     if len(slots) != problem.k or len(set(slots)) != problem.k or \
             any(not 0 <= s < problem.n_slots for s in slots):
-        raise ValueError(f"placement must be {problem.k} distinct slots in "
-                         f"[0, {problem.n_slots}), got {list(slots)!r}")
+        return [f"placement must be {problem.k} distinct slots in "
+                f"[0, {problem.n_slots}), got {list(slots)!r}"]
+    return []
 
 
 def objective(problem: PlacementProblem, slots: Sequence[int]) -> float:
     """Mean simulated runtime (µs) of the program under synchronized servers owning
-    ``slots``; deterministic (fixed seeds)."""
-    check(problem, slots)
+    ``slots``; deterministic (fixed seeds). Checked first (:class:`sim.problems.Infeasible`
+    otherwise)."""
+    ensure_feasible(problem, slots)
     bsp = BSPParams(g_us=problem.g_us, v=problem.v, n=problem.n, pattern=problem.pattern,
                     spin_us=problem.spin_us)
     sch = SlotSchedule(problem.slot_us, tuple(0 if s in set(slots) else None
                                               for s in range(problem.n_slots)))
     sp = ServerParams(regime="sync", ctl_block_wakeup=problem.ctl_block_wakeup)
     return measure_cell(bsp, sch, sp, NetParams(), i=problem.i, seed=problem.seed)["mean_us"]
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Slot placement of one BSP program (Karl): choose which k of the n_slots slots of a "
+    "round it owns under synchronized servers; minimise its mean simulated runtime.",
+    (
+        _F("g_us", "integer", "g, compute time of a superstep.", "µs", minimum=0,
+           example=1000),
+        _F("v", "number", "Variation of the compute time.", minimum=0.0, maximum=1.0,
+           default=0.0),
+        _F("pattern", "string", "Communication pattern of a superstep.", choices=tuple(PATTERNS),
+           default="barrier"),
+        _F("spin_us", "integer", "Spin time before blocking.", "µs", minimum=0, default=0),
+        _F("n", "integer", "Supersteps per run.", minimum=0, default=20, example=5),
+        _F("i", "integer", "Measured runs per placement (seeds seed .. seed + i - 1).",
+           minimum=1, default=10, example=2),
+        _F("k", "integer", "Slots the program owns (< n_slots).", "slots", minimum=1,
+           default=2),
+        _F("n_slots", "integer", "Slots of the round.", "slots", minimum=2,
+           maximum=MAX_SLOTS, default=10, example=4),
+        _F("slot_us", "integer", "Slot length.", "µs", minimum=1, default=20_000,
+           example=1000),
+        _F("ctl_block_wakeup", "string", "How a blocked control thread wakes up.",
+           choices=tuple(WAKEUPS), default="immediate"),
+        _F("seed", "integer", "First seed of the measurements.", minimum=0, default=0),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("slot_placement")``)."""

@@ -27,15 +27,15 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from sim.problems import fields
 
 FAMILY = "slot_assignment"
 OBJECTIVES = ("round", "gap")
 
-__all__ = ["FAMILY", "OBJECTIVES", "SlotApp", "SlotProblem", "from_dict", "load", "check",
-           "objective", "max_gap", "conflicts", "lower_bound", "random_problem"]
+__all__ = ["FAMILY", "OBJECTIVES", "SlotApp", "SlotProblem", "from_dict", "to_dict", "load",
+           "check", "objective", "max_gap", "conflicts", "lower_bound", "random_problem"]
 
 Table = list[list[str]]
 
@@ -77,6 +77,8 @@ class SlotProblem:
     slot_us : int
         Slot length in microseconds (used when a table is simulated).
     """
+
+    FAMILY: ClassVar[str] = FAMILY
 
     n_nodes: int
     apps: tuple[SlotApp, ...]
@@ -138,6 +140,11 @@ class SlotProblem:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
 
 
+def to_dict(problem: SlotProblem) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> SlotProblem:
     """Read a problem from its JSON dictionary (``"problem": "slot_assignment"``)."""
     fields.family(data, FAMILY, source=source)
@@ -187,30 +194,34 @@ def conflicts(problem: SlotProblem) -> list[tuple[int, int]]:
             if sets[i] & sets[j]]
 
 
-def check(problem: SlotProblem, table: Sequence[Sequence[str]]) -> None:
-    """Raise ValueError unless ``table`` is a feasible slot table of ``problem``."""
+def check(problem: SlotProblem, table: Sequence[Sequence[str]]) -> list[str]:
+    """The violations of ``table`` as a slot table of ``problem`` (empty when feasible):
+    1..``n_slots`` slots (exactly ``n_slots`` for ``"gap"``), known applications, no two
+    applications of one slot sharing a node, each application in ``demand`` slots, and
+    every node keeping ``free[k]`` slots free."""
     S = len(table)
+    out: list[str] = []
     if S < 1 or S > problem.n_slots:
-        raise ValueError(f"table has {S} slots, allowed 1..{problem.n_slots}")
+        out.append(f"table has {S} slots, allowed 1..{problem.n_slots}")
     if problem.objective == "gap" and S != problem.n_slots:
-        raise ValueError(f"table has {S} slots, the fixed round is {problem.n_slots}")
+        out.append(f"table has {S} slots, the fixed round is {problem.n_slots}")
     by_name = {a.name: a for a in problem.apps}
     count = dict.fromkeys(by_name, 0)
     for s, slot in enumerate(table):
         used: set[int] = set()
         for name in slot:
             if name not in by_name:
-                raise ValueError(f"slot {s}: unknown application {name!r}")
+                out.append(f"slot {s}: unknown application {name!r}")
+                continue
             nodes = set(by_name[name].nodes)
             if nodes & used:
-                raise ValueError(f"slot {s}: application {name!r} shares node(s) "
-                                 f"{sorted(nodes & used)} with another application")
+                out.append(f"slot {s}: application {name!r} shares node(s) "
+                           f"{sorted(nodes & used)} with another application")
             used |= nodes
             count[name] += 1
     for name, c in count.items():
         if c != by_name[name].demand:
-            raise ValueError(f"application {name!r} owns {c} slots, demand "
-                             f"{by_name[name].demand}")
+            out.append(f"application {name!r} owns {c} slots, demand {by_name[name].demand}")
     busy_on = [0] * problem.n_nodes  # slots in which each node runs an application
     for name, c in count.items():
         for k in set(by_name[name].nodes):
@@ -218,7 +229,8 @@ def check(problem: SlotProblem, table: Sequence[Sequence[str]]) -> None:
     for k in range(problem.n_nodes):
         busy = busy_on[k]
         if S - busy < problem.free[k]:
-            raise ValueError(f"node {k} keeps {S - busy} free slots, needs {problem.free[k]}")
+            out.append(f"node {k} keeps {S - busy} free slots, needs {problem.free[k]}")
+    return out
 
 
 def max_gap(table: Sequence[Sequence[str]], name: str) -> int:
@@ -259,3 +271,36 @@ def random_problem(seed: int, *, n_nodes: int = 64, n_apps: int = 20, n_slots: i
         apps.append(SlotApp(f"A{i}", tuple(sorted(rng.sample(range(n_nodes), size))),
                             rng.randint(*demand_range)))
     return SlotProblem(n_nodes, tuple(apps), n_slots, (free,) * n_nodes, objective)
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Slot assignment (Karl, an Ousterhout matrix for BSP programs): give each application "
+    "its demand of slots of a round, on all its nodes at once, applications sharing a node "
+    "in different slots, every node keeping its free slots; minimise the round or the "
+    "largest gap.",
+    (
+        _F("n_nodes", "integer", "Nodes.", minimum=1, example=3),
+        _F("n_slots", "integer", "The round for \"gap\"; the largest round allowed for "
+           "\"round\".", "slots", minimum=1, maximum=MAX_SLOTS, example=6),
+        _F("apps", "array", "The applications.",
+           items=fields.Record("An application: one thread on each of its nodes.", (
+               _F("name", "string", "Unique name (default A<index>).", default=fields.COMPUTED),
+               _F("nodes", "array", "Its distinct nodes.", minimum=0,
+                  items=_F("", "integer", "")),
+               _F("demand", "integer", "d_a, slots per round.", "slots", minimum=1))),
+           example=[{"name": "A0", "nodes": [0, 1], "demand": 2},
+                    {"name": "A1", "nodes": [1, 2], "demand": 1},
+                    {"name": "A2", "nodes": [2], "demand": 2}]),
+        _F("free", "array", "F_k, slots of the round kept free for local users per node, or "
+           "one number for every node.", "slots", minimum=0, items=_F("", "integer", ""),
+           scalar=True, default=1, example=[1, 1, 1]),
+        _F("objective", "string", "\"round\": minimise the round length; \"gap\": minimise "
+           "the largest cyclic gap between two slots of one application.",
+           choices=OBJECTIVES, default="round"),
+        _F("slot_us", "integer", "Slot length (when a table is simulated).", "µs", minimum=1,
+           default=20_000),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("slot_assignment")``)."""

@@ -15,11 +15,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from sim.problems import fields
 
-__all__ = ["TaskMapping", "from_dict", "least_loaded", "random_problem"]
+FAMILY = "task_mapping"
+
+__all__ = ["FAMILY", "OBJECTIVES", "TaskMapping", "from_dict", "to_dict", "check", "objective",
+           "least_loaded", "random_problem"]
 
 OBJECTIVES = ("max", "overload")
 Solution = list[list[int]]
@@ -35,19 +38,21 @@ class TaskMapping:
     ``base``: pages in use per node (default zeros), ``objective`` "max" | "overload",
     ``name``."""
 
+    FAMILY: ClassVar[str] = FAMILY
+
     n_nodes: int
     mem_pages: int
     jobs: tuple[tuple[int, ...], ...]
     base: tuple[int, ...] = ()
-    objective_kind: str = "max"
+    objective: str = "max"
     name: str = "task_mapping"
 
     def __post_init__(self) -> None:
         fields.integer(self.n_nodes, "n_nodes", minimum=1, maximum=MAX_NODES)
         fields.integer(self.mem_pages, "mem_pages", minimum=1)
-        if self.objective_kind not in OBJECTIVES:
+        if self.objective not in OBJECTIVES:
             raise ValueError(f"field 'objective' must be one of {OBJECTIVES}, "
-                             f"got {self.objective_kind!r}")
+                             f"got {self.objective!r}")
         if not self.jobs:
             raise ValueError("field 'jobs' must hold at least one job")
         for j, job in enumerate(self.jobs):
@@ -61,6 +66,8 @@ class TaskMapping:
                              f"got {len(self.base)}")
         for k, b in enumerate(self.base):
             fields.integer(b, f"base[{k}]", minimum=0)
+        if not self.base:
+            object.__setattr__(self, "base", (0,) * self.n_nodes)
 
     @property
     def base_mem(self) -> tuple[int, ...]:
@@ -74,36 +81,18 @@ class TaskMapping:
                 load[k] += m
         return load
 
-    def check(self, solution: Solution) -> None:
-        """Raise ValueError unless every task is on a node and no job repeats a node."""
-        if len(solution) != len(self.jobs):
-            raise ValueError(f"solution has {len(solution)} jobs, problem {len(self.jobs)}")
-        for j, (job, nodes) in enumerate(zip(self.jobs, solution, strict=True)):
-            if len(nodes) != len(job):
-                raise ValueError(f"job {j}: {len(nodes)} nodes for {len(job)} tasks")
-            if any(not isinstance(k, int) or not 0 <= k < self.n_nodes for k in nodes):
-                raise ValueError(f"job {j}: node outside 0..{self.n_nodes - 1}: {nodes}")
-            if len(set(nodes)) != len(nodes):
-                raise ValueError(f"job {j}: two tasks on one node: {nodes}")
-
-    def objective(self, solution: Solution) -> float:
-        loads = self.loads(solution)
-        if self.objective_kind == "max":
-            return float(max(loads))
-        return float(sum(max(0, x - self.mem_pages) for x in loads))
-
     def lower_bound(self) -> float:
         """A simple bound: the average load (and the largest base/task) for "max"."""
         total = sum(self.base_mem) + sum(sum(j) for j in self.jobs)
-        if self.objective_kind == "max":
+        if self.objective == "max":
             return float(max(-(-total // self.n_nodes), max(self.base_mem),
                              max(max(j) for j in self.jobs)))
         return float(max(0, total - self.n_nodes * self.mem_pages))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": "task_mapping", "name": self.name, "n_nodes": self.n_nodes,
+        return {"problem": FAMILY, "name": self.name, "n_nodes": self.n_nodes,
                 "mem_pages": self.mem_pages, "jobs": [list(j) for j in self.jobs],
-                "base": list(self.base_mem), "objective": self.objective_kind}
+                "base": list(self.base_mem), "objective": self.objective}
 
 
 def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
@@ -131,9 +120,39 @@ def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
     return sol, load
 
 
+def check(problem: TaskMapping, solution: Solution) -> list[str]:
+    """The violations of ``solution`` (empty when feasible): every task on a node of the
+    cluster and no job with two tasks on one node."""
+    if len(solution) != len(problem.jobs):
+        return [f"solution has {len(solution)} jobs, problem {len(problem.jobs)}"]
+    out: list[str] = []
+    for j, (job, nodes) in enumerate(zip(problem.jobs, solution, strict=True)):
+        if len(nodes) != len(job):
+            out.append(f"job {j}: {len(nodes)} nodes for {len(job)} tasks")
+        if any(not isinstance(k, int) or not 0 <= k < problem.n_nodes for k in nodes):
+            out.append(f"job {j}: node outside 0..{problem.n_nodes - 1}: {nodes}")
+        if len(set(nodes)) != len(nodes):
+            out.append(f"job {j}: two tasks on one node: {nodes}")
+    return out
+
+
+def objective(problem: TaskMapping, solution: Solution) -> float:
+    """``max_k N_k`` (``"max"``, the paper's uniform memory load) or the paged-out pages
+    ``sum_k max(0, N_k - M)`` (``"overload"``), pages, of a mapping (:meth:`TaskMapping.loads`)."""
+    loads = problem.loads(solution)
+    if problem.objective == "max":
+        return float(max(loads))
+    return float(sum(max(0, x - problem.mem_pages) for x in loads))
+
+
+def to_dict(problem: TaskMapping) -> dict[str, Any]:
+    """The problem as its JSON dictionary (``from_dict(to_dict(p)) == p``)."""
+    return problem.to_dict()
+
+
 def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
     """Build from JSON (``"problem": "task_mapping"``); errors name the source and field."""
-    obj = fields.family(data, "task_mapping", source=source)
+    obj = fields.family(data, FAMILY, source=source)
     obj = fields.record(obj, "", required=("problem", "n_nodes", "mem_pages", "jobs"),
                         optional=("name", "base", "objective"), source=source)
     n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, maximum=MAX_NODES, source=source)
@@ -167,3 +186,27 @@ def random_problem(n_nodes: int, n_jobs: int, seed: int, *, mest: int = 8192,
         jobs.append(tuple(min(mem_pages, rng.randint(lo, hi)) for _ in range(s)))
     return TaskMapping(n_nodes, mem_pages, tuple(jobs), (0,) * n_nodes, objective,
                        f"rand-n{n_nodes}-j{n_jobs}-s{seed}")
+
+
+# ---------------------------------------------------------------------------- declaration
+_F = fields.Field
+
+SCHEMA = fields.Record(
+    "Memory-balanced task mapping (CSM M6): put every task of every job on a node, at most "
+    "one task of a job per node; minimise the largest node memory or the paged-out pages.",
+    (
+        _F("n_nodes", "integer", "Nodes of the cluster.", minimum=1, maximum=MAX_NODES,
+           example=3),
+        _F("mem_pages", "integer", "M, memory of a node.", "pages", minimum=1, example=10),
+        _F("jobs", "array", "Per job, the memory of each of its tasks (1..n_nodes tasks, "
+           "each at most M).", "pages", minimum=1,
+           items=_F("", "array", "", items=_F("", "integer", "")),
+           example=[[4, 3], [5], [2, 2, 2]]),
+        _F("base", "array", "Memory already in use per node (default zeros).", "pages",
+           minimum=0, items=_F("", "integer", ""), default=fields.COMPUTED, example=[0, 1, 0]),
+        _F("objective", "string", "\"max\": minimise max_k N_k (the paper's uniform memory "
+           "load); \"overload\": minimise sum_k max(0, N_k - M).", choices=OBJECTIVES,
+           default="max"),
+        _F("name", "string", "Label.", default="task_mapping"),
+    ))
+"""The family's JSON fields, declared once (``sim.problems.schema("task_mapping")``)."""

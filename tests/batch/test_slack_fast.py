@@ -38,7 +38,7 @@ from sim.problems.insertion import (
     check,
     load,
     moved,
-    price,
+    objective,
     random_problem,
 )
 
@@ -58,8 +58,8 @@ def _same(problem: InsertionProblem, order: str, **opts) -> None:
     ref = insert(problem, order, fast=False, **opts)
     fast = insert(problem, order, **opts)
     assert fast == ref, (order, opts, problem.to_dict())
-    check(problem, fast.schedule)  # the checked definition accepts it
-    assert fast.price == price(problem, fast.schedule)
+    assert check(problem, fast.schedule) == []  # the checked definition accepts it
+    assert fast.price == objective(problem, fast.schedule)
 
 
 @pytest.mark.parametrize("compress", ["hold", "list"])
@@ -101,10 +101,10 @@ def test_fast_picks_the_definitions_best_candidate():
         for order in ORDERS:
             cands = list(candidates(pb, order))
             for c in cands:
-                check(pb, c.schedule)
+                assert check(pb, c.schedule) == []
             chosen = insert(pb, order)
             ref = best(pb, [c.schedule for c in cands])
-            assert chosen.price == pytest.approx(price(pb, ref), rel=1e-9, abs=1e-9)
+            assert chosen.price == pytest.approx(objective(pb, ref), rel=1e-9, abs=1e-9)
             assert chosen.moved == moved(pb, ref)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -31,8 +32,9 @@ from sim.problems.insertion import (
     RunningJob,
     WaitingJob,
     check,
+    from_dict,
     moved,
-    price,
+    objective,
 )
 from sim.result import Status
 
@@ -151,11 +153,11 @@ def test_chosen_candidate_is_feasible_and_cheapest(order, delay_from):
         cands = list(candidates(problem, order, delay_from=delay_from))
         assert cands, "the last slot always gives a candidate"
         for c in cands:
-            check(problem, c.schedule)
-            assert c.price == price(problem, c.schedule)
+            assert check(problem, c.schedule) == []
+            assert c.price == objective(problem, c.schedule)
             assert c.moved == moved(problem, c.schedule)
         best = insert(problem, order, delay_from=delay_from)
-        check(problem, best.schedule)
+        assert check(problem, best.schedule) == []
         assert best.price == pytest.approx(min(c.price for c in cands), rel=1e-9, abs=1e-9)
         fewest = min(c.moved for c in cands if c.price == pytest.approx(best.price, rel=1e-9))
         assert best.moved == fewest
@@ -183,7 +185,7 @@ def test_bundled_snapshots_load_and_solve():
     assert any(p.new is None for p in problems) and any(p.new is not None for p in problems)
     for p in problems[::9]:
         for order in ORDERS:
-            check(p, insert(p, order).schedule)
+            assert check(p, insert(p, order).schedule) == []
 
 
 def test_remove_never_raises_the_price():
@@ -208,8 +210,8 @@ def test_solve_wrappers_via_registry():
         res = registry.solver("slack_insertion", name)(problem, time_limit=5, seed=3)
         assert res.status is Status.FEASIBLE and res.bound is None and res.seed == 3
         sched = res.solution
-        check(problem, sched)
-        assert res.objective == price(problem, sched)
+        assert check(problem, sched) == []
+        assert res.objective == objective(problem, sched)
         assert res.to_dict()["solver"] == name
     assert solve(problem, order="DU").objective == insert(problem, "DU").price
 
@@ -302,7 +304,7 @@ def test_snapshot_capture_round_trips():
     assert len(pol.snapshots) == pol.n_insert + pol.n_remove
     assert max(p.k for p in pol.snapshots) >= 3
     for p in pol.snapshots[:20]:
-        q = InsertionProblem.from_json(p.to_json())
+        q = from_dict(json.loads(json.dumps(p.to_dict())))
         assert q.to_dict() == p.to_dict()
 
 

@@ -13,11 +13,12 @@ import pytest
 from heuristics.kresource import EPOCH_RULES, pack_epochs, select_greedy
 from models.kresource import brute, cpsat, ilp, portfolio
 from sim.cli import main
+from sim.problems import objective
 from sim.problems.kresource import (
     EpochProblem,
     ResponseProblem,
     SelectionProblem,
-    epochs_from_dict,
+    from_dict,
     load,
 )
 from sim.result import Status
@@ -106,7 +107,7 @@ def test_selection_cpsat_ilp_brute_agree_and_greedy_never_better():
         for r in (cpsat.solve_selection(p), ilp.solve_selection(p)):
             assert r.status is Status.OPTIMAL and r.objective == opt.objective
         for sel in ("ff", "bl", "bb"):
-            assert p.objective(select_greedy(p, sel)) <= opt.objective
+            assert objective(p, select_greedy(p, sel)) <= opt.objective
 
 
 def _rand_response(rng: random.Random, n: int, K: int) -> ResponseProblem:
@@ -152,7 +153,7 @@ def test_bad_problem_input_names_the_file_and_field(tmp_path, capsys, data, need
     f = tmp_path / "bad.json"
     f.write_text(json.dumps({"problem": "kresource_epochs", **data}))
     with pytest.raises(ValueError, match=None) as exc:
-        epochs_from_dict(json.loads(f.read_text()), str(f))
+        from_dict(json.loads(f.read_text()), str(f))
     assert needle in str(exc.value) and str(f) in str(exc.value)
     assert main(["solve", str(f), "--solver", "cpsat"]) == 2
     err = capsys.readouterr().err

@@ -21,6 +21,7 @@ from models.kresource.policy import OptEASY
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
 from sim.cli import main
+from sim.problems import objective
 
 
 @pytest.mark.parametrize("K, dist, scaling", [(1, "uniform", "G-b"), (2, "exponential", "G-b"),
@@ -111,7 +112,7 @@ def test_opt_easy_is_valid_and_starts_at_least_easys_work_per_decision():
     for p in pol.decisions[:20]:
         opt = solve_selection(p).objective
         for sel in ("ff", "bl", "bb"):
-            assert p.objective(select_greedy(p, sel)) <= opt
+            assert objective(p, select_greedy(p, sel)) <= opt
 
 
 from hypothesis import given, settings  # noqa: E402

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from sim.problems import ensure_feasible
 from sim.result import Status
 
 LIMIT = 0.5  # seconds
@@ -37,7 +38,7 @@ def test_gang_schedule_rows_within_limit() -> None:
     r, wall = _timed(solve_cpsat, p)
     assert wall < LIMIT + SLACK
     assert r.status is Status.FEASIBLE  # not proved at 500 jobs in 0.5 s
-    gs.check(p, r.solution)
+    assert gs.check(p, r.solution) == []
     assert r.bound is not None and r.bound <= r.objective
 
 
@@ -49,7 +50,7 @@ def test_slot_assignment_within_limit() -> None:
     r, wall = _timed(solve_cpsat, p)
     assert wall < LIMIT + SLACK
     assert r.status is Status.FEASIBLE
-    slots.check(p, r.solution)
+    assert slots.check(p, r.solution) == []
     assert r.bound is not None and r.bound <= r.objective
 
 
@@ -66,7 +67,7 @@ def test_kresource_epochs_within_limit() -> None:
     r, wall = _timed(solve_epochs, p)
     assert wall < LIMIT + SLACK
     assert r.status is not Status.OPTIMAL or r.bound == r.objective
-    p.check(r.solution)
+    ensure_feasible(p, r.solution)
 
 
 def test_slack_insertion_starts_no_stage_without_time() -> None:

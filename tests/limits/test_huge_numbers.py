@@ -30,10 +30,7 @@ def _scaled(data: Any, factor: float, int_factor: int) -> Any:
 
 
 def _as_dict(problem: Any) -> dict[str, Any]:
-    import json
-
-    data = problem.to_dict() if hasattr(problem, "to_dict") else problem.to_json()
-    return json.loads(data) if isinstance(data, str) else data
+    return problem.to_dict()
 
 
 def _paths(data: Any, prefix: tuple = ()) -> list[tuple]:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from models.kresource import common
-from sim.problems import kresource
+from sim.problems import ensure_feasible, kresource
 from sim.result import Status
 
 SLOW = 0.002  # seconds per model variable in the fake slow build
@@ -52,7 +52,7 @@ def test_slow_epochs_build_stops_at_the_limit_with_the_greedy_packing(
     assert time.perf_counter() - t < 0.3 + 0.5
     assert r.status is Status.FEASIBLE
     assert "while building" in r.note
-    p.check(r.solution)
+    ensure_feasible(p, r.solution)
     # the greedy packing (under a limit only the rules that fit in a tenth of it run)
     assert len(greedy) <= r.objective <= len(common.best_packing(p, time_limit=1e-9))
     assert r.bound == p.lower_bound()
@@ -89,7 +89,7 @@ def test_stopped_epoch_packing_finishes_fcfs() -> None:
         return len(asked) > 3
 
     part = pack_epochs(p, "unc-ff", stop=after_three)
-    p.check(part)
+    ensure_feasible(p, part)
     assert part[:3] == full[:3] and part != full
 
 
@@ -115,9 +115,9 @@ def test_stopped_serial_schedule_is_feasible() -> None:
         return len(asked) > 10
 
     part = serial_schedule(p, order, stop=after_ten)
-    p.check(part)
+    ensure_feasible(p, part)
     assert [part[j] for j in order[:10]] == [full[j] for j in order[:10]]
-    p.check(serial_schedule(p, order, stop=lambda: True))
+    ensure_feasible(p, serial_schedule(p, order, stop=lambda: True))
 
 
 def test_list_heuristic_with_a_slow_placement_stops_at_its_limit(
@@ -140,7 +140,7 @@ def test_list_heuristic_with_a_slow_placement_stops_at_its_limit(
     r = hk.solve_list(p, time_limit=0.3)
     assert time.perf_counter() - t < 0.3 + 0.5
     assert r.status is Status.FEASIBLE and "stopped by the time limit" in r.note
-    p.check(r.solution)
+    ensure_feasible(p, r.solution)
 
 
 def test_cbc_not_started_without_time_to_write_the_model(

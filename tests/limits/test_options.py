@@ -12,12 +12,12 @@ def _small(family: str):
     """A small problem of ``family`` through its registered loader, or None."""
     if family == "grouping":
         from sim.problems.grouping import random_problem
-        data = random_problem(5, 8, max_procs=4, seed=1).to_json()
+        data = random_problem(5, 8, max_procs=4, seed=1).to_dict()
     elif family == "slack_insertion":
         import json
 
         from sim.problems.insertion import random_problem
-        data = json.loads(random_problem(1, 3).to_json())
+        data = json.loads(json.dumps(random_problem(1, 3).to_dict()))
     elif family == "task_mapping":
         from sim.problems.task_mapping import random_problem
         data = random_problem(4, 2, 1, sizes=(1, 2)).to_dict()

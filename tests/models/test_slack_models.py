@@ -33,8 +33,8 @@ def tol(*results) -> float:
 def assert_valid(problem, res):
     sch = res.solution
     assert isinstance(sch, InsertionSchedule)  # typed; JSON only at the edge
-    ins.check(problem, sch)
-    assert res.objective == ins.price(problem, sch)  # recomputed, not copied
+    assert ins.check(problem, sch) == []
+    assert res.objective == ins.objective(problem, sch)  # recomputed, not copied
     back = json.loads(json.dumps(res.to_dict()))
     assert InsertionSchedule.from_dict(back["solution"]) == sch
     return sch
@@ -174,7 +174,7 @@ def test_determinism_and_registry():
     for name in ("ilp", "brute"):
         fn = registry.solver("slack_insertion", name)
         assert fn in (si.solve_ilp, si.solve_brute)
-    fam, back = registry.load_problem(json.loads(pb.to_json()), "p.json")
+    fam, back = registry.load_problem(json.loads(json.dumps(pb.to_dict())), "p.json")
     assert fam == "slack_insertion" and back == pb
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from heuristics.gang_schedule import coloring
 from models import gang_schedule as m
+from sim.problems import ensure_feasible
 from sim.problems import gang_schedule as gs
 from sim.result import Status
 
@@ -27,7 +28,7 @@ def test_exact_models_agree_with_brute_force(seed: int, objective: str) -> None:
     for r in (m.solve_cpsat(p, time_limit=20), m.solve_ilp(p, time_limit=20)):
         assert r.status is Status.OPTIMAL, r
         assert r.objective == pytest.approx(brute.objective)
-        gs.check(p, r.solution)
+        assert gs.check(p, r.solution) == []
     h = coloring(p)
     assert h.status is Status.FEASIBLE
     assert h.objective >= brute.objective - 1e-9
@@ -63,13 +64,13 @@ def test_check_rejects_shared_node_overflow_and_missing_job() -> None:
                       "local_mem": [0, 4, 0],
                       "jobs": [{"name": "A", "nodes": [0, 1], "mem": [3, 6]},
                                {"name": "B", "nodes": [1, 2], "mem": 2}]})
-    gs.check(p, [["A"], ["B"]])
+    assert gs.check(p, [["A"], ["B"]]) == []
     with pytest.raises(ValueError, match="2 tasks on node 1"):
-        gs.check(p, [["A", "B"]])
+        ensure_feasible(p, [["A", "B"]])
     with pytest.raises(ValueError, match="without a row"):
-        gs.check(p, [["A"]])
+        ensure_feasible(p, [["A"]])
     with pytest.raises(ValueError, match="empty"):
-        gs.check(p, [["A"], [], ["B"]])
+        ensure_feasible(p, [["A"], [], ["B"]])
 
 
 BASE = {"problem": "gang_schedule", "n_nodes": 4, "mem": 10,

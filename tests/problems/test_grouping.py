@@ -11,11 +11,14 @@ from heuristics import grouping as heur
 from models import grouping as exact
 from sim import registry
 from sim.memory.model import MissRateCurve, steady_state
+from sim.problems import ensure_feasible
 from sim.problems.grouping import (
     GroupingProblem,
     GroupJob,
-    from_json,
+    check,
+    from_dict,
     load,
+    objective,
     random_problem,
     schedule_name,
 )
@@ -60,15 +63,15 @@ def test_exact_models_agree_and_heuristics_never_beat_them(seed):
     for n in EXACT:
         assert res[n].objective == pytest.approx(opt, rel=1e-7)
         assert res[n].bound == res[n].objective
-        p.check(res[n].solution)
-        assert p.objective(res[n].solution) == res[n].objective
+        ensure_feasible(p, res[n].solution)
+        assert objective(p, res[n].solution) == res[n].objective
     for n in HEURISTICS:
         r = solver(n)(p)
         if r.status is Status.INFEASIBLE:
             assert p.slices is not None  # only a fixed S can defeat the packing
             continue
         assert r.status is Status.FEASIBLE and r.bound is None
-        p.check(r.solution)
+        ensure_feasible(p, r.solution)
         assert r.objective >= opt * (1 - 1e-9)
 
 
@@ -78,36 +81,37 @@ def test_cost_is_eq4_through_the_model():
                         slices=2)
     st = steady_state([a.curve, b.curve], [1000.0, 3000.0], 400)
     together = 0.01 * 4000 * st.combined[0] + (4 - 3) * 2.0
-    assert p.objective([["a", "b"], []]) == pytest.approx(together + 4 * 2.0)
+    assert objective(p, [["a", "b"], []]) == pytest.approx(together + 4 * 2.0)
     alone = (0.01 * 1000 * float(steady_state([a.curve], [1.0], 400).combined[0]) + 3 * 2.0
              + 0.01 * 3000 * float(steady_state([b.curve], [1.0], 400).combined[0]) + 2 * 2.0)
-    assert p.objective([["b"], ["a"]]) == pytest.approx(alone)
+    assert objective(p, [["b"], ["a"]]) == pytest.approx(alone)
     ev = p.evaluate([["a", "b"], []])
     assert ev["slice_miss_rates"][0] == pytest.approx(st.combined[0])
 
 
 def test_feasibility_check():
     p = random_problem(4, 2, seed=3, max_procs=1)
-    assert p.is_feasible([["J0", "J1"], ["J2", "J3"]])
+    assert not check(p, [["J0", "J1"], ["J2", "J3"]])
     with pytest.raises(ValueError, match="'J2' is in 0 slices, must be in exactly 1"):
-        p.check([["J0", "J1"], ["J3"]])
+        ensure_feasible(p, [["J0", "J1"], ["J3"]])
     with pytest.raises(ValueError, match="'J1' is in 2 slices"):
-        p.check([["J0", "J1"], ["J2", "J3"], ["J1"]])
+        ensure_feasible(p, [["J0", "J1"], ["J2", "J3"], ["J1"]])
     with pytest.raises(ValueError, match="unknown job 'nobody'"):
-        p.check([["J0", "J1"], ["J2", "J3", "nobody"]])
+        ensure_feasible(p, [["J0", "J1"], ["J2", "J3", "nobody"]])
     with pytest.raises(ValueError, match="slice 0 needs 3 processors > P = 2"):
-        p.check([["J0", "J1", "J2"], ["J3"]])
+        ensure_feasible(p, [["J0", "J1", "J2"], ["J3"]])
     q = random_problem(4, 2, seed=3, max_procs=1, slices=3)
     with pytest.raises(ValueError, match="S = 3"):
-        q.check([["J0"], ["J1"], ["J2"], ["J3"]])
-    assert q.objective([["J0", "J1"], ["J2", "J3"], []]) > p.objective([["J0", "J1"], ["J2", "J3"]])
+        ensure_feasible(q, [["J0"], ["J1"], ["J2"], ["J3"]])
+    assert (objective(q, [["J0", "J1"], ["J2", "J3"], []])
+            > objective(p, [["J0", "J1"], ["J2", "J3"]]))
 
 
 def _good() -> dict:
     return GroupingProblem(jobs=(GroupJob("x", 1, curve(10, 3), 10.0),
                                  GroupJob("y", 2, curve(8, 2), 5.0)),
                            processors=2, memory=12, latency=0.1, slice_length=1.0,
-                           slices=2).to_json()
+                           slices=2).to_dict()
 
 
 @pytest.mark.parametrize("path, value, message", [
@@ -131,16 +135,16 @@ def test_bad_input_names_the_field(path, value, message):
         node = node[key]
     node[path[-1]] = value
     with pytest.raises(ValueError, match=message):
-        from_json(data, source="case.json")
+        from_dict(data, source="case.json")
     with pytest.raises(ValueError, match="case.json"):
-        from_json(data, source="case.json")
+        from_dict(data, source="case.json")
 
 
 def test_missing_fields_and_bad_file(tmp_path):
     data = _good()
     del data["memory"]
     with pytest.raises(ValueError, match="missing field 'memory'"):
-        from_json(data)
+        from_dict(data)
     f = tmp_path / "bad.json"
     f.write_text('{"problem": "grouping",\n "jobs": [}')
     with pytest.raises(ValueError, match=r"bad.json: line 2"):
@@ -149,21 +153,21 @@ def test_missing_fields_and_bad_file(tmp_path):
 
 def test_json_round_trip_and_registry_loader(tmp_path):
     p = small(5, slices=3)
-    text = json.dumps(p.to_json())
+    text = json.dumps(p.to_dict())
     f = tmp_path / "p.json"
     f.write_text(text)
     q = load(f)
     assert q == p
     family, r = registry.load_problem(json.loads(text))
     assert family == "grouping" and r == p
-    sol = [[n] for n in p.names[:2]] + [p.names[2:]] if p.is_feasible(
+    sol = [[n] for n in p.names[:2]] + [p.names[2:]] if not check(p,
         [[n] for n in p.names[:2]] + [p.names[2:]]) else None
     if sol is not None:
-        assert q.objective(sol) == p.objective(sol)
+        assert objective(q, sol) == objective(p, sol)
     # curves given as knots
     d = _good()
     d["jobs"][0]["curve"] = {"points": [[0, 1.0], [4, 0.2], [10, 0.0]]}
-    assert from_json(d).jobs[0].curve.m[2] == pytest.approx(0.6)
+    assert from_dict(d).jobs[0].curve.m[2] == pytest.approx(0.6)
 
 
 def test_determinism_and_names():
@@ -238,7 +242,7 @@ def test_bundled_case_study_instances():
     # 256 MB holds all footprints (199.2 MB): every schedule costs the same
     p = load(data / "casestudy_256mb.json")
     names = p.names
-    costs = {round(p.objective([[names[0], a, b], [n for n in names[1:] if n not in (a, b)]]),
+    costs = {round(objective(p, [[names[0], a, b], [n for n in names[1:] if n not in (a, b)]]),
                    9) for i, a in enumerate(names[1:]) for b in names[i + 2:]}
     assert len(costs) == 1
 
@@ -274,7 +278,7 @@ def test_every_registered_solver_through_the_registry_like_the_cli():
         out = json.loads(json.dumps(solver(name)(p, time_limit=30).to_dict()))
         assert out["solver"] == name
         assert sorted(n for g in out["solution"] for n in g) == sorted(p.names)
-        assert out["objective"] == pytest.approx(p.objective(out["solution"]))
+        assert out["objective"] == pytest.approx(objective(p, out["solution"]))
         if name in EXACT:
             assert out["status"] == "OPTIMAL"
             best = out["objective"] if best is None else best
@@ -308,7 +312,7 @@ def test_fluctuation_model_costs_slices_and_exact_models_still_agree(seed):
     for n in EXACT:
         assert res[n].objective == pytest.approx(opt, rel=1e-7)
     assert solver("greedy")(p).objective >= opt * (1 - 1e-9)
-    assert from_json(json.loads(json.dumps(p.to_json()))) == p
+    assert from_dict(json.loads(json.dumps(p.to_dict()))) == p
 
 
 def test_fluctuation_model_differs_only_near_a_loop_cliff():

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
+from sim.problems import Infeasible, ensure_feasible
 from sim.problems import insertion as ins
 from sim.problems.insertion import (
-    InfeasibleScheduleError,
     InsertionProblem,
     InsertionSchedule,
     NewJob,
@@ -39,12 +39,12 @@ def test_price_follows_the_paper_formula():
     # new job at 5 (after job 2), job 2 stays, job 3 delayed by 2 s
     sch = InsertionSchedule(5, {2: 0, 3: 12})
     # (5 - 0) * 2  +  cost(job 3) = 4 * 2 * (0.25/0.5) * (inf/inf -> 1) = 4
-    assert ins.price(pb, sch) == pytest.approx(5 * 2 + 4 * 2 * 0.5)
+    assert ins.objective(pb, sch) == pytest.approx(5 * 2 + 4 * 2 * 0.5)
     assert ins.moved(pb, sch) == 1
     # moving job 2 later by 3 s: n * t * (p ratio 1) * (s0/s = 8/6)
     sch2 = InsertionSchedule(0, {2: 3, 3: 12})
     assert ins.job_cost(pb, pb.job(2), 3) == pytest.approx(2 * 3 * 1.0 * (8 / 6))
-    assert ins.price(pb, sch2) == pytest.approx(0 + 2 * 3 * 8 / 6 + 4)
+    assert ins.objective(pb, sch2) == pytest.approx(0 + 2 * 3 * 8 / 6 + 4)
 
 
 def test_alphas_enter_as_exponents():
@@ -53,7 +53,7 @@ def test_alphas_enter_as_exponents():
     expect = (5 ** 0.5 * 2 ** 0.5
               + 2 ** 0.5 * 3 ** 0.5 * 1.0 * (8 / 6) ** 0.5
               + 4 ** 0.5 * 2 ** 0.5 * 0.5 * 1.0)
-    assert ins.price(pb, sch) == pytest.approx(expect)
+    assert ins.objective(pb, sch) == pytest.approx(expect)
 
 
 def test_moving_earlier_costs_negative_and_beyond_slack_is_infinite():
@@ -64,13 +64,13 @@ def test_moving_earlier_costs_negative_and_beyond_slack_is_infinite():
     w2 = pb.job(2)
     assert ins.job_cost(pb, w2, 6) == pytest.approx(2 * 6 * 8 / 6)
     assert ins.job_cost(pb, w2, 7) == math.inf
-    assert ins.price(pb, InsertionSchedule(5, {2: 7, 3: 10})) == math.inf
+    assert ins.objective(pb, InsertionSchedule(5, {2: 7, 3: 10})) == math.inf
 
 
 def test_zero_delay_costs_zero_even_with_alpha_t_zero():
     pb = small_problem(alpha_t=0.0)
-    assert ins.price(pb, InsertionSchedule(0, {2: 0, 3: 10})) == 0.0
-    assert ins.price(pb, InsertionSchedule(3, {2: 0, 3: 10})) == pytest.approx(2.0)
+    assert ins.objective(pb, InsertionSchedule(0, {2: 0, 3: 10})) == 0.0
+    assert ins.objective(pb, InsertionSchedule(3, {2: 0, 3: 10})) == pytest.approx(2.0)
 
 
 def test_open_choices_p_floor_and_slack_floor():
@@ -100,28 +100,29 @@ def test_dummy_job_of_remove_has_no_term_and_priority_one():
     pb = small_problem(new=None, running=())  # the running job left early
     sch = InsertionSchedule(None, {2: 0, 3: 5})
     # only job 3 moved 5 s earlier: n * t * max(p, floor) / 1
-    assert ins.price(pb, sch) == pytest.approx(-4 * 5 * 0.25)
-    ins.check(pb, sch)
-    with pytest.raises(InfeasibleScheduleError, match="no new job"):
-        ins.check(pb, InsertionSchedule(0, {2: 0, 3: 10}))
+    assert ins.objective(pb, sch) == pytest.approx(-4 * 5 * 0.25)
+    assert ins.check(pb, sch) == []
+    with pytest.raises(Infeasible, match="no new job"):
+        ensure_feasible(pb, InsertionSchedule(0, {2: 0, 3: 10}))
 
 
 def test_check_accepts_feasible_and_rejects_each_violation():
     pb = small_problem()
-    ins.check(pb, InsertionSchedule(5, {2: 0, 3: 10}))  # 2+2 procs on [5,9), then job 3
-    with pytest.raises(InfeasibleScheduleError, match="capacity"):
-        ins.check(pb, InsertionSchedule(8, {2: 0, 3: 10}))  # new job overlaps job 3 (4 procs)
-    with pytest.raises(InfeasibleScheduleError, match="capacity"):
-        ins.check(pb, InsertionSchedule(0, {2: 0, 3: 10}))  # 2 running + 2 + 2 > 4
-    with pytest.raises(InfeasibleScheduleError, match="slack"):
-        ins.check(pb, InsertionSchedule(0, {2: 7, 3: 12}))
-    with pytest.raises(InfeasibleScheduleError, match="before now"):
-        ins.check(small_problem(now=0), InsertionSchedule(-1, {2: 0, 3: 10}))
-    with pytest.raises(InfeasibleScheduleError, match="no start"):
-        ins.check(pb, InsertionSchedule(5, {2: 0}))
-    with pytest.raises(InfeasibleScheduleError, match="unknown"):
-        ins.check(pb, InsertionSchedule(5, {2: 0, 3: 10, 99: 0}))
-    assert not ins.is_feasible(pb, InsertionSchedule(0, {2: 0, 3: 10}))
+    # 2+2 procs on [5,9), then job 3
+    assert ins.check(pb, InsertionSchedule(5, {2: 0, 3: 10})) == []
+    with pytest.raises(Infeasible, match="capacity"):
+        ensure_feasible(pb, InsertionSchedule(8, {2: 0, 3: 10}))  # new job overlaps job 3 (4 procs)
+    with pytest.raises(Infeasible, match="capacity"):
+        ensure_feasible(pb, InsertionSchedule(0, {2: 0, 3: 10}))  # 2 running + 2 + 2 > 4
+    with pytest.raises(Infeasible, match="slack"):
+        ensure_feasible(pb, InsertionSchedule(0, {2: 7, 3: 12}))
+    with pytest.raises(Infeasible, match="before now"):
+        ensure_feasible(small_problem(now=0), InsertionSchedule(-1, {2: 0, 3: 10}))
+    with pytest.raises(Infeasible, match="no start"):
+        ensure_feasible(pb, InsertionSchedule(5, {2: 0}))
+    with pytest.raises(Infeasible, match="unknown"):
+        ensure_feasible(pb, InsertionSchedule(5, {2: 0, 3: 10, 99: 0}))
+    assert ins.check(pb, InsertionSchedule(0, {2: 0, 3: 10}))
 
 
 def test_current_schedule_apply_and_profile():
@@ -129,7 +130,7 @@ def test_current_schedule_apply_and_profile():
     cur = ins.current_schedule(pb)
     # job 3 needs all 4 procs on [10, 13); the new job fits next to job 2 only from 5
     assert cur.new_start == 5
-    ins.check(pb, cur)
+    assert ins.check(pb, cur) == []
     after = ins.apply(pb, InsertionSchedule(5, {2: 2, 3: 8}))
     assert [(w.te, w.s) for w in after] == [(2, 4.0), (8, math.inf)]
     prof = ins.profile_of(pb)
@@ -149,13 +150,13 @@ def test_json_round_trip_including_infinite_slack(tmp_path):
     assert d["problem"] == "slack_insertion"
     assert d["waiting"][1]["s"] == "inf"
     text = json.dumps(d)
-    back = InsertionProblem.from_json(text)
+    back = ins.from_dict(json.loads(text))
     assert back == pb
     path = tmp_path / "p.json"
     pb.dump(path)
     assert ins.load(path) == pb
     removal = small_problem(new=None)
-    assert InsertionProblem.from_dict(removal.to_dict()) == removal
+    assert ins.from_dict(removal.to_dict()) == removal
 
 
 def test_registry_loader():
@@ -195,10 +196,12 @@ def test_bad_input_names_the_field(mutate, match):
     d = small_problem().to_dict()
     mutate(d)
     with pytest.raises(ValueError, match=match) as e:
-        InsertionProblem.from_dict(d, source="bad.json")
+        ins.from_dict(d, source="bad.json")
     assert "bad.json" in str(e.value)
 
 
-def test_malformed_json_names_the_source():
+def test_malformed_json_names_the_source(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
     with pytest.raises(ValueError, match="bad.json: invalid JSON"):
-        InsertionProblem.from_json("{not json", source="bad.json")
+        ins.load(bad)

@@ -7,6 +7,8 @@ import pytest
 
 from heuristics.task_mapping import greedy
 from models.task_mapping import solve_brute, solve_cpsat
+from sim.problems import ensure_feasible
+from sim.problems import task_mapping as tm
 from sim.problems.task_mapping import TaskMapping, from_dict, random_problem
 from sim.result import Status
 
@@ -39,11 +41,11 @@ def test_hand_instance():
     p = TaskMapping(2, 10, ((6, 5), (4,)))
     assert solve_brute(p).objective == 9
     assert greedy(p).solution == [[0, 1], [1]] and greedy(p).objective == 9
-    assert p.objective([[0, 1], [0]]) == 10
-    assert TaskMapping(2, 8, ((6, 5), (4,)), objective_kind="overload").objective(
-        [[0, 1], [0]]) == 2
+    assert tm.objective(p, [[0, 1], [0]]) == 10
+    assert tm.objective(TaskMapping(2, 8, ((6, 5), (4,)), objective="overload"),
+                        [[0, 1], [0]]) == 2
     with pytest.raises(ValueError, match="two tasks on one node"):
-        p.check([[0, 0], [1]])
+        ensure_feasible(p, [[0, 0], [1]])
 
 
 @pytest.mark.parametrize("data,field", [

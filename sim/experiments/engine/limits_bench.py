@@ -64,10 +64,10 @@ def instances(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
     from sim.problems import grouping, insertion
 
     g = tmp / "grouping-J500.json"
-    g.write_text(json.dumps(grouping.random_problem(500, 64, max_procs=8, seed=1).to_json()))
+    g.write_text(json.dumps(grouping.random_problem(500, 64, max_procs=8, seed=1).to_dict()))
     ins = tmp / "insertion-k500.json"
-    ins.write_text(insertion.random_problem(1, 500, capacity=128, max_t=3600,
-                                            max_slack=7200).to_json())
+    ins.write_text(json.dumps(insertion.random_problem(1, 500, capacity=128, max_t=3600,
+                                                       max_slack=7200).to_dict()))
     out = {"grouping": [("random J=500 P=64", g)],
            "slack_insertion": [("KTH snapshot k=65", SNAPSHOT), ("random k=500", ins)]}
     out.update(_other_families(tmp))

@@ -749,6 +749,7 @@ def replay(problem: Any, label: str, name: str, opts: dict[str, Any]) -> float |
     when the policy is not in this build."""
     from instances.job import Job, Workload
     from sim.batch.machine import simulate
+    from sim.problems.kresource import objective
 
     pol = _policy(name, opts)
     if pol is None:
@@ -760,7 +761,7 @@ def replay(problem: Any, label: str, name: str, opts: dict[str, Any]) -> float |
     starts = [0] * problem.n
     for i, j in enumerate(order):
         starts[j] = int(s.start[i])
-    return problem.objective(starts)
+    return objective(problem, starts)
 
 
 def response(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:

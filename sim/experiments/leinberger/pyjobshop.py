@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.kresource.cpsat import solve_response as ours_cpsat
     from models.kresource.portfolio import solve_response as ours_portfolio
     from sim.experiments.leinberger.figs import response_instance
+    from sim.problems.kresource import objective
 
     probs = []
     for seed in range(1, a.seeds + 1):
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     for (kind, seed, p), t in zip(probs, theirs, strict=True):
         oc = ours_cpsat(p, time_limit=a.time_limit)
         op = ours_portfolio(p, time_limit=a.time_limit)
-        obj = p.objective([int(s) for s in t["starts"]])  # re-checked, recomputed
+        obj = objective(p, [int(s) for s in t["starts"]])  # re-checked, recomputed
         proved = t["status"] == "OPTIMAL"
         agree = (op.status.value == "OPTIMAL" and proved and obj == op.objective)
         print(f"| {kind} s{seed} | {oc.objective:.0f} {oc.status.value} | {oc.runtime:.2f} | "

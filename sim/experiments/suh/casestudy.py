@@ -265,7 +265,7 @@ def build_instances() -> list[Path]:
                     "the paper's Table 2 miss rates; refs = references per job from the "
                     "256 MB floor; built by python -m sim.experiments.suh.casestudy "
                     "--build"))
-        data = p.to_json()
+        data = p.to_dict()
         data["jobs"] = [{"name": j.name, "procs": j.procs, "refs": j.refs, "curve": curves[L]}
                         for j, L in zip(p.jobs, LETTERS, strict=True)]
         path = DATA / f"casestudy_{mb}mb.json"

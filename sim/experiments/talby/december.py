@@ -39,7 +39,7 @@ from heuristics.slack import SlackPolicy
 from models.slack_insertion import OptimalInsertionPolicy
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
-from sim.problems.insertion import InsertionProblem, InsertionSchedule, price
+from sim.problems.insertion import InsertionProblem, InsertionSchedule, objective
 
 OUT = Path(__file__).resolve().parent / "results" / "slack_december"
 MONTH = "1996-12"
@@ -88,7 +88,7 @@ class CpsatOrAst:
         sched = InsertionSchedule.from_dict(res.solution)
         if self.best_of:
             a = insert(problem, "AST")
-            if a.price < price(problem, sched) - 1e-9 * (1 + abs(a.price)):
+            if a.price < objective(problem, sched) - 1e-9 * (1 + abs(a.price)):
                 self.stats["AST cheaper"] += 1
                 return a.schedule
         return sched
@@ -226,7 +226,7 @@ def report(data: dict, time_limit: float) -> str:
         if not pb.waiting:
             continue
         sa = insert(pb, "AST").schedule
-        po, pa = price(pb, so), price(pb, sa)
+        po, pa = objective(pb, so), objective(pb, sa)
         kind = "insert" if pb.new is not None else "remove"
         rows[kind].append((pa, po, sa, so, pb))
         tol = 1e-6 * (1 + abs(pa))

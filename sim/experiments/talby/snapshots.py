@@ -19,6 +19,7 @@ Run: ``python -m sim.experiments.talby.snapshots`` (about a minute).
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Iterable
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     for month, p in chosen:
         kind = "insert" if p.new is not None else "remove"
         name = f"kth-{month}-{kind}-{p.now}-k{p.k}.json"
-        (OUT / name).write_text(p.to_json() + "\n")
+        (OUT / name).write_text(json.dumps(p.to_dict()) + "\n")
         rows.append((name, month, kind, p.k, len(p.running)))
     rows.sort()
     total = sum((OUT / r[0]).stat().st_size for r in rows)
