@@ -405,8 +405,11 @@ def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: 
 def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int = 0,
                     max_candidates: int = MAX_PLACEMENT_CANDIDATES) -> Result:
     """Exhaustive slot placement for one BSP program (``sim.problems.placement``): every
-    rotation class of placements is simulated; the best mean runtime (µs) wins (ties: the
-    lexicographically smallest placement). ``params["runtimes_us"]`` lists every class
+    candidate placement is simulated (one per rotation class where rotations have the same
+    objective, else all ``C(S, k)``: ``placement.iter_placements``); the best mean runtime
+    (µs) wins (ties: the lexicographically smallest placement). OPTIMAL is claimed only
+    when every candidate was evaluated, and it holds over every placement the objective
+    defines. ``params["runtimes_us"]`` lists every class
     evaluated and ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous
     default among them.
 
@@ -441,5 +444,8 @@ def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int 
                  solution=list(best), check=checker(problem),
                  objective=lambda s: means[tuple(s)], bound=means[best] if complete else None,
                  runtime=dl.elapsed(), seed=seed, params=params,
-                 note="exact over the placements for the sampled mean of fixed seeds"
-                 + ("" if complete else "; stopped by the time limit"))
+                 note=("exact over " + ("one placement per rotation class (every rotation has "
+                                        "the same objective)" if pl.rotation_invariant(problem)
+                                        else "every placement")
+                       + " for the sampled mean of fixed seeds"
+                       + ("" if complete else "; stopped by the time limit")))

@@ -5,9 +5,18 @@ owns, to minimise its expected runtime under synchronized scheduling servers, fo
 (g, v, pattern, spin) cell of the BSP model (``sim.timeshare.bsp``). The objective of a
 placement is the mean simulated runtime (µs) over ``i`` measurements with seeds ``seed
 .. seed + i - 1`` (common random numbers: every placement sees the same compute times
-and draws), so it is a deterministic function of the placement. Placements that differ
-by a rotation of the round have the same runtime distribution (the measurement start and
-the server phases are uniform), so the solution space is one placement per rotation class.
+and draws), so it is a deterministic function of the placement.
+
+Rotations. The measurement starts at a uniform instant of the program's own slots and the
+other nodes' server phases are uniform, so placements that differ by a rotation of the
+round have the same runtime distribution, unless blocked threads wake up on the timer
+tick and the slot length is not a multiple of the tick (node 0's tick grid is aligned
+with its round, so a rotation moves the slots against the ticks). Where rotations are
+equivalent (:func:`rotation_invariant`), a placement is evaluated in its canonical
+rotation: the window position is drawn relative to the placement, so every rotation of a
+placement has exactly the same objective (common random numbers across rotations) and
+one placement per rotation class covers the whole solution space. Otherwise every one of
+the ``C(S, k)`` placements is a candidate and is evaluated as given.
 """
 
 from __future__ import annotations
@@ -30,7 +39,8 @@ MAX_SIMULATED_US = 1e12
 of ``k / n_slots``); the default grid's largest cell is 2.5e9."""
 
 __all__ = ["FAMILY", "PlacementProblem", "from_dict", "to_dict", "check", "objective",
-           "canonical", "placements", "iter_placements", "count_candidates"]
+           "measurement", "canonical", "rotation_invariant", "placements", "iter_placements",
+           "count_candidates"]
 
 
 @dataclass(frozen=True)
@@ -104,31 +114,43 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> PlacementProbl
     return PlacementProblem(**kw)
 
 
+def rotation_invariant(problem: PlacementProblem) -> bool:
+    """True when a rotation of the round never changes a placement's runtime distribution:
+    immediate wake-ups, or a slot length that is a multiple of the timer tick."""
+    return problem.ctl_block_wakeup == "immediate" or \
+        problem.slot_us % ServerParams().tick_us == 0
+
+
 def canonical(slots: Sequence[int], S: int) -> tuple[int, ...]:
     """The lexicographically smallest rotation of a placement."""
     return min(tuple(sorted((s - r) % S for s in slots)) for r in range(S))
 
 
 def placements(problem: PlacementProblem) -> list[tuple[int, ...]]:
-    """One placement per rotation class (each contains slot 0), sorted."""
-    import itertools
-    S = problem.n_slots
-    return sorted({canonical((0, *rest), S)
-                   for rest in itertools.combinations(range(1, S), problem.k - 1)})
+    """The candidate placements, sorted: one per rotation class (each contains slot 0)
+    when :func:`rotation_invariant`, else every placement."""
+    return list(iter_placements(problem))
 
 
 def count_candidates(problem: PlacementProblem) -> int:
-    """Number of placements containing slot 0, ``C(S - 1, k - 1)`` (every rotation class
-    has at least one; :func:`iter_placements` scans them all)."""
+    """Placements :func:`iter_placements` scans: those containing slot 0,
+    ``C(S - 1, k - 1)``, when :func:`rotation_invariant` (every rotation class has at
+    least one), else all ``C(S, k)``."""
     import math
-    return math.comb(problem.n_slots - 1, problem.k - 1)
+    if rotation_invariant(problem):
+        return math.comb(problem.n_slots - 1, problem.k - 1)
+    return math.comb(problem.n_slots, problem.k)
 
 
 def iter_placements(problem: PlacementProblem) -> Iterator[tuple[int, ...]]:
     """The placements of :func:`placements`, in the same (sorted) order, one at a time:
-    the placements containing slot 0 that are their own :func:`canonical` rotation."""
+    the placements containing slot 0 that are their own :func:`canonical` rotation, or
+    every placement when rotations are not equivalent."""
     import itertools
     S = problem.n_slots
+    if not rotation_invariant(problem):
+        yield from itertools.combinations(range(S), problem.k)
+        return
     for rest in itertools.combinations(range(1, S), problem.k - 1):
         c = (0, *rest)
         if canonical(c, S) == c:
@@ -146,15 +168,25 @@ def check(problem: PlacementProblem, slots: Sequence[int]) -> list[str]:
 
 def objective(problem: PlacementProblem, slots: Sequence[int]) -> float:
     """Mean simulated runtime (µs) of the program under synchronized servers owning
-    ``slots``; deterministic (fixed seeds). Checked first (:class:`sim.problems.Infeasible`
-    otherwise)."""
+    ``slots``; deterministic (fixed seeds), and the same for every rotation of ``slots``
+    when :func:`rotation_invariant` (evaluated in the canonical rotation). Checked first
+    (:class:`sim.problems.Infeasible` otherwise)."""
+    return measurement(problem, slots)["mean_us"]
+
+
+def measurement(problem: PlacementProblem, slots: Sequence[int]) -> dict[str, float]:
+    """The ``i`` measurements behind :func:`objective`: ``mean_us``, ``std_us`` (sample
+    standard deviation over the seeds) and ``i``."""
     ensure_feasible(problem, slots)
+    if rotation_invariant(problem):
+        slots = canonical(slots, problem.n_slots)
     bsp = BSPParams(g_us=problem.g_us, v=problem.v, n=problem.n, pattern=problem.pattern,
                     spin_us=problem.spin_us)
     sch = SlotSchedule(problem.slot_us, tuple(0 if s in set(slots) else None
                                               for s in range(problem.n_slots)))
     sp = ServerParams(regime="sync", ctl_block_wakeup=problem.ctl_block_wakeup)
-    return measure_cell(bsp, sch, sp, NetParams(), i=problem.i, seed=problem.seed)["mean_us"]
+    cell = measure_cell(bsp, sch, sp, NetParams(), i=problem.i, seed=problem.seed)
+    return {"mean_us": cell["mean_us"], "std_us": cell["std_us"], "i": problem.i}
 
 
 # ---------------------------------------------------------------------------- declaration

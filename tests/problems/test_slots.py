@@ -4,6 +4,7 @@ bad input gets a one-line error naming the field (exit 2 from the CLI)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -110,3 +111,26 @@ def test_placement_exhaustive_small():
     assert r.params["contiguous_rank"] in (1, 2)
     with pytest.raises(ValueError, match="field 'k'"):
         pl.PlacementProblem(g_us=1_000, k=5, n_slots=5)
+
+
+@pytest.mark.parametrize("wakeup, slot_us", [("immediate", 1000), ("tick", 10_000)])
+def test_every_rotation_of_a_placement_has_the_same_objective(wakeup, slot_us):
+    # S = 4, k = 3: all four placements are rotations of one another; with the window
+    # drawn in sorted slot order they used to differ (12,219 against 11,743 µs at seed 18)
+    prob = pl.PlacementProblem(g_us=1000, v=0.25, n=4, i=1, k=3, n_slots=4, slot_us=slot_us,
+                               ctl_block_wakeup=wakeup, seed=18)
+    assert pl.rotation_invariant(prob)
+    values = {pl.objective(prob, c) for c in itertools.combinations(range(4), 3)}
+    assert len(values) == 1
+
+
+@pytest.mark.parametrize("wakeup, slot_us", [("immediate", 1000), ("tick", 1500)])
+def test_optimal_placement_is_the_minimum_over_every_placement(wakeup, slot_us):
+    prob = pl.PlacementProblem(g_us=1000, v=0.25, n=4, i=2, k=2, n_slots=5, slot_us=slot_us,
+                               ctl_block_wakeup=wakeup, seed=3)
+    brute = min(pl.objective(prob, c) for c in itertools.combinations(range(5), 2))
+    r = solve_placement(prob)
+    assert r.status is Status.OPTIMAL and r.objective == brute
+    # with a tick that does not divide the slot, rotations differ: all placements scanned
+    expected = 2 if pl.rotation_invariant(prob) else 10  # classes {0,1}, {0,2}; or C(5, 2)
+    assert r.params["evaluated"] == len(pl.placements(prob)) == expected
