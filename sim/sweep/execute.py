@@ -252,17 +252,22 @@ def run_sweep(spec: str | Path | dict[str, Any], out: str | Path, *, jobs: int |
         checked = spec_mod.check_spec(spec, src)
         cells = spec_mod.expand(spec, src)
     else:
+        src = str(spec)
         checked, cells = spec_mod.load(spec)
+    for c in cells:  # every cell storable before anything is written
+        Store.check_cell(c, src)
     store = Store.open(out, spec_name=checked["name"], spec_version=checked["version"])
     try:
         import json
 
-        store.set_meta(metrics=json.dumps(checked["metrics"]),
-                       labels=json.dumps(list(dict.fromkeys(c["label"] for c in cells))))
+        # written with the first stored cell: a run that stores nothing changes no meta
+        store.stage_meta(metrics=json.dumps(checked["metrics"]),
+                         labels=json.dumps(list(dict.fromkeys(c["label"] for c in cells))))
         todo, skipped = _pending(store, cells, retry_failed)
         n_jobs = (os.cpu_count() or 1) if jobs is None else int(jobs)
         done, failed, errors = run_cells(store, todo, jobs=n_jobs, dask=dask,
                                          progress=progress)
+        store.flush_meta()
     finally:
         store.close()
     return SweepSummary(Path(out), len(cells), skipped, len(todo), done, failed,
