@@ -161,7 +161,7 @@ def closest(name: Any, known: Iterable[str], what: str = "known") -> str:
     near = difflib.get_close_matches(str(name)[:200], known, n=3, cutoff=0.5)
     if near:
         return f"closest: {', '.join(near)} ({len(known)} {what})"
-    return f"none close among the {len(known)} {what}"
+    return f"none close; {what} include {', '.join(known[:5])}, ... ({len(known)} in all)"
 
 
 def read_spec(path: str | Path) -> dict[str, Any]:
