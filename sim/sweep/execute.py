@@ -144,6 +144,14 @@ def die_with_parent(interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
+def worker_count(jobs: int | None, cells: int) -> int:
+    """Worker processes for ``cells`` cells: ``jobs`` (None = every core), never more
+    than the cells to run nor than the machine's cores (``os.cpu_count()``), at least 1."""
+    cores = os.cpu_count() or 1
+    wanted = cores if jobs is None else jobs
+    return max(1, min(wanted, cells, cores))
+
+
 def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int = 1,
               dask: Any = None, progress: bool = False,
               on_row: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None,
@@ -157,6 +165,7 @@ def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int
 
     Returns ``(done, failed, errors)``."""
     version = code_version()
+    jobs = worker_count(jobs, len(todo))
     bar = _Progress(len(todo), progress)
     done = failed = 0
     errors: list[tuple[str, str]] = []
@@ -231,7 +240,8 @@ def run_sweep(spec: str | Path | dict[str, Any], out: str | Path, *, jobs: int |
     out : path
         The SQLite results store (created when missing).
     jobs : int or None
-        Worker processes of the local pool; None = every core; 1 = in this process.
+        Worker processes of the local pool; None = every core; 1 = in this process;
+        capped at the cells to run and at ``os.cpu_count()`` (ValueError below 1).
     dask : str or distributed.Client, optional
         Run on this Dask scheduler instead of the local pool.
     retry_failed : bool
@@ -247,22 +257,29 @@ def run_sweep(spec: str | Path | dict[str, Any], out: str | Path, *, jobs: int |
         A bad spec, or a store of another spec / version / not a store; nothing run.
     """
     t0 = time.perf_counter()
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"--jobs {jobs!r}: expected a positive number of worker processes")
     if isinstance(spec, dict):
         src = source or "<spec>"
         checked = spec_mod.check_spec(spec, src)
         cells = spec_mod.expand(spec, src)
     else:
+        src = str(spec)
         checked, cells = spec_mod.load(spec)
+    for c in cells:  # every cell storable before anything is written
+        Store.check_cell(c, src)
     store = Store.open(out, spec_name=checked["name"], spec_version=checked["version"])
     try:
         import json
 
-        store.set_meta(metrics=json.dumps(checked["metrics"]),
-                       labels=json.dumps(list(dict.fromkeys(c["label"] for c in cells))))
+        # written with the first stored cell: a run that stores nothing changes no meta
+        store.stage_meta(metrics=json.dumps(checked["metrics"]),
+                         labels=json.dumps(list(dict.fromkeys(c["label"] for c in cells))))
         todo, skipped = _pending(store, cells, retry_failed)
-        n_jobs = (os.cpu_count() or 1) if jobs is None else int(jobs)
+        n_jobs = worker_count(jobs, len(todo))
         done, failed, errors = run_cells(store, todo, jobs=n_jobs, dask=dask,
                                          progress=progress)
+        store.flush_meta()
     finally:
         store.close()
     return SweepSummary(Path(out), len(cells), skipped, len(todo), done, failed,

@@ -7,6 +7,11 @@ half-width of its two-sided Student-t confidence interval,
 ``t_{(1+level)/2, n-1} * s / sqrt(n)`` (s the sample standard deviation); one seed
 gives no interval. The gap of a column to the baseline column is
 ``(mean - mean_baseline) / mean_baseline`` in percent, on the means.
+
+A store is only read (see ``sim.sweep.store``). Every refusal names the store file and
+the option or field in one line: a stored row whose JSON is invalid or whose metric is
+not a number, a confidence level outside (0, 1), an unknown metric or parameter (with
+the closest known names, never the whole list).
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.sweep.spec import METRICS, flat_params
-from sim.sweep.store import Store
+from sim.sweep.spec import METRICS, closest, flat_params, short
+from sim.sweep.store import Store, StoreError
 
 #: parameters never used to group cells (they are not settings of the experiment)
 _NOT_PARAMS = {"time_limit"}
@@ -103,6 +108,7 @@ def load_rows(path: str | Path, status: str | None = "done") -> list[dict[str, A
     with Store.open(path, create=False) as st:
         out = []
         for r in st.rows(status):
+            _check_row(path, r)
             row = flat_params(r["params"])
             row.update(r["metrics"] or {})
             for k in ("key", "status", "error", "code_version", "trace_sha256",
@@ -111,6 +117,33 @@ def load_rows(path: str | Path, status: str | None = "done") -> list[dict[str, A
             row["cleaning"] = r["cleaning"]
             out.append(row)
     return out
+
+
+def _check_row(path: str | Path, r: dict[str, Any]) -> None:
+    """StoreError naming the file, cell and field when a stored row cannot be reported
+    (parameters or metrics that are not tables, a metric that is not a number)."""
+    where = f"{path}: cell {short(r.get('key'))}"
+    for col in ("params", "metrics"):
+        v = r.get(col)
+        if not isinstance(v, dict) and not (col == "metrics" and v is None):
+            raise StoreError(f"{where}: column {col}: expected a JSON object, got {short(v)}")
+    for col in ("options", "synthetic"):
+        v = r["params"].get(col)
+        if v is not None and not isinstance(v, dict):
+            raise StoreError(f"{where}: params.{col}: expected a JSON object, got {short(v)}")
+    for m, v in (r.get("metrics") or {}).items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise StoreError(f"{where}: metrics.{str(m)[:40]}: expected a number, "
+                             f"got {short(v)}")
+
+
+def check_level(level: Any) -> float:
+    """The confidence level as a float in (0, 1); ValueError naming ``--level``."""
+    if isinstance(level, bool) or not isinstance(level, (int, float)) \
+            or not 0 < level < 1:
+        raise ValueError(f"--level {short(level)}: the confidence level must be between 0 "
+                         "and 1 (exclusive), e.g. 0.95")
+    return float(level)
 
 
 def _label(v: Any) -> str:
@@ -128,7 +161,7 @@ def _parse_where(where: Iterable[str]) -> dict[str, str]:
     for w in where:
         k, sep, v = w.partition("=")
         if not sep or not k:
-            raise ValueError(f"--where {w!r}: expected KEY=VALUE")
+            raise ValueError(f"--where {short(w)}: expected KEY=VALUE")
         out[k.strip()] = v.strip()
     return out
 
@@ -140,7 +173,8 @@ def select(rows: list[dict[str, Any]], where: Iterable[str] = ()) -> list[dict[s
         known = set().union(*(r.keys() for r in rows))
         for k in cond:
             if k not in known:
-                raise ValueError(f"--where: unknown parameter {k!r}; known: {sorted(known)}")
+                raise ValueError(f"--where {short(k)}: unknown parameter; "
+                                 f"{closest(k, known - _META - set(METRICS), 'parameters')}")
     return [r for r in rows if all(_label(r.get(k)) == v for k, v in cond.items())]
 
 
@@ -194,7 +228,9 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
     it to ``rows_by`` or filter it out), or for an unknown metric / parameter.
     """
     if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; known: {sorted(METRICS)}")
+        raise ValueError(f"--metric {short(metric)}: unknown metric; "
+                         f"{closest(metric, METRICS, 'metrics')}")
+    level = check_level(level)
     if not rows:
         raise ValueError("no finished cells to report")
     vary = varying(rows)
@@ -203,9 +239,11 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
         if cols_by == "label":
             rows_by = [k for k in rows_by if k not in _option_keys(rows)]
     known = set().union(*(r.keys() for r in rows))
-    for k in [*rows_by, cols_by]:
-        if k not in known:
-            raise ValueError(f"unknown parameter {k!r}; known: {sorted(known - _META)}")
+    for opt, keys in (("--rows", rows_by), ("--cols", [cols_by])):
+        for k in keys:
+            if k not in known:
+                raise ValueError(f"{opt} {short(k)}: unknown parameter; "
+                                 f"{closest(k, known - _META - set(METRICS), 'parameters')}")
     group = set(rows_by) | {cols_by, "seed"}
     if cols_by == "label":
         group |= {"policy"} | _option_keys(rows)
@@ -219,8 +257,9 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
         for k in free:
             if _label(r.get(k)) != _label(first.get(k)):
                 raise ValueError(f"parameter {k!r} varies inside a table cell "
-                                 f"({_label(first.get(k))} vs {_label(r.get(k))}); add it "
-                                 "to --rows or select one value with --where")
+                                 f"({short(_label(first.get(k)), 40)} vs "
+                                 f"{short(_label(r.get(k)), 40)}); add it to --rows or select "
+                                 "one value with --where")
         v = r.get(metric)
         if v is not None:
             values.setdefault((rk, ck), []).append(float(v))
@@ -229,7 +268,8 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
     col_keys = [c for c in col_order if c in present]
     col_keys += sorted(present - set(col_keys), key=lambda c: _sort_key((c,)))
     if baseline is not None and baseline not in col_keys:
-        raise ValueError(f"baseline {baseline!r} is not a value of {cols_by!r}: {col_keys}")
+        raise ValueError(f"--baseline {short(baseline)}: not a value of {short(cols_by)}; "
+                         f"{closest(baseline, col_keys, 'values')}")
     cells = {k: mean_ci(v, level) for k, v in values.items()}
     return Pivot(metric, list(rows_by), cols_by, row_keys, col_keys, cells, level, baseline)
 
@@ -355,13 +395,40 @@ def report(path: str | Path, *, metrics: Sequence[str] | None = None,
            baseline: str | None = None, where: Sequence[str] = (), level: float = 0.95,
            out_dir: str | Path | None = None) -> str:
     """Markdown report of a store (one pivot per metric, percentiles, failures); with
-    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there."""
+    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there.
+
+    Every ValueError names the store file (and the option or field)."""
+    try:
+        return _report(path, metrics=metrics, rows_by=rows_by, cols_by=cols_by,
+                       baseline=baseline, where=where, level=level, out_dir=out_dir)
+    except StoreError:
+        raise
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _meta_list(path: str | Path, meta: dict[str, str], key: str, default: str) -> list[str]:
+    try:
+        value = json.loads(meta.get(key, default))
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise StoreError(f"{path}: meta {key}: expected a JSON list of names, got "
+                         f"{short(meta.get(key))}")
+    return value
+
+
+def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequence[str] | None,
+            cols_by: str, baseline: str | None, where: Sequence[str], level: float,
+            out_dir: str | Path | None) -> str:
+    level = check_level(level)
     with Store.open(path, create=False) as st:
         meta = st.meta()
         counts = st.count()
     rows = select(load_rows(path), where)
     if metrics is None:
-        metrics = json.loads(meta.get("metrics", '["avg_wait"]'))
+        metrics = _meta_list(path, meta, "metrics", '["avg_wait"]')
+    labels = _meta_list(path, meta, "labels", "[]")
     parts = [f"# Report of {Path(path).name} (spec {meta.get('spec_name', '?')!r})", "",
              f"Cells: {counts.get('done', 0)} done, {counts.get('failed', 0)} failed"
              + (f"; selected {len(rows)} with {' and '.join(where)}" if where else "") + ".",
@@ -369,7 +436,7 @@ def report(path: str | Path, *, metrics: Sequence[str] | None = None,
     pivots = []
     for m in metrics:
         p = pivot(rows, m, rows_by=rows_by, cols_by=cols_by, baseline=baseline, level=level,
-                  col_order=json.loads(meta.get("labels", "[]")) if cols_by == "label" else ())
+                  col_order=labels if cols_by == "label" else ())
         pivots.append(p)
         parts += [to_markdown(p), ""]
     group = [*pivots[0].rows_by, cols_by] if pivots else [cols_by]

@@ -43,17 +43,32 @@ Policy keys: ``name`` (registered), ``label`` (default: the name, followed by th
 options that vary), ``options`` (keyword options of the policy factory, checked against
 its signature; list values expand).
 
+Values no cell could run are refused here, before any store exists: seeds outside
+``[0, 2**63 - 1]`` (the store's INTEGER column), loads and time limits that are not
+finite and positive (time limits at most ``MAX_TIME_LIMIT`` s), machine sizes and job
+counts past ``2**53``, synthetic workloads of more than ``MAX_SYNTHETIC_JOBS`` jobs, and
+trace files the cells cannot read (not a regular file, a K-resource ``.kswf`` workload,
+or a first job line that is not 18 SWF numbers). The cells are counted from the lengths
+of the lists before the grid is built; a spec of more than ``MAX_CELLS`` (1,000,000)
+cells is refused, naming the lists that multiply. A spec nested more than ``MAX_DEPTH``
+levels deep is refused as well.
+
 Every error is a ``SpecError`` (a ValueError) whose message starts with the file and
-the key, for example ``spec.toml: policies[1].options.sff: ...``.
+the key, for example ``spec.toml: policies[1].options.sff: ...``; it is one line, echoes
+user values cut short, and names the closest known names rather than all of them.
 """
 
 from __future__ import annotations
 
+import difflib
+import gzip
 import hashlib
 import itertools
 import json
+import math
 import re
 import sys
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -100,6 +115,19 @@ METRICS: dict[str, str] = {
 
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
 
+#: most cells one spec may expand to (counted before the grid is built)
+MAX_CELLS = 1_000_000
+#: largest synthetic workload of one cell (jobs)
+MAX_SYNTHETIC_JOBS = 1_000_000
+#: largest per-cell time limit [s] (the interval timer's range stays far away)
+MAX_TIME_LIMIT = 1e9
+#: largest seed: SQLite's 64-bit INTEGER column of the store holds it
+MAX_SEED = 2 ** 63 - 1
+#: largest machine size or job count in a spec (exact in a float, as in SWF files)
+MAX_INT = 2 ** 53
+#: bytes of a trace read by the spec check to recognise an SWF file
+_SNIFF_BYTES = 1 << 20
+
 
 class SpecError(ValueError):
     """A bad sweep spec: the message names the file and the key."""
@@ -107,6 +135,33 @@ class SpecError(ValueError):
 
 def _err(source: str, key: str, msg: str) -> SpecError:
     return SpecError(f"{source}: {key}: {msg}")
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    """``text`` on one line, cut to ``limit`` characters (the cut marked ``...``)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` on one line, cut to ``limit`` characters (the cut marked ``...``)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply, or an int of 5,000 digits
+        text = f"<{type(value).__name__}>"
+    return _cut(text, limit)
+
+
+def closest(name: Any, known: Iterable[str], what: str = "known") -> str:
+    """A short hint for an unknown name: the closest known ones (difflib), never the
+    whole list when it is long."""
+    known = sorted(set(known))
+    if len(known) <= 8:
+        return f"{what}: {', '.join(known)}"
+    near = difflib.get_close_matches(str(name)[:200], known, n=3, cutoff=0.5)
+    if near:
+        return f"closest: {', '.join(near)} ({len(known)} {what})"
+    return f"none close; {what} include {', '.join(known[:5])}, ... ({len(known)} in all)"
 
 
 def read_spec(path: str | Path) -> dict[str, Any]:
@@ -124,7 +179,12 @@ def read_spec(path: str | Path) -> dict[str, Any]:
             data = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             line = getattr(exc, "lineno", "?")
-            raise SpecError(f"{path}: line {line}: invalid JSON: {exc}") from None
+            raise SpecError(f"{path}: line {line}: invalid JSON: {short(str(exc), 120)}"
+                            ) from None
+        except RecursionError:
+            raise SpecError(f"{path}: invalid JSON: nested too deeply") from None
+        except ValueError as exc:  # e.g. an integer of more than 4300 digits
+            raise SpecError(f"{path}: invalid JSON: {short(str(exc), 120)}") from None
     else:
         if sys.version_info >= (3, 11):
             import tomllib
@@ -133,10 +193,37 @@ def read_spec(path: str | Path) -> dict[str, Any]:
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise SpecError(f"{path}: invalid TOML: {exc}") from None
+            raise SpecError(f"{path}: invalid TOML: {short(str(exc), 120)}") from None
+        except RecursionError:
+            raise SpecError(f"{path}: invalid TOML: nested too deeply") from None
+        except ValueError as exc:
+            raise SpecError(f"{path}: invalid TOML: {short(str(exc), 120)}") from None
+    if _depth(data) > MAX_DEPTH:
+        raise SpecError(f"{path}: the spec is nested more than {MAX_DEPTH} levels deep")
     if not isinstance(data, dict):
         raise SpecError(f"{path}: the spec must be a table/object at the top level")
     return data
+
+
+#: deepest nesting of tables and lists a spec may have
+MAX_DEPTH = 8
+
+
+def _depth(x: Any, limit: int = MAX_DEPTH + 1) -> int:
+    """Nesting depth of lists and tables, counted up to ``limit`` (no recursion)."""
+    depth, level = 0, [x]
+    while level and depth < limit:
+        nxt = []
+        for v in level:
+            if isinstance(v, dict):
+                nxt.extend(v.values())
+            elif isinstance(v, list):
+                nxt.extend(v)
+        if not nxt:
+            break
+        depth += 1
+        level = nxt
+    return depth
 
 
 def _as_list(v: Any) -> list[Any]:
@@ -148,22 +235,48 @@ def _check_keys(d: Any, allowed: set[str], source: str, where: str) -> None:
         raise _err(source, where, f"must be a table/object, got {type(d).__name__}")
     for k in d:
         if k not in allowed:
-            raise _err(source, f"{where}.{k}" if where else k,
-                       f"unknown key; allowed: {sorted(allowed)}")
+            raise _err(source, f"{where}.{_cut(str(k), 40)}" if where else _cut(str(k), 40),
+                       f"unknown key; {closest(k, allowed, 'allowed')}")
 
 
 def _num_list(v: Any, source: str, key: str, *, integer: bool = False,
-              positive: bool = True) -> list[Any]:
+              positive: bool = True, minimum: float | None = None,
+              maximum: float | None = None) -> list[Any]:
+    """The numbers of a value or list: finite, positive (or ``>= minimum``), at most
+    ``maximum`` (default ``MAX_INT`` for integers)."""
+    if integer and maximum is None:
+        maximum = MAX_INT
     out = []
     for x in _as_list(v):
         ok = isinstance(x, int) if integer else isinstance(x, (int, float))
-        if isinstance(x, bool) or not ok or (positive and x <= 0):
-            kind = "positive integer" if integer else "positive number"
-            raise _err(source, key, f"expected a {kind} or a list of them, got {x!r}")
+        if ok and not isinstance(x, bool):
+            try:
+                ok = math.isfinite(float(x))
+            except OverflowError:
+                ok = False
+        if ok and not isinstance(x, bool):
+            ok = not ((positive and x <= 0) or (minimum is not None and x < minimum)
+                      or (maximum is not None and x > maximum))
+        if isinstance(x, bool) or not ok:
+            kind = "integer" if integer else "finite number"
+            bounds = []
+            if positive:
+                bounds.append("> 0")
+            if minimum is not None:
+                bounds.append(f">= {_bound(minimum)}")
+            if maximum is not None:
+                bounds.append(f"<= {_bound(maximum)}")
+            raise _err(source, key, f"expected a{'n' if integer else ''} {kind} "
+                       f"{' and '.join(bounds)} or a list of them, got {short(x)}")
         out.append(x)
     if not out:
         raise _err(source, key, "empty list: the grid would have zero cells")
     return out
+
+
+def _bound(x: float) -> str:
+    names = {MAX_SEED: "2**63 - 1", MAX_INT: "2**53"}
+    return names.get(x, f"{x:g}" if isinstance(x, float) else str(x))  # type: ignore[call-overload]
 
 
 def _expand_dict(d: dict[str, Any]) -> list[dict[str, Any]]:
@@ -184,18 +297,66 @@ def _fmt(v: Any) -> str:
 def _check_trace(trace: Any, source: str, key: str) -> str:
     from instances.bundled import trace_path
 
-    if not isinstance(trace, str) or not trace:
-        raise _err(source, key, f"expected a bundled trace name or a path, got {trace!r}")
-    if Path(trace).exists():
-        return str(trace)
-    p = Path(source).parent / trace
-    if p.exists():
-        return str(p)
+    if not isinstance(trace, str) or not trace or "\x00" in trace:
+        raise _err(source, key, f"expected a bundled trace name or a path, got {short(trace)}")
+    for p in (Path(trace), Path(source).parent / trace):
+        if p.exists() or p.is_symlink():
+            _sniff_trace(p, source, key)
+            return str(p)
     try:
         trace_path(trace)
     except (ValueError, FileNotFoundError) as exc:
-        raise _err(source, key, f"no such file, and {exc}") from None
+        raise _err(source, key, f"no such file, and {_cut(str(exc), 200)}") from None
     return trace
+
+
+def _sniff_trace(p: Path, source: str, key: str) -> None:
+    """Refuse a trace the cells cannot read: not a regular file, a K-resource ``.kswf``
+    workload (cells read K = 1 SWF traces), or a first job line that is not SWF (18
+    numbers). Reads at most ``_SNIFF_BYTES`` of the (decompressed) file."""
+    from instances.swf import N_FIELDS, SwfError, _parse_slow
+
+    name = p.name.lower()
+    if not p.is_file():
+        raise _err(source, key, f"{short(str(p))} is not a regular file")
+    if name.endswith((".kswf", ".kswf.gz")):
+        raise _err(source, key, f"{short(str(p))}: a K-resource .kswf workload; sweep cells "
+                   "simulate K = 1 SWF traces (.swf, .swf.gz)")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+            whole = len(head) < _SNIFF_BYTES
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(p, "rb") as gz:
+                head = gz.read(_SNIFF_BYTES)
+                whole = len(head) < _SNIFF_BYTES
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _err(source, key, f"{short(str(p))}: cannot read: "
+                   f"{short(getattr(exc, 'strerror', None) or str(exc))}") from None
+    lines = head.decode("latin-1").split("\n")
+    if not whole:
+        lines = lines[:-1]  # the last line may be cut
+    for lineno, line in enumerate(lines, 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0].startswith(";"):
+            if line.lstrip(" \t;").startswith("KResource:"):
+                raise _err(source, key, f"{short(str(p))}: a K-resource .kswf workload; "
+                           "sweep cells simulate K = 1 SWF traces")
+            continue
+        where = f"{short(str(p))} line {lineno}"
+        if len(parts) != N_FIELDS:
+            raise _err(source, key, f"{where}: not an SWF job line ({N_FIELDS} numbers, "
+                       f"found {len(parts)} fields)")
+        try:
+            _parse_slow(parts, where)
+        except SwfError as exc:
+            raise _err(source, key, f"not an SWF trace: {_cut(str(exc), 160)}") from None
+        return
+    if whole:
+        raise _err(source, key, f"{short(str(p))}: no job line (an SWF trace has lines of "
+                   f"{N_FIELDS} numbers)")
 
 
 def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[str, Any]]]:
@@ -205,28 +366,30 @@ def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[s
     _check_keys(p, POLICY_KEYS, source, where)
     name = p.get("name")
     if name not in registry.POLICIES:
-        raise _err(source, f"{where}.name",
-                   f"unknown policy {name!r}; known: {sorted(registry.POLICIES)}")
+        raise _err(source, f"{where}.name", f"unknown policy {short(name)}; "
+                   f"{closest(name, registry.POLICIES, 'policies')}")
     options = p.get("options", {})
     _check_keys(options, set(options) if isinstance(options, dict) else set(), source,
                 f"{where}.options")
     accepted = registry.policy_options(name)
     for k, v in options.items():
         if accepted is not None and k not in accepted:
-            raise _err(source, f"{where}.options.{k}",
-                       f"policy {name!r} does not take this option; it takes {sorted(accepted)}")
+            raise _err(source, f"{where}.options.{_cut(str(k), 40)}",
+                       f"policy {name!r} does not take this option; "
+                       f"{closest(k, accepted, 'options it takes')}")
         if isinstance(v, list) and not v:
             raise _err(source, f"{where}.options.{k}", "empty list: zero cells")
     label = p.get("label")
     if label is not None and not isinstance(label, str):
-        raise _err(source, f"{where}.label", f"expected a string, got {label!r}")
+        raise _err(source, f"{where}.label", f"expected a string, got {short(label)}")
     vary = _varying(options)
     out = []
     for combo in _expand_dict(options):
         try:  # check option values by building the policy once (cheap)
             registry.make_policy(name, **combo)
-        except (TypeError, ValueError) as exc:
-            raise _err(source, f"{where}.options", f"{combo}: {exc}") from None
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise _err(source, f"{where}.options",
+                       f"{short(combo)}: {_cut(str(exc))}") from None
         lab = label or name
         if vary:
             lab += "(" + ",".join(f"{k}={_fmt(combo[k])}" for k in vary) + ")"
@@ -261,6 +424,8 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
         _check_keys(s, params, source, f"{where}.synthetic")
         if "n_jobs" not in s:
             raise _err(source, f"{where}.synthetic.n_jobs", "required")
+        _num_list(s["n_jobs"], source, f"{where}.synthetic.n_jobs", integer=True,
+                  maximum=MAX_SYNTHETIC_JOBS)
         for k, v in s.items():
             if isinstance(v, list) and not v:
                 raise _err(source, f"{where}.synthetic.{k}", "empty list: zero cells")
@@ -268,10 +433,12 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
         for combo in synth:
             try:
                 random_workload(**{**combo, "n_jobs": 1}, seed=0)
-            except (TypeError, ValueError) as exc:
-                raise _err(source, f"{where}.synthetic", f"{combo}: {exc}") from None
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise _err(source, f"{where}.synthetic",
+                           f"{short(combo)}: {_cut(str(exc))}") from None
         wseeds = [int(x) for x in _num_list(w.get("seeds", seeds), source, f"{where}.seeds",
-                                            integer=True, positive=False)]
+                                            integer=True, positive=False, minimum=0,
+                                            maximum=MAX_SEED)]
     months: list[str | None] = [None]
     if "months" in w:
         m = w["months"]
@@ -286,7 +453,9 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
             known = _trace_months(base["trace"], source, f"{where}.months")
             for x in months:
                 if not isinstance(x, str) or not _MONTH.match(x):
-                    raise _err(source, f"{where}.months", f"expected YYYY-MM, got {x!r}")
+                    raise _err(source, f"{where}.months", f"expected YYYY-MM, got {short(x)}")
+                if not known:
+                    raise _err(source, f"{where}.months", "the trace has no dated jobs")
                 if x not in known:
                     raise _err(source, f"{where}.months",
                                f"{x} has no jobs in the trace; months: {known[0]}..{known[-1]}")
@@ -294,14 +463,16 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
     if window is not None and (not isinstance(window, list) or len(window) != 2
                                or not all(isinstance(x, int) and not isinstance(x, bool)
                                           for x in window) or window[0] >= window[1]):
-        raise _err(source, f"{where}.window", f"expected [start, end) seconds, got {window!r}")
+        raise _err(source, f"{where}.window",
+                   f"expected [start, end) seconds, got {short(window)}")
     max_jobs = w.get("max_jobs")
     if max_jobs is not None:
         _num_list(max_jobs, source, f"{where}.max_jobs", integer=True)
     loads = [float(x) for x in _num_list(w.get("load", 1.0), source, f"{where}.load")]
     pri = w.get("priorities")
     if pri is not None and pri not in SCHEMES:
-        raise _err(source, f"{where}.priorities", f"expected one of {SCHEMES}, got {pri!r}")
+        raise _err(source, f"{where}.priorities",
+                   f"expected one of {SCHEMES}, got {short(pri)}")
     highs = [None]
     if pri is not None:
         highs = [float(x) for x in _num_list(w.get("priority_high", 1.0), source,
@@ -312,7 +483,8 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
         raise _err(source, f"{where}.priority_high", "needs 'priorities'")
     pe = w.get("perfect_estimates", False)
     if not isinstance(pe, bool):
-        raise _err(source, f"{where}.perfect_estimates", f"expected true/false, got {pe!r}")
+        raise _err(source, f"{where}.perfect_estimates",
+                   f"expected true/false, got {short(pe)}")
     out = []
     for sy, month, load, high, seed in itertools.product(synth, months, loads, highs, wseeds):
         d = dict(base)
@@ -343,32 +515,34 @@ def check_spec(data: dict[str, Any], source: str = "<spec>") -> dict[str, Any]:
                    f"this schedsearch reads version {SPEC_VERSION}")
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str) or not name:
-        raise _err(source, "name", f"expected a non-empty string, got {name!r}")
+        raise _err(source, "name", f"expected a non-empty string, got {short(name)}")
     metrics = _as_list(data.get("metrics", ["avg_wait", "avg_bounded_slowdown",
                                             "utilization"]))
     for m in metrics:
-        if m not in METRICS:
-            raise _err(source, "metrics", f"unknown metric {m!r}; known: {sorted(METRICS)}")
+        if not isinstance(m, str) or m not in METRICS:
+            raise _err(source, "metrics", f"unknown metric {short(m)}; "
+                       f"{closest(m, METRICS, 'metrics')}")
     if not metrics:
         raise _err(source, "metrics", "empty list")
     seeds = [int(s) for s in _num_list(data.get("seeds", [0]), source, "seeds",
-                                       integer=True, positive=False)]
+                                       integer=True, positive=False, minimum=0,
+                                       maximum=MAX_SEED)]
     procs = (_num_list(data["procs"], source, "procs", integer=True)
              if "procs" in data else [None])
     overrun = _as_list(data.get("overrun", "kill"))
     for o in overrun:
         if o not in OVERRUN_MODES:
-            raise _err(source, "overrun", f"expected one of {OVERRUN_MODES}, got {o!r}")
+            raise _err(source, "overrun", f"expected one of {OVERRUN_MODES}, got {short(o)}")
     if not overrun:
         raise _err(source, "overrun", "empty list: zero cells")
     wide = data.get("wide", "error")
     if wide not in WIDE_MODES:
-        raise _err(source, "wide", f"expected one of {WIDE_MODES}, got {wide!r}")
+        raise _err(source, "wide", f"expected one of {WIDE_MODES}, got {short(wide)}")
     tl = data.get("time_limit")
     if tl is not None:
-        _num_list(tl, source, "time_limit")
         if isinstance(tl, list):
             raise _err(source, "time_limit", "one number of seconds, not a list")
+        _num_list(tl, source, "time_limit", maximum=MAX_TIME_LIMIT)
     for key in ("workloads", "policies"):
         v = data.get(key)
         if not isinstance(v, list) or not v:
@@ -381,6 +555,7 @@ def expand(data: dict[str, Any], source: str = "<spec>") -> list[dict[str, Any]]
     """Check ``data`` and return the list of cells (flat parameter dictionaries) in a
     fixed order. Raises SpecError when the grid has zero cells."""
     spec = check_spec(data, source)
+    count_cells(spec, source)
     workloads = [v for i, w in enumerate(spec["workloads"])
                  for v in _workload_variants(i, w, source, spec["seeds"])]
     policies = [v for i, p in enumerate(spec["policies"])
@@ -404,6 +579,59 @@ def expand(data: dict[str, Any], source: str = "<spec>") -> list[dict[str, Any]]
         raise _err(source, "workloads", "two cells have identical parameters (duplicate "
                    "workload or policy entries)")
     return cells
+
+
+def _n(v: Any) -> int:
+    return max(1, len(v)) if isinstance(v, list) else 1
+
+
+def _big(n: int) -> str:
+    """A count for a message: ``"1,000,000"`` or ``"about 10^400"``."""
+    return f"{n:,}" if n < 10 ** 12 else f"about 10^{len(str(n)) - 1}"
+
+
+def count_cells(spec: dict[str, Any], source: str = "<spec>") -> int:
+    """The number of cells a checked spec expands to, counted from the lengths of its
+    lists without building the grid; SpecError past ``MAX_CELLS`` naming the keys that
+    multiply (an empty list counts as one here and is refused later)."""
+    factors: list[tuple[str, int]] = []
+    n_work = 0
+    for i, w in enumerate(spec["workloads"]):
+        if not isinstance(w, dict):
+            return 0  # refused with its key by the workload check
+        where = f"workloads[{i}]"
+        parts = []
+        syn = w.get("synthetic")
+        if isinstance(syn, dict):
+            parts += [(f"{where}.synthetic.{k}", _n(v)) for k, v in sorted(syn.items())]
+            parts.append((f"{where}.seeds" if "seeds" in w else "seeds",
+                          _n(w.get("seeds", spec["seeds"]))))
+        months = w.get("months")
+        if months == "each" and "trace" in w and syn is None:
+            trace = _check_trace(w["trace"], source, f"{where}.trace")
+            parts.append((f"{where}.months", max(1, len(_trace_months(
+                trace, source, f"{where}.months")))))
+        else:
+            parts.append((f"{where}.months", _n(months)))
+        parts += [(f"{where}.{k}", _n(w.get(k))) for k in ("load", "priority_high")]
+        n_work += math.prod(n for _, n in parts)
+        factors += [p for p in parts if p[1] > 1]
+    n_pol = 0
+    for i, p in enumerate(spec["policies"]):
+        opts = p.get("options") if isinstance(p, dict) else None
+        parts = [(f"policies[{i}].options.{k}", _n(v)) for k, v in sorted(opts.items())] \
+            if isinstance(opts, dict) else []
+        n_pol += math.prod(n for _, n in parts)
+        factors += [q for q in parts if q[1] > 1]
+    grid = [("procs", _n(spec["procs"])), ("overrun", _n(spec["overrun"]))]
+    factors += [g for g in grid if g[1] > 1]
+    total = n_work * n_pol * math.prod(n for _, n in grid)
+    if total > MAX_CELLS:
+        big = sorted(factors, key=lambda f: -f[1])[:6]
+        keys = ", ".join(f"{k} ({n})" for k, n in big)
+        raise _err(source, "workloads", f"the grid has {_big(total)} cells, more than "
+                   f"{MAX_CELLS:,} (MAX_CELLS); the lists that multiply: {keys}")
+    return total
 
 
 def load(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -15,8 +15,11 @@ file. A done row is never replaced; a failed row is replaced only by a rerun of 
 cell (``--retry-failed``), and rows are never deleted.
 
 A store remembers the spec's name and format version; opening it for another spec or
-format version, or a file that is not a store, raises ``StoreError`` (a ValueError)
-naming the file and the key, and changes nothing.
+format version, or a file that is not a store (a directory or device, an empty file for
+reading, an SQLite file without the store's tables and columns), raises ``StoreError``
+(a ValueError) naming the file and the key, and changes nothing: an existing file is
+checked through a read-only connection before anything is written, and the commands
+that only read (``report``) never open it for writing.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 #: layout version of the store file
 SCHEMA_VERSION = 1
@@ -60,18 +64,145 @@ def _dumps(x: Any) -> str | None:
     return None if x is None else json.dumps(x, sort_keys=True, separators=(",", ":"))
 
 
+def _expected_columns() -> dict[str, list[str]]:
+    """Column names of each table of the layout, read from ``_SCHEMA`` itself."""
+    con = sqlite3.connect(":memory:")
+    try:
+        con.executescript(_SCHEMA)
+        return {t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
+                for t in ("meta", "cells")}
+    finally:
+        con.close()
+
+
+#: the columns of every table of the layout
+COLUMNS = _expected_columns()
+
+
+def _check_path(path: Path, create: bool) -> bool:
+    """Whether ``path`` exists; StoreError for a path that can only be refused (missing
+    with ``create=False``, a directory or device, a file that is not SQLite)."""
+    if not path.exists():
+        if path.is_symlink():
+            raise StoreError(f"{path}: a dangling symbolic link, not a results store")
+        if not create:
+            raise StoreError(f"{path}: no such results store")
+        return False
+    if not path.is_file():
+        kind = "a directory" if path.is_dir() else "not a regular file (a device, a pipe?)"
+        raise StoreError(f"{path}: {kind}; a results store is a regular file path")
+    if path.stat().st_size > 0:
+        with open(path, "rb") as fh:
+            magic = fh.read(16)
+        if magic != b"SQLite format 3\x00":
+            raise StoreError(f"{path}: not a results store (not an SQLite file); "
+                             "nothing was changed")
+    return True
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection that writes nothing next to the file.
+
+    ``mode=ro`` never changes the database, but on a WAL-mode file it creates the
+    ``-wal`` and ``-shm`` files when they are missing. They are missing only when no
+    writer has the store open (a writer keeps them until it closes), and the file then
+    holds every committed cell: it is opened ``immutable`` (no locks, no side files).
+    When they exist (a sweep is running, or one was killed), ``mode=ro`` reads through
+    them.
+    """
+    side = any(Path(f"{path}{s}").exists() for s in ("-wal", "-shm"))
+    uri = "file:" + quote(str(path.resolve()), safe="/") + "?mode=ro"
+    if not side:
+        uri += "&immutable=1"
+    try:
+        return sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: cannot open the results store ({exc}); nothing was "
+                         "changed") from None
+
+
+def _check_layout(path: Path, con: sqlite3.Connection, readonly: bool) -> dict[str, str]:
+    """Check integrity, tables and columns; return the meta rows."""
+    try:
+        ok = con.execute("PRAGMA quick_check").fetchone()[0]
+        if ok != "ok":
+            raise StoreError(f"{path}: corrupted results store ({_cut(ok)}); nothing was "
+                             "changed")
+        tables = {r[0] for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables and not readonly:
+            return {}  # an SQLite file without tables: it becomes the store
+        if not {"meta", "cells"} <= tables:
+            shown = sorted(tables)[:5]
+            raise StoreError(f"{path}: an SQLite file but not a results store (tables "
+                             f"{_short(shown)}{'...' if len(tables) > 5 else ''}); nothing "
+                             "was changed")
+        found = {t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
+                 for t in ("meta", "cells")}
+        if found["meta"] != COLUMNS["meta"]:
+            raise StoreError(f"{path}: table meta: columns {_short(found['meta'])}, a "
+                             f"results store has {COLUMNS['meta']}; nothing was changed")
+        meta = dict(con.execute("SELECT key, value FROM meta"))
+        version = meta.get("schema_version")
+        if version is not None and version != str(SCHEMA_VERSION):
+            raise StoreError(f"{path}: schema_version: the store has layout version "
+                             f"{_short(version)}, this schedsearch reads {SCHEMA_VERSION}; "
+                             "nothing was changed")
+        if found["cells"] != COLUMNS["cells"]:
+            missing = [c for c in COLUMNS["cells"] if c not in found["cells"]]
+            extra = [c for c in found["cells"] if c not in COLUMNS["cells"]]
+            raise StoreError(f"{path}: table cells: not the columns of a results store "
+                             f"(missing {_short(missing)}, unexpected {_short(extra)}); "
+                             "nothing was changed")
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: corrupted or not a results store ({_cut(str(exc))}); "
+                         "nothing was changed") from None
+    return meta
+
+
+def _check_meta(path: Path, meta: dict[str, str], spec_name: str | None,
+                spec_version: int | None) -> None:
+    if spec_version is not None and "spec_version" in meta \
+            and meta["spec_version"] != str(spec_version):
+        raise StoreError(f"{path}: spec_version: the store was written for spec format "
+                         f"version {_short(meta['spec_version'])}, the spec has version "
+                         f"{spec_version}; use another --out")
+    if spec_name is not None and "spec_name" in meta and meta["spec_name"] != spec_name:
+        raise StoreError(f"{path}: name: the store holds the results of spec "
+                         f"{_short(meta['spec_name'])}, not {_short(spec_name)}; use another "
+                         "--out")
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (the cut marked with ``...``)."""
+    return _cut(repr(value), limit)
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut to ``limit`` characters (the cut marked with ``...``)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class Store:
     """A results store (see the module docstring). Use :meth:`open`."""
 
     def __init__(self, path: Path, con: sqlite3.Connection) -> None:
         self.path = path
         self.con = con
+        self._staged: dict[str, str] = {}
 
     # ------------------------------------------------------------------ opening
     @classmethod
     def open(cls, path: str | Path, *, spec_name: str | None = None,
-             spec_version: int | None = None, create: bool = True) -> Store:
+             spec_version: int | None = None, create: bool = True,
+             readonly: bool | None = None) -> Store:
         """Open (or create) the store at ``path``.
+
+        An existing file is checked through a read-only connection first (SQLite
+        header, integrity, the tables and their columns, the layout and spec versions),
+        so a refused file keeps every byte and gets no ``-wal``/``-shm``/``-journal``
+        file beside it.
 
         Parameters
         ----------
@@ -80,56 +211,41 @@ class Store:
             name and spec format version; a new store records them.
         create : bool
             Create the file when missing (else StoreError).
+        readonly : bool, optional
+            Open read-only (``mode=ro``: no journal mode change, no table created, no
+            meta row written); default ``not create``. A read-only open refuses an empty
+            file or an SQLite file without the store's tables.
         """
         path = Path(path)
-        exists = path.exists()
-        if not exists and not create:
-            raise StoreError(f"{path}: no such results store")
-        if exists and path.is_file() and path.stat().st_size > 0:
-            with open(path, "rb") as fh:
-                magic = fh.read(16)
-            if magic != b"SQLite format 3\x00":
-                raise StoreError(f"{path}: not a results store (not an SQLite file); "
-                                 "nothing was changed")
+        if readonly is None:
+            readonly = not create
+        if readonly and create:
+            raise ValueError("Store.open: readonly=True needs create=False")
+        exists = _check_path(path, create)
+        con = None
+        if exists and path.stat().st_size > 0:
+            con = _connect_readonly(path)
+            try:
+                meta = _check_layout(path, con, readonly)
+                _check_meta(path, meta, spec_name, spec_version)
+            except BaseException:
+                con.close()
+                raise
+            if readonly:
+                return cls(path, con)
+            con.close()
+        elif readonly:
+            raise StoreError(f"{path}: an empty file, not a results store; nothing was changed")
         if not exists:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             con = sqlite3.connect(path, timeout=30, isolation_level=None)
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA synchronous=NORMAL")
-            if exists:
-                ok = con.execute("PRAGMA quick_check").fetchone()[0]
-                if ok != "ok":
-                    con.close()
-                    raise StoreError(f"{path}: corrupted results store ({ok}); nothing "
-                                     "was changed")
-                tables = {r[0] for r in con.execute(
-                    "SELECT name FROM sqlite_master WHERE type='table'")}
-                if tables and not {"meta", "cells"} <= tables:
-                    con.close()
-                    raise StoreError(f"{path}: an SQLite file but not a results store "
-                                     f"(tables {sorted(tables)}); nothing was changed")
             con.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: corrupted or not a results store ({exc}); "
-                             "nothing was changed") from None
+            raise StoreError(f"{path}: cannot write the results store ({exc})") from None
         store = cls(path, con)
-        meta = store.meta()
-        if "schema_version" in meta and meta["schema_version"] != str(SCHEMA_VERSION):
-            con.close()
-            raise StoreError(f"{path}: schema_version: the store has layout version "
-                             f"{meta['schema_version']}, this schedsearch writes "
-                             f"{SCHEMA_VERSION}")
-        if spec_version is not None and "spec_version" in meta \
-                and meta["spec_version"] != str(spec_version):
-            con.close()
-            raise StoreError(f"{path}: spec_version: the store was written for spec format "
-                             f"version {meta['spec_version']}, the spec has version "
-                             f"{spec_version}; use another --out")
-        if spec_name is not None and "spec_name" in meta and meta["spec_name"] != spec_name:
-            con.close()
-            raise StoreError(f"{path}: name: the store holds the results of spec "
-                             f"{meta['spec_name']!r}, not {spec_name!r}; use another --out")
         with store.transaction():
             store._set_meta("schema_version", str(SCHEMA_VERSION), overwrite=False)
             if spec_version is not None:
@@ -174,6 +290,33 @@ class Store:
             for k, v in items.items():
                 self._set_meta(k, v)
 
+    def stage_meta(self, **items: str) -> None:
+        """Meta rows written in the transaction of the next :meth:`put` (so a failed put
+        leaves the meta as it was), or by :meth:`flush_meta`."""
+        self._staged.update(items)
+
+    def flush_meta(self) -> None:
+        """Write the staged meta rows now (when no cell was put)."""
+        if self._staged:
+            self.set_meta(**self._staged)
+            self._staged = {}
+
+    # ------------------------------------------------------------------ checks
+    @staticmethod
+    def check_cell(cell: dict[str, Any], source: str = "<spec>") -> None:
+        """Raise StoreError naming the parameter when a cell could not be stored (a seed
+        outside SQLite's 64-bit INTEGER, parameters that are not JSON)."""
+        seed = cell.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or not -(2 ** 63) <= seed < 2 ** 63):
+            raise StoreError(f"{source}: seed: {_short(seed)} does not fit the store's "
+                             "64-bit INTEGER column")
+        try:
+            _dumps(cell)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise StoreError(f"{source}: cell parameters are not storable as JSON "
+                             f"({_cut(str(exc))})") from None
+
     # ------------------------------------------------------------------ cells
     def statuses(self) -> dict[str, str]:
         """Cell key -> status of every stored cell."""
@@ -200,10 +343,13 @@ class Store:
         marks = ", ".join("?" for _ in values)
         update = ", ".join(f"{c} = excluded.{c}" for c in values if c != "key")
         with self.transaction():
+            for k, v in self._staged.items():
+                self._set_meta(k, v)
             cur = self.con.execute(
                 f"INSERT INTO cells ({cols}) VALUES ({marks}) ON CONFLICT(key) DO UPDATE SET "
                 f"{update}, attempts = cells.attempts + 1 WHERE cells.status != 'done'",
                 tuple(values.values()))
+        self._staged = {}
         return cur.rowcount > 0
 
     def rows(self, status: str | None = "done") -> Iterator[dict[str, Any]]:
@@ -219,7 +365,11 @@ class Store:
             r = dict(zip(names, values, strict=True))
             for c in JSON_COLUMNS:
                 if r[c] is not None:
-                    r[c] = json.loads(r[c])
+                    try:
+                        r[c] = json.loads(r[c])
+                    except (TypeError, ValueError, RecursionError) as exc:
+                        raise StoreError(f"{self.path}: cell {_short(r['key'])}: column {c}: "
+                                         f"invalid JSON ({_cut(str(exc))})") from None
             yield r
 
     def count(self) -> dict[str, int]:
