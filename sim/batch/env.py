@@ -114,8 +114,16 @@ class MaskedDiscrete(spaces.Discrete):
 
 
 def _window_workload(w: Workload, start: int, length: int) -> Workload:
-    return Workload(jobs=w.jobs[start:start + length], capacity=w.capacity,
-                    name=f"{w.name}[{start}:{start + length}]", header=w.header)
+    """Jobs ``start .. start+length-1`` of ``w`` as a workload of their own (named
+    ``"NAME[start:end]"``). A slice of a workload already checked by its constructor
+    satisfies every rule of ``Workload`` (sorted submits, unique ids, demands within the
+    capacity), so the per-job checks are not run again."""
+    part = object.__new__(Workload)
+    for name, value in (("jobs", w.jobs[start:start + length]), ("capacity", w.capacity),
+                        ("name", f"{w.name}[{start}:{start + length}]"),
+                        ("header", w.header), ("cleaning", None)):
+        object.__setattr__(part, name, value)
+    return part
 
 
 class SchedulingEnv(gym.Env):
@@ -301,21 +309,21 @@ class SchedulingEnv(gym.Env):
                 return t, avail - need
         raise RuntimeError(f"job {j} never fits")  # unreachable: demand <= P
 
-    def _backfill(self, j: int) -> None:
+    def _backfill(self, j: int, shadow: int = -1, extra: int = 0) -> None:
         """Start every other waiting job that fits now and does not delay ``j``'s shadow
-        time (EASY, first fit in submit order)."""
+        time (EASY, first fit in submit order); ``shadow`` (s) and ``extra`` (processors
+        free beside ``j`` then) when already known, else ``shadow=-1``."""
         q = self._queue
         if len(q) < 2 or self._free <= 0:
             return
-        shadow, extra = self._shadow(j)
         now = self._now
         procs, req = self._procs, self._req
         started = []
         for c in q:
-            if c == j:
-                continue
             pc = procs[c]
-            if pc <= self._free:
+            if pc <= self._free and c != j:
+                if shadow < 0:
+                    shadow, extra = self._shadow(j)
                 late = now + req[c] > shadow
                 if not late or pc <= extra:
                     self._start_job(c)
@@ -355,8 +363,9 @@ class SchedulingEnv(gym.Env):
         else:
             easy = self.backfill == "easy"
             if easy:
-                self._promises[j] = self._shadow(j)[0]
-                self._backfill(j)
+                shadow, extra = self._shadow(j)
+                self._promises[j] = shadow
+                self._backfill(j, shadow, extra)
             while True:
                 self._advance()
                 if self._procs[j] <= self._free:
