@@ -98,9 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             total = len(env.workload)
             windows = [(int(s), args.length) for s in
                        rng.integers(0, total - args.length + 1, size=args.windows)]
-        for what, fn in (("env steps (action 0)", lambda e=env: bench_env(e, windows)),
-                         ("simulate decisions", lambda e=env, b=backfill:
-                          bench_simulate(e.workload, b, windows))):
+        for what, fn in (("env steps (action 0)", lambda e=env, ws=windows: bench_env(e, ws)),
+                         ("simulate decisions", lambda e=env, b=backfill, ws=windows:
+                          bench_simulate(e.workload, b, ws))):
             best = None
             for _ in range(args.repeat):
                 (count, jobs), cpu, wall = _timed(fn)
