@@ -262,8 +262,9 @@ class SchedulingEnv(gym.Env):
             i += 1
         self._next = i
 
-    def _advance(self) -> None:
-        """Move to the next event instant: process every end there, then every arrival."""
+    def _advance(self) -> bool:
+        """Move to the next event instant: process every end there, then every arrival.
+        Returns whether a job ended."""
         ends = self._ends
         t = ends[0][0] if ends else None
         if self._next < self._n:
@@ -273,11 +274,14 @@ class SchedulingEnv(gym.Env):
         self._now = t
         procs = self._procs
         est = self._est
+        ended = False
         while ends and ends[0][0] == t:
             _, i = heapq.heappop(ends)
             self._free += procs[i]
             del est[bisect_left(est, (self._startt[i] + self._req[i], i))]
+            ended = True
         self._arrive()
+        return ended
 
     def _start_job(self, i: int) -> None:
         now = self._now
@@ -309,17 +313,19 @@ class SchedulingEnv(gym.Env):
                 return t, avail - need
         raise RuntimeError(f"job {j} never fits")  # unreachable: demand <= P
 
-    def _backfill(self, j: int, shadow: int = -1, extra: int = 0) -> None:
+    def _backfill(self, j: int, shadow: int = -1, extra: int = 0, first: int = 0) -> None:
         """Start every other waiting job that fits now and does not delay ``j``'s shadow
         time (EASY, first fit in submit order); ``shadow`` (s) and ``extra`` (processors
-        free beside ``j`` then) when already known, else ``shadow=-1``."""
+        free beside ``j`` then) when already known, else ``shadow=-1``. Only the jobs
+        from queue position ``first`` on are candidates (the caller knows the others
+        cannot start: see ``step``)."""
         q = self._queue
-        if len(q) < 2 or self._free <= 0:
+        if len(q) < 2 or self._free <= 0 or first >= len(q):
             return
         now = self._now
         procs, req = self._procs, self._req
         started = []
-        for c in q:
+        for c in (q if first == 0 else q[first:]):
             pc = procs[c]
             if pc <= self._free and c != j:
                 if shadow < 0:
@@ -367,11 +373,16 @@ class SchedulingEnv(gym.Env):
                 self._promises[j] = shadow
                 self._backfill(j, shadow, extra)
             while True:
-                self._advance()
+                before = len(self._queue)
+                ended = self._advance()
                 if self._procs[j] <= self._free:
                     break
                 if easy:
-                    self._backfill(j)
+                    # With no end since the last pass, free processors, the shadow time
+                    # and the processors beside j are unchanged, and a job that did not
+                    # start then cannot now (its end only moves past the shadow time):
+                    # only the jobs that just arrived are candidates.
+                    self._backfill(j, first=0 if ended else before)
             q = self._queue
             q.remove(j)
             self._start_job(j)
