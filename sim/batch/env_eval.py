@@ -1,0 +1,307 @@
+"""Policies of ``SchedulingEnv`` measured against the proved offline optimum of each window.
+
+``evaluate(policies, windows)`` runs every policy on every window of a trace and solves,
+for each window, the offline problem of minimum total response time with release times
+on one resource (the K-resource response model, ``sim.problems.kresource.ResponseProblem``
+with K = 1, solved by ``sim.registry.SOLVERS["kresource_response"]``, CP-SAT by default).
+The optimum is offline and clairvoyant: it knows every job's arrival and its actual run
+length ``min(runtime, requested)`` (jobs are killed at their request), and starts from
+the same empty machine. Every online schedule of the window is a feasible solution of
+that problem, so a policy's average wait is never below the proved optimum's; the gap is
+what the online policy loses, on the same jobs.
+
+Since total response = total wait + the fixed sum of run lengths, the optimum minimises
+the average wait exactly; the average bounded slowdown reported for the optimum is that
+of the wait-optimal schedule (not a bounded-slowdown optimum). Jobs of zero run length
+hold no processor: they are left out of the model and start at their arrival. When the
+solver stops at its time limit without a proof the row says ``FEASIBLE`` and gives the
+lower bound on the average wait; gaps are then measured to the best schedule found, and
+``gap_bound_s`` to the bound.
+
+Built-in policies (``BUILTINS``): ``fcfs`` (always action 0), ``sjf`` (shortest requested
+time first, the oldest on ties), ``easy`` (action 0 with ``backfill="easy"``),
+``sjf-easy`` (SJF picks with EASY backfilling), and ``slack`` (Talby & Feitelson's
+slack-based scheduler, registry name ``slack`` with its defaults: its reservations and
+slack are not a pick-the-next-job rule, so it runs through ``simulate`` on the same
+window, not as an environment policy).
+
+Command line: ``main(argv)`` (``python -m sim.batch.env_eval --trace lublin_256 --windows
+20 --length 32``) prints the table and the wall time; it returns 0, or 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim.batch.env import SchedulingEnv, _window_workload
+from sim.batch.machine import Schedule, simulate
+from sim.batch.metrics import summary
+from sim.batch.validate import validate
+
+#: metrics kept per row (from ``sim.batch.metrics.summary``)
+METRICS = ("avg_wait", "avg_bounded_slowdown", "utilization", "makespan")
+
+
+@dataclass(frozen=True)
+class EnvPolicy:
+    """A policy of ``SchedulingEnv``: ``act(env) -> action`` for the env's current state
+    (``env.last_obs``, ``env.last_info``, ``env.waiting()``), run with ``backfill``."""
+
+    name: str
+    act: Callable[[SchedulingEnv], int]
+    backfill: str | None = None
+
+
+@dataclass(frozen=True)
+class SimPolicy:
+    """A registered simulator policy run by ``simulate`` on the same window."""
+
+    name: str
+    registry_name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+def first(env: SchedulingEnv) -> int:
+    """The oldest waiting job (FCFS order)."""
+    return 0
+
+
+def shortest(env: SchedulingEnv) -> int:
+    """The waiting job with the shortest requested time, the oldest on ties."""
+    return int(np.argmin(env.waiting()["requested"]))
+
+
+BUILTINS: dict[str, EnvPolicy | SimPolicy] = {
+    "fcfs": EnvPolicy("fcfs", first),
+    "sjf": EnvPolicy("sjf", shortest),
+    "easy": EnvPolicy("easy", first, "easy"),
+    "sjf-easy": EnvPolicy("sjf-easy", shortest, "easy"),
+    "slack": SimPolicy("slack", "slack"),
+}
+
+
+def run_policy(policy: EnvPolicy, env: SchedulingEnv, start: int, length: int
+               ) -> dict[str, Any]:
+    """One episode of ``policy`` on jobs ``start .. start+length-1``; the episode's
+    ``summary`` metrics (validated when ``env.check``)."""
+    env.reset(options={"start": start, "length": length})
+    done = False
+    info: dict[str, Any] = {}
+    while not done:
+        _, _, done, _, info = env.step(policy.act(env))
+    return info["metrics"]
+
+
+def optimum(workload, *, solver: str = "cpsat", time_limit: float | None = 10.0,
+            seed: int = 0) -> dict[str, Any]:
+    """The offline minimum total response time of ``workload`` (one resource, from an
+    empty machine at its first submit), as ``summary`` metrics of the optimal schedule
+    plus ``status``, ``avg_wait_bound`` (s, a proved lower bound on the average wait)
+    and ``solve_seconds``. The schedule passes the validator."""
+    from sim.problems.kresource import ResponseProblem
+    from sim.registry import solver as get_solver
+
+    jobs = workload.jobs
+    n = len(jobs)
+    t0 = jobs[0].submit
+    run = np.array([min(j.runtime, j.requested) for j in jobs], dtype=np.int64)
+    sub = np.array([j.submit for j in jobs], dtype=np.int64)
+    busy = np.flatnonzero(run > 0)
+    start = sub.copy()  # zero-length jobs start at their arrival
+    status, bound = "OPTIMAL", 0.0
+    t = time.perf_counter()
+    if len(busy):
+        prob = ResponseProblem(capacity=workload.capacity,
+                               release=tuple(int(sub[i] - t0) for i in busy),
+                               duration=tuple(int(run[i]) for i in busy),
+                               demands=tuple(jobs[i].demand for i in busy),
+                               name=f"{workload.name} offline")
+        res = get_solver("kresource_response", solver)(prob, time_limit=time_limit, seed=seed)
+        if res.solution is None:
+            raise RuntimeError(f"{workload.name}: {solver} found no schedule "
+                               f"(status {res.status.value})")
+        start[busy] = np.asarray(res.solution, dtype=np.int64) + t0
+        status = res.status.value
+        # objective = sum(start - release + run): the wait is the objective less the runs
+        lb = res.bound if res.bound is not None else float(run[busy].sum())
+        bound = max(0.0, (float(lb) - float(run[busy].sum())) / n)
+    sched = Schedule(workload=workload, policy=f"optimum-{solver}", start=start,
+                     end=start + run,
+                     killed=np.array([j.runtime > j.requested for j in jobs], dtype=bool))
+    validate(sched)
+    out = summary(sched)
+    out["status"] = status
+    out["avg_wait_bound"] = out["avg_wait"] if status == "OPTIMAL" else bound
+    out["solve_seconds"] = time.perf_counter() - t
+    return out
+
+
+def _resolve(p: str | EnvPolicy | SimPolicy) -> EnvPolicy | SimPolicy:
+    if isinstance(p, (EnvPolicy, SimPolicy)):
+        return p
+    if p not in BUILTINS:
+        raise ValueError(f"policies: unknown policy {p!r}; built-in: {sorted(BUILTINS)}")
+    return BUILTINS[p]
+
+
+def evaluate(policies: Sequence[str | EnvPolicy | SimPolicy] = tuple(BUILTINS),
+             windows: Sequence[tuple[int, int]] = (), *, trace: Any = "lublin_256",
+             procs: int | None = None, solver: str | None = "cpsat",
+             time_limit: float | None = 10.0, obs_jobs: int = 64) -> list[dict[str, Any]]:
+    """Every policy's metrics on every window, and its gap to the offline optimum.
+
+    Parameters
+    ----------
+    policies : sequence of str, EnvPolicy or SimPolicy
+        Built-in names (``BUILTINS``) or policy objects.
+    windows : sequence of (start, length)
+        Jobs ``start .. start+length-1`` of the cleaned workload.
+    trace, procs
+        As for ``SchedulingEnv``.
+    solver : str or None
+        Solver of ``kresource_response`` for the optimum (None: no optimum).
+    time_limit : float or None
+        Seconds per optimum.
+    obs_jobs : int
+        Selectable waiting jobs of the environment policies.
+
+    Returns
+    -------
+    list of dict
+        One row per (window, policy), the optimum's row named ``"optimum"`` first:
+        ``start, length, policy, status`` (the optimum's solver status, else ``""``),
+        the ``METRICS``, and ``gap_s`` (average wait minus the optimum's, s),
+        ``gap`` (that over the optimum's average wait; None when it is 0) and
+        ``gap_bound_s`` (average wait minus the proved lower bound, s).
+    """
+    pols = [_resolve(p) for p in policies]
+    if not windows:
+        raise ValueError("windows: give at least one (start, length)")
+    envs: dict[str | None, SchedulingEnv] = {}
+    workload = None
+    rows: list[dict[str, Any]] = []
+    for start, length in windows:
+        for p in pols:
+            if isinstance(p, EnvPolicy) and p.backfill not in envs:
+                envs[p.backfill] = SchedulingEnv(
+                    trace if workload is None else workload, procs=procs, window=length,
+                    obs_jobs=obs_jobs, backfill=p.backfill)
+                workload = envs[p.backfill].workload
+        if workload is None:
+            workload = SchedulingEnv(trace, procs=procs, window=length).workload
+        part = _window_workload(workload, start, length) if 0 <= start and \
+            start + length <= len(workload) else None
+        if part is None:
+            raise ValueError(f"windows: ({start}, {length}) is outside the trace's "
+                             f"{len(workload)} jobs")
+        block: list[dict[str, Any]] = []
+        opt = None
+        if solver is not None:
+            opt = optimum(part, solver=solver, time_limit=time_limit)
+            block.append(_row(start, length, "optimum", opt, opt["status"], opt))
+        for p in pols:
+            if isinstance(p, EnvPolicy):
+                m = run_policy(p, envs[p.backfill], start, length)
+            else:
+                from sim.registry import make_policy
+
+                sched = simulate(part, make_policy(p.registry_name, **dict(p.options)))
+                validate(sched)
+                m = summary(sched)
+            block.append(_row(start, length, p.name, m, "", opt))
+        rows.extend(block)
+    return rows
+
+
+def _row(start: int, length: int, name: str, m: dict[str, Any], status: str,
+         opt: dict[str, Any] | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"start": start, "length": length, "policy": name,
+                           "status": status}
+    row.update({k: m[k] for k in METRICS})
+    if opt is not None:
+        row["gap_s"] = m["avg_wait"] - opt["avg_wait"]
+        row["gap"] = row["gap_s"] / opt["avg_wait"] if opt["avg_wait"] > 0 else None
+        row["gap_bound_s"] = m["avg_wait"] - opt["avg_wait_bound"]
+    return row
+
+
+def table(rows: Sequence[dict[str, Any]]) -> str:
+    """Per policy over all windows: mean average wait (s) and bounded slowdown, mean gap
+    to the optimum's average wait (s), the windows where the policy matched the optimum,
+    and for the optimum how many windows were proved."""
+    names = list(dict.fromkeys(r["policy"] for r in rows))
+    lines = [f"{'policy':<10} {'windows':>7} {'avg_wait_s':>11} {'avg_bsld':>9} "
+             f"{'gap_s':>9} {'=opt':>5} {'proved':>7}"]
+    for nm in names:
+        rs = [r for r in rows if r["policy"] == nm]
+        wait = np.mean([r["avg_wait"] for r in rs])
+        bsld = np.mean([r["avg_bounded_slowdown"] for r in rs])
+        if "gap_s" in rs[0]:
+            gap = f"{np.mean([r['gap_s'] for r in rs]):9.1f}"
+            same = f"{sum(abs(r['gap_s']) < 0.005 for r in rs):5d}"
+        else:
+            gap, same = f"{'-':>9}", f"{'-':>5}"
+        proved = (f"{sum(r['status'] == 'OPTIMAL' for r in rs):7d}" if nm == "optimum"
+                  else f"{'':>7}")
+        lines.append(f"{nm:<10} {len(rs):>7} {wait:11.1f} {bsld:9.3f} {gap} {same} {proved}")
+    return "\n".join(lines)
+
+
+def random_windows(n_jobs: int, count: int, length: int, seed: int = 0
+                   ) -> list[tuple[int, int]]:
+    """``count`` windows of ``length`` jobs at seeded random starts in a trace of
+    ``n_jobs`` jobs."""
+    if length > n_jobs:
+        raise ValueError(f"length must be at most the trace's {n_jobs} jobs, got {length}")
+    rng = np.random.default_rng(seed)
+    return [(int(s), length) for s in rng.integers(0, n_jobs - length + 1, size=count)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``gym-eval``: the built-in policies and the optimum on random windows; prints the
+    table and the wall time. Returns 0, or 2 with a one-line error on bad input."""
+    ap = argparse.ArgumentParser(prog="gym-eval", description=__doc__.split("\n")[0])
+    ap.add_argument("--trace", default="lublin_256")
+    ap.add_argument("--procs", type=int, default=None)
+    ap.add_argument("--windows", type=int, default=20)
+    ap.add_argument("--length", type=int, default=32)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--policies", default=",".join(BUILTINS),
+                    help=f"comma-separated, of {sorted(BUILTINS)}")
+    ap.add_argument("--solver", default="cpsat", help="'none' for no optimum")
+    ap.add_argument("--time-limit", type=float, default=10.0, help="s per optimum")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = ap.parse_args(argv)
+    t = time.perf_counter()
+    try:
+        env = SchedulingEnv(args.trace, procs=args.procs, window=1)
+        wins = random_windows(len(env.workload), args.windows, args.length, args.seed)
+        rows = evaluate(args.policies.split(","), wins, trace=env.workload,
+                        solver=None if args.solver == "none" else args.solver,
+                        time_limit=args.time_limit)
+    except ValueError as exc:
+        print(f"gym-eval: error: {exc}", file=sys.stderr)
+        return 2
+    wall = time.perf_counter() - t
+    if args.json:
+        import json
+
+        print(json.dumps({"rows": rows, "wall_seconds": wall}, indent=1))
+        return 0
+    print(f"{env.workload.name}: {args.windows} windows of {args.length} jobs (seed "
+          f"{args.seed}), {env.P} processors; optimum: {args.solver} "
+          f"(minimum total wait, limit {args.time_limit} s)")
+    print(table(rows))
+    print(f"wall time {wall:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
