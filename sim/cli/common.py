@@ -4,9 +4,11 @@ errors, the checked argument types, JSON output and the results table."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import inspect
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -25,6 +27,25 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def field_default(cls: type, name: str) -> Any:
+    """The default of field ``name`` of the dataclass ``cls`` (so that an option's default
+    is the configuration's own, defined once)."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            if f.default is dataclasses.MISSING:
+                raise ValueError(f"{cls.__name__}.{name} has no plain default")
+            return f.default
+    raise ValueError(f"{cls.__name__} has no field {name!r}")
+
+
+def param_default(func: Callable[..., Any], name: str) -> Any:
+    """The default of parameter ``name`` of ``func`` (a function or a class)."""
+    default = inspect.signature(func).parameters[name].default
+    if default is inspect.Parameter.empty:
+        raise ValueError(f"{func.__qualname__}: parameter {name!r} has no default")
+    return default
 
 
 # ------------------------------------------------------------------ argument types

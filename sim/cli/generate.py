@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import dump
+from sim.cli.common import dump, field_default, param_default
 
 
 def cmd_generate_kresource(args: argparse.Namespace) -> int:
@@ -38,18 +38,24 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
 
 def add_generate(sub: Any) -> None:
     """Register ``generate`` (and its models) on the ``schedsearch`` parser."""
+    from instances.kresource import KResourceSpec, calibrate
+
+    def spec(name: str) -> Any:
+        return field_default(KResourceSpec, name)
+
     p = sub.add_parser("generate", help="generate a synthetic workload")
     gen = p.add_subparsers(dest="model", required=True)
     g = gen.add_parser("kresource", help="K-resource workload (Leinberger et al. 1999)")
     g.add_argument("--K", type=int, required=True, help="number of resources, 1..8")
-    g.add_argument("--dist", choices=("uniform", "exponential"), default="uniform")
-    g.add_argument("--scaling", choices=("G-b", "G-a"), default="G-b",
+    g.add_argument("--dist", choices=("uniform", "exponential"), default=spec("dist"))
+    g.add_argument("--scaling", choices=("G-b", "G-a"), default=spec("scaling"),
                    help="how requirements scale with job size (AMB-1.14)")
     g.add_argument("--queue", type=float, default=128.0,
                    help="target FF-EASY time-averaged queue length (calibrated)")
-    g.add_argument("--tol", type=float, default=0.05, help="relative calibration tolerance")
+    g.add_argument("--tol", type=float, default=param_default(calibrate, "tol"),
+                   help="relative calibration tolerance")
     g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
-    g.add_argument("--jobs", type=int, default=10000)
-    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--jobs", type=int, default=spec("jobs"))
+    g.add_argument("--seed", type=int, default=spec("seed"))
     g.add_argument("--out", required=True, help="output .kswf file")
     g.set_defaults(func=cmd_generate_kresource)

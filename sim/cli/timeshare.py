@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import dump
+from sim.cli.common import dump, field_default, param_default
 
 
 def cmd_csm(args: argparse.Namespace) -> int:
@@ -72,27 +72,38 @@ def cmd_bsp(args: argparse.Namespace) -> int:
 
 def add_csm(sub: Any) -> None:
     """Register ``csm`` on the ``schedsearch`` parser."""
+    from heuristics.coscheduling import Coscheduling
+    from sim.timeshare.workload import CSMConfig
+
+    def cfg(name: str) -> Any:
+        return field_default(CSMConfig, name)
+
     p = sub.add_parser("csm", help="time-sharing cluster: one CSM experiment point")
     p.add_argument("--policies", default="rr,pred,dyn,csm",
                    help="comma-separated: rr, pred, dyn, dyn-top, csm, csm-top")
-    p.add_argument("--nodes", type=int, default=32)
-    p.add_argument("--mem-pages", type=int, default=32768, help="M, pages per node")
-    p.add_argument("--mem-load", type=float, default=1.0)
-    p.add_argument("--pdt", type=float, default=0.5)
-    p.add_argument("--jobs", type=int, default=1000)
-    p.add_argument("--mfreq", type=float, default=100.0, help="ms of CPU between messages")
-    p.add_argument("--class-mix", default="a", help="AMB-4.7: a (two streams) or b")
+    p.add_argument("--nodes", type=int, default=cfg("n_nodes"))
+    p.add_argument("--mem-pages", type=int, default=cfg("mem_pages"), help="M, pages per node")
+    p.add_argument("--mem-load", type=float, default=cfg("mem_load"))
+    p.add_argument("--pdt", type=float, default=cfg("pdt"))
+    p.add_argument("--jobs", type=int, default=cfg("n_jobs"))
+    p.add_argument("--mfreq", type=float, default=cfg("mfreq_ms"),
+                   help="ms of CPU between messages")
+    p.add_argument("--class-mix", default=cfg("class_mix"),
+                   help="AMB-4.7: a (two streams) or b")
+    # the command's own default: 1/100 of the paper's times and memory, a quick point
     p.add_argument("--scale", type=float, default=0.01, help="tc and memory scale")
-    p.add_argument("--pgfault", default="corrected", help="eq. 3: corrected or literal")
-    p.add_argument("--msg-model", default="pairwise",
+    p.add_argument("--pgfault", default=cfg("pgfault_formula"),
+                   help="eq. 3: corrected or literal")
+    p.add_argument("--msg-model", default=cfg("msg_model"),
                    help="AMB-4.10: pairwise, exchange, ring, async or probe")
-    p.add_argument("--fault-service", default="parallel",
+    p.add_argument("--fault-service", default=cfg("fault_service"),
                    help="AMB-4.11: parallel or fifo (one fault server per node)")
-    p.add_argument("--refs-per-dispatch", type=int, default=1,
+    p.add_argument("--refs-per-dispatch", type=int, default=cfg("refs_per_dispatch"),
                    help="page references per dispatch (AMB-4.11)")
-    p.add_argument("--mnol", type=int, default=2)
-    p.add_argument("--mnod", type=int, default=2)
-    p.add_argument("--p", type=float, default=0.3, help="P of eq. 2, in [0, 1]")
+    p.add_argument("--mnol", type=int, default=param_default(Coscheduling, "mnol"))
+    p.add_argument("--mnod", type=int, default=param_default(Coscheduling, "mnod"))
+    p.add_argument("--p", type=float, default=param_default(Coscheduling, "p"),
+                   help="P of eq. 2, in [0, 1]")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--check", action="store_true", help="re-validate the run from its log")
     p.add_argument("--json", action="store_true")
@@ -101,20 +112,35 @@ def add_csm(sub: Any) -> None:
 
 def add_bsp(sub: Any) -> None:
     """Register ``bsp`` on the ``schedsearch`` parser."""
+    from sim.timeshare.bsp import BSPParams, NetParams, measure_cell
+    from sim.timeshare.servers import ServerParams, SlotSchedule
+
+    def share(name: str) -> Any:
+        return param_default(SlotSchedule.for_share, name)
+
     p = sub.add_parser("bsp", help="one BSP cell under scheduling servers (Karl; µs)")
     p.add_argument("--g-us", type=int, required=True, help="granularity g in µs")
-    p.add_argument("--v", type=float, default=0.0, help="load imbalance, fraction of g")
-    p.add_argument("--n", type=int, default=50, help="supersteps per measurement")
-    p.add_argument("--i", type=int, default=50, help="measurements")
-    p.add_argument("--pattern", default="barrier", help="barrier | complete")
-    p.add_argument("--spin-us", type=int, default=0, help="spin time in µs (0 = blocking)")
-    p.add_argument("--share", type=float, default=0.2, help="CPU share of the program")
-    p.add_argument("--round-us", type=int, default=200_000, help="round length in µs")
-    p.add_argument("--slot-us", type=int, default=20_000, help="slot length in µs")
-    p.add_argument("--placement", default="contiguous", help="contiguous | spread")
-    p.add_argument("--regime", default="sync", help="none | unsync | sync")
-    p.add_argument("--wakeup", default="immediate", help="immediate | tick")
-    p.add_argument("--latency-us", type=int, default=500, help="message latency in µs")
+    p.add_argument("--v", type=float, default=field_default(BSPParams, "v"),
+                   help="load imbalance, fraction of g")
+    p.add_argument("--n", type=int, default=field_default(BSPParams, "n"),
+                   help="supersteps per measurement")
+    p.add_argument("--i", type=int, default=param_default(measure_cell, "i"),
+                   help="measurements")
+    p.add_argument("--pattern", default=field_default(BSPParams, "pattern"),
+                   help="barrier | complete")
+    p.add_argument("--spin-us", type=int, default=field_default(BSPParams, "spin_us"),
+                   help="spin time in µs (0 = blocking)")
+    p.add_argument("--share", type=float, default=share("share"),
+                   help="CPU share of the program")
+    p.add_argument("--round-us", type=int, default=share("round_us"), help="round length in µs")
+    p.add_argument("--slot-us", type=int, default=share("slot_us"), help="slot length in µs")
+    p.add_argument("--placement", default=share("place"), help="contiguous | spread")
+    p.add_argument("--regime", default=field_default(ServerParams, "regime"),
+                   help="none | unsync | sync")
+    p.add_argument("--wakeup", default=field_default(ServerParams, "ctl_block_wakeup"),
+                   help="immediate | tick")
+    p.add_argument("--latency-us", type=int, default=field_default(NetParams, "latency_us"),
+                   help="message latency in µs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bsp)
