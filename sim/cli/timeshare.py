@@ -72,7 +72,7 @@ def cmd_bsp(args: argparse.Namespace) -> int:
 
 def add_csm(sub: Any) -> None:
     """Register ``csm`` on the ``schedsearch`` parser."""
-    from heuristics.coscheduling import Coscheduling
+    from heuristics.coscheduling import POLICY_NAMES, Coscheduling
     from sim.timeshare.workload import CSMConfig
 
     def cfg(name: str) -> Any:
@@ -80,7 +80,7 @@ def add_csm(sub: Any) -> None:
 
     p = sub.add_parser("csm", help="time-sharing cluster: one CSM experiment point")
     p.add_argument("--policies", default="rr,pred,dyn,csm",
-                   help="comma-separated: rr, pred, dyn, dyn-top, csm, csm-top")
+                   help="comma-separated: " + ", ".join(POLICY_NAMES))
     p.add_argument("--nodes", type=int, default=cfg("n_nodes"))
     p.add_argument("--mem-pages", type=int, default=cfg("mem_pages"), help="M, pages per node")
     p.add_argument("--mem-load", type=float, default=cfg("mem_load"))
