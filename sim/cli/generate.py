@@ -12,7 +12,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
     """K-resource workload (Leinberger et al. 1999): generate, calibrate, write .kswf."""
     from dataclasses import replace
 
-    from instances.kresource import KResourceSpec, calibrate, generate, write_kswf
+    from instances.kresource import KResourceSpec, generate, write_kswf
+    from sim.batch.calibrate import calibrate
 
     spec = KResourceSpec(K=args.K, dist=args.dist, scaling=args.scaling, jobs=args.jobs,
                          seed=args.seed)
@@ -38,7 +39,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
 
 def add_generate(sub: Any) -> None:
     """Register ``generate`` (and its models) on the ``schedsearch`` parser."""
-    from instances.kresource import KResourceSpec, calibrate
+    from instances.kresource import KResourceSpec
+    from sim.batch.calibrate import calibrate
 
     def spec(name: str) -> Any:
         return field_default(KResourceSpec, name)
