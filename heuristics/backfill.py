@@ -23,28 +23,10 @@ selection rule handed to the planner (first fit: the first in queue order).
   reservation; at every decision the selection rule picks among all waiting jobs that
   fit now, one at a time, until none fits. Guarantees nothing (a job may starve).
 
-Job selection (Leinberger, Karypis & Kumar, "Job scheduling in the presence of multiple
-resource requirements", TR 99-025; spec SPEC-001-002-004 section 1.2). Every policy takes
-``select`` (``"ff"``, ``"bl"``, ``"bb"``) and the parameters below; the selection acts only
-among backfill candidates, never in the FCFS phase (AMB-1.4 (a)). Utilisations and
-requirements are fractions of each resource's capacity (AMB-1.1 (a)): ``U_k = (C_k -
-free_k) / C_k``, ``R_Jk = demand_k / C_k``.
-
-``ff`` (first fit)
-    The earliest-arrived candidate.
-``bl`` (backfill lowest, window ``w = window``)
-    ``L_w`` = the ``w`` least utilised resources, ``G_w(J)`` = the ``w`` resources of J's
-    largest requirements (ties in both: ``ties``, AMB-1.6); the first candidate in queue
-    order with ``G_w(J) = L_w`` (as sets). ``w = 1`` is the paper's BL. When no candidate
-    matches: ``bl_fallback`` (AMB-1.5): ``"ff"`` the first candidate (default),
-    ``"next"`` try the next least utilised resource, and so on (``w = 1`` only),
-    ``"stop"`` start nothing more at this decision. ``bl_fullness`` (AMB-1.3):
-    ``"none"`` (default) or ``"largest"``: among the matching candidates the one with the
-    least fullness ``1 - mean_k(U_k + R_Jk)`` (the largest), earliest first on ties.
-``bb`` (backfill balanced)
-    ``v = U + R_J``; ``bal = max(v) / mean(v)`` (in [1, K]); fullness
-    ``full = 1 - mean(v)``; score ``bal * full`` with ``fullness="mult"`` (AMB-1.2 (a),
-    default) or ``bal`` with ``fullness="none"``; the least score, the earliest on ties.
+Job selection: every policy takes ``select`` (``"ff"``, ``"bl"``, ``"bb"``) and the rules'
+parameters (``window``, ``fullness``, ``bl_fallback``, ``bl_fullness``, ``ties``), defined in
+:mod:`heuristics.selection` (Leinberger, Karypis & Kumar's FF, BL and BB); the selection acts
+only among backfill candidates, never in the FCFS phase (AMB-1.4 (a)).
 
 Where the rule acts in each policy: EASY picks among the jobs that fit now and do not
 delay the head's reservation (every resource checked until the job's estimated end,
@@ -76,6 +58,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from heuristics.selection import make_selection
 from instances.job import Job
 from sim.batch.planner import Planner
 from sim.batch.policy import (
@@ -85,145 +68,6 @@ from sim.batch.policy import (
     BasePolicy,
     MachineInfo,
 )
-
-SELECTIONS = ("ff", "bl", "bb")
-BL_FALLBACKS = ("ff", "next", "stop")
-BL_FULLNESS = ("none", "largest")
-BB_FULLNESS = ("mult", "none")
-TIES = ("first", "last")
-
-
-class FirstFit:
-    """FF selection: the first admissible job in queue (arrival) order."""
-
-    name = "ff"
-    first_fit = True
-
-    def pick(self, candidates: Sequence[Job], free: Sequence[int],
-             capacity: Sequence[int]) -> int:
-        return 0
-
-
-def _ranked(values: Sequence[float], ties: str, reverse: bool) -> list[int]:
-    """Resource indices sorted by value (ascending, or descending when ``reverse``);
-    equal values in index order (``ties="first"``) or reversed (``"last"``)."""
-    idx = range(len(values))
-    if ties == "first":
-        return sorted(idx, key=lambda k: -values[k] if reverse else values[k])
-    return sorted(idx, key=lambda k: (-values[k] if reverse else values[k], -k))
-
-
-class BackfillLowest:
-    """BL selection (backfill lowest with window ``w``); see the module docstring.
-
-    Parameters
-    ----------
-    window : int
-        ``w``, the number of least utilised resources matched (>= 0; 0 is first fit).
-    fallback : {"ff", "next", "stop"}
-        AMB-1.5: what happens when no candidate matches.
-    fullness : {"none", "largest"}
-        AMB-1.3: how the fullness modifier applies to BL.
-    ties : {"first", "last"}
-        AMB-1.6: equal utilisations or requirements rank the lower (``"first"``) or the
-        higher resource index first.
-    """
-
-    name = "bl"
-    first_fit = False
-
-    def __init__(self, window: int = 1, fallback: str = "ff", fullness: str = "none",
-                 ties: str = "first") -> None:
-        self.window = window
-        self.fallback = fallback
-        self.fullness = fullness
-        self.ties = ties
-
-    def _match_sets(self, cands: Sequence[Job], capacity: Sequence[int]):
-        w, ties = self.window, self.ties
-        for job in cands:
-            r = [d / c for d, c in zip(job.demand, capacity, strict=True)]
-            yield frozenset(_ranked(r, ties, reverse=True)[:w])
-
-    def pick(self, candidates: Sequence[Job], free: Sequence[int],
-             capacity: Sequence[int]) -> int:
-        K = len(capacity)
-        util = [(capacity[k] - free[k]) / capacity[k] for k in range(K)]
-        order = _ranked(util, self.ties, reverse=False)
-        sets = list(self._match_sets(candidates, capacity))
-        targets = [frozenset(order[:self.window])]
-        if self.fallback == "next":  # window 1: the next least utilised resource, ...
-            targets = [frozenset((k,)) for k in order]
-        for target in targets:
-            match = [i for i, g in enumerate(sets) if g == target]
-            if match:
-                if self.fullness == "largest":
-                    return max(match, key=lambda i: (sum(
-                        (capacity[k] - free[k] + candidates[i].demand[k]) / capacity[k]
-                        for k in range(K)), -i))
-                return match[0]
-        return -1 if self.fallback == "stop" else 0
-
-
-class BackfillBalanced:
-    """BB selection (backfill balanced); see the module docstring.
-
-    Parameters
-    ----------
-    fullness : {"mult", "none"}
-        AMB-1.2: score ``bal * (1 - mean(v))`` or ``bal`` alone.
-    """
-
-    name = "bb"
-    first_fit = False
-
-    def __init__(self, fullness: str = "mult") -> None:
-        self.fullness = fullness
-
-    def scores(self, candidates: Sequence[Job], free: Sequence[int],
-               capacity: Sequence[int]) -> list[float]:
-        """The BB score of each candidate (lower is better)."""
-        K = len(capacity)
-        used = [(capacity[k] - free[k]) for k in range(K)]
-        inv = [1.0 / c for c in capacity]
-        mult = self.fullness == "mult"
-        out = []
-        for job in candidates:
-            d = job.demand
-            v = [(used[k] + d[k]) * inv[k] for k in range(K)]
-            mean = sum(v) / K
-            bal = max(v) / mean
-            out.append(bal * (1.0 - mean) if mult else bal)
-        return out
-
-    def pick(self, candidates: Sequence[Job], free: Sequence[int],
-             capacity: Sequence[int]) -> int:
-        sc = self.scores(candidates, free, capacity)
-        best = min(sc)
-        return sc.index(best)  # the earliest on ties
-
-
-def make_selection(select: str = "ff", *, window: int = 1, fullness: str = "mult",
-                   bl_fallback: str = "ff", bl_fullness: str = "none",
-                   ties: str = "first") -> FirstFit | BackfillLowest | BackfillBalanced:
-    """The selection rule named ``select`` with its parameters (ValueError naming the
-    option on a bad value)."""
-    if select not in SELECTIONS:
-        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
-    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
-        raise ValueError(f"window must be an integer >= 0, got {window!r}")
-    for nm, v, ok in (("fullness", fullness, BB_FULLNESS), ("bl_fallback", bl_fallback,
-                      BL_FALLBACKS), ("bl_fullness", bl_fullness, BL_FULLNESS),
-                      ("ties", ties, TIES)):
-        if v not in ok:
-            raise ValueError(f"{nm} must be one of {ok}, got {v!r}")
-    if select == "bl" and bl_fallback == "next" and window != 1:
-        raise ValueError(f"bl_fallback='next' needs window=1, got window={window}")
-    if select == "ff":
-        return FirstFit()
-    if select == "bl":
-        return BackfillLowest(window, bl_fallback, bl_fullness, ties)
-    return BackfillBalanced(fullness)
 
 
 class _Selecting:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from heuristics.backfill import make_selection
+from heuristics.selection import make_selection
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -50,7 +50,7 @@ def pick(select: str, free: Sequence[int], capacity: Sequence[int],
          demands: Sequence[Sequence[int]], fullness: str = "mult") -> int:
     """Index into ``demands`` (candidates in queue order, each fitting now) chosen by the
     online policies' rule ``select`` (FF, BL with w = 1 and FF fallback, BB with
-    ``fullness``; ``heuristics.backfill.make_selection``), never -1."""
+    ``fullness``; ``heuristics.selection.make_selection``), never -1."""
     rule = make_selection(select, fullness=fullness)
     i = rule.pick([_Item(tuple(d)) for d in demands], free, capacity)
     return max(i, 0)

@@ -67,14 +67,6 @@ SOLVERS["task_mapping"] = {
     "greedy": "heuristics.task_mapping:greedy",
 }
 
-# time-sharing cluster: ready-queue policies (sim.timeshare.policy.Policy factories)
-TIMESHARE_POLICIES: dict[str, str] = {
-    "rr": "heuristics.coscheduling:rr",
-    "pred": "heuristics.coscheduling:pred",
-    "dyn": "heuristics.coscheduling:dyn",
-    "csm": "heuristics.coscheduling:csm",
-    "gang": "heuristics.gang:Gang",  # call .start(cluster) after building the cluster
-}
 # BSP scheduling servers (Karl, issue 10): slot tables and slot placement
 PROBLEM_LOADERS["slot_assignment"] = "sim.problems.slots:from_dict"
 SOLVERS["slot_assignment"] = {

@@ -1,7 +1,7 @@
 """The three K-resource problems of Leinberger, Karypis & Kumar (1999), each defined once.
 
 The job-selection rules FF, BL and BB that the heuristics apply are the online
-policies' own (``heuristics.backfill.make_selection``), one definition for both.
+policies' own (``heuristics.selection.make_selection``), one definition for both.
 
 - :class:`EpochProblem` (family ``kresource_epochs``): the paper's Figure 1 question.
   Every job takes the same time; each scheduling epoch starts on an empty machine; put

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import heuristics.backfill as backfill
-from heuristics.backfill import COMPRESSION, SELECTIONS, Conservative
+from heuristics.backfill import COMPRESSION, Conservative
+from heuristics.selection import SELECTIONS
 from instances.bundled import load_trace
 from instances.job import Workload
 from instances.synthetic import random_workload

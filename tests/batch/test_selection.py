@@ -14,14 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import workloads
 
-from heuristics.backfill import (
-    EASY,
-    FCFS,
-    BackfillBalanced,
-    Conservative,
-    Unconstrained,
-    make_selection,
-)
+from heuristics.backfill import EASY, FCFS, Conservative, Unconstrained
+from heuristics.selection import BackfillBalanced, make_selection
 from instances.job import Job, Workload
 from sim import registry
 from sim.batch.machine import simulate

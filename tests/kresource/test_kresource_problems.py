@@ -61,8 +61,8 @@ def test_figure1_selection_variants_of_spec_1_6(fig1):
 
 
 def test_bb_scores_at_the_first_backfill_decision_of_figure1():
-    from heuristics.backfill import BackfillBalanced
     from heuristics.kresource import _Item, pick
+    from heuristics.selection import BackfillBalanced
 
     bb = BackfillBalanced()
     cands = [_Item((1, 12)), _Item((1, 10))]

@@ -11,9 +11,10 @@ import random
 import numpy as np
 import pytest
 
-import instances.kresource as kr
-from instances.kresource import KResourceSpec, calibrate, generate
+import sim.batch.calibrate as kr
+from instances.kresource import KResourceSpec, generate
 from models.kresource.policy import OptEASY, unique_optimum
+from sim.batch.calibrate import calibrate
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
 

@@ -11,13 +11,12 @@ import pytest
 from heuristics.backfill import EASY
 from instances.kresource import (
     KResourceSpec,
-    calibrate,
     generate,
-    queue_average,
     read_kswf,
     write_kswf,
 )
 from models.kresource.policy import OptEASY
+from sim.batch.calibrate import calibrate, queue_average
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
 from sim.cli import main

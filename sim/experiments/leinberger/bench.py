@@ -158,7 +158,8 @@ def bench_response(quick: bool) -> None:
 
 
 def _workload(K: int, jobs: int, queue: float, seed: int = 1):
-    from instances.kresource import KResourceSpec, calibrate, generate
+    from instances.kresource import KResourceSpec, generate
+    from sim.batch.calibrate import calibrate
 
     spec = KResourceSpec(K=K, jobs=jobs, seed=seed)
     cal = calibrate(spec, queue)
@@ -204,7 +205,7 @@ def bench_growth(quick: bool) -> None:
             s = simulate(w, pol)
             dt = time.perf_counter() - t
             sub = np.array([j.submit for j in w.jobs])
-            from instances.kresource import queue_average
+            from sim.batch.calibrate import queue_average
             _p(f"growth K=4 n={n} {label}: {dt:.2f} s, {1000 * dt / n:.3f} s per 1000 jobs, "
                f"queue {queue_average(s.start, sub):.1f}")
 

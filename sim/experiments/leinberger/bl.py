@@ -46,7 +46,8 @@ VARIANTS = [("FF-EASY", {"select": "ff"}),
 
 def _rate(K: int, dist: str, scaling: str, L: int, jobs: int, seed: int,
           store: Path) -> tuple[float, str]:
-    from instances.kresource import KResourceSpec, calibrate
+    from instances.kresource import KResourceSpec
+    from sim.batch.calibrate import calibrate
     from sim.experiments.leinberger.figs import unit_key
 
     f = store / f"{unit_key(scaling, K, dist, L, jobs, seed)}.json"
@@ -82,7 +83,8 @@ def _classes(w: Any, lo: int, hi: int) -> dict[str, np.ndarray]:
 def study(K: int, dist: str, scaling: str, L: int, jobs: int, seed: int,
           store: Path, rate: float | None = None) -> dict[str, Any]:
     from heuristics.backfill import EASY
-    from instances.kresource import KResourceSpec, generate, queue_average
+    from instances.kresource import KResourceSpec, generate
+    from sim.batch.calibrate import queue_average
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 

@@ -170,7 +170,8 @@ def run_units(task: dict[str, Any]) -> list[str]:
     of ``task["queues"]`` (calibrations first, sharing their baseline simulations through
     the calibration memo), writing each unit to ``task["store"]`` as soon as it is done.
     Returns the keys written. Runs in a worker process."""
-    from instances.kresource import KResourceSpec, calibrate, generate
+    from instances.kresource import KResourceSpec, generate
+    from sim.batch.calibrate import calibrate
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 
@@ -237,6 +238,7 @@ def _warm() -> None:
     import heuristics.kresource  # noqa: F401
     import instances.kresource  # noqa: F401
     import models.kresource.cpsat  # noqa: F401
+    import sim.batch.calibrate  # noqa: F401
     import sim.batch.machine  # noqa: F401
     import sim.batch.validate  # noqa: F401
 
@@ -629,9 +631,10 @@ def _trend_checks(rows: list[dict], metric: str) -> str:
 # ---------------------------------------------------------------------------- gaps
 def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
     from heuristics.kresource import EPOCH_RULES, pack_epochs, select_greedy
-    from instances.kresource import KResourceSpec, calibrate, generate
+    from instances.kresource import KResourceSpec, generate
     from models.kresource.cpsat import solve_epochs, solve_selection
     from models.kresource.policy import OptEASY
+    from sim.batch.calibrate import calibrate
     from sim.batch.machine import simulate
     from sim.problems.kresource import EpochProblem
 

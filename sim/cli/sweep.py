@@ -1,6 +1,6 @@
 """The ``sweep``, ``report`` and ``reproduce`` commands of ``schedsearch``.
 
-Kept here so that ``sim/cli.py`` only registers them (``add_sweep_commands``).
+``add_sweep_commands`` registers them on the parser :mod:`sim.cli` assembles.
 """
 
 from __future__ import annotations

@@ -1,0 +1,92 @@
+"""The ``schedsearch`` command line.
+
+``schedsearch simulate TRACE --policy NAME``: one policy on a trace;
+``schedsearch compare TRACE``: several policies side by side (the main job);
+``schedsearch solve PROBLEM.json --solver NAME``: an offline problem with a registered
+solver; ``schedsearch traces``: the bundled traces; ``schedsearch sweep SPEC --out
+RESULTS``: a grid of cells into a resumable results store; ``schedsearch report
+RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper's table;
+``schedsearch csm``: one CSM experiment point; ``schedsearch bsp``: one BSP cell under
+Karl's scheduling servers (times in microseconds).
+
+One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces),
+:mod:`sim.cli.solve`, :mod:`sim.cli.timeshare` (csm, bsp), :mod:`sim.cli.generate`,
+:mod:`sim.cli.sweep` (sweep, report, reproduce); :mod:`sim.cli.common` holds what they
+share. This module assembles the parser and runs it (:func:`main`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from sim.cli.common import Fmt, Parser
+from sim.cli.generate import add_generate
+from sim.cli.simulate import add_simulate, add_traces, parse_set
+from sim.cli.solve import add_solve
+from sim.cli.sweep import add_sweep_commands
+from sim.cli.timeshare import add_bsp, add_csm
+
+__all__ = ["build_parser", "main", "parse_set"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``schedsearch`` parser, with every command registered."""
+    ap = Parser(prog="schedsearch", description=__doc__.splitlines()[0], formatter_class=Fmt)
+    sub = ap.add_subparsers(dest="command", required=True)
+    add_simulate(sub)
+    add_solve(sub)
+    add_csm(sub)
+    add_bsp(sub)
+    add_generate(sub)
+    add_traces(sub)
+    add_sweep_commands(sub, Fmt)
+    return ap
+
+
+def _one_line(exc: BaseException, limit: int = 500) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; exit code 0, or 2 with one line on stderr for bad input.
+
+    No input gives a traceback: bad input (``ValueError``, ``OSError``, a JSON nested too
+    deep) is exit 2 naming the file and the line or field; a closed output pipe
+    (``schedsearch ... | head``) ends quietly; anything else is a bug, reported in one
+    line with exit 1 (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
+    """
+    try:
+        args = build_parser().parse_args(argv)
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except SystemExit as exc:  # --help, or an argument error already printed
+        return exc.code if isinstance(exc.code, int) else 2
+    except BrokenPipeError:
+        # the reader went away (| head): silence the flush at exit, end quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+    except (ValueError, OSError, RecursionError) as exc:
+        print(f"schedsearch: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("schedsearch: error: out of memory (the input is too large for this command)",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("schedsearch: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one line, the traceback on request
+        if os.environ.get("SCHEDSEARCH_DEBUG"):
+            raise
+        print(f"schedsearch: internal error ({type(exc).__name__}): {_one_line(exc)}; "
+              "please report it (SCHEDSEARCH_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1

@@ -1,0 +1,165 @@
+"""What every ``schedsearch`` command shares: the help formatter, the one-line argument
+errors, the checked argument types, JSON output and the results table."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+class Fmt(argparse.ArgumentDefaultsHelpFormatter):
+    """Show an option's default in its help unless it is None/False or already said."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False, [], argparse.SUPPRESS) \
+                or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """Argument errors as one line (``schedsearch: error: ...``), exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def field_default(cls: type, name: str) -> Any:
+    """The default of field ``name`` of the dataclass ``cls`` (so that an option's default
+    is the configuration's own, defined once)."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            if f.default is dataclasses.MISSING:
+                raise ValueError(f"{cls.__name__}.{name} has no plain default")
+            return f.default
+    raise ValueError(f"{cls.__name__} has no field {name!r}")
+
+
+def param_default(func: Callable[..., Any], name: str) -> Any:
+    """The default of parameter ``name`` of ``func`` (a function or a class)."""
+    default = inspect.signature(func).parameters[name].default
+    if default is inspect.Parameter.empty:
+        raise ValueError(f"{func.__qualname__}: parameter {name!r} has no default")
+    return default
+
+
+# ------------------------------------------------------------------ argument types
+
+def short(text: str, limit: int = 60) -> str:
+    """``repr(text)``, cut to ``limit`` characters."""
+    r = repr(text)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def procs_arg(text: str) -> int | str:
+    """``--procs``: a positive integer or ``from-jobs``."""
+    if text == "from-jobs":
+        return text
+    if text.isascii() and text.strip().isdigit() and 0 < int(text) <= 2**53:
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"must be a positive integer or 'from-jobs', got {short(text)}")
+
+
+def seconds_arg(text: str) -> float:
+    """``--time-limit``: a finite number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not text.isascii() or not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds >= 0, got {short(text)}")
+    return value
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer in ``[0, 2**63 - 1]`` (64-bit)."""
+    t = text.strip()
+    if t.isascii() and t.isdigit() and len(t) <= 19 and int(t) < 2**63:
+        return int(t)
+    raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63 - 1], got {short(text)}")
+
+
+def read_json(path: str) -> Any:
+    """A JSON file as Python data; every failure a ValueError naming the file."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ValueError(f"{path}: invalid JSON: {short(str(exc), 120)}") from None
+
+
+# ------------------------------------------------------------------ output
+
+def json_default(x: Any) -> Any:
+    """JSON for NumPy scalars, sets and tuples; anything else as its string."""
+    if hasattr(x, "item"):
+        return x.item()
+    if isinstance(x, (set, tuple)):
+        return list(x)
+    return str(x)
+
+
+def clean(x: Any) -> Any:
+    """Replace non-finite floats by strings so the output is strict JSON."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [clean(v) for v in x]
+    return x
+
+
+def dump(obj: Any) -> str:
+    """``obj`` as strict, indented JSON."""
+    return json.dumps(clean(obj), default=json_default, indent=2)
+
+
+COLUMNS = (
+    ("policy", "policy", "{}"),
+    ("jobs", "jobs", "{}"),
+    ("avg_wait", "avg wait [s]", "{:.1f}"),
+    ("avg_bounded_slowdown", "avg bsld", "{:.2f}"),
+    ("avg_slowdown", "avg sld", "{:.2f}"),
+    ("utilization", "util", "{:.3f}"),
+    ("makespan", "makespan [s]", "{}"),
+    ("killed", "killed", "{}"),
+    ("sim_seconds", "sim [s]", "{:.2f}"),
+)
+
+
+def table(rows: Sequence[dict[str, Any]], first: tuple[str, str] | None = None) -> str:
+    """The rows of simulation metrics as an aligned text table (``first``: an extra
+    leading column, key and title)."""
+    cols = ([(first[0], first[1], "{}")] if first else []) + list(COLUMNS)
+    cells = [[title for _, title, _ in cols]]
+    for r in rows:
+        cells.append([fmt.format(r[key]) if r.get(key) is not None else "-"
+                      for key, _, fmt in cols])
+    widths = [max(len(c[i]) for c in cells) for i in range(len(cols))]
+    lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                       enumerate(zip(row, widths, strict=True))) for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+LEGEND = ("avg wait: mean start - submit; avg bsld: mean bounded slowdown, response / "
+          "max(run, 10 s); avg sld: mean slowdown, response / run; util: processor-seconds "
+          "used / (processors x makespan); makespan: last end - first submit; killed: jobs "
+          "killed at their requested time; sim: wall-clock seconds of the simulation.")

@@ -1,0 +1,237 @@
+"""``schedsearch simulate``, ``compare`` and ``traces``: policies on a batch trace."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from sim import registry
+from sim.cli.common import LEGEND, Fmt, dump, procs_arg, seconds_arg, table
+
+
+def _trace_sha256(trace: str) -> str:
+    from pathlib import Path
+
+    from sim.sweep.cell import _file_sha256, _resolve
+
+    p = Path(trace) if Path(trace).exists() else _resolve(trace)
+    return _file_sha256(str(p))
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """``--out`` must not be the input trace, nor in a missing directory."""
+    out = getattr(args, "out", None)
+    if out is None:
+        return
+    from pathlib import Path
+
+    src = Path(args.trace)
+    if not src.exists():
+        from instances.bundled import trace_path
+
+        try:
+            src = trace_path(str(args.trace))
+        except (ValueError, OSError):
+            return  # loading the trace reports it
+    dst = Path(out)
+    if dst.exists() and (dst.is_dir() or os.path.samefile(dst, src)):
+        what = "a directory" if dst.is_dir() else f"the input trace {args.trace}"
+        raise ValueError(f"--out {out}: refusing to overwrite {what}")
+    if not dst.parent.is_dir():
+        raise ValueError(f"--out {out}: directory {dst.parent} does not exist")
+
+
+def _add_trace_options(p: argparse.ArgumentParser) -> None:
+    from heuristics.slack import EXHAUSTIVE, ORDERS
+
+    p.add_argument("trace", help="SWF file (plain or gzip) or bundled trace name, e.g. KTH-SP2")
+    p.add_argument("--procs", type=procs_arg, metavar="N|from-jobs",
+                   help="machine size in processors (overrides MaxProcs); required when the "
+                        "log has no MaxProcs/MaxNodes header; 'from-jobs' takes the widest job")
+    p.add_argument("--wide", choices=("error", "drop", "clip"), default="error",
+                   help="a job wider than the machine: stop with an error, drop it, or clip "
+                        "it to the machine size (counted in the cleaning report)")
+    p.add_argument("--perfect-estimates", action="store_true",
+                   help="requested time := actual runtime for every job")
+    p.add_argument("--overrun", choices=("kill", "run"), default="kill",
+                   help="a job past its requested time is killed or runs on")
+    p.add_argument("--by-month", action="store_true",
+                   help="simulate each calendar month from an empty machine")
+    p.add_argument("--priorities", choices=("equal", "fifth"),
+                   help="priority scenario for the slack-based scheduler")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
+                   help="a policy option (repeatable), checked against the policy's "
+                        "signature, e.g. --set sf=3 --set order=DP; numbers and "
+                        "true/false are parsed, anything else is a string")
+    g = p.add_argument_group("aliases of --set for the slack policies")
+    g.add_argument("--order", choices=ORDERS + (EXHAUSTIVE,),
+                   help="compress order of the slack scheduler (= --set order=...)")
+    g.add_argument("--sf", type=float, help="slack factor SF (= --set sf=...)")
+    g.add_argument("--awt", type=float, help="average wait time AWT [s] (= --set awt=...)")
+    for a in ("u", "t", "p", "f"):
+        g.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
+    g.add_argument("--time-limit", type=seconds_arg,
+                   help="seconds per CP-SAT call of the slack-optimal policy")
+    # K-resource job selection (heuristics.backfill): fcfs, easy, conservative, unconstrained
+    g = p.add_argument_group("aliases of --set for the K-resource job selection")
+    g.add_argument("--select", choices=("ff", "bl", "bb"),
+                   help="job selection rule (= --set select=...)")
+    g.add_argument("--window", type=int, help="BL's window w (= --set window=...)")
+    g.add_argument("--fullness", choices=("mult", "none"),
+                   help="BB's fullness modifier (= --set fullness=...)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
+    p.add_argument("--no-validate", action="store_true",
+                   help="skip the independent re-check of the schedule")
+
+
+#: flags kept as aliases of ``--set key=value``
+ALIAS_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f",
+                 "time_limit", "select", "window", "fullness")
+
+
+def _parse_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_set(items: Sequence[str]) -> dict[str, Any]:
+    """``["sf=3", "order=DP"]`` -> ``{"sf": 3, "order": "DP"}``; ValueError on a bad item."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE")
+        out[key] = _parse_value(value.strip())
+    return out
+
+
+def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
+    opts = {k: getattr(args, k) for k in ALIAS_OPTIONS if getattr(args, k) is not None}
+    for k, v in parse_set(args.set).items():
+        if k in opts and opts[k] != v:
+            raise ValueError(f"option {k!r} given twice (--{k.replace('_', '-')} and --set)")
+        opts[k] = v
+    return opts
+
+
+def _workload(args: argparse.Namespace):
+    from sim.batch.runner import load_workload
+
+    _check_out(args)
+    if str(args.trace).endswith(".kswf"):  # K-resource workload (instances.kresource)
+        from instances.kresource import read_kswf
+
+        return read_kswf(args.trace)
+    w = load_workload(args.trace, procs=args.procs, perfect_estimates=args.perfect_estimates,
+                      wide=args.wide)
+    if not args.quiet and not args.json and w.cleaning is not None:
+        print(w.cleaning.summary(), file=sys.stderr)
+    elif args.procs == "from-jobs" and w.cleaning is not None:  # always say what was chosen
+        print(f"{w.cleaning.source}: machine size {w.procs} processors, the widest job "
+              "(--procs from-jobs)", file=sys.stderr)
+    return w
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from sim.batch.runner import run
+
+    w = _workload(args)
+    opts = _policy_options(args)
+    registry.make_policy(args.policy, **opts)  # an unknown option fails before the run
+    row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
+              check=not args.no_validate, progress=not args.quiet, out=args.out,
+              priorities=args.priorities, **opts)
+    row["trace"] = w.name
+    row["trace_sha256"] = _trace_sha256(args.trace)
+    row["priorities"] = args.priorities
+    if w.cleaning is not None:
+        row["cleaning"] = w.cleaning.to_dict()
+    if args.json:
+        print(dump(row))
+        return 0
+    print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
+          f"{', each month from an empty machine' if args.by_month else ''}")
+    if args.by_month:
+        print(table(row["months"], ("month", "month")))
+        print()
+    print(table([row]))
+    print(LEGEND)
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from sim.batch.runner import run
+
+    w = _workload(args)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    for p in policies:
+        registry.policy_factory(p)  # fail early on an unknown name
+    given = {k: v for k, v in _policy_options(args).items() if v is not None}
+    takers = {p: registry.policy_options(p) for p in policies}
+    unused = [k for k in given if all(t is not None and k not in t for t in takers.values())]
+    if unused:
+        raise ValueError(f"no policy among {policies} takes option(s) {unused}")
+    rows = []
+    sha = _trace_sha256(args.trace)
+    for p in policies:
+        # each policy gets the options it takes (for example --sf only the slack ones)
+        opts = {k: v for k, v in given.items() if takers[p] is None or k in takers[p]}
+        registry.make_policy(p, **opts)
+        rows.append(run(w, p, overrun=args.overrun, by_month=args.by_month,
+                        check=not args.no_validate, progress=not args.quiet,
+                        priorities=args.priorities, **opts))
+        rows[-1]["trace_sha256"] = sha
+        rows[-1]["priorities"] = args.priorities
+    if args.json:
+        print(dump({"trace": w.name, "procs": w.procs, "rows": rows}))
+        return 0
+    print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
+          f"{', each month from an empty machine' if args.by_month else ''}; "
+          f"every schedule re-checked by the validator: {not args.no_validate}")
+    print(table(rows))
+    print(LEGEND)
+    return 0
+
+
+def cmd_traces(args: argparse.Namespace) -> int:
+    from instances.bundled import list_traces, trace_path
+
+    for name in list_traces():
+        print(f"{name:12s} {trace_path(name)}")
+    return 0
+
+
+def add_simulate(sub: Any) -> None:
+    """Register ``simulate`` and ``compare`` on the ``schedsearch`` parser."""
+    p = sub.add_parser("simulate", help="simulate one policy on a trace", formatter_class=Fmt)
+    _add_trace_options(p)
+    p.add_argument("--policy", required=True, choices=sorted(registry.POLICIES),
+                   help="registered policy: " + ", ".join(sorted(registry.POLICIES)))
+    p.add_argument("--out", help="write the simulated schedule as SWF (wait field filled)")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("compare", help="several policies side by side on one trace",
+                       formatter_class=Fmt)
+    _add_trace_options(p)
+    p.add_argument("--policies", default="fcfs,easy,conservative,slack",
+                   help="comma-separated registered policies, of: "
+                        + ", ".join(sorted(registry.POLICIES)))
+    p.set_defaults(func=cmd_compare)
+
+
+def add_traces(sub: Any) -> None:
+    """Register ``traces`` on the ``schedsearch`` parser."""
+    p = sub.add_parser("traces", help="list the bundled traces")
+    p.set_defaults(func=cmd_traces)

@@ -1,0 +1,151 @@
+"""The layers of the code base, read from the source with ``ast`` (nothing is imported).
+
+Dependencies run one way: ``instances`` (data and generators) -> ``sim`` core and its
+simulators -> ``heuristics`` -> ``models`` -> sweeps, experiments and the CLI. Checked here:
+``instances`` imports nothing of ``sim``, ``heuristics`` or ``models``, and ``heuristics``
+nothing of ``models``, counting every import (module level and inside functions); and no
+two modules import each other in a circle through their module-level imports.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("instances", "sim", "heuristics", "models")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement: the importing module, the module it names, its line, and
+    whether it runs when the importing module is imported (module level, not inside a
+    function or an ``if TYPE_CHECKING:`` block)."""
+
+    source: str
+    target: str
+    line: int
+    top_level: bool
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            out[_module_name(path)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports_of(name: str, path: Path) -> list[Import]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: list[Import] = []
+
+    def add(target: str, node: ast.stmt, top: bool) -> None:
+        found.append(Import(name, target, node.lineno, top))
+
+    def visit(node: ast.AST, top: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    add(alias.name, child, top)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:  # relative: from the package, up level - 1
+                    anchor = package.split(".")
+                    anchor = anchor[: len(anchor) - (child.level - 1)]
+                    base = ".".join(anchor + ([base] if base else []))
+                for alias in child.names:
+                    sub = f"{base}.{alias.name}"
+                    add(sub if sub in MODULES else base, child, top)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(child, False)
+            elif isinstance(child, ast.If) and _is_type_checking(child.test):
+                visit(child, False)  # never runs; still an import for the layer rules
+            else:
+                visit(child, top)
+
+    visit(tree, True)
+    return found
+
+
+IMPORTS = [imp for name, path in MODULES.items() for imp in _imports_of(name, path)]
+
+
+def _top(module: str) -> str:
+    return module.partition(".")[0]
+
+
+def _violations(layer: str, forbidden: tuple[str, ...]) -> list[str]:
+    return [f"{imp.source} (line {imp.line}) imports {imp.target}"
+            + ("" if imp.top_level else " inside a function") for imp in IMPORTS
+            if _top(imp.source) == layer and _top(imp.target) in forbidden]
+
+
+def test_every_package_is_parsed() -> None:
+    for pkg in PACKAGES:
+        assert pkg in MODULES
+    assert "sim.batch.machine" in MODULES and "heuristics.backfill" in MODULES
+    # the walk sees function-local imports as such (the CLI imports its commands' code late)
+    assert any(i.source == "sim.cli.simulate" and not i.top_level for i in IMPORTS)
+    assert any(i.source == "sim.cli" and i.top_level for i in IMPORTS)
+
+
+def test_instances_import_no_simulator_heuristic_or_model() -> None:
+    assert _violations("instances", ("sim", "heuristics", "models")) == []
+
+
+def test_heuristics_never_import_models() -> None:
+    assert _violations("heuristics", ("models",)) == []
+
+
+def _graph() -> nx.DiGraph:
+    g = nx.DiGraph()
+    g.add_nodes_from(MODULES)
+    for imp in IMPORTS:
+        if imp.top_level and imp.target in MODULES and imp.target != imp.source:
+            g.add_edge(imp.source, imp.target, line=imp.line)
+    return g
+
+
+def _circles(g: nx.DiGraph) -> list[str]:
+    """One circle per strongly connected component of more than one module, each step
+    with the line of its import."""
+    out = []
+    for scc in nx.strongly_connected_components(g):
+        if len(scc) > 1:
+            cycle = nx.find_cycle(g.subgraph(scc))
+            out.append(" -> ".join(f"{a} (line {g.edges[a, b]['line']})" for a, b in cycle)
+                       + f" -> {cycle[0][0]}")
+    return sorted(out)
+
+
+def test_no_import_circle_among_module_level_imports() -> None:
+    circles = _circles(_graph())
+    assert circles == [], "import circles:\n" + "\n".join(circles)
+
+
+def test_a_planted_circle_is_reported() -> None:
+    g = _graph()
+    assert g.has_edge("heuristics.backfill", "sim.batch.planner")
+    g.add_edge("sim.batch.planner", "heuristics.backfill", line=7)
+    circles = _circles(g)
+    assert len(circles) == 1 and "sim.batch.planner (line 7) -> heuristics.backfill" in circles[0]
