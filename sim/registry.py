@@ -115,11 +115,38 @@ def _load(path: str) -> Callable[..., Any]:
 
 
 def policy_factory(name: str) -> Callable[..., Any]:
-    """Return the factory of the policy registered as ``name``."""
+    """Return the factory of the policy registered as ``name``, or of a user's
+    ``MODULE:FACTORY`` (``sim.plugins``)."""
+    from sim.plugins import is_reference, load_reference
+
+    if is_reference(name):
+        return load_reference(name, what="policy")
+    _plugins()
     try:
         return _load(POLICIES[name])
     except KeyError:
-        raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)}") from None
+        raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)} or "
+                         "MODULE:FACTORY") from None
+
+
+_PLUGINS_READ = False
+
+
+def _plugins() -> None:
+    """Add the policies and solvers that installed packages register as entry points
+    (``sim.plugins``), once; a built-in name is never replaced."""
+    global _PLUGINS_READ
+    if _PLUGINS_READ:
+        return
+    _PLUGINS_READ = True
+    from sim.plugins import entry_point_policies, entry_point_solvers
+
+    for name, target in entry_point_policies().items():
+        POLICIES.setdefault(name, target)
+    for family, names in entry_point_solvers().items():
+        if family in SOLVERS:
+            for name, target in names.items():
+                SOLVERS[family].setdefault(name, target)
 
 
 def policy_options(name: str) -> set[str] | None:
@@ -141,11 +168,26 @@ def make_policy(name: str, **options: Any) -> Any:
     if unknown:
         raise ValueError(f"policy {name!r} does not take option(s) {unknown}; "
                          f"it takes {sorted(accepted)}")
-    return factory(**options)
+    policy = factory(**options)
+    from sim.batch.policy import Policy
+
+    if not isinstance(policy, Policy):
+        missing = [m for m in ("name", "reset", "on_arrival", "on_end", "on_overrun",
+                               "schedule", "next_wakeup", "promises", "guarantees")
+                   if not hasattr(policy, m)]
+        raise ValueError(f"policy {name!r}: {type(policy).__name__} is not a policy "
+                         f"(sim.batch.policy.Policy); it lacks {', '.join(missing)}")
+    return policy
 
 
 def solver(family: str, name: str) -> Callable[..., Any]:
-    """Return the ``solve`` function registered as ``name`` for problem ``family``."""
+    """Return the ``solve`` function registered as ``name`` for problem ``family``, or a
+    user's ``MODULE:FUNCTION``."""
+    from sim.plugins import is_reference, load_reference
+
+    if is_reference(name):
+        return load_reference(name, what="solver")
+    _plugins()
     if family not in SOLVERS:
         raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
     try:
@@ -201,3 +243,21 @@ SOLVERS["gang_schedule"] = {
     "brute": "models.gang_schedule:solve_brute",
     "coloring": "heuristics.gang_schedule:coloring",
 }
+
+
+#: the exact solver ``schedsearch solve FILE`` runs when no solver is named: CP-SAT where
+#: the family has it, the portfolio for offline response (CP-SAT alone leaves instances
+#: open that the time-indexed model proves at once), exhaustive placement
+DEFAULT_SOLVERS: dict[str, str] = {
+    family: "portfolio" if "portfolio" in names else
+    "cpsat" if "cpsat" in names else "exact-cpsat" if "exact-cpsat" in names else
+    next(iter(names))
+    for family, names in SOLVERS.items()
+}
+
+
+def default_solver(family: str) -> str:
+    """The name of ``family``'s default exact solver (:data:`DEFAULT_SOLVERS`)."""
+    if family not in DEFAULT_SOLVERS:
+        raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
+    return DEFAULT_SOLVERS[family]

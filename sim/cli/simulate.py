@@ -213,12 +213,28 @@ def cmd_traces(args: argparse.Namespace) -> int:
     return 0
 
 
+def _policy_name(text: str) -> str:
+    """``--policy``: a registered name or ``MODULE:FACTORY``."""
+    from sim.plugins import is_reference
+
+    if is_reference(text) or text in registry.POLICIES:
+        return text
+    import difflib
+
+    close = difflib.get_close_matches(text, registry.POLICIES, n=3)
+    raise argparse.ArgumentTypeError(
+        f"unknown policy {text!r}" + (f"; did you mean {', '.join(close)}?" if close else "")
+        + f" (registered: {', '.join(sorted(registry.POLICIES))}, or MODULE:FACTORY)")
+
+
 def add_simulate(sub: Any) -> None:
     """Register ``simulate`` and ``compare`` on the ``schedsearch`` parser."""
     p = sub.add_parser("simulate", help="simulate one policy on a trace", formatter_class=Fmt)
     _add_trace_options(p)
-    p.add_argument("--policy", required=True, choices=sorted(registry.POLICIES),
-                   help="registered policy: " + ", ".join(sorted(registry.POLICIES)))
+    p.add_argument("--policy", required=True, type=_policy_name,
+                   help="registered policy: " + ", ".join(sorted(registry.POLICIES))
+                   + "; or a user's MODULE:FACTORY (importable from the current directory "
+                     "or PYTHONPATH)")
     p.add_argument("--out", help="write the simulated schedule as SWF (wait field filled)")
     p.set_defaults(func=cmd_simulate)
 

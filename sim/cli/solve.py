@@ -1,46 +1,237 @@
-"""``schedsearch solve``: an offline problem from a JSON file with a registered solver."""
+"""``schedsearch solve``, ``bench`` and ``schema``: offline problems from JSON files.
+
+``solve FILE`` runs the family's default exact solver, ``--solver NAME`` one solver,
+``--solvers A,B,C`` several side by side with each one's gap to the best proved optimum
+among them; ``bench PATH...`` runs solvers over many problem files
+(:mod:`sim.sweep.bench`); ``schema FAMILY`` prints a family's JSON Schema or, with
+``--example``, a small valid instance.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
 from sim import registry
 from sim.cli.common import Fmt, clean, dump, json_default, read_json, seconds_arg, seed_arg
 
 
-def cmd_solve(args: argparse.Namespace) -> int:
-    data = read_json(args.problem)
-    family, problem = registry.load_problem(data, source=args.problem)
-    solve = registry.solver(family, args.solver)
+def _solver_names(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected comma-separated solver names")
+    return names
+
+
+def named(problem: Any, solution: Any) -> Any:
+    """The solution with job indices replaced by the problem's job names, where the
+    problem names its jobs and the solution lists indices (K-resource epochs)."""
+    names = getattr(problem, "names", None)
+    if not names or not isinstance(solution, list):
+        return solution
+    if all(isinstance(g, list) and all(isinstance(i, int) for i in g) for g in solution):
+        return [[names[i] for i in g] for g in solution]
+    return solution
+
+
+def _num(x: Any, digits: int = 6) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    if isinstance(x, float) and x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.2f}%"
+
+
+def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> int:
+    from sim.sweep.bench import resolve_solver
+
+    solve = resolve_solver(family, name)
     try:
         result = solve(problem, time_limit=args.time_limit, seed=args.seed)
     except ValueError as exc:  # a refusal (e.g. too large for the model): name the file
         raise ValueError(f"{args.problem}: {exc}") from None
     d = result.to_dict()
     d["problem"] = family
+    d["solution"] = named(problem, d["solution"])
     if args.json:
         print(dump(d))
-    else:
-        for k in ("problem", "solver", "status", "objective", "bound", "gap", "runtime"):
-            print(f"{k:>10}: {d[k]}")
-        if d.get("note"):
-            print(f"{'note':>10}: {d['note']}")
-        print(f"{'solution':>10}: {json.dumps(clean(d['solution']), default=json_default)}")
+        return 0
+    shown = {"problem": family, "solver": d["solver"], "status": d["status"],
+             "objective": _num(d["objective"]), "bound": _num(d["bound"]),
+             "gap": _pct(d["gap"]) + (" (the solver's own optimality gap)"
+                                      if d["gap"] is not None else ""),
+             "seconds": f"{d['runtime']:.3f}"}
+    for k, v in shown.items():
+        print(f"{k:>10}: {v}")
+    if d.get("note"):
+        print(f"{'note':>10}: {d['note']}")
+    print(f"{'solution':>10}: {json.dumps(clean(d['solution']), default=json_default)}")
     return 0
 
 
+def side_by_side(rows: list[dict[str, Any]], family: str) -> tuple[str, str]:
+    """``(header, label)`` of the comparison column: the gap to the best proved optimum
+    when a solver proved one, else to the best bound (a certified gap), else to the best
+    objective found."""
+    from sim.sweep.bench import gap_to_best, sense
+
+    how = sense(family)
+    proved = [r["objective"] for r in rows if r["status"] == "OPTIMAL"]
+    bounds = [r["bound"] for r in rows if r["bound"] is not None]
+    if proved:
+        ref, label = proved[0], "gap to optimum"
+    elif bounds:
+        ref = min(bounds) if how == "min" else max(bounds)
+        label = "gap to best bound"
+    else:
+        return "gap to best found", "gap_to_best"
+    for r in rows:
+        r["gap_to_ref"] = gap_to_best(r["objective"], ref, how)
+    return label, "gap_to_ref"
+
+
+def _several(args: argparse.Namespace, family: str, names: list[str]) -> int:
+    from sim.sweep.bench import check_solvers, compare
+
+    check_solvers(names, [family])
+    try:
+        rows = compare(args.problem, names, time_limit=args.time_limit, seed=args.seed)
+    except ValueError as exc:
+        raise ValueError(f"{args.problem}: {exc}") from None
+    label, key = side_by_side(rows, family)
+    if args.json:
+        print(dump({"problem": family, "file": args.problem, "reference": label,
+                    "runs": [{**r, "gap_to_reference": r.get(key)} for r in rows]}))
+        return 0
+    head = ["solver", "kind", "status", "objective", "bound", "solver gap", label, "seconds"]
+    body = [[r["solver"], r["kind"], r["status"], _num(r["objective"]), _num(r["bound"]),
+             _pct(r["solver_gap"]), _pct(r.get(key)),
+             "-" if r["seconds"] is None else f"{r['seconds']:.3f}"] for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    for line in [head, *body]:
+        print("  ".join(str(x).rjust(w) for x, w in zip(line, widths, strict=True)))
+    print(f"{family} in {args.problem}. solver gap: the solver's own (objective - bound); "
+          f"{label}: (objective - reference) / |reference|, worse is positive; seconds: "
+          "wall clock.")
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    if args.solver and args.solvers:
+        raise ValueError("give --solver NAME or --solvers A,B,C, not both")
+    data = read_json(args.problem)
+    from sim.sweep.bench import load
+
+    family, problem = load(data, args.problem) if isinstance(data, dict) else \
+        registry.load_problem(data, source=args.problem)
+    if args.solvers:
+        return _several(args, family, args.solvers)
+    return _single(args, family, problem, args.solver or registry.default_solver(family))
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from sim.sweep.bench import bench, library_paths
+
+    paths = list(args.paths)
+    if args.library:
+        paths += library_paths(args.library)
+    if not paths:
+        raise ValueError("bench: give problem files or directories, or --library FAMILY")
+    solvers = args.solvers
+    if solvers is None:
+        if not args.library:
+            raise ValueError("bench: --solvers is required (or --library FAMILY, which "
+                             "runs every registered solver of the family)")
+        solvers = sorted(registry.SOLVERS[args.library])
+    out = args.out
+    summary = bench(paths, out, solvers=solvers, time_limit=args.time_limit, seed=args.seed,
+                    jobs=args.jobs, dask=args.dask, progress=not args.quiet)
+    print((summary.out / "report.md").read_text())
+    print(summary.text())
+    if args.library and args.update_library:
+        from sim.sweep.bench import write_library_table
+
+        print(f"wrote {write_library_table(args.library, summary.runs)}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from sim import problems
+
+    if args.family not in problems.MODULES:
+        import difflib
+
+        close = difflib.get_close_matches(args.family, problems.MODULES, n=3)
+        raise ValueError(f"schema: unknown problem family {args.family!r}"
+                         + (f"; did you mean {', '.join(close)}?" if close else
+                            f"; known: {', '.join(sorted(problems.MODULES))}"))
+    doc = problems.example(args.family) if args.example else problems.schema(args.family)
+    print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _solvers_help() -> str:
+    return "; ".join(f"{fam}: {', '.join(sorted(names))}"
+                     for fam, names in sorted(registry.SOLVERS.items()))
+
+
 def add_solve(sub: Any) -> None:
-    """Register ``solve`` on the ``schedsearch`` parser."""
+    """Register ``solve``, ``bench`` and ``schema`` on the ``schedsearch`` parser."""
     p = sub.add_parser("solve", help="solve an offline problem from a JSON file",
-                       formatter_class=Fmt)
-    p.add_argument("problem", help="problem JSON (its 'problem' field names the family)")
-    p.add_argument("--solver", required=True,
-                   help="registered solver of the problem's family: " + "; ".join(
-                       f"{fam}: {', '.join(sorted(names))}"
-                       for fam, names in sorted(registry.SOLVERS.items())))
-    p.add_argument("--time-limit", type=seconds_arg, help="seconds (finite, >= 0)")
+                       formatter_class=Fmt,
+                       description="Solve PROBLEM with the family's default exact solver, "
+                       "one --solver, or several --solvers side by side.")
+    p.add_argument("problem", help="problem JSON (its 'problem' field names the family; "
+                                   "`schedsearch schema FAMILY` gives the format)")
+    p.add_argument("--solver", help="one solver: a registered name or MODULE:FUNCTION "
+                                    "(default: the family's default exact solver, "
+                                    + ", ".join(f"{f}: {s}" for f, s in
+                                                sorted(registry.DEFAULT_SOLVERS.items()))
+                                    + "); registered: " + _solvers_help())
+    p.add_argument("--solvers", type=_solver_names, metavar="A,B,C",
+                   help="several solvers side by side, with each one's gap to the best "
+                        "proved optimum among them")
+    p.add_argument("--time-limit", type=seconds_arg, help="seconds per solver (finite, >= 0)")
     p.add_argument("--seed", type=seed_arg, default=0, help="integer in [0, 2**63 - 1]")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="exact numbers as JSON")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("bench", help="run solvers over many problem files; gaps to the "
+                                     "best known value", formatter_class=Fmt,
+                       description="Run every solver on every problem file (directories: "
+                       "their *.json, one family per directory) into DIR/runs.sqlite "
+                       "(resumable), and write DIR/runs.csv, DIR/report.md and, with "
+                       "matplotlib, DIR/gaps.png and DIR/profile.png.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="problem files or directories")
+    p.add_argument("--solvers", type=_solver_names, metavar="A,B,C",
+                   help="registered names or MODULE:FUNCTION; " + _solvers_help())
+    p.add_argument("--time-limit", type=seconds_arg, default=10.0, help="seconds per run")
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler instead")
+    p.add_argument("--library", metavar="FAMILY",
+                   help="add the benchmark library's files of FAMILY "
+                        "(instances/data/library/FAMILY)")
+    p.add_argument("--update-library", action="store_true",
+                   help="with --library: rewrite the library's table of gaps "
+                        "(instances/data/library/FAMILY/TABLE.md)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("schema", help="the JSON format of a problem family",
+                       formatter_class=Fmt,
+                       description="Print FAMILY's JSON Schema (every field with its "
+                       "meaning, unit, range and default) or a small valid instance.")
+    p.add_argument("family", help="problem family: " + ", ".join(sorted(registry.SOLVERS)))
+    p.add_argument("--example", action="store_true",
+                   help="a small valid instance every solver of the family accepts")
+    p.set_defaults(func=cmd_schema)

@@ -365,9 +365,16 @@ def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[s
     where = f"policies[{i}]"
     _check_keys(p, POLICY_KEYS, source, where)
     name = p.get("name")
-    if name not in registry.POLICIES:
+    from sim.plugins import is_reference
+
+    if isinstance(name, str) and is_reference(name):
+        try:
+            registry.policy_factory(name)  # a user's MODULE:FACTORY must import
+        except ValueError as exc:
+            raise _err(source, f"{where}.name", str(exc)) from None
+    elif name not in registry.POLICIES:
         raise _err(source, f"{where}.name", f"unknown policy {short(name)}; "
-                   f"{closest(name, registry.POLICIES, 'policies')}")
+                   f"{closest(name, registry.POLICIES, 'policies')} or MODULE:FACTORY")
     options = p.get("options", {})
     _check_keys(options, set(options) if isinstance(options, dict) else set(), source,
                 f"{where}.options")
