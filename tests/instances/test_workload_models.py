@@ -20,7 +20,7 @@ from instances.lublin import (
 )
 from instances.swf import write_swf
 
-N = 40_000
+N = 120_000
 
 
 @pytest.fixture(scope="module")
