@@ -133,3 +133,44 @@ def test_lublin_bad_input():
         sample(10, 4, seed=1)
     with pytest.raises(ValueError, match="n_jobs"):
         sample(-1, 128, seed=1)
+
+
+# ----------------------------------------------------------------------------- Tsafrir 2005
+
+def test_tsafrir_estimates_cover_runtimes_and_popularity():
+    from instances.tsafrir import add_estimates, n_bins
+
+    w = generate(20_000, 128, seed=3)
+    e = add_estimates(w, seed=1, max_estimate=48 * 3600)
+    req = np.array([j.requested for j in e.jobs])
+    run = np.array([j.runtime for j in e.jobs])
+    assert (req >= run).all() and (req >= 1).all()
+    assert [j.runtime for j in e.jobs] == [j.runtime for j in w.jobs]
+    vals, cnt = np.unique(req, return_counts=True)
+    assert len(vals) == n_bins(20_000) == 90 + round((20_000 - 10_000) * (340 - 90) / 60_000)
+    # the paper's head: rank 1 (the maximal estimate) holds 89% minus ranks 2..20 of
+    # 14.0491 exp(-0.177531 x) + 0.462513; the top 20 hold 89% of the jobs
+    rank1 = 89 - sum(14.0491 * math.exp(-0.177531 * x) + 0.462513 for x in range(2, 21))
+    top = np.argsort(-cnt)
+    assert vals[top[0]] == 48 * 3600
+    assert cnt[top[0]] / len(req) * 100 == pytest.approx(rank1, abs=0.05)
+    assert cnt[top[:20]].sum() / len(req) * 100 == pytest.approx(89.0, abs=0.1)
+    # the joint popular estimates are all present
+    for t in (300, 900, 600, 1200, 1800, 3600, 7200, 4 * 3600, 18 * 3600):
+        assert t in set(vals.tolist())
+
+
+def test_tsafrir_byte_reproducible_and_bad_input(tmp_path):
+    from instances.tsafrir import add_estimates
+
+    w = generate(3000, 128, seed=2)
+    a, b = tmp_path / "a.swf", tmp_path / "b.swf"
+    write_swf(a, add_estimates(w, seed=9, max_estimate=48 * 3600))
+    write_swf(b, add_estimates(w, seed=9, max_estimate=48 * 3600))
+    assert a.read_bytes() == b.read_bytes()
+    write_swf(b, add_estimates(w, seed=10, max_estimate=48 * 3600))
+    assert a.read_bytes() != b.read_bytes()
+    with pytest.raises(ValueError, match="below the longest run time"):
+        add_estimates(w, seed=1, max_estimate=3600)
+    with pytest.raises(ValueError, match="at least one hour"):
+        add_estimates(generate(100, 128, seed=1), seed=1, max_estimate=60)
