@@ -32,8 +32,10 @@ WIDE_MODES = ("error", "drop", "clip")
 
 def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
                   perfect_estimates: bool = False, wide: str = "error") -> Workload:
-    """Read a trace: a path to an SWF file (plain or gzip) or a bundled trace name
-    (``KTH-SP2``, ``SDSC-BLUE``, ...; see ``instances.bundled.list_traces``).
+    """Read a trace: a path to an SWF file (plain or gzip), a Batsim JSON workload (a
+    ``.json`` name or a file starting with ``{``; ``instances.batsim.read_batsim``) or a
+    bundled trace name (``KTH-SP2``, ``SDSC-BLUE``, ...; see
+    ``instances.bundled.list_traces``).
 
     Parameters
     ----------
@@ -46,6 +48,7 @@ def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
         line and job (default), is dropped, or is clipped to the machine size; dropped
         and clipped jobs are counted in ``Workload.cleaning``.
     """
+    from instances.batsim import is_batsim_workload, read_batsim
     from instances.bundled import trace_path
     from instances.swf import read_swf
 
@@ -57,6 +60,9 @@ def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
             raise ValueError(f"{trace}: no such file, and {exc}") from None
     if wide not in WIDE_MODES:
         raise ValueError(f"wide must be one of {WIDE_MODES}, got {wide!r}")
+    if is_batsim_workload(path):  # errors name the field and suggest --wide themselves
+        return read_batsim(path, procs=procs, perfect_estimates=perfect_estimates,
+                           too_wide=wide)
     try:
         w = read_swf(path, procs=procs, perfect_estimates=perfect_estimates, too_wide=wide)
     except ValueError as exc:
@@ -124,7 +130,10 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     progress : bool
         A progress bar on stderr for runs longer than two seconds (only on a terminal).
     out : path, optional
-        Write the simulated schedule as SWF (wait, run and status fields filled).
+        Write the simulated schedule: Batsim's ``jobs.csv`` when the name ends with
+        ``.csv`` (``instances.batsim.write_batsim_jobs``, processor ids assigned; not with
+        ``by_month``, whose months are separate machines), else SWF (wait, run and status
+        fields filled).
     priorities : {"equal", "fifth"}, optional
         Priority scenario (``instances.priorities.priorities_of`` over the whole
         ``workload``, before any month split), given to the policy when it takes a
@@ -140,6 +149,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         sim_seconds``, the other ``sim.batch.metrics.summary`` fields, ``overrun``,
         ``procs``, ``validated``, and ``months`` when ``by_month``.
     """
+    if out is not None and by_month and str(out).endswith(".csv"):
+        raise ValueError(f"{out}: a Batsim jobs.csv is one machine; by_month simulates each "
+                         "month on its own machine (write SWF, or drop by_month)")
     opts = {k: v for k, v in policy_options.items() if v is not None}
     table_opts = dict(opts)
     if priorities is not None and takes_priorities(policy):
@@ -175,7 +187,12 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         row["cleaning"] = workload.cleaning.to_dict()
     row["overrun"] = overrun
     row["procs"] = workload.procs
-    if out is not None:
+    if out is not None and str(out).endswith(".csv"):
+        from instances.batsim import write_batsim_jobs
+
+        s = schedules[0]
+        write_batsim_jobs(out, workload, s.start, s.end, killed=s.killed)
+    elif out is not None:
         from instances.swf import write_swf
 
         start = np.concatenate([s.start for s in schedules])
