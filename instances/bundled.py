@@ -11,7 +11,7 @@ from typing import Any
 
 from instances.job import Workload
 
-__all__ = ["TRACES", "list_traces", "load_trace", "trace_path"]
+__all__ = ["TRACES", "list_traces", "load_trace", "trace_header", "trace_path"]
 
 TRACE_DIR = Path(__file__).resolve().parent / "traces"
 
@@ -67,3 +67,19 @@ def load_trace(name: str, **options: Any) -> Workload:
     from instances.swf import read_swf
 
     return read_swf(trace_path(name), **options)
+
+
+def trace_header(name: str) -> dict[str, str]:
+    """The ``; Key: value`` lines of a bundled trace's SWF header (read from the file's
+    first lines only): ``MaxRecords``, ``MaxProcs``, ``StartTime``, ``Computer``..."""
+    import gzip
+
+    out: dict[str, str] = {}
+    with gzip.open(trace_path(name), "rt", errors="replace") as fh:
+        for line in fh:
+            if not line.startswith(";"):
+                break
+            key, sep, value = line[1:].partition(":")
+            if sep and key.strip() and key.strip() not in out:
+                out[key.strip()] = value.strip()
+    return out

@@ -35,6 +35,7 @@ __all__ = ["build_parser", "main", "parse_set"]
 def build_parser() -> argparse.ArgumentParser:
     """The ``schedsearch`` parser, with every command registered."""
     ap = Parser(prog="schedsearch", description=__doc__.splitlines()[0], formatter_class=Fmt)
+    ap.add_argument("--version", action="version", version=f"schedsearch {_version()}")
     sub = ap.add_subparsers(dest="command", required=True)
     add_simulate(sub)
     add_solve(sub)
@@ -43,7 +44,37 @@ def build_parser() -> argparse.ArgumentParser:
     add_generate(sub)
     add_traces(sub)
     add_sweep_commands(sub, Fmt)
+    add_gym_eval(sub)
     return ap
+
+
+def _version() -> str:
+    """The installed package's version, with the source tree's commit when it is one."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("schedsearch")
+    except PackageNotFoundError:
+        v = "unknown"
+    from sim.sweep.execute import code_version
+
+    commit = code_version()
+    return v if commit.startswith(("schedsearch", "unknown")) or commit == v \
+        else f"{v} (commit {commit[:12]})"
+
+
+def add_gym_eval(sub: argparse._SubParsersAction) -> None:
+    """Register ``gym-eval``: built-in policies of the Gymnasium environment and the
+    proved offline optimum on the same windows (``sim.batch.env_eval``)."""
+    sub.add_parser("gym-eval", help="environment policies against the proved optimum on "
+                                     "windows of a trace (gymnasium extra; gym-eval --help)",
+                   add_help=False)
+
+
+def _gym_eval(argv: list[str]) -> int:
+    from sim.batch.env_eval import main as gym_main
+
+    return gym_main(argv)
 
 
 def _one_line(exc: BaseException, limit: int = 500) -> str:
@@ -60,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     line with exit 1 (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
     """
     try:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if argv[:1] == ["gym-eval"]:  # its own parser (sim.batch.env_eval) takes the rest
+            return _gym_eval(argv[1:])
         args = build_parser().parse_args(argv)
         code = args.func(args)
         sys.stdout.flush()

@@ -1,4 +1,6 @@
-"""``schedsearch generate``: synthetic workloads (the K-resource model of Leinberger et al.)."""
+"""``schedsearch generate``: synthetic workloads (the K-resource model of Leinberger et al.,
+the Lublin-Feitelson model, Tsafrir's user estimates) and sets of random problem files of
+every family."""
 
 from __future__ import annotations
 
@@ -37,6 +39,88 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate_lublin(args: argparse.Namespace) -> int:
+    """Lublin-Feitelson workload, optionally with Tsafrir estimates, written as SWF."""
+    from instances.lublin import generate
+    from instances.swf import write_swf
+
+    w = generate(args.jobs, args.procs, args.seed)
+    if args.tsafrir is not None:
+        from instances.tsafrir import add_estimates
+
+        w = add_estimates(w, args.tsafrir)
+    _refuse_existing(args.out)
+    write_swf(args.out, w)
+    print(dump({"out": args.out, "jobs": len(w), "procs": args.procs, "seed": args.seed,
+                "estimates": "tsafrir" if args.tsafrir is not None else "exact"}))
+    return 0
+
+
+def cmd_generate_tsafrir(args: argparse.Namespace) -> int:
+    """Replace a workload's requested times by Tsafrir-model user estimates."""
+    from instances.swf import write_swf
+    from instances.tsafrir import add_estimates
+    from sim.batch.runner import load_workload
+
+    w = add_estimates(load_workload(args.workload), args.seed)
+    _refuse_existing(args.out)
+    write_swf(args.out, w)
+    print(dump({"out": args.out, "jobs": len(w), "seed": args.seed}))
+    return 0
+
+
+def cmd_generate_problems(args: argparse.Namespace) -> int:
+    """``n`` random problem files of one family."""
+    from sim.problems.generate import write_set
+
+    size = {}
+    for item in args.size:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--size {item!r}: expected KEY=VALUE")
+        try:
+            size[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() \
+                else float(value)
+        except ValueError:
+            raise ValueError(f"--size {key.strip()}: expected a number, got {value!r}") \
+                from None
+    paths = write_set(args.family, args.n, args.seed, args.out, **size)
+    print(dump({"out": args.out, "family": args.family, "files": len(paths),
+                "seeds": [args.seed, args.seed + args.n - 1]}))
+    return 0
+
+
+def _refuse_existing(path: str) -> None:
+    from pathlib import Path
+
+    if Path(path).exists():
+        raise ValueError(f"--out {path}: exists; nothing was written (give a new file)")
+
+
+def _seed(text: str) -> int:
+    if not text.isdigit() or int(text) >= 2**63:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63 - 1], got {text!r}")
+    return int(text)
+
+
+def _add_problem_generators(gen: Any) -> None:
+    from sim.problems.generate import GENERATORS
+
+    for family, (_, sizes) in sorted(GENERATORS.items()):
+        g = gen.add_parser(family, help=f"random {family} problem files",
+                           description=f"Write N random {family} problems as JSON files "
+                           "(distributions: sim.problems.generate). Size parameters (--size "
+                           "KEY=VALUE): " + "; ".join(
+                               f"{k}: {s.meaning}, default {s.default}, in [{s.minimum}, "
+                               f"{s.maximum}]" for k, s in sizes.items()))
+        g.add_argument("--n", type=int, required=True, help="number of files")
+        g.add_argument("--seed", type=_seed, default=0, help="seed of the first file")
+        g.add_argument("--size", action="append", default=[], metavar="KEY=VALUE",
+                       help="a size parameter: " + ", ".join(sizes))
+        g.add_argument("--out", required=True, help="output directory")
+        g.set_defaults(func=cmd_generate_problems, family=family)
+
+
 def add_generate(sub: Any) -> None:
     """Register ``generate`` (and its models) on the ``schedsearch`` parser."""
     from instances.kresource import KResourceSpec
@@ -61,3 +145,24 @@ def add_generate(sub: Any) -> None:
     g.add_argument("--seed", type=int, default=spec("seed"))
     g.add_argument("--out", required=True, help="output .kswf file")
     g.set_defaults(func=cmd_generate_kresource)
+
+    g = gen.add_parser("lublin", help="Lublin-Feitelson workload model (SWF)",
+                       description="Jobs of the Lublin-Feitelson model (sizes, run times, "
+                       "arrivals with the daily cycle), seeded and byte-reproducible; "
+                       "requested times equal run times unless --tsafrir adds estimates.")
+    g.add_argument("--jobs", type=int, required=True, help="number of jobs")
+    g.add_argument("--procs", type=int, required=True, help="machine size (>= 8)")
+    g.add_argument("--seed", type=_seed, default=0)
+    g.add_argument("--tsafrir", type=_seed, metavar="SEED",
+                   help="add Tsafrir-model user estimates drawn with this seed")
+    g.add_argument("--out", required=True, help="output .swf file")
+    g.set_defaults(func=cmd_generate_lublin)
+
+    g = gen.add_parser("tsafrir", help="add Tsafrir-model user estimates to a workload",
+                       description="Replace the requested times of WORKLOAD (a trace name "
+                       "or file) by user estimates of the Tsafrir-Etsion-Feitelson model.")
+    g.add_argument("workload", help="bundled trace name or SWF file")
+    g.add_argument("--seed", type=_seed, default=0)
+    g.add_argument("--out", required=True, help="output .swf file")
+    g.set_defaults(func=cmd_generate_tsafrir)
+    _add_problem_generators(gen)

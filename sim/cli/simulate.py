@@ -205,11 +205,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_traces(args: argparse.Namespace) -> int:
-    from instances.bundled import list_traces, trace_path
+def _month(stamp: str | None) -> str:
+    """``Mon Sep 23 14:00:31 CEST 1996`` -> ``Sep 1996``."""
+    words = (stamp or "").split()
+    return f"{words[1]} {words[-1]}" if len(words) >= 3 else "-"
 
+
+def cmd_traces(args: argparse.Namespace) -> int:
+    from instances.bundled import list_traces, trace_header, trace_path
+
+    rows = []
     for name in list_traces():
-        print(f"{name:12s} {trace_path(name)}")
+        h = trace_header(name)
+        rows.append((name, h.get("MaxRecords", h.get("MaxJobs", "-")), h.get("MaxProcs", "-"),
+                     f"{_month(h.get('StartTime'))} .. {_month(h.get('EndTime'))}"
+                     if "StartTime" in h else "-", h.get("Computer", "-"),
+                     str(trace_path(name))))
+    head = ("name", "jobs", "processors", "period", "computer", "file")
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    for r in [head, *rows]:
+        print("  ".join(str(x).ljust(w) for x, w in zip(r, widths, strict=True)).rstrip())
+    print("jobs, processors, period, computer: as the log's own header declares them "
+          "(MaxRecords, MaxProcs, StartTime .. EndTime); the cleaning report of `simulate` "
+          "counts what a run keeps.")
     return 0
 
 
