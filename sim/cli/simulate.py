@@ -147,9 +147,9 @@ def _workload(args: argparse.Namespace):
 def cmd_simulate(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
-    w = _workload(args)
     opts = _policy_options(args)
-    registry.make_policy(args.policy, **opts)  # an unknown option fails before the run
+    registry.make_policy(args.policy, **opts)  # a bad policy or option fails before reading
+    w = _workload(args)
     row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
               check=not args.no_validate, progress=not args.quiet, out=args.out,
               priorities=args.priorities, **opts)
@@ -174,10 +174,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
-    w = _workload(args)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     for p in policies:
         registry.policy_factory(p)  # fail early on an unknown name
+    w = _workload(args)
     given = {k: v for k, v in _policy_options(args).items() if v is not None}
     takers = {p: registry.policy_options(p) for p in policies}
     unused = [k for k in given if all(t is not None and k not in t for t in takers.values())]
