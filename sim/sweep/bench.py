@@ -520,5 +520,5 @@ def write_library_table(family: str, runs: Sequence[dict[str, Any]]) -> Path:
             f"--update-library --out DIR` at commit {code_version()[:12]}.\n\n" + to_markdown(mine)
             .split("\n", 2)[2])
     out = d / "TABLE.md"
-    out.write_text(text)
+    out.write_text(text.replace(f"{d}/", ""))  # files named relative to the folder
     return out
