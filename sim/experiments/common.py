@@ -91,8 +91,9 @@ def stamp(argv: list[str] | None = None) -> str:
 
 # ------------------------------------------------------------------------------ tables
 def markdown_row(cells: Iterable[object]) -> str:
-    """One Markdown table row: ``| a | b | c |`` (each cell through ``str``)."""
-    return "| " + " | ".join(str(c) for c in cells) + " |"
+    """One Markdown table row: ``| a | b | c |`` (each cell through ``str``; a ``None`` cell
+    is a blank one, written ``| |``)."""
+    return "|" + "".join(" |" if c is None else f" {c} |" for c in cells)
 
 
 def markdown_rule(columns: int | str) -> str:
