@@ -5,8 +5,8 @@ the plot style.
   line (:func:`command`), the machine's load (:func:`load_average`), and the line a result
   file records (:func:`stamp`). Every committed result file records where it came from with
   these, so that the figures in it can be traced to one state of the code and regenerated.
-- Tables: :func:`markdown_row` and :func:`markdown_table` (GitHub Markdown, one line per
-  row).
+- Tables: :func:`markdown_row`, :func:`markdown_table` and :func:`markdown_text` (GitHub
+  Markdown, one line per row); :func:`csv_text`.
 - Writing: :func:`write_atomic` (a temporary file renamed over the target, so a reader or a
   killed run never sees half a file).
 - Intervals: :func:`mean_ci` (mean and 95% Student-t half-width, the one used by the
@@ -17,6 +17,8 @@ the plot style.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import shlex
 import subprocess
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from sim.timeshare.metrics import mean_ci
 
-__all__ = ["ROOT", "axis_label", "command", "commit", "label_colours", "load_average",
+__all__ = ["ROOT", "axis_label", "command", "commit", "csv_text", "label_colours", "load_average",
            "markdown_row", "markdown_rule", "markdown_table",
            "markdown_text", "mean_ci", "stamp", "write_atomic"]
 
@@ -136,6 +138,16 @@ def markdown_text(header: Sequence[object], rows: Iterable[Iterable[object]],
                   align: str | None = None) -> str:
     """:func:`markdown_table` as one string, each line (the last too) ending in a newline."""
     return "\n".join(markdown_table(header, rows, align)) + "\n"
+
+
+def csv_text(header: Sequence[object], rows: Iterable[Iterable[object]]) -> str:
+    """A CSV table (``csv`` module's default dialect, ``\\n`` line ends): the header, then
+    one line per row."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
 
 
 # ------------------------------------------------------------------------------ writing
