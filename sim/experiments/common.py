@@ -11,8 +11,8 @@ the plot style.
   killed run never sees half a file).
 - Intervals: :func:`mean_ci` (mean and 95% Student-t half-width, the one used by the
   time-sharing metrics).
-- Plots: :func:`label_colours` (one colour per label, the same in every panel) and
-  :func:`axis_label` (a quantity with its unit).
+- Plots: :func:`pyplot` (matplotlib on the file-only Agg backend) and
+  :func:`label_colours` (one colour per label, the same in every panel).
 """
 
 from __future__ import annotations
@@ -26,12 +26,14 @@ import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from sim.timeshare.metrics import mean_ci
 
-__all__ = ["ROOT", "axis_label", "command", "commit", "csv_text", "label_colours", "load_average",
+__all__ = ["ROOT", "command", "commit", "csv_text", "label_colours", "load_average",
            "markdown_row", "markdown_rule", "markdown_table",
-           "markdown_text", "mean_ci", "stamp", "write_atomic"]
+           "markdown_text", "mean_ci", "pyplot", "stamp",
+           "write_atomic"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -174,7 +176,12 @@ def label_colours(labels: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def axis_label(quantity: str, unit: str | None = None) -> str:
-    """An axis title with its unit: ``"response time [s]"`` (no brackets when ``unit`` is
-    None, for dimensionless quantities)."""
-    return quantity if unit is None else f"{quantity} [{unit}]"
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported on first
+    use so that a study that does not plot does not need matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

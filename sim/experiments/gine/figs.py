@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling, by_name
-from sim.experiments.common import markdown_text, mean_ci
+from sim.experiments.common import markdown_text, mean_ci, pyplot
 from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.workload import (
     LOAD_READINGS,
@@ -188,10 +188,7 @@ def plot(path: Path, title: str, xs: list[float], series: dict[str, list[list[fl
          xlabel: str, ylabel: str, logx: bool = False, panels: int = 1,
          panel_series: list[dict[str, list[list[float]]]] | None = None,
          panel_titles: list[str] | None = None) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     sets = panel_series or [series]
     fig, axes = plt.subplots(1, len(sets), figsize=(5.2 * len(sets), 4), squeeze=False)

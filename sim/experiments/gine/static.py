@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling
-from sim.experiments.common import markdown_text, mean_ci
+from sim.experiments.common import markdown_text, mean_ci, pyplot
 from sim.timeshare.cluster import Cluster
 from sim.timeshare.csm import MSG_MODELS, initial_resident, local_program, message_program
 from sim.timeshare.memory import WorkingSet
@@ -283,10 +283,7 @@ def _f(vals: list[float], digits: int = 0) -> str:
 
 
 def _plot(path, pred, csm) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
     for col, (name, smp) in enumerate((("PRED", pred), ("CSM", csm))):

@@ -30,7 +30,7 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import markdown_row, markdown_table, pyplot
 from sim.experiments.common import stamp as provenance
 from sim.timeshare.bsp import BSPParams, NetParams, NoiseParams, measure_cell, share_run
 from sim.timeshare.servers import ServerParams, SlotSchedule
@@ -210,9 +210,7 @@ def _table(vals: dict[tuple[int, float], float], fmt: str) -> list[str]:
 
 def _plot(path: Path, title: str, panels: list[tuple[str, dict]], ylabel: str,
           hline: float | None = None) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
     for ax, (name, vals) in zip(axes[0], panels, strict=True):
         for v in V:
@@ -314,9 +312,7 @@ def fig1(out: Path, quick: bool) -> str:
             *(f"{res[(s, b)][0] * 100:.1f}% ({res[(s, b)][1] * 100:.1f})" for b in BACKGROUND),
             f"{max(errs) * 100:.1f}%"]))
     lines += ["", f"{events} events in {wall:.1f} s. Produced at {provenance()}.", ""]
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for b in BACKGROUND:
         ax.plot([s * 100 for s in SHARES], [res[(s, b)][0] * 100 for s in SHARES], marker="o",

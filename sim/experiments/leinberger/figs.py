@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import label_colours, markdown_row, markdown_table, pyplot
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
 PARTIAL_DIR = Path("results") / "kresource-partial"
@@ -812,10 +812,7 @@ def _write(out: Path, name: str, lines: list[str], data: dict | None) -> None:
 
 
 def _plot_bars(path: Path, values: dict[str, float], title: str, ylabel: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(values)), 4))
     ax.bar(range(len(values)), list(values.values()))
@@ -829,15 +826,13 @@ def _plot_bars(path: Path, values: dict[str, float], title: str, ylabel: str) ->
 
 def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                 title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     panels = sorted({(r["scaling"], r["K"], r["dist"]) for r in rows})
     ncol = min(6, len(panels))
     nrow = -(-len(panels) // ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3 * ncol, 2.6 * nrow), squeeze=False)
+    colour = label_colours(labels)
     for ax, key in zip(axes.flat, panels, strict=False):
         sub = sorted((r for r in rows if (r["scaling"], r["K"], r["dist"]) == key),
                      key=lambda r: r["queue"])
@@ -846,7 +841,7 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
             if pts:
                 x, m, h = zip(*pts, strict=True)
                 ax.errorbar(x, m, yerr=[0 if math.isnan(v) else v for v in h], label=lab,
-                            marker="o", capsize=2)
+                            color=colour[lab], marker="o", capsize=2)
         ax.axhline(0, color="k", lw=0.5)
         ax.set_title(f"{key[0]} K={key[1]} {key[2]}", fontsize=8)
         ax.set_xscale("log", base=2)

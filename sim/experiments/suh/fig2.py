@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.refstreams import hot_cold, hot_scan, phases, uniform
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import markdown_row, markdown_table, pyplot
 from sim.memory.lru import footprint_spread, miss_rate_curve, round_robin_trace, simulate_lru
 from sim.memory.model import MissRateCurve, miss_rate, round_robin, steady_state
 
@@ -107,10 +107,7 @@ def main() -> None:
     fixed_table, _ = table(run("fixed"))
     print(fixed_table)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     pts = [r for r in rows if "sim" in r]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))

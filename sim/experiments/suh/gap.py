@@ -19,7 +19,7 @@ import numpy as np
 
 from heuristics.grouping import footprint_balancing, greedy, knee
 from models.grouping import solve_cpsat, solve_ilp
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import markdown_row, markdown_table, pyplot
 from sim.problems.grouping import random_problem
 from sim.result import Status
 
@@ -84,10 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     partial = "" if full else (f"**PARTIAL run** ({args.per_size} instances per J; the "
                                f"full configuration has {FULL_PER_SIZE}).\n\n")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for h in HEURISTICS:
