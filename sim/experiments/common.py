@@ -30,12 +30,16 @@ from typing import Any
 
 from sim.timeshare.metrics import mean_ci
 
-__all__ = ["ROOT", "command", "commit", "csv_text", "label_colours", "load_average",
+__all__ = ["PARTIAL_DIR", "ROOT", "command", "commit", "csv_text", "label_colours", "load_average",
            "markdown_row", "markdown_rule", "markdown_table",
            "markdown_text", "mean_ci", "pyplot", "stamp",
            "write_atomic"]
 
 ROOT = Path(__file__).resolve().parents[2]
+"""The repository (or installation) top: ``sim/`` and ``instances/`` are under it."""
+PARTIAL_DIR = ROOT / "results"
+"""Where the studies that write partial runs at the repository top put them (git-ignored);
+a study's committed results are in its package's ``results/``."""
 
 CODE_PATHS = ("sim", "models", "heuristics", "instances", "pyproject.toml")
 """What counts as code for the ``-dirty`` flag; result files being written do not."""

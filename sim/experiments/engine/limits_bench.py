@@ -49,8 +49,8 @@ from pathlib import Path
 
 from sim import registry
 from sim.experiments import common as provenance
+from sim.experiments.common import PARTIAL_DIR, ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 RESULTS = Path(__file__).parent / "results"
 SNAPSHOT = ROOT / "instances" / "data" / "slack_snapshots" / \
     "kth-1997-02-remove-13322470-k65.json"
@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
               "`wall - runtime` is the process's time outside the solver (Python start-up, "
               "imports, reading the problem, writing the result), which grows with the "
               "machine's load."]
-    out_dir = ROOT / "results" if partial else RESULTS
+    out_dir = PARTIAL_DIR if partial else RESULTS
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "limits_bench.md").write_text("\n".join(lines) + "\n")
     print(f"\nwritten to {out_dir / 'limits_bench.md'}"

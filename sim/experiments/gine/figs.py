@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling, by_name
-from sim.experiments.common import markdown_text, mean_ci, pyplot
+from sim.experiments.common import PARTIAL_DIR, markdown_text, mean_ci, pyplot
 from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.workload import (
     LOAD_READINGS,
@@ -46,7 +46,7 @@ from sim.timeshare.workload import (
 )
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
-QUICK_DIR = Path(__file__).resolve().parents[3] / "results" / "csm-quick"
+QUICK_DIR = PARTIAL_DIR / "csm-quick"
 
 #: The full configuration (see the README for why tc and memory are scaled).
 FULL = {"seeds": 3, "jobs": 1000, "scale": 0.01,

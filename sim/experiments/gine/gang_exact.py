@@ -36,7 +36,7 @@ from typing import Any
 from heuristics.coscheduling import by_name
 from heuristics.gang import Gang
 from models import gang_schedule as gm
-from sim.experiments.common import markdown_table, mean_ci
+from sim.experiments.common import PARTIAL_DIR, markdown_table, mean_ci
 from sim.problems import gang_schedule as gs
 from sim.timeshare.check import check
 from sim.timeshare.cluster import Cluster
@@ -45,7 +45,7 @@ from sim.timeshare.metrics import summarize
 from sim.timeshare.workload import CSMConfig, generate
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
-QUICK_DIR = Path(__file__).resolve().parents[3] / "results" / "csm-quick"
+QUICK_DIR = PARTIAL_DIR / "csm-quick"
 JOBS = 30
 SEEDS = 3
 METRICS = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",

@@ -30,14 +30,13 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-from sim.experiments.common import markdown_row, markdown_table, pyplot
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table, pyplot
 from sim.experiments.common import stamp as provenance
 from sim.timeshare.bsp import BSPParams, NetParams, NoiseParams, measure_cell, share_run
 from sim.timeshare.servers import ServerParams, SlotSchedule
 
-ROOT = Path(__file__).resolve().parents[3]
 FULL_DIR = Path(__file__).resolve().parent / "results"
-QUICK_DIR = ROOT / "results" / "bsp_quick"
+QUICK_DIR = PARTIAL_DIR / "bsp_quick"
 
 G_US = (100, 500, 1_000, 5_000, 10_000, 100_000)
 V = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -27,15 +27,14 @@ from pathlib import Path
 
 from heuristics.slots import coloring, round_robin
 from models.slots import solve_cpsat, solve_ilp, solve_placement
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
 from sim.problems import placement as pl
 from sim.problems import slots as sp
 from sim.timeshare.bsp import App, BSPParams, run_apps
 from sim.timeshare.servers import ServerParams, SlotSchedule
 
-ROOT = Path(__file__).resolve().parents[3]
 FULL = Path(__file__).resolve().parent / "results" / "slots.md"
-QUICK = ROOT / "results" / "bsp_quick" / "slots.md"
+QUICK = PARTIAL_DIR / "bsp_quick" / "slots.md"
 G_US = (100, 500, 1_000, 5_000, 10_000, 100_000)
 
 

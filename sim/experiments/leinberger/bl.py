@@ -222,7 +222,8 @@ def _lines(res: list[dict[str, Any]], cmd: str, commit: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sim.experiments.leinberger.figs import STORE_DIR, _commit
+    from sim.experiments import common
+    from sim.experiments.leinberger.figs import STORE_DIR
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--K", type=str, default="2,8")
@@ -241,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         res.append(study(K, a.dist, a.scaling, a.queue, a.jobs, a.seed, a.store, a.rate))
         print(f"K={K} done", file=sys.stderr, flush=True)
     lines = _lines(res, "python -m sim.experiments.leinberger.bl " + " ".join(sys.argv[1:]),
-                   _commit())
+                   common.commit())
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "bl.md").write_text("\n".join(lines) + "\n")
     (a.out / "bl.json").write_text(json.dumps(res, indent=1))

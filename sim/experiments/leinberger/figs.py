@@ -33,11 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from sim.experiments.common import label_colours, markdown_row, markdown_table, pyplot
+from sim.experiments import common
+from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
 PARTIAL_DIR = Path("results") / "kresource-partial"
-FIG1 = Path(__file__).resolve().parents[3] / "instances" / "data" / "kresource" / "figure1.json"
+FIG1 = ROOT / "instances" / "data" / "kresource" / "figure1.json"
 
 FULL = {"jobs": 10000, "seeds": 5, "K": [2, 4, 8], "dists": ["uniform", "exponential"],
         "queues": [64, 128, 256], "scalings": ["G-b", "G-a"], "opt_easy": True}
@@ -139,32 +140,13 @@ directory): one JSON file per unit, written when the unit is done, so a stopped 
 continued by running the same command again."""
 
 
-def _commit() -> str:
-    """``git rev-parse --short HEAD`` of the repository, ``-dirty`` when the tree has
-    uncommitted changes (``unknown`` outside git)."""
-    import subprocess
-
-    root = Path(__file__).resolve().parents[3]
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("-dirty" if dirty else "")
-
-
 def unit_key(scaling: str, K: int, dist: str, L: int, jobs: int, seed: int) -> str:
     """File stem of one (cell, seed) unit in the store."""
     return f"{scaling}_K{K}_{dist}_L{L}_n{jobs}_s{seed}"
 
 
 def _atomic_write(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(f".tmp{id(data)}")
-    tmp.write_text(json.dumps(data, indent=1, default=str))
-    tmp.replace(path)
+    common.write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
 def run_units(task: dict[str, Any]) -> list[str]:
@@ -282,7 +264,7 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any], *, store: Path = STORE_D
     import multiprocessing as mp
 
     store.mkdir(parents=True, exist_ok=True)
-    commit = _commit()
+    commit = common.commit()
     command = "python -m sim.experiments.leinberger.figs " + " ".join(sys.argv[1:])
     t_start = time.perf_counter()
     if run:
@@ -441,7 +423,7 @@ def _fig23_write(out: Path, cfg: dict, partial: bool, rows: list, missing: set,
             "cost": cost,
             "missing_policies": sorted(missing),
             "commits": sorted({c for r in rows for c in r.get("commits", [])}),
-            "written_by": _commit(),
+            "written_by": common.commit(),
             "command": "python -m sim.experiments.leinberger.figs " + " ".join(sys.argv[1:])}
     for metric, fig in (("gain_art", "fig2"), ("gain_wart", "fig3")):
         _fig23_table(out, fig, metric, data)

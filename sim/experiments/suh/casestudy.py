@@ -60,15 +60,14 @@ import numpy as np
 from heuristics.grouping import curve_knee, footprint_balancing, greedy, knee
 from instances.refstreams import CASESTUDY, PAGE_BYTES, casestudy_stream, hot_cold_curve
 from models.grouping import solve_ilp
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.memory.lru import COLD, interleave, stack_distances
 from sim.memory.model import MissRateCurve, steady_state
 from sim.problems.grouping import GroupingProblem, GroupJob, load, schedule_name
 
-ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "instances" / "data" / "grouping"
 FULL_OUT = Path(__file__).resolve().parent / "results" / "memory_casestudy"
-QUICK_OUT = ROOT / "results" / "memory_casestudy"
+QUICK_OUT = PARTIAL_DIR / "memory_casestudy"
 MEMORY_MB = (8, 16, 32, 64, 128, 256)
 LETTERS = tuple(CASESTUDY)
 LATENCY = 1e-6

@@ -38,11 +38,10 @@ from heuristics.slack import EXHAUSTIVE, ORDERS, SlackPolicy
 from heuristics.slack import solve as solve_order
 from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
 from sim.experiments import common as provenance
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
 from sim.result import Status
 
-ROOT = Path(__file__).resolve().parents[3]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 RESULTS = Path(__file__).resolve().parent / "results"
 BINS = [(0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, 30), (31, 45), (46, 70)]

@@ -58,15 +58,14 @@ import time
 from pathlib import Path
 
 from sim.experiments import common as provenance
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
 from sim.result import Status
 
-ROOT = Path(__file__).resolve().parents[3]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 MODULE = "sim.experiments.talby.insertion_bench"
 RESULTS = Path(__file__).resolve().parent / "results"
-PARTIAL = ROOT / "results"
+PARTIAL = PARTIAL_DIR
 BINS = [(0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, 30), (31, 50), (51, 70)]
 VARIANTS = {
     "full": {},

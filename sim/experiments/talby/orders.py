@@ -47,11 +47,11 @@ from heuristics.backfill import Conservative
 from heuristics.slack import COMPRESS, ORDERS, SlackPolicy, candidates, insert
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
 from sim.problems.insertion import InsertionProblem, NewJob, WaitingJob
 
 FULL_OUT = Path(__file__).resolve().parent / "results" / "talby_orders"
-QUICK_OUT = Path(__file__).resolve().parents[3] / "results" / "talby_orders"
+QUICK_OUT = PARTIAL_DIR / "talby_orders"
 QUICK_MONTHS = ("1996-10", "1996-12", "1997-03")
 AWT = 2401.0
 

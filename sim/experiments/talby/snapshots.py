@@ -30,13 +30,14 @@ from instances.months import split_months
 from instances.priorities import priorities_of
 from instances.swf import read_swf
 from sim.batch.machine import simulate
+from sim.experiments.common import ROOT
 from sim.problems.insertion import InsertionProblem, load
 
 MONTHS = ("1996-09", "1996-10", "1996-11", "1996-12", "1997-01", "1997-02", "1997-03",
           "1997-04", "1997-05", "1997-06", "1997-07", "1997-08")
 BINS = ((0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, 30), (31, 45), (46, 70), (71, 10**9))
 PER_BIN = 20  # per bin, per kind (insert / remove), over all months
-OUT = Path(__file__).resolve().parents[3] / "instances" / "data" / "slack_snapshots"
+OUT = ROOT / "instances" / "data" / "slack_snapshots"
 
 
 def snapshot_paths(directory: Path = OUT) -> list[Path]:

@@ -48,11 +48,11 @@ from pathlib import Path
 import numpy as np
 
 from sim.experiments import common as provenance
+from sim.experiments.common import PARTIAL_DIR, ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 FIXTURE = ROOT / "tests" / "batch" / "data" / "slack_starts_main.json"
 RESULTS = Path(__file__).resolve().parent / "results" / "slack_speed"
-PARTIAL = ROOT / "results"
+PARTIAL = PARTIAL_DIR
 ORDERS = ("AST", "AAT", "DU", "DC", "DP")
 COMPRESS = ("hold", "list")
 MODES = ("year", "month")
