@@ -86,7 +86,7 @@ class CpsatOrAst:
         self.stats[res.status.value] += 1
         self.stats["seconds"] += res.runtime
         self.statuses.append(res.status.value)
-        sched = InsertionSchedule.from_dict(res.solution)
+        sched = res.solution
         if self.best_of:
             a = insert(problem, "AST")
             if a.price < price(problem, sched) - 1e-9 * (1 + abs(a.price)):
