@@ -359,9 +359,9 @@ def _one(solver: str, source: str, limit: float) -> None:
 def run_limits(limit: float) -> list[str]:
     from sim import registry
 
-    lines = ["| problem | solver | status | wall s (in solve) | wall s (process) | "
-             "peak MB | objective | bound | within limit + 2 s and 1 GB |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = markdown_table(["problem", "solver", "status", "wall s (in solve)",
+                            "wall s (process)", "peak MB", "objective", "bound",
+                            "within limit + 2 s and 1 GB"], [])
     for source in (BIG_SNAPSHOT, "generated-500"):
         for solver in sorted(registry.SOLVERS[ins.FAMILY]):
             t0 = time.perf_counter()
@@ -377,10 +377,10 @@ def run_limits(limit: float) -> list[str]:
             ok = d["wall"] <= limit + 2 and d["peak_mb"] < 1024 or d["status"] == "refused"
             obj = d.get("objective")
             bnd = d.get("bound")
-            lines.append(f"| {source.replace('.json', '')} | {solver} | {d['status']} | "
-                         f"{d['wall']:.2f} | {wall:.2f} | {d['peak_mb']:.0f} | "
-                         f"{'-' if obj is None else f'{obj:.6g}'} | "
-                         f"{'-' if bnd is None else f'{bnd:.6g}'} | {'yes' if ok else 'NO'} |")
+            lines.append(markdown_row([
+                source.replace(".json", ""), solver, d["status"], f"{d['wall']:.2f}",
+                f"{wall:.2f}", f"{d['peak_mb']:.0f}", "-" if obj is None else f"{obj:.6g}",
+                "-" if bnd is None else f"{bnd:.6g}", "yes" if ok else "NO"]))
             print("  " + lines[-1], file=sys.stderr, flush=True)
     lines += ["", "Wall s (process) includes starting Python and importing the solver; "
               "'refused' is the one-line ValueError of a problem too large for the "
