@@ -30,10 +30,9 @@ from typing import Any
 
 from sim.timeshare.metrics import mean_ci
 
-__all__ = ["PARTIAL_DIR", "ROOT", "command", "commit", "csv_text", "label_colours", "load_average",
-           "markdown_row", "markdown_rule", "markdown_table",
-           "markdown_text", "mean_ci", "pyplot", "stamp",
-           "write_atomic"]
+__all__ = ["PARTIAL_DIR", "ROOT", "command", "commit", "csv_text", "label_colours",
+           "load_average", "markdown_row", "markdown_rule", "markdown_table", "markdown_text",
+           "mean_ci", "pyplot", "stamp", "write_atomic"]
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository (or installation) top: ``sim/`` and ``instances/`` are under it."""
