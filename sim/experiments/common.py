@@ -1,20 +1,44 @@
-"""Provenance of experiment outputs: the commit of the code that produced them, the command
-line, the machine's load.
+"""What the study modules share: provenance, Markdown tables, result writing, intervals and
+the plot style.
 
-Every committed result file records where it came from with these helpers, so that the
-figures in it can be traced to one state of the code and regenerated.
+- Provenance: the commit of the code that produced a result (:func:`commit`), the command
+  line (:func:`command`), the machine's load (:func:`load_average`), and the line a result
+  file records (:func:`stamp`). Every committed result file records where it came from with
+  these, so that the figures in it can be traced to one state of the code and regenerated.
+- Tables: :func:`markdown_row`, :func:`markdown_table` and :func:`markdown_text` (GitHub
+  Markdown, one line per row); :func:`csv_text`.
+- Writing: :func:`write_atomic` (a temporary file renamed over the target, so a reader or a
+  killed run never sees half a file).
+- Intervals: :func:`mean_ci` (mean and 95% Student-t half-width, the one used by the
+  time-sharing metrics).
+- Plots: :func:`pyplot` (matplotlib on the file-only Agg backend) and
+  :func:`label_colours` (one colour per label, the same in every panel).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+from sim.timeshare.metrics import mean_ci
+
+__all__ = ["PARTIAL_DIR", "ROOT", "command", "commit", "csv_text", "label_colours",
+           "load_average", "markdown_row", "markdown_rule", "markdown_table", "markdown_text",
+           "mean_ci", "pyplot", "stamp", "write_atomic"]
 
 ROOT = Path(__file__).resolve().parents[2]
+"""The repository (or installation) top: ``sim/`` and ``instances/`` are under it."""
+PARTIAL_DIR = ROOT / "results"
+"""Where the studies that write partial runs at the repository top put them (git-ignored);
+a study's committed results are in its package's ``results/``."""
 
 CODE_PATHS = ("sim", "models", "heuristics", "instances", "pyproject.toml")
 """What counts as code for the ``-dirty`` flag; result files being written do not."""
@@ -70,3 +94,97 @@ def load_average() -> str:
 def stamp(argv: list[str] | None = None) -> str:
     """``commit X, command `...```: the line a result file records."""
     return f"commit {commit()}, command `{command(argv)}`"
+
+
+# ------------------------------------------------------------------------------ tables
+def markdown_row(cells: Iterable[object]) -> str:
+    """One Markdown table row: ``| a | b | c |`` (each cell through ``str``; a ``None`` cell
+    is a blank one, written ``| |``)."""
+    return "|" + "".join(" |" if c is None else f" {c} |" for c in cells)
+
+
+def markdown_rule(columns: int | str) -> str:
+    """The line under a Markdown table's header.
+
+    Parameters
+    ----------
+    columns : int or str
+        The number of columns (all left aligned, ``|---|---|``), or one character per
+        column: ``l`` left (``---``), ``r`` right (``---:``).
+    """
+    align = "l" * columns if isinstance(columns, int) else columns
+    bad = set(align) - {"l", "r"}
+    if bad:
+        raise ValueError(f"alignment characters must be 'l' or 'r', not {sorted(bad)}")
+    return "|" + "".join("---:|" if a == "r" else "---|" for a in align)
+
+
+def markdown_table(header: Sequence[object], rows: Iterable[Iterable[object]],
+                   align: str | None = None) -> list[str]:
+    """A Markdown table as a list of lines (no trailing newline): the header, the rule,
+    one line per row.
+
+    Parameters
+    ----------
+    header : sequence
+        The column titles.
+    rows : iterable of iterables
+        The cells of each row (each through ``str``).
+    align : str, optional
+        One character per column, ``l`` or ``r`` (default: every column left aligned).
+    """
+    if align is not None and len(align) != len(header):
+        raise ValueError(f"align has {len(align)} columns, the header {len(header)}")
+    return [markdown_row(header), markdown_rule(align or len(header)),
+            *(markdown_row(r) for r in rows)]
+
+
+def markdown_text(header: Sequence[object], rows: Iterable[Iterable[object]],
+                  align: str | None = None) -> str:
+    """:func:`markdown_table` as one string, each line (the last too) ending in a newline."""
+    return "\n".join(markdown_table(header, rows, align)) + "\n"
+
+
+def csv_text(header: Sequence[object], rows: Iterable[Iterable[object]]) -> str:
+    """A CSV table (``csv`` module's default dialect, ``\\n`` line ends): the header, then
+    one line per row."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+# ------------------------------------------------------------------------------ writing
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same directory renamed
+    over it, so that ``path`` holds either the old or the new content, never a part."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# ------------------------------------------------------------------------------ plots
+def label_colours(labels: Iterable[str]) -> dict[str, str]:
+    """One colour per label, in order of first appearance: matplotlib's default cycle
+    (``C0``, ``C1``, ...), so that a label keeps its colour in every panel of a figure."""
+    out: dict[str, str] = {}
+    for lab in labels:
+        if lab not in out:
+            out[lab] = f"C{len(out) % 10}"
+    return out
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported on first
+    use so that a study that does not plot does not need matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 
 from sim.experiments import common as provenance
+from sim.experiments.common import markdown_table
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -166,14 +167,14 @@ def main(argv: list[str] | None = None) -> int:
         f"(1/5/15 min) {load}; 'cpu' is the simulation's process time." + (
             " QUICK RUN: partial, not the committed configuration." if args.quick else ""),
         "",
-        "| case | jobs | sim median [s] | min | max | cpu median [s] | us/job | read [s] "
-        "| peak RSS [MB] |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *markdown_table(
+            ["case", "jobs", "sim median [s]", "min", "max", "cpu median [s]", "us/job",
+             "read [s]", "peak RSS [MB]"],
+            [[r["case"], r["jobs"], f"{r['sim_median']:.2f}", f"{r['sim_min']:.2f}",
+              f"{r['sim_max']:.2f}", f"{r['cpu_median']:.2f}", f"{r['us_per_job']:.1f}",
+              f"{r['read_median']:.2f}", f"{r['peak_mb']:.0f}"] for r in rows],
+            align="lrrrrrrrr"),
     ]
-    for r in rows:
-        lines.append(f"| {r['case']} | {r['jobs']} | {r['sim_median']:.2f} | {r['sim_min']:.2f}"
-                     f" | {r['sim_max']:.2f} | {r['cpu_median']:.2f} | {r['us_per_job']:.1f}"
-                     f" | {r['read_median']:.2f} | {r['peak_mb']:.0f} |")
     by = {r["case"]: r for r in rows}
     ratios = []
     for n in sizes:
@@ -218,14 +219,14 @@ def conservative_scaling(repeat: int, quick: bool, argv: list[str] | None) -> in
         "'queue' is the time-averaged number of waiting jobs (sum of waits / span)."
         + (" QUICK RUN: partial, not the committed configuration." if quick else ""),
         "",
-        "| jobs | sim median [s] | cpu median [s] | us/job (cpu) | us/job (wall) | queue "
-        "| peak RSS [MB] |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        *markdown_table(
+            ["jobs", "sim median [s]", "cpu median [s]", "us/job (cpu)", "us/job (wall)",
+             "queue", "peak RSS [MB]"],
+            [[r["jobs"], f"{r['sim_median']:.2f}", f"{r['cpu_median']:.2f}",
+              f"{r['us_cpu']:.1f}", f"{r['us_wall']:.1f}", f"{r['queue']:.1f}",
+              f"{r['peak_mb']:.0f}"] for r in rows],
+            align="rrrrrrr"),
     ]
-    for r in rows:
-        lines.append(f"| {r['jobs']} | {r['sim_median']:.2f} | {r['cpu_median']:.2f} | "
-                     f"{r['us_cpu']:.1f} | {r['us_wall']:.1f} | {r['queue']:.1f} | "
-                     f"{r['peak_mb']:.0f} |")
     out = Path("results") if quick else RESULTS
     out.mkdir(exist_ok=True)
     (out / "batch_bench_conservative.md").write_text("\n".join(lines) + "\n")

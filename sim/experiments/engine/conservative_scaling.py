@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from sim.experiments import common as provenance
+from sim.experiments.common import markdown_row, markdown_table
 
 SIZES = (10_000, 30_000, 60_000, 120_000, 232_562)
 
@@ -77,15 +78,14 @@ def main(argv: list[str] | None = None) -> int:
         f" at commit {commit}, Python {platform.python_version()}; load average at the "
         f"end (1/5/15 min) {load}. Times in seconds; us/job is CPU time per job.",
         "",
-        "| jobs | compiled sim | compiled cpu | us/job | python sim | python cpu | us/job "
-        "| same starts |",
-        "|---:|---:|---:|---:|---:|---:|---:|---|",
+        *markdown_table(["jobs", "compiled sim", "compiled cpu", "us/job", "python sim",
+                         "python cpu", "us/job", "same starts"], [], align="rrrrrrrl"),
     ]
     for c, p, same in rows:
-        py = ("| n/a | n/a | n/a " if p is None else
-              f"| {p['sim']:.2f} | {p['cpu']:.2f} | {1e6 * p['cpu'] / p['jobs']:.1f} ")
-        lines.append(f"| {c['jobs']} | {c['sim']:.2f} | {c['cpu']:.2f} | "
-                     f"{1e6 * c['cpu'] / c['jobs']:.1f} " + py + f"| {same} |")
+        py = (["n/a"] * 3 if p is None else
+              [f"{p['sim']:.2f}", f"{p['cpu']:.2f}", f"{1e6 * p['cpu'] / p['jobs']:.1f}"])
+        lines.append(markdown_row([c["jobs"], f"{c['sim']:.2f}", f"{c['cpu']:.2f}",
+                                   f"{1e6 * c['cpu'] / c['jobs']:.1f}", *py, same]))
     out = Path("results")
     out.mkdir(exist_ok=True)
     (out / "conservative_scaling.md").write_text("\n".join(lines) + "\n")

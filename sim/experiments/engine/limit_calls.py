@@ -21,6 +21,7 @@ from pathlib import Path
 
 from sim import registry
 from sim.experiments import common as provenance
+from sim.experiments.common import markdown_row, markdown_table
 from sim.experiments.engine import limits_bench
 
 FAMILIES = ("gang_schedule", "slot_assignment", "kresource_epochs", "slack_insertion")
@@ -42,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"`python -m sim.experiments.engine.limit_calls {' '.join(argv or sys.argv[1:])}` at "
           f"commit {provenance.commit()}\n")
-    print("| family | instance | limit [s] | status | runtime [s] | call wall [s] "
-          "| call CPU [s] | within limit + 0.5 s |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(markdown_table(["family", "instance", "limit [s]", "status", "runtime [s]",
+                                    "call wall [s]", "call CPU [s]", "within limit + 0.5 s"],
+                                   [])))
     with tempfile.TemporaryDirectory() as tmp:
         files = limits_bench.instances(Path(tmp))
         for fam in args.families.split(","):
@@ -60,9 +61,9 @@ def main(argv: list[str] | None = None) -> int:
                     t0, c0 = time.perf_counter(), time.process_time()
                     r = solve(problem, time_limit=limit)
                     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-                    print(f"| {fam} | {label} | {limit:g} | {r.status.name} | "
-                          f"{r.runtime:.2f} | {wall:.2f} | {cpu:.2f} | "
-                          f"{'yes' if wall <= limit + 0.5 else 'NO'} |", flush=True)
+                    print(markdown_row([fam, label, f"{limit:g}", r.status.name,
+                                        f"{r.runtime:.2f}", f"{wall:.2f}", f"{cpu:.2f}",
+                                        "yes" if wall <= limit + 0.5 else "NO"]), flush=True)
     print(f"\nLoad average (1/5/15 min): {provenance.load_average()}")
     return 0
 

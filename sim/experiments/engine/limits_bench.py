@@ -49,8 +49,8 @@ from pathlib import Path
 
 from sim import registry
 from sim.experiments import common as provenance
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 
-ROOT = Path(__file__).resolve().parents[3]
 RESULTS = Path(__file__).parent / "results"
 SNAPSHOT = ROOT / "instances" / "data" / "slack_snapshots" / \
     "kth-1997-02-remove-13322470-k65.json"
@@ -227,9 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         "`schedsearch solve` process (start-up, imports and reading the problem included); "
         "`runtime` is the solver's own. Every solver runs at the first limit; a solver "
         "whose run there took at least half of it runs again at each longer limit.", "",
-        "| family | instance | solver | limit [s] | exit | status | runtime [s] | wall [s] "
-        "| wall - runtime [s] | peak [MB] | verdict | message |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(["family", "instance", "solver", "limit [s]", "exit", "status",
+                         "runtime [s]", "wall [s]", "wall - runtime [s]", "peak [MB]", "verdict",
+                         "message"], []),
     ]
     print("\n".join(lines), flush=True)
     fails = 0
@@ -246,11 +246,11 @@ def main(argv: list[str] | None = None) -> int:
                         r = run_one(path, solver, limit, args.kill_after, args.kill_mb)
                         v = verdict(r)
                         fails += v != "ok"
-                        line = (f"| {family} | {label} | {solver} | {limit:g} | {r['exit']} | "
-                                f"{r['status'] or '-'} | {_fmt(r['runtime'], '.2f')} | "
-                                f"{r['wall']:.2f} | {_fmt(_outside(r), '.2f')} | "
-                                f"{r['peak_mb']:.0f} | {v} | "
-                                f"{r['message'].replace('|', '/')} |")
+                        line = markdown_row([
+                            family, label, solver, f"{limit:g}", r["exit"], r["status"] or "-",
+                            _fmt(r["runtime"], ".2f"), f"{r['wall']:.2f}",
+                            _fmt(_outside(r), ".2f"), f"{r['peak_mb']:.0f}", v,
+                            r["message"].replace("|", "/")])
                         lines.append(line)
                         print(line, flush=True)
                         if k == 0 and not uses_limit(r):
@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
               "`wall - runtime` is the process's time outside the solver (Python start-up, "
               "imports, reading the problem, writing the result), which grows with the "
               "machine's load."]
-    out_dir = ROOT / "results" if partial else RESULTS
+    out_dir = PARTIAL_DIR if partial else RESULTS
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "limits_bench.md").write_text("\n".join(lines) + "\n")
     print(f"\nwritten to {out_dir / 'limits_bench.md'}"

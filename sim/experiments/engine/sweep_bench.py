@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from sim.experiments.common import markdown_row, markdown_table
 from sim.sweep import Store, run_sweep
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -89,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         d = Path(tmp)
         n = 40 if args.quick else 100
         lines += ["## Overhead per cell beyond the simulation", "",
-                  "| executor | cells | wall (s) | simulation (s) | overhead per cell (ms) | "
-                  "machine |", "|---|---|---|---|---|---|"]
+                  *markdown_table(["executor", "cells", "wall (s)", "simulation (s)",
+                                   "overhead per cell (ms)", "machine"], [])]
         for jobs in (1, 2):
             out = d / f"overhead{jobs}.sqlite"
             load = _load()
@@ -99,16 +100,16 @@ def main(argv: list[str] | None = None) -> int:
             wall = time.perf_counter() - t0
             sim = _sim_total(out)
             per = (wall - sim) / s.cells * 1000
-            lines.append(f"| {jobs} worker{'s' if jobs > 1 else ''} | {s.cells} | {wall:.2f} | "
-                         f"{sim:.3f} | {per:.1f} | {load} |")
+            lines.append(markdown_row([f"{jobs} worker{'s' if jobs > 1 else ''}", s.cells,
+                                       f"{wall:.2f}", f"{sim:.3f}", f"{per:.1f}", load]))
             print(lines[-1], file=sys.stderr)
         lines += ["", "With 2 workers the overhead includes starting the pool (once per "
                   "sweep), shared over the cells.", ""]
         loads = [1.0] if args.quick else [1.0, 1.2, 1.4]
         spec = kth_spec(loads)
         lines += ["## Speed-up on the KTH-SP2 months", "",
-                  "| workers | cells | wall (s) | speed-up | CPU s: this process / workers | "
-                  "machine |", "|---|---|---|---|---|---|"]
+                  *markdown_table(["workers", "cells", "wall (s)", "speed-up",
+                                   "CPU s: this process / workers", "machine"], [])]
         walls, cpu = {}, {}
         for jobs in (1, 2):
             out = d / f"kth{jobs}.sqlite"
@@ -120,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             r1, c1 = _cpu()
             cpu[jobs] = (r1 - r0, c1 - c0)
             assert s.failed == 0, s.text()
-            lines.append(f"| {jobs} | {s.cells} | {walls[jobs]:.1f} | "
-                         f"{walls[1] / walls[jobs]:.2f}x | {cpu[jobs][0]:.1f} / "
-                         f"{cpu[jobs][1]:.1f} | {load} |")
+            lines.append(markdown_row([jobs, s.cells, f"{walls[jobs]:.1f}",
+                                       f"{walls[1] / walls[jobs]:.2f}x",
+                                       f"{cpu[jobs][0]:.1f} / {cpu[jobs][1]:.1f}", load]))
             print(lines[-1], file=sys.stderr)
         work1 = sum(cpu[1])
         main2, work2 = cpu[2]

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling, by_name
+from sim.experiments.common import PARTIAL_DIR, markdown_text, mean_ci, pyplot
 from sim.timeshare.csm import calibrate_measured, run_point
-from sim.timeshare.metrics import mean_ci
 from sim.timeshare.workload import (
     LOAD_READINGS,
     CSMConfig,
@@ -46,7 +46,7 @@ from sim.timeshare.workload import (
 )
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
-QUICK_DIR = Path(__file__).resolve().parents[3] / "results" / "csm-quick"
+QUICK_DIR = PARTIAL_DIR / "csm-quick"
 
 #: The full configuration (see the README for why tc and memory are scaled).
 FULL = {"seeds": 3, "jobs": 1000, "scale": 0.01,
@@ -184,20 +184,11 @@ def fmt(vals: list[float], digits: int = 2) -> str:
     return f"{m:.{digits}f} +- {h:.{digits}f}" if not math.isnan(h) else f"{m:.{digits}f}"
 
 
-def table(rows: list[list[str]], head: list[str]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
-
-
 def plot(path: Path, title: str, xs: list[float], series: dict[str, list[list[float]]],
          xlabel: str, ylabel: str, logx: bool = False, panels: int = 1,
          panel_series: list[dict[str, list[list[float]]]] | None = None,
          panel_titles: list[str] | None = None) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     sets = panel_series or [series]
     fig, axes = plt.subplots(1, len(sets), figsize=(5.2 * len(sets), 4), squeeze=False)
@@ -237,10 +228,10 @@ def fig_calib(setup: Setup) -> str:
         rows.append([f"{load}", cfg.class_mix, f"{calibrate_mit(eq5):.3f}",
                      f"{expected_tasks_per_node(eq5):.2f}", f"{cfg.mit_s:.3f}",
                      fmt(r["tasks_per_node"]), fmt(r["mem_load_measured"]), f"{p}"])
-    md = setup.header("CSM eq. 5 load calibration (spec 3.4, target 3.7.1)") + table(
-        rows, ["mem_load", "class mix", "eq. 5 mit [s, scaled]", "tasks/node (eq. 5, demand)",
-               "calibrated mit [s]", "tasks/node measured (RR)", "mem_load measured (RR)",
-               "paper tasks/node"])
+    md = setup.header("CSM eq. 5 load calibration (spec 3.4, target 3.7.1)") + markdown_text(
+        ["mem_load", "class mix", "eq. 5 mit [s, scaled]", "tasks/node (eq. 5, demand)",
+         "calibrated mit [s]", "tasks/node measured (RR)", "mem_load measured (RR)",
+         "paper tasks/node"], rows)
     md += ("\nEq. 5 read as mem_load = E[tasks per node] x E[vir_mem] / M with each task "
            "counted for its service demand tc (Little's law) gives the first mit; the "
            "spec's procedure then adjusts mit by bisection (RR, seed 101 at 0.7 and 1.0, "
@@ -268,10 +259,10 @@ def _calib_readings(setup: Setup, res: dict[str, dict[str, list[float]]],
                      fmt(per_task, 0)] + [f"{rd[k]:.2f} ({100 * (rd[k] - p) / p:+.0f}%)"
                                           for k in LOAD_READINGS])
     md = ("\n## Why load 1.0 holds fewer tasks than 0.7, and readings of \"load per node\"\n\n"
-          + table(rows, ["mem_load", "class mix", "paper tasks/node",
-                         "paper's implied pages/task (mem_load M / load)",
-                         "measured pages per present task (RR, unscaled)"]
-                  + [f"reading {k}" for k in LOAD_READINGS]))
+          + markdown_text(["mem_load", "class mix", "paper tasks/node",
+                           "paper's implied pages/task (mem_load M / load)",
+                           "measured pages per present task (RR, unscaled)"]
+                          + [f"reading {k}" for k in LOAD_READINGS], rows))
     md += ("\nThe measured memory per task present on a node (mem_load_measured x M / "
            "tasks_per_node, per seed, in unscaled pages) is about 10K pages with class mix "
            "b (0.7: local and small tasks only) and about 21K with mix a (1.0 and 1.5), "
@@ -340,7 +331,7 @@ def _corr_table(setup: Setup, name: str, title: str, keyed: list[tuple[str, str,
           f"(`sim.timeshare.metrics.correlation`): tc = the printed formula, mean over "
           f"jobs of |tr_slow - tr_fast| / tc; sum = 100 - 100 sum |dtr| / sum tc; tr = "
           f"mean of |dtr| / tr_slow. Mean +- 95% CI half-width.\n\n")
-    md += table(rows, head) + "\n" + paper
+    md += markdown_text(head, rows) + "\n" + paper
     return md
 
 
@@ -392,7 +383,7 @@ def fig_low(setup: Setup) -> str:
     head = ["pdt"] + [f"corr {p}" for p in pols] + [f"sld par {p}" for p in pols] + \
         [f"sld local {p}" for p in pols]
     md = setup.header("E-4.3..4.5 (Figs. 5, 6): mem_load 0.7, small jobs (pdt) + local")
-    md += table(rows, head)
+    md += markdown_text(head, rows)
     md += ("\nPaper (text): correlation > 75% for all policies; DYN independent of pdt; RR "
            "and CSM decrease with pdt; CSM best for all pdt (Fig. 5). Parallel slowdown: CSM "
            "best, RR high (Fig. 6a). Local slowdown: RR lowest, DYN = CSM a little above "
@@ -417,7 +408,7 @@ def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod:
         rows.append([f"{f}"] + [fmt(res[f"{p}/m{f}"][m], 1 if m == "correlation" else 2)
                                 for m in metrics for p in pols])
     head = ["mfreq [ms]"] + [f"{m} {p}" for m in metrics for p in pols]
-    md = setup.header(title) + table(rows, head) + "\n" + paper + "\n"
+    md = setup.header(title) + markdown_text(head, rows) + "\n" + paper + "\n"
     xs = list(setup.mfreq)
     plot(setup.out / f"{name}.png", title, xs, {}, "mean CPU time between messages [ms]", "",
          logx=True, panel_series=[{p: [res[f"{p}/m{f}"][m] for f in xs] for p in pols}
@@ -436,7 +427,7 @@ def fig_mnod(setup: Setup) -> str:
     head = ["mfreq [ms]"] + [f"{m} MNOD={k}" for m in ("sld small", "sld large")
                              for k in (1, 2, 3)]
     md = setup.header("E-4.6 (Fig. 7): CSM MNOD sweep, mem_load 1, pdt 0.5") + \
-        table(rows, head)
+        markdown_text(head, rows)
     md += ("\nPaper (text): large-job slowdown falls as MNOD rises; small-job performance "
            "increases with MNOD; slowdown falls as communication frequency rises; MNOD = 2 "
            "chosen. Target 3.7.11: large-job slowdown non-increasing in MNOD.\n")
@@ -487,7 +478,7 @@ def fig_local(setup: Setup) -> str:
         rows.append([f"{f}"] + [fmt(r[f"{p}/m{f}"]["metrics"]["slowdown_local"])
                                 for r in (r1, r15) for p in pols])
     head = ["mfreq [ms]"] + [f"load {ld} {p}" for ld in (1.0, 1.5) for p in pols]
-    md = setup.header("E-4.12 (Fig. 12): local-task slowdown") + table(rows, head)
+    md = setup.header("E-4.12 (Fig. 12): local-task slowdown") + markdown_text(head, rows)
     worst = max(mean_ci(r1[f"{p}/m{f}"]["metrics"]["slowdown_local"])[0]
                 for p in pols for f in setup.mfreq)
     md += (f"\nPaper (text): RR best, CSM and PRED very close; at mem_load 1 all < 4.25; "
@@ -535,7 +526,7 @@ def fig_gang(setup: Setup) -> str:
     head = ["mfreq [ms]"] + [f"{m} {p}" for m in ("faults", "corr", "sld small", "sld large",
                                                   "sld local") for p in ("gang", "CSM")]
     md = setup.header("Gang-scheduled reference (spec 3.8 M7 in simulation), mem_load 1")
-    md += table(rows, head)
+    md += markdown_text(head, rows)
     md += ("\nGang: rows of an Ousterhout matrix (first fit on node conflicts), slot = 100 ms, "
            "one slot per round for local tasks, memory 16x M so that nothing pages; CSM "
            "column from fig8-9 (same arrivals and seeds). The paper has no gang run; this "
@@ -588,7 +579,7 @@ def fig_msg_model(setup: Setup) -> str:
           f"{MSG['seeds']} seeds x {setup.jobs} jobs per point, tc and memory scaled by "
           f"{setup.scale}, pdt 0.5, MNOD 2, mit calibrated as in fig8-9 (RR, pairwise). "
           f"Models: `sim.timeshare.csm.MSG_MODELS`. Mean +- 95% CI half-width.\n\n")
-    md += table(rows, head)
+    md += markdown_text(head, rows)
     md += ("\nPaper (Fig. 8): faults CSM lowest, PRED = RR; correlation CSM best at high "
            "frequency (20 ms), PRED above CSM at low frequency (1000 ms), RR worst.\n")
     return md
@@ -669,7 +660,7 @@ def fig_crossover_diag(setup: Setup) -> str:
           f"every insertion of a distributed task the position the other policy would "
           f"have chosen is computed from the same state (a read-only replay of Algorithm "
           f"1 lines 4-12).\n\n")
-    md += table(rows, head)
+    md += markdown_text(head, rows)
     return md
 
 
@@ -694,7 +685,7 @@ def fig_sens(setup: Setup) -> str:
     rows = [[k.split("/")[0], k.split("/")[1]] + [fmt(res[k][m]) for m in ms]
             for k, *_ in pts]
     md = setup.header("AMB-4.2 sensitivity: eq. 3 corrected vs literal, CSM, mfreq 100 ms")
-    md += table(rows, ["mem_load", "eq. 3", *ms])
+    md += markdown_text(["mem_load", "eq. 3", *ms], rows)
     md += ("\nCorrected: pg_fault = 1 - res_ws / wrk (the non-resident share of the WS); "
            "literal: res_mem / wrk when wrk >= res_mem, else 0 (favours tasks with less "
            "memory resident in CSM mode).\n")

@@ -36,15 +36,16 @@ from typing import Any
 from heuristics.coscheduling import by_name
 from heuristics.gang import Gang
 from models import gang_schedule as gm
+from sim.experiments.common import PARTIAL_DIR, markdown_table, mean_ci
 from sim.problems import gang_schedule as gs
 from sim.timeshare.check import check
 from sim.timeshare.cluster import Cluster
 from sim.timeshare.csm import schedule_arrivals, task_records
-from sim.timeshare.metrics import mean_ci, summarize
+from sim.timeshare.metrics import summarize
 from sim.timeshare.workload import CSMConfig, generate
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
-QUICK_DIR = Path(__file__).resolve().parents[3] / "results" / "csm-quick"
+QUICK_DIR = PARTIAL_DIR / "csm-quick"
 JOBS = 30
 SEEDS = 3
 METRICS = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
@@ -155,18 +156,19 @@ def run(seeds: int, out: Path, full: bool, time_limit: float) -> str:
           f"paging), slot 100 ms plus one local slot per round. Every run passed the "
           f"independent log checker. Mean over seeds +- 95% CI half-width. Command: "
           f"`python -m sim.experiments.gine.gang_exact`.\n",
-          "| seed | jobs | rows first fit | rows optimal (CP-SAT) | status | solve s | "
-          "weighted optimum (w = tc in s) | status |", "|---|---|---|---|---|---|---|---|"]
-    for seed, n, ff, r, w, _ in rows_info:
-        md.append(f"| {seed} | {n} | {ff} | {r.objective:.0f} | {r.status.value} | "
-                  f"{r.runtime:.2f} | {w.objective:.0f} | {w.status.value} |")
-    md += ["", "| policy | " + " | ".join(METRICS) + " |", "|---" * (len(METRICS) + 1) + "|"]
+          *markdown_table(
+              ["seed", "jobs", "rows first fit", "rows optimal (CP-SAT)", "status", "solve s",
+               "weighted optimum (w = tc in s)", "status"],
+              [[seed, n, ff, f"{r.objective:.0f}", r.status.value, f"{r.runtime:.2f}",
+                f"{w.objective:.0f}", w.status.value] for seed, n, ff, r, w, _ in rows_info])]
+    rows = []
     for p in POLICIES:
         cells = []
         for m in METRICS:
             mu, h = mean_ci(vals[p][m])
             cells.append(f"{mu:.2f}" + (f" +- {h:.2f}" if h == h else ""))
-        md.append(f"| {p} | " + " | ".join(cells) + " |")
+        rows.append([p, *cells])
+    md += ["", *markdown_table(["policy", *METRICS], rows)]
     md.append("\nThe paper has no gang run. gang-opt uses the proved-minimal number of rows, "
               "gang-opt-w the rows minimising the weighted completion rounds; the simulated "
               "matrix cycles its rows, so only the number and the composition of the rows "

@@ -16,11 +16,10 @@ from collections import Counter
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling
-from sim.experiments.gine.figs import table
+from sim.experiments.common import markdown_text, mean_ci, pyplot
 from sim.timeshare.cluster import Cluster
 from sim.timeshare.csm import MSG_MODELS, initial_resident, local_program, message_program
 from sim.timeshare.memory import WorkingSet
-from sim.timeshare.metrics import mean_ci
 
 S = 1_000_000  # µs per second
 STATIC = {"n_nodes": 8, "J1_pages": 12288, "J2_pages": 20480, "L_pages": 4096,
@@ -200,7 +199,7 @@ def run_diag(setup: Any) -> str:
           f"scale, corrected in session 6: it was not divided by the scale); tc "
           f"3600 s per job task and 1800 s per local task, so each node needs 10800 s of "
           f"CPU whatever the order.\n\n")
-    md += table(rows, head)
+    md += markdown_text(head, rows)
     return md
 
 
@@ -233,7 +232,7 @@ def run_probe(setup: Any) -> str:
           f"{len(seeds)} seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by {scale}, "
           f"reported in unscaled seconds; default sizes {STATIC}. Message models: "
           f"`sim.timeshare.csm.MSG_MODELS`.\n\n")
-    md += table(rows, head)
+    md += markdown_text(head, rows)
     md += ("\nPaper: CSM J1 at 5400 s, 3072 s before PRED (-36%); J2 slightly better under "
            "CSM. Target 3.7.4: J1 >= 20% earlier under CSM, J2 no later.\n")
     return md
@@ -266,7 +265,7 @@ def run_static(setup: Any) -> str:
           f"{setup.label}: {len(seeds)} "
           f"seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by {scale} for the "
           f"simulation and reported in unscaled seconds; parameters {STATIC}.\n\n")
-    md += table(rows, head)
+    md += markdown_text(head, rows)
     md += (f"\nPaper: CSM J1 ends at 5400 s, 3072 s before PRED (PRED ~ 8472 s, -36%); J2 "
            f"slightly better under CSM. Ours: J1 CSM {j1c:.0f} s vs PRED {j1p:.0f} s "
            f"({100 * (j1c - j1p) / j1p:+.0f}%); J2 CSM {j2c:.0f} s vs PRED {j2p:.0f} s "
@@ -284,10 +283,7 @@ def _f(vals: list[float], digits: int = 0) -> str:
 
 
 def _plot(path, pred, csm) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
     for col, (name, smp) in enumerate((("PRED", pred), ("CSM", csm))):

@@ -29,6 +29,7 @@ from multiprocessing import Pool
 
 from heuristics.slots import coloring, round_robin
 from models.slots import solve_cpsat, solve_ilp
+from sim.experiments.common import markdown_row, markdown_table
 from sim.problems import slots as sp
 from sim.timeshare.bsp import BSPParams, NetParams, measure_cell
 from sim.timeshare.servers import ServerParams, SlotSchedule
@@ -62,6 +63,11 @@ def _load() -> str:
         return "?"
 
 
+def _table_head(header: list[str]) -> None:
+    """Print a Markdown table's header and rule (the rows follow as they are measured)."""
+    print("\n".join(markdown_table(header, [])))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sim.experiments.karl.bench")
     ap.add_argument("--workers", type=int, default=2)
@@ -83,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
           "nothing changes and their node's tasks are all stopped. Same model, same "
           "results (checked: 'identical'). Load = 1-minute load average before the cell "
           "(2 cores).\n")
-    print("| g (µs) | v | pattern | spin (µs) | regime | wake-up | skip_idle | wall (s) "
-          "| CPU (s) | events | events/s (CPU) | mean runtime (ms) | identical | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    _table_head(["g (µs)", "v", "pattern", "spin (µs)", "regime", "wake-up", "skip_idle",
+                 "wall (s)", "CPU (s)", "events", "events/s (CPU)", "mean runtime (ms)",
+                 "identical", "load"])
     for c in CELLS:
         ref = None
         for skip in ((False, True) if c[4] != "none" else (True,)):
@@ -93,17 +99,16 @@ def main(argv: list[str] | None = None) -> int:
             wall, ev, mean, cpu, times = _cell((*c, True, skip))
             same = "-" if ref is None else ("yes" if times == ref else "**NO**")
             ref = times
-            print(f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} | {c[4]} | {c[5]} | {skip} | "
-                  f"{wall:.2f} | {cpu:.2f} | {ev} | {ev / cpu:,.0f} | {mean / 1000:.1f} | "
-                  f"{same} | {load} |", flush=True)
+            print(markdown_row([*c[:6], skip, f"{wall:.2f}", f"{cpu:.2f}", ev,
+                                f"{ev / cpu:,.0f}", f"{mean / 1000:.1f}", same, load]),
+                  flush=True)
 
     if not args.skip_grid:
         print("\n## 2. Whole grid of Fig. 9 (complete, spin 100 µs; sync x 2 wake-ups + "
               f"none; 90 cells x 50 measurements) on {args.workers} workers "
               "(target < 300 s)\n")
-        print("| skip_idle | act_every_slot | wall (s) | CPU (s, all workers) | events | "
-              "events/s (wall) | load before | load after |")
-        print("|---|---|---|---|---|---|---|---|")
+        _table_head(["skip_idle", "act_every_slot", "wall (s)", "CPU (s, all workers)",
+                     "events", "events/s (wall)", "load before", "load after"])
         variants = [(True, not args.grid_fast)]
         if args.grid_reference:
             variants.insert(0, (False, True))
@@ -120,15 +125,15 @@ def main(argv: list[str] | None = None) -> int:
             wall = time.perf_counter() - t
             ev = sum(r[1] for r in res)
             cpu = sum(r[3] for r in res)
-            print(f"| {skip} | {every} | {wall:.1f} | {cpu:.1f} | {ev} | {ev / wall:,.0f} | "
-                  f"{load} | {_load()} |", flush=True)
+            print(markdown_row([skip, every, f"{wall:.1f}", f"{cpu:.1f}", ev,
+                                f"{ev / wall:,.0f}", load, _load()]), flush=True)
     if args.skip_slots:
         return 0
 
     print(f"## 3. Slot assignment: 64 nodes, 20 applications, 50 slots "
           f"(time limit {args.time_limit:.0f} s)\n")
-    print("| instance | objective | solver | status | value | bound | gap | wall (s) |")
-    print("|---|---|---|---|---|---|---|---|")
+    _table_head(["instance", "objective", "solver", "status", "value", "bound", "gap",
+                 "wall (s)"])
     for label, nr, dr in (("nodes 4-24, demand 2-5", (4, 24), (2, 5)),
                           ("nodes 8-32, demand 1-5", (8, 32), (1, 5))):
         for obj in ("round", "gap"):
@@ -136,11 +141,11 @@ def main(argv: list[str] | None = None) -> int:
             for f in (round_robin, coloring, solve_cpsat, solve_ilp):
                 r = f(p, time_limit=args.time_limit)
                 gap = r.gap
-                print(f"| {label} | {obj} | {r.solver} | {r.status.value} | "
-                      f"{'-' if r.objective is None else f'{r.objective:g}'} | "
-                      f"{'-' if r.bound is None else f'{r.bound:g}'} | "
-                      f"{'-' if gap is None else f'{gap:.1%}'} | {r.runtime:.1f} |",
-                      flush=True)
+                print(markdown_row([
+                    label, obj, r.solver, r.status.value,
+                    "-" if r.objective is None else f"{r.objective:g}",
+                    "-" if r.bound is None else f"{r.bound:g}",
+                    "-" if gap is None else f"{gap:.1%}", f"{r.runtime:.1f}"]), flush=True)
     return 0
 
 

@@ -30,13 +30,13 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table, pyplot
 from sim.experiments.common import stamp as provenance
 from sim.timeshare.bsp import BSPParams, NetParams, NoiseParams, measure_cell, share_run
 from sim.timeshare.servers import ServerParams, SlotSchedule
 
-ROOT = Path(__file__).resolve().parents[3]
 FULL_DIR = Path(__file__).resolve().parent / "results"
-QUICK_DIR = ROOT / "results" / "bsp_quick"
+QUICK_DIR = PARTIAL_DIR / "bsp_quick"
 
 G_US = (100, 500, 1_000, 5_000, 10_000, 100_000)
 V = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -202,19 +202,14 @@ def grid_values(fig: str, cells: Cells, wake: str) -> dict[tuple[int, float], fl
 
 
 def _table(vals: dict[tuple[int, float], float], fmt: str) -> list[str]:
-    lines = ["| g \\ v | " + " | ".join(f"{int(v * 100)}%" for v in V) + " |",
-             "|---|" + "---|" * len(V)]
-    for g in G_US:
-        lines.append(f"| {_g_label(g)} | " + " | ".join(format(vals[(g, v)], fmt) for v in V)
-                     + " |")
-    return lines
+    return markdown_table(["g \\ v", *(f"{int(v * 100)}%" for v in V)],
+                          [[_g_label(g), *(format(vals[(g, v)], fmt) for v in V)]
+                           for g in G_US])
 
 
 def _plot(path: Path, title: str, panels: list[tuple[str, dict]], ylabel: str,
           hline: float | None = None) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
     for ax, (name, vals) in zip(axes[0], panels, strict=True):
         for v in V:
@@ -308,17 +303,15 @@ def fig1(out: Path, quick: bool) -> str:
         "time-sharing CPU hogs, OS housekeeping o = 5% of every 10 ms tick preempting "
         "everything, server cost 50 µs per slot boundary; slots of 20 ms, 10 per round. "
         f"{runs} runs per point. Mean achieved share (std) and relative error of the mean.", "",
-        "| target \\ b | " + " | ".join(str(b) for b in BACKGROUND) + " | max rel. error |",
-        "|---|" + "---|" * (len(BACKGROUND) + 1)]
+        *markdown_table(["target \\ b", *BACKGROUND, "max rel. error"], [])]
     for s in SHARES:
         errs = [abs(res[(s, b)][0] - s) / s for b in BACKGROUND]
-        lines.append(f"| {int(s * 100)}% | " + " | ".join(
-            f"{res[(s, b)][0] * 100:.1f}% ({res[(s, b)][1] * 100:.1f})" for b in BACKGROUND)
-            + f" | {max(errs) * 100:.1f}% |")
+        lines.append(markdown_row([
+            f"{int(s * 100)}%",
+            *(f"{res[(s, b)][0] * 100:.1f}% ({res[(s, b)][1] * 100:.1f})" for b in BACKGROUND),
+            f"{max(errs) * 100:.1f}%"]))
     lines += ["", f"{events} events in {wall:.1f} s. Produced at {provenance()}.", ""]
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for b in BACKGROUND:
         ax.plot([s * 100 for s in SHARES], [res[(s, b)][0] * 100 for s in SHARES], marker="o",
@@ -429,9 +422,10 @@ def targets(cells: Cells, out: Path, quick: bool) -> str:
                                    "Rows marked (spin 100 ms) read AMB-2.1 as the captions of "
                                    "Figs. 7, 10, 11 and 12 do (100 ms) instead of the text and "
                                    "Fig. 9's caption (100 µs, the default).", "",
-                                   "| wake-up | target | ours | met |", "|---|---|---|---|"]
-    for w, t, o, ok in rows:
-        lines.append(f"| {w} | {t} | {o} | {'yes' if ok else 'NO'} |")
+                                   *markdown_table(
+                                       ["wake-up", "target", "ours", "met"],
+                                       [[w, t, o, "yes" if ok else "NO"]
+                                        for w, t, o, ok in rows])]
     lines += ["", f"Produced at {provenance()}."]
     text = "\n".join(lines) + "\n"
     (out / "targets.md").write_text(text)
@@ -552,16 +546,16 @@ def readings(out: Path, quick: bool, workers: int) -> str:
         "the others arrive while they process it (10 ms). Only a spin that outlasts the "
         "whole barrier wait avoids the penalty: the 100 ms reading of the captions "
         "(fig9m), where no thread ever blocks.", "",
-        "| g | latency (µs) | wake-up | ratio blocking | ratio spin 100 µs | spin / blocking |",
-        "|---|---|---|---|---|---|"]
+        *markdown_table(["g", "latency (µs)", "wake-up", "ratio blocking", "ratio spin 100 µs",
+                         "spin / blocking"], [])]
     for g in g5:
         for lat in READ_LATENCY_US:
             for w in WAKEUPS:
                 rb = mean(g, 0, "sync", w, lat) / mean(g, 0, "none", "immediate", lat)
                 rs = mean(g, SPIN_US, "sync", w, lat) / mean(g, SPIN_US, "none", "immediate",
                                                              lat)
-                lines.append(f"| {_g_label(g)} | {lat} | {w} | {rb:.2f} | {rs:.2f} | "
-                             f"{rs / rb:.3f} |")
+                lines.append(markdown_row([_g_label(g), lat, w, f"{rb:.2f}", f"{rs:.2f}",
+                                           f"{rs / rb:.3f}"]))
     lines += ["", "## Target 6: OS noise on every node (NoiseParams)", "",
               "A daemon per node wakes as a Poisson process and computes 1 ms bursts for a "
               "mean load of 0, 5% (the spec's OS share o of the Fig. 1 model) or 20%. As a "
@@ -569,16 +563,15 @@ def readings(out: Path, quick: bool, workers: int) -> str:
               "blocks (and keeps it for the burst); 'preempting' gives it Linux 2.0's wake-up "
               "preference, so it also preempts a running uncontrolled thread. A controlled "
               "thread preempts it at once in both cases. Spin 100 µs.", "",
-              "| g | noise load | CV none | CV server, immediate | CV server, tick | "
-              "mean none (ms) |", "|---|---|---|---|---|---|"]
+              *markdown_table(["g", "noise load", "CV none", "CV server, immediate",
+                               "CV server, tick", "mean none (ms)"], [])]
     for g in G_US:
         for load in READ_NOISE:
-            lines.append(f"| {_g_label(g)} | {int(load[0] * 100)}%"
-                         f"{', preempting' if load[1] else ''} | "
-                         f"{cv(g, 'none', 'immediate', load):.4f} | "
-                         f"{cv(g, 'sync', 'immediate', load):.4f} | "
-                         f"{cv(g, 'sync', 'tick', load):.4f} | "
-                         f"{mean(g, SPIN_US, 'none', 'immediate', load=load) / 1000:.1f} |")
+            lines.append(markdown_row([
+                _g_label(g), f"{int(load[0] * 100)}%{', preempting' if load[1] else ''}",
+                f"{cv(g, 'none', 'immediate', load):.4f}",
+                f"{cv(g, 'sync', 'immediate', load):.4f}", f"{cv(g, 'sync', 'tick', load):.4f}",
+                f"{mean(g, SPIN_US, 'none', 'immediate', load=load) / 1000:.1f}"]))
     sp = ServerParams()
     expect = (1 - 0.05) * (1 - sp.c_srv_us / 20_000)
     lines += ["", "## Target 7: the Fig. 1 share arithmetic", "",

@@ -27,14 +27,14 @@ from pathlib import Path
 
 from heuristics.slots import coloring, round_robin
 from models.slots import solve_cpsat, solve_ilp, solve_placement
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
 from sim.problems import placement as pl
 from sim.problems import slots as sp
 from sim.timeshare.bsp import App, BSPParams, run_apps
 from sim.timeshare.servers import ServerParams, SlotSchedule
 
-ROOT = Path(__file__).resolve().parents[3]
 FULL = Path(__file__).resolve().parent / "results" / "slots.md"
-QUICK = ROOT / "results" / "bsp_quick" / "slots.md"
+QUICK = PARTIAL_DIR / "bsp_quick" / "slots.md"
 G_US = (100, 500, 1_000, 5_000, 10_000, 100_000)
 
 
@@ -68,28 +68,29 @@ def main(argv: list[str] | None = None) -> int:
               "round, 5 free slots per node). Each table simulated under synchronized "
               "servers: every application a BSP program (g = 10 ms, v = 50%, n = 20, "
               "barrier, blocking), slots of 20 ms.", "",
-              "| objective | solver | status | value | bound | wall (s) | mean app runtime "
-              "(ms) | largest app runtime (ms) |", "|---|---|---|---|---|---|---|---|"]
+              *markdown_table(["objective", "solver", "status", "value", "bound", "wall (s)",
+                               "mean app runtime (ms)", "largest app runtime (ms)"], [])]
     for obj in ("round", "gap"):
         p = sp.random_problem(0, nodes_range=(4, 24), demand_range=(2, 5), objective=obj)
         for f in (round_robin, coloring, solve_cpsat, solve_ilp):
             r = f(p, time_limit=limit)
             if r.solution is None:
-                lines.append(f"| {obj} | {r.solver} | {r.status.value} | - | - | "
-                             f"{r.runtime:.1f} | - | - |")
+                lines.append(markdown_row([obj, r.solver, r.status.value, "-", "-",
+                                           f"{r.runtime:.1f}", "-", "-"]))
                 continue
             rts = simulate_table(p, r.solution)
-            lines.append(f"| {obj} | {r.solver} | {r.status.value} | {r.objective:g} | "
-                         f"{'-' if r.bound is None else f'{r.bound:g}'} | {r.runtime:.1f} | "
-                         f"{statistics.fmean(rts) / 1000:.0f} | {max(rts) / 1000:.0f} |")
+            lines.append(markdown_row([
+                obj, r.solver, r.status.value, f"{r.objective:g}",
+                "-" if r.bound is None else f"{r.bound:g}", f"{r.runtime:.1f}",
+                f"{statistics.fmean(rts) / 1000:.0f}", f"{max(rts) / 1000:.0f}"]))
             print(lines[-1], flush=True)
     lines += ["", "## M5: slot placement of one program (2 of 10 slots of 20 ms)", "",
               "Every rotation class of placements (5 classes: slot 0 with slot 1..5) "
               "simulated under synchronized servers, v = 50%, barrier pattern, blocking, "
               f"n = 20, i = {4 if args.quick else 20} measurements (common seeds). Mean "
               "runtime (ms) per placement; the best in bold.", "",
-              "| wake-up | g | {0,1} (default) | {0,2} | {0,3} | {0,4} | {0,5} | "
-              "contiguous best? |", "|---|---|---|---|---|---|---|---|"]
+              *markdown_table(["wake-up", "g", "{0,1} (default)", "{0,2}", "{0,3}", "{0,4}",
+                               "{0,5}", "contiguous best?"], [])]
     t = time.perf_counter()
     for wake in ("immediate", "tick"):
         for g in G_US:
@@ -102,9 +103,9 @@ def main(argv: list[str] | None = None) -> int:
             for c in ("0,1", "0,2", "0,3", "0,4", "0,5"):
                 txt = f"{rt[c] / 1000:.1f}"
                 cells.append(f"**{txt}**" if c == best else txt)
-            lines.append(f"| {wake} | {g} µs | " + " | ".join(cells) +
-                         f" | {'yes' if r.params['contiguous_best'] else 'no'} (rank "
-                         f"{r.params['contiguous_rank']}) |")
+            best_note = (f"{'yes' if r.params['contiguous_best'] else 'no'} (rank "
+                         f"{r.params['contiguous_rank']})")
+            lines.append(markdown_row([wake, f"{g} µs", *cells, best_note]))
             print(lines[-1], flush=True)
     lines += ["", f"Placement study: {time.perf_counter() - t:.0f} s.", ""]
     out.write_text("\n".join(lines))

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from sim.experiments.common import markdown_table
+
 VARIANTS = [("FF-EASY", {"select": "ff"}),
             ("BL-EASY (paper reading: fallback ff, ties first)", {"select": "bl"}),
             ("BL fallback next", {"select": "bl", "bl_fallback": "next"}),
@@ -184,26 +186,22 @@ def _lines(res: list[dict[str, Any]], cmd: str, commit: str) -> list[str]:
         lines += [f"## K = {r['K']}, {r['dist']}, {r['scaling']}, FF-EASY queue {r['queue']}, "
                   f"{r['jobs']} jobs, seed {r['seed']} (rate {r['rate']:.5g}/s from "
                   f"{r['rate_from']})", "",
-                  "| policy | ART gain % | queue (time avg) | util mean | util min | util max "
-                  "| selections | not first | mean position | stopped |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-        for lab, v in r["policies"].items():
-            lines.append(f"| {lab} | {v['gain_art']:+.1f} | {v['queue']:.1f} | "
-                         f"{v['util_mean']:.3f} | {v['util_min']:.3f} | {v['util_max']:.3f} | "
-                         f"{v['picks']} | {v['skips']} | {v['mean_skip_depth']:.1f} | "
-                         f"{v['stops']} |")
+                  *markdown_table(
+                      ["policy", "ART gain %", "queue (time avg)", "util mean", "util min",
+                       "util max", "selections", "not first", "mean position", "stopped"],
+                      [[lab, f"{v['gain_art']:+.1f}", f"{v['queue']:.1f}",
+                        f"{v['util_mean']:.3f}", f"{v['util_min']:.3f}", f"{v['util_max']:.3f}",
+                        v["picks"], v["skips"], f"{v['mean_skip_depth']:.1f}", v["stops"]]
+                       for lab, v in r["policies"].items()])]
         cls = list(next(iter(r["policies"].values()))["classes"])
         lines += ["", "Mean wait (s) by job class (short: runtime <= 600 s; small: largest "
                   "requirement at most the median), and jobs overtaken (a later arrival "
                   "started before them):", "",
-                  "| policy | " + " | ".join(
-                      f"{c} ({r['policies']['FF-EASY']['classes'][c]['jobs']})" for c in cls)
-                  + " | overtaken |",
-                  "|---|" + "---|" * (len(cls) + 1)]
-        for lab, v in r["policies"].items():
-            lines.append(f"| {lab} | " + " | ".join(f"{v['classes'][c]['mean_wait']:.0f}"
-                                                    for c in cls)
-                         + f" | {v['jobs_overtaken']} |")
+                  *markdown_table(
+                      ["policy", *(f"{c} ({r['policies']['FF-EASY']['classes'][c]['jobs']})"
+                                   for c in cls), "overtaken"],
+                      [[lab, *(f"{v['classes'][c]['mean_wait']:.0f}" for c in cls),
+                        v["jobs_overtaken"]] for lab, v in r["policies"].items()])]
         if "passed_over" in r:
             p = r["passed_over"]
             lines += ["", f"Jobs BL passed over (FF's pick at a decision where BL took a "
@@ -226,7 +224,8 @@ def _lines(res: list[dict[str, Any]], cmd: str, commit: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sim.experiments.leinberger.figs import STORE_DIR, _commit
+    from sim.experiments import common
+    from sim.experiments.leinberger.figs import STORE_DIR
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--K", type=str, default="2,8")
@@ -245,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         res.append(study(K, a.dist, a.scaling, a.queue, a.jobs, a.seed, a.store, a.rate))
         print(f"K={K} done", file=sys.stderr, flush=True)
     lines = _lines(res, "python -m sim.experiments.leinberger.bl " + " ".join(sys.argv[1:]),
-                   _commit())
+                   common.commit())
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "bl.md").write_text("\n".join(lines) + "\n")
     (a.out / "bl.json").write_text(json.dumps(res, indent=1))

@@ -33,9 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from sim.experiments import common
+from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
+
 FULL_DIR = Path(__file__).resolve().parent / "results"
 PARTIAL_DIR = Path("results") / "kresource-partial"
-FIG1 = Path(__file__).resolve().parents[3] / "instances" / "data" / "kresource" / "figure1.json"
+FIG1 = ROOT / "instances" / "data" / "kresource" / "figure1.json"
 
 FULL = {"jobs": 10000, "seeds": 5, "K": [2, 4, 8], "dists": ["uniform", "exponential"],
         "queues": [64, 128, 256], "scalings": ["G-b", "G-a"], "opt_easy": True}
@@ -98,20 +101,20 @@ def fig1(out: Path, partial: bool) -> dict[str, Any]:
 
     lines = ["# Figure 1: jobs per scheduling epoch (16 CPUs, 32 GB; six jobs of spec 1.6)", "",
              "Command: `python -m sim.experiments.leinberger.figs fig1`", "",
-             "| scheme | epochs (paper) | epochs (ours) | paper: jobs P/M per epoch | "
-             "ours: jobs P/M per epoch |", "|---|---|---|---|---|"]
+             *markdown_table(["scheme", "epochs (paper)", "epochs (ours)",
+                              "paper: jobs P/M per epoch", "ours: jobs P/M per epoch"], [])]
     for name, sol in schemes.items():
-        lines.append(f"| {name} | {len(paper[name])} | {len(sol)} | "
-                     + "; ".join(f"{{{j}}} {m}" for j, m in paper[name]) + " | "
-                     + "; ".join(f"{{{', '.join(map(str, e))}}} {pm(e)}" for e in sol) + " |")
+        lines.append(markdown_row([
+            name, len(paper[name]), len(sol), "; ".join(f"{{{j}}} {m}" for j, m in paper[name]),
+            "; ".join(f"{{{', '.join(map(str, e))}}} {pm(e)}" for e in sol)]))
     lines += ["", f"CP-SAT status {opt.status.value}, lower bound max_k ceil(sum r_k/C_k) = "
               f"{p.lower_bound()}; optimal {int(opt.objective)}-epoch partitions found by "
               f"enumeration: {len(parts)} ({parts}) -> unique: {len(parts) == 1}.", "",
               "Variants computed here (not in the paper; spec 1.6 [D]):", "",
-              "| scheme | epochs | epochs (jobs P/M) |", "|---|---|---|"]
+              *markdown_table(["scheme", "epochs", "epochs (jobs P/M)"], [])]
     for name, sol in extra.items():
-        lines.append(f"| {name} | {len(sol)} | "
-                     + "; ".join(f"{{{', '.join(map(str, e))}}} {pm(e)}" for e in sol) + " |")
+        lines.append(markdown_row([
+            name, len(sol), "; ".join(f"{{{', '.join(map(str, e))}}} {pm(e)}" for e in sol)]))
     data = {"schemes": schemes, "variants": extra, "optimal_status": opt.status.value,
             "optimal_partitions": parts, "partial": partial}
     _write(out, "fig1", lines, data)
@@ -137,32 +140,13 @@ directory): one JSON file per unit, written when the unit is done, so a stopped 
 continued by running the same command again."""
 
 
-def _commit() -> str:
-    """``git rev-parse --short HEAD`` of the repository, ``-dirty`` when the tree has
-    uncommitted changes (``unknown`` outside git)."""
-    import subprocess
-
-    root = Path(__file__).resolve().parents[3]
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("-dirty" if dirty else "")
-
-
 def unit_key(scaling: str, K: int, dist: str, L: int, jobs: int, seed: int) -> str:
     """File stem of one (cell, seed) unit in the store."""
     return f"{scaling}_K{K}_{dist}_L{L}_n{jobs}_s{seed}"
 
 
 def _atomic_write(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(f".tmp{id(data)}")
-    tmp.write_text(json.dumps(data, indent=1, default=str))
-    tmp.replace(path)
+    common.write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
 def run_units(task: dict[str, Any]) -> list[str]:
@@ -282,7 +266,7 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any], *, store: Path = STORE_D
     import multiprocessing as mp
 
     store.mkdir(parents=True, exist_ok=True)
-    commit = _commit()
+    commit = common.commit()
     command = "python -m sim.experiments.leinberger.figs " + " ".join(sys.argv[1:])
     t_start = time.perf_counter()
     if run:
@@ -441,7 +425,7 @@ def _fig23_write(out: Path, cfg: dict, partial: bool, rows: list, missing: set,
             "cost": cost,
             "missing_policies": sorted(missing),
             "commits": sorted({c for r in rows for c in r.get("commits", [])}),
-            "written_by": _commit(),
+            "written_by": common.commit(),
             "command": "python -m sim.experiments.leinberger.figs " + " ".join(sys.argv[1:])}
     for metric, fig in (("gain_art", "fig2"), ("gain_wart", "fig3")):
         _fig23_table(out, fig, metric, data)
@@ -481,8 +465,7 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
              "", "Ours: mean gain over seeds +- 95% t half-width (gain = (M_FF-EASY - M_X) / "
              "M_FF-EASY, per seed on the same jobs and arrivals). OPT-EASY is EASY with the "
              "optimal backfill set at every decision (spec 1.8 M2; not in the paper).", "",
-             "| scaling | K | dist | queue | seeds | " + " | ".join(labels) + " |",
-             "|---|---|---|---|---|" + "---|" * len(labels)]
+             *markdown_table(["scaling", "K", "dist", "queue", "seeds", *labels], [])]
     for r in rows:
         cells = []
         for lab in labels:
@@ -494,8 +477,7 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
             else:
                 cells.append(f"{v[metric][0]:+.1f}")
         ns = len(r["policies"].get("FF-EASY", {}).get("seeds", []))
-        lines.append(f"| {r['scaling']} | {r['K']} | {r['dist']} | {r['queue']} | {ns} | "
-                     + " | ".join(cells) + " |")
+        lines.append(markdown_row([r["scaling"], r["K"], r["dist"], r["queue"], ns, *cells]))
     npr = [(r, r["policies"]["OPT-EASY"]["not_proved"]) for r in rows
            if "OPT-EASY" in r["policies"] and r["policies"]["OPT-EASY"].get("not_proved")]
     if npr:
@@ -514,18 +496,18 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
                   f"{', '.join(data['missing_policies'])}."]
     lines += ["", "Calibration (FF-EASY time-averaged queue over the arrival window, "
               "rate in jobs/s, iterations; first/second half of the window):", "",
-              "| scaling | K | dist | target | achieved (per seed) | rate | iterations | halves |",
-              "|---|---|---|---|---|---|---|---|"]
+              *markdown_table(["scaling", "K", "dist", "target", "achieved (per seed)", "rate",
+                               "iterations", "halves"], [])]
     failed = []
     for r in rows:
         c = [x for x in r["calibration"] if "failed" not in x]
         failed += [f"{r['scaling']} K={r['K']} {r['dist']} L={r['queue']} seed {x['seed']}: "
                    f"{x['failed']}" for x in r["calibration"] if "failed" in x]
-        lines.append(f"| {r['scaling']} | {r['K']} | {r['dist']} | {r['queue']} | "
-                     + ", ".join(f"{x['queue']:.1f}" for x in c) + " | "
-                     + ", ".join(f"{x['rate']:.4g}" for x in c) + " | "
-                     + ", ".join(str(x["iterations"]) for x in c) + " | "
-                     + ", ".join(f"{x['halves'][0]:.0f}/{x['halves'][1]:.0f}" for x in c) + " |")
+        lines.append(markdown_row([
+            r["scaling"], r["K"], r["dist"], r["queue"],
+            ", ".join(f"{x['queue']:.1f}" for x in c), ", ".join(f"{x['rate']:.4g}" for x in c),
+            ", ".join(str(x["iterations"]) for x in c),
+            ", ".join(f"{x['halves'][0]:.0f}/{x['halves'][1]:.0f}" for x in c)]))
     if failed:
         lines += ["", "Calibrations that failed (those seeds are left out of the gains):", ""]
         lines += [f"- {f}" for f in failed]
@@ -693,25 +675,26 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
              "the solver)", "",
              "Gap = (optimal work - heuristic work) / optimal work, work = sum_k r_k/C_k of the "
              "started jobs.", "",
-             "| K | decisions | solver decisions | rule | mean gap | p50 | p90 | p99 | "
-             "fraction optimal | mean jobs fewer |", "|---|---|---|---|---|---|---|---|---|---|"]
+             *markdown_table(["K", "decisions", "solver decisions", "rule", "mean gap", "p50",
+                              "p90", "p99", "fraction optimal", "mean jobs fewer"], [])]
     for K, d in dec.items():
         for s in ("ff", "bl", "bb"):
             v = d[s]
-            lines.append(f"| {K} | {d['decisions']} | {d['solved']} | {s.upper()} | "
-                         f"{v['mean_gap']:.3f} | {v['p50']:.3f} | {v['p90']:.3f} | "
-                         f"{v['p99']:.3f} | {v['frac_optimal']:.3f} | "
-                         f"{v['mean_count_gap']:+.2f} |")
+            lines.append(markdown_row([
+                K, d["decisions"], d["solved"], s.upper(), f"{v['mean_gap']:.3f}",
+                f"{v['p50']:.3f}", f"{v['p90']:.3f}", f"{v['p99']:.3f}",
+                f"{v['frac_optimal']:.3f}", f"{v['mean_count_gap']:+.2f}"]))
     lines += ["", f"## Epoch gap to the minimum ({cfg['epoch_instances']} random instances of "
               "20-60 consecutive jobs per K, uniform G-b, 32-processor machine; CP-SAT limit "
               f"{cfg['epoch_limit']} s)", "",
-              "| K | proved | rule | mean gap | max gap | fraction optimal |",
-              "|---|---|---|---|---|---|"]
+              *markdown_table(["K", "proved", "rule", "mean gap", "max gap",
+                               "fraction optimal"], [])]
     for K, d in ep.items():
         for rule in EPOCH_RULES:
             v = d[rule]
-            lines.append(f"| {K} | {d['proved']}/{d['instances']} | {rule} | "
-                         f"{v['mean_gap']:.3f} | {v['max_gap']:.3f} | {v['frac_optimal']:.2f} |")
+            lines.append(markdown_row([
+                K, f"{d['proved']}/{d['instances']}", rule, f"{v['mean_gap']:.3f}",
+                f"{v['max_gap']:.3f}", f"{v['frac_optimal']:.2f}"]))
     data = {"config": cfg, "partial": partial, "decisions": dec, "epochs": ep}
     _write(out, "gaps", lines, data)
     _plot_bars(out / "gaps.png", {f"K={K} {r}": ep[K][r]["mean_gap"] for K in ep
@@ -792,14 +775,14 @@ def response(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
              "arrivals compressed to offered load 3 (`response_instance`); ratio = policy's "
              "total response time / optimum of the portfolio (time-indexed CBC, then CP-SAT; or "
              "bound when not proved, marked *). Not in the paper.", "",
-             "| seed | exact status (portfolio) | gap | solve [s] | " + " | ".join(labels) + " |",
-             "|---|---|---|---|" + "---|" * len(labels)]
+             *markdown_table(["seed", "exact status (portfolio)", "gap", "solve [s]", *labels],
+                             [])]
     for r in rows:
         star = "" if r["status"] == "OPTIMAL" else "*"
-        lines.append(f"| {r['seed']} | {r['status']} | {r['gap'] or 0:.3f} | "
-                     f"{r['runtime']:.1f} | " + " | ".join(
-                         f"{r['ratios'][lab]:.3f}{star}" if lab in r["ratios"] else "-"
-                         for lab in labels) + " |")
+        lines.append(markdown_row([
+            r["seed"], r["status"], f"{r['gap'] or 0:.3f}", f"{r['runtime']:.1f}",
+            *(f"{r['ratios'][lab]:.3f}{star}" if lab in r["ratios"] else "-"
+              for lab in labels)]))
     data = {"config": cfg, "partial": partial, "rows": rows}
     _write(out, "response", lines, data)
     return data
@@ -815,10 +798,7 @@ def _write(out: Path, name: str, lines: list[str], data: dict | None) -> None:
 
 
 def _plot_bars(path: Path, values: dict[str, float], title: str, ylabel: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(values)), 4))
     ax.bar(range(len(values)), list(values.values()))
@@ -832,15 +812,13 @@ def _plot_bars(path: Path, values: dict[str, float], title: str, ylabel: str) ->
 
 def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                 title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     panels = sorted({(r["scaling"], r["K"], r["dist"]) for r in rows})
     ncol = min(6, len(panels))
     nrow = -(-len(panels) // ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(3 * ncol, 2.6 * nrow), squeeze=False)
+    colour = label_colours(labels)
     for ax, key in zip(axes.flat, panels, strict=False):
         sub = sorted((r for r in rows if (r["scaling"], r["K"], r["dist"]) == key),
                      key=lambda r: r["queue"])
@@ -849,7 +827,7 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
             if pts:
                 x, m, h = zip(*pts, strict=True)
                 ax.errorbar(x, m, yerr=[0 if math.isnan(v) else v for v in h], label=lab,
-                            marker="o", capsize=2)
+                            color=colour[lab], marker="o", capsize=2)
         ax.axhline(0, color="k", lw=0.5)
         ax.set_title(f"{key[0]} K={key[1]} {key[2]}", fontsize=8)
         ax.set_xscale("log", base=2)

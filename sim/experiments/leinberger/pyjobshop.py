@@ -20,6 +20,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from sim.experiments.common import markdown_row, markdown_table
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -46,17 +48,18 @@ def main(argv: list[str] | None = None) -> int:
     out = subprocess.run([a.python, str(driver)], input=payload, capture_output=True,
                          text=True, check=True)
     theirs = json.loads(out.stdout)
-    print("| instance | ours cpsat | [s] | ours portfolio | [s] | PyJobShop | [s] | agree |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(markdown_table(["instance", "ours cpsat", "[s]", "ours portfolio", "[s]",
+                                    "PyJobShop", "[s]", "agree"], [])))
     for (kind, seed, p), t in zip(probs, theirs, strict=True):
         oc = ours_cpsat(p, time_limit=a.time_limit)
         op = ours_portfolio(p, time_limit=a.time_limit)
         obj = objective(p, [int(s) for s in t["starts"]])  # re-checked, recomputed
         proved = t["status"] == "OPTIMAL"
         agree = (op.status.value == "OPTIMAL" and proved and obj == op.objective)
-        print(f"| {kind} s{seed} | {oc.objective:.0f} {oc.status.value} | {oc.runtime:.2f} | "
-              f"{op.objective:.0f} {op.status.value} | {op.runtime:.2f} | {obj:.0f} "
-              f"{t['status']} | {t['runtime']:.2f} | {agree} |", flush=True)
+        print(markdown_row([f"{kind} s{seed}", f"{oc.objective:.0f} {oc.status.value}",
+                            f"{oc.runtime:.2f}", f"{op.objective:.0f} {op.status.value}",
+                            f"{op.runtime:.2f}", f"{obj:.0f} {t['status']}",
+                            f"{t['runtime']:.2f}", agree]), flush=True)
     return 0
 
 

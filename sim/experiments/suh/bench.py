@@ -33,6 +33,7 @@ from models.grouping import (
     solve_ilp,
 )
 from sim.experiments import common as provenance
+from sim.experiments.common import markdown_row, markdown_table
 from sim.memory.lru import (
     footprint_spread,
     interleave,
@@ -74,8 +75,8 @@ def _mixes() -> dict[str, tuple[list[np.ndarray], list[float]]]:
 def model_vs_lru() -> tuple[str, dict[str, float]]:
     """Error table of the three model variants against LRU, and the worst error of each
     where the simulated miss rate is at least 1%."""
-    lines = ["| streams | memory (blocks) | LRU | eqs. 2-3 (paper) | error | + fluctuations | "
-             "error | + measured spread | error |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = markdown_table(["streams", "memory (blocks)", "LRU", "eqs. 2-3 (paper)", "error",
+                            "+ fluctuations", "error", "+ measured spread", "error"], [])
     worst = dict.fromkeys(MODELS, 0.0)
     per_mix = []
     for name, (streams, rates) in _mixes().items():
@@ -99,19 +100,18 @@ def model_vs_lru() -> tuple[str, dict[str, float]]:
                 if matters:
                     worst[model] = max(worst[model], abs(err))
                     mix_worst[model] = max(mix_worst[model], abs(err))
-                cells.append(f"{100 * v:.3f}% | {100 * err:+.2f}%")
-            lines.append(f"| {name} | {cap} | {100 * sim.combined:.3f}%"
-                         f"{'' if matters else ' (< 1%)'} | " + " | ".join(cells) + " |")
-        per_mix.append(f"| {name} | " + " | ".join(f"{100 * mix_worst[m]:.2f}%"
-                                                   for m in MODELS) + " |")
+                cells += [f"{100 * v:.3f}%", f"{100 * err:+.2f}%"]
+            lines.append(markdown_row([
+                name, cap, f"{100 * sim.combined:.3f}%{'' if matters else ' (< 1%)'}", *cells]))
+        per_mix.append([name, *(f"{100 * mix_worst[m]:.2f}%" for m in MODELS)])
     lines += ["", "Largest relative error per mix where the LRU miss rate is at least 1%:", "",
-              "| streams | " + " | ".join(MODELS) + " |", "|---|---|---|---|", *per_mix]
+              *markdown_table(["streams", *MODELS], per_mix)]
     return "\n".join(lines), worst
 
 
 def exact16() -> str:
-    lines = ["| instance | groups | enumerate + cost (s) | ILP (s) | CP-SAT (s) | status | "
-             "optimum |", "|---|---|---|---|---|---|---|"]
+    lines = markdown_table(["instance", "groups", "enumerate + cost (s)", "ILP (s)",
+                            "CP-SAT (s)", "status", "optimum"], [])
     for max_procs in (1, 2, 3):
         for seed in range(3):
             p = random_problem(16, 4, seed=seed, max_procs=max_procs, memory=2000)
@@ -120,17 +120,17 @@ def exact16() -> str:
             t_tab = time.perf_counter() - t
             ilp, cp = solve_ilp(p), solve_cpsat(p)
             agree = abs(ilp.objective - cp.objective) <= 1e-7 * abs(ilp.objective)
-            lines.append(
-                f"| J=16 P=4 Q in 1..{max_procs} seed {seed} | {members.shape[0]} | "
-                f"{t_tab:.2f} | {ilp.runtime:.2f} | {cp.runtime:.2f} | "
-                f"{ilp.status.value}/{cp.status.value}{'' if agree else ' DISAGREE'} | "
-                f"{ilp.objective:.4f} |")
+            lines.append(markdown_row([
+                f"J=16 P=4 Q in 1..{max_procs} seed {seed}", members.shape[0], f"{t_tab:.2f}",
+                f"{ilp.runtime:.2f}", f"{cp.runtime:.2f}",
+                f"{ilp.status.value}/{cp.status.value}{'' if agree else ' DISAGREE'}",
+                f"{ilp.objective:.4f}"]))
     return "\n".join(lines)
 
 
 def exhaustive_limit() -> str:
-    lines = ["| jobs | partitions | exhaustive (s) | partitions/s | estimate if not run |",
-             "|---|---|---|---|---|"]
+    lines = markdown_table(["jobs", "partitions", "exhaustive (s)", "partitions/s",
+                            "estimate if not run"], [])
     for max_procs in (2, 1):
         rate = None
         for J in range(6, 17):
@@ -140,22 +140,24 @@ def exhaustive_limit() -> str:
             if n <= 1_000_000:
                 r = solve_exhaustive(p)
                 rate = n / max(r.runtime, 1e-9)
-                lines.append(f"| {name} | {n:,} | {r.runtime:.2f} | {rate:,.0f} | |")
+                lines.append(markdown_row([name, f"{n:,}", f"{r.runtime:.2f}", f"{rate:,.0f}",
+                                           None]))
             else:
                 est = n / rate if rate else float("nan")
-                lines.append(f"| {name} | {n:,} | not run | | {est:,.0f} s ({est / 3600:.1f} h) |")
+                lines.append(markdown_row([name, f"{n:,}", "not run", None,
+                                           f"{est:,.0f} s ({est / 3600:.1f} h)"]))
     return "\n".join(lines)
 
 
 def stack_timing() -> str:
-    lines = ["| stream (1,000,000 references) | distinct blocks | time (s) |", "|---|---|---|"]
+    lines = markdown_table(["stream (1,000,000 references)", "distinct blocks", "time (s)"], [])
     for name, s in (("uniform 50,000", uniform(50_000, 1_000_000, seed=1)),
                     ("hot/cold 20,000", hot_cold(20_000, 1_000_000, hot=2000, p_hot=0.8,
                                                  seed=2)),
                     ("loop 100,000", loop(100_000, 1_000_000))):
         t = time.perf_counter()
         m = miss_rate_curve(s)
-        lines.append(f"| {name} | {m.size - 1} | {time.perf_counter() - t:.2f} |")
+        lines.append(markdown_row([name, m.size - 1, f"{time.perf_counter() - t:.2f}"]))
     return "\n".join(lines)
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.refstreams import hot_scan, loop, phases, stack_model
+from sim.experiments.common import markdown_row, markdown_table
 from sim.memory.lru import (
     interleave,
     miss_rate_curve,
@@ -79,16 +80,17 @@ def steady_mix() -> list[str]:
          f"{N:,} references interleaved by rate, first quarter warm-up. Twins: the phases and "
          "hot/scan streams replaced by stack-model streams with their curves (largest "
          f"difference between a stream's curve and its twin's: {diff:.4f} in miss rate).", "",
-         "| memory (blocks) | LRU, original | LRU, twins | any curve model is off by at "
-         "least | eqs. 2-3 | error vs original | + fluctuations | error vs original |",
-         "|---|---|---|---|---|---|---|---|"]
+         *markdown_table(["memory (blocks)", "LRU, original", "LRU, twins",
+                          "any curve model is off by at least", "eqs. 2-3",
+                          "error vs original", "+ fluctuations", "error vs original"], [])]
     for c in MEMORIES:
         a, b = sims["original"][c], sims["twins"][c]
         e = float(steady_state(mc, rates, c).combined[0])
         f = float(steady_state(mc, rates, c, fluctuations=True).combined[0])
-        L.append(f"| {c} | {100 * a:.3f}% | {100 * b:.3f}% | {100 * _bound(a, b):.1f}% | "
-                 f"{100 * e:.3f}% | {100 * (e / a - 1):+.1f}% | {100 * f:.3f}% | "
-                 f"{100 * (f / a - 1):+.1f}% |")
+        L.append(markdown_row([c, f"{100 * a:.3f}%", f"{100 * b:.3f}%",
+                               f"{100 * _bound(a, b):.1f}%", f"{100 * e:.3f}%",
+                               f"{100 * (e / a - 1):+.1f}%", f"{100 * f:.3f}%",
+                               f"{100 * (f / a - 1):+.1f}%"]))
     return L
 
 
@@ -108,9 +110,9 @@ def fig2() -> list[str]:
          "phase 20,000 references) changes: geometric phase lengths (as in the main table), "
          "fixed lengths of 20,000, or its stack-model twin. All three have the same curve "
          "(up to sampling), so a curve-driven model predicts one value per slice length.", "",
-         "| references per slice | LRU, geometric | LRU, fixed | LRU, twin | any curve "
-         "model is off by at least (geometric vs twin) | (all three) | model (4.2) | "
-         "error vs geometric |", "|---|---|---|---|---|---|---|---|"]
+         *markdown_table(["references per slice", "LRU, geometric", "LRU, fixed", "LRU, twin",
+                          "any curve model is off by at least (geometric vs twin)",
+                          "(all three)", "model (4.2)", "error vs geometric"], [])]
     for n in FIG2_SLICES:
         rounds = min(FIG2_LENGTH // n, max(8, 1_200_000 // (4 * n)))
         vals = []
@@ -119,9 +121,10 @@ def fig2() -> list[str]:
             vals.append(simulate_lru(tr, ow, FIG2_CAPACITY, warmup=tr.size // 4).combined)
         g, f, t = vals
         mod = float(round_robin(curves, [n] * 4, FIG2_CAPACITY).combined)
-        L.append(f"| {n} | {100 * g:.2f}% | {100 * f:.2f}% | {100 * t:.2f}% | "
-                 f"{100 * _bound(g, t):.1f}% | {100 * _bound(min(vals), max(vals)):.1f}% | "
-                 f"{100 * mod:.2f}% | {100 * (mod / g - 1):+.1f}% |")
+        L.append(markdown_row([n, f"{100 * g:.2f}%", f"{100 * f:.2f}%", f"{100 * t:.2f}%",
+                               f"{100 * _bound(g, t):.1f}%",
+                               f"{100 * _bound(min(vals), max(vals)):.1f}%",
+                               f"{100 * mod:.2f}%", f"{100 * (mod / g - 1):+.1f}%"]))
     return L
 
 

@@ -60,14 +60,14 @@ import numpy as np
 from heuristics.grouping import curve_knee, footprint_balancing, greedy, knee
 from instances.refstreams import CASESTUDY, PAGE_BYTES, casestudy_stream, hot_cold_curve
 from models.grouping import solve_ilp
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.memory.lru import COLD, interleave, stack_distances
 from sim.memory.model import MissRateCurve, steady_state
 from sim.problems.grouping import GroupingProblem, GroupJob, load, schedule_name
 
-ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "instances" / "data" / "grouping"
 FULL_OUT = Path(__file__).resolve().parent / "results" / "memory_casestudy"
-QUICK_OUT = ROOT / "results" / "memory_casestudy"
+QUICK_OUT = PARTIAL_DIR / "memory_casestudy"
 MEMORY_MB = (8, 16, 32, 64, 128, 256)
 LETTERS = tuple(CASESTUDY)
 LATENCY = 1e-6
@@ -305,19 +305,20 @@ def report(block_pages: int, quick: bool) -> str:
           f"trace-driven LRU over both slices, first touches included ({block_pages}-page "
           f"blocks, {REFS:,} references per job at 4 KB pages). Miss rates in %.", "",
           "## Table 1: the fitted jobs", "",
-          "| job | benchmark | footprint (paper) | hot set (fitted) | p_hot (fitted) | "
-          "knee (pages) | m alone at 8 MB | m alone at 32 MB |",
-          "|---|---|---|---|---|---|---|---|"]
+          *markdown_table(["job", "benchmark", "footprint (paper)", "hot set (fitted)",
+                           "p_hot (fitted)", "knee (pages)", "m alone at 8 MB",
+                           "m alone at 32 MB"], [])]
     for L_, c in zip(LETTERS, curves, strict=True):
         s = CASESTUDY[L_]
-        L.append(f"| {L_} | {s['name']} | {s['mb']} MB ({FOOTPRINT_PAGES[L_]} pages) | "
-                 f"{s['hot']:.0f} pages ({s['hot'] * PAGE_BYTES / 2**20:.2f} MB) | "
-                 f"{s['p_hot']:.5f} | {curve_knee(c)} | "
-                 f"{100 * c.array[min(c.size, 2048)]:.3f} | "
-                 f"{100 * c.array[min(c.size, 8192)]:.3f} |")
+        L.append(markdown_row([
+            L_, s["name"], f"{s['mb']} MB ({FOOTPRINT_PAGES[L_]} pages)",
+            f"{s['hot']:.0f} pages ({s['hot'] * PAGE_BYTES / 2**20:.2f} MB)",
+            f"{s['p_hot']:.5f}", curve_knee(c), f"{100 * c.array[min(c.size, 2048)]:.3f}",
+            f"{100 * c.array[min(c.size, 8192)]:.3f}"]))
     L += ["", "## Table 2: average, worst and best of the 10 schedules", "",
-          "| memory | average: paper / steady / trace | worst: paper / steady / trace | "
-          "best: paper / steady / trace |", "|---|---|---|---|"]
+          *markdown_table(["memory", "average: paper / steady / trace",
+                           "worst: paper / steady / trace", "best: paper / steady / trace"],
+                          [])]
     agree = 0
     for mb in MEMORY_MB:
         pa, pw, pws, pb, pbs = PAPER_T2[mb]
@@ -332,7 +333,7 @@ def report(block_pages: int, quick: bool) -> str:
             agree += (names[i] == ps) + (names[j] == ps)
             cells.append(f"{p:.3f} {ps} / {100 * s[i]:.3f} {names[i]} ({_dev(100 * s[i], p)}) / "
                          f"{100 * t[j]:.3f} {names[j]} ({_dev(100 * t[j], p)})")
-        L.append(f"| {mb} MB | " + " | ".join(cells) + " |")
+        L.append(markdown_row([f"{mb} MB", *cells]))
     L += ["", f"Best/worst schedule identical to the paper's: {agree} of 24 cells (12 per "
           "scoring). Where many schedules tie (128-256 MB) the name shown is the first.", ""]
 
@@ -342,8 +343,8 @@ def report(block_pages: int, quick: bool) -> str:
           "literal section 4.1.1 rule (gain = decrease of eq. 4 idle time, no look-ahead); "
           "`greedy (regret)` = our default reading; footprint balancing (section 2) and the "
           "knee approach (4.1.2); the ILP optimum of the steady model.", "",
-          "| memory | paper's algorithm | greedy (paper) | greedy (regret) | footprint "
-          "balancing | knee | ILP optimum (steady) |", "|---|---|---|---|---|---|---|"]
+          *markdown_table(["memory", "paper's algorithm", "greedy (paper)", "greedy (regret)",
+                           "footprint balancing", "knee", "ILP optimum (steady)"], [])]
     fb_worst_s, fb_worst_t = [], []
     for mb in MEMORY_MB:
         p = load(DATA / f"casestudy_{mb}mb.json")
@@ -357,8 +358,8 @@ def report(block_pages: int, quick: bool) -> str:
             return f"{100 * steady[mb][k]:.3f} / {100 * trace[mb][k]:.3f} {name}"
 
         pr, ps = PAPER_ALGORITHM[mb]
-        L.append(f"| {mb} MB | {pr:.3f} {ps} | " + " | ".join(
-            cell(sols[k]) for k in ("gp", "gr", "fb", "kn", "opt")) + " |")
+        L.append(markdown_row([f"{mb} MB", f"{pr:.3f} {ps}",
+                               *(cell(sols[k]) for k in ("gp", "gr", "fb", "kn", "opt"))]))
         k = names.index(schedule_name(p, sols["fb"]))
         fb_worst_s.append((mb, steady[mb][k] >= steady[mb].max() * (1 - 1e-9)
                            and steady[mb].max() > steady[mb].min() * (1 + 1e-9)))
@@ -366,27 +367,27 @@ def report(block_pages: int, quick: bool) -> str:
                            and trace[mb].max() > trace[mb].min()))
 
     L += ["", "## The paper's claims, checked", "",
-          "| claim (paper) | steady | trace |", "|---|---|---|"]
+          *markdown_table(["claim (paper)", "steady", "trace"], [])]
 
     def spread(r: np.ndarray) -> str:
         return (f"best {100 * (1 - r.min() / r.mean()):.0f}% below average, "
                 f"{100 * (1 - r.min() / r.max()):.0f}% below worst")
 
-    L.append(f"| 16 MB: best about 30% below average, 53% below worst | {spread(steady[16])} | "
-             f"{spread(trace[16])} |")
-    L.append(f"| 128 MB: best over 20% below average, 40% below worst | "
-             f"{spread(steady[128])} | {spread(trace[128])} |")
-    L.append(f"| 256 MB: best about 10% below worst | {spread(steady[256])} | "
-             f"{spread(trace[256])} |")
-    L.append("| footprint balancing (ADE,BCF) is the worst below 128 MB | "
-             + ", ".join(f"{mb}: {'yes' if w else 'no'}" for mb, w in fb_worst_s[:4]) + " | "
-             + ", ".join(f"{mb}: {'yes' if w else 'no'}" for mb, w in fb_worst_t[:4]) + " |")
+    L.append(markdown_row(["16 MB: best about 30% below average, 53% below worst",
+                           spread(steady[16]), spread(trace[16])]))
+    L.append(markdown_row(["128 MB: best over 20% below average, 40% below worst",
+                           spread(steady[128]), spread(trace[128])]))
+    L.append(markdown_row(["256 MB: best about 10% below worst", spread(steady[256]),
+                           spread(trace[256])]))
+    L.append(markdown_row([
+        "footprint balancing (ADE,BCF) is the worst below 128 MB",
+        ", ".join(f"{mb}: {'yes' if w else 'no'}" for mb, w in fb_worst_s[:4]),
+        ", ".join(f"{mb}: {'yes' if w else 'no'}" for mb, w in fb_worst_t[:4])]))
     L += ["", "## All 10 schedules (miss rate %, steady / trace)", "",
-          "| schedule | " + " | ".join(f"{mb} MB" for mb in MEMORY_MB) + " |",
-          "|---|" + "---|" * len(MEMORY_MB)]
-    for k, nm in enumerate(names):
-        L.append(f"| {nm} | " + " | ".join(
-            f"{100 * steady[mb][k]:.3f} / {100 * trace[mb][k]:.3f}" for mb in MEMORY_MB) + " |")
+          *markdown_table(
+              ["schedule", *(f"{mb} MB" for mb in MEMORY_MB)],
+              [[nm, *(f"{100 * steady[mb][k]:.3f} / {100 * trace[mb][k]:.3f}"
+                      for mb in MEMORY_MB)] for k, nm in enumerate(names)])]
     L += ["", f"Time: steady-state scores {t_ss:.1f} s, trace-driven scores {t_tr:.0f} s "
           "(2-core machine shared with other jobs)."]
     text = "\n".join(L) + "\n"

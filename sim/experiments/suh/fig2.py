@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.refstreams import hot_cold, hot_scan, phases, uniform
+from sim.experiments.common import markdown_row, markdown_table, pyplot
 from sim.memory.lru import footprint_spread, miss_rate_curve, round_robin_trace, simulate_lru
 from sim.memory.model import MissRateCurve, miss_rate, round_robin, steady_state
 
@@ -78,8 +79,8 @@ def run(lengths: str = "geometric") -> list[dict]:
 
 def table(rows: list[dict]) -> tuple[str, list[float]]:
     """Markdown table and the largest relative error of each model variant."""
-    lines = ["| references per slice | LRU simulation | " + " | error | ".join(MODELS)
-             + " | error |", "|---|---|---|---|---|---|---|---|"]
+    lines = markdown_table(["references per slice", "LRU simulation",
+                            *(c for m in MODELS for c in (m, "error"))], [])
     worst = [0.0] * len(MODELS)
     for r in rows:
         if "sim" in r:
@@ -87,12 +88,13 @@ def table(rows: list[dict]) -> tuple[str, list[float]]:
             for i, v in enumerate(r["models"]):
                 err = (v - r["sim"]) / r["sim"]
                 worst[i] = max(worst[i], abs(err))
-                cells.append(f"{100 * v:.2f}% | {100 * err:+.1f}%")
-            lines.append(f"| {r['n']} | {100 * r['sim']:.2f}% | " + " | ".join(cells) + " |")
+                cells += [f"{100 * v:.2f}%", f"{100 * err:+.1f}%"]
+            lines.append(markdown_row([r["n"], f"{100 * r['sim']:.2f}%", *cells]))
         else:
-            lines.append(f"| {r['n']} | | {100 * r['model']:.2f}% | | | | | |")
-    lines.append("| largest error | | | " + " | | ".join(f"{100 * w:.1f}%" for w in worst)
-                 + " |")
+            lines.append(markdown_row([r["n"], None, f"{100 * r['model']:.2f}%",
+                                       *[None] * (2 * len(MODELS) - 1)]))
+    lines.append(markdown_row(["largest error", None,
+                               *(c for w in worst for c in (None, f"{100 * w:.1f}%"))]))
     return "\n".join(lines), worst
 
 
@@ -105,10 +107,7 @@ def main() -> None:
     fixed_table, _ = table(run("fixed"))
     print(fixed_table)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     pts = [r for r in rows if "sim" in r]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))

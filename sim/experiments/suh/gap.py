@@ -19,6 +19,7 @@ import numpy as np
 
 from heuristics.grouping import footprint_balancing, greedy, knee
 from models.grouping import solve_cpsat, solve_ilp
+from sim.experiments.common import markdown_row, markdown_table, pyplot
 from sim.problems.grouping import random_problem
 from sim.result import Status
 
@@ -68,13 +69,13 @@ def main(argv: list[str] | None = None) -> None:
           f"per J")
     out = run(args.per_size)
     gaps = out["gaps"]
-    lines = ["| heuristic | J | mean gap | median gap | max gap | optimal |",
-             "|---|---|---|---|---|---|"]
+    lines = markdown_table(["heuristic", "J", "mean gap", "median gap", "max gap", "optimal"],
+                           [])
     for h in HEURISTICS:
         for J in SIZES:
             g = np.array(gaps[h][J])
-            row = (f"| {h} | {J} | {100 * g.mean():.2f}% | {100 * np.median(g):.2f}% | "
-                   f"{100 * g.max():.2f}% | {np.mean(g < 1e-9) * 100:.0f}% |")
+            row = markdown_row([h, J, f"{100 * g.mean():.2f}%", f"{100 * np.median(g):.2f}%",
+                                f"{100 * g.max():.2f}%", f"{np.mean(g < 1e-9) * 100:.0f}%"])
             lines.append(row.replace("-0.00%", "0.00%"))  # rounding noise below zero
     table = "\n".join(lines)
     print(table)
@@ -83,10 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     partial = "" if full else (f"**PARTIAL run** ({args.per_size} instances per J; the "
                                f"full configuration has {FULL_PER_SIZE}).\n\n")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for h in HEURISTICS:

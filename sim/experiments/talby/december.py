@@ -39,6 +39,7 @@ from heuristics.slack import SlackPolicy
 from models.slack_insertion import OptimalInsertionPolicy
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
+from sim.experiments.common import markdown_row, markdown_table
 from sim.problems.insertion import InsertionProblem, InsertionSchedule, objective
 
 OUT = Path(__file__).resolve().parent / "results" / "slack_december"
@@ -85,7 +86,7 @@ class CpsatOrAst:
         self.stats[res.status.value] += 1
         self.stats["seconds"] += res.runtime
         self.statuses.append(res.status.value)
-        sched = InsertionSchedule.from_dict(res.solution)
+        sched = res.solution
         if self.best_of:
             a = insert(problem, "AST")
             if a.price < objective(problem, sched) - 1e-9 * (1 + abs(a.price)):
@@ -174,44 +175,46 @@ def report(data: dict, time_limit: float) -> str:
           "`best of both` = at every decision the cheaper of CP-SAT's schedule (same 1 s "
           "limit) and AST's, so never dearer than either on the state it meets "
           f"(AST was cheaper in {sb.get('AST cheaper', 0):.0f} of its calls).", "",
-          "| measure | AST | optimal (CP-SAT) | change | best of both | change |",
-          "|---|---|---|---|---|---|",
-          f"| average wait (s) | {aw:,.1f} | {ow:,.1f} | {(ow / aw - 1) * 100:+.1f}% | "
-          f"{bw:,.1f} | {(bw / aw - 1) * 100:+.1f}% |",
-          f"| processor-weighted wait, sum n*wait / sum n (s) | {pw(wa):,.1f} | "
-          f"{pw(wo):,.1f} | {(pw(wo) / pw(wa) - 1) * 100:+.1f}% | {pw(wb):,.1f} | "
-          f"{(pw(wb) / pw(wa) - 1) * 100:+.1f}% |",
-          f"| jobs waiting longer / shorter than under AST | | "
-          f"{int((wo > wa).sum())} / {int((wo < wa).sum())} | | "
-          f"{int((wb > wa).sum())} / {int((wb < wa).sum())} | |",
-          f"| CP-SAT calls proved / stopped by the limit | | "
-          f"{data['optimal']['stats']['OPTIMAL']:.0f} / "
-          f"{data['optimal']['stats']['FEASIBLE']:.0f} | | {sb['OPTIMAL']:.0f} / "
-          f"{sb['FEASIBLE']:.0f} | |", ""]
+          *markdown_table(
+              ["measure", "AST", "optimal (CP-SAT)", "change", "best of both", "change"],
+              [["average wait (s)", f"{aw:,.1f}", f"{ow:,.1f}", f"{(ow / aw - 1) * 100:+.1f}%",
+                f"{bw:,.1f}", f"{(bw / aw - 1) * 100:+.1f}%"],
+               ["processor-weighted wait, sum n*wait / sum n (s)", f"{pw(wa):,.1f}",
+                f"{pw(wo):,.1f}", f"{(pw(wo) / pw(wa) - 1) * 100:+.1f}%", f"{pw(wb):,.1f}",
+                f"{(pw(wb) / pw(wa) - 1) * 100:+.1f}%"],
+               ["jobs waiting longer / shorter than under AST", None,
+                f"{int((wo > wa).sum())} / {int((wo < wa).sum())}", None,
+                f"{int((wb > wa).sum())} / {int((wb < wa).sum())}", None],
+               ["CP-SAT calls proved / stopped by the limit", None,
+                f"{data['optimal']['stats']['OPTIMAL']:.0f} / "
+                f"{data['optimal']['stats']['FEASIBLE']:.0f}", None,
+                f"{sb['OPTIMAL']:.0f} / {sb['FEASIBLE']:.0f}", None]]), ""]
 
     L += ["## 2. Who waits longer", "",
           "Share = this class's part of the total change in summed wait.", "",
-          "| jobs | count | AST mean wait | optimal mean wait | change | share of the "
-          "total change |", "|---|---|---|---|---|---|"]
+          *markdown_table(["jobs", "count", "AST mean wait", "optimal mean wait", "change",
+                           "share of the total change"], [])]
     total = (wo - wa).sum()
     for label, mask in ([(f"n {a}-{b}", (n >= a) & (n <= b)) for a, b in WIDTH]
                         + [(f"t {a}-{b if b < 10**9 else 'max'} s", (t >= a) & (t <= b))
                            for a, b in LENGTH]):
         if not mask.any():
             continue
-        L.append(f"| {label} | {int(mask.sum())} | {wa[mask].mean():,.0f} | "
-                 f"{wo[mask].mean():,.0f} | {(wo[mask] - wa[mask]).mean():+,.0f} s | "
-                 f"{(wo[mask] - wa[mask]).sum() / total * 100:+.0f}% |")
+        L.append(markdown_row([label, int(mask.sum()), f"{wa[mask].mean():,.0f}",
+                               f"{wo[mask].mean():,.0f}",
+                               f"{(wo[mask] - wa[mask]).mean():+,.0f} s",
+                               f"{(wo[mask] - wa[mask]).sum() / total * 100:+.0f}%"]))
     top = np.argsort(-(wo - wa))[:12]
     L += ["", "The twelve jobs whose wait grew most, with the delays the decisions pushed onto "
           "them while they waited (sum over all decisions):", "",
-          "| job | n | requested t (s) | submit (s) | AST wait | optimal wait | delays "
-          "received, AST | delays received, optimal |", "|---|---|---|---|---|---|---|---|"]
+          *markdown_table(["job", "n", "requested t (s)", "submit (s)", "AST wait",
+                           "optimal wait", "delays received, AST", "delays received, optimal"],
+                          [])]
     da = per_job_delay(data["AST"]["decisions"], ids)
     do = per_job_delay(data["optimal"]["decisions"], ids)
     for i in top:
-        L.append(f"| {ids[i]} | {n[i]} | {t[i]:,} | {sub[i]:,} | {wa[i]:,} | {wo[i]:,} | "
-                 f"{da[ids[i]]:,} | {do[ids[i]]:,} |")
+        L.append(markdown_row([ids[i], n[i], f"{t[i]:,}", f"{sub[i]:,}", f"{wa[i]:,}",
+                               f"{wo[i]:,}", f"{da[ids[i]]:,}", f"{do[ids[i]]:,}"]))
     dav = np.array([da[i] for i in ids])
     dov = np.array([do[i] for i in ids])
     L += ["", f"Delay pushed onto waiting jobs over the month (job-seconds): AST "
@@ -238,10 +241,12 @@ def report(data: dict, time_limit: float) -> str:
     L += ["## 3. Decision by decision", "",
           "Every decision of the optimal run with a non-empty queue, solved again by the AST "
           "heuristic on the same problem (same state, so this isolates the decision rule):",
-          "", "| decisions | count | optimal strictly cheaper | mean price AST | mean price "
-          "optimal | new job earlier / later than AST | jobs delayed per decision, AST / "
-          "optimal | delay pushed (job-s) AST / optimal | (proc-s) AST / optimal |",
-          "|---|---|---|---|---|---|---|---|---|"]
+          "", *markdown_table(["decisions", "count", "optimal strictly cheaper",
+                               "mean price AST", "mean price optimal",
+                               "new job earlier / later than AST",
+                               "jobs delayed per decision, AST / optimal",
+                               "delay pushed (job-s) AST / optimal", "(proc-s) AST / optimal"],
+                              [])]
     for kind, rs in rows.items():
         if not rs:
             continue
@@ -256,17 +261,16 @@ def report(data: dict, time_limit: float) -> str:
             dA += _delays(pb, sa)
             dO += _delays(pb, so)
         c = len(rs)
-        L.append(f"| {kind} | {c} | {cheaper} | {np.mean([r[0] for r in rs]):,.0f} | "
-                 f"{np.mean([r[1] for r in rs]):,.0f} | "
-                 + (f"{earlier} / {later}" if kind == "insert" else "-")
-                 + f" | {dA[0] / c:.2f} / {dO[0] / c:.2f} | {dA[1]:,.0f} / {dO[1]:,.0f} | "
-                 f"{dA[2]:,.0f} / {dO[2]:,.0f} |")
+        L.append(markdown_row([kind, c, cheaper, f"{np.mean([r[0] for r in rs]):,.0f}",
+                               f"{np.mean([r[1] for r in rs]):,.0f}",
+                               f"{earlier} / {later}" if kind == "insert" else "-",
+                               f"{dA[0] / c:.2f} / {dO[0] / c:.2f}",
+                               f"{dA[1]:,.0f} / {dO[1]:,.0f}", f"{dA[2]:,.0f} / {dO[2]:,.0f}"]))
     L += ["", "The same decisions by CP-SAT status (a proved optimum is never dearer than "
           "AST; a call stopped by the limit keeps CP-SAT's best schedule so far):", "",
-          "| decisions | CP-SAT status | count | CP-SAT cheaper than AST | equal | dearer |",
-          "|---|---|---|---|---|---|"]
-    for (kind, st), c in sorted(by_status.items()):
-        L.append(f"| {kind} | {st} | {c[0]} | {c[1]} | {c[2]} | {c[3]} |")
+          *markdown_table(["decisions", "CP-SAT status", "count", "CP-SAT cheaper than AST",
+                           "equal", "dearer"],
+                          [[kind, st, *c] for (kind, st), c in sorted(by_status.items())])]
     # the widths of the new jobs the optimum starts earlier, and of the jobs it delays
     ins = rows["insert"]
     earlier_n = [pb.new.n for _, _, sa, so, pb in ins if so.new_start < sa.new_start]

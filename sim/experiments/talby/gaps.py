@@ -38,10 +38,10 @@ from heuristics.slack import EXHAUSTIVE, ORDERS, SlackPolicy
 from heuristics.slack import solve as solve_order
 from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
 from sim.experiments import common as provenance
+from sim.experiments.common import ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
 from sim.result import Status
 
-ROOT = Path(__file__).resolve().parents[3]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 RESULTS = Path(__file__).resolve().parent / "results"
 BINS = [(0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, 30), (31, 45), (46, 70)]
@@ -112,9 +112,9 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
     lines.append(f"CP-SAT proved {len(proved)} of {len(rows)} problems optimal.")
     lines.append("")
     cols = list(ORDERS) + [EXHAUSTIVE]
-    lines.append("| k | problems | " + " | ".join(
-        f"{c} opt % | {c} median / max gap (s)" for c in cols) + " |")
-    lines.append("|---|---|" + "---|---|" * len(cols))
+    lines += markdown_table(
+        ["k", "problems", *(h for c in cols for h in (f"{c} opt %",
+                                                     f"{c} median / max gap (s)"))], [])
     for lo, hi in BINS:
         sub = [r for r in proved if lo <= r["k"] <= hi]
         if not sub:
@@ -129,7 +129,7 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
             norm = [max(d, 0.0) / n for d, _, n in g]
             cells += [f"{100 * hit / len(g):.0f}",
                       f"{statistics.median(norm):.0f} / {max(norm):.0f}"]
-        lines.append(f"| {lo}-{hi} | {len(sub)} | " + " | ".join(cells) + " |")
+        lines.append(markdown_row([f"{lo}-{hi}", len(sub), *cells]))
     worse = [(r["name"], c, r[c] - r["opt"]) for r in proved for c in cols
              if c in r and r[c] < r["opt"] - r["tol"]]
     lines += ["", f"Heuristic strictly cheaper than the proved optimum: {len(worse)} cases "
@@ -137,9 +137,8 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
 
     lines += ["## Orders against the paper's exhaustive search (k <= "
               f"{exhaustive_k})", ""]
-    lines.append("| k | problems | " + " | ".join(f"{c} = exhaustive %" for c in ORDERS)
-                 + " | exhaustive = optimum % |")
-    lines.append("|---|---|" + "---|" * (len(ORDERS) + 1))
+    lines += markdown_table(["k", "problems", *(f"{c} = exhaustive %" for c in ORDERS),
+                             "exhaustive = optimum %"], [])
     for lo, hi in BINS:
         sub = [r for r in rows if lo <= r["k"] <= hi and EXHAUSTIVE in r]
         if not sub:
@@ -151,7 +150,7 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
         sp = [r for r in sub if r["opt_status"] == Status.OPTIMAL.value]
         hit = sum(1 for r in sp if r[EXHAUSTIVE] <= r["opt"] + r["tol"])
         cells.append(f"{100 * hit / len(sp):.0f}" if sp else "-")
-        lines.append(f"| {lo}-{hi} | {len(sub)} | " + " | ".join(cells) + " |")
+        lines.append(markdown_row([f"{lo}-{hi}", len(sub), *cells]))
     lines.append("")
     text = "\n".join(lines)
     RESULTS.mkdir(exist_ok=True)
@@ -214,20 +213,20 @@ def e2e_report() -> str:
         "limit per call; 'proved' counts the calls it solved to proved optimality "
         "(the rest use its best schedule found, never dearer than the current one).",
         "",
-        "| month | jobs | AST avg wait (s) | optimal avg wait (s) | change | AST bsld | "
-        "optimal bsld | calls proved / stopped / trivial | CP-SAT s | AST sim s | "
-        "same start % | limit per call (s) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(["month", "jobs", "AST avg wait (s)", "optimal avg wait (s)", "change",
+                         "AST bsld", "optimal bsld", "calls proved / stopped / trivial",
+                         "CP-SAT s", "AST sim s", "same start %", "limit per call (s)"], []),
     ]
     for r in recs:
         a, o, c = r["AST"], r["optimal"], r["optimal_calls"]
         ch = (o["avg_wait"] - a["avg_wait"]) / a["avg_wait"] * 100 if a["avg_wait"] else math.nan
-        lines.append(
-            f"| {r['month']} | {r['jobs']} | {a['avg_wait']:.0f} | {o['avg_wait']:.0f} | "
-            f"{ch:+.1f}% | {a.get('avg_bounded_slowdown', math.nan):.2f} | "
-            f"{o.get('avg_bounded_slowdown', math.nan):.2f} | {c['OPTIMAL']:.0f} / "
-            f"{c['FEASIBLE']:.0f} / {c['trivial']:.0f} | {c['seconds']:.0f} | "
-            f"{a['sim_seconds']:.1f} | {100 * r['same_starts']:.0f} | {r['time_limit']:g} |")
+        lines.append(markdown_row([
+            r["month"], r["jobs"], f"{a['avg_wait']:.0f}", f"{o['avg_wait']:.0f}", f"{ch:+.1f}%",
+            f"{a.get('avg_bounded_slowdown', math.nan):.2f}",
+            f"{o.get('avg_bounded_slowdown', math.nan):.2f}",
+            f"{c['OPTIMAL']:.0f} / {c['FEASIBLE']:.0f} / {c['trivial']:.0f}",
+            f"{c['seconds']:.0f}", f"{a['sim_seconds']:.1f}", f"{100 * r['same_starts']:.0f}",
+            f"{r['time_limit']:g}"]))
     lines.append("")
     text = "\n".join(lines)
     (RESULTS / "slack_e2e.md").write_text(text)

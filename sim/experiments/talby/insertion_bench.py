@@ -58,14 +58,14 @@ import time
 from pathlib import Path
 
 from sim.experiments import common as provenance
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
 from sim.result import Status
 
-ROOT = Path(__file__).resolve().parents[3]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 MODULE = "sim.experiments.talby.insertion_bench"
 RESULTS = Path(__file__).resolve().parent / "results"
-PARTIAL = ROOT / "results"
+PARTIAL = PARTIAL_DIR
 BINS = [(0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, 30), (31, 50), (51, 70)]
 VARIANTS = {
     "full": {},
@@ -141,24 +141,25 @@ def _snapshots(kmin: int, kmax: int) -> list[tuple[int, str, ins.InsertionProble
 
 def _bin_table(rows: list[tuple], limit: float, mem: dict[tuple[int, int], float],
                mem_label: str) -> list[str]:
-    lines = [f"| queue k | problems | proved | median s | p90 s | max s | {mem_label} |",
-             "|---|---|---|---|---|---|---|"]
+    lines = markdown_table(["queue k", "problems", "proved", "median s", "p90 s", "max s",
+                            mem_label], [])
     for lo, hi in BINS:
         sub = [r for r in rows if lo <= r[0] <= hi]
         if not sub:
             continue
         ts = [min(r[3], limit) for r in sub]
         proved = sum(1 for r in sub if r[2] is Status.OPTIMAL)
-        lines.append(f"| {lo}-{hi} | {len(sub)} | {proved} | {statistics.median(ts):.3f} | "
-                     f"{_pct(ts, 0.9):.3f} | {max(ts):.3f} | {mem.get((lo, hi), 0):.0f} |")
+        lines.append(markdown_row([f"{lo}-{hi}", len(sub), proved, f"{statistics.median(ts):.3f}",
+                                   f"{_pct(ts, 0.9):.3f}", f"{max(ts):.3f}",
+                                   f"{mem.get((lo, hi), 0):.0f}"]))
     return lines
 
 
 def _before_table(rows: list[tuple], before: list[tuple], limit: float) -> list[str]:
     """Per bin: proved, median and p90 wall seconds, CPU seconds in all, before -> now."""
-    lines = ["| queue k | problems | proved: before -> now | median s: before -> now | "
-             "p90 s: before -> now | CPU s in all: before -> now |",
-             "|---|---|---|---|---|---|"]
+    lines = markdown_table(["queue k", "problems", "proved: before -> now",
+                            "median s: before -> now", "p90 s: before -> now",
+                            "CPU s in all: before -> now"], [])
     for lo, hi in BINS:
         cols = []
         for rs in (before, rows):
@@ -169,8 +170,9 @@ def _before_table(rows: list[tuple], before: list[tuple], limit: float) -> list[
                          sum(r[4] for r in sub)))
         (n, p0, m0, q0, c0), (_, p1, m1, q1, c1) = cols
         if n:
-            lines.append(f"| {lo}-{hi} | {n} | {p0} -> {p1} | {m0:.3f} -> {m1:.3f} | "
-                         f"{q0:.3f} -> {q1:.3f} | {c0:.1f} -> {c1:.1f} |")
+            lines.append(markdown_row([f"{lo}-{hi}", n, f"{p0} -> {p1}",
+                                       f"{m0:.3f} -> {m1:.3f}", f"{q0:.3f} -> {q1:.3f}",
+                                       f"{c0:.1f} -> {c1:.1f}"]))
     return lines
 
 
@@ -242,7 +244,7 @@ def run_cpsat(time_limit: float, kmax: int, variants: bool, kmin: int = 0,
         lines += ["", f"Speed measures, each switched off in turn (same run, on "
                   f"{VARIANT_SAMPLE} evenly spaced problems per bin; proved within the limit "
                   "/ median s):", "",
-                  "| variant | 11-20 | 21-30 | 31-50 |", "|---|---|---|---|"]
+                  *markdown_table(["variant", "11-20", "21-30", "31-50"], [])]
         full = [r for r in rows if r[1] in sample]
         for v, vr in [("full", full)] + list(var_rows.items()):
             cells = []
@@ -254,7 +256,7 @@ def run_cpsat(time_limit: float, kmax: int, variants: bool, kmin: int = 0,
                                  f" / {statistics.median(ts):.2f}")
                 else:
                     cells.append("-")
-            lines.append(f"| {v} | " + " | ".join(cells) + " |")
+            lines.append(markdown_row([v, *cells]))
     return lines
 
 
@@ -306,12 +308,12 @@ def run_compare(dtime: float, only: list[str] | None = None) -> list[str]:
             b = "-" if r.bound is None else f"{r.bound:.6g}"
             cells[v].append(f"{'proved' if ok else 'open'} {c:.2f} s ({r.objective:.6g} / {b})")
             print(f"  {name} {v}: {cells[v][-1]}", file=sys.stderr, flush=True)
-    lines = ["| snapshot | " + " | ".join(variants) + " |",
-             "|---" * (len(variants) + 1) + "|"]
-    for i, name in enumerate(COMPARE_SNAPSHOTS):
-        lines.append(f"| {name} | " + " | ".join(cells[v][i] for v in variants) + " |")
-    lines.append("| **proved / CPU s in all** | " + " | ".join(
-        f"**{p}/{len(COMPARE_SNAPSHOTS)} / {c:.1f}**" for p, c in tot.values()) + " |")
+    lines = markdown_table(["snapshot", *variants],
+                           [[name, *(cells[v][i] for v in variants)]
+                            for i, name in enumerate(COMPARE_SNAPSHOTS)])
+    lines.append(markdown_row(["**proved / CPU s in all**",
+                               *(f"**{p}/{len(COMPARE_SNAPSHOTS)} / {c:.1f}**"
+                                 for p, c in tot.values())]))
     lines += ["", f"Deterministic limit {dtime:g} per stage; cells: status, CPU seconds, "
               "(price found / bound of the problem as defined)."]
     return lines
@@ -357,9 +359,9 @@ def _one(solver: str, source: str, limit: float) -> None:
 def run_limits(limit: float) -> list[str]:
     from sim import registry
 
-    lines = ["| problem | solver | status | wall s (in solve) | wall s (process) | "
-             "peak MB | objective | bound | within limit + 2 s and 1 GB |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = markdown_table(["problem", "solver", "status", "wall s (in solve)",
+                            "wall s (process)", "peak MB", "objective", "bound",
+                            "within limit + 2 s and 1 GB"], [])
     for source in (BIG_SNAPSHOT, "generated-500"):
         for solver in sorted(registry.SOLVERS[ins.FAMILY]):
             t0 = time.perf_counter()
@@ -375,10 +377,10 @@ def run_limits(limit: float) -> list[str]:
             ok = d["wall"] <= limit + 2 and d["peak_mb"] < 1024 or d["status"] == "refused"
             obj = d.get("objective")
             bnd = d.get("bound")
-            lines.append(f"| {source.replace('.json', '')} | {solver} | {d['status']} | "
-                         f"{d['wall']:.2f} | {wall:.2f} | {d['peak_mb']:.0f} | "
-                         f"{'-' if obj is None else f'{obj:.6g}'} | "
-                         f"{'-' if bnd is None else f'{bnd:.6g}'} | {'yes' if ok else 'NO'} |")
+            lines.append(markdown_row([
+                source.replace(".json", ""), solver, d["status"], f"{d['wall']:.2f}",
+                f"{wall:.2f}", f"{d['peak_mb']:.0f}", "-" if obj is None else f"{obj:.6g}",
+                "-" if bnd is None else f"{bnd:.6g}", "yes" if ok else "NO"]))
             print("  " + lines[-1], file=sys.stderr, flush=True)
     lines += ["", "Wall s (process) includes starting Python and importing the solver; "
               "'refused' is the one-line ValueError of a problem too large for the "

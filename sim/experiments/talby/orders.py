@@ -47,10 +47,11 @@ from heuristics.backfill import Conservative
 from heuristics.slack import COMPRESS, ORDERS, SlackPolicy, candidates, insert
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
 from sim.problems.insertion import InsertionProblem, NewJob, WaitingJob
 
 FULL_OUT = Path(__file__).resolve().parent / "results" / "talby_orders"
-QUICK_OUT = Path(__file__).resolve().parents[3] / "results" / "talby_orders"
+QUICK_OUT = PARTIAL_DIR / "talby_orders"
 QUICK_MONTHS = ("1996-10", "1996-12", "1997-03")
 AWT = 2401.0
 
@@ -144,14 +145,15 @@ def example_problem() -> InsertionProblem:
 
 def example_lines() -> list[str]:
     pb = example_problem()
-    out = ["| reading | DU candidate at slot 0: start of A (te 0) | start of B (te 10) | "
-           "price | chosen insertion (slot; A, B) |", "|---|---|---|---|---|"]
+    out = markdown_table(["reading", "DU candidate at slot 0: start of A (te 0)",
+                          "start of B (te 10)", "price", "chosen insertion (slot; A, B)"], [])
     for compress in COMPRESS:
         c0 = next(c for c in candidates(pb, "DU", compress=compress) if c.ts == 0)
         best = insert(pb, "DU", compress=compress)
-        out.append(f"| {compress} | {c0.schedule.starts[1]} | {c0.schedule.starts[2]} | "
-                   f"{c0.price:g} | {best.ts}; {best.schedule.starts[1]}, "
-                   f"{best.schedule.starts[2]} (price {best.price:g}) |")
+        out.append(markdown_row([
+            compress, c0.schedule.starts[1], c0.schedule.starts[2], f"{c0.price:g}",
+            f"{best.ts}; {best.schedule.starts[1]}, {best.schedule.starts[2]} "
+            f"(price {best.price:g})"]))
     return out
 
 
@@ -162,9 +164,9 @@ def snapshot_stats() -> list[str]:
     snaps = [(n, p) for n, p in load_snapshots() if p.new is not None]
     out = [f"Bundled KTH insertion snapshots with a new job: {len(snaps)} "
            "(`instances/data/slack_snapshots`, recorded under AST).", "",
-           "| order | different schedule | list pushes a job past te + t_j | "
-           "list cheaper | hold cheaper | max push past te + t_j, list (s) |",
-           "|---|---|---|---|---|---|"]
+           *markdown_table(["order", "different schedule", "list pushes a job past te + t_j",
+                            "list cheaper", "hold cheaper", "max push past te + t_j, list (s)"],
+                           [])]
     for order in ORDERS:
         diff = past = lcheap = hcheap = 0
         worst = 0
@@ -181,7 +183,7 @@ def snapshot_stats() -> list[str]:
                 worst = max(worst, push)
             lcheap += a.price < b.price
             hcheap += b.price < a.price
-        out.append(f"| {order} | {diff} | {past} | {lcheap} | {hcheap} | {worst:,} |")
+        out.append(markdown_row([order, diff, past, lcheap, hcheap, f"{worst:,}"]))
     return out
 
 
@@ -205,17 +207,19 @@ def table5(only: tuple[str, ...] | None = None) -> str:
               "a profile without them (our earlier reading).", "",
               "## Equal priorities: yearly average wait (s) and change against conservative",
               "", f"Conservative: ours {cons.mean:,.1f} s, paper {PAPER_CONS:,.2f} s.", "",
-              "| order | paper | paper vs cons. | ours, hold | hold vs cons. | ours, list | "
-              "list vs cons. |", "|---|---|---|---|---|---|---|"]
+              *markdown_table(["order", "paper", "paper vs cons.", "ours, hold",
+                               "hold vs cons.", "ours, list", "list vs cons."], [])]
     runs = {}
     for order in ORDERS:
         h = year(order, "equal", "hold", only)
         li = year(order, "equal", "list", only)
         runs[order] = (h, li)
         pe = PAPER[order][0]
-        lines.append(f"| {order} | {pe:,.1f} | {-PAPER_IMPROVEMENT[order]:+.1f}% (text) / "
-                     f"{_pct(pe, PAPER_CONS)} | {h.mean:,.1f} | {_pct(h.mean, cons.mean)} | "
-                     f"{li.mean:,.1f} | {_pct(li.mean, cons.mean)} |")
+        lines.append(markdown_row([
+            order, f"{pe:,.1f}",
+            f"{-PAPER_IMPROVEMENT[order]:+.1f}% (text) / {_pct(pe, PAPER_CONS)}",
+            f"{h.mean:,.1f}", _pct(h.mean, cons.mean), f"{li.mean:,.1f}",
+            _pct(li.mean, cons.mean)]))
     rank_p = sorted(ORDERS, key=lambda o: PAPER[o][0])
     rank_h = sorted(ORDERS, key=lambda o: runs[o][0].mean)
     rank_l = sorted(ORDERS, key=lambda o: runs[o][1].mean)
@@ -225,7 +229,7 @@ def table5(only: tuple[str, ...] | None = None) -> str:
     lines += ["## Every row of the paper's Table 5 (s), paper / ours hold / ours list", "",
               "Unequal = every fifth job of the log UP = PP = 1, the others 0. Perf loss = "
               "unequal all / best equal (the paper's AST) - 1. Gap = low - high.", "",
-              "| row | " + " | ".join(ORDERS) + " |", "|---|" + "---|" * len(ORDERS)]
+              *markdown_table(["row", *ORDERS], [])]
     best_eq = {"paper": PAPER["AST"][0], "hold": runs["AST"][0].mean,
                "list": runs["AST"][1].mean}
     fifth = {o: (year(o, "fifth", "hold", only), year(o, "fifth", "list", only)) for o in ORDERS}
@@ -244,7 +248,7 @@ def table5(only: tuple[str, ...] | None = None) -> str:
 
     for k, name in enumerate(("Equal Pri", "Unequal Pri", "Perf Loss", "Hi-Pri Jobs",
                               "Lo-Pri Jobs", "Gap")):
-        lines.append(f"| {name} | " + " | ".join(cell(o, k) for o in ORDERS) + " |")
+        lines.append(markdown_row([name, *(cell(o, k) for o in ORDERS)]))
     cf = year("conservative", "fifth", only=only)
     lines += ["", f"Conservative, unequal priorities (it ignores them): all {cf.mean:,.1f}, "
               f"high {cf.group(True):,.1f}, low {cf.group(False):,.1f}.", ""]

@@ -31,13 +31,14 @@ from instances.months import split_months
 from instances.priorities import priorities_of
 from instances.swf import read_swf
 from sim.batch.machine import simulate
+from sim.experiments.common import ROOT, markdown_row, markdown_table
 from sim.problems.insertion import InsertionProblem, load
 
 MONTHS = ("1996-09", "1996-10", "1996-11", "1996-12", "1997-01", "1997-02", "1997-03",
           "1997-04", "1997-05", "1997-06", "1997-07", "1997-08")
 BINS = ((0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, 30), (31, 45), (46, 70), (71, 10**9))
 PER_BIN = 20  # per bin, per kind (insert / remove), over all months
-OUT = Path(__file__).resolve().parents[3] / "instances" / "data" / "slack_snapshots"
+OUT = ROOT / "instances" / "data" / "slack_snapshots"
 
 
 def snapshot_paths(directory: Path = OUT) -> list[Path]:
@@ -106,16 +107,14 @@ def main(argv: list[str] | None = None) -> int:
         "SF 3, AWT 2401 s, alphas 1, equal priorities, 128 processors, months "
         f"{', '.join(MONTHS)}. {len(rows)} problems, {total / 1e6:.2f} MB.",
         "",
-        "| queue length k | insert | remove |",
-        "|---|---|---|",
+        *markdown_table(["queue length k", "insert", "remove"], []),
     ]
     for lo, hi in BINS:
         ins = sum(1 for r in rows if lo <= r[3] <= hi and r[2] == "insert")
         rem = sum(1 for r in rows if lo <= r[3] <= hi and r[2] == "remove")
         label = f"{lo}-{hi}" if hi < 10**9 else f">={lo}"
-        lines.append(f"| {label} | {ins} | {rem} |")
-    lines += ["", "| file | month | kind | k | running |", "|---|---|---|---|---|"]
-    lines += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} |" for r in rows]
+        lines.append(markdown_row([label, ins, rem]))
+    lines += ["", *markdown_table(["file", "month", "kind", "k", "running"], rows)]
     (OUT / "index.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {len(rows)} problems ({total / 1e6:.2f} MB) to {OUT}")
     ks = sorted(r[3] for r in rows)

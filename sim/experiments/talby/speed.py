@@ -48,11 +48,11 @@ from pathlib import Path
 import numpy as np
 
 from sim.experiments import common as provenance
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table
 
-ROOT = Path(__file__).resolve().parents[3]
 FIXTURE = ROOT / "tests" / "batch" / "data" / "slack_starts_main.json"
 RESULTS = Path(__file__).resolve().parent / "results" / "slack_speed"
-PARTIAL = ROOT / "results"
+PARTIAL = PARTIAL_DIR
 ORDERS = ("AST", "AAT", "DU", "DC", "DP")
 COMPRESS = ("hold", "list")
 MODES = ("year", "month")
@@ -228,24 +228,24 @@ def main(argv: list[str] | None = None) -> int:
         "the simulations." + ("" if full else " PARTIAL RUN: not the committed "
                               "configuration."),
         "",
-        "| case | variant | sim median [s] | sim min [s] | cpu median [s] | cpu min [s] "
-        "| avg wait [s] | same starts in every run | starts = main's |",
-        "|---|---|---:|---:|---:|---:|---:|---|---|",
+        *markdown_table(
+            ["case", "variant", "sim median [s]", "sim min [s]", "cpu median [s]",
+             "cpu min [s]", "avg wait [s]", "same starts in every run", "starts = main's"],
+            [[r["case"], r["variant"], f"{r['sim_median']:.2f}", f"{r['sim_min']:.2f}",
+              f"{r['cpu_median']:.2f}", f"{r['cpu_min']:.2f}", f"{r['avg_wait']:.2f}",
+              "yes" if r["same"] else "NO", "yes" if r["main"] else "NO"] for r in rows],
+            align="llrrrrrll"),
     ]
-    for r in rows:
-        lines.append(
-            f"| {r['case']} | {r['variant']} | {r['sim_median']:.2f} | {r['sim_min']:.2f} | "
-            f"{r['cpu_median']:.2f} | {r['cpu_min']:.2f} | {r['avg_wait']:.2f} | "
-            f"{'yes' if r['same'] else 'NO'} | "
-            f"{'yes' if r['main'] else 'NO'} |")
     if eq_rows:
         lines += ["", "Every order, compress reading and mode, fast path, one run each "
                   "(`--equality`):", "",
-                  "| case | avg wait [s] | main's avg wait [s] | starts = main's "
-                  "(SHA-256) | sim [s] | cpu [s] |", "|---|---:|---:|---|---:|---:|"]
-        lines += [f"| {r['case']} | {r['avg_wait']:.2f} | {r['main_wait']:.2f} | "
-                  f"{'yes' if r['main'] else 'NO'} | {r['sim']:.2f} | {r['cpu']:.2f} |"
-                  for r in eq_rows]
+                  *markdown_table(
+                      ["case", "avg wait [s]", "main's avg wait [s]", "starts = main's (SHA-256)",
+                       "sim [s]", "cpu [s]"],
+                      [[r["case"], f"{r['avg_wait']:.2f}", f"{r['main_wait']:.2f}",
+                        "yes" if r["main"] else "NO", f"{r['sim']:.2f}", f"{r['cpu']:.2f}"]
+                       for r in eq_rows],
+                      align="lrrlrr")]
     lines += ["", f"main's start arrays: `{FIXTURE.relative_to(ROOT)}` "
               f"({fixture['produced_by']})."]
     out = RESULTS if full else PARTIAL

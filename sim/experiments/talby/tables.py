@@ -34,14 +34,13 @@ rerun skips the cells already done. Times are seconds.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from heuristics.slack import ORDERS
+from sim.experiments.common import csv_text, markdown_row, markdown_table
 from sim.sweep.execute import run_sweep
 from sim.sweep.report import load_rows
 
@@ -261,31 +260,31 @@ def table1(rows: list[dict[str, Any]], quick: bool) -> list[str]:
     variants = [c for c in COMPRESSIONS if (f"conservative-{c}",) in p]
     lines = ["# Table 1: average wait (s), conservative vs priority (AST, SF 3, AWT 2401, "
              "alphas 1, equal priorities)", ""] + _intro(quick, rows)
-    lines += ["| month | jobs | cons. | paper | dev. | AST | paper | dev. | reduction | "
-              "paper red. |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += markdown_table(["month", "jobs", "cons.", "paper", "dev.", "AST", "paper", "dev.",
+                             "reduction", "paper red."], [])
     for m in cons.months():
         pc, pa = PAPER_T1.get(m, (None, None))
         c, a = cons.month(m), ast.month(m)
-        lines.append(f"| {m} | {cons.jobs(m)} | {_f(c)} | {_f(pc)} | {_dev(c, pc)} | {_f(a)} | "
-                     f"{_f(pa)} | {_dev(a, pa)} | {_red(c, a)} | {_red(pc, pa)} |")
+        lines.append(markdown_row([m, cons.jobs(m), _f(c), _f(pc), _dev(c, pc), _f(a), _f(pa),
+                                   _dev(a, pa), _red(c, a), _red(pc, pa)]))
     c, a = cons.year(), ast.year()
     pc, pa = PAPER_T1_YEAR
-    lines.append(f"| **year** | {cons.jobs()} | **{_f(c, 2)}** | {_f(pc, 2)} | {_dev(c, pc)} | "
-                 f"**{_f(a, 2)}** | {_f(pa, 2)} | {_dev(a, pa)} | {_red(c, a)} | "
-                 f"{_red(pc, pa)} |")
+    lines.append(markdown_row(["**year**", cons.jobs(), f"**{_f(c, 2)}**", _f(pc, 2),
+                               _dev(c, pc), f"**{_f(a, 2)}**", _f(pa, 2), _dev(a, pa),
+                               _red(c, a), _red(pc, pa)]))
     lines += ["", "Readings of conservative backfilling (option `compression` of "
               "`heuristics.backfill.Conservative`): what happens when a job ends before its "
               "requested time.", "",
-              "| compression | year (s) | paper | dev. | AST reduction against it |",
-              "|---|---|---|---|---|"]
+              *markdown_table(["compression", "year (s)", "paper", "dev.",
+                               "AST reduction against it"], [])]
     meaning = {"arrival": "re-place every waiting job, arrival order (ours, default)",
                "start": "re-place every waiting job, order of reserved start",
                "now": "move only the jobs that can start at once",
                "none": "no compression: every job keeps its arrival reservation"}
     for v in variants:
         y = p[(f"conservative-{v}",)].year()
-        lines.append(f"| {v}: {meaning[v]} | {_f(y, 2)} | {_f(pc, 2)} | {_dev(y, pc)} | "
-                     f"{_red(y, a)} |")
+        lines.append(markdown_row([f"{v}: {meaning[v]}", _f(y, 2), _f(pc, 2), _dev(y, pc),
+                                   _red(y, a)]))
     lines += ["", "Notes:", ""]
     if not quick:
         lines += september_check()
@@ -313,15 +312,15 @@ def table2(rows: list[dict[str, Any]], quick: bool) -> list[str]:
     p = pools(rows, "sf")
     lines = ["# Table 2: yearly average wait (s) of the priority scheduler vs the slack "
              "factor SF (AST, AWT 2401, alphas 1, equal priorities)", ""] + _intro(quick, rows)
-    lines += ["| SF | ours | paper | dev. | ours vs SF 3 | paper vs SF 3 |",
-              "|---|---|---|---|---|---|"]
+    lines += markdown_table(["SF", "ours", "paper", "dev.", "ours vs SF 3", "paper vs SF 3"],
+                            [])
     base = p.get((3.0,))
     for (sf,), pool in sorted(p.items()):
         y = pool.year()
-        lines.append(f"| {sf:g} | {_f(y, 1)} | {_f(PAPER_T2.get(sf), 0)} | "
-                     f"{_dev(y, PAPER_T2.get(sf))} | "
-                     f"{_dev(y, base.year() if base else None)} | "
-                     f"{_dev(PAPER_T2.get(sf), PAPER_T2[3.0])} |")
+        lines.append(markdown_row([f"{sf:g}", _f(y, 1), _f(PAPER_T2.get(sf), 0),
+                                   _dev(y, PAPER_T2.get(sf)),
+                                   _dev(y, base.year() if base else None),
+                                   _dev(PAPER_T2.get(sf), PAPER_T2[3.0])]))
     return lines
 
 
@@ -330,18 +329,19 @@ def table3(rows: list[dict[str, Any]], quick: bool) -> list[str]:
     eq, fi = p[("equal",)], p[("fifth",)]
     lines = ["# Table 3: average wait (s) with differential priorities (AST, SF 3, AWT 2401, "
              "alphas 1; every fifth job UP = PP = 1, others 0)", ""] + _intro(quick, rows)
-    lines += ["| month | equal | paper | dev. | unequal: all | paper | dev. | hi-pri | paper "
-              "| dev. | lo-pri | paper | dev. |", "|" + "---|" * 13]
+    lines += markdown_table(["month", "equal", "paper", "dev.", "unequal: all", "paper", "dev.",
+                             "hi-pri", "paper", "dev.", "lo-pri", "paper", "dev."], [])
     for m in eq.months():
         pe, pall, phi, plo = PAPER_T3.get(m, (None,) * 4)
         vals = [(eq.month(m), pe), (fi.month(m), pall), (fi.month(m, "high"), phi),
                 (fi.month(m, "low"), plo)]
-        lines.append(f"| {m} | " + " | ".join(f"{_f(o)} | {_f(q)} | {_dev(o, q)}"
-                                              for o, q in vals) + " |")
+        lines.append(markdown_row([m, *(c for o, q in vals
+                                        for c in (_f(o), _f(q), _dev(o, q)))]))
     vals = [(eq.year(), PAPER_T3_YEAR[0]), (fi.year(), PAPER_T3_YEAR[1]),
             (fi.year("high"), PAPER_T3_YEAR[2]), (fi.year("low"), PAPER_T3_YEAR[3])]
-    lines.append("| **year** | " + " | ".join(f"**{_f(o, 2)}** | {_f(q, 2)} | {_dev(o, q)}"
-                                               for o, q in vals) + " |")
+    lines.append(markdown_row(["**year**", *(c for o, q in vals
+                                             for c in (f"**{_f(o, 2)}**", _f(q, 2),
+                                                       _dev(o, q)))]))
     hi, lo, e, a = fi.year("high"), fi.year("low"), eq.year(), fi.year()
     lines += ["", f"Against equal priorities: high-priority jobs {_dev(hi, e)} (paper "
               f"{_dev(PAPER_T3_YEAR[2], PAPER_T3_YEAR[0])}), ordinary jobs {_dev(lo, e)} "
@@ -358,13 +358,13 @@ def table4(rows: list[dict[str, Any]], quick: bool) -> list[str]:
     lines = ["# Table 4: overall yearly average wait (s) vs the priority gap (AST, SF 3, "
              "AWT 2401; every fifth job UP = PP = gap / 2, others 0)", ""]
     lines += _intro(quick, rows)
-    lines += ["| gap | all | paper | dev. | hi-pri | lo-pri |", "|---|---|---|---|---|---|"]
+    lines += markdown_table(["gap", "all", "paper", "dev.", "hi-pri", "lo-pri"], [])
     for (high,), pool in sorted(p.items()):
         g = 2 * high
         y = pool.year()
-        lines.append(f"| {g:g} | {_f(y, 2)} | {_f(PAPER_T4.get(g), 2)} | "
-                     f"{_dev(y, PAPER_T4.get(g))} | {_f(pool.year('high'))} | "
-                     f"{_f(pool.year('low'))} |")
+        lines.append(markdown_row([f"{g:g}", _f(y, 2), _f(PAPER_T4.get(g), 2),
+                                   _dev(y, PAPER_T4.get(g)), _f(pool.year("high")),
+                                   _f(pool.year("low"))]))
     lines += ["", "Gap 0 gives every job UP = PP = 0, the same workload as equal "
               "priorities (hence no high/low split)."]
     return lines
@@ -374,8 +374,9 @@ def table5(rows: list[dict[str, Any]], quick: bool) -> list[str]:
     p = pools(rows, "label", "workload")
     lines = ["# Table 5: yearly average wait (s) per compress order (SF 3, AWT 2401, "
              "alphas 1)", ""] + _intro(quick, rows)
-    lines += ["| order | equal | paper | dev. | unequal | paper | dev. | perf. loss | paper "
-              "| hi-pri | paper | lo-pri | paper | gap | paper |", "|" + "---|" * 15]
+    lines += markdown_table(["order", "equal", "paper", "dev.", "unequal", "paper", "dev.",
+                             "perf. loss", "paper", "hi-pri", "paper", "lo-pri", "paper", "gap",
+                             "paper"], [])
     def rank(lab: str) -> tuple[int, int]:
         order = lab.split("order=")[-1].split(")")[0].split(",")[0]
         return (not lab.startswith("order("), ORDERS.index(order) if order in ORDERS else 9)
@@ -392,10 +393,9 @@ def table5(rows: list[dict[str, Any]], quick: bool) -> list[str]:
         loss = ((yf - best_equal.year()) / best_equal.year() * 100
                 if yf is not None and best_equal else None)
         gap = lo - hi if hi is not None and lo is not None else None
-        lines.append(f"| {lab} | {_f(ye)} | {_f(pe[0])} | {_dev(ye, pe[0])} | {_f(yf)} | "
-                     f"{_f(pe[1])} | {_dev(yf, pe[1])} | {_pct(loss)} | {_pct(pe[2])} | "
-                     f"{_f(hi)} | {_f(pe[3])} | {_f(lo)} | {_f(pe[4])} | {_f(gap)} | "
-                     f"{_f(pe[5])} |")
+        lines.append(markdown_row([lab, _f(ye), _f(pe[0]), _dev(ye, pe[0]), _f(yf), _f(pe[1]),
+                                   _dev(yf, pe[1]), _pct(loss), _pct(pe[2]), _f(hi), _f(pe[3]),
+                                   _f(lo), _f(pe[4]), _f(gap), _f(pe[5])]))
     lines += ["", "Perf. loss: yearly wait with unequal priorities relative to the best "
               "equal-priority result (AST), as the paper's footnote 1; gap: lo-pri minus "
               "hi-pri wait. `overlap` rows: `delay_from=overlap`, a slot also delays the "
@@ -415,13 +415,10 @@ TABLES: dict[str, Callable[[list[dict[str, Any]], bool], list[str]]] = {
 def _csv(rows: list[dict[str, Any]]) -> str:
     keys = ["workload", "month", "label", "sf", "order", "priority_high", "jobs", "avg_wait",
             "total_wait", "jobs_high", "avg_wait_high", "jobs_low", "avg_wait_low", "key"]
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(keys)
-    for r in sorted(rows, key=lambda r: (str(r.get("label")), str(r.get("workload")),
-                                         str(r.get("priority_high")), str(r.get("month")))):
-        w.writerow(["" if r.get(k) is None else r.get(k) for k in keys])
-    return buf.getvalue()
+    return csv_text(keys, (["" if r.get(k) is None else r.get(k) for k in keys]
+                           for r in sorted(rows, key=lambda r: (
+                               str(r.get("label")), str(r.get("workload")),
+                               str(r.get("priority_high")), str(r.get("month"))))))
 
 
 def reproduce(table: str, argv: list[str] | None = None) -> int:
