@@ -33,6 +33,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                   baseline=args.baseline, where=args.where, level=args.level,
                   out_dir=args.out)
     print(text)
+    cells = select(load_rows(args.results), args.where)
+    if args.keys or len(cells) <= 200:
+        print(_keys(cells))
+    else:
+        print(f"{len(cells)} cells: --keys lists each one's key for --gantt.")
     if args.plot or args.gantt:
         out = Path(args.out or ".")
         out.mkdir(parents=True, exist_ok=True)
@@ -40,15 +45,19 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         rows = select(load_rows(args.results), args.where)
         if args.plot:
-            ms = metrics or [_first_metric(args.results)]
-            for m in ms:
+            labels = _labels(args.results) if args.cols == "label" else None
+            facet = [f.strip() for f in args.facet.split(",") if f.strip()] \
+                if args.facet else None
+            for m in metrics or _metrics(args.results):
                 f = plots.plot_metric(rows, m, args.plot, out / f"{m}_vs_{args.plot}.png",
-                                      cols_by=args.cols, level=args.level)
+                                      cols_by=args.cols, level=args.level, facet=facet,
+                                      logy=args.logy, where=args.where, labels=labels)
                 print(f"wrote {f}", file=sys.stderr)
                 if args.baseline:
                     f = plots.plot_gap(rows, m, args.baseline, args.plot,
                                        out / f"{m}_gap_to_{args.baseline}.png",
-                                       cols_by=args.cols)
+                                       cols_by=args.cols, facet=facet, where=args.where,
+                                       labels=labels)
                     print(f"wrote {f}", file=sys.stderr)
         if args.gantt:
             cell = _cell(args.results, args.gantt)
@@ -58,13 +67,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_metric(path: str) -> str:
+def _meta_list(path: str, key: str, default: str) -> list[str]:
     import json
 
     from sim.sweep.store import Store
 
     with Store.open(path, create=False) as st:
-        return json.loads(st.meta().get("metrics", '["avg_wait"]'))[0]
+        value = json.loads(st.meta().get(key, default))
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{path}: meta {key!r} is not a list of names")
+    return value
+
+
+def _metrics(path: str) -> list[str]:
+    """Every metric the store's spec asked for (each gets its plot)."""
+    return _meta_list(path, "metrics", '["avg_wait"]')
+
+
+def _labels(path: str) -> list[str]:
+    """The spec's labels in spec order (a label keeps its colour in every plot)."""
+    return _meta_list(path, "labels", "[]") or None
+
+
+def _keys(rows: list[dict[str, Any]]) -> str:
+    """One line per cell: its key (for ``--gantt KEY``) and its parameters."""
+    from sim.sweep.report import varying
+
+    vary = [k for k in varying(rows) if k not in ("key",)]
+    lines = ["Cells (`--gantt KEY` takes a unique prefix of the key):", ""]
+    for r in sorted(rows, key=lambda r: r["key"]):
+        lines.append(f"- `{r['key']}` " + ", ".join(f"{k}={r.get(k)}" for k in vary))
+    return "\n".join(lines) + "\n"
 
 
 def _cell(path: str, key: str) -> dict[str, Any]:
@@ -120,8 +153,16 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level")
     p.add_argument("--out", help="directory for report.md, <metric>.csv and the PNGs")
     p.add_argument("--plot", metavar="PARAM",
-                   help="PNG of each metric vs this numeric parameter (and the gap plot "
-                        "with --baseline)")
+                   help="PNG of each metric (--metric, default every metric of the spec) vs "
+                        "this numeric parameter, one panel per value of the other varying "
+                        "parameters (and the gap plot with --baseline)")
+    p.add_argument("--facet", metavar="P,Q",
+                   help="with --plot: one panel per value of these parameters (default: "
+                        "every other parameter that varies)")
+    p.add_argument("--logy", action="store_true", help="with --plot: log-scale metric axis")
+    p.add_argument("--keys", action="store_true",
+                   help="list each cell's key (for --gantt) with its parameters (listed "
+                        "anyway up to 200 cells)")
     p.add_argument("--gantt", metavar="KEY",
                    help="re-simulate this cell (key prefix) and draw its Gantt chart, "
                         "queue length and utilization")

@@ -94,11 +94,7 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
     if labels is None:
         labels = sorted({_label(r.get(cols_by)) for r in rows})
     colours = label_colours(labels)
-    plt = _plt()
-    n = len(panels)
-    cols = min(3, n)
-    nrows = math.ceil(n / cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.8 * nrows), squeeze=False)
+    plt, fig, axes = _panels(len(panels))
     for ax, (name, part) in zip(axes.flat, panels, strict=False):
         p = pivot(part, metric, rows_by=[x], cols_by=cols_by, level=level)
         xs = [float(rk[0]) for rk in p.row_keys]
@@ -118,8 +114,6 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
             ax.set_title(name, fontsize=9)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
     fig.suptitle(_title(f"{metric} vs {x} (mean, {level:.0%} CI over seeds)", rows, where),
                  fontsize=10)
     fig.tight_layout()
@@ -129,31 +123,45 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
     return out
 
 
+def _panels(n: int) -> tuple[Any, Any, Any]:
+    plt = _plt()
+    cols = min(3, n)
+    nrows = math.ceil(n / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.8 * nrows), squeeze=False)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    return plt, fig, axes
+
+
 def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
-             out: str | Path, *, cols_by: str = "label",
+             out: str | Path, *, cols_by: str = "label", facet: list[str] | None = None,
              where: tuple[str, ...] | list[str] = (), labels: list[str] | None = None
              ) -> Path:
-    """Percent gap of each ``cols_by`` value to ``baseline`` versus parameter ``x``."""
+    """Percent gap of each ``cols_by`` value to ``baseline`` versus parameter ``x``, one
+    panel per value of the other varying parameters (or of ``facet``)."""
     from sim.sweep.report import _label
 
-    p = pivot(rows, metric, rows_by=[x], cols_by=cols_by, baseline=baseline)
     colours = label_colours(labels or sorted({_label(r.get(cols_by)) for r in rows}))
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    labels = [ck for ck in p.col_keys if ck != baseline]
-    n = len(p.row_keys)
-    width = 0.8 / max(1, len(labels))
-    for i, ck in enumerate(labels):
-        gaps = [p.gap(rk, ck) for rk in p.row_keys]
-        ax.bar(np.arange(n) + i * width, [0.0 if g is None else g for g in gaps],
-               width=width, label=ck, color=colours.get(ck))
-    ax.set_xticks(np.arange(n) + width * (len(labels) - 1) / 2)
-    ax.set_xticklabels([rk[0] for rk in p.row_keys])
-    ax.axhline(0, color="black", lw=0.8)
-    ax.set_xlabel(_axis_label(x))
-    ax.set_ylabel(f"{metric}: gap to {baseline} [%]")
-    ax.set_title(_title(f"gap of {metric} to {baseline}", rows, where), fontsize=10)
-    ax.legend(fontsize=8)
+    panels = facets(rows, x, cols_by, facet)
+    plt, fig, axes = _panels(len(panels))
+    for ax, (name, part) in zip(axes.flat, panels, strict=False):
+        p = pivot(part, metric, rows_by=[x], cols_by=cols_by, baseline=baseline)
+        others = [ck for ck in p.col_keys if ck != baseline]
+        n = len(p.row_keys)
+        width = 0.8 / max(1, len(others))
+        for i, ck in enumerate(others):
+            gaps = [p.gap(rk, ck) for rk in p.row_keys]
+            ax.bar(np.arange(n) + i * width, [0.0 if g is None else g for g in gaps],
+                   width=width, label=ck, color=colours.get(ck))
+        ax.set_xticks(np.arange(n) + width * (len(others) - 1) / 2)
+        ax.set_xticklabels([rk[0] for rk in p.row_keys])
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_xlabel(_axis_label(x))
+        ax.set_ylabel(f"{metric}: gap to {baseline} [%]")
+        if name:
+            ax.set_title(name, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(_title(f"gap of {metric} to {baseline}", rows, where), fontsize=10)
     fig.tight_layout()
     out = Path(out)
     fig.savefig(out, dpi=110)

@@ -60,6 +60,50 @@ REPRODUCTIONS.update({
                 "fig12m", "targets", "readings")})
 
 
+#: one line per entry whose target serves several figures (the others use their docstring)
+DESCRIPTIONS: dict[str, str] = {
+    "leinberger-fig1": "Leinberger et al. Figure 1: epochs of FCFS, FCFS/FF and the optimum on "
+                       "six jobs.",
+    "leinberger-fig2": "Leinberger et al. Figure 2: ART gain of BL/BB/CONS over FF-EASY "
+                       "(K, load, distribution; also writes Figure 3).",
+    "leinberger-fig3": "Leinberger et al. Figure 3: weighted ART gain (from Figure 2's run).",
+    "leinberger-gaps": "FF/BL/BB and the epoch heuristics against the optimal selection and "
+                       "the minimum epochs.",
+    "leinberger-response": "Online policies against the proved offline minimum response "
+                           "time.",
+    "gine-calib": "Giné et al. eq. 5: load calibration, tasks per node at memory load 0.7 / "
+                  "1.0 / 1.5.",
+    "gine-fig4": "Giné et al. Figure 4: the static two-job run under CSM and PRED.",
+    "gine-fig5-6": "Giné et al. Figures 5-6: correlation and slowdown at memory load 0.7.",
+    "gine-fig7": "Giné et al. Figure 7: slowdown of large jobs against MNOD.",
+    "gine-fig8-9": "Giné et al. Figures 8-9: faults and correlation at memory load 1.0.",
+    "gine-fig10-11": "Giné et al. Figures 10-11: faults and correlation at memory load 1.5.",
+    "gine-fig12": "Giné et al. Figure 12: slowdown of the local tasks.",
+    "gine-gang": "The exact memory-feasible gang schedule as a reference (not in the paper).",
+    "gine-sens": "Sensitivity of the CSM results to eq. 3 read literally or corrected.",
+    **{f"karl-fig{i}": f"Karl Figure {i}: " + what for i, what in (
+        (1, "CPU share achieved against the share asked for."),
+        (2, "single barrier, run time without a server (base of Figures 3-4)."),
+        (3, "single barrier, unsynchronized servers, ratio to Figure 2."),
+        (4, "single barrier, synchronized servers, ratio to Figure 2."),
+        (5, "barrier pattern, run time without a server (base of Figures 6-7)."),
+        (6, "barrier pattern, blocking, ratio to Figure 5."),
+        (7, "barrier pattern, spin-blocking, ratio to Figure 5."),
+        (8, "complete pattern, run time without a server."),
+        (9, "complete pattern, 100 µs spin, ratio to Figure 8."),
+        (10, "complete pattern, spin, with servers."),
+        (11, "variation coefficient of the run time without a server."),
+        (12, "variation coefficient with synchronized servers."))},
+    "karl-fig8r": "Karl section 4.4: complete pattern, blocking, ratio (the 6.5x penalty).",
+    "karl-fig7m": "Karl Figure 7 under the captions' 100 ms spin reading.",
+    "karl-fig9m": "Karl Figure 9 under the captions' 100 ms spin reading.",
+    "karl-fig11m": "Karl Figure 11 under the captions' 100 ms spin reading.",
+    "karl-fig12m": "Karl Figure 12 under the captions' 100 ms spin reading.",
+    "karl-targets": "Karl: the acceptance targets checked against the computed cells.",
+    "karl-readings": "Karl: targets 5-7 under the other readings of the wake-up and spin.",
+}
+
+
 def _split(name: str) -> tuple[str, list[str]]:
     try:
         path = REPRODUCTIONS[name]
@@ -78,7 +122,10 @@ def target(name: str) -> Callable[..., Any]:
 
 
 def describe(name: str) -> str:
-    """First line of the target's docstring (or of its module's)."""
+    """The entry's line in :data:`DESCRIPTIONS`, else the first line of the target's
+    docstring (or of its module's)."""
+    if name in DESCRIPTIONS:
+        return DESCRIPTIONS[name]
     fn = target(name)
     doc = inspect.getdoc(fn) or inspect.getdoc(sys.modules[fn.__module__]) or ""
     return doc.splitlines()[0] if doc else ""
