@@ -38,7 +38,7 @@ import numpy as np
 
 from sim.memory.model import MissRateCurve, steady_state
 from sim.problems import ensure_feasible, fields
-from sim.problems.fields import short
+from sim.problems.fields import EXACT_MAX, short
 
 FAMILY = "grouping"
 
@@ -82,8 +82,9 @@ class GroupJob:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"job: field 'name' must be a non-empty string, "
                              f"got {short(self.name)}")
-        if isinstance(self.procs, bool) or not isinstance(self.procs, int) or self.procs < 1:
-            raise ValueError(f"{owner}: field 'procs' must be an integer >= 1, "
+        if (isinstance(self.procs, bool) or not isinstance(self.procs, int) or self.procs < 1
+                or self.procs > EXACT_MAX):
+            raise ValueError(f"{owner}: field 'procs' must be an integer in [1, {EXACT_MAX}], "
                              f"got {short(self.procs)}")
         if not isinstance(self.curve, MissRateCurve):
             raise ValueError(f"{owner}: field 'curve' must be a MissRateCurve")
@@ -137,9 +138,9 @@ class GroupingProblem:
         if not self.jobs:
             raise ValueError("grouping problem: field 'jobs' is empty")
         P = self.processors
-        if isinstance(P, bool) or not isinstance(P, int) or P < 1:
-            raise ValueError(f"grouping problem: field 'processors' must be an integer >= 1, "
-                             f"got {short(P)}")
+        if isinstance(P, bool) or not isinstance(P, int) or P < 1 or P > EXACT_MAX:
+            raise ValueError(f"grouping problem: field 'processors' must be an integer in "
+                             f"[1, {EXACT_MAX}], got {short(P)}")
         if not _num("grouping problem", "memory", self.memory) > 0:
             raise ValueError(f"grouping problem: field 'memory' must be positive, "
                              f"got {short(self.memory)}")
@@ -486,7 +487,8 @@ _CURVE = fields.Record("Miss-rate curve in isolation.", (
 ), closed=False)
 _JOB = fields.Record("A job.", (
     _F("name", "string", "Unique, non-empty name."),
-    _F("procs", "integer", "Processor demand Q(j).", "processors", minimum=1),
+    _F("procs", "integer", "Processor demand Q(j).", "processors", minimum=1,
+       maximum=EXACT_MAX),
     _F("refs", "number", "Memory references per time slice, all processors together (> 0).",
        "references", minimum=0.0),
     _F("curve", "object", "Miss-rate curve in isolation (blocks of the problem's memory); "
@@ -503,7 +505,7 @@ SCHEMA = fields.Record(
                                        ("B", 1, 2000.0, [1.0, 0.8, 0.6, 0.4, 0.2, 0.0]),
                                        ("C", 2, 1500.0, [1.0, 0.3, 0.05, 0.0]))]),
         _F("processors", "integer", "P, processors of the machine.", "processors", minimum=1,
-           example=2),
+           maximum=EXACT_MAX, example=2),
         _F("memory", "number", "C, memory (> 0).", "blocks", minimum=0.0, example=6),
         _F("latency", "number", "Miss penalty l.", "s", minimum=0.0, example=1e-3),
         _F("slice_length", "number", "T, length of a time slice (> 0).", "s", minimum=0.0,
