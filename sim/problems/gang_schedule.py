@@ -218,8 +218,9 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
 
 def load(path: str | Path) -> GangProblem:
     """Read a problem JSON file."""
-    with open(path, encoding="utf-8") as fh:
-        return from_dict(json.load(fh), source=str(path))
+    from sim.problems import read_json
+
+    return from_dict(read_json(path), source=str(path))
 
 
 def conflicts(problem: GangProblem) -> list[tuple[int, int]]:

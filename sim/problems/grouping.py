@@ -27,7 +27,6 @@ exactly ``S`` slices (some possibly empty).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -421,12 +420,9 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
 
 def load(path: str | Path) -> GroupingProblem:
     """Read a grouping problem from a JSON file."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    return from_dict(data, source=str(p))
+    from sim.problems import read_json
+
+    return from_dict(read_json(path), source=str(path))
 
 
 def schedule_name(problem: GroupingProblem, solution: Solution) -> str:

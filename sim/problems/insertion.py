@@ -468,12 +468,9 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProbl
 
 def load(path: str | Path) -> InsertionProblem:
     """Read a problem from a JSON file (errors name the file)."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: invalid JSON: {e}") from None
-    return from_dict(data, str(path))
+    from sim.problems import read_json
+
+    return from_dict(read_json(path), source=str(path))
 
 
 def _within_capacity(problem: InsertionProblem) -> bool:

@@ -24,7 +24,6 @@ capacity, AMB-1.1).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -68,11 +67,9 @@ def _vector(value: Any, name: str, K: int, src: str | None, cap: Sequence[int] |
 
 
 def _read(path: str | Path) -> tuple[dict[str, Any], str]:
-    p = Path(path)
-    try:
-        return json.loads(p.read_text(encoding="utf-8")), str(p)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    from sim.problems import read_json
+
+    return read_json(path), str(path)
 
 
 def _check_demands(demands: Any, capacity: tuple[int, ...], src: str | None,

@@ -189,8 +189,9 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> SlotProblem:
 
 def load(path: str | Path) -> SlotProblem:
     """Read a problem JSON file."""
-    with open(path, encoding="utf-8") as fh:
-        return from_dict(json.load(fh), source=str(path))
+    from sim.problems import read_json
+
+    return from_dict(read_json(path), source=str(path))
 
 
 def conflicts(problem: SlotProblem) -> list[tuple[int, int]]:
