@@ -72,9 +72,17 @@ def _read(path: str | Path) -> tuple[dict[str, Any], str]:
     return read_json(path), str(path)
 
 
+MAX_JOBS = 100_000
+"""Most jobs (candidates) a K-resource problem holds: loading and checking 10^5 jobs takes
+about a second; 10^6 took 11 s before any solver started."""
+
+
 def _check_demands(demands: Any, capacity: tuple[int, ...], src: str | None,
                    name: str = "demands") -> tuple[tuple[int, ...], ...]:
     rows = fields.sequence(demands, name, min_length=1, source=src)
+    if len(rows) > MAX_JOBS:
+        raise ValueError(f"{fields.where(src, name)} has {len(rows):,} jobs, over the "
+                         f"{MAX_JOBS:,} accepted")
     out = tuple(_vector(r, f"{name}[{j}]", len(capacity), src, capacity)
                 for j, r in enumerate(rows))
     for j, r in enumerate(out):
@@ -514,7 +522,7 @@ _F = fields.Field
 _CAP = _F("capacity", "array", "C_k, capacity of each of the K resources (K >= 1).", "units",
           minimum=1, maximum=fields.EXACT_MAX, items=_F("", "integer", ""), example=[4, 4])
 _DEMANDS = "r_jk, requirement vector of each job (K entries, each within the capacity, " \
-    "not all zero; per resource, the sum over the jobs at most 10^12)"
+    "not all zero; per resource, the sum over the jobs at most 10^12; at most 100,000 jobs)"
 _ROW = _F("", "array", "", items=_F("", "integer", ""))
 _NAME = _F("name", "string", "Label.", default="")
 
