@@ -26,6 +26,7 @@ in ``sim.result.build`` (status FEASIBLE; heuristics prove nothing).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -68,7 +69,7 @@ def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult",
     if rule not in EPOCH_RULES:
         raise ValueError(f"rule must be one of {EPOCH_RULES}, got {rule!r}")
     cap, dem, K = problem.capacity, problem.demands, problem.K
-    queue = list(range(problem.n))
+    queue = deque(range(problem.n))  # FCFS takes from its head: O(1) each
     out: list[list[int]] = []
     while queue:
         if stop is not None and rule != "fcfs" and stop():
@@ -83,7 +84,10 @@ def pack_epochs(problem: EpochProblem, rule: str, fullness: str = "mult",
             for k in range(K):
                 free[k] -= dem[j][k]
             epoch.append(j)
-            queue.remove(j)
+            if queue[0] == j:
+                queue.popleft()
+            else:
+                queue.remove(j)
 
         if not rule.startswith("unc"):
             while queue and fits(queue[0]):
@@ -105,7 +109,9 @@ def _epoch_solver(rule: str) -> Any:
     def solve(problem: EpochProblem, *, time_limit: float | None = None, seed: int = 0,
               fullness: str = "mult") -> Result:
         t0 = time.perf_counter()
-        sol = pack_epochs(problem, rule, fullness)
+        late = None if time_limit is None else \
+            (lambda: time.perf_counter() - t0 > time_limit)  # then the rest by fcfs
+        sol = pack_epochs(problem, rule, fullness, stop=late)
         return build(solver=rule, status=Status.FEASIBLE, solution=sol, check=checker(problem),
                      objective=scorer(problem), runtime=time.perf_counter() - t0,
                      seed=seed, params={"fullness": fullness} if "bb" in rule else {})

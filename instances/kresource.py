@@ -46,11 +46,35 @@ import numpy as np
 
 from instances.job import Job, Workload
 
-__all__ = ["KResourceSpec", "generate", "with_rate", "write_kswf", "read_kswf",
+__all__ = ["KResourceSpec", "generate", "with_rate", "write_kswf", "read_kswf", "is_kswf",
            "size_distribution"]
 
 DISTS = ("uniform", "exponential")
 SCALINGS = ("G-a", "G-b")
+
+
+MAX_JOBS = 2_000_000
+"""Most jobs generated (the generator holds every job in memory: 10^6 jobs peak at about
+0.6 GB and take about 30 s to generate and write)."""
+MAX_P = 1 << 20
+"""Largest Feitelson machine size ``P`` (the size distribution is an array of ``P``)."""
+MAX_RESOLUTION = 1 << 20
+"""Most units per processor's worth of a resource."""
+MAX_SPAN = 1e12
+"""Longest expected span of the arrivals, ``jobs / rate`` (seconds, about 31,700 years):
+submit times stay exact integers; a smaller rate writes them all as one time."""
+_RANGES: dict[str, tuple[float, float]] = {
+    "rate": (0.0, 1e3),          # above 1,000 jobs/s most submit times (whole seconds) coincide
+    "m_short": (0.0, 1e9),       # runtimes (s) stay int64 with estimate_factor applied
+    "m_long": (0.0, 1e9),
+    "estimate_factor": (1.0, 1e6),
+    "alpha": (-20.0, 20.0),      # n^-alpha stays a normal double for n <= MAX_P
+    "pow2_boost": (0.0, 1e6),
+    "small_boost": (0.0, 1e6),
+    "exp_mean_ga": (0.0, 1e6),
+}
+"""Accepted range of each real parameter (the lower bounds of the positive ones are
+checked as ``> 0`` above)."""
 
 
 @dataclass(frozen=True)
@@ -115,12 +139,14 @@ class KResourceSpec:
                 raise bad(name, "must be an integer", v)
         if not 1 <= self.K <= 8:
             raise bad("K", "must be in 1..8", self.K)
-        if self.jobs < 1:
-            raise bad("jobs", "must be >= 1", self.jobs)
-        if self.P < 2:
-            raise bad("P", "must be >= 2", self.P)
-        if self.resolution < 1:
-            raise bad("resolution", "must be >= 1", self.resolution)
+        if not 1 <= self.jobs <= MAX_JOBS:
+            raise bad("jobs", f"must be in 1..{MAX_JOBS:,}", self.jobs)
+        if not 0 <= self.seed <= 2**63 - 1:
+            raise bad("seed", "must be in 0..2**63 - 1", self.seed)
+        if not 2 <= self.P <= MAX_P:
+            raise bad("P", f"must be in 2..{MAX_P:,}", self.P)
+        if not 1 <= self.resolution <= MAX_RESOLUTION:
+            raise bad("resolution", f"must be in 1..{MAX_RESOLUTION:,}", self.resolution)
         if self.dist not in DISTS:
             raise bad("dist", f"must be one of {DISTS}", self.dist)
         if self.scaling not in SCALINGS:
@@ -138,6 +164,14 @@ class KResourceSpec:
                 raise bad(name, "must be in [0, 1]", getattr(self, name))
         if self.estimate_factor < 1:
             raise bad("estimate_factor", "must be >= 1", self.estimate_factor)
+        for name, (lo, hi) in _RANGES.items():
+            v = getattr(self, name)
+            if not lo <= v <= hi:
+                raise bad(name, f"must be in [{lo:g}, {hi:g}]", v)
+        if self.jobs / self.rate > MAX_SPAN:
+            raise bad("rate", f"gives {self.jobs:,} jobs an expected span of "
+                      f"{self.jobs / self.rate:.3g} s, over the {MAX_SPAN:.0e} s accepted; "
+                      f"the rate must be at least {self.jobs / MAX_SPAN:.3g} jobs/s", self.rate)
 
     @property
     def capacity(self) -> tuple[int, ...]:
@@ -236,15 +270,47 @@ def write_kswf(path: str | Path, workload: Workload) -> None:
     Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
 
 
+def is_kswf(path: str | Path) -> bool:
+    """True when ``path`` (plain or gzip, whatever its suffix) is a K-resource workload:
+    a ``; KResource:`` header line before its first job line. False for anything that
+    cannot be read (the SWF reader then says why)."""
+    import gzip
+    import zlib
+
+    from instances.files import is_gzip
+
+    try:
+        if not Path(path).is_file():
+            return False
+        opener = gzip.open if is_gzip(path) else open
+        with opener(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except (OSError, EOFError, zlib.error):
+        return False
+    for line in head.split(b"\n"):
+        s = line.strip()
+        if not s:
+            continue
+        if not s.startswith(b";"):
+            return False
+        if s[1:].lstrip().startswith(b"KResource:"):
+            return True
+    return False
+
+
 def read_kswf(path: str | Path) -> Workload:
-    """Read a ``.kswf`` file; every error names the file and line."""
+    """Read a ``.kswf`` file (plain or gzip, detected by its magic bytes); every error
+    names the file and line. A device, a pipe or a file (unpacked) over
+    ``instances.files.MAX_BYTES`` is refused before it is read."""
+    from instances.files import read_bytes
+
     p = Path(path)
     K: int | None = None
     cap: tuple[int, ...] | None = None
     header: dict[str, Any] = {}
     jobs: list[Job] = []
     try:
-        text = p.read_text(encoding="ascii")
+        text = read_bytes(p, what="K-resource workload").decode("ascii")
     except UnicodeDecodeError:
         raise ValueError(f"{p}: not an ASCII text file") from None
     for ln, raw in enumerate(text.splitlines(), 1):
@@ -307,7 +373,8 @@ def read_kswf(path: str | Path) -> Workload:
         raise ValueError(f"{p}: missing '; KResource:' or '; Capacities:' header line")
     header.update({"KResource": K, "Capacities": list(cap)})
     try:
-        return Workload(jobs=tuple(jobs), capacity=cap, name=p.stem, header=header)
+        name = (p.with_suffix("") if p.suffix == ".gz" else p).stem
+        return Workload(jobs=tuple(jobs), capacity=cap, name=name, header=header)
     except ValueError as exc:
         raise ValueError(f"{p}: {exc}") from None
 

@@ -32,24 +32,35 @@ WIDE_MODES = ("error", "drop", "clip")
 
 def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
                   perfect_estimates: bool = False, wide: str = "error") -> Workload:
-    """Read a trace: a path to an SWF file (plain or gzip), a Batsim JSON workload (a
-    ``.json`` name or a file starting with ``{``; ``instances.batsim.read_batsim``) or a
-    bundled trace name (``KTH-SP2``, ``SDSC-BLUE``, ...; see
+    """Read a trace: a path to an SWF file (plain or gzip), a K-resource ``.kswf``
+    workload (plain or gzip; recognised by its ``; KResource:`` header, whatever the
+    file's name), a Batsim JSON workload (a ``.json`` name or a file starting with ``{``;
+    ``instances.batsim.read_batsim``) or a bundled trace name (``KTH-SP2``, ``SDSC-BLUE``,
+    ...; see
     ``instances.bundled.list_traces``).
 
     Parameters
     ----------
     procs : int, optional
-        Machine size (processors), overriding the log header.
+        Machine size (processors), overriding the log header. Refused for a K-resource
+        workload (its machine is its ``; Capacities:`` header).
     perfect_estimates : bool
-        Requested time := actual runtime for every job.
+        Requested time := actual runtime for every job. Refused for a K-resource
+        workload.
     wide : {"error", "drop", "clip"}
         A job wider than the machine stops the reading with an error naming the file,
         line and job (default), is dropped, or is clipped to the machine size; dropped
-        and clipped jobs are counted in ``Workload.cleaning``.
+        and clipped jobs are counted in ``Workload.cleaning``. Only ``"error"`` for a
+        K-resource workload (a requirement over a capacity is an error there).
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the option refused).
     """
     from instances.batsim import is_batsim_workload, read_batsim
     from instances.bundled import trace_path
+    from instances.kresource import is_kswf, read_kswf
     from instances.swf import read_swf
 
     path = Path(trace)
@@ -60,6 +71,19 @@ def load_workload(trace: str | os.PathLike[str], *, procs: int | None = None,
             raise ValueError(f"{trace}: no such file, and {exc}") from None
     if wide not in WIDE_MODES:
         raise ValueError(f"wide must be one of {WIDE_MODES}, got {wide!r}")
+    if not path.is_file():  # a directory, a device (/dev/zero), a pipe: never read
+        raise ValueError(f"{path}: not a regular file (a trace must be one)")
+    if str(path).endswith((".kswf", ".kswf.gz")) or is_kswf(path):
+        refused = [name for name, given in (("--procs", procs is not None),
+                                            ("--perfect-estimates", perfect_estimates),
+                                            ("--wide", wide != "error")) if given]
+        if refused:
+            opts = (f"option {refused[0]} does not" if len(refused) == 1
+                    else f"options {' and '.join(refused)} do not")
+            raise ValueError(f"{path}: a K-resource workload (its machine is its "
+                             f"'; Capacities:' header, its estimates are the file's): "
+                             f"{opts} apply to it")
+        return read_kswf(path)
     if is_batsim_workload(path):  # errors name the field and suggest --wide themselves
         return read_batsim(path, procs=procs, perfect_estimates=perfect_estimates,
                            too_wide=wide)

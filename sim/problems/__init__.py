@@ -55,8 +55,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["MODULES", "Infeasible", "module", "family_of", "ensure_feasible", "checker",
-           "objective", "scorer", "schema", "example"]
+__all__ = ["MODULES", "MAX_FILE_BYTES", "Infeasible", "module", "family_of", "read_json",
+           "ensure_feasible", "checker", "objective", "scorer", "schema", "example"]
 
 MODULES: dict[str, str] = {
     "slack_insertion": "sim.problems.insertion",
@@ -70,6 +70,9 @@ MODULES: dict[str, str] = {
     "slot_placement": "sim.problems.placement",
 }
 """Module defining each family (imported on first use)."""
+
+MAX_FILE_BYTES = 256 << 20
+"""Largest problem file read (bytes, gzip unpacked; 256 MiB)."""
 
 
 class Infeasible(ValueError):
@@ -94,6 +97,31 @@ def family_of(problem: Any) -> str:
     if fam not in MODULES:
         raise ValueError(f"{type(problem).__name__} is not a problem of a known family")
     return fam
+
+
+def read_json(path: Any) -> Any:
+    """A problem file (JSON, plain or gzip) as Python data; every failure a one-line
+    ValueError naming the file. A device (``/dev/zero``), a pipe or a file over
+    :data:`MAX_FILE_BYTES` is refused before it is read."""
+    import json
+
+    from instances.files import read_bytes
+
+    raw = read_bytes(path, limit=MAX_FILE_BYTES, what="problem file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        from sim.problems.fields import short
+
+        raise ValueError(f"{path}: invalid JSON: {short(str(exc), 120)}") from None
 
 
 def ensure_feasible(problem: Any, solution: Any) -> None:

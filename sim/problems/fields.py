@@ -22,13 +22,19 @@ that declaration (``sim.problems.schema`` / ``sim.problems.example``).
 from __future__ import annotations
 
 import copy
+import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 __all__ = [
     "MAX_ECHO",
+    "EXACT_MAX",
+    "exact",
+    "names_source",
     "short",
     "where",
     "integer",
@@ -51,6 +57,27 @@ MAX_ECHO = 80
 
 INT64_MAX = 2**63 - 1
 
+EXACT_MAX = 10**12
+"""Largest magnitude an integer of a problem, and every sum the exact models form from
+them (a load, a capacity row's left-hand side, an objective value), may reach.
+
+The exact models must represent their data exactly or refuse it. PuLP writes CBC's model
+file with 13 significant digits (larger integers arrive rounded), a double holds integers
+exactly up to 2^53 (CBC, HiGHS, SCIP solve in doubles) and CP-SAT works in int64 (up to
+2^63 - 1, and some models scale by 1,000 before that). 10^12 is inside all three with room
+to spare, so every family declares it as the ``maximum`` of its integer fields and checks
+the sums it implies at construction (:func:`exact`): a problem that passes is solved
+exactly by every exact solver, and one that does not is refused with the field named."""
+
+
+def exact(total: float, what: str, *, source: str | None = None) -> None:
+    """Refuse a derived sum over :data:`EXACT_MAX` (``what`` names the fields it comes
+    from, e.g. ``"sum of weights * max_rows"``)."""
+    if not total <= EXACT_MAX:
+        raise ValueError(f"{source + ': ' if source else ''}{what} is {short(total, 40)}, "
+                         f"over {EXACT_MAX:.0e}, the largest the exact models represent "
+                         f"exactly; scale the data down")
+
 
 def short(value: Any, limit: int = MAX_ECHO) -> str:
     """``repr(value)`` cut to ``limit`` characters (the cut is marked with ``...``)."""
@@ -61,6 +88,24 @@ def short(value: Any, limit: int = MAX_ECHO) -> str:
     if len(text_) > limit:
         return text_[: limit - 3] + "..."
     return text_
+
+
+def names_source(from_dict: Callable[..., T]) -> Callable[..., T]:
+    """Decorate a family's ``from_dict(data, source)``: a ValueError raised inside it (by
+    a problem's constructor, whose checks know the field but not the file) is prefixed
+    with ``source`` when its message does not name it already."""
+
+    @functools.wraps(from_dict)
+    def wrapper(data: Any, source: str = "<json>") -> T:
+        try:
+            return from_dict(data, source)
+        except ValueError as exc:
+            msg = str(exc)
+            if source and not msg.startswith(source):
+                raise ValueError(f"{source}: {msg}") from None
+            raise
+
+    return wrapper
 
 
 def where(source: str | None, field: str) -> str:

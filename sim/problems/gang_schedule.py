@@ -43,6 +43,9 @@ from sim.problems import fields
 FAMILY = "gang_schedule"
 OBJECTIVES = ("rows", "weighted")
 
+MAX_NODES = 1_000_000
+"""Largest cluster (``n_nodes``) accepted: the problem and the models keep per-node lists."""
+
 __all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "to_dict", "load",
            "check", "objective", "conflicts", "lower_bound", "random_problem"]
 
@@ -104,7 +107,7 @@ class GangProblem:
     objective: str = "rows"
 
     def __post_init__(self) -> None:
-        fields.integer(self.n_nodes, "n_nodes", minimum=1)
+        fields.integer(self.n_nodes, "n_nodes", minimum=1, maximum=MAX_NODES)
         fields.integer(self.mem, "mem", minimum=1)
         fields.integer(self.max_rows, "max_rows", minimum=1)
         fields.text(self.objective, "objective", choices=OBJECTIVES)
@@ -117,7 +120,13 @@ class GangProblem:
             fields.integer(b, f"local_mem[{k}]", minimum=0)
         names = [j.name for j in self.jobs]
         if len(set(names)) != len(names):
-            raise ValueError("field 'jobs': job names must be unique")
+            dup = next(x for i, x in enumerate(names) if x in names[:i])
+            raise ValueError(f"field 'jobs': job names must be unique, {fields.short(dup)} "
+                             f"is repeated")
+        rounds = min(self.max_rows, len(self.jobs))
+        fields.exact(sum(j.weight for j in self.jobs) * rounds,
+                     f"field 'jobs[].weight': the largest objective value (the sum of the "
+                     f"weights times {rounds} rows)")
         for j in self.jobs:
             if len(j.nodes) > self.n_nodes:
                 raise ValueError(f"jobs[{j.name}].nodes: {len(j.nodes)} tasks, wider than the "
@@ -149,6 +158,7 @@ def to_dict(problem: GangProblem) -> dict[str, Any]:
     return problem.to_dict()
 
 
+@fields.names_source
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
     """Read a problem from its JSON dictionary (``"problem": "gang_schedule"``).
 
@@ -158,7 +168,7 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
     fields.family(data, FAMILY, source=source)
     obj = fields.record(data, "<top>", required=("problem", "n_nodes", "mem", "jobs"),
                         optional=("local_mem", "max_rows", "objective"), source=source)
-    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, source=source)
+    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, maximum=MAX_NODES, source=source)
     M = fields.integer(obj["mem"], "mem", minimum=1, source=source)
     local = obj.get("local_mem", 0)
     if isinstance(local, (list, tuple)):
@@ -208,8 +218,9 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
 
 def load(path: str | Path) -> GangProblem:
     """Read a problem JSON file."""
-    with open(path, encoding="utf-8") as fh:
-        return from_dict(json.load(fh), source=str(path))
+    from sim.problems import read_json
+
+    return from_dict(read_json(path), source=str(path))
 
 
 def conflicts(problem: GangProblem) -> list[tuple[int, int]]:
@@ -312,7 +323,8 @@ SCHEMA = fields.Record(
     "matrix, jobs sharing a node in different rows, every row's tasks fitting each node's "
     "memory beside the local tasks; minimise the rows or the weighted completion rounds.",
     (
-        _F("n_nodes", "integer", "Nodes of the cluster.", minimum=1, example=3),
+        _F("n_nodes", "integer", "Nodes of the cluster.", minimum=1, maximum=MAX_NODES,
+           example=3),
         _F("mem", "integer", "M, memory of a node.", "pages", minimum=1, example=10),
         _F("jobs", "array", "The distributed jobs.",
            items=fields.Record("A job: one task on each of its nodes.", (
@@ -322,7 +334,8 @@ SCHEMA = fields.Record(
                _F("mem", "array", "Memory of its task on each node (aligned with nodes), or "
                   "one number for every task.", "pages", minimum=1,
                   items=_F("", "integer", ""), scalar=True),
-               _F("weight", "number", "Weight in the \"weighted\" objective (> 0).",
+               _F("weight", "number", "Weight in the \"weighted\" objective (> 0; the "
+                  "sum of the weights times min(max_rows, jobs) at most 10^12).",
                   minimum=0.0, default=1.0))),
            example=[{"name": "A", "nodes": [0, 1], "mem": [3, 4]},
                     {"name": "B", "nodes": [1, 2], "mem": 2, "weight": 2.0},

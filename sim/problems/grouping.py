@@ -27,7 +27,6 @@ exactly ``S`` slices (some possibly empty).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ import numpy as np
 
 from sim.memory.model import MissRateCurve, steady_state
 from sim.problems import ensure_feasible, fields
-from sim.problems.fields import short
+from sim.problems.fields import EXACT_MAX, short
 
 FAMILY = "grouping"
 
@@ -82,8 +81,9 @@ class GroupJob:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"job: field 'name' must be a non-empty string, "
                              f"got {short(self.name)}")
-        if isinstance(self.procs, bool) or not isinstance(self.procs, int) or self.procs < 1:
-            raise ValueError(f"{owner}: field 'procs' must be an integer >= 1, "
+        if (isinstance(self.procs, bool) or not isinstance(self.procs, int) or self.procs < 1
+                or self.procs > EXACT_MAX):
+            raise ValueError(f"{owner}: field 'procs' must be an integer in [1, {EXACT_MAX}], "
                              f"got {short(self.procs)}")
         if not isinstance(self.curve, MissRateCurve):
             raise ValueError(f"{owner}: field 'curve' must be a MissRateCurve")
@@ -137,9 +137,9 @@ class GroupingProblem:
         if not self.jobs:
             raise ValueError("grouping problem: field 'jobs' is empty")
         P = self.processors
-        if isinstance(P, bool) or not isinstance(P, int) or P < 1:
-            raise ValueError(f"grouping problem: field 'processors' must be an integer >= 1, "
-                             f"got {short(P)}")
+        if isinstance(P, bool) or not isinstance(P, int) or P < 1 or P > EXACT_MAX:
+            raise ValueError(f"grouping problem: field 'processors' must be an integer in "
+                             f"[1, {EXACT_MAX}], got {short(P)}")
         if not _num("grouping problem", "memory", self.memory) > 0:
             raise ValueError(f"grouping problem: field 'memory' must be positive, "
                              f"got {short(self.memory)}")
@@ -420,12 +420,9 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
 
 def load(path: str | Path) -> GroupingProblem:
     """Read a grouping problem from a JSON file."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    return from_dict(data, source=str(p))
+    from sim.problems import read_json
+
+    return from_dict(read_json(path), source=str(path))
 
 
 def schedule_name(problem: GroupingProblem, solution: Solution) -> str:
@@ -486,7 +483,8 @@ _CURVE = fields.Record("Miss-rate curve in isolation.", (
 ), closed=False)
 _JOB = fields.Record("A job.", (
     _F("name", "string", "Unique, non-empty name."),
-    _F("procs", "integer", "Processor demand Q(j).", "processors", minimum=1),
+    _F("procs", "integer", "Processor demand Q(j).", "processors", minimum=1,
+       maximum=EXACT_MAX),
     _F("refs", "number", "Memory references per time slice, all processors together (> 0).",
        "references", minimum=0.0),
     _F("curve", "object", "Miss-rate curve in isolation (blocks of the problem's memory); "
@@ -503,7 +501,7 @@ SCHEMA = fields.Record(
                                        ("B", 1, 2000.0, [1.0, 0.8, 0.6, 0.4, 0.2, 0.0]),
                                        ("C", 2, 1500.0, [1.0, 0.3, 0.05, 0.0]))]),
         _F("processors", "integer", "P, processors of the machine.", "processors", minimum=1,
-           example=2),
+           maximum=EXACT_MAX, example=2),
         _F("memory", "number", "C, memory (> 0).", "blocks", minimum=0.0, example=6),
         _F("latency", "number", "Miss penalty l.", "s", minimum=0.0, example=1e-3),
         _F("slice_length", "number", "T, length of a time slice (> 0).", "s", minimum=0.0,

@@ -468,9 +468,11 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProbl
 
 def load(path: str | Path) -> InsertionProblem:
     """Read a problem from a JSON file (errors name the file)."""
-    path = Path(path)
+    from instances.files import read_bytes
+    from sim.problems import MAX_FILE_BYTES
+
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(read_bytes(path, limit=MAX_FILE_BYTES, what="problem file"))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: invalid JSON: {e}") from None
     return from_dict(data, str(path))

@@ -24,7 +24,6 @@ capacity, AMB-1.1).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,8 +42,8 @@ __all__ = ["FAMILIES", "EpochProblem", "SelectionProblem", "ResponseProblem", "f
 # ---------------------------------------------------------------------------- helpers
 def _capacity(value: Any, src: str | None) -> tuple[int, ...]:
     cap = fields.sequence(value, "capacity", min_length=1, source=src)
-    return tuple(fields.integer(c, f"capacity[{k}]", minimum=1, source=src)
-                 for k, c in enumerate(cap))
+    return tuple(fields.integer(c, f"capacity[{k}]", minimum=1, maximum=fields.EXACT_MAX,
+                                source=src) for k, c in enumerate(cap))
 
 
 def _vector(value: Any, name: str, K: int, src: str | None, cap: Sequence[int] | None = None,
@@ -68,22 +67,51 @@ def _vector(value: Any, name: str, K: int, src: str | None, cap: Sequence[int] |
 
 
 def _read(path: str | Path) -> tuple[dict[str, Any], str]:
-    p = Path(path)
-    try:
-        return json.loads(p.read_text(encoding="utf-8")), str(p)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    from sim.problems import read_json
+
+    return read_json(path), str(path)
+
+
+MAX_JOBS = 100_000
+"""Most jobs (candidates) a K-resource problem holds: loading and checking 10^5 jobs takes
+about a second; 10^6 took 11 s before any solver started."""
 
 
 def _check_demands(demands: Any, capacity: tuple[int, ...], src: str | None,
                    name: str = "demands") -> tuple[tuple[int, ...], ...]:
     rows = fields.sequence(demands, name, min_length=1, source=src)
+    if len(rows) > MAX_JOBS:
+        raise ValueError(f"{fields.where(src, name)} has {len(rows):,} jobs, over the "
+                         f"{MAX_JOBS:,} accepted")
     out = tuple(_vector(r, f"{name}[{j}]", len(capacity), src, capacity)
                 for j, r in enumerate(rows))
     for j, r in enumerate(out):
         if sum(r) == 0:
             raise ValueError(f"{fields.where(src, f'{name}[{j}]')} needs no resource at all")
+    for k in range(len(capacity)):
+        fields.exact(sum(r[k] for r in out), f"field '{name}': the sum of resource {k}",
+                     source=src)
     return out
+
+
+def _selection_exact(n: int, weights: Sequence[int], src: str | None) -> None:
+    """Refuse a selection whose objective (``W (n + 1) + count``) the exact models cannot
+    represent: the work weights scale by ``lcm(capacity)``."""
+    fields.exact(sum(weights) * (n + 1) + n, "fields 'capacity' and 'demands': the largest "
+                 "objective value (the work weights sum_k r_jk lcm(capacity) / C_k summed, "
+                 "times n + 1, plus n)", source=src)
+
+
+def _response_exact(release: Sequence[int], duration: Sequence[int], weights: Sequence[int],
+                    src: str | None) -> None:
+    """Refuse a response problem whose objective bound ``sum_j w_j (H - a_j)``
+    (``H = max a + sum p``, the horizon) the exact models cannot represent."""
+    if not release:
+        return
+    H = max(release) + sum(duration)
+    fields.exact(sum(w * (H - a) for w, a in zip(weights, release, strict=True)),
+                 "fields 'weights', 'release' and 'duration': the largest objective value "
+                 "sum_j w_j (H - a_j), H = max release + sum duration", source=src)
 
 
 # ---------------------------------------------------------------------------- epochs
@@ -203,6 +231,7 @@ class SelectionProblem:
         L = math.lcm(*cap)
         object.__setattr__(self, "_w", tuple(sum(d[k] * (L // cap[k]) for k in range(len(cap)))
                                              for d in self.demands))
+        _selection_exact(len(self.demands), self._w, None)
 
     @property
     def K(self) -> int:
@@ -251,6 +280,9 @@ def _selection_from_dict(data: dict[str, Any], source: str = "<json>") -> Select
         if not isinstance(x, bool):
             raise ValueError(f"{fields.where(source, f'late[{i}]')} must be true or false, "
                              f"got {fields.short(x)}")
+    L = math.lcm(*cap)
+    _selection_exact(len(dem), [sum(d[k] * (L // cap[k]) for k in range(K)) for d in dem],
+                     source)
     return SelectionProblem(cap, free, extra, dem, tuple(late), str(data.get("name", "")))
 
 
@@ -290,8 +322,10 @@ class ResponseProblem:
             object.__setattr__(self, "weights", (1,) * n)
         for name, lo in (("release", 0), ("duration", 1), ("weights", 0)):
             v = fields.sequence(list(getattr(self, name)), name, length=n)
-            object.__setattr__(self, name, tuple(fields.integer(x, f"{name}[{j}]", minimum=lo)
+            object.__setattr__(self, name, tuple(fields.integer(x, f"{name}[{j}]", minimum=lo,
+                                                                maximum=fields.EXACT_MAX)
                                                  for j, x in enumerate(v)))
+        _response_exact(self.release, self.duration, self.weights, None)
 
     @property
     def K(self) -> int:
@@ -328,8 +362,10 @@ def _response_from_dict(data: dict[str, Any], source: str = "<json>") -> Respons
             out[name] = (1,) * n
             continue
         v = fields.sequence(data[name], name, length=n, source=source)
-        out[name] = tuple(fields.integer(x, f"{name}[{j}]", minimum=lo, source=source)
+        out[name] = tuple(fields.integer(x, f"{name}[{j}]", minimum=lo,
+                                         maximum=fields.EXACT_MAX, source=source)
                           for j, x in enumerate(v))
+    _response_exact(out["release"], out["duration"], out["weights"], source)
     return ResponseProblem(cap, out["release"], out["duration"], dem, out["weights"],
                            str(data.get("name", "")))
 
@@ -340,6 +376,7 @@ _LOADERS = {"kresource_epochs": _epochs_from_dict, "kresource_selection": _selec
             "kresource_response": _response_from_dict}
 
 
+@fields.names_source
 def from_dict(data: dict[str, Any], source: str = "<json>") -> Problem:
     """Build the K-resource problem its ``"problem"`` field names (one of :data:`FAMILIES`);
     errors name ``source`` and the field."""
@@ -483,9 +520,9 @@ def load(path: str | Path) -> Problem:
 # ---------------------------------------------------------------------------- declarations
 _F = fields.Field
 _CAP = _F("capacity", "array", "C_k, capacity of each of the K resources (K >= 1).", "units",
-          minimum=1, items=_F("", "integer", ""), example=[4, 4])
+          minimum=1, maximum=fields.EXACT_MAX, items=_F("", "integer", ""), example=[4, 4])
 _DEMANDS = "r_jk, requirement vector of each job (K entries, each within the capacity, " \
-    "not all zero)"
+    "not all zero; per resource, the sum over the jobs at most 10^12; at most 100,000 jobs)"
 _ROW = _F("", "array", "", items=_F("", "integer", ""))
 _NAME = _F("name", "string", "Label.", default="")
 
@@ -502,7 +539,8 @@ SCHEMAS: dict[str, fields.Record] = {
     "kresource_selection": fields.Record(
         "One EASY backfill decision with K resources: choose candidates with sum R <= F "
         "and, of those still running at the shadow time, sum R <= E; maximise the "
-        "resources put to work, then the number of jobs started.",
+        "resources put to work, then the number of jobs started. The objective's integer "
+        "form (work weights scaled by lcm(capacity), times n + 1) is at most 10^12.",
         (_CAP,
          _F("free", "array", "F_k, units free now.", "units", minimum=0,
             items=_F("", "integer", ""), example=[3, 3]),
@@ -518,13 +556,15 @@ SCHEMAS: dict[str, fields.Record] = {
         "release times, non-preemptive: minimise sum_j w_j (s_j + p_j - a_j).",
         (_CAP,
          _F("release", "array", "a_j, release time of each job.", "time units", minimum=0,
-            items=_F("", "integer", ""), example=[0, 0, 1]),
+            maximum=fields.EXACT_MAX, items=_F("", "integer", ""), example=[0, 0, 1]),
          _F("duration", "array", "p_j, run time of each job.", "time units", minimum=1,
-            items=_F("", "integer", ""), example=[2, 1, 2]),
+            maximum=fields.EXACT_MAX, items=_F("", "integer", ""), example=[2, 1, 2]),
          _F("demands", "array", f"{_DEMANDS}.", "units", minimum=0, items=_ROW,
             example=[[1, 1], [2, 1], [1, 2]]),
-         _F("weights", "array", "w_j of each job (default all 1: total response time).",
-            minimum=0, items=_F("", "integer", ""), default=fields.COMPUTED),
+         _F("weights", "array", "w_j of each job (default all 1: total response time); "
+            "sum_j w_j (H - a_j) at most 10^12, H = max release + sum duration.",
+            minimum=0, maximum=fields.EXACT_MAX, items=_F("", "integer", ""),
+            default=fields.COMPUTED),
          _NAME)),
 }
 """The three families' JSON fields, declared once (``sim.problems.schema(family)``)."""

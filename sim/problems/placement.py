@@ -92,6 +92,7 @@ def to_dict(problem: PlacementProblem) -> dict[str, Any]:
     return problem.to_dict()
 
 
+@fields.names_source
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> PlacementProblem:
     """Read a problem from its JSON dictionary (``"problem": "slot_placement"``)."""
     fields.family(data, FAMILY, source=source)

@@ -42,6 +42,9 @@ Table = list[list[str]]
 MAX_SLOTS = 1_000_000
 """Largest round (``n_slots``) accepted: a solution is a table with one row per slot."""
 
+MAX_NODES = 1_000_000
+"""Largest cluster (``n_nodes``) accepted: the problem and the models keep per-node lists."""
+
 
 @dataclass(frozen=True)
 class SlotApp:
@@ -88,8 +91,8 @@ class SlotProblem:
     slot_us: int = 20_000
 
     def __post_init__(self) -> None:
-        fields.integer(self.n_nodes, "n_nodes", minimum=1)
-        fields.integer(self.n_slots, "n_slots", minimum=1)
+        fields.integer(self.n_nodes, "n_nodes", minimum=1, maximum=MAX_NODES)
+        fields.integer(self.n_slots, "n_slots", minimum=1, maximum=MAX_SLOTS)
         fields.integer(self.slot_us, "slot_us", minimum=1)
         fields.text(self.objective, "objective", choices=OBJECTIVES)
         if len(self.free) != self.n_nodes:
@@ -102,7 +105,9 @@ class SlotProblem:
                                  f"{self.n_slots} for applications")
         names = [a.name for a in self.apps]
         if len(set(names)) != len(names):
-            raise ValueError("field 'apps': application names must be unique")
+            dup = next(x for i, x in enumerate(names) if x in names[:i])
+            raise ValueError(f"field 'apps': application names must be unique, "
+                             f"{fields.short(dup)} is repeated")
         if self.n_slots > MAX_SLOTS:
             raise ValueError(f"field 'n_slots' ({self.n_slots}) is over {MAX_SLOTS}: a "
                              f"solution is a table with one row per slot")
@@ -145,13 +150,14 @@ def to_dict(problem: SlotProblem) -> dict[str, Any]:
     return problem.to_dict()
 
 
+@fields.names_source
 def from_dict(data: Mapping[str, Any], source: str = "<json>") -> SlotProblem:
     """Read a problem from its JSON dictionary (``"problem": "slot_assignment"``)."""
     fields.family(data, FAMILY, source=source)
     obj = fields.record(data, "<top>", required=("problem", "n_nodes", "n_slots", "apps"),
                         optional=("free", "objective", "slot_us"), source=source)
-    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, source=source)
-    s = fields.integer(obj["n_slots"], "n_slots", minimum=1, source=source)
+    n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, maximum=MAX_NODES, source=source)
+    s = fields.integer(obj["n_slots"], "n_slots", minimum=1, maximum=MAX_SLOTS, source=source)
     free = obj.get("free", 1)
     if isinstance(free, (list, tuple)):
         free = [fields.integer(f, f"free[{k}]", minimum=0, source=source)
@@ -183,8 +189,9 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> SlotProblem:
 
 def load(path: str | Path) -> SlotProblem:
     """Read a problem JSON file."""
-    with open(path, encoding="utf-8") as fh:
-        return from_dict(json.load(fh), source=str(path))
+    from sim.problems import read_json
+
+    return from_dict(read_json(path), source=str(path))
 
 
 def conflicts(problem: SlotProblem) -> list[tuple[int, int]]:
@@ -282,7 +289,7 @@ SCHEMA = fields.Record(
     "in different slots, every node keeping its free slots; minimise the round or the "
     "largest gap.",
     (
-        _F("n_nodes", "integer", "Nodes.", minimum=1, example=3),
+        _F("n_nodes", "integer", "Nodes.", minimum=1, maximum=MAX_NODES, example=3),
         _F("n_slots", "integer", "The round for \"gap\"; the largest round allowed for "
            "\"round\".", "slots", minimum=1, maximum=MAX_SLOTS, example=6),
         _F("apps", "array", "The applications.",

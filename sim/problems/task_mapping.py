@@ -49,7 +49,7 @@ class TaskMapping:
 
     def __post_init__(self) -> None:
         fields.integer(self.n_nodes, "n_nodes", minimum=1, maximum=MAX_NODES)
-        fields.integer(self.mem_pages, "mem_pages", minimum=1)
+        fields.integer(self.mem_pages, "mem_pages", minimum=1, maximum=fields.EXACT_MAX)
         if self.objective not in OBJECTIVES:
             raise ValueError(f"field 'objective' must be one of {OBJECTIVES}, "
                              f"got {self.objective!r}")
@@ -68,6 +68,8 @@ class TaskMapping:
             fields.integer(b, f"base[{k}]", minimum=0)
         if not self.base:
             object.__setattr__(self, "base", (0,) * self.n_nodes)
+        fields.exact(sum(self.base) + sum(sum(j) for j in self.jobs),
+                     "fields 'base' and 'jobs': the total memory (the largest load)")
 
     @property
     def base_mem(self) -> tuple[int, ...]:
@@ -150,13 +152,15 @@ def to_dict(problem: TaskMapping) -> dict[str, Any]:
     return problem.to_dict()
 
 
+@fields.names_source
 def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
     """Build from JSON (``"problem": "task_mapping"``); errors name the source and field."""
     obj = fields.family(data, FAMILY, source=source)
     obj = fields.record(obj, "", required=("problem", "n_nodes", "mem_pages", "jobs"),
                         optional=("name", "base", "objective"), source=source)
     n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, maximum=MAX_NODES, source=source)
-    m = fields.integer(obj["mem_pages"], "mem_pages", minimum=1, source=source)
+    m = fields.integer(obj["mem_pages"], "mem_pages", minimum=1, maximum=fields.EXACT_MAX,
+                       source=source)
     jobs = []
     for j, job in enumerate(fields.sequence(obj["jobs"], "jobs", min_length=1, source=source)):
         tasks = fields.sequence(job, f"jobs[{j}]", min_length=1, source=source)
@@ -197,12 +201,14 @@ SCHEMA = fields.Record(
     (
         _F("n_nodes", "integer", "Nodes of the cluster.", minimum=1, maximum=MAX_NODES,
            example=3),
-        _F("mem_pages", "integer", "M, memory of a node.", "pages", minimum=1, example=10),
+        _F("mem_pages", "integer", "M, memory of a node.", "pages", minimum=1,
+           maximum=fields.EXACT_MAX, example=10),
         _F("jobs", "array", "Per job, the memory of each of its tasks (1..n_nodes tasks, "
            "each at most M).", "pages", minimum=1,
            items=_F("", "array", "", items=_F("", "integer", "")),
            example=[[4, 3], [5], [2, 2, 2]]),
-        _F("base", "array", "Memory already in use per node (default zeros).", "pages",
+        _F("base", "array", "Memory already in use per node (default zeros; with the "
+           "tasks, at most 10^12 in all).", "pages",
            minimum=0, items=_F("", "integer", ""), default=fields.COMPUTED, example=[0, 1, 0]),
         _F("objective", "string", "\"max\": minimise max_k N_k (the paper's uniform memory "
            "load); \"overload\": minimise sum_k max(0, N_k - M).", choices=OBJECTIVES,

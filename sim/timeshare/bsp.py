@@ -47,6 +47,11 @@ __all__ = ["BSPParams", "NetParams", "NoiseParams", "draw_computes", "bsp_progra
            "run_measurement", "measure_cell", "n_rule", "share_run", "run_apps", "PATTERNS",
            "BARRIERS"]
 
+MAX_G_US = 10**6
+"""Largest granularity ``g_us`` (µs; 1 s per superstep): the simulated time of a
+measurement grows with it and every scheduling slot of it is an event (the default 50
+measurements at 10^6 µs take about 40 s)."""
+
 PATTERNS = ("barrier", "complete")
 _BOOSTED = 0.5   # scheduling class of a preempting noise daemon: above TIMESHARE, below CONTROLLED
 BARRIERS = ("central", "alltoall")
@@ -98,6 +103,10 @@ class BSPParams:
 
     def __post_init__(self) -> None:
         _check_int(self.g_us, "g_us", 0)
+        if self.g_us > MAX_G_US:
+            raise ValueError(f"field 'g_us' (granularity) must be at most {MAX_G_US:.0e} µs, "
+                             f"got {self.g_us!r}: a measurement simulates every slot of "
+                             f"its supersteps")
         if isinstance(self.v, bool) or not isinstance(self.v, (int, float)) or \
                 not 0 <= self.v <= 1:
             raise ValueError(f"field 'v' (load imbalance) must be in [0, 1] (0-100%), "
@@ -297,7 +306,9 @@ def run_measurement(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
 def measure_cell(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
                  net: NetParams | None = None, *, i: int = 50, seed: int = 0,
                  noise: NoiseParams | None = None) -> dict[str, Any]:
-    """``i`` measurements (seeds ``seed .. seed + i - 1``): mean, std (sample), CV (µs)."""
+    """``i`` measurements (seeds ``seed .. seed + i - 1``): mean, std (sample), CV (µs).
+    ``i`` >= 1 (ValueError naming it otherwise)."""
+    _check_int(i, "i", 1)
     runs = [run_measurement(bsp, schedule, sp, net, seed=seed + j, noise=noise)
             for j in range(i)]
     times = [r["runtime_us"] for r in runs]
