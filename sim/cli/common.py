@@ -87,21 +87,11 @@ def seed_arg(text: str) -> int:
 
 
 def read_json(path: str) -> Any:
-    """A JSON file as Python data; every failure a ValueError naming the file."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise ValueError(f"{path}: JSON nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        raise ValueError(f"{path}: invalid JSON: {short(str(exc), 120)}") from None
+    """A JSON file as Python data; every failure a ValueError naming the file (a device,
+    a pipe or an oversized file refused before reading: ``sim.problems.read_json``)."""
+    from sim.problems import read_json as read
+
+    return read(path)
 
 
 # ------------------------------------------------------------------ output

@@ -130,10 +130,6 @@ def _workload(args: argparse.Namespace):
     from sim.batch.runner import load_workload
 
     _check_out(args)
-    if str(args.trace).endswith(".kswf"):  # K-resource workload (instances.kresource)
-        from instances.kresource import read_kswf
-
-        return read_kswf(args.trace)
     w = load_workload(args.trace, procs=args.procs, perfect_estimates=args.perfect_estimates,
                       wide=args.wide)
     if not args.quiet and not args.json and w.cleaning is not None:
