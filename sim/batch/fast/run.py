@@ -119,7 +119,9 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
     P = params(policy, overrun)
     err = K.run(D, JI, cap, P) if len(workload.jobs) else 0
     if err == K.STUCK:
-        raise PolicyError(f"{policy.name}: jobs never started")
+        stuck = sorted(j.id for j, s in zip(workload.jobs, JI[:, K.START], strict=True)
+                       if s < 0)[:10]
+        raise PolicyError(f"{policy.name}: jobs never started: {stuck}")
     if err < 0:
         raise ValueError(f"{policy.name}: compiled engine failed ({ERRORS.get(int(err), err)})")
     ids = np.fromiter((j.id for j in workload.jobs), np.int64, len(workload.jobs))
