@@ -150,20 +150,6 @@ def book(T, F, S, cap, start, duration, dem, sign):
 
 
 @njit(cache=True)
-def fits(T, F, n, start, duration, dem):
-    """``Profile.fits``."""
-    i = np.searchsorted(T[:n], start, side="right") - 1
-    end = start + duration
-    K = F.shape[0]
-    while i < n and T[i] < end:
-        for k in range(K):
-            if F[k, i] < dem[k]:
-                return False
-        i += 1
-    return True
-
-
-@njit(cache=True)
 def fits_now(free, D, j):
     for k in range(free.shape[0]):
         if D[j, k] > free[k]:
@@ -351,15 +337,27 @@ def pick(C, m, free, cap, D, G, P):
 
 # ------------------------------------------------------------------ admissibility
 @njit(cache=True)
-def easy_adm(j, now, shadow, extra, T, F, S, D, JI):
-    """EASY's ``admissible`` (jobs that fit now); returns (ok, cached extra)."""
-    req = JI[j, REQ]
-    if now + req <= shadow:
-        return True, extra
-    n = S[PN]
-    if extra < 0:
-        extra = F[0, np.searchsorted(T[:n], shadow, side="right") - 1]
-    return D[j, 0] <= extra and fits(T, F, n, now, req, D[j]), extra
+def easy_adm(j, now, shadow, xf, D, JI):
+    """EASY's ``admissible`` for a job that fits now, given ``xf`` the free capacity at the
+    shadow time (the head's reservation booked). Every booking in the profile but the
+    head's starts at or before now (running jobs, extended estimates, jobs started now), so
+    free capacity never decreases on [now, shadow) nor from the shadow time on: a job that
+    fits now fits until the shadow time, and beyond it exactly when it fits at the shadow
+    time. This is ``Profile.fits(now, requested, demand)``, without the scan."""
+    if now + JI[j, REQ] <= shadow:
+        return True
+    for k in range(xf.shape[0]):
+        if D[j, k] > xf[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def taken_at_shadow(j, now, shadow, xf, D, JI):
+    """Job ``j`` starts now: it holds its demand at the shadow time when it runs past it."""
+    if now + JI[j, REQ] > shadow:
+        for k in range(xf.shape[0]):
+            xf[k] -= D[j, k]
 
 
 @njit(cache=True)
@@ -384,25 +382,24 @@ def cons_adm(j, now, T, F, S, D, JI):
 
 
 @njit(cache=True)
-def adm(kind, j, now, shadow, extra, T, F, S, D, JI):
+def adm(kind, j, now, shadow, xf, T, F, S, D, JI):
     if kind == EASY:
-        return easy_adm(j, now, shadow, extra, T, F, S, D, JI)
+        return easy_adm(j, now, shadow, xf, D, JI)
     if kind == CONS:
-        return cons_adm(j, now, T, F, S, D, JI), extra
-    return True, extra
+        return cons_adm(j, now, T, F, S, D, JI)
+    return True
 
 
 @njit(cache=True)
-def fill_select(kind, lo, now, shadow, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G):
+def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G):
     """``Planner.fill`` with a BL or BB rule over ``Q[lo:S[QT]]``; returns whether a job
-    started (the queue is not compacted here)."""
-    extra = -1
+    started (the queue is not compacted here). ``xf``: EASY's free capacity at the shadow
+    time."""
     m = 0
     for x in range(lo, S[QT]):
         j = Q[x]
         if fits_now(free, D, j):
-            ok, extra = adm(kind, j, now, shadow, extra, T, F, S, D, JI)
-            if ok:
+            if adm(kind, j, now, shadow, xf, T, F, S, D, JI):
                 C[m] = j
                 m += 1
     moved = False
@@ -419,16 +416,15 @@ def fill_select(kind, lo, now, shadow, S, T, F, HT, HP, free, cap, D, JI, P, Q, 
             JI[j, RES] = -1
             if r >= 0:
                 book(T, F, S, cap, r, JI[j, REQ], D[j], 1)
-        elif kind == EASY and now + JI[j, REQ] > shadow:
-            extra = -1
+        elif kind == EASY:
+            taken_at_shadow(j, now, shadow, xf, D, JI)
         start_job(j, now, kind != UNC, S, T, F, HT, HP, free, cap, D, JI, P)
         moved = True
         w = 0
         for x in range(m):
             c = C[x]
             if fits_now(free, D, c):
-                ok, extra = adm(kind, c, now, shadow, extra, T, F, S, D, JI)
-                if ok:
+                if adm(kind, c, now, shadow, xf, T, F, S, D, JI):
                     C[w] = c
                     w += 1
         m = w
@@ -458,7 +454,7 @@ def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
                 start_job(j, now, False, S, T, F, HT, HP, free, cap, D, JI, P)
                 moved = True
     else:
-        moved = fill_select(UNC, S[QH], now, 0, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G)
+        moved = fill_select(UNC, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G)
     if moved:
         compact_queue(Q, S, JI)
 
@@ -487,21 +483,18 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
         JI[head, PROM] = shadow
     if qt - qh > 1 and free[0] > 0:
         book(T, F, S, cap, shadow, hreq, D[head], -1)
+        i = np.searchsorted(T[:S[PN]], shadow, side="right") - 1
+        xf = F[:, i].copy()
         if P[P_SEL] == FF:
-            extra = -1
             moved = False
             for x in range(qh + 1, qt):
                 j = Q[x]
-                if not fits_now(free, D, j):
-                    continue
-                ok, extra = easy_adm(j, now, shadow, extra, T, F, S, D, JI)
-                if ok:
-                    if now + JI[j, REQ] > shadow:
-                        extra = -1
+                if fits_now(free, D, j) and easy_adm(j, now, shadow, xf, D, JI):
+                    taken_at_shadow(j, now, shadow, xf, D, JI)
                     start_job(j, now, True, S, T, F, HT, HP, free, cap, D, JI, P)
                     moved = True
         else:
-            moved = fill_select(EASY, qh + 1, now, shadow, S, T, F, HT, HP, free, cap, D, JI,
+            moved = fill_select(EASY, qh + 1, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI,
                                 P, Q, C, G)
         book(T, F, S, cap, shadow, hreq, D[head], 1)
         if moved:
@@ -567,7 +560,8 @@ def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
     if S[DIRTY] == 1:
         if P[P_SEL] != FF:
             cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
-            if fill_select(CONS, S[QH], now, 0, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G):
+            if fill_select(CONS, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q,
+                           C, G):
                 compact_queue(Q, S, JI)
         cons_compress(now, S, T, F, cap, D, JI, P, Q)
         S[DIRTY] = 0
