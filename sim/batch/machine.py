@@ -18,6 +18,8 @@ from sim.batch.policy import MachineInfo, Policy
 from sim.events import ARRIVAL, END, OVERRUN, WAKEUP, EventQueue
 
 OVERRUN_MODES = ("kill", "run")
+#: ``simulate(engine=...)``: the Python engine (the reference) or the compiled one
+ENGINES = ("python", "compiled")
 
 
 class PolicyError(RuntimeError):
@@ -65,6 +67,7 @@ def simulate(
     *,
     overrun: str = "kill",
     progress: Callable[[int], None] | None = None,
+    engine: str = "python",
 ) -> Schedule:
     """Run ``policy`` on ``workload`` from an empty machine.
 
@@ -78,7 +81,12 @@ def simulate(
         (the papers' setting, default) or runs to completion (the policy gets an
         ``on_overrun`` notice at ``start + requested``).
     progress : callable, optional
-        Called with the number of jobs that arrived since the previous call.
+        Called with the number of jobs that arrived since the previous call (the
+        compiled engine calls it once, at the end).
+    engine : {"python", "compiled"}
+        ``"compiled"`` runs :func:`sim.batch.fast.run.simulate_compiled` (numba): the same
+        schedule for the policies it implements, a ValueError naming anything else
+        (``sim.batch.fast.run.unsupported``).
 
     Returns
     -------
@@ -93,6 +101,12 @@ def simulate(
     """
     if overrun not in OVERRUN_MODES:
         raise ValueError(f"overrun must be one of {OVERRUN_MODES}, got {overrun!r}")
+    if engine != "python":
+        if engine != "compiled":
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        from sim.batch.fast.run import simulate_compiled
+
+        return simulate_compiled(workload, policy, overrun=overrun, progress=progress)
     t_wall = _time.perf_counter()
     kill = overrun == "kill"
     jobs = workload.jobs

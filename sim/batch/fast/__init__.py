@@ -1,0 +1,1 @@
+"""Compiled engine of the batch machine (numba): :func:`sim.batch.fast.run.simulate_compiled`."""

@@ -1,0 +1,686 @@
+"""The numba kernel: :func:`sim.batch.machine.simulate` with the policies of
+:mod:`heuristics.backfill` (FCFS, EASY, conservative, unconstrained; selections FF, BL, BB),
+on arrays.
+
+The event loop and every policy step follow the Python engine in the same order, so the
+start array is the Python engine's (:mod:`tests.batch.test_compiled_engine` checks it).
+The policies plan on the availability profile of :mod:`heuristics.compress_kernel`
+(breakpoints ``T[:S[PN]]``, free capacity ``F[k, i]``); every query the policies make of it
+depends only on the step function it holds, not on where redundant breakpoints lie, so
+merging equal neighbours at other moments than ``sim.profile.Profile`` does changes no
+decision. Times are integer seconds.
+
+State: ``S`` the scalars (columns below), ``JI[j]`` the int fields of job ``j`` (columns
+below), ``D[j, k]`` its demand, ``Q[S[QH]:S[QT]]`` the waiting queue in arrival order,
+``HT``/``HP`` the event heap (time, payload: ``j`` an end, ``n + j`` an overrun notice,
+-1 a wake-up), ``OV[:S[NOV]]`` the overdue running jobs, ``C`` scratch for candidates,
+``G[j]`` the bit mask of BL's ``G_w(J)``. Parameters ``P`` (columns below).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from heuristics.compress_kernel import NEVER_FITS, add, earlier_start, earliest_start
+
+# ---- policies, selections, compressions, BL fallbacks
+FCFS, EASY, CONS, UNC = 0, 1, 2, 3
+FF, BL, BB = 0, 1, 2
+C_ARRIVAL, C_START, C_NOW, C_NONE = 0, 1, 2, 3
+FB_FF, FB_NEXT, FB_STOP = 0, 1, 2
+# ---- parameters P
+P_POL, P_SEL, P_KILL, P_WINDOW, P_FB, P_LARGEST, P_TIESLAST, P_MULT, P_COMPR = range(9)
+N_P = 9
+# ---- scalars S
+PN, HN, NOV, QH, QT, COMPACTED, ERR, DIRTY = range(8)
+N_S = 8
+# ---- job ints JI
+SUB, RUN, REQ, EST, START, END, RES, PROM, HASP, KILLED, OVER = range(11)
+N_JI = 11
+#: error code: a job never started (the policy left it waiting at the end)
+STUCK = -10
+
+
+# ------------------------------------------------------------------ event heap
+@njit(cache=True)
+def hpush(HT, HP, S, t, p):
+    i = S[HN]
+    S[HN] = i + 1
+    while i > 0:
+        par = (i - 1) >> 1
+        if HT[par] <= t:
+            break
+        HT[i] = HT[par]
+        HP[i] = HP[par]
+        i = par
+    HT[i] = t
+    HP[i] = p
+
+
+@njit(cache=True)
+def hpop(HT, HP, S):
+    p = HP[0]
+    n = S[HN] - 1
+    S[HN] = n
+    if n > 0:
+        t = HT[n]
+        q = HP[n]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n and HT[c + 1] < HT[c]:
+                c += 1
+            if HT[c] >= t:
+                break
+            HT[i] = HT[c]
+            HP[i] = HP[c]
+            i = c
+        HT[i] = t
+        HP[i] = q
+    return p
+
+
+# ------------------------------------------------------------------ profile
+@njit(cache=True)
+def compact(T, F, S):
+    """Merge adjacent segments with equal free capacity in every resource."""
+    n = S[PN]
+    K = F.shape[0]
+    w = 1
+    for i in range(1, n):
+        same = True
+        for k in range(K):
+            if F[k, i] != F[k, w - 1]:
+                same = False
+                break
+        if not same:
+            T[w] = T[i]
+            for k in range(K):
+                F[k, w] = F[k, i]
+            w += 1
+    S[PN] = w
+    S[COMPACTED] = w
+
+
+@njit(cache=True)
+def advance(T, F, S, now):
+    """Forget the profile before ``now``."""
+    n = S[PN]
+    if now <= T[0]:
+        return
+    i = np.searchsorted(T[:n], now, side="right") - 1
+    if i > 0:
+        K = F.shape[0]
+        for x in range(i, n):
+            T[x - i] = T[x]
+            for k in range(K):
+                F[k, x - i] = F[k, x]
+        n -= i
+        S[PN] = n
+    T[0] = now
+    if n > 2 * S[COMPACTED] + 8:
+        compact(T, F, S)
+
+
+@njit(cache=True)
+def grown(T, F, S, need):
+    """``T``, ``F`` with room for ``need`` more breakpoints."""
+    n = S[PN]
+    if n + need <= T.shape[0]:
+        return T, F
+    cap = 2 * (n + need)
+    T2 = np.empty(cap, np.int64)
+    F2 = np.empty((F.shape[0], cap), np.int64)
+    T2[:n] = T[:n]
+    F2[:, :n] = F[:, :n]
+    return T2, F2
+
+
+@njit(cache=True)
+def book(T, F, S, cap, start, duration, dem, sign):
+    """Subtract (sign -1) or add back (+1) ``dem`` on ``[start, start + duration)``."""
+    r = add(T, F, S[PN], start, duration, dem, sign, cap)
+    if r < 0:
+        S[ERR] = r
+    else:
+        S[PN] = r
+
+
+@njit(cache=True)
+def fits_now(free, D, j):
+    for k in range(free.shape[0]):
+        if D[j, k] > free[k]:
+            return False
+    return True
+
+
+# ------------------------------------------------------------------ machine steps
+@njit(cache=True)
+def start_job(j, now, booked, S, T, F, HT, HP, free, cap, D, JI, P):
+    """Start waiting job ``j`` at ``now``: the machine's bookkeeping and the planner's
+    (``booked``: book ``[now, now + requested)`` in the profile)."""
+    K = free.shape[0]
+    for k in range(K):
+        free[k] -= D[j, k]
+    req = JI[j, REQ]
+    JI[j, EST] = now + req
+    if booked:
+        book(T, F, S, cap, now, req, D[j], -1)
+    JI[j, START] = now
+    run = JI[j, RUN]
+    if P[P_KILL] == 1 and run > req:
+        length = req
+        JI[j, KILLED] = 1
+    else:
+        length = run
+        if run > req:
+            hpush(HT, HP, S, now + req, JI.shape[0] + j)
+    JI[j, END] = now + length
+    hpush(HT, HP, S, now + length, j)
+
+
+@njit(cache=True)
+def extend_due(now, S, T, F, cap, D, JI, OV, booked):
+    """``Planner.extend(Planner.overdue_due(now))``; returns the number extended."""
+    m = 0
+    for x in range(S[NOV]):
+        j = OV[x]
+        if JI[j, EST] <= now:
+            JI[j, EST] = now + JI[j, REQ]
+            if booked:
+                book(T, F, S, cap, now, JI[j, REQ], D[j], -1)
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def any_due(now, S, JI, OV):
+    for x in range(S[NOV]):
+        if JI[OV[x], EST] <= now:
+            return True
+    return False
+
+
+@njit(cache=True)
+def next_overdue(S, JI, OV):
+    """Earliest estimated end of an overdue job, or -1."""
+    w = -1
+    for x in range(S[NOV]):
+        e = JI[OV[x], EST]
+        if w < 0 or e < w:
+            w = e
+    return w
+
+
+@njit(cache=True)
+def compact_queue(Q, S, JI):
+    """Drop the started jobs from the queue (arrival order kept)."""
+    w = S[QH]
+    for x in range(S[QH], S[QT]):
+        j = Q[x]
+        if JI[j, START] < 0:
+            Q[w] = j
+            w += 1
+    S[QT] = w
+
+
+# ------------------------------------------------------------------ selection rules
+@njit(cache=True)
+def ranked(values, ties_last, reverse):
+    """``heuristics.selection._ranked``: resource indices by value (insertion sort)."""
+    K = values.shape[0]
+    out = np.empty(K, np.int64)
+    for a in range(K):
+        out[a] = a
+    for a in range(1, K):
+        x = out[a]
+        vx = -values[x] if reverse else values[x]
+        b = a - 1
+        while b >= 0:
+            y = out[b]
+            vy = -values[y] if reverse else values[y]
+            # y stays before x unless key(x) < key(y)
+            if vx < vy or (vx == vy and ties_last and x > y):
+                out[b + 1] = y
+                b -= 1
+            else:
+                break
+        out[b + 1] = x
+    return out
+
+
+@njit(cache=True)
+def bl_masks(D, cap, window, ties_last):
+    """BL's ``G_w(J)`` of every job as a bit mask over resources."""
+    n, K = D.shape
+    G = np.zeros(n, np.int64)
+    r = np.empty(K, np.float64)
+    for j in range(n):
+        for k in range(K):
+            r[k] = D[j, k] / cap[k]
+        o = ranked(r, ties_last, True)
+        m = 0
+        for x in range(window):
+            m |= 1 << o[x]
+        G[j] = m
+    return G
+
+
+@njit(cache=True)
+def pick_bl(C, m, free, cap, D, G, P):
+    """``BackfillLowest.pick`` over candidates ``C[:m]``."""
+    K = cap.shape[0]
+    util = np.empty(K, np.float64)
+    for k in range(K):
+        util[k] = (cap[k] - free[k]) / cap[k]
+    order = ranked(util, P[P_TIESLAST] == 1, False)
+    ntarget = K if P[P_FB] == FB_NEXT else 1
+    for t in range(ntarget):
+        if P[P_FB] == FB_NEXT:
+            target = 1 << order[t]
+        else:
+            target = 0
+            for x in range(P[P_WINDOW]):
+                target |= 1 << order[x]
+        best = -1
+        bests = 0.0
+        for i in range(m):
+            j = C[i]
+            if G[j] != target:
+                continue
+            if P[P_LARGEST] == 0:
+                return i
+            s = 0.0
+            for k in range(K):
+                s += (cap[k] - free[k] + D[j, k]) / cap[k]
+            if best < 0 or s > bests:
+                best = i
+                bests = s
+        if best >= 0:
+            return best
+    return -1 if P[P_FB] == FB_STOP else 0
+
+
+@njit(cache=True)
+def pick_bb(C, m, free, cap, D, P):
+    """``BackfillBalanced.pick`` over candidates ``C[:m]``."""
+    K = cap.shape[0]
+    best = 0
+    bests = 0.0
+    for i in range(m):
+        j = C[i]
+        s = 0.0
+        mx = 0.0
+        for k in range(K):
+            v = (cap[k] - free[k] + D[j, k]) * (1.0 / cap[k])
+            s += v
+            if k == 0 or v > mx:
+                mx = v
+        mean = s / K
+        bal = mx / mean
+        sc = bal * (1.0 - mean) if P[P_MULT] == 1 else bal
+        if i == 0 or sc < bests:
+            best = i
+            bests = sc
+    return best
+
+
+@njit(cache=True)
+def pick(C, m, free, cap, D, G, P):
+    if P[P_SEL] == BL:
+        return pick_bl(C, m, free, cap, D, G, P)
+    return pick_bb(C, m, free, cap, D, P)
+
+
+# ------------------------------------------------------------------ admissibility
+@njit(cache=True)
+def easy_adm(j, now, shadow, xf, D, JI):
+    """EASY's ``admissible`` for a job that fits now, given ``xf`` the free capacity at the
+    shadow time (the head's reservation booked). Every booking in the profile but the
+    head's starts at or before now (running jobs, extended estimates, jobs started now), so
+    free capacity never decreases on [now, shadow) nor from the shadow time on: a job that
+    fits now fits until the shadow time, and beyond it exactly when it fits at the shadow
+    time. This is ``Profile.fits(now, requested, demand)``, without the scan."""
+    if now + JI[j, REQ] <= shadow:
+        return True
+    for k in range(xf.shape[0]):
+        if D[j, k] > xf[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def taken_at_shadow(j, now, shadow, xf, D, JI):
+    """Job ``j`` starts now: it holds its demand at the shadow time when it runs past it."""
+    if now + JI[j, REQ] > shadow:
+        for k in range(xf.shape[0]):
+            xf[k] -= D[j, k]
+
+
+@njit(cache=True)
+def cons_adm(j, now, T, F, S, D, JI):
+    """Conservative's ``_select_now`` admissibility (own reservation given back)."""
+    r = JI[j, RES]
+    if r == now:
+        return False
+    req = JI[j, REQ]
+    end = now + req
+    r_end = r + req if r >= 0 else now
+    n = S[PN]
+    i = np.searchsorted(T[:n], now, side="right") - 1
+    K = F.shape[0]
+    while i < n and T[i] < end:
+        own = r >= 0 and T[i] >= r and T[i] < r_end
+        for k in range(K):
+            if F[k, i] + (D[j, k] if own else 0) < D[j, k]:
+                return False
+        i += 1
+    return True
+
+
+@njit(cache=True)
+def adm(kind, j, now, shadow, xf, T, F, S, D, JI):
+    if kind == EASY:
+        return easy_adm(j, now, shadow, xf, D, JI)
+    if kind == CONS:
+        return cons_adm(j, now, T, F, S, D, JI)
+    return True
+
+
+@njit(cache=True)
+def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G):
+    """``Planner.fill`` with a BL or BB rule over ``Q[lo:S[QT]]``; returns whether a job
+    started (the queue is not compacted here). ``xf``: EASY's free capacity at the shadow
+    time."""
+    m = 0
+    for x in range(lo, S[QT]):
+        j = Q[x]
+        if fits_now(free, D, j):
+            if adm(kind, j, now, shadow, xf, T, F, S, D, JI):
+                C[m] = j
+                m += 1
+    moved = False
+    while m > 0:
+        i = pick(C, m, free, cap, D, G, P)
+        if i < 0:
+            break
+        j = C[i]
+        for x in range(i + 1, m):
+            C[x - 1] = C[x]
+        m -= 1
+        if kind == CONS:  # take its reservation out
+            r = JI[j, RES]
+            JI[j, RES] = -1
+            if r >= 0:
+                book(T, F, S, cap, r, JI[j, REQ], D[j], 1)
+        elif kind == EASY:
+            taken_at_shadow(j, now, shadow, xf, D, JI)
+        start_job(j, now, kind != UNC, S, T, F, HT, HP, free, cap, D, JI, P)
+        moved = True
+        w = 0
+        for x in range(m):
+            c = C[x]
+            if fits_now(free, D, c):
+                if adm(kind, c, now, shadow, xf, T, F, S, D, JI):
+                    C[w] = c
+                    w += 1
+        m = w
+    return moved
+
+
+# ------------------------------------------------------------------ policies
+@njit(cache=True)
+def fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
+    qh = S[QH]
+    while qh < S[QT] and fits_now(free, D, Q[qh]):
+        start_job(Q[qh], now, False, S, T, F, HT, HP, free, cap, D, JI, P)
+        qh += 1
+    S[QH] = qh
+
+
+@njit(cache=True)
+def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
+    extend_due(now, S, T, F, cap, D, JI, OV, False)
+    if S[QH] == S[QT]:
+        return
+    if P[P_SEL] == FF:
+        moved = False
+        for x in range(S[QH], S[QT]):
+            j = Q[x]
+            if fits_now(free, D, j):
+                start_job(j, now, False, S, T, F, HT, HP, free, cap, D, JI, P)
+                moved = True
+    else:
+        moved = fill_select(UNC, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G)
+    if moved:
+        compact_queue(Q, S, JI)
+
+
+@njit(cache=True)
+def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
+    advance(T, F, S, now)
+    if S[NOV] > 0:
+        extend_due(now, S, T, F, cap, D, JI, OV, True)
+    qh = S[QH]
+    qt = S[QT]
+    while qh < qt and fits_now(free, D, Q[qh]):
+        start_job(Q[qh], now, True, S, T, F, HT, HP, free, cap, D, JI, P)
+        qh += 1
+    S[QH] = qh
+    if qh == qt:
+        return
+    head = Q[qh]
+    hreq = JI[head, REQ]
+    shadow = earliest_start(T, F, S[PN], hreq, D[head], now)
+    if shadow < 0:
+        S[ERR] = NEVER_FITS
+        return
+    if JI[head, HASP] == 0:
+        JI[head, HASP] = 1
+        JI[head, PROM] = shadow
+    if qt - qh > 1 and free[0] > 0:
+        book(T, F, S, cap, shadow, hreq, D[head], -1)
+        i = np.searchsorted(T[:S[PN]], shadow, side="right") - 1
+        xf = F[:, i].copy()
+        if P[P_SEL] == FF:
+            moved = False
+            for x in range(qh + 1, qt):
+                j = Q[x]
+                if fits_now(free, D, j) and easy_adm(j, now, shadow, xf, D, JI):
+                    taken_at_shadow(j, now, shadow, xf, D, JI)
+                    start_job(j, now, True, S, T, F, HT, HP, free, cap, D, JI, P)
+                    moved = True
+        else:
+            moved = fill_select(EASY, qh + 1, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI,
+                                P, Q, C, G)
+        book(T, F, S, cap, shadow, hreq, D[head], 1)
+        if moved:
+            compact_queue(Q, S, JI)
+
+
+@njit(cache=True)
+def cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
+    moved = False
+    for x in range(S[QH], S[QT]):
+        j = Q[x]
+        if JI[j, RES] == now:
+            start_job(j, now, False, S, T, F, HT, HP, free, cap, D, JI, P)
+            moved = True
+    if moved:
+        compact_queue(Q, S, JI)
+
+
+@njit(cache=True)
+def cons_compress(now, S, T, F, cap, D, JI, P, Q):
+    """``Conservative._compress``: re-place the waiting jobs in processing order."""
+    qh = S[QH]
+    q = S[QT] - qh
+    if P[P_COMPR] == C_START:
+        r = np.empty(q, np.int64)
+        for x in range(q):
+            r[x] = JI[Q[qh + x], RES]
+        order = np.argsort(r, kind="mergesort")
+    else:
+        order = np.arange(q)
+    only_now = P[P_COMPR] == C_NOW
+    for x in range(q):
+        j = Q[qh + order[x]]
+        old = JI[j, RES]
+        if old == now:
+            continue
+        req = JI[j, REQ]
+        if old >= 0:
+            t = earlier_start(T, F, S[PN], req, D[j], old)
+            if t < 0 or (only_now and t != now):
+                continue
+            book(T, F, S, cap, old, req, D[j], 1)
+        else:
+            t = earliest_start(T, F, S[PN], req, D[j], now)
+            if t < 0:
+                S[ERR] = NEVER_FITS
+                return
+        book(T, F, S, cap, t, req, D[j], -1)
+        JI[j, RES] = t
+
+
+@njit(cache=True)
+def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
+    advance(T, F, S, now)
+    if S[NOV] > 0 and any_due(now, S, JI, OV):
+        for x in range(S[QH], S[QT]):
+            j = Q[x]
+            if JI[j, RES] >= 0:
+                book(T, F, S, cap, JI[j, RES], JI[j, REQ], D[j], 1)
+            JI[j, RES] = -1
+        extend_due(now, S, T, F, cap, D, JI, OV, True)
+        S[DIRTY] = 1
+    if S[DIRTY] == 1:
+        if P[P_SEL] != FF:
+            cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
+            if fill_select(CONS, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q,
+                           C, G):
+                compact_queue(Q, S, JI)
+        cons_compress(now, S, T, F, cap, D, JI, P, Q)
+        S[DIRTY] = 0
+    cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
+
+
+# ------------------------------------------------------------------ the event loop
+@njit(cache=True)
+def run(D, JI, cap, P):
+    """Simulate; fills ``JI``'s START, END, KILLED, PROM, HASP columns. Returns 0, or a
+    negative error code (``heuristics.compress_kernel.ERRORS``, ``STUCK``)."""
+    n = JI.shape[0]
+    K = cap.shape[0]
+    pol = P[P_POL]
+    profiled = pol == EASY or pol == CONS
+    S = np.zeros(N_S, np.int64)
+    T = np.empty(64, np.int64)
+    F = np.empty((K, 64), np.int64)
+    T[0] = 0
+    for k in range(K):
+        F[k, 0] = cap[k]
+    S[PN] = 1
+    S[COMPACTED] = 1
+    free = cap.copy()
+    HT = np.empty(2 * n + 64, np.int64)
+    HP = np.empty(2 * n + 64, np.int64)
+    Q = np.empty(n, np.int64)
+    C = np.empty(n, np.int64)
+    OV = np.empty(n, np.int64)
+    if P[P_SEL] == BL:
+        G = bl_masks(D, cap, P[P_WINDOW], P[P_TIESLAST] == 1)
+    else:
+        G = np.zeros(1, np.int64)
+    na = 0
+    has_wake = False
+    wake_at = 0
+    while na < n or S[HN] > 0:
+        q = S[QT] - S[QH]
+        if S[HN] + 2 * q + 8 > HT.shape[0]:
+            cap2 = 2 * (S[HN] + 2 * q + 8)
+            HT2 = np.empty(cap2, np.int64)
+            HP2 = np.empty(cap2, np.int64)
+            HT2[:S[HN]] = HT[:S[HN]]
+            HP2[:S[HN]] = HP[:S[HN]]
+            HT, HP = HT2, HP2
+        if S[HN] == 0 or (na < n and JI[na, SUB] < HT[0]):
+            now = JI[na, SUB]
+        else:
+            now = HT[0]
+        # ends, overrun notices and wake-ups at now
+        while S[HN] > 0 and HT[0] == now:
+            p = hpop(HT, HP, S)
+            if p < 0:
+                continue
+            if p < n:
+                for k in range(K):
+                    free[k] += D[p, k]
+                if JI[p, OVER] == 1:
+                    JI[p, OVER] = 0
+                    for x in range(S[NOV]):
+                        if OV[x] == p:
+                            OV[x] = OV[S[NOV] - 1]
+                            S[NOV] -= 1
+                            break
+                est = JI[p, EST]
+                if est > now:
+                    if profiled:
+                        T, F = grown(T, F, S, 4)
+                        book(T, F, S, cap, now, est - now, D[p], 1)
+                    if pol == CONS and P[P_COMPR] != C_NONE:
+                        S[DIRTY] = 1
+            else:
+                j = p - n
+                JI[j, OVER] = 1
+                OV[S[NOV]] = j
+                S[NOV] += 1
+        # arrivals at now
+        while na < n and JI[na, SUB] == now:
+            if pol == CONS:
+                T, F = grown(T, F, S, 4)
+                advance(T, F, S, now)
+                t = earliest_start(T, F, S[PN], JI[na, REQ], D[na], now)
+                if t < 0:
+                    return NEVER_FITS
+                book(T, F, S, cap, t, JI[na, REQ], D[na], -1)
+                JI[na, RES] = t
+                JI[na, PROM] = t
+                JI[na, HASP] = 1
+            Q[S[QT]] = na
+            S[QT] += 1
+            na += 1
+        if has_wake and wake_at <= now:
+            has_wake = False
+        # one decision
+        if profiled:
+            T, F = grown(T, F, S, 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16)
+        if pol == FCFS:
+            fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
+        elif pol == EASY:
+            easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+        elif pol == CONS:
+            cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+        else:
+            unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+        if S[ERR] < 0:
+            return S[ERR]
+        # the policy's wake-up
+        w = -1
+        if pol != FCFS:
+            w = next_overdue(S, JI, OV)
+        if pol == CONS:
+            for x in range(S[QH], S[QT]):
+                r = JI[Q[x], RES]
+                if w < 0 or r < w:
+                    w = r
+        if w >= 0 and (not has_wake or w < wake_at):
+            has_wake = True
+            wake_at = w
+            hpush(HT, HP, S, w, -1)
+    if S[QT] > S[QH]:
+        return STUCK
+    return 0

@@ -1,0 +1,142 @@
+"""One batch simulation on the compiled engine: the Python engine's schedule, on arrays.
+
+``simulate_compiled(workload, policy, overrun=...)`` is :func:`sim.batch.machine.simulate`
+for the policies of :mod:`heuristics.backfill` (FCFS, EASY, conservative with every
+compression, unconstrained; the selections FF, BL and BB with all their options; jobs killed
+at their request or run to completion): the same event order and the same decisions, hence
+the same start array, ends, kills and promises (:mod:`tests.batch.test_compiled_engine`).
+What it does not implement is refused by :func:`unsupported` with a ``ValueError`` naming
+it. Times are integer seconds.
+
+Importing this module needs numba (``pip install 'schedsearch[fast]'``); the kernel is
+compiled once and cached on disk (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from heuristics.compress_kernel import ERRORS
+from instances.job import Workload
+from sim.batch.fast import kernel as K
+from sim.batch.machine import OVERRUN_MODES, PolicyError, Schedule
+from sim.batch.policy import MachineInfo
+
+_SELECT = {"ff": K.FF, "bl": K.BL, "bb": K.BB}
+_FALLBACK = {"ff": K.FB_FF, "next": K.FB_NEXT, "stop": K.FB_STOP}
+_COMPRESSION = {"arrival": K.C_ARRIVAL, "start": K.C_START, "now": K.C_NOW, "none": K.C_NONE}
+#: BL's resource sets are bit masks of an int64
+MAX_K = 62
+
+
+def _policy_code(policy: Any) -> int | None:
+    from heuristics.backfill import EASY, FCFS, Conservative, Unconstrained
+
+    return {FCFS: K.FCFS, EASY: K.EASY, Conservative: K.CONS,
+            Unconstrained: K.UNC}.get(type(policy))
+
+
+def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -> str | None:
+    """Why the compiled engine cannot run this simulation, or None when it can.
+
+    The compiled engine implements exactly the classes ``FCFS``, ``EASY``, ``Conservative``
+    and ``Unconstrained`` of :mod:`heuristics.backfill` (not their subclasses), with every
+    value of their options (``select``, ``window``, ``fullness``, ``bl_fallback``,
+    ``bl_fullness``, ``ties``, ``compression``; ``compiled`` changes nothing), on a
+    workload with submit times >= 0 and, with BL, at most ``MAX_K`` resources. Any further
+    keyword in ``options`` (an engine option added to the Python engine, such as
+    ``progress``) is refused unless it is None; ``overrun`` must be one of
+    ``OVERRUN_MODES``.
+    """
+    if _policy_code(policy) is None:
+        return (f"policy {type(policy).__name__} (the compiled engine runs FCFS, EASY, "
+                "Conservative and Unconstrained of heuristics.backfill)")
+    if workload is not None:
+        if workload.jobs and workload.jobs[0].submit < 0:
+            return f"negative submit times (job {workload.jobs[0].id})"
+        if policy.params["select"] == "bl" and workload.K > MAX_K:
+            return f"select='bl' with K = {workload.K} > {MAX_K} resources"
+    for name, value in options.items():
+        if name == "overrun":
+            if value not in OVERRUN_MODES:
+                return f"overrun={value!r}"
+        elif value is not None:
+            return f"{name}={value!r}"
+    return None
+
+
+def arrays(workload: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's job table ``JI`` (submit, runtime, requested filled), demands ``D``
+    (n x K) and capacities."""
+    jobs = workload.jobs
+    n = len(jobs)
+    JI = np.zeros((n, K.N_JI), np.int64)
+    if n:
+        JI[:, :3] = np.array([(j.submit, j.runtime, j.requested) for j in jobs], np.int64)
+    JI[:, K.START:K.END + 1] = -1
+    JI[:, K.RES] = -1
+    D = np.array([j.demand for j in jobs], np.int64).reshape(n, workload.K)
+    return JI, D, np.array(workload.capacity, np.int64)
+
+
+def params(policy: Any, overrun: str) -> np.ndarray:
+    """The kernel's parameter vector ``P`` for ``policy`` (already reset)."""
+    p = policy.params
+    P = np.zeros(K.N_P, np.int64)
+    P[K.P_POL] = _policy_code(policy)
+    P[K.P_SEL] = _SELECT[p["select"]]
+    if P[K.P_POL] == K.FCFS:
+        P[K.P_SEL] = K.FF  # FCFS never selects
+    P[K.P_KILL] = overrun == "kill"
+    P[K.P_WINDOW] = p["window"]
+    P[K.P_FB] = _FALLBACK[p["bl_fallback"]]
+    P[K.P_LARGEST] = p["bl_fullness"] == "largest"
+    P[K.P_TIESLAST] = p["ties"] == "last"
+    P[K.P_MULT] = p["fullness"] == "mult"
+    P[K.P_COMPR] = _COMPRESSION[getattr(policy, "compression", "arrival")]
+    return P
+
+
+def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
+                      progress: Callable[[int], None] | None = None) -> Schedule:
+    """:func:`sim.batch.machine.simulate` on the compiled engine (module docstring).
+
+    ``policy`` is reset (so that its option checks against the machine run, and its
+    ``guarantees()`` are the Python engine's) but not driven. ``progress`` is called once,
+    with the number of jobs, at the end. Raises ValueError naming what is not supported.
+    """
+    why = unsupported(policy, workload, overrun=overrun)
+    if why is not None:
+        raise ValueError(f"the compiled engine does not support {why}; use engine='python'")
+    t_wall = time.perf_counter()
+    kill = overrun == "kill"
+    policy.reset(MachineInfo(capacity=workload.capacity, kill_at_request=kill))
+    JI, D, cap = arrays(workload)
+    P = params(policy, overrun)
+    err = K.run(D, JI, cap, P) if len(workload.jobs) else 0
+    if err == K.STUCK:
+        stuck = sorted(j.id for j, s in zip(workload.jobs, JI[:, K.START], strict=True)
+                       if s < 0)[:10]
+        raise PolicyError(f"{policy.name}: jobs never started: {stuck}")
+    if err < 0:
+        raise ValueError(f"{policy.name}: compiled engine failed ({ERRORS.get(int(err), err)})")
+    ids = np.fromiter((j.id for j in workload.jobs), np.int64, len(workload.jobs))
+    has = JI[:, K.HASP] == 1
+    promises = dict(zip(ids[has].tolist(), JI[has, K.PROM].tolist(), strict=True))
+    if progress is not None and len(workload.jobs):
+        progress(len(workload.jobs))
+    return Schedule(
+        workload=workload,
+        policy=policy.name,
+        start=JI[:, K.START].copy(),
+        end=JI[:, K.END].copy(),
+        killed=JI[:, K.KILLED] == 1,
+        overrun=overrun,
+        promises=promises,
+        guarantees=frozenset(policy.guarantees()),
+        sim_seconds=time.perf_counter() - t_wall,
+    )

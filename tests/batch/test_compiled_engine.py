@@ -1,0 +1,128 @@
+"""The compiled batch engine (``sim.batch.fast``) against the Python engine.
+
+Every policy the compiled engine runs (FCFS, EASY, conservative with each compression,
+unconstrained; the selections FF, BL and BB with their options), on windows of bundled
+traces and on random workloads (K = 1 and K = 3), with jobs killed at their request and
+run to completion: the same start array (byte for byte), ends, kills, promises and
+guarantees. Options it does not implement are refused by name. Times are integer seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from heuristics.backfill import EASY  # noqa: E402
+from instances.bundled import load_trace  # noqa: E402
+from instances.job import Workload  # noqa: E402
+from instances.synthetic import random_workload  # noqa: E402
+from sim.batch.machine import ENGINES, PolicyError, simulate  # noqa: E402
+from sim.registry import make_policy  # noqa: E402
+
+OVERRUNS = ("kill", "run")
+
+
+@functools.cache
+def window(trace: str, first: int, count: int) -> Workload:
+    """Jobs ``first .. first + count - 1`` of a bundled trace."""
+    w = load_trace(trace)
+    return Workload(w.jobs[first:first + count], w.capacity, f"{trace}[{first}:+{count}]")
+
+
+@functools.cache
+def kres(n: int, seed: int) -> Workload:
+    """A random workload with K = 3 resources."""
+    return random_workload(n, (32, 16, 24), seed=seed, load=0.9)
+
+
+def assert_same(w: Workload, policy: str, overrun: str, **options) -> None:
+    try:
+        py = simulate(w, make_policy(policy, **options), overrun=overrun)
+    except PolicyError as exc:  # a starving rule: the same refusal
+        with pytest.raises(PolicyError) as got:
+            simulate(w, make_policy(policy, **options), overrun=overrun, engine="compiled")
+        assert str(got.value) == str(exc)
+        return
+    co = simulate(w, make_policy(policy, **options), overrun=overrun, engine="compiled")
+    assert co.start.dtype == py.start.dtype
+    assert co.start.tobytes() == py.start.tobytes()
+    assert np.array_equal(co.end, py.end)
+    assert np.array_equal(co.killed, py.killed)
+    assert co.promises == py.promises
+    assert co.guarantees == py.guarantees
+    assert co.policy == py.policy
+
+
+TRACES = [("lublin_256", 0, 1500), ("KTH-SP2", 9000, 1200), ("SDSC-SP2", 20000, 1200)]
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "unconstrained"])
+@pytest.mark.parametrize("trace", TRACES, ids=lambda t: t[0])
+def test_traces(trace, policy, overrun):
+    assert_same(window(*trace), policy, overrun)
+
+
+@pytest.mark.parametrize("compression", ["start", "now", "none"])
+@pytest.mark.parametrize("overrun", OVERRUNS)
+def test_conservative_compressions(compression, overrun):
+    assert_same(window("SDSC-SP2", 20000, 1200), "conservative", overrun,
+                compression=compression)
+    assert_same(random_workload(800, (64,), seed=5, load=1.1), "conservative", overrun,
+                compression=compression)
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "unconstrained"])
+def test_random_k1(policy, seed, overrun):
+    w = random_workload(600, (64,), seed=seed, load=0.7 + 0.15 * seed,
+                        p_underestimate=0.3)
+    assert_same(w, policy, overrun)
+
+
+SELECT_OPTIONS = [
+    {"select": "bl"}, {"select": "bl", "window": 2}, {"select": "bl", "window": 0},
+    {"select": "bl", "bl_fallback": "next"}, {"select": "bl", "bl_fallback": "stop"},
+    {"select": "bl", "bl_fullness": "largest", "ties": "last"},
+    {"select": "bb"}, {"select": "bb", "fullness": "none"}, {"select": "ff"},
+]
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("options", SELECT_OPTIONS, ids=lambda o: "-".join(map(str, o.values())))
+@pytest.mark.parametrize("policy", ["easy", "conservative", "unconstrained"])
+def test_selections_k3(policy, options, overrun):
+    for seed in (1, 2):
+        assert_same(kres(400, seed), policy, overrun, **options)
+
+
+@pytest.mark.parametrize("options", SELECT_OPTIONS[:1] + SELECT_OPTIONS[6:7],
+                         ids=lambda o: o["select"])
+def test_selections_k1_trace(options):
+    assert_same(window("lublin_256", 0, 1000), "easy", "kill", **options)
+    assert_same(window("lublin_256", 0, 1000), "conservative", "run", **options)
+
+
+def test_refused_by_name():
+    w = random_workload(20, (8,), seed=0)
+    with pytest.raises(ValueError, match="policy SlackScheduler"):
+        simulate(w, make_policy("slack"), engine="compiled")
+
+    class Mine(EASY):
+        pass
+
+    with pytest.raises(ValueError, match="policy Mine"):
+        simulate(w, Mine(), engine="compiled")
+    late = Workload(tuple(dataclasses.replace(j, submit=j.submit - 10) for j in w.jobs),
+                    w.capacity)
+    with pytest.raises(ValueError, match="negative submit times"):
+        simulate(late, make_policy("easy"), engine="compiled")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        simulate(w, make_policy("easy"), engine="c")
+    assert ENGINES == ("python", "compiled")
