@@ -106,7 +106,7 @@ def _progress_bar(total: int, enabled: bool) -> tuple[Callable[[int], None] | No
 
 
 def simulate_months(workload: Workload, policy: str, *, overrun: str = "kill",
-                    progress: Callable[[int], None] | None = None,
+                    progress: Callable[[int], None] | None = None, engine: str = "python",
                     **policy_options: Any) -> list[tuple[str, Schedule]]:
     """Simulate each calendar month of ``workload`` (in the log's time zone) on its own,
     from an empty machine, with a fresh policy per month (a priority table in
@@ -114,7 +114,7 @@ def simulate_months(workload: Workload, policy: str, *, overrun: str = "kill",
     from instances.months import split_months
 
     return [(label, simulate(month, make_policy(policy, **policy_options), overrun=overrun,
-                             progress=progress))
+                             progress=progress, engine=engine))
             for label, month in split_months(workload)]
 
 
@@ -137,7 +137,8 @@ def takes_priorities(policy: str) -> bool:
 
 def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: bool = False,
         check: bool = True, progress: bool = False, out: str | os.PathLike[str] | None = None,
-        priorities: str | None = None, **policy_options: Any) -> dict[str, Any]:
+        priorities: str | None = None, engine: str = "python",
+        **policy_options: Any) -> dict[str, Any]:
     """Simulate ``policy`` (a registered name) on ``workload`` and return its metrics.
 
     Parameters
@@ -162,6 +163,10 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         Priority scenario (``instances.priorities.priorities_of`` over the whole
         ``workload``, before any month split), given to the policy when it takes a
         priority table and ignored otherwise; ``policy_config`` records the scheme name.
+    engine : {"python", "compiled"}
+        The batch engine (``sim.batch.machine.ENGINES``): the Python reference, or the
+        compiled one (FCFS, EASY, conservative and unconstrained with any selection; the
+        same schedule; anything else refused by name).
     policy_options
         Passed to the policy factory (for example ``order="AST", sf=3``); None values
         are dropped.
@@ -186,7 +191,7 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     try:
         if by_month:
             months = simulate_months(workload, policy, overrun=overrun, progress=update,
-                                     **table_opts)
+                                     engine=engine, **table_opts)
             if not months:
                 src = workload.cleaning.source if workload.cleaning else workload.name
                 raise ValueError(f"{src}: no jobs to simulate by month")
@@ -195,7 +200,7 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
             row["months"] = [{"month": label, **summary(s)} for label, s in months]
         else:
             schedules = [simulate(workload, make_policy(policy, **table_opts),
-                                  overrun=overrun, progress=update)]
+                                  overrun=overrun, progress=update, engine=engine)]
             row = summary(schedules[0])
     finally:
         if bar is not None:

@@ -48,6 +48,10 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     from heuristics.slack import EXHAUSTIVE, ORDERS
 
     p.add_argument("trace", help="SWF file (plain or gzip) or bundled trace name, e.g. KTH-SP2")
+    p.add_argument("--engine", choices=("python", "compiled"), default="python",
+                   help="batch engine: the Python reference, or the compiled one (numba; "
+                        "FCFS, EASY, conservative, unconstrained with FF/BL/BB; the same "
+                        "schedules; other policies refused by name)")
     p.add_argument("--procs", type=procs_arg, metavar="N|from-jobs",
                    help="machine size in processors (overrides MaxProcs); required when the "
                         "log has no MaxProcs/MaxNodes header; 'from-jobs' takes the widest job")
@@ -147,7 +151,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     registry.make_policy(args.policy, **opts)  # a bad policy or option fails before reading
     w = _workload(args)
     row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
-              check=not args.no_validate, progress=not args.quiet, out=args.out,
+              check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
               priorities=args.priorities, **opts)
     row["trace"] = w.name
     row["trace_sha256"] = _trace_sha256(args.trace)
@@ -186,7 +190,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         opts = {k: v for k, v in given.items() if takers[p] is None or k in takers[p]}
         registry.make_policy(p, **opts)
         rows.append(run(w, p, overrun=args.overrun, by_month=args.by_month,
-                        check=not args.no_validate, progress=not args.quiet,
+                        check=not args.no_validate, progress=not args.quiet, engine=args.engine,
                         priorities=args.priorities, **opts))
         rows[-1]["trace_sha256"] = sha
         rows[-1]["priorities"] = args.priorities

@@ -195,3 +195,16 @@ def test_every_family_generates_instances_its_default_solver_solves(family):
     fam, problem = registry.load_problem(instance(family, 7))
     r = registry.solver(fam, registry.default_solver(fam))(problem, time_limit=20)
     assert r.status.value in ("OPTIMAL", "FEASIBLE")
+
+
+def test_engine_compiled_gives_the_python_engine_metrics_and_refuses_by_name(tmp_path):
+    rows = {}
+    for engine in ("python", "compiled"):
+        p = cli("simulate", "lublin_256", "--policy", "easy", "--engine", engine, "--json",
+                "--quiet", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        rows[engine] = json.loads(p.stdout)
+    for k in ("avg_wait", "avg_bounded_slowdown", "makespan", "killed", "utilization"):
+        assert rows["python"][k] == rows["compiled"][k]
+    refused(cli("simulate", "lublin_256", "--policy", "slack", "--engine", "compiled",
+                cwd=tmp_path), "compiled engine does not support", "SlackScheduler")
