@@ -207,4 +207,4 @@ def test_engine_compiled_gives_the_python_engine_metrics_and_refuses_by_name(tmp
     for k in ("avg_wait", "avg_bounded_slowdown", "makespan", "killed", "utilization"):
         assert rows["python"][k] == rows["compiled"][k]
     refused(cli("simulate", "lublin_256", "--policy", "slack", "--engine", "compiled",
-                cwd=tmp_path), "compiled engine does not support", "SlackScheduler")
+                "--quiet", cwd=tmp_path), "compiled engine does not support", "SlackScheduler")
