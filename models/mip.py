@@ -101,7 +101,8 @@ def translate(prob: Any) -> tuple[Any, list[Any]]:
     if n:
         helper.add_var_array_with_bounds(lb, ub, integer, "")
     handles = [mbh.Variable(helper, i) for i in range(n)]
-    for c in prob.constraints.values():
+    cons = prob.constraints  # a list from a call in PuLP 3.3+ (the mapping is deprecated)
+    for c in (cons() if callable(cons) else cons.values()):
         row = helper.add_linear_constraint()
         rhs = -float(c.constant)
         if c.sense == pulp.LpConstraintLE:
