@@ -244,11 +244,11 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
     left = deadline.left()
     if left is not None and left <= overhead:
         return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
-                       f"stopped by the time limit: too little time left for {backend} to load "
-                       f"the model (about {overhead:.1f} s)")
+                       f"stopped by the time limit: too little time left for "
+                       f"{mip.NAMES[backend]} to load the model (about {overhead:.1f} s)")
     if not solve(prob, None if left is None else max(0.1, left - overhead)):
         return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
-                       f"{backend} stopped past the time limit without an answer")
+                       mip.killed_note(backend))
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return _finish("exact-ilp", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     chosen = [g for g, v in enumerate(y) if v.varValue is not None and v.varValue > 0.5]
@@ -274,7 +274,7 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
         if not check(problem, sol):
             return _finish("exact-ilp", problem, Status.FEASIBLE, sol, bound, t0, seed, params)
     return _finish("exact-ilp", problem, Status.UNKNOWN, None, bound, t0, seed, params,
-                   f"stopped by the time limit before {backend} found a solution")
+                   f"stopped by the time limit before {mip.NAMES[backend]} found a solution")
 
 
 def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None,

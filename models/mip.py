@@ -52,10 +52,25 @@ from typing import Any
 
 from models.cbc import bound_from_log, solve_guarded
 
-__all__ = ["BACKENDS", "GAP_TOL", "check_backend", "solve", "bound", "translate"]
+__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "check_backend", "killed_note",
+           "solve", "bound", "translate"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
+NAMES: dict[str, str] = {"cbc": "CBC", "highs": "HiGHS", "scip": "SCIP"}
+"""Each backend's name as written in notes."""
+ILP_SOLVERS: dict[str, str] = {
+    "slack_insertion": "ilp",
+    "grouping": "exact-ilp",
+    "kresource_epochs": "ilp",
+    "kresource_selection": "ilp",
+    "kresource_response": "ilp",
+    "task_mapping": "ilp",
+    "gang_schedule": "ilp",
+    "slot_assignment": "ilp",
+}
+"""The registered solver (``sim.registry.SOLVERS[family]``) of each family that takes
+``backend=``; a family not listed has no ILP."""
 GAP_TOL = 1e-7
 """Relative gap at which HiGHS and SCIP may call a run optimal (below the 1e-6 within
 which ``sim.result.build`` counts a bound as meeting the objective)."""
@@ -71,6 +86,14 @@ def check_backend(backend: str) -> str:
         raise ValueError(f"unknown MIP backend {backend!r}; valid backends: "
                          f"{', '.join(BACKENDS)}")
     return backend
+
+
+def killed_note(backend: str) -> str:
+    """The note of a run :func:`solve` returned False for: CBC killed past its limit, or
+    HiGHS/SCIP not run or stopped without an answer."""
+    if backend == "cbc":
+        return "CBC killed past the time limit"
+    return f"{NAMES[backend]} gave no answer within the time limit"
 
 
 def translate(prob: Any) -> tuple[Any, list[Any]]:

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from models import mip
-from models.cbc import variable
+from models.cbc import solve_guarded, variable
 from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
@@ -43,6 +43,11 @@ def _run(make: Any, time_limit: float | None,
 
     import pulp
 
+    def run(lp: Any, left: float | None) -> bool:
+        if backend == "cbc":  # CBC itself, as models.mip runs it
+            return solve_guarded(lp, time_limit=left, grace=0.2)
+        return mip.solve(lp, backend=backend, time_limit=left, grace=0.2)
+
     t0 = time.perf_counter()
     prob, xs = make(pulp.LpBinary)
     # PuLP writes the model for CBC (it cannot be interrupted) in about the time it took
@@ -51,7 +56,7 @@ def _run(make: Any, time_limit: float | None,
     left = remaining(t0, time_limit)
     if left is not None and left < max(0.05, t_write):
         return Status.UNKNOWN, {}, None
-    if not mip.solve(prob, backend=backend, time_limit=left, grace=0.2):
+    if not run(prob, left):
         return Status.UNKNOWN, {}, None
     vals = {key: (v.varValue or 0.0) for key, v in xs.items()}
     if prob.sol_status == pulp.LpSolutionOptimal:
@@ -65,7 +70,7 @@ def _run(make: Any, time_limit: float | None,
         lp = prob
         for v in lp.variables():
             v.cat = pulp.LpContinuous
-        if not mip.solve(lp, backend=backend, time_limit=left, grace=0.2):
+        if not run(lp, left):
             lp = None
     if lp is None:
         return (Status.FEASIBLE if prob.sol_status == pulp.LpSolutionIntegerFeasible

@@ -216,7 +216,7 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     t_write = WRITE_FACTOR * (deadline.elapsed() - t_build)
     if deadline.limit is not None and deadline.left(0.0) < t_write:
         return _fallback(problem, cur, deadline, seed, params, None,
-                         f"too little time left to pass the model to {backend}")
+                         f"too little time left to write the model for {mip.NAMES[backend]}")
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_")
     os.close(fd)
 
@@ -233,10 +233,10 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     try:
         if not run_cbc():
             return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
-                             f"{backend} stopped without an answer by the time limit")
+                             mip.killed_note(backend))
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
-                             f"{backend} found no schedule in time")
+                             f"{mip.NAMES[backend]} found no schedule in time")
         sch1 = read()
         if ins.check(problem, sch1):  # the solver's tolerances let in a bad pick
             sch1 = cur

@@ -194,3 +194,14 @@ def test_no_time_left_after_building_is_an_honest_answer():
         r = slack_ilp(p, time_limit=0.05, backend=backend)
         assert r.status in (Status.FEASIBLE, Status.UNKNOWN), backend
         assert r.runtime <= 0.05 + 2.5
+
+
+def test_the_registered_ilp_of_every_family_takes_the_backend_keyword():
+    import inspect
+
+    from sim import registry
+
+    for family, name in mip.ILP_SOLVERS.items():
+        fn = registry.solver(family, name)
+        param = inspect.signature(fn).parameters["backend"]
+        assert param.kind is inspect.Parameter.KEYWORD_ONLY and param.default == "cbc"
