@@ -14,7 +14,7 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     pinned ``ortools`` wheel (``highspy`` is never imported: its symbols clash with
     OR-Tools'). The time spent translating is charged to ``time_limit``; the solver
     gets what is left (none left: nothing is solved, :func:`solve` returns False). A
-    watchdog asks the solver to stop (``Solver.stop_search``) ``grace`` seconds past
+    watchdog asks the solver to stop (``interrupt_solve``) ``grace`` seconds past
     the limit. HiGHS runs without presolve (its presolve does not look at the clock) and
     gets :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer variable less than is left
     (its set-up before its first look at the clock).
@@ -101,17 +101,17 @@ def translate(prob: Any) -> tuple[Any, list[Any]]:
 
     Returns
     -------
-    (model, variables)
-        The ``model_builder.Model`` and PuLP's variables in the order of the model's
-        variable indices.
+    (helper, variables)
+        The model (a ``model_builder_helper.ModelBuilderHelper``, the model of
+        ``model_builder.Model``, used directly: ``model_builder`` itself imports pandas,
+        0.4 s charged to every first solve) and PuLP's variables in the order of the
+        model's variable indices.
     """
     import numpy as np
     import pulp
-    from ortools.linear_solver.python import model_builder as mb
     from ortools.linear_solver.python import model_builder_helper as mbh
 
-    model = mb.Model()
-    helper = model.helper
+    helper = mbh.ModelBuilderHelper()
     pvars = prob.variables()
     n = len(pvars)
     index = {v.name: i for i, v in enumerate(pvars)}
@@ -145,7 +145,7 @@ def translate(prob: Any) -> tuple[Any, list[Any]]:
                                               [float(a) for a in obj.values()])
         helper.set_objective_offset(float(obj.constant))
     helper.set_maximize(prob.sense == pulp.LpMaximize)
-    return model, pvars
+    return helper, pvars
 
 
 HIGHS_SETUP_PER_INTEGER = 1e-4
@@ -192,11 +192,11 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     setattr(prob, _BACKEND_ATTR, backend)
     if backend == "cbc":
         return solve_guarded(prob, time_limit=time_limit, grace=grace, log_path=log_path)
-    from ortools.linear_solver.python import model_builder as mb
+    from ortools.linear_solver.python import model_builder_helper as mbh
 
     start = time.perf_counter()
     model, pvars = translate(prob)
-    solver = mb.Solver(backend)
+    solver = mbh.ModelSolverHelper(backend)
     if not solver.solver_is_supported():
         raise RuntimeError(f"the installed ortools has no {backend!r} solver")
     params = _parameters(backend)
@@ -210,24 +210,24 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         if left < 0.01:
             return False
         solver.set_time_limit_in_seconds(left)
-        timer = threading.Timer(left + grace, solver.stop_search)
+        timer = threading.Timer(left + grace, solver.interrupt_solve)
         timer.daemon = True
         timer.start()
     try:
-        status = solver.solve(model)
+        solver.solve(model)
     finally:
         if timer is not None:
             timer.cancel()
-    S = mb.SolveStatus
-    has = status in (S.OPTIMAL, S.FEASIBLE)
-    values = solver.values(model.get_variables()).to_numpy() if has else None
+    S = mbh.SolveStatus
+    status = solver.status()
+    has = status in (S.OPTIMAL, S.FEASIBLE) and solver.has_solution()
+    values = solver.variable_values() if has else None
     for i, v in enumerate(pvars):
         v.varValue = None if values is None else float(values[i])
-    obj = float(solver.objective_value) if has else None
-    raw = solver.best_objective_bound if has else None
+    obj = float(solver.objective_value()) if has else None
     proved_bound = None
-    if backend == "scip" and raw is not None and not _missing(raw):
-        proved_bound = float(raw)
+    if backend == "scip" and has and not _missing(solver.best_objective_bound()):
+        proved_bound = float(solver.best_objective_bound())
     proved = status == S.OPTIMAL
     if proved and backend == "scip":
         proved = proved_bound is not None and \
