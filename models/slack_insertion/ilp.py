@@ -236,10 +236,14 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
                              mip.killed_note(backend))
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
-                             f"{mip.NAMES[backend]} found no schedule in time")
+                             f"the schedule of {mip.NAMES[backend]} violated the model "
+                             "beyond 1e-6 (numerics) and was rejected" if mip.rejected(prob)
+                             else f"{mip.NAMES[backend]} found no schedule in time")
         sch1 = read()
         if ins.check(problem, sch1):  # the solver's tolerances let in a bad pick
-            sch1 = cur
+            return _fallback(problem, cur, deadline, seed, params, None,
+                             f"the schedule of {mip.NAMES[backend]} failed the exact check "
+                             "(solver tolerances); not proved")
         if prob.sol_status != pulp.LpSolutionOptimal:
             return finish("ilp", problem, ins.best(problem, [sch1, cur]), Status.FEASIBLE,
                           mip.bound(prob, logfile), deadline, seed, params,

@@ -205,3 +205,15 @@ def test_the_registered_ilp_of_every_family_takes_the_backend_keyword():
         fn = registry.solver(family, name)
         param = inspect.signature(fn).parameters["backend"]
         assert param.kind is inspect.Parameter.KEYWORD_ONLY and param.default == "cbc"
+
+
+def test_a_solution_violating_the_model_is_rejected_not_proved():
+    """On this k = 21 KTH snapshot SCIP (OR-Tools 9.15) reports as optimal a schedule
+    whose values violate equality rows by 0.25 and whose price is below the optimum
+    CBC and HiGHS prove; the row check rejects it: never OPTIMAL with it."""
+    path = SNAPSHOTS / "kth-1996-11-remove-4857519-k21.json"
+    p = ins.from_dict(json.loads(path.read_text()))
+    r = slack_ilp(p, time_limit=20.0, backend="scip")
+    assert r.status is not Status.OPTIMAL or r.objective == pytest.approx(-918530.6118968152)
+    if r.status is Status.FEASIBLE and r.bound is None:
+        assert "rejected" in r.note or "no schedule" in r.note
