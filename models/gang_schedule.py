@@ -212,19 +212,22 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
 
 
 def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0,
-              max_vars: int = MAX_VARS) -> Result:
+              max_vars: int = MAX_VARS, backend: str = "cbc") -> Result:
     """Optimal gang schedule by the assignment model as an ILP (PuLP, CBC one thread via
     ``models.cbc``). ``seed`` is recorded only; ``time_limit`` in seconds covers model
     building (stopped there, or before CBC finds rows, the colouring heuristic's rows
     are returned as FEASIBLE; CBC is killed past its limit, ``cbc.solve_guarded``).
-    Refuses (ValueError) more than ``max_vars`` row-assignment variables."""
+    Refuses (ValueError) more than ``max_vars`` row-assignment variables. ``backend``:
+    ``"cbc"``, ``"highs"`` or ``"scip"`` (:mod:`models.mip`)."""
     import pulp
 
-    from models.cbc import bound_from_log
+    from models import mip
 
+    mip.check_backend(backend)
     dl = Deadline(time_limit)
     t0 = dl.t0
-    params: dict[str, Any] = {"time_limit": time_limit, "max_vars": max_vars}
+    params: dict[str, Any] = {"time_limit": time_limit, "max_vars": max_vars,
+                              "backend": backend}
     lb = gs.lower_bound(problem)
     if problem.objective == "rows" and lb > problem.max_rows:
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params,
@@ -279,7 +282,8 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     try:
         if dl.expired():
             return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-        if not cbc.solve_guarded(prob, time_limit=dl.left(), grace=0.2, log_path=logfile):
+        if not mip.solve(prob, backend=backend, time_limit=dl.left(), grace=0.2,
+                         log_path=logfile):
             return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             if prob.status == pulp.LpStatusInfeasible:
@@ -290,7 +294,7 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
                  if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
         if prob.sol_status == pulp.LpSolutionOptimal:
             return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
-        bound = bound_from_log(logfile)
+        bound = mip.bound(prob, logfile)
         bound = lb if bound is None else max(bound, lb)
         if problem.objective == "rows":
             bound = float(math.ceil(bound - 1e-6))

@@ -47,8 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from models.cbc import command as cbc_command
-from models.cbc import solve_guarded
+from models import mip
 from sim.problems import checker, scorer
 from sim.problems.grouping import GroupingProblem, check, objective
 from sim.result import Result, Status, build
@@ -190,11 +189,13 @@ def _cover(members: np.ndarray) -> list[np.ndarray]:
 
 
 def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
-              seed: int = 0) -> Result:
-    """Set partitioning ILP with PuLP/CBC. See the module docstring for the statuses;
+              seed: int = 0, backend: str = "cbc") -> Result:
+    """Set partitioning ILP with PuLP on ``backend`` (``"cbc"``, ``"highs"`` or
+    ``"scip"``, :mod:`models.mip`). See the module docstring for the statuses;
     ``time_limit`` in seconds, ``seed`` recorded only."""
+    mip.check_backend(backend)
     t0 = time.perf_counter()
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = {"backend": backend}
     deadline = _Deadline(t0, time_limit)
     table = group_table(problem, deadline=deadline)  # refuses a too large problem first
     if table is None:
@@ -227,12 +228,9 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
         return prob, y
 
     def solve(lp: pulp.LpProblem, limit: float | None) -> bool:
-        """CBC (PuLP's bundled binary) with ``limit`` seconds, killed ``overhead`` + 0.2 s
-        past it (``models.cbc.solve_guarded``); False when killed."""
-        if limit is None:
-            lp.solve(cbc_command())
-            return True
-        return solve_guarded(lp, time_limit=limit, grace=overhead + 0.2)
+        """The backend with ``limit`` seconds, stopped ``overhead`` + 0.2 s past it
+        (``models.mip.solve``); False when stopped without an answer."""
+        return mip.solve(lp, backend=backend, time_limit=limit, grace=overhead + 0.2)
 
     t_build = time.perf_counter()
     try:
@@ -242,15 +240,15 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
                        _STOPPED_BUILD)
     # CBC's time limit does not count PuLP writing the model and CBC reading it: about
     # three times the build time (measured); keep that much of the limit for them
-    overhead = 3.0 * (time.perf_counter() - t_build) + 0.2
+    overhead = (3.0 if backend == "cbc" else 1.0) * (time.perf_counter() - t_build) + 0.2
     left = deadline.left()
     if left is not None and left <= overhead:
         return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
-                       f"stopped by the time limit: too little time left for CBC to load "
-                       f"the model (about {overhead:.1f} s)")
+                       f"stopped by the time limit: too little time left for "
+                       f"{mip.NAMES[backend]} to load the model (about {overhead:.1f} s)")
     if not solve(prob, None if left is None else max(0.1, left - overhead)):
         return _finish("exact-ilp", problem, Status.UNKNOWN, None, None, t0, seed, params,
-                       "CBC killed past the time limit")
+                       mip.killed_note(backend))
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return _finish("exact-ilp", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     chosen = [g for g, v in enumerate(y) if v.varValue is not None and v.varValue > 0.5]
@@ -276,7 +274,7 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
         if not check(problem, sol):
             return _finish("exact-ilp", problem, Status.FEASIBLE, sol, bound, t0, seed, params)
     return _finish("exact-ilp", problem, Status.UNKNOWN, None, bound, t0, seed, params,
-                   "stopped by the time limit before CBC found a solution")
+                   f"stopped by the time limit before {mip.NAMES[backend]} found a solution")
 
 
 def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None,

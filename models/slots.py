@@ -254,20 +254,24 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
 
 
 def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
-              symmetry: bool = True, max_vars: int = MAX_VARS_ILP) -> Result:
+              symmetry: bool = True, max_vars: int = MAX_VARS_ILP,
+              backend: str = "cbc") -> Result:
     """Optimal slot table by the same model as an ILP (PuLP with its bundled CBC, one
     thread). ``seed`` is recorded only; ``time_limit`` in seconds covers model building
     (stopped there, or before CBC finds a table, the better heuristic table is returned
     as FEASIBLE; CBC is killed past its limit, ``models.cbc.solve_guarded``). Refuses
-    (ValueError) a model with more than ``max_vars`` 0-1 variables."""
+    (ValueError) a model with more than ``max_vars`` 0-1 variables. ``backend``:
+    ``"cbc"``, ``"highs"`` or ``"scip"`` (:mod:`models.mip`)."""
     import pulp
 
-    from models.cbc import bound_from_log, solve_guarded, variable
+    from models import mip
+    from models.cbc import variable
 
+    mip.check_backend(backend)
     dl = Deadline(time_limit)
     t0 = dl.t0
     params: dict[str, Any] = {"time_limit": time_limit, "symmetry": symmetry,
-                              "max_vars": max_vars}
+                              "max_vars": max_vars, "backend": backend}
     why = _trivially_infeasible(problem)
     if why:
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params, why)
@@ -339,7 +343,8 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     try:
         if dl.expired():
             return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-        if not solve_guarded(prob, time_limit=dl.left(), grace=0.2, log_path=logfile):
+        if not mip.solve(prob, backend=backend, time_limit=dl.left(), grace=0.2,
+                         log_path=logfile):
             return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             if prob.status == pulp.LpStatusInfeasible:
@@ -354,7 +359,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
                  for s in range(used)]
         if prob.sol_status == pulp.LpSolutionOptimal:
             return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
-        bound = bound_from_log(logfile)
+        bound = mip.bound(prob, logfile)
         return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
     finally:
         os.unlink(logfile)

@@ -156,18 +156,25 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
 
 
 def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,
-              max_vars: int = MAX_VARS_ILP) -> Result:
-    """The same model with PuLP / CBC (one thread); ``time_limit`` in seconds (model
-    building included), ``seed`` recorded only. Refuses (ValueError) more than
-    ``max_vars`` assignment variables; when the limit runs out while building, returns
-    the greedy mapping (FEASIBLE)."""
+              max_vars: int = MAX_VARS_ILP, backend: str = "cbc") -> Result:
+    """The same model with PuLP on ``backend`` (``"cbc"``, ``"highs"`` or ``"scip"``,
+    :mod:`models.mip`; one thread); ``time_limit`` in seconds (model building
+    included), ``seed`` recorded only. Refuses (ValueError) more than ``max_vars``
+    assignment variables; when the limit runs out while building, returns the greedy
+    mapping (FEASIBLE). A stopped run's bound: the backend's (SCIP, CBC's log) or the
+    load lower bound, whichever is larger."""
+    import os
+    import tempfile
+
     import pulp
 
-    from models.cbc import solve_guarded, variable
+    from models import mip
+    from models.cbc import variable
 
+    mip.check_backend(backend)
     dl = Deadline(time_limit)
     t0 = dl.t0
-    params: dict[str, Any] = {"max_vars": max_vars}
+    params: dict[str, Any] = {"max_vars": max_vars, "backend": backend}
     _refuse("ilp", problem, max_vars)
     p = problem
     n = p.n_nodes
@@ -208,7 +215,15 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
         lp += load[a] >= load[b]
     if dl.expired():
         return _stopped("ilp", p, dl, seed, params)
-    if not solve_guarded(lp, time_limit=dl.left(), grace=0.2):
+    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_tm_")
+    os.close(fd)
+    try:
+        ended = mip.solve(lp, backend=backend, time_limit=dl.left(), grace=0.2,
+                          log_path=logfile)
+        found = mip.bound(lp, logfile) if ended else None
+    finally:
+        os.unlink(logfile)
+    if not ended:
         return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
     rt = time.perf_counter() - t0
     try:
@@ -218,7 +233,8 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     if sol is None:
         return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
     proved = lp.sol_status == pulp.LpSolutionOptimal
-    bound = lp.objective.value() if proved else p.lower_bound()
+    bound = lp.objective.value() if proved else max(
+        [p.lower_bound()] + ([found] if found is not None else []))
     return build(solver="ilp", status=Status.OPTIMAL if proved else Status.FEASIBLE,
                  solution=sol, check=checker(p), objective=scorer(p), bound=bound,
                  runtime=rt, seed=seed, params=params)

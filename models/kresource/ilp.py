@@ -23,6 +23,7 @@ import math
 import time
 from typing import Any
 
+from models import mip
 from models.cbc import solve_guarded, variable
 from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
 from sim.problems import checker, scorer
@@ -30,7 +31,8 @@ from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProbl
 from sim.result import Result, Status, build
 
 
-def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | None]:
+def _run(make: Any, time_limit: float | None,
+         backend: str = "cbc") -> tuple[Status, dict, float | None]:
     """Solve the binary model; returns (status, variable values, LP bound if stopped).
     The LP relaxation (for the bound) gets what is left of ``time_limit`` (seconds).
     CBC runs under ``models.cbc.solve_guarded``: it is killed shortly after the limit
@@ -41,6 +43,11 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
 
     import pulp
 
+    def run(lp: Any, left: float | None) -> bool:
+        if backend == "cbc":  # CBC itself, as models.mip runs it
+            return solve_guarded(lp, time_limit=left, grace=0.2)
+        return mip.solve(lp, backend=backend, time_limit=left, grace=0.2)
+
     t0 = time.perf_counter()
     prob, xs = make(pulp.LpBinary)
     # PuLP writes the model for CBC (it cannot be interrupted) in about the time it took
@@ -49,7 +56,7 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
     left = remaining(t0, time_limit)
     if left is not None and left < max(0.05, t_write):
         return Status.UNKNOWN, {}, None
-    if not solve_guarded(prob, time_limit=left, grace=0.2):
+    if not run(prob, left):
         return Status.UNKNOWN, {}, None
     vals = {key: (v.varValue or 0.0) for key, v in xs.items()}
     if prob.sol_status == pulp.LpSolutionOptimal:
@@ -63,7 +70,7 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
         lp = prob
         for v in lp.variables():
             v.cat = pulp.LpContinuous
-        if not solve_guarded(lp, time_limit=left, grace=0.2):
+        if not run(lp, left):
             lp = None
     if lp is None:
         return (Status.FEASIBLE if prob.sol_status == pulp.LpSolutionIntegerFeasible
@@ -75,10 +82,12 @@ def _run(make: Any, time_limit: float | None) -> tuple[Status, dict, float | Non
 
 
 def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
-                 seed: int = 0) -> Result:
-    """Minimum number of epochs with CBC (module docstring)."""
+                 seed: int = 0, backend: str = "cbc") -> Result:
+    """Minimum number of epochs with CBC, HiGHS or SCIP (``backend``, :mod:`models.mip`;
+    module docstring)."""
     import pulp
 
+    mip.check_backend(backend)
     t0 = time.perf_counter()
     ub_sol = best_packing(problem, time_limit)
     n, K, E = problem.n, problem.K, len(ub_sol)
@@ -106,12 +115,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         return prob, x
 
     try:
-        status, vals, bound = _run(make, remaining(t0, time_limit))
+        status, vals, bound = _run(make, remaining(t0, time_limit), backend)
     except OutOfTime:
         return build(solver="ilp", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem),
                      runtime=time.perf_counter() - t0, seed=seed,
-                     params={"time_limit": time_limit},
+                     params={"time_limit": time_limit, "backend": backend},
                      note="time limit reached while building; the greedy packing")
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
@@ -122,14 +131,16 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         sol, status, bound = ub_sol, Status.FEASIBLE, lb
     return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
                  objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
-                 params={"time_limit": time_limit})
+                 params={"time_limit": time_limit, "backend": backend})
 
 
 def solve_selection(problem: SelectionProblem, *, time_limit: float | None = None,
-                    seed: int = 0) -> Result:
-    """Optimal backfill selection with CBC (module docstring)."""
+                    seed: int = 0, backend: str = "cbc") -> Result:
+    """Optimal backfill selection with CBC, HiGHS or SCIP (``backend``,
+    :mod:`models.mip`; module docstring)."""
     import pulp
 
+    mip.check_backend(backend)
     t0 = time.perf_counter()
     n, K, w = problem.n, problem.K, problem.weights
     elig = [j for j in range(n) if problem.eligible(j)]
@@ -147,23 +158,25 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     if not elig:
         status, vals, bound = Status.OPTIMAL, {}, None
     else:
-        status, vals, bound = _run(make, time_limit)
+        status, vals, bound = _run(make, time_limit, backend)
     sol = [j for j in elig if vals.get(j, 0) > 0.5] if status in (
         Status.OPTIMAL, Status.FEASIBLE) else None
     return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
                  objective=scorer(problem), sense="max", runtime=time.perf_counter() - t0,
-                 seed=seed, params={"time_limit": time_limit})
+                 seed=seed, params={"time_limit": time_limit, "backend": backend})
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                    seed: int = 0, max_vars: int = 50_000,
-                   max_nonzeros: int = 150_000) -> Result:
+                   max_nonzeros: int = 150_000, backend: str = "cbc") -> Result:
     """Time-indexed ILP for the minimum total (weighted) response time (module
     docstring). Raises ValueError when it would need more than ``max_vars`` variables
     or ``max_nonzeros`` capacity-row coefficients (CBC's root processing of larger
-    models does not stop at the time limit)."""
+    models does not stop at the time limit). ``backend``: ``"cbc"``, ``"highs"`` or
+    ``"scip"`` (:mod:`models.mip`)."""
     import pulp
 
+    mip.check_backend(backend)
     t0 = time.perf_counter()
     n, K = problem.n, problem.K
     H = problem.horizon()
@@ -201,15 +214,16 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
         return prob, x
 
     try:
-        status, vals, bound = _run(make, time_limit)
+        status, vals, bound = _run(make, time_limit, backend)
     except OutOfTime:
         return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=checker(problem),
                      objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
-                     params={"time_limit": time_limit}, note="time limit reached while building")
+                     params={"time_limit": time_limit, "backend": backend},
+                     note="time limit reached while building")
     sol = None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = [next(t for t in range(a[j], H - p[j] + 1) if vals.get((j, t), 0) > 0.5)
                for j in range(n)]
     return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
                  objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
-                 params={"time_limit": time_limit})
+                 params={"time_limit": time_limit, "backend": backend})

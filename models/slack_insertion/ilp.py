@@ -38,6 +38,11 @@ Status: OPTIMAL only when CBC proved both stages. CBC via PuLP reports ``LpStatu
 "Optimal" also after a time-limit stop with an incumbent; ``prob.sol_status ==
 pulp.LpSolutionOptimal`` (versus ``LpSolutionIntegerFeasible``) tells a proved optimum
 from a stopped run, and only the former is OPTIMAL. CBC runs with ``threads=1``.
+
+Backends: ``backend="highs"`` or ``"scip"`` solves the same PuLP model with OR-Tools'
+HiGHS or SCIP (:mod:`models.mip`: translated in memory, the translation charged to the
+limit); ``sol_status`` then says what that backend proved (:func:`models.mip.solve`), and
+the bound of a stopped run is SCIP's dual bound (HiGHS gives none through OR-Tools).
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ import tempfile
 from bisect import bisect_right
 from typing import Any
 
-from models.cbc import bound_from_log, solve_guarded, variable
+from models import mip
+from models.cbc import variable
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
 from sim.problems import insertion as ins
@@ -76,7 +82,7 @@ class _Stopped(Exception):
 
 def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
               max_points: int = 20000, max_nonzeros: int = 1_000_000,
-              tighten: bool = True, formulation: str = "auto") -> Result:
+              tighten: bool = True, formulation: str = "auto", backend: str = "cbc") -> Result:
     """Optimal insertion by a time-indexed ILP over the dominant start times (PuLP/CBC).
 
     Parameters
@@ -99,15 +105,19 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         Capacity rows summing the ``x`` (direct; CBC solves small models of this form
         several times faster) or through the cumulative ``z`` (linear size). ``auto``
         takes the direct form while it has at most ``_DIRECT_MAX`` nonzeros.
+    backend : {"cbc", "highs", "scip"}
+        The MIP solver (:mod:`models.mip`); CBC through PuLP by default.
     """
     import pulp
 
     if formulation not in ("auto", "direct", "cumulative"):
         raise ValueError(f"ilp: formulation must be 'auto', 'direct' or 'cumulative', "
                          f"got {formulation!r}")
+    mip.check_backend(backend)
     deadline = Deadline(time_limit)
     params: dict[str, Any] = {"time_limit": time_limit, "max_points": max_points,
-                              "max_nonzeros": max_nonzeros, "tighten": tighten}
+                              "max_nonzeros": max_nonzeros, "tighten": tighten,
+                              "backend": backend}
     now = problem.now
     cur = ins.current_schedule(problem)
     T = ins.horizon(problem)
@@ -206,13 +216,13 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     t_write = WRITE_FACTOR * (deadline.elapsed() - t_build)
     if deadline.limit is not None and deadline.left(0.0) < t_write:
         return _fallback(problem, cur, deadline, seed, params, None,
-                         "too little time left to write the model for CBC")
+                         f"too little time left to write the model for {mip.NAMES[backend]}")
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_")
     os.close(fd)
 
     def run_cbc() -> bool:
-        return solve_guarded(prob, time_limit=deadline.left(0.01), grace=CBC_GRACE,
-                             log_path=logfile)
+        return mip.solve(prob, backend=backend, time_limit=deadline.left(0.01),
+                         grace=CBC_GRACE, log_path=logfile)
 
     def read() -> InsertionSchedule:
         chosen = {jid: max(x[jid], key=lambda tau: (x[jid][tau].value() or 0.0, -tau))
@@ -222,17 +232,21 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
 
     try:
         if not run_cbc():
-            return _fallback(problem, cur, deadline, seed, params, bound_from_log(logfile),
-                             "CBC killed past the time limit")
+            return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
+                             mip.killed_note(backend))
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            return _fallback(problem, cur, deadline, seed, params, bound_from_log(logfile),
-                             "CBC found no schedule in time")
+            return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
+                             f"the schedule of {mip.NAMES[backend]} violated the model "
+                             "beyond 1e-6 (numerics) and was rejected" if mip.rejected(prob)
+                             else f"{mip.NAMES[backend]} found no schedule in time")
         sch1 = read()
-        if ins.check(problem, sch1):  # CBC's tolerances let in a bad pick
-            sch1 = cur
+        if ins.check(problem, sch1):  # the solver's tolerances let in a bad pick
+            return _fallback(problem, cur, deadline, seed, params, None,
+                             f"the schedule of {mip.NAMES[backend]} failed the exact check "
+                             "(solver tolerances); not proved")
         if prob.sol_status != pulp.LpSolutionOptimal:
             return finish("ilp", problem, ins.best(problem, [sch1, cur]), Status.FEASIBLE,
-                          bound_from_log(logfile), deadline, seed, params,
+                          mip.bound(prob, logfile), deadline, seed, params,
                           note="stopped by the time limit")
         p1 = ins.objective(problem, sch1)
         bound = p1

@@ -1,0 +1,315 @@
+"""The MIP backends of the PuLP models: CBC (through PuLP), HiGHS and SCIP (through
+OR-Tools' ``model_builder``).
+
+Every ILP of the toolkit is built once as a PuLP model, the modelling layer its users
+know. :func:`solve` runs it on one of :data:`BACKENDS`:
+
+``"cbc"``
+    PuLP's CBC under :func:`models.cbc.solve_guarded` (one thread; killed ``grace``
+    seconds past the limit).
+``"highs"``, ``"scip"``
+    The PuLP model is translated into an OR-Tools ``model_builder`` model in memory
+    (variables with their bounds and integrality, rows, objective and its constant;
+    no file is written) and solved in-process by the HiGHS or SCIP bundled in the
+    pinned ``ortools`` wheel (``highspy`` is never imported: its symbols clash with
+    OR-Tools'). The time spent translating is charged to ``time_limit``; the solver
+    gets what is left (none left: nothing is solved, :func:`solve` returns False). A
+    watchdog asks the solver to stop (``interrupt_solve``) ``grace`` seconds past
+    the limit. HiGHS runs without presolve (its presolve does not look at the clock) and
+    gets :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer variable less than is left
+    (its set-up before its first look at the clock).
+
+After :func:`solve`, the PuLP model reads as if CBC had solved it: ``prob.status``,
+``prob.sol_status`` (``LpSolutionOptimal`` only for a proved optimum,
+``LpSolutionIntegerFeasible`` for a stopped run with a solution) and every variable's
+``varValue``; :func:`bound` gives the backend's proved bound on the optimum.
+
+Honesty (what each backend's statuses mean, checked against OR-Tools' sources of its
+HiGHS and SCIP proto solvers):
+
+- SCIP: ``OPTIMAL`` includes SCIP's gap-limit stop; SCIP's default gap limit is 0, and
+  :func:`solve` additionally requires the reported dual bound to meet the objective
+  within ``1e-6`` relative (the tolerance of ``sim.result.build``) before it calls a
+  run proved. A stopped run's
+  bound is SCIP's dual bound (``best_objective_bound``), a valid bound.
+- HiGHS: HiGHS stops as "optimal" at its relative MIP gap (default ``1e-4``); it runs
+  with ``mip_rel_gap`` = :data:`GAP_TOL`. OR-Tools reports HiGHS's incumbent value as
+  its ``best_objective_bound`` (also after a time-limit stop), which is no bound: a
+  stopped HiGHS run has no bound here (None), and the caller's own bound (a family's
+  lower bound, the LP relaxation) is used instead.
+- A solution read back is checked against every row of the PuLP model (integer values
+  are rounded by OR-Tools): one violating a row by more than :data:`FEAS_TOL` is
+  rejected with its bound, the run counting as one without a solution (measured: SCIP
+  returned an "optimal" schedule violating equality rows by 0.25 on a k = 21 KTH
+  insertion snapshot; HiGHS proved a worse optimum than SCIP's rejected one).
+- SCIP runs with ``limits/memory`` = :data:`SCIP_MEMORY_MB`.
+- A bound is never trusted blindly downstream: ``sim.result.build`` drops one on the
+  wrong side of the recomputed objective.
+
+All backends run single-threaded (CBC ``threads=1``, HiGHS ``threads=1``; SCIP is
+sequential).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+from models.cbc import bound_from_log, solve_guarded
+
+__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "check_backend", "killed_note",
+           "solve", "bound", "rejected", "translate"]
+
+BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
+"""The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
+NAMES: dict[str, str] = {"cbc": "CBC", "highs": "HiGHS", "scip": "SCIP"}
+"""Each backend's name as written in notes."""
+ILP_SOLVERS: dict[str, str] = {
+    "slack_insertion": "ilp",
+    "grouping": "exact-ilp",
+    "kresource_epochs": "ilp",
+    "kresource_selection": "ilp",
+    "kresource_response": "ilp",
+    "task_mapping": "ilp",
+    "gang_schedule": "ilp",
+    "slot_assignment": "ilp",
+}
+"""The registered solver (``sim.registry.SOLVERS[family]``) of each family that takes
+``backend=``; a family not listed has no ILP."""
+GAP_TOL = 1e-7
+"""Relative gap at which HiGHS and SCIP may call a run optimal (below the 1e-6 within
+which ``sim.result.build`` counts a bound as meeting the objective)."""
+
+_BOUND_ATTR = "_schedsearch_mip_bound"
+_BACKEND_ATTR = "_schedsearch_mip_backend"
+_REJECTED_ATTR = "_schedsearch_mip_rejected"
+
+
+def check_backend(backend: str) -> str:
+    """``backend`` if it is one of :data:`BACKENDS`, else ValueError naming the valid
+    ones."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown MIP backend {backend!r}; valid backends: "
+                         f"{', '.join(BACKENDS)}")
+    return backend
+
+
+def killed_note(backend: str) -> str:
+    """The note of a run :func:`solve` returned False for: CBC killed past its limit, or
+    HiGHS/SCIP not run or stopped without an answer."""
+    if backend == "cbc":
+        return "CBC killed past the time limit"
+    return f"{NAMES[backend]} gave no answer within the time limit"
+
+
+def translate(prob: Any) -> tuple[Any, list[Any]]:
+    """The PuLP model ``prob`` as an OR-Tools ``model_builder`` model.
+
+    Returns
+    -------
+    (helper, variables)
+        The model (a ``model_builder_helper.ModelBuilderHelper``, the model of
+        ``model_builder.Model``, used directly: ``model_builder`` itself imports pandas,
+        0.4 s charged to every first solve) and PuLP's variables in the order of the
+        model's variable indices.
+    """
+    import numpy as np
+    import pulp
+    from ortools.linear_solver.python import model_builder_helper as mbh
+
+    helper = mbh.ModelBuilderHelper()
+    pvars = prob.variables()
+    n = len(pvars)
+    index = {v.name: i for i, v in enumerate(pvars)}
+    inf = math.inf
+    lb = np.array([-inf if v.lowBound is None else float(v.lowBound) for v in pvars],
+                  dtype=np.float64)
+    ub = np.array([inf if v.upBound is None else float(v.upBound) for v in pvars],
+                  dtype=np.float64)
+    integer = np.array([v.cat == pulp.LpInteger for v in pvars], dtype=bool)
+    if n:
+        helper.add_var_array_with_bounds(lb, ub, integer, "")
+    handles = [mbh.Variable(helper, i) for i in range(n)]
+    cons = prob.constraints  # a list from a call in PuLP 3.3+ (the mapping is deprecated)
+    for c in (cons() if callable(cons) else cons.values()):
+        row = helper.add_linear_constraint()
+        rhs = -float(c.constant)
+        if c.sense == pulp.LpConstraintLE:
+            helper.set_constraint_upper_bound(row, rhs)
+        elif c.sense == pulp.LpConstraintGE:
+            helper.set_constraint_lower_bound(row, rhs)
+        else:
+            helper.set_constraint_lower_bound(row, rhs)
+            helper.set_constraint_upper_bound(row, rhs)
+        if c:
+            helper.add_terms_to_constraint(row, [handles[index[v.name]] for v in c],
+                                           [float(a) for a in c.values()])
+    obj = prob.objective
+    if obj is not None:
+        if obj:
+            helper.set_objective_coefficients([index[v.name] for v in obj],
+                                              [float(a) for a in obj.values()])
+        helper.set_objective_offset(float(obj.constant))
+    helper.set_maximize(prob.sense == pulp.LpMaximize)
+    return helper, pvars
+
+
+HIGHS_SETUP_PER_INTEGER = 1e-4
+"""Seconds per integer variable HiGHS spends, through OR-Tools, before it first looks at
+its clock (measured: 2.9 s for 40,000 binaries at a 0.01 s limit, 0.16 s for as many
+continuous variables); that much of the limit is kept back from its ``time_limit``."""
+
+
+SCIP_MEMORY_MB = 800
+"""SCIP's ``limits/memory`` (MB): it stops (with its best solution) beyond it."""
+FEAS_TOL = 1e-6
+"""Absolute violation of a row (scaled by ``max(1, |rhs|)``) beyond which a solution read
+back from HiGHS or SCIP is rejected."""
+
+
+def _violated(prob: Any) -> bool:
+    """Whether the values read into ``prob`` violate a row by more than :data:`FEAS_TOL`
+    (relative to ``max(1, |rhs|)``)."""
+    import pulp
+
+    cons = prob.constraints
+    for c in (cons() if callable(cons) else cons.values()):
+        v = c.value()
+        if v is None:
+            return True
+        tol = FEAS_TOL * max(1.0, abs(c.constant))
+        if (c.sense == pulp.LpConstraintLE and v > tol) or \
+                (c.sense == pulp.LpConstraintGE and v < -tol) or \
+                (c.sense == pulp.LpConstraintEQ and abs(v) > tol):
+            return True
+    return False
+
+
+def _parameters(backend: str) -> str:
+    if backend == "highs":
+        # output off first (else HiGHS prints a banner on stdout); presolve off: HiGHS's
+        # presolve does not look at the clock (measured: 39 s on a 5 s limit, k = 29 KTH
+        # insertion snapshot)
+        return (f"output_flag=false,log_to_console=false,mip_rel_gap={GAP_TOL},threads=1,"
+                "random_seed=0,presolve=off")
+    # SCIP: a memory limit (MB; measured: 2.1 GB and 40 s on a 10 s limit, k = 27 KTH
+    # insertion snapshot, without it)
+    return f"limits/memory = {SCIP_MEMORY_MB}"
+
+
+def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
+          grace: float = 0.5, log_path: str | None = None) -> bool:
+    """Solve the PuLP model ``prob`` on ``backend`` (module docstring).
+
+    Parameters
+    ----------
+    prob : pulp.LpProblem
+    backend : {"cbc", "highs", "scip"}
+    time_limit : float, optional
+        Seconds from this call, translation included (None: no limit).
+    grace : float
+        Seconds past the limit after which CBC is killed, or HiGHS/SCIP asked to stop.
+    log_path : str, optional
+        CBC only: the log file :func:`bound` reads CBC's bound from.
+
+    Returns
+    -------
+    bool
+        True when the backend ended and its answer was read into ``prob``; False when
+        CBC was killed or the limit left no time to solve (no values read).
+    """
+    import pulp
+
+    check_backend(backend)
+    setattr(prob, _BOUND_ATTR, None)
+    setattr(prob, _BACKEND_ATTR, backend)
+    setattr(prob, _REJECTED_ATTR, False)
+    if backend == "cbc":
+        return solve_guarded(prob, time_limit=time_limit, grace=grace, log_path=log_path)
+    from ortools.linear_solver.python import model_builder_helper as mbh
+
+    start = time.perf_counter()
+    model, pvars = translate(prob)
+    solver = mbh.ModelSolverHelper(backend)
+    if not solver.solver_is_supported():
+        raise RuntimeError(f"the installed ortools has no {backend!r} solver")
+    params = _parameters(backend)
+    if params:
+        solver.set_solver_specific_parameters(params)
+    timer = None
+    if time_limit is not None:
+        left = float(time_limit) - (time.perf_counter() - start)
+        if backend == "highs":
+            left -= HIGHS_SETUP_PER_INTEGER * sum(1 for v in pvars if v.cat == pulp.LpInteger)
+        if left < 0.01:
+            return False
+        solver.set_time_limit_in_seconds(left)
+        timer = threading.Timer(left + grace, solver.interrupt_solve)
+        timer.daemon = True
+        timer.start()
+    try:
+        solver.solve(model)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    S = mbh.SolveStatus
+    status = solver.status()
+    has = status in (S.OPTIMAL, S.FEASIBLE) and solver.has_solution()
+    values = solver.variable_values() if has else None
+    for i, v in enumerate(pvars):
+        v.varValue = None if values is None else float(values[i])
+    obj = float(solver.objective_value()) if has else None
+    if has and _violated(prob):  # numerical trouble: trust neither solution nor bound
+        for v in pvars:
+            v.varValue = None
+        prob.status = pulp.LpStatusNotSolved
+        prob.sol_status = pulp.LpSolutionNoSolutionFound
+        setattr(prob, _REJECTED_ATTR, True)
+        return True
+    proved_bound = None
+    if backend == "scip" and has and not _missing(solver.best_objective_bound()):
+        proved_bound = float(solver.best_objective_bound())
+    proved = status == S.OPTIMAL
+    if proved and backend == "scip":
+        proved = proved_bound is not None and \
+            abs(obj - proved_bound) <= 1e-6 * max(1.0, abs(obj))
+    if proved:
+        prob.status, prob.sol_status = pulp.LpStatusOptimal, pulp.LpSolutionOptimal
+        proved_bound = obj if proved_bound is None else proved_bound
+    elif has:
+        prob.status, prob.sol_status = pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible
+    elif status == S.INFEASIBLE:
+        prob.status, prob.sol_status = pulp.LpStatusInfeasible, pulp.LpSolutionInfeasible
+    elif status == S.UNBOUNDED:
+        prob.status, prob.sol_status = pulp.LpStatusUnbounded, pulp.LpSolutionUnbounded
+    else:
+        prob.status = pulp.LpStatusNotSolved
+        prob.sol_status = pulp.LpSolutionNoSolutionFound
+    setattr(prob, _BOUND_ATTR, proved_bound)
+    return True
+
+
+def _missing(x: Any) -> bool:
+    try:
+        return x is None or math.isnan(float(x))
+    except (TypeError, ValueError):  # pandas.NA
+        return True
+
+
+def rejected(prob: Any) -> bool:
+    """Whether the last :func:`solve` of ``prob`` rejected the backend's solution (a row
+    violated beyond :data:`FEAS_TOL`); the run then counts as one without a solution."""
+    return bool(getattr(prob, _REJECTED_ATTR, False))
+
+
+def bound(prob: Any, log_path: str | None = None) -> float | None:
+    """The proved bound on the optimum of the last :func:`solve` of ``prob`` (lower for
+    minimisation, upper for maximisation): CBC's from its log (``log_path``), SCIP's
+    dual bound, or for HiGHS the objective of a proved optimum only; None when there
+    is none."""
+    if getattr(prob, _BACKEND_ATTR, "cbc") == "cbc":
+        return None if log_path is None else bound_from_log(log_path)
+    value = getattr(prob, _BOUND_ATTR, None)
+    return None if value is None else float(value)
