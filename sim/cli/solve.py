@@ -50,12 +50,27 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.2f}%"
 
 
+def _backend_options(args: argparse.Namespace, family: str, name: str) -> dict[str, Any]:
+    """``{"backend": ...}`` when ``--backend`` is given: only for the family's ILP."""
+    if args.backend is None:
+        return {}
+    from models.mip import ILP_SOLVERS
+
+    if ILP_SOLVERS.get(family) != name:
+        ilp = ILP_SOLVERS.get(family)
+        raise ValueError(f"--backend {args.backend}: only the ILP takes a MIP backend; "
+                         + (f"use --solver {ilp} for {family}" if ilp else
+                            f"{family} has no ILP"))
+    return {"backend": args.backend}
+
+
 def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> int:
     from sim.sweep.bench import resolve_solver
 
     solve = resolve_solver(family, name)
+    options = _backend_options(args, family, name)
     try:
-        result = solve(problem, time_limit=args.time_limit, seed=args.seed)
+        result = solve(problem, time_limit=args.time_limit, seed=args.seed, **options)
     except ValueError as exc:  # a refusal (e.g. too large for the model): name the file
         raise ValueError(f"{args.problem}: {exc}") from None
     d = result.to_dict()
@@ -133,6 +148,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     family, problem = load(data, args.problem) if isinstance(data, dict) else \
         registry.load_problem(data, source=args.problem)
     if args.solvers:
+        if args.backend is not None:
+            raise ValueError("--backend goes with --solver (the family's ILP), not --solvers")
         return _several(args, family, args.solvers)
     return _single(args, family, problem, args.solver or registry.default_solver(family))
 
@@ -201,6 +218,9 @@ def add_solve(sub: Any) -> None:
                         "proved optimum among them")
     p.add_argument("--time-limit", type=seconds_arg, help="seconds per solver (finite, >= 0)")
     p.add_argument("--seed", type=seed_arg, default=0, help="integer in [0, 2**63 - 1]")
+    p.add_argument("--backend", choices=("cbc", "highs", "scip"),
+                   help="MIP backend of the family's ILP (--solver ilp or exact-ilp): CBC "
+                        "through PuLP (default), HiGHS or SCIP through OR-Tools")
     p.add_argument("--json", action="store_true", help="exact numbers as JSON")
     p.set_defaults(func=cmd_solve)
 

@@ -208,3 +208,17 @@ def test_engine_compiled_gives_the_python_engine_metrics_and_refuses_by_name(tmp
         assert rows["python"][k] == rows["compiled"][k]
     refused(cli("simulate", "lublin_256", "--policy", "slack", "--engine", "compiled",
                 "--quiet", cwd=tmp_path), "compiled engine does not support", "SlackScheduler")
+
+
+@pytest.mark.parametrize("backend", ["cbc", "highs", "scip"])
+def test_solve_with_each_mip_backend(tmp_path, backend):
+    p = cli("solve", str(FIG1), "--solver", "ilp", "--backend", backend, "--json",
+            cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["status"] == "OPTIMAL" and d["objective"] == 2
+
+
+def test_backend_on_a_solver_without_one_is_refused(tmp_path):
+    refused(cli("solve", str(FIG1), "--solver", "cpsat", "--backend", "highs", cwd=tmp_path),
+            "--backend", "--solver ilp")
