@@ -43,6 +43,10 @@ HiGHS and SCIP proto solvers):
   returned an "optimal" schedule violating equality rows by 0.25 on a k = 21 KTH
   insertion snapshot; HiGHS proved a worse optimum than SCIP's rejected one).
 - SCIP runs with ``limits/memory`` = :data:`SCIP_MEMORY_MB`.
+- Known overrun: HiGHS's root cut separation looks neither at its clock nor at
+  ``interrupt_solve`` (measured on the k = 27 KTH insertion snapshot
+  ``kth-1997-04-insert-17738308-k27``: 46 s on an 8 s limit, 31 s on 10 s); in-process,
+  nothing can stop it. The time limit is kept there only by CBC (killed) and SCIP.
 - A bound is never trusted blindly downstream: ``sim.result.build`` drops one on the
   wrong side of the recomputed objective.
 

@@ -217,3 +217,32 @@ def test_a_solution_violating_the_model_is_rejected_not_proved():
     assert r.status is not Status.OPTIMAL or r.objective == pytest.approx(-918530.6118968152)
     if r.status is Status.FEASIBLE and r.bound is None:
         assert "rejected" in r.note or "no schedule" in r.note
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip"])
+def test_no_time_left_after_translation_solves_nothing(backend):
+    import pulp
+
+    prob = pulp.LpProblem("t", pulp.LpMinimize)
+    x = prob.add_variable("x", lowBound=0, upBound=3, cat="Integer")
+    prob += x
+    prob += x >= 1.5
+    assert mip.solve(prob, backend=backend, time_limit=0.0) is False
+    assert x.varValue is None
+    assert mip.solve(prob, backend=backend, time_limit=5.0) is True
+    assert prob.sol_status == pulp.LpSolutionOptimal and x.varValue == 2.0
+    assert mip.bound(prob) == pytest.approx(2.0)
+
+
+def test_maximisation_bounds_are_upper_bounds():
+    import pulp
+
+    for backend in BACKENDS:
+        prob = pulp.LpProblem("t", pulp.LpMaximize)
+        xs = [prob.add_variable(f"x{i}", lowBound=0, upBound=1, cat="Binary") for i in range(4)]
+        prob += pulp.lpSum((i + 1) * v for i, v in enumerate(xs)) + 10
+        prob += pulp.lpSum(xs) <= 2
+        assert mip.solve(prob, backend=backend, time_limit=10.0)
+        assert prob.sol_status == pulp.LpSolutionOptimal
+        assert pulp.value(prob.objective) == pytest.approx(17.0)
+        assert backend == "cbc" or mip.bound(prob) == pytest.approx(17.0)
