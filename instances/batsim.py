@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from instances.job import Job, Workload
+from instances.swf import _cut
 
 __all__ = [
     "JOBS_COLUMNS",
@@ -200,11 +201,6 @@ def _count(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INT:
         raise BatsimError(f"{where} must be a positive integer, got {_cut(value)}")
     return value
-
-
-def _cut(value: Any, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _int_id(raw: Any) -> int | None:

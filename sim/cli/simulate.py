@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim import registry
-from sim.cli.common import LEGEND, Fmt, dump, procs_arg, seconds_arg, table
+from sim.cli.common import LEGEND, Fmt, dump, procs_arg, seconds_arg, short, table
 
 
 def _trace_sha256(trace: str) -> str:
@@ -237,12 +237,11 @@ def _policy_name(text: str) -> str:
 
     if is_reference(text) or text in registry.POLICIES:
         return text
-    import difflib
+    from sim.sweep.spec import closest
 
-    close = difflib.get_close_matches(text, registry.POLICIES, n=3)
     raise argparse.ArgumentTypeError(
-        f"unknown policy {text!r}" + (f"; did you mean {', '.join(close)}?" if close else "")
-        + f" (registered: {', '.join(sorted(registry.POLICIES))}, or MODULE:FACTORY)")
+        f"unknown policy {short(text)}; {closest(text, registry.POLICIES, 'registered')}; "
+        "or a user's MODULE:FACTORY")
 
 
 def add_simulate(sub: Any) -> None:

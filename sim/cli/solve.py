@@ -184,12 +184,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from sim import problems
 
     if args.family not in problems.MODULES:
-        import difflib
+        from sim.sweep.spec import closest
 
-        close = difflib.get_close_matches(args.family, problems.MODULES, n=3)
-        raise ValueError(f"schema: unknown problem family {args.family!r}"
-                         + (f"; did you mean {', '.join(close)}?" if close else
-                            f"; known: {', '.join(sorted(problems.MODULES))}"))
+        raise ValueError(f"schema: unknown problem family {args.family!r}; "
+                         f"{closest(args.family, problems.MODULES, 'families')}")
     doc = problems.example(args.family) if args.example else problems.schema(args.family)
     print(json.dumps(doc, indent=2, ensure_ascii=False))
     return 0

@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from sim.sweep.plots import label_colours  # one definition, for studies and reports
 from sim.timeshare.metrics import mean_ci
 
 __all__ = ["PARTIAL_DIR", "ROOT", "command", "commit", "csv_text", "label_colours",
@@ -169,16 +170,6 @@ def write_atomic(path: str | Path, text: str) -> None:
 
 
 # ------------------------------------------------------------------------------ plots
-def label_colours(labels: Iterable[str]) -> dict[str, str]:
-    """One colour per label, in order of first appearance: matplotlib's default cycle
-    (``C0``, ``C1``, ...), so that a label keeps its colour in every panel of a figure."""
-    out: dict[str, str] = {}
-    for lab in labels:
-        if lab not in out:
-            out[lab] = f"C{len(out) % 10}"
-    return out
-
-
 def pyplot() -> Any:
     """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported on first
     use so that a study that does not plot does not need matplotlib."""

@@ -164,6 +164,13 @@ def _sha256(path: Path) -> str:
 
 
 # --------------------------------------------------------------------------- one run
+def _metrics(result: Any) -> dict[str, Any]:
+    """What a stored run keeps of a solver's Result."""
+    return {"status": result.status.value, "objective": result.objective,
+            "bound": result.bound, "seconds": result.runtime, "solver_gap": result.gap,
+            "note": result.note}
+
+
 def run_bench_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """Run one solver on one problem file; never raises (a failure is a failed row)."""
 
@@ -180,11 +187,7 @@ def run_bench_cell(cell: dict[str, Any]) -> dict[str, Any]:
         fam, problem = load(data, str(path))
         solve = resolve_solver(fam, cell["solver"])
         result = solve(problem, time_limit=cell["time_limit"], seed=cell["seed"])
-        row["metrics"] = {
-            "status": result.status.value, "objective": result.objective,
-            "bound": result.bound, "seconds": result.runtime, "solver_gap": result.gap,
-            "note": result.note,
-        }
+        row["metrics"] = _metrics(result)
         row["status"] = "done"
     except (ValueError, TypeError, KeyError, OSError, RuntimeError, MemoryError,
             ImportError, AttributeError, ArithmeticError) as exc:
@@ -473,9 +476,7 @@ def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | Non
         result = fn(problem, time_limit=time_limit, seed=seed)
         cell = {"file": str(path.resolve()), "workload": str(path), "family": fam,
                 "solver": s, "kind": solver_kind(fam, s)}
-        stored = {"status": "done", "metrics": {
-            "status": result.status.value, "objective": result.objective,
-            "bound": result.bound, "seconds": result.runtime}}
+        stored = {"status": "done", "metrics": _metrics(result)}
         pairs.append((cell, stored))
         extra.append({"solver_gap": result.gap, "note": result.note,
                       "solution": _jsonable(result.solution)})

@@ -15,6 +15,7 @@ Times on the axes are hours since the first submit of the workload.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -245,12 +246,14 @@ def plot_schedule(cell: dict[str, Any], out: str | Path, *, max_jobs: int | None
     return out
 
 
-def label_colours(labels: list[str]) -> dict[str, Any]:
-    """One colour per label, fixed by the label's position in ``labels`` (the spec's or
-    the bench's order), so that a label has the same colour in every plot."""
-    plt = _plt()
-    cmap = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20")
-    return {lab: cmap(i % cmap.N) for i, lab in enumerate(labels)}
+def label_colours(labels: Iterable[str]) -> dict[str, str]:
+    """One colour per label, in order of first appearance: matplotlib's default cycle
+    (``C0``, ``C1``, ...), so that a label keeps its colour in every panel and plot."""
+    out: dict[str, str] = {}
+    for lab in labels:
+        if lab not in out:
+            out[lab] = f"C{len(out) % 10}"
+    return out
 
 
 def plot_bench_gaps(runs: list[dict[str, Any]], out: str | Path) -> Path:
