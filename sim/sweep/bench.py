@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.plugins import is_reference
+
 #: columns of ``runs.csv``, in order
 COLUMNS = ("file", "family", "solver", "kind", "status", "objective", "bound", "best_known",
            "best_proved", "gap_to_best", "seconds")
@@ -58,16 +60,13 @@ def sense(family: str) -> str:
 
 
 # --------------------------------------------------------------------------- solvers
-from sim.plugins import is_reference as is_user_solver  # noqa: E402
-
-
 def resolve_solver(family: str, name: str) -> Any:
     """The ``solve`` function called ``name`` for ``family`` (registered or
     ``MODULE:FUNCTION``). Raises ValueError naming the solver."""
     from sim import registry
     from sim.plugins import load_reference
 
-    if is_user_solver(name):
+    if is_reference(name):
         return load_reference(name, what="solver")
     return registry.solver(family, name)
 
@@ -77,7 +76,7 @@ def solver_kind(family: str, name: str) -> str:
     function that declares ``kind = "exact"``; ``"heuristic"`` otherwise."""
     from sim import registry
 
-    if is_user_solver(name):
+    if is_reference(name):
         kind = getattr(resolve_solver(family, name), "kind", "heuristic")
         return kind if kind in ("exact", "heuristic") else "heuristic"
     target = registry.SOLVERS.get(family, {}).get(name, "")
@@ -92,7 +91,7 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
 
     families = sorted(set(families))
     for name in names:
-        if is_user_solver(name):
+        if is_reference(name):
             load_reference(name, what="solver")
         elif not any(name in registry.SOLVERS.get(f, {}) for f in families):
             valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
@@ -130,14 +129,16 @@ def read_family(path: Path) -> tuple[str | None, dict[str, Any] | None, str | No
     return data["problem"], data, None
 
 
-def check_directories(paths: Sequence[str | Path]) -> None:
-    """A directory must hold one family: refuse one that mixes families, naming both."""
+def check_directories(paths: Sequence[str | Path],
+                      families: dict[Path, str | None]) -> None:
+    """A directory must hold one family: refuse one that mixes families, naming both.
+    ``families`` gives each file's family (:func:`read_family`, read once)."""
     for p in map(Path, paths):
         if not p.is_dir():
             continue
         fams: dict[str, Path] = {}
         for f in sorted(p.rglob("*.json")):
-            fam = read_family(f)[0]
+            fam = families.get(f)
             if fam is not None:
                 fams.setdefault(fam, f)
         if len(fams) > 1:
@@ -215,20 +216,19 @@ class BenchSummary:
                 f"wrote {', '.join(p.name for p in self.written)}")
 
 
-def _cells(files: list[Path], solvers: Sequence[str], time_limit: float | None, seed: int
-           ) -> list[dict[str, Any]]:
+def _cells(files: dict[Path, tuple[str | None, str | None]], solvers: Sequence[str],
+           time_limit: float | None, seed: int) -> list[dict[str, Any]]:
     from sim import registry
 
     cells = []
-    for f in files:
-        family, _, error = read_family(f)
+    for f, (family, error) in files.items():
         sha = _sha256(f) if f.is_file() else ""
         for s in solvers:
             cell = {"file": str(f.resolve()), "file_sha256": sha, "family": family or "?",
                     "solver": s, "time_limit": time_limit, "seed": seed,
                     "workload": str(f), "policy": s, "label": s,
                     "kind": solver_kind(family, s) if error is None else "heuristic"}
-            if error is None and not is_user_solver(s) \
+            if error is None and not is_reference(s) \
                     and s not in registry.SOLVERS.get(family, {}):
                 known = ", ".join(sorted(registry.SOLVERS.get(family, {})))
                 cell["refused"] = (f"{f}: solver {s!r} does not solve family {family!r} "
@@ -271,10 +271,11 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
         raise ValueError(f"--time-limit: expected a positive number of seconds, got {time_limit}")
     files = problem_files(paths)
-    check_directories(paths)
-    families = {read_family(f)[0] for f in files} - {None}
-    check_solvers(solvers, families)
-    cells = _cells(files, solvers, time_limit, seed)
+    read = {f: read_family(f) for f in files}  # each file parsed once here
+    check_directories(paths, {f: fam for f, (fam, _, _) in read.items()})
+    check_solvers(solvers, {fam for fam, _, _ in read.values()} - {None})
+    cells = _cells({f: (fam, err) for f, (fam, _, err) in read.items()}, solvers,
+                   time_limit, seed)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out}: exists and is not a directory")
