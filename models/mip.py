@@ -50,7 +50,7 @@ HiGHS and SCIP proto solvers):
 - A bound is never trusted blindly downstream: ``sim.result.build`` drops one on the
   wrong side of the recomputed objective.
 
-All backends run single-threaded (CBC ``threads=1``, HiGHS ``threads=1``; SCIP is
+All backends run single-threaded (CBC serially, HiGHS ``threads=1``; SCIP is
 sequential).
 """
 

@@ -37,7 +37,7 @@ candidate times exceed ``max_points`` is refused up front with a ValueError.
 Status: OPTIMAL only when CBC proved both stages. CBC via PuLP reports ``LpStatus``
 "Optimal" also after a time-limit stop with an incumbent; ``prob.sol_status ==
 pulp.LpSolutionOptimal`` (versus ``LpSolutionIntegerFeasible``) tells a proved optimum
-from a stopped run, and only the former is OPTIMAL. CBC runs with ``threads=1``.
+from a stopped run, and only the former is OPTIMAL. CBC runs serially.
 
 Backends: ``backend="highs"`` or ``"scip"`` solves the same PuLP model with OR-Tools'
 HiGHS or SCIP (:mod:`models.mip`: translated in memory, the translation charged to the

@@ -100,6 +100,36 @@ def test_real_cbc_still_solves_within_its_limit() -> None:
     assert pulp.value(lp.objective) == pytest.approx(1.0)
 
 
+def test_real_cbc_proves_tiny_models_on_a_loaded_machine(tmp_path: Path) -> None:
+    """CBC runs serially: the bundled CBC 2.10.3 given ``-threads 1`` waited for its
+    worker thread until the time limit in a few solves in a hundred on a loaded machine
+    (its log: "Thread 0 used 0 times, waiting to start 10.000147"), and then reported a
+    stopped run (``LpSolutionIntegerFeasible``) on a 4-variable knapsack. The race is
+    rare, so the command line CBC logs is checked too."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pulp
+
+    def knapsack(i: int) -> tuple[int, float, float, str]:
+        lp = pulp.LpProblem("k", pulp.LpMaximize)
+        xs = [cbc.variable(lp, f"x{j}", pulp.LpBinary) for j in range(4)]
+        lp += pulp.lpSum((j + 1) * v for j, v in enumerate(xs)) + 10
+        lp += pulp.lpSum(xs) <= 2
+        log = tmp_path / f"cbc{i}.log"
+        t0 = time.perf_counter()
+        assert cbc.solve_guarded(lp, time_limit=20.0, log_path=str(log)) is True
+        seconds = time.perf_counter() - t0
+        return lp.sol_status, pulp.value(lp.objective), seconds, log.read_text()
+
+    with ThreadPoolExecutor(4) as pool:  # four CBCs at once on two cores
+        runs = list(pool.map(knapsack, range(100)))
+    assert all(status == pulp.LpSolutionOptimal for status, _, _, _ in runs)
+    assert all(obj == pytest.approx(17.0) for _, obj, _, _ in runs)
+    assert max(seconds for _, _, seconds, _ in runs) < 10.0
+    lines = [line for line in runs[0][3].splitlines() if line.startswith("command line")]
+    assert len(lines) == 1 and "-threads" not in lines[0].split()
+
+
 def test_slack_ilp_falls_back_to_ast_when_cbc_is_killed(fake_cbc: Path) -> None:
     from heuristics.slack import solve_ast
     from models.slack_insertion import ilp
