@@ -27,7 +27,11 @@ from sim.problems import slots as sp
 from sim.problems.slots import SlotProblem
 from sim.result import Result, Status, build
 
-__all__ = ["round_robin", "coloring"]
+__all__ = ["NETWORKX_MAX_COPIES", "round_robin", "coloring"]
+
+NETWORKX_MAX_COPIES = 20_000
+"""Most copies (total demand) the networkx colouring strategies accept: their graph has
+up to ``copies**2 / 2`` edges."""
 
 
 def _finish(name: str, problem: SlotProblem, table: list[list[str]], t0: float, seed: int,
@@ -68,8 +72,17 @@ def _finish(name: str, problem: SlotProblem, table: list[list[str]], t0: float, 
 
 def round_robin(problem: SlotProblem, *, time_limit: float | None = None,
                 seed: int = 0) -> Result:
-    """Round-robin slot filling (see the module docstring); deterministic."""
+    """Round-robin slot filling (see the module docstring); deterministic.
+
+    The work is bounded: UNKNOWN at once when a node's load and free slots exceed
+    ``n_slots``, and filling stops with UNKNOWN as soon as the table needs more than
+    ``n_slots`` slots (no table can then be feasible) or ``time_limit`` (seconds, from
+    this call) is spent; each placement scans at most ``n_slots`` slots."""
     t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    crowded = _crowded_node(problem)
+    if crowded is not None:
+        return _stopped("round-robin", problem, t0, seed, crowded)
     apps = problem.apps
     conflict = {a.name: set() for a in apps}
     for i, j in sp.conflicts(problem):
@@ -77,35 +90,64 @@ def round_robin(problem: SlotProblem, *, time_limit: float | None = None,
         conflict[apps[j].name].add(apps[i].name)
     left = {a.name: a.demand for a in apps}
     table: list[list[str]] = []
-    ptr = 0
+    ptr = placements = 0
     while any(left.values()):
         for a in apps:
             if not left[a.name]:
                 continue
-            R = len(table)
-            placed = False
-            for j in range(R):
-                s = (ptr + j) % R
-                slot = table[s]
-                if a.name not in slot and not conflict[a.name].intersection(slot):
-                    slot.append(a.name)
-                    ptr = (s + 1) % max(R, 1)
-                    placed = True
-                    break
-            if not placed:
-                table.append([a.name])
-                ptr = 0
+            if len(table) > problem.n_slots:
+                return _stopped("round-robin", problem, t0, seed,
+                                f"needs more than n_slots = {problem.n_slots} slots")
+            placements += 1
+            if deadline is not None and placements % 256 == 0 and \
+                    time.perf_counter() > deadline:
+                return _stopped("round-robin", problem, t0, seed,
+                                f"time limit reached after {placements - 1} placements")
+            ptr = _place(table, a.name, conflict[a.name], ptr)
             left[a.name] -= 1
     return _finish("round-robin", problem, table, t0, seed, {})
+
+
+def _place(table: list[list[str]], name: str, conflict: set[str], ptr: int) -> int:
+    """Put one copy of ``name`` into the first slot from ``ptr`` (cyclically) where
+    neither ``name`` nor an application of ``conflict`` sits, else into a new slot;
+    the next pointer."""
+    R = len(table)
+    for j in range(R):
+        s = (ptr + j) % R
+        slot = table[s]
+        if name not in slot and not conflict.intersection(slot):
+            slot.append(name)
+            return (s + 1) % R
+    table.append([name])
+    return 0
+
+
+def _crowded_node(problem: SlotProblem) -> str | None:
+    """Why no table fits, when a node's applications and free slots need more than
+    ``n_slots`` slots (they cannot share one); None otherwise."""
+    for k, load in enumerate(problem.loads()):
+        if load + problem.free[k] > problem.n_slots:
+            return (f"node {k} needs {load} slots for its applications and "
+                    f"{problem.free[k]} free > n_slots = {problem.n_slots}")
+    return None
+
+
+def _stopped(name: str, problem: SlotProblem, t0: float, seed: int, note: str) -> Result:
+    return build(solver=name, status=Status.UNKNOWN, solution=None,
+                 check=lambda t: None, objective=lambda t: 0.0,
+                 runtime=time.perf_counter() - t0, seed=seed, params={}, note=note)
 
 
 def coloring(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
              strategy: str = "largest_first") -> Result:
     """Greedy colouring of the copy-conflict graph (see the module docstring);
     ``strategy`` is a networkx ``greedy_color`` strategy. ``time_limit`` (seconds) is
-    recorded only: one greedy pass.
+    obeyed by ``"largest_first"`` only; other strategies build networkx's graph, refused
+    past :data:`NETWORKX_MAX_COPIES` copies.
 
-    ``"largest_first"`` (the default) runs without building the graph: copies in the
+    ``"largest_first"`` (the default) obeys ``time_limit`` (UNKNOWN when it is spent) and
+    runs without building the graph: copies in the
     order of networkx's ``largest_first`` (degree ``d_a - 1 + sum of the demands of the
     applications sharing a node``, decreasing, ties in copy order), each to the first
     slot where neither its application nor one sharing a node sits; this is the colouring
@@ -113,44 +155,66 @@ def coloring(problem: SlotProblem, *, time_limit: float | None = None, seed: int
     and memory (the graph has ~10^6 edges at 500 applications)."""
     t0 = time.perf_counter()
     apps = problem.apps
+    crowded = _crowded_node(problem)
+    if crowded is not None:
+        return _stopped("coloring", problem, t0, seed, crowded)
+    deadline = None if time_limit is None else t0 + float(time_limit)
     if strategy == "largest_first":
-        colour = _largest_first(problem)
+        colour = _largest_first(problem, deadline)
     else:
+        copies = sum(a.demand for a in apps)
+        if copies > NETWORKX_MAX_COPIES:
+            raise ValueError(f"strategy {strategy!r} builds the conflict graph of every copy: "
+                             f"{copies} copies, over the {NETWORKX_MAX_COPIES} it accepts "
+                             f"(use 'largest_first')")
         colour = _networkx_coloring(problem, strategy)
-    R = max(colour.values()) + 1 if colour else 0
+    if colour is None:
+        return _stopped("coloring", problem, t0, seed, "time limit reached")
+    R = max((max(cols) for cols in colour if cols), default=-1) + 1
     table: list[list[str]] = [[] for _ in range(R)]
-    for (i, _c), col in sorted(colour.items()):
-        table[col].append(apps[i].name)
+    for i, cols in enumerate(colour):
+        for col in cols:
+            table[col].append(apps[i].name)
     return _finish("coloring", problem, table, t0, seed, {"strategy": strategy})
 
 
-def _largest_first(problem: SlotProblem) -> dict[tuple[int, int], int]:
+def _largest_first(problem: SlotProblem,
+                   deadline: float | None = None) -> list[list[int]] | None:
+    """The slot of every copy, per application, in the largest-first order; None when
+    ``deadline`` (a ``time.perf_counter`` value) passes first.
+
+    Copies of one application share a degree, so the order is the applications by
+    decreasing degree (ties by index), each application's copies together; a copy's
+    search starts after its previous copy's slot, since every slot before it was
+    refused for the same reason then and still is (slots only fill up)."""
     apps = problem.apps
     nbr_demand = [0] * len(apps)
     for i, j in sp.conflicts(problem):
         nbr_demand[i] += apps[j].demand
         nbr_demand[j] += apps[i].demand
-    copies = [(i, c) for i, a in enumerate(apps) for c in range(a.demand)]
-    order = sorted(copies, key=lambda ic: apps[ic[0]].demand - 1 + nbr_demand[ic[0]],
+    order = sorted(range(len(apps)), key=lambda i: apps[i].demand - 1 + nbr_demand[i],
                    reverse=True)
     busy: list[set[int]] = []       # nodes occupied in each slot
     owners: list[set[int]] = []     # applications in each slot
-    nodes = [frozenset(a.nodes) for a in apps]
-    colour: dict[tuple[int, int], int] = {}
-    for i, c in order:
+    colour: list[list[int]] = [[] for _ in apps]
+    for i in order:
+        nodes = frozenset(apps[i].nodes)
         s = 0
-        while s < len(busy) and (i in owners[s] or not busy[s].isdisjoint(nodes[i])):
-            s += 1
-        if s == len(busy):
-            busy.append(set())
-            owners.append(set())
-        busy[s] |= nodes[i]
-        owners[s].add(i)
-        colour[i, c] = s
+        for _ in range(apps[i].demand):
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
+            while s < len(busy) and (i in owners[s] or not busy[s].isdisjoint(nodes)):
+                s += 1
+            if s == len(busy):
+                busy.append(set())
+                owners.append(set())
+            busy[s] |= nodes
+            owners[s].add(i)
+            colour[i].append(s)
     return colour
 
 
-def _networkx_coloring(problem: SlotProblem, strategy: str) -> dict[tuple[int, int], int]:
+def _networkx_coloring(problem: SlotProblem, strategy: str) -> list[list[int]]:
     import networkx as nx
 
     apps = problem.apps
@@ -165,4 +229,5 @@ def _networkx_coloring(problem: SlotProblem, strategy: str) -> dict[tuple[int, i
         for c in range(apps[i].demand):
             for c2 in range(apps[j].demand):
                 g.add_edge((i, c), (j, c2))
-    return nx.greedy_color(g, strategy=strategy)
+    found = nx.greedy_color(g, strategy=strategy)
+    return [[found[i, c] for c in range(a.demand)] for i, a in enumerate(apps)]

@@ -34,7 +34,8 @@ from sim.problems import fields
 FAMILY = "slot_assignment"
 OBJECTIVES = ("round", "gap")
 
-__all__ = ["FAMILY", "OBJECTIVES", "SlotApp", "SlotProblem", "from_dict", "to_dict", "load",
+__all__ = ["FAMILY", "MAX_APPS", "MAX_COPIES", "OBJECTIVES", "SlotApp", "SlotProblem", "from_dict",
+           "to_dict", "load",
            "check", "objective", "max_gap", "conflicts", "lower_bound", "random_problem"]
 
 Table = list[list[str]]
@@ -44,6 +45,13 @@ MAX_SLOTS = 1_000_000
 
 MAX_NODES = 1_000_000
 """Largest cluster (``n_nodes``) accepted: the problem and the models keep per-node lists."""
+
+MAX_APPS = 2_000
+"""Most applications accepted: the conflict pairs (applications sharing a node) are listed,
+up to ``MAX_APPS**2 / 2`` of them."""
+
+MAX_COPIES = 10_000_000
+"""Largest total demand accepted: a solution table holds one entry per copy."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,12 @@ class SlotProblem:
             dup = next(x for i, x in enumerate(names) if x in names[:i])
             raise ValueError(f"field 'apps': application names must be unique, "
                              f"{fields.short(dup)} is repeated")
+        if len(self.apps) > MAX_APPS:
+            raise ValueError(f"field 'apps' holds {len(self.apps)} applications, over the "
+                             f"{MAX_APPS} accepted (their conflict pairs are listed)")
+        if sum(a.demand for a in self.apps) > MAX_COPIES:
+            raise ValueError(f"field 'apps[*].demand' sums to more than {MAX_COPIES} copies, "
+                             f"the most a solution table may hold")
         if self.n_slots > MAX_SLOTS:
             raise ValueError(f"field 'n_slots' ({self.n_slots}) is over {MAX_SLOTS}: a "
                              f"solution is a table with one row per slot")
@@ -165,7 +179,11 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> SlotProblem:
     else:
         free = [fields.integer(free, "free", minimum=0, source=source)] * n
     apps = []
-    for i, item in enumerate(fields.sequence(obj["apps"], "apps", min_length=1, source=source)):
+    items = fields.sequence(obj["apps"], "apps", min_length=1, source=source)
+    if len(items) > MAX_APPS:
+        raise ValueError(f"{fields.where(source, 'apps')} holds {len(items)} applications, "
+                         f"over the {MAX_APPS} accepted (their conflict pairs are listed)")
+    for i, item in enumerate(items):
         rec = fields.record(item, f"apps[{i}]", required=("nodes", "demand"),
                             optional=("name",), source=source)
         nodes = tuple(fields.integer(k, f"apps[{i}].nodes", minimum=0, maximum=n - 1,
@@ -180,6 +198,10 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> SlotProblem:
     objective_ = fields.text(obj.get("objective", "round"), "objective", choices=OBJECTIVES,
                              source=source)
     slot_us = fields.integer(obj.get("slot_us", 20_000), "slot_us", minimum=1, source=source)
+    copies = sum(a.demand for a in apps)
+    if copies > MAX_COPIES:
+        raise ValueError(f"{fields.where(source, 'apps[*].demand')} sums to {copies} copies, "
+                         f"over the {MAX_COPIES} a solution table may hold")
     for k, f in enumerate(free):
         if f >= s:
             raise ValueError(f"{fields.where(source, f'free[{k}]')} ({f}) leaves no slot of "

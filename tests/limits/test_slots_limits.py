@@ -65,3 +65,65 @@ def test_slot_models_refuse_a_model_that_cannot_fit() -> None:
                          demand_range=(1, 1))
     with pytest.raises(ValueError, match="slot_assignment cpsat: 600000 0-1 variables"):
         ms.solve_cpsat(p, time_limit=1.0)
+
+
+def _wide(n_apps: int, demand: int, n_slots: int, share: bool) -> "object":
+    from sim.problems import slots as sp
+
+    apps = tuple(sp.SlotApp(f"A{i}", (0 if share else i,), demand) for i in range(n_apps))
+    return sp.SlotProblem(n_apps, apps, n_slots, (0,) * n_apps, "round", 20_000)
+
+
+@pytest.mark.parametrize("name", ["round_robin", "coloring"])
+def test_slot_heuristics_stop_at_the_limit(name: str) -> None:
+    import heuristics.slots as hs
+
+    p = _wide(10, 999_999, 1_000_000, share=False)  # 10^7 copies, no conflicts
+    t = time.perf_counter()
+    r = getattr(hs, name)(p, time_limit=0.5)
+    assert time.perf_counter() - t < 2.0
+    assert r.status is Status.UNKNOWN and r.solution is None
+    assert "time limit" in r.note
+
+
+@pytest.mark.parametrize("name", ["round_robin", "coloring"])
+def test_slot_heuristics_see_a_crowded_node_at_once(name: str) -> None:
+    import heuristics.slots as hs
+
+    p = _wide(2, 600_000, 1_000_000, share=True)  # node 0 needs 1.2e6 slots
+    t = time.perf_counter()
+    r = getattr(hs, name)(p)
+    assert time.perf_counter() - t < 1.0
+    assert r.status is Status.UNKNOWN
+    assert r.note == "node 0 needs 1200000 slots for its applications and 0 free > n_slots = " \
+                     "1000000"
+
+
+def test_networkx_strategies_refuse_a_huge_graph() -> None:
+    import heuristics.slots as hs
+
+    p = _wide(3, 10_000, 20_000, share=False)
+    with pytest.raises(ValueError, match="30000 copies, over the 20000"):
+        hs.coloring(p, strategy="smallest_last")
+
+
+@pytest.mark.parametrize(("apps", "field"), [
+    ([{"nodes": [0], "demand": 4_000_000}] * 3, "apps[*].demand' sums to 12000000 copies"),
+    ([{"name": f"A{i}", "nodes": [0], "demand": 1} for i in range(2001)],
+     "apps' holds 2001 applications"),
+])
+def test_slot_problems_too_large_to_hold_are_refused(tmp_path, apps, field) -> None:
+    import json
+    import subprocess
+    import sys
+
+    for i, a in enumerate(apps):
+        a.setdefault("name", f"A{i}")
+    f = tmp_path / "big.json"
+    f.write_text(json.dumps({"problem": "slot_assignment", "n_nodes": 1,
+                             "n_slots": 1_000_000, "apps": apps, "free": [0]}))
+    out = subprocess.run([sys.executable, "-m", "sim.cli", "solve", str(f), "--solver",
+                          "coloring"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert str(f) in out.stderr and field in out.stderr
