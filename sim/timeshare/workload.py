@@ -19,6 +19,14 @@ OPTION_DEFAULTS = {"msg_model": "pairwise", "fault_service": "parallel",
                    "refs_per_dispatch": 1}
 
 
+MIN_MFREQ_MS = 0.01
+"""Shortest mean CPU burst between messages, ms (ten clock ticks of 1 us)."""
+
+MAX_MESSAGE_ROUNDS = 1e9
+"""Most message rounds a configuration may imply (``n_jobs`` x the largest mean task
+time / ``mfreq_ms``): the paper's sizes at 10 ms imply 3.6e8."""
+
+
 @dataclass(frozen=True)
 class CSMConfig:
     """All parameters of one CSM experiment point.
@@ -125,6 +133,13 @@ class CSMConfig:
             need(max(sizes) <= self.n_nodes, f,
                  f"holds a job wider than the cluster (n_nodes = {self.n_nodes})")
         need(self.mit_s is None or self.mit_s > 0, "mit_s", "must be > 0")
+        need(self.mfreq_ms >= MIN_MFREQ_MS, "mfreq_ms",
+             f"must be >= {MIN_MFREQ_MS} ms (the clock counts microseconds)")
+        rounds = self.n_jobs * max(self.tc_small_s, self.tc_large_s) * self.tc_scale \
+            * 1000.0 / self.mfreq_ms
+        need(rounds <= MAX_MESSAGE_ROUNDS, "mfreq_ms",
+             f"gives about {rounds:.3g} message rounds (n_jobs x the largest mean tc / "
+             f"mfreq), over the {MAX_MESSAGE_ROUNDS:.0e} a run is allowed")
         need(self.msg_model in MSG_MODEL_NAMES, "msg_model",
              f"must be one of {', '.join(MSG_MODEL_NAMES)}")
         need(self.fault_service in ("parallel", "fifo"), "fault_service",

@@ -1,6 +1,7 @@
-"""Session-6 options of the time-sharing core and the CSM workload (issue 9):
-``fault_service``, ``refs_per_dispatch`` and ``msg_model``. Defaults give the logs of the
-code before the options existed; each option changes a small scenario derived by hand."""
+"""Options of the time-sharing core and the CSM workload: ``fault_service``,
+``refs_per_dispatch`` and ``msg_model``. Defaults give the logs of the code before the
+options existed; each option changes a small scenario derived by hand; the message
+frequency is bounded so that no configuration implies an unbounded number of events."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from sim.timeshare.workload import CSMConfig
 MS = 1000
 
 #: SHA-256 (first 16 hex digits) of ``repr(log.records)`` of :func:`small_cfg` at seed 3,
-#: MNOD 3, computed at commit d63e20e, before the session-6 options were added.
+#: MNOD 3, computed at commit d63e20e, before these options were added.
 GOLDEN_LOG_SHA = {"rr": "8530bfa03c67f270", "pred": "1f93e2d5e580ded1",
                   "dyn": "ac58eda4bb32a367", "dyn-top": "60e8943d7bddb324",
                   "csm": "5edec8db280a428b", "csm-top": "1f016b8bb7e22d3a"}
@@ -212,3 +213,18 @@ def test_cli_takes_the_options_and_rejects_bad_ones(capsys):
     assert main(["csm", "--jobs", "5", "--msg-model", "gossip"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "msg_model" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"mfreq_ms": 1e-9}, "mfreq_ms must be >= 0.01 ms"),
+    ({"n_jobs": 1000, "tc_scale": 1.0, "mfreq_ms": 0.01},
+     r"mfreq_ms gives about 3.6e\+11 message rounds"),
+])
+def test_message_frequency_that_implies_unbounded_work_is_refused(kw, match):
+    with pytest.raises(ValueError, match=match):
+        small_cfg(**kw)
+
+
+def test_the_papers_finest_message_frequency_is_accepted():
+    cfg = CSMConfig(n_jobs=1000, mfreq_ms=10.0)  # the paper's sizes, 3.6e8 rounds
+    assert cfg.mfreq_ms == 10.0
