@@ -35,6 +35,10 @@ from sim.result import Result, Status, build
 __all__ = ["solve_cpsat", "solve_ilp", "solve_brute", "solve_placement"]
 
 MAX_PLACEMENT_CANDIDATES = 200_000
+
+MAX_PLACEMENT_WORK = 10**7
+"""Most slot-steps (:func:`sim.problems.placement.work`) an exhaustive placement search
+without a time limit may simulate."""
 """Candidate placements ``solve_placement`` enumerates without a time limit (each is a
 simulation of tens of ms)."""
 
@@ -423,6 +427,7 @@ def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int 
     evaluated). Without a time limit, more than ``max_candidates`` candidate placements
     (``C(n_slots - 1, k - 1)``) are refused up front (ValueError)."""
     from sim.problems import placement as pl
+    from sim.timeshare.bsp import TimeUp
 
     dl = Deadline(time_limit)
     n_cand = pl.count_candidates(problem)
@@ -430,13 +435,27 @@ def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int 
         raise ValueError(f"slot_placement exhaustive: {n_cand} candidate placements "
                          f"(n_slots = {problem.n_slots}, k = {problem.k}) > max_candidates "
                          f"= {max_candidates}; give a time limit")
+    if time_limit is None and pl.work(problem) > MAX_PLACEMENT_WORK:
+        raise ValueError(f"slot_placement exhaustive: {n_cand} candidates x i x n x n_slots "
+                         f"= {pl.work(problem):.3g} slot-steps to simulate, over "
+                         f"{MAX_PLACEMENT_WORK:.0e}; give a time limit")
+    deadline = None if dl.limit is None else dl.t0 + dl.limit
     means: dict[tuple[int, ...], float] = {}
     complete = True
     for c in pl.iter_placements(problem):
-        if means and dl.expired():
+        try:
+            means[c] = pl.measurement(problem, c, deadline=deadline)["mean_us"]
+        except TimeUp:
             complete = False
             break
-        means[c] = pl.objective(problem, c)
+        if dl.expired():
+            complete = False
+            break
+    if not means:
+        return build(solver="exhaustive", status=Status.UNKNOWN, solution=None,
+                     check=lambda s: None, objective=lambda s: 0.0, runtime=dl.elapsed(),
+                     seed=seed, params={"evaluated": 0, "candidates": n_cand},
+                     note="the time limit ran out before the first placement was measured")
     best = min(means, key=lambda c: (means[c], c))
     contiguous = tuple(range(problem.k))
     ranked = sorted(means, key=lambda c: (means[c], c))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -263,12 +264,14 @@ def _window_position(schedule: SlotSchedule, app: int, rng: random.Random) -> in
 
 def run_measurement(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
                     net: NetParams | None = None, *, seed: int = 0, log: bool = False,
-                    action_log: list | None = None, noise: NoiseParams | None = None
-                    ) -> dict[str, Any]:
+                    action_log: list | None = None, noise: NoiseParams | None = None,
+                    deadline: float | None = None) -> dict[str, Any]:
     """Simulate one measurement of ``bsp`` on ``bsp.p`` nodes; times in µs.
 
     ``noise`` (default None, the spec's model): an OS-noise daemon per node
-    (:class:`NoiseParams`).
+    (:class:`NoiseParams`). ``deadline`` (a ``time.perf_counter`` value): the clock is
+    looked at every round of simulated time, and :class:`TimeUp` raised once it has
+    passed (the events processed are the same as without it).
 
     Returns a dict with ``runtime_us`` (T0 to the end of the last thread's n-th
     superstep), ``start_us`` (T0), ``events``, ``phases`` and the ``cluster`` (its log
@@ -297,10 +300,28 @@ def run_measurement(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
         for k in range(bsp.p):
             cl.spawn(k, _noise_program(noise, random.Random(seed * 1_000_033 + 97 * k + 13)),
                      klass=_BOOSTED if noise.preempt else TIMESHARE, daemon=True)
-    cl.run()
+    _run(cl, deadline, R)
     end = max(t.finish for t in tasks)
     return {"runtime_us": end - t0, "start_us": t0, "events": cl.events,
             "phases": phases, "cluster": cl}
+
+
+class TimeUp(TimeoutError):
+    """A measurement stopped at its deadline."""
+
+
+def _run(cl: Cluster, deadline: float | None, step_us: int) -> None:
+    """``cl.run()``, in slices of ``step_us`` of simulated time with a look at the clock
+    between slices when there is a ``deadline``."""
+    if deadline is None:
+        cl.run()
+        return
+    while True:
+        cl.run(until=cl.now + step_us)
+        if (cl._live == 0 and cl._pending_calls == 0) or not (cl._heap or cl._dispatch_q):
+            return
+        if time.perf_counter() > deadline:
+            raise TimeUp("the measurement reached its deadline")
 
 
 def measure_cell(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,

@@ -67,7 +67,7 @@ def test_slot_models_refuse_a_model_that_cannot_fit() -> None:
         ms.solve_cpsat(p, time_limit=1.0)
 
 
-def _wide(n_apps: int, demand: int, n_slots: int, share: bool) -> "object":
+def _wide(n_apps: int, demand: int, n_slots: int, share: bool) -> object:
     from sim.problems import slots as sp
 
     apps = tuple(sp.SlotApp(f"A{i}", (0 if share else i,), demand) for i in range(n_apps))
@@ -127,3 +127,35 @@ def test_slot_problems_too_large_to_hold_are_refused(tmp_path, apps, field) -> N
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
     assert str(f) in out.stderr and field in out.stderr
+
+
+def test_placement_obeys_the_limit_inside_one_long_measurement() -> None:
+    # one measurement spans 5 rounds of 10,000 slots: seconds of simulation
+    prob = pl.PlacementProblem(g_us=1000, n=5, i=2, k=1, n_slots=10_000,
+                               ctl_block_wakeup="tick")
+    t = time.perf_counter()
+    r = solve_placement(prob, time_limit=0.5)
+    assert time.perf_counter() - t < 1.5
+    assert r.status in (Status.UNKNOWN, Status.FEASIBLE)
+    if r.status is Status.UNKNOWN:
+        assert r.solution is None and "before the first placement" in r.note
+
+
+def test_placement_without_limit_refuses_too_much_simulation() -> None:
+    prob = pl.PlacementProblem(g_us=1000, n=5, i=2, k=2, n_slots=10_000)
+    with pytest.raises(ValueError, match="1e\\+09 slot-steps to simulate, over 1e\\+07"):
+        solve_placement(prob)
+
+
+def test_measurement_with_a_deadline_is_measure_cells() -> None:
+    from sim.timeshare.bsp import BSPParams, NetParams, measure_cell
+    from sim.timeshare.servers import ServerParams, SlotSchedule
+
+    prob = pl.PlacementProblem(g_us=100, n=6, i=3, k=2, n_slots=5, v=0.5,
+                               ctl_block_wakeup="tick")
+    cell = measure_cell(BSPParams(g_us=100, v=0.5, n=6), SlotSchedule(prob.slot_us,
+                        (0, None, 0, None, None)), ServerParams(regime="sync",
+                        ctl_block_wakeup="tick"), NetParams(), i=3, seed=prob.seed)
+    got = pl.measurement(prob, (0, 2), deadline=time.perf_counter() + 3600)
+    assert (got["mean_us"], got["std_us"]) == (cell["mean_us"], cell["std_us"])
+    assert pl.measurement(prob, (0, 2)) == got
