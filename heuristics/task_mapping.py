@@ -17,11 +17,17 @@ from sim.result import Result, Status, build
 
 def greedy(problem: TaskMapping, *, time_limit: float | None = None,
            seed: int = 0) -> Result:
-    """Least-loaded mapping of every job in order (the simulator's online rule);
-    ``time_limit`` (seconds) and ``seed`` are recorded only (one pass, no search)."""
+    """Least-loaded mapping of every job in order (the simulator's online rule), one pass;
+    UNKNOWN when ``time_limit`` (seconds) runs out first; ``seed`` is recorded only."""
     params: dict[str, Any] = {}
     t0 = time.perf_counter()
-    sol, _ = least_loaded(problem)
+    try:
+        sol, _ = least_loaded(problem, None if time_limit is None else t0 + time_limit)
+    except TimeoutError as stop:
+        return build(solver="greedy", status=Status.UNKNOWN, solution=None,
+                     check=lambda s: None, objective=lambda s: 0.0,
+                     runtime=time.perf_counter() - t0, seed=seed, params=params,
+                     note=str(stop))
     return build(solver="greedy", status=Status.FEASIBLE, solution=sol, check=checker(problem),
                  objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                  params=params)

@@ -97,11 +97,18 @@ class TaskMapping:
                 "base": list(self.base_mem), "objective": self.objective}
 
 
-def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
+def least_loaded(problem: TaskMapping, deadline: float | None = None
+                 ) -> tuple[list[list[int]], list[int]]:
     """The CSM paper's uniform-memory-load mapping (AMB-4.14), the one definition its
     heuristic and the exact models' warm start share: jobs in the given order, job j's
     tasks on the ``len(job)`` distinct nodes with the least memory so far (ties: lowest
     node id), the largest task on the least-loaded node.
+
+    Parameters
+    ----------
+    deadline : float, optional
+        A ``time.perf_counter`` value looked at after every job: TimeoutError once it
+        has passed.
 
     Returns
     -------
@@ -109,15 +116,24 @@ def least_loaded(problem: TaskMapping) -> tuple[list[list[int]], list[int]]:
         ``mapping[j][t]`` the node of task t of job j; ``load[k]`` node k's memory after
         the mapping (pages, ``base_mem`` included).
     """
+    import heapq
+    import time
+
     load = list(problem.base_mem)
+    heap = [(x, k) for k, x in enumerate(load)]  # every node once, keyed by (load, id)
+    heapq.heapify(heap)
     sol = []
     for job in problem.jobs:
-        order = sorted(range(problem.n_nodes), key=lambda k: (load[k], k))[:len(job)]
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TimeoutError(f"the time limit ran out after {len(sol)} jobs")
+        order = [heapq.heappop(heap)[1] for _ in job]  # least loaded first, ties: lowest id
         by_size = sorted(range(len(job)), key=lambda i: (-job[i], i))
         nodes = [0] * len(job)
         for slot, i in enumerate(by_size):
             nodes[i] = order[slot]
             load[order[slot]] += job[i]
+        for k in order:
+            heapq.heappush(heap, (load[k], k))
         sol.append(nodes)
     return sol, load
 
