@@ -336,6 +336,10 @@ class SliceCosts:
 def _job(d: Any, where: str) -> GroupJob:
     if not isinstance(d, dict):
         raise ValueError(f"{where}: expected an object")
+    unknown = sorted(str(k) for k in d if k not in ("name", "procs", "refs", "curve"))
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {short(unknown)}; known: "
+                         f"['curve', 'name', 'procs', 'refs']")
     for key in ("name", "procs", "refs", "curve"):
         if key not in d:
             raise ValueError(f"{where}: missing field '{key}'")
@@ -394,6 +398,11 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
     if data.get("problem", "grouping") != "grouping":
         raise ValueError(f"{source}: field 'problem' is {short(data.get('problem'))}, "
                          f"expected 'grouping'")
+    known = ("jobs", "processors", "memory", "latency", "slice_length", "problem", "slices",
+             "shared", "model", "name", "source")
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        raise ValueError(f"{source}: unknown field(s) {short(unknown)}; known: {sorted(known)}")
     for key in ("jobs", "processors", "memory", "latency", "slice_length"):
         if key not in data:
             raise ValueError(f"{source}: missing field '{key}'")
