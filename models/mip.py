@@ -57,11 +57,14 @@ sequential).
 from __future__ import annotations
 
 import math
+import os
+import signal
+import subprocess
 import threading
 import time
 from typing import Any
 
-from models.cbc import bound_from_log, solve_guarded
+from models.cbc import _alive, bound_from_log, solve_guarded
 
 __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "check_backend", "killed_note",
            "solve", "bound", "rejected", "translate"]
@@ -89,6 +92,9 @@ which ``sim.result.build`` counts a bound as meeting the objective)."""
 _BOUND_ATTR = "_schedsearch_mip_bound"
 _BACKEND_ATTR = "_schedsearch_mip_backend"
 _REJECTED_ATTR = "_schedsearch_mip_rejected"
+_WHY_ATTR = "_schedsearch_mip_why"
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mip_worker.py")
+"""The HiGHS/SCIP worker script (:mod:`models.mip_worker`), run as ``python -I WORKER``."""
 
 
 def check_backend(backend: str) -> str:
@@ -100,11 +106,19 @@ def check_backend(backend: str) -> str:
     return backend
 
 
-def killed_note(backend: str) -> str:
-    """The note of a run :func:`solve` returned False for: CBC killed past its limit, or
-    HiGHS/SCIP not run or stopped without an answer."""
+def killed_note(backend: str, prob: Any = None) -> str:
+    """The note of a run :func:`solve` returned False for: CBC killed past its limit,
+    HiGHS/SCIP not run, killed past the limit or beyond :data:`WORKER_MEMORY_MB`, or
+    their worker crashed (said when ``prob``, the model of that run, is given)."""
     if backend == "cbc":
         return "CBC killed past the time limit"
+    why = "" if prob is None else str(getattr(prob, _WHY_ATTR, ""))
+    if why == "killed":
+        return f"{NAMES[backend]} killed past the time limit"
+    if why == "memory":
+        return f"{NAMES[backend]} killed beyond {WORKER_MEMORY_MB} MB of memory"
+    if why.startswith("crashed"):
+        return f"{NAMES[backend]} {why}"
     return f"{NAMES[backend]} gave no answer within the time limit"
 
 
@@ -203,6 +217,165 @@ def _parameters(backend: str) -> str:
     return f"limits/memory = {SCIP_MEMORY_MB}"
 
 
+WORKER_MEMORY_MB = 1024
+"""Resident memory (MB) beyond which the HiGHS/SCIP worker process is killed (its run
+then has no answer)."""
+_POLL = 0.01  # most seconds between two looks at the worker
+
+
+def _rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` in MB (Linux ``/proc``; 0 elsewhere or when gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the worker ``pid`` with its process group (it leads its own session once
+    started) and wait until it is gone."""
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    end = time.monotonic() + 5.0
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.005)
+
+
+class _Server:
+    """This process's fork server (:func:`models.mip_worker.serve`), started on the first
+    HiGHS/SCIP solve and restarted if it died; one request at a time."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen:
+        import sys
+
+        proc = subprocess.Popen([sys.executable, "-I", WORKER, "--serve"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True, bufsize=1, start_new_session=True)
+        if proc.stdout.readline().strip() != "ready":
+            proc.kill()
+            proc.wait()
+            raise RuntimeError("the MIP worker server did not start")
+        return proc
+
+    def fork(self, directory: str, deadline: float | None) -> int:
+        """Process id of a new worker solving the model in ``directory``."""
+        request = directory + ("" if deadline is None else f" {deadline!r}") + "\n"
+        with self.lock:
+            for attempt in (0, 1):
+                if self.proc is None or self.proc.poll() is not None:
+                    self.proc = self._start()
+                try:
+                    self.proc.stdin.write(request)
+                    self.proc.stdin.flush()
+                    answer = self.proc.stdout.readline()
+                    return int(answer)
+                except (OSError, ValueError):
+                    self.proc.kill()
+                    self.proc.wait()
+                    self.proc = None
+                    if attempt:
+                        raise
+        raise AssertionError("unreachable")
+
+
+_SERVER = _Server()
+
+
+def _done(pid: int, directory: str) -> bool:
+    """Whether the worker ``pid`` ended: its answer or error written, or gone."""
+    if os.path.exists(os.path.join(directory, "result.json")) or \
+            os.path.exists(os.path.join(directory, "error.txt")):
+        return True
+    return not _alive(pid)
+
+
+def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: float = 0.0,
+               grace: float = 0.5, memory_mb: float | None = None) -> dict[str, Any]:
+    """Solve the ``model_builder`` model ``model`` on HiGHS or SCIP in a child process
+    (:mod:`models.mip_worker`) that is killed with its process group ``grace`` seconds
+    past ``deadline`` or beyond ``memory_mb`` of resident memory.
+
+    Parameters
+    ----------
+    model : ModelBuilderHelper
+    backend : {"highs", "scip"}
+    deadline : float or None
+        ``time.monotonic()`` seconds at which the solver's time is up (its start-up and
+        the model's transfer are charged to it); None: no limit.
+    reserve : float
+        Seconds kept back from the solver's own limit (its set-up before it first looks
+        at its clock).
+    grace : float
+        Seconds past ``deadline`` after which the worker is killed.
+    memory_mb : float, optional
+        Default :data:`WORKER_MEMORY_MB`.
+
+    Returns
+    -------
+    dict
+        The worker's ``result.json`` (``status``, ``has_solution``, ``objective``,
+        ``bound``, ``highspy``) with ``values`` (a NumPy array, or None) and ``why`` (why
+        there is no answer: ``"killed"`` past the limit, ``"memory"``, ``"crashed"``;
+        empty otherwise); ``status`` None when the worker gave no answer.
+    """
+    import json
+    import tempfile
+
+    import numpy as np
+
+    memory_mb = WORKER_MEMORY_MB if memory_mb is None else float(memory_mb)
+    with tempfile.TemporaryDirectory(prefix="schedsearch_mip_") as tmp:
+        if not model.write_model_to_proto_file(os.path.join(tmp, "model.pb")):
+            raise RuntimeError("could not write the model for the MIP worker")
+        with open(os.path.join(tmp, "job.json"), "w") as fh:
+            json.dump({"backend": backend, "parameters": _parameters(backend),
+                       "deadline": deadline, "reserve": reserve}, fh)
+        pid = _SERVER.fork(tmp, deadline)
+        why = ""
+        try:
+            kill_at = None if deadline is None else deadline + grace
+            pause = 0.001
+            while not _done(pid, tmp):
+                time.sleep(pause)
+                pause = min(2 * pause, _POLL)
+                if kill_at is not None and time.monotonic() >= kill_at:
+                    why = "killed"
+                elif _rss_mb(pid) > memory_mb:
+                    why = "memory"
+                if why:
+                    break
+        finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
+            _kill_group(pid)
+        result_path = os.path.join(tmp, "result.json")
+        if why or not os.path.exists(result_path):
+            if not why:
+                err = os.path.join(tmp, "error.txt")
+                tail = open(err).read().strip() if os.path.exists(err) else \
+                    "ended without an answer"
+                why = f"crashed ({tail})"
+            return {"status": None, "has_solution": False, "objective": None, "bound": None,
+                    "values": None, "why": why}
+        with open(result_path) as fh:
+            out = json.load(fh)
+        values_path = os.path.join(tmp, "values.npy")
+        out["values"] = np.load(values_path) if out["has_solution"] else None
+        out["why"] = ""
+        return out
+
+
 def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
           grace: float = 0.5, log_path: str | None = None) -> bool:
     """Solve the PuLP model ``prob`` on ``backend`` (module docstring).
@@ -232,39 +405,28 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     setattr(prob, _REJECTED_ATTR, False)
     if backend == "cbc":
         return solve_guarded(prob, time_limit=time_limit, grace=grace, log_path=log_path)
-    from ortools.linear_solver.python import model_builder_helper as mbh
-
     start = time.perf_counter()
     model, pvars = translate(prob)
-    solver = mbh.ModelSolverHelper(backend)
-    if not solver.solver_is_supported():
-        raise RuntimeError(f"the installed ortools has no {backend!r} solver")
-    params = _parameters(backend)
-    if params:
-        solver.set_solver_specific_parameters(params)
-    timer = None
+    reserve = 0.0
+    if backend == "highs":
+        reserve = HIGHS_SETUP_PER_INTEGER * sum(1 for v in pvars if v.cat == pulp.LpInteger)
+    deadline = None
     if time_limit is not None:
-        left = float(time_limit) - (time.perf_counter() - start)
-        if backend == "highs":
-            left -= HIGHS_SETUP_PER_INTEGER * sum(1 for v in pvars if v.cat == pulp.LpInteger)
-        if left < 0.01:
+        deadline = time.monotonic() + float(time_limit) - (time.perf_counter() - start)
+        if deadline - time.monotonic() - reserve < 0.01:
             return False
-        solver.set_time_limit_in_seconds(left)
-        timer = threading.Timer(left + grace, solver.interrupt_solve)
-        timer.daemon = True
-        timer.start()
-    try:
-        solver.solve(model)
-    finally:
-        if timer is not None:
-            timer.cancel()
-    S = mbh.SolveStatus
-    status = solver.status()
-    has = status in (S.OPTIMAL, S.FEASIBLE) and solver.has_solution()
-    values = solver.variable_values() if has else None
+    answer = run_worker(model, backend, deadline=deadline, reserve=reserve, grace=grace)
+    setattr(prob, _WHY_ATTR, answer.get("why", ""))
+    if answer.get("status") in (None, "NO_TIME"):
+        for v in pvars:
+            v.varValue = None
+        return False
+    status = answer["status"]
+    has = bool(answer["has_solution"])
+    values = answer.get("values")
     for i, v in enumerate(pvars):
         v.varValue = None if values is None else float(values[i])
-    obj = float(solver.objective_value()) if has else None
+    obj = float(answer["objective"]) if has else None
     if has and _violated(prob):  # numerical trouble: trust neither solution nor bound
         for v in pvars:
             v.varValue = None
@@ -273,9 +435,9 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         setattr(prob, _REJECTED_ATTR, True)
         return True
     proved_bound = None
-    if backend == "scip" and has and not _missing(solver.best_objective_bound()):
-        proved_bound = float(solver.best_objective_bound())
-    proved = status == S.OPTIMAL
+    if backend == "scip" and has and not _missing(answer["bound"]):
+        proved_bound = float(answer["bound"])
+    proved = status == "OPTIMAL"
     if proved and backend == "scip":
         proved = proved_bound is not None and \
             abs(obj - proved_bound) <= 1e-6 * max(1.0, abs(obj))
@@ -284,9 +446,9 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         proved_bound = obj if proved_bound is None else proved_bound
     elif has:
         prob.status, prob.sol_status = pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible
-    elif status == S.INFEASIBLE:
+    elif status == "INFEASIBLE":
         prob.status, prob.sol_status = pulp.LpStatusInfeasible, pulp.LpSolutionInfeasible
-    elif status == S.UNBOUNDED:
+    elif status == "UNBOUNDED":
         prob.status, prob.sol_status = pulp.LpStatusUnbounded, pulp.LpSolutionUnbounded
     else:
         prob.status = pulp.LpStatusNotSolved
@@ -297,7 +459,7 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
 
 def _missing(x: Any) -> bool:
     try:
-        return x is None or math.isnan(float(x))
+        return x is None or not math.isfinite(float(x))
     except (TypeError, ValueError):  # pandas.NA
         return True
 
