@@ -80,6 +80,8 @@ def solver_kind(family: str, name: str) -> str:
         kind = getattr(resolve_solver(family, name), "kind", "heuristic")
         return kind if kind in ("exact", "heuristic") else "heuristic"
     target = registry.SOLVERS.get(family, {}).get(name, "")
+    if not target and registry.is_combination(name):
+        target = registry.COMBINATION
     return "exact" if target.startswith("models.") else "heuristic"
 
 
@@ -93,7 +95,7 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
     for name in names:
         if is_reference(name):
             load_reference(name, what="solver")
-        elif not any(name in registry.SOLVERS.get(f, {}) for f in families):
+        elif not any(registry.has_solver(f, name) for f in families):
             valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
