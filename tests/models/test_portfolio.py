@@ -239,3 +239,42 @@ def test_the_cli_runs_a_combination_and_refuses_a_bad_one(tmp_path):
     bad = _cli("solve", str(path), "--solver", "cpsat+gurobi")
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "gurobi" in bad.stderr
+
+
+# ------------------------------------------------------------- slack-optimal's inserter
+def test_slack_optimal_with_a_combination_keeps_promises_and_proves_every_insertion():
+    """``solver="cpsat+scip"``: CP-SAT proves these small insertions first, so the
+    schedule is CP-SAT's; ``"scip+cpsat"`` runs SCIP first: a valid schedule, every
+    insertion proved, at least as cheap as the AST order's."""
+    import numpy as np
+    from strategies import small_random_workload
+
+    from heuristics.slack import solve as solve_order
+    from models.slack_insertion.policy import OptimalInsertionPolicy
+    from sim.batch.machine import simulate
+    from sim.batch.validate import validate
+
+    w = small_random_workload(5, n=14, gap=90)
+    base = simulate(w, OptimalInsertionPolicy(sf=1.0, awt=200.0))
+    pol = registry.make_policy("slack-optimal", sf=1.0, awt=200.0, solver="cpsat+scip",
+                               check=True)
+    a = simulate(w, pol)
+    validate(a)
+    assert np.array_equal(a.start, base.start)
+    pol = OptimalInsertionPolicy(sf=1.0, awt=200.0, solver="scip+cpsat", check=True,
+                                 record=True)
+    validate(simulate(w, pol))
+    st = pol.inserter.stats
+    assert st["OPTIMAL"] + st["trivial"] == pol.n_insert + pol.n_remove
+    for pb in pol.snapshots[:10]:
+        mine = portfolio.solve(pb, members=("scip", "cpsat"))
+        assert mine.objective <= solve_order(pb, order="AST").objective + 1e-6 * max(
+            1.0, abs(mine.objective))
+
+
+def test_slack_optimal_refuses_a_heuristic_or_unknown_solver():
+    from models.slack_insertion.policy import OptimalInsertionPolicy
+
+    for bad in ("AST", "cpsat+gurobi", "nothing"):
+        with pytest.raises(ValueError, match="exact insertion solver"):
+            OptimalInsertionPolicy(solver=bad)
