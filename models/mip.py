@@ -9,15 +9,23 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     seconds past the limit).
 ``"highs"``, ``"scip"``
     The PuLP model is translated into an OR-Tools ``model_builder`` model in memory
-    (variables with their bounds and integrality, rows, objective and its constant;
-    no file is written) and solved in-process by the HiGHS or SCIP bundled in the
-    pinned ``ortools`` wheel (``highspy`` is never imported: its symbols clash with
-    OR-Tools'). The time spent translating is charged to ``time_limit``; the solver
-    gets what is left (none left: nothing is solved, :func:`solve` returns False). A
-    watchdog asks the solver to stop (``interrupt_solve``) ``grace`` seconds past
-    the limit. HiGHS runs without presolve (its presolve does not look at the clock) and
-    gets :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer variable less than is left
-    (its set-up before its first look at the clock).
+    (variables with their bounds and integrality, rows, objective and its constant)
+    and solved by the HiGHS or SCIP bundled in the pinned ``ortools`` wheel in a
+    worker process (:func:`run_worker`, :mod:`models.mip_worker`): the model goes to
+    it as a binary ``MPModelProto`` file, the solution comes back as a NumPy file. The
+    workers are forked from one fork server per process (started on the first solve,
+    about 1 s; then about 0.04-0.07 s per solve more than in-process on a tiny model,
+    measured at load average 11 on 2 cores), which imports only NumPy and OR-Tools
+    (``highspy`` is never imported: its symbols clash with OR-Tools'). The worker
+    leads its own session and is killed with its process group ``grace`` seconds
+    past the limit, or beyond :data:`WORKER_MEMORY_MB` of resident memory; a killed
+    (or crashed) worker gives no values, :func:`solve` returns False and
+    :func:`killed_note` says why. The time spent translating, writing the model and
+    starting the worker is charged to ``time_limit``; the solver gets what is left
+    (none left: nothing is solved, :func:`solve` returns False). HiGHS runs without
+    presolve (its presolve does not look at the clock) and gets
+    :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer variable less than is left (its
+    set-up before its first look at the clock).
 
 After :func:`solve`, the PuLP model reads as if CBC had solved it: ``prob.status``,
 ``prob.sol_status`` (``LpSolutionOptimal`` only for a proved optimum,
@@ -43,10 +51,10 @@ HiGHS and SCIP proto solvers):
   returned an "optimal" schedule violating equality rows by 0.25 on a k = 21 KTH
   insertion snapshot; HiGHS proved a worse optimum than SCIP's rejected one).
 - SCIP runs with ``limits/memory`` = :data:`SCIP_MEMORY_MB`.
-- Known overrun: HiGHS's root cut separation looks neither at its clock nor at
-  ``interrupt_solve`` (measured on the k = 27 KTH insertion snapshot
-  ``kth-1997-04-insert-17738308-k27``: 46 s on an 8 s limit, 31 s on 10 s); in-process,
-  nothing can stop it. The time limit is kept there only by CBC (killed) and SCIP.
+- HiGHS's root cut separation looks neither at its clock nor at an interrupt (in-process
+  on the k = 27 KTH insertion snapshot ``kth-1997-04-insert-17738308-k27``: 46 s on an
+  8 s limit, 31 s on 10 s); the worker is killed instead (8.5 s on the 8 s limit with
+  the slack ILP's 0.5 s grace).
 - A bound is never trusted blindly downstream: ``sim.result.build`` drops one on the
   wrong side of the recomputed objective.
 
@@ -66,8 +74,8 @@ from typing import Any
 
 from models.cbc import _alive, bound_from_log, solve_guarded
 
-__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "check_backend", "killed_note",
-           "solve", "bound", "rejected", "translate"]
+__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "WORKER_MEMORY_MB", "check_backend",
+           "killed_note", "solve", "bound", "rejected", "run_worker", "translate"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -387,7 +395,7 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     time_limit : float, optional
         Seconds from this call, translation included (None: no limit).
     grace : float
-        Seconds past the limit after which CBC is killed, or HiGHS/SCIP asked to stop.
+        Seconds past the limit after which CBC or the HiGHS/SCIP worker is killed.
     log_path : str, optional
         CBC only: the log file :func:`bound` reads CBC's bound from.
 
@@ -395,7 +403,8 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     -------
     bool
         True when the backend ended and its answer was read into ``prob``; False when
-        CBC was killed or the limit left no time to solve (no values read).
+        it was killed (time or memory), its worker crashed, or the limit left no time
+        to solve (no values read; :func:`killed_note` says which).
     """
     import pulp
 
