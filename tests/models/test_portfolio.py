@@ -278,3 +278,14 @@ def test_slack_optimal_refuses_a_heuristic_or_unknown_solver():
     for bad in ("AST", "cpsat+gurobi", "nothing"):
         with pytest.raises(ValueError, match="exact insertion solver"):
             OptimalInsertionPolicy(solver=bad)
+
+
+def test_the_bench_runs_a_combination(tmp_path):
+    from sim.sweep.bench import bench
+
+    path = tmp_path / "in" / "p.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(ins.random_problem(303, 3).to_dict()))
+    summary = bench([path.parent], tmp_path / "out", solvers=["cpsat+scip"], time_limit=20.0,
+                    progress=False)
+    assert [(r["solver"], r["status"]) for r in summary.runs] == [("cpsat+scip", "OPTIMAL")]
