@@ -17,14 +17,16 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     about 1 s; then about 0.04-0.07 s per solve more than in-process on a tiny model,
     measured at load average 11 on 2 cores), which imports only NumPy and OR-Tools
     (``highspy`` is never imported: its symbols clash with OR-Tools'). The worker
-    leads its own session and is killed with its process group ``grace`` seconds
-    past the limit, or beyond :data:`WORKER_MEMORY_MB` of resident memory; a killed
-    (or crashed) worker gives no values, :func:`solve` returns False and
-    :func:`killed_note` says why. The time spent translating, writing the model and
-    starting the worker is charged to ``time_limit``; the solver gets what is left
-    (none left: nothing is solved, :func:`solve` returns False). HiGHS runs without
-    presolve (its presolve does not look at the clock) and gets
-    :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer variable less than is left (its
+    asks its solver to stop (``interrupt_solve``, keeping its answer)
+    :data:`INTERRUPT_SHARE` of ``grace`` past the limit; it leads its own session and
+    is killed with its process group ``grace`` seconds past the limit, or beyond
+    :data:`WORKER_MEMORY_MB` of resident memory. A killed (or crashed) worker gives
+    no values: :func:`solve` returns False and :func:`killed_note` says why. The time
+    spent translating, writing the model and starting the worker is charged to
+    ``time_limit``; the solver gets what is left (none left: nothing is solved,
+    :func:`solve` returns False). HiGHS runs without presolve (its presolve does not
+    look at the clock) and gets :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer
+    variable less than is left (its
     set-up before its first look at the clock).
 
 After :func:`solve`, the PuLP model reads as if CBC had solved it: ``prob.status``,
@@ -228,6 +230,9 @@ def _parameters(backend: str) -> str:
 WORKER_MEMORY_MB = 1024
 """Resident memory (MB) beyond which the HiGHS/SCIP worker process is killed (its run
 then has no answer)."""
+INTERRUPT_SHARE = 0.5
+"""The worker asks its solver to stop (keeping its incumbent and bound) this share of
+``grace`` past the limit, before the parent kills it at the whole ``grace``."""
 _POLL = 0.01  # most seconds between two looks at the worker
 
 
@@ -350,7 +355,9 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
             raise RuntimeError("could not write the model for the MIP worker")
         with open(os.path.join(tmp, "job.json"), "w") as fh:
             json.dump({"backend": backend, "parameters": _parameters(backend),
-                       "deadline": deadline, "reserve": reserve}, fh)
+                       "deadline": deadline, "reserve": reserve,
+                       "interrupt_at": None if deadline is None else
+                       deadline + INTERRUPT_SHARE * grace}, fh)
         pid = _SERVER.fork(tmp, deadline)
         why = ""
         try:

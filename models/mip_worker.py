@@ -10,8 +10,10 @@ used: it re-runs the parent's main script in the server.) A worker's ``DIR`` hol
 ``job.json`` (written by the parent)
     ``backend`` ("highs" or "scip"), ``parameters`` (the solver-specific parameter
     string), ``deadline`` (``time.monotonic()`` seconds, shared by every process of the
-    machine, at which the solver's time is up; null: no limit) and ``reserve`` (seconds
-    kept back from the solver's own limit for its set-up).
+    machine, at which the solver's time is up; null: no limit), ``reserve`` (seconds
+    kept back from the solver's own limit for its set-up) and ``interrupt_at`` (when
+    the worker asks the solver to stop, ``interrupt_solve``, keeping its answer:
+    before the parent's kill; SCIP heeds it, HiGHS's root does not).
 ``model.pb`` (written by the parent)
     The model, a ``MPModelProto`` (``ModelBuilderHelper.write_model_to_proto_file``).
 
@@ -62,7 +64,17 @@ def main(directory: str) -> int:
             _write_json(os.path.join(directory, "result.json"), out)
             return 0
         solver.set_time_limit_in_seconds(left)
+    timer = None
+    if job.get("interrupt_at") is not None:  # a soft stop before the parent's kill
+        import threading
+
+        timer = threading.Timer(max(float(job["interrupt_at"]) - time.monotonic(), 0.0),
+                                solver.interrupt_solve)
+        timer.daemon = True
+        timer.start()
     solver.solve(model)
+    if timer is not None:
+        timer.cancel()
     status = solver.status()
     has = status in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE) and \
         solver.has_solution()
