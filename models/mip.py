@@ -271,6 +271,12 @@ class _Server:
         self.proc: subprocess.Popen | None = None
         self.lock = threading.Lock()
 
+    def forget(self) -> None:
+        """In a child forked from this process (a process pool): the parent's server and
+        its pipes are the parent's; this process starts its own on its first solve."""
+        self.proc = None
+        self.lock = threading.Lock()
+
     def _start(self) -> subprocess.Popen:
         import sys
 
@@ -305,6 +311,8 @@ class _Server:
 
 
 _SERVER = _Server()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=lambda: _SERVER.forget())
 
 
 def _done(pid: int, directory: str) -> bool:

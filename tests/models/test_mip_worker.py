@@ -155,3 +155,29 @@ def test_highs_on_the_snapshot_its_root_ignored_the_clock_ends_within_the_limit(
     assert wall < limit + 2.0, (wall, r.note)
     assert r.status in (Status.OPTIMAL, Status.FEASIBLE)
     assert ins.check(p, r.solution) == []
+
+
+def test_a_forked_process_starts_its_own_worker_server() -> None:
+    """A process pool forked after a solve, while a thread of the parent talks to its
+    server (its lock held), starts its own server in each child."""
+    import multiprocessing
+
+    prob = _tiny_model()
+    assert mip.solve(prob, backend="scip", time_limit=20.0)
+    parent_server = mip._SERVER.proc.pid
+    with mip._SERVER.lock, multiprocessing.get_context("fork").Pool(2) as pool:
+        pids = pool.map_async(_solve_in_child, range(4)).get(timeout=60)
+    assert all(pid is not None and pid != parent_server for pid in pids)
+    prob = _tiny_model()
+    assert mip.solve(prob, backend="scip", time_limit=20.0)
+    assert mip._SERVER.proc.pid == parent_server
+
+
+def _solve_in_child(_: int) -> int | None:
+    import pulp
+
+    prob = _tiny_model()
+    ok = mip.solve(prob, backend="highs", time_limit=20.0)
+    if not ok or prob.sol_status != pulp.LpSolutionOptimal:
+        return None
+    return mip._SERVER.proc.pid
