@@ -3,15 +3,20 @@ the best proved bound of any, so that a stopped run's gap is a certificate.
 
 A combination is named by its members joined with ``+`` (``SEPARATOR``), e.g.
 ``cpsat+scip`` or ``cpsat+highs+scip``: each member is a solver registered for the
-family (``sim.registry.SOLVERS[family]``: ``cpsat``, ``ilp``, ``exact-cpsat``...) or a
-MIP backend (``cbc``, ``highs``, ``scip``: the family's ILP, ``models.mip.ILP_SOLVERS``,
-on that backend). ``sim.registry.solver(family, "cpsat+scip")`` and ``schedsearch solve
-FILE --solver cpsat+scip`` run it; :func:`solve` is the same in Python with the members
-given as a sequence.
+family (``sim.registry.SOLVERS[family]``: ``cpsat``, ``ilp``, ``brute``...; ``cpsat``
+and ``ilp`` also name grouping's ``exact-cpsat`` and ``exact-ilp``) or a MIP backend
+(``cbc``, ``highs``, ``scip``: the family's ILP, ``models.mip.ILP_SOLVERS``, on that
+backend), so ``cpsat+scip`` names the same combination in every family with an ILP.
+``sim.registry.solver(family, "cpsat+scip")`` and ``schedsearch solve FILE --solver
+cpsat+scip`` run it; :func:`solve` is the same in Python with the members given as a
+sequence.
 
 Time: the members run in the order named, each with an equal share of what is left of
-``time_limit`` (the last one with all that is left); the run ends as soon as the best
-solution meets the best bound. Seconds of wall clock.
+``time_limit`` (the last one with all that is left; one left less than
+:data:`MIN_SECONDS` is not run, and said); the run ends as soon as the best solution
+meets the best bound. A member refusing the instance (ValueError: too large for its
+model) is said in the note; when every member refuses, the first refusal is raised.
+Seconds of wall clock.
 
 Honesty (each member's own :class:`sim.result.Result` is already checked by
 ``sim.result.build``):
@@ -45,6 +50,11 @@ BOUND_TOL = 1e-6
 objective: ``sim.result.build``'s default, the one every family's exact solvers use."""
 
 
+MIN_SECONDS = 0.01
+"""A member after the first is not run with less time than this left (said in the
+note)."""
+
+
 def is_combination(name: str) -> bool:
     """Whether ``name`` names a combination (members joined by ``+``)."""
     return SEPARATOR in name and ":" not in name
@@ -63,6 +73,8 @@ def _member(family: str, token: str) -> tuple[str, dict[str, Any]]:
         return ILP_SOLVERS[family], {"backend": token}
     if token in names and not is_combination(token):
         return token, {}
+    if f"exact-{token}" in names:  # grouping's exact-cpsat, exact-ilp
+        return f"exact-{token}", {}
     valid = sorted(names) + ([b for b in BACKENDS] if family in ILP_SOLVERS else [])
     raise ValueError(f"unknown combination member {token!r} for {family}; members are "
                      f"solvers of the family or MIP backends: {', '.join(valid)}")
@@ -124,6 +136,9 @@ def _run(family: str, label: str, members: list[tuple[str, str, dict[str, Any]]]
         limit = None
         if time_limit is not None:
             left = max(float(time_limit) - (time.perf_counter() - t0), 0.0)
+            if left < MIN_SECONDS and results:
+                refused.append(f"{token} not run: no time left")
+                continue
             limit = left / (len(members) - i)
         try:
             r = registry.solver(family, name)(problem, time_limit=limit, seed=seed, **options)

@@ -56,7 +56,7 @@ def _cases():
     for s in range(2):
         out.append(("slack_insertion", "cpsat+scip", ins.random_problem(300 + s, 4),
                     slack_brute))
-        out.append(("grouping", "exact-cpsat+highs",
+        out.append(("grouping", "cpsat+highs" if s else "exact-cpsat+highs",
                     gp.random_problem(6, 4, seed=310 + s, max_procs=3), grouping.solve_exhaustive))
         out.append(("kresource_selection", "scip+cpsat", _selection(rng),
                     kbrute.solve_selection))
@@ -210,6 +210,7 @@ def test_a_stopped_combination_on_a_hard_snapshot_is_a_certificate():
 def test_combination_names_are_checked_like_solver_names():
     assert registry.has_solver("slack_insertion", "cpsat+scip")
     assert registry.has_solver("grouping", "exact-cpsat+cbc")
+    assert registry.has_solver("grouping", "cpsat+scip")  # cpsat: grouping's exact-cpsat
     assert not registry.has_solver("slack_insertion", "cpsat+gurobi")
     assert not registry.has_solver("slot_placement", "exhaustive+scip")  # no ILP
     with pytest.raises(ValueError, match="unknown combination member 'gurobi'"):
