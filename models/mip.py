@@ -21,7 +21,9 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     :data:`INTERRUPT_SHARE` of ``grace`` past the limit; it leads its own session and
     is killed with its process group ``grace`` seconds past the limit, or beyond
     :data:`WORKER_MEMORY_MB` of resident memory. A killed (or crashed) worker gives
-    no values: :func:`solve` returns False and :func:`killed_note` says why. The time
+    no values: :func:`solve` returns False and :func:`killed_note` says why. Being the
+    fork server's children, the workers escape this process's ``ru_maxrss``: their peak
+    is :func:`worker_peak_mb`. The time
     spent translating, writing the model and starting the worker is charged to
     ``time_limit``; the solver gets what is left (none left: nothing is solved,
     :func:`solve` returns False). HiGHS runs without presolve (its presolve does not
@@ -77,7 +79,8 @@ from typing import Any
 from models.cbc import _alive, bound_from_log, solve_guarded
 
 __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "WORKER_MEMORY_MB", "check_backend",
-           "killed_note", "solve", "bound", "rejected", "run_worker", "translate"]
+           "killed_note", "solve", "bound", "rejected", "run_worker", "translate",
+           "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -236,16 +239,31 @@ INTERRUPT_SHARE = 0.5
 _POLL = 0.01  # most seconds between two looks at the worker
 
 
-def _rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` in MB (Linux ``/proc``; 0 elsewhere or when gone)."""
+def _memory_mb(pid: int) -> tuple[float, float]:
+    """Resident memory of ``pid`` and its peak so far (``VmRSS``, ``VmHWM``), MB (Linux
+    ``/proc``; 0 elsewhere or when gone)."""
+    rss = hwm = 0.0
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
                 if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
+                    rss = int(line.split()[1]) / 1024.0
+                elif line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1]) / 1024.0
     except (OSError, ValueError, IndexError):
         pass
-    return 0.0
+    return rss, hwm
+
+
+_PEAK_MB = 0.0
+
+
+def worker_peak_mb() -> float:
+    """The largest peak resident memory (MB) of any HiGHS/SCIP worker this process has
+    run (0 before the first). The workers are not this process's children (they are the
+    fork server's), so this process's ``ru_maxrss`` and its parent's ``wait4`` do not
+    count them: a benchmark adds this figure."""
+    return _PEAK_MB
 
 
 def _kill_group(pid: int) -> None:
@@ -348,7 +366,8 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
     -------
     dict
         The worker's ``result.json`` (``status``, ``has_solution``, ``objective``,
-        ``bound``, ``highspy``) with ``values`` (a NumPy array, or None) and ``why`` (why
+        ``bound``, ``highspy``) with ``values`` (a NumPy array, or None), ``peak_mb``
+        (the worker's peak resident memory, MB) and ``why`` (why
         there is no answer: ``"killed"`` past the limit, ``"memory"``, ``"crashed"``;
         empty otherwise); ``status`` None when the worker gave no answer.
     """
@@ -368,15 +387,18 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
                        deadline + INTERRUPT_SHARE * grace}, fh)
         pid = _SERVER.fork(tmp, deadline)
         why = ""
+        peak = 0.0
         try:
             kill_at = None if deadline is None else deadline + grace
             pause = 0.001
             while not _done(pid, tmp):
                 time.sleep(pause)
                 pause = min(2 * pause, _POLL)
+                rss, hwm = _memory_mb(pid)
+                peak = max(peak, hwm)
                 if kill_at is not None and time.monotonic() >= kill_at:
                     why = "killed"
-                elif _rss_mb(pid) > memory_mb:
+                elif rss > memory_mb:
                     why = "memory"
                 if why:
                     break
@@ -389,14 +411,22 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
                 tail = open(err).read().strip() if os.path.exists(err) else \
                     "ended without an answer"
                 why = f"crashed ({tail})"
+            _record_peak(peak)
             return {"status": None, "has_solution": False, "objective": None, "bound": None,
-                    "values": None, "why": why}
+                    "values": None, "why": why, "peak_mb": peak}
         with open(result_path) as fh:
             out = json.load(fh)
+        out["peak_mb"] = max(peak, float(out.get("peak_mb") or 0.0))
+        _record_peak(out["peak_mb"])
         values_path = os.path.join(tmp, "values.npy")
         out["values"] = np.load(values_path) if out["has_solution"] else None
         out["why"] = ""
         return out
+
+
+def _record_peak(mb: float) -> None:
+    global _PEAK_MB
+    _PEAK_MB = max(_PEAK_MB, mb)
 
 
 def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,

@@ -20,8 +20,9 @@ used: it re-runs the parent's main script in the server.) A worker's ``DIR`` hol
 It writes ``values.npy`` (the solution, when there is one) and then ``result.json``
 (``status``: the name of OR-Tools' ``SolveStatus`` or ``"NO_TIME"`` when the deadline
 passed before the solve; ``has_solution``, ``objective``, ``bound``, ``highspy``: whether
-``highspy`` was imported). The parent kills it, with its process group, past the
-deadline plus a grace; a killed worker writes nothing the parent reads.
+``highspy`` was imported; ``peak_mb``: its peak resident memory). The parent kills
+it, with its process group, past the deadline plus a grace; a killed worker writes
+nothing the parent reads.
 """
 
 from __future__ import annotations
@@ -91,8 +92,19 @@ def main(directory: str) -> int:
         except (TypeError, ValueError):
             out["bound"] = None
     out["highspy"] = "highspy" in sys.modules
+    out["peak_mb"] = _peak_mb()
     _write_json(os.path.join(directory, "result.json"), out)
     return 0
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory, MB (``ru_maxrss``, KB on Linux)."""
+    try:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    except (ImportError, OSError):  # pragma: no cover - not POSIX
+        return 0.0
 
 
 def child(directory: str, deadline: float | None = None) -> None:

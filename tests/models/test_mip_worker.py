@@ -181,3 +181,21 @@ def _solve_in_child(_: int) -> int | None:
     if not ok or prob.sol_status != pulp.LpSolutionOptimal:
         return None
     return mip._SERVER.proc.pid
+
+
+def test_the_workers_peak_memory_is_reported() -> None:
+    """The workers are the fork server's children, not this process's: their peak is
+    reported by ``worker_peak_mb`` (it includes OR-Tools, tens of MB)."""
+    model, _ = mip.translate(_tiny_model())
+    answer = mip.run_worker(model, "scip", deadline=time.monotonic() + 20.0)
+    assert 10.0 < answer["peak_mb"] < mip.WORKER_MEMORY_MB
+    assert mip.worker_peak_mb() >= answer["peak_mb"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_killed_workers_peak_is_its_last_measured_one(fake_server) -> None:
+    fake_server(FAT)
+    model, _ = mip.translate(_tiny_model())
+    answer = mip.run_worker(model, "scip", deadline=time.monotonic() + 30.0,
+                            memory_mb=100)
+    assert answer["why"] == "memory" and answer["peak_mb"] > 100
