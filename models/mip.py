@@ -9,27 +9,25 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     seconds past the limit).
 ``"highs"``, ``"scip"``
     The PuLP model is translated into an OR-Tools ``model_builder`` model in memory
-    (variables with their bounds and integrality, rows, objective and its constant)
-    and solved by the HiGHS or SCIP bundled in the pinned ``ortools`` wheel in a
-    worker process (:func:`run_worker`, :mod:`models.mip_worker`): the model goes to
-    it as a binary ``MPModelProto`` file, the solution comes back as a NumPy file. The
-    workers are forked from one fork server per process (started on the first solve,
-    about 1 s; then about 0.04-0.07 s per solve more than in-process on a tiny model,
-    measured at load average 11 on 2 cores), which imports only NumPy and OR-Tools
-    (``highspy`` is never imported: its symbols clash with OR-Tools'). The worker
-    asks its solver to stop (``interrupt_solve``, keeping its answer)
-    :data:`INTERRUPT_SHARE` of ``grace`` past the limit; it leads its own session and
-    is killed with its process group ``grace`` seconds past the limit, or beyond
-    :data:`WORKER_MEMORY_MB` of resident memory. A killed (or crashed) worker gives
-    no values: :func:`solve` returns False and :func:`killed_note` says why. Being the
-    fork server's children, the workers escape this process's ``ru_maxrss``: their peak
-    is :func:`worker_peak_mb`. The time
+    (variables with their bounds and integrality, rows, objective and its constant) and
+    solved by the HiGHS or SCIP bundled in the pinned ``ortools`` wheel in a worker
+    process (:func:`run_worker`, :mod:`models.mip_worker`): the model goes to it as a
+    binary ``MPModelProto`` file, the solution comes back as a NumPy file. The workers
+    are forked from one fork server per process (started on the first solve, about 1 s;
+    then about 0.04-0.07 s per solve more than in-process on a tiny model, measured at
+    load average 11 on 2 cores), which imports only NumPy and OR-Tools (``highspy`` is
+    never imported: its symbols clash with OR-Tools'). The worker asks its solver to
+    stop (``interrupt_solve``, keeping its answer) :data:`INTERRUPT_SHARE` of ``grace``
+    past the limit; it leads its own session and is killed with its process group
+    ``grace`` seconds past the limit, or beyond :data:`WORKER_MEMORY_MB` of resident
+    memory. A killed (or crashed) worker gives no values: :func:`solve` returns False
+    and :func:`killed_note` says why. Being the fork server's children, the workers
+    escape this process's ``ru_maxrss``: their peak is :func:`worker_peak_mb`. The time
     spent translating, writing the model and starting the worker is charged to
     ``time_limit``; the solver gets what is left (none left: nothing is solved,
     :func:`solve` returns False). HiGHS runs without presolve (its presolve does not
     look at the clock) and gets :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer
-    variable less than is left (its
-    set-up before its first look at the clock).
+    variable less than is left (its set-up before its first look at the clock).
 
 After :func:`solve`, the PuLP model reads as if CBC had solved it: ``prob.status``,
 ``prob.sol_status`` (``LpSolutionOptimal`` only for a proved optimum,
