@@ -9,15 +9,25 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     seconds past the limit).
 ``"highs"``, ``"scip"``
     The PuLP model is translated into an OR-Tools ``model_builder`` model in memory
-    (variables with their bounds and integrality, rows, objective and its constant;
-    no file is written) and solved in-process by the HiGHS or SCIP bundled in the
-    pinned ``ortools`` wheel (``highspy`` is never imported: its symbols clash with
-    OR-Tools'). The time spent translating is charged to ``time_limit``; the solver
-    gets what is left (none left: nothing is solved, :func:`solve` returns False). A
-    watchdog asks the solver to stop (``interrupt_solve``) ``grace`` seconds past
-    the limit. HiGHS runs without presolve (its presolve does not look at the clock) and
-    gets :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer variable less than is left
-    (its set-up before its first look at the clock).
+    (variables with their bounds and integrality, rows, objective and its constant) and
+    solved by the HiGHS or SCIP bundled in the pinned ``ortools`` wheel in a worker
+    process (:func:`run_worker`, :mod:`models.mip_worker`): the model goes to it as a
+    binary ``MPModelProto`` file, the solution comes back as a NumPy file. The workers
+    are forked from one fork server per process (started on the first solve, about 1 s;
+    then about 0.04-0.07 s per solve more than in-process on a tiny model, measured at
+    load average 11 on 2 cores), which imports only NumPy and OR-Tools (``highspy`` is
+    never imported: its symbols clash with OR-Tools'). The worker asks its solver to
+    stop (``interrupt_solve``, keeping its answer) :data:`INTERRUPT_SHARE` of ``grace``
+    past the limit; it leads its own session and is killed with its process group
+    ``grace`` seconds past the limit, or beyond :data:`WORKER_MEMORY_MB` of resident
+    memory. A killed (or crashed) worker gives no values: :func:`solve` returns False
+    and :func:`killed_note` says why. Being the fork server's children, the workers
+    escape this process's ``ru_maxrss``: their peak is :func:`worker_peak_mb`. The time
+    spent translating, writing the model and starting the worker is charged to
+    ``time_limit``; the solver gets what is left (none left: nothing is solved,
+    :func:`solve` returns False). HiGHS runs without presolve (its presolve does not
+    look at the clock) and gets :data:`HIGHS_SETUP_PER_INTEGER` seconds per integer
+    variable less than is left (its set-up before its first look at the clock).
 
 After :func:`solve`, the PuLP model reads as if CBC had solved it: ``prob.status``,
 ``prob.sol_status`` (``LpSolutionOptimal`` only for a proved optimum,
@@ -43,10 +53,10 @@ HiGHS and SCIP proto solvers):
   returned an "optimal" schedule violating equality rows by 0.25 on a k = 21 KTH
   insertion snapshot; HiGHS proved a worse optimum than SCIP's rejected one).
 - SCIP runs with ``limits/memory`` = :data:`SCIP_MEMORY_MB`.
-- Known overrun: HiGHS's root cut separation looks neither at its clock nor at
-  ``interrupt_solve`` (measured on the k = 27 KTH insertion snapshot
-  ``kth-1997-04-insert-17738308-k27``: 46 s on an 8 s limit, 31 s on 10 s); in-process,
-  nothing can stop it. The time limit is kept there only by CBC (killed) and SCIP.
+- HiGHS's root cut separation looks neither at its clock nor at an interrupt (in-process
+  on the k = 27 KTH insertion snapshot ``kth-1997-04-insert-17738308-k27``: 46 s on an
+  8 s limit, 31 s on 10 s); the worker is killed instead (8.5 s on the 8 s limit with
+  the slack ILP's 0.5 s grace).
 - A bound is never trusted blindly downstream: ``sim.result.build`` drops one on the
   wrong side of the recomputed objective.
 
@@ -57,14 +67,18 @@ sequential).
 from __future__ import annotations
 
 import math
+import os
+import signal
+import subprocess
 import threading
 import time
 from typing import Any
 
-from models.cbc import bound_from_log, solve_guarded
+from models.cbc import _alive, bound_from_log, solve_guarded
 
-__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "check_backend", "killed_note",
-           "solve", "bound", "rejected", "translate"]
+__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "WORKER_MEMORY_MB", "check_backend",
+           "killed_note", "solve", "bound", "rejected", "run_worker", "translate",
+           "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -89,6 +103,9 @@ which ``sim.result.build`` counts a bound as meeting the objective)."""
 _BOUND_ATTR = "_schedsearch_mip_bound"
 _BACKEND_ATTR = "_schedsearch_mip_backend"
 _REJECTED_ATTR = "_schedsearch_mip_rejected"
+_WHY_ATTR = "_schedsearch_mip_why"
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mip_worker.py")
+"""The HiGHS/SCIP worker script (:mod:`models.mip_worker`), run as ``python -I WORKER``."""
 
 
 def check_backend(backend: str) -> str:
@@ -100,11 +117,19 @@ def check_backend(backend: str) -> str:
     return backend
 
 
-def killed_note(backend: str) -> str:
-    """The note of a run :func:`solve` returned False for: CBC killed past its limit, or
-    HiGHS/SCIP not run or stopped without an answer."""
+def killed_note(backend: str, prob: Any = None) -> str:
+    """The note of a run :func:`solve` returned False for: CBC killed past its limit,
+    HiGHS/SCIP not run, killed past the limit or beyond :data:`WORKER_MEMORY_MB`, or
+    their worker crashed (said when ``prob``, the model of that run, is given)."""
     if backend == "cbc":
         return "CBC killed past the time limit"
+    why = "" if prob is None else str(getattr(prob, _WHY_ATTR, ""))
+    if why == "killed":
+        return f"{NAMES[backend]} killed past the time limit"
+    if why == "memory":
+        return f"{NAMES[backend]} killed beyond {WORKER_MEMORY_MB} MB of memory"
+    if why.startswith("crashed"):
+        return f"{NAMES[backend]} {why}"
     return f"{NAMES[backend]} gave no answer within the time limit"
 
 
@@ -203,6 +228,205 @@ def _parameters(backend: str) -> str:
     return f"limits/memory = {SCIP_MEMORY_MB}"
 
 
+WORKER_MEMORY_MB = 1024
+"""Resident memory (MB) beyond which the HiGHS/SCIP worker process is killed (its run
+then has no answer)."""
+INTERRUPT_SHARE = 0.5
+"""The worker asks its solver to stop (keeping its incumbent and bound) this share of
+``grace`` past the limit, before the parent kills it at the whole ``grace``."""
+_POLL = 0.01  # most seconds between two looks at the worker
+
+
+def _memory_mb(pid: int) -> tuple[float, float]:
+    """Resident memory of ``pid`` and its peak so far (``VmRSS``, ``VmHWM``), MB (Linux
+    ``/proc``; 0 elsewhere or when gone)."""
+    rss = hwm = 0.0
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1]) / 1024.0
+                elif line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    return rss, hwm
+
+
+_PEAK_MB = 0.0
+
+
+def worker_peak_mb() -> float:
+    """The largest peak resident memory (MB) of any HiGHS/SCIP worker this process has
+    run (0 before the first). The workers are not this process's children (they are the
+    fork server's), so this process's ``ru_maxrss`` and its parent's ``wait4`` do not
+    count them: a benchmark adds this figure."""
+    return _PEAK_MB
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the worker ``pid`` with its process group (it leads its own session once
+    started) and wait until it is gone."""
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    end = time.monotonic() + 5.0
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.005)
+
+
+class _Server:
+    """This process's fork server (:func:`models.mip_worker.serve`), started on the first
+    HiGHS/SCIP solve and restarted if it died; one request at a time."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+
+    def forget(self) -> None:
+        """In a child forked from this process (a process pool): the parent's server and
+        its pipes are the parent's; this process starts its own on its first solve."""
+        self.proc = None
+        self.lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen:
+        import sys
+
+        proc = subprocess.Popen([sys.executable, "-I", WORKER, "--serve"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True, bufsize=1, start_new_session=True)
+        if proc.stdout.readline().strip() != "ready":
+            proc.kill()
+            proc.wait()
+            raise RuntimeError("the MIP worker server did not start")
+        return proc
+
+    def fork(self, directory: str, deadline: float | None) -> int:
+        """Process id of a new worker solving the model in ``directory``."""
+        request = directory + ("" if deadline is None else f" {deadline!r}") + "\n"
+        with self.lock:
+            for attempt in (0, 1):
+                if self.proc is None or self.proc.poll() is not None:
+                    self.proc = self._start()
+                try:
+                    self.proc.stdin.write(request)
+                    self.proc.stdin.flush()
+                    answer = self.proc.stdout.readline()
+                    return int(answer)
+                except (OSError, ValueError):
+                    self.proc.kill()
+                    self.proc.wait()
+                    self.proc = None
+                    if attempt:
+                        raise
+        raise AssertionError("unreachable")
+
+
+_SERVER = _Server()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=lambda: _SERVER.forget())
+
+
+def _done(pid: int, directory: str) -> bool:
+    """Whether the worker ``pid`` ended: its answer or error written, or gone."""
+    if os.path.exists(os.path.join(directory, "result.json")) or \
+            os.path.exists(os.path.join(directory, "error.txt")):
+        return True
+    return not _alive(pid)
+
+
+def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: float = 0.0,
+               grace: float = 0.5, memory_mb: float | None = None) -> dict[str, Any]:
+    """Solve the ``model_builder`` model ``model`` on HiGHS or SCIP in a child process
+    (:mod:`models.mip_worker`) that is killed with its process group ``grace`` seconds
+    past ``deadline`` or beyond ``memory_mb`` of resident memory.
+
+    Parameters
+    ----------
+    model : ModelBuilderHelper
+    backend : {"highs", "scip"}
+    deadline : float or None
+        ``time.monotonic()`` seconds at which the solver's time is up (its start-up and
+        the model's transfer are charged to it); None: no limit.
+    reserve : float
+        Seconds kept back from the solver's own limit (its set-up before it first looks
+        at its clock).
+    grace : float
+        Seconds past ``deadline`` after which the worker is killed.
+    memory_mb : float, optional
+        Default :data:`WORKER_MEMORY_MB`.
+
+    Returns
+    -------
+    dict
+        The worker's ``result.json`` (``status``, ``has_solution``, ``objective``,
+        ``bound``, ``highspy``) with ``values`` (a NumPy array, or None), ``peak_mb``
+        (the worker's peak resident memory, MB) and ``why`` (why
+        there is no answer: ``"killed"`` past the limit, ``"memory"``, ``"crashed"``;
+        empty otherwise); ``status`` None when the worker gave no answer.
+    """
+    import json
+    import tempfile
+
+    import numpy as np
+
+    memory_mb = WORKER_MEMORY_MB if memory_mb is None else float(memory_mb)
+    with tempfile.TemporaryDirectory(prefix="schedsearch_mip_") as tmp:
+        if not model.write_model_to_proto_file(os.path.join(tmp, "model.pb")):
+            raise RuntimeError("could not write the model for the MIP worker")
+        with open(os.path.join(tmp, "job.json"), "w") as fh:
+            json.dump({"backend": backend, "parameters": _parameters(backend),
+                       "deadline": deadline, "reserve": reserve,
+                       "interrupt_at": None if deadline is None else
+                       deadline + INTERRUPT_SHARE * grace}, fh)
+        pid = _SERVER.fork(tmp, deadline)
+        why = ""
+        peak = 0.0
+        try:
+            kill_at = None if deadline is None else deadline + grace
+            pause = 0.001
+            while not _done(pid, tmp):
+                time.sleep(pause)
+                pause = min(2 * pause, _POLL)
+                rss, hwm = _memory_mb(pid)
+                peak = max(peak, hwm)
+                if kill_at is not None and time.monotonic() >= kill_at:
+                    why = "killed"
+                elif rss > memory_mb:
+                    why = "memory"
+                if why:
+                    break
+        finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
+            _kill_group(pid)
+        result_path = os.path.join(tmp, "result.json")
+        if why or not os.path.exists(result_path):
+            if not why:
+                err = os.path.join(tmp, "error.txt")
+                tail = open(err).read().strip() if os.path.exists(err) else \
+                    "ended without an answer"
+                why = f"crashed ({tail})"
+            _record_peak(peak)
+            return {"status": None, "has_solution": False, "objective": None, "bound": None,
+                    "values": None, "why": why, "peak_mb": peak}
+        with open(result_path) as fh:
+            out = json.load(fh)
+        out["peak_mb"] = max(peak, float(out.get("peak_mb") or 0.0))
+        _record_peak(out["peak_mb"])
+        values_path = os.path.join(tmp, "values.npy")
+        out["values"] = np.load(values_path) if out["has_solution"] else None
+        out["why"] = ""
+        return out
+
+
+def _record_peak(mb: float) -> None:
+    global _PEAK_MB
+    _PEAK_MB = max(_PEAK_MB, mb)
+
+
 def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
           grace: float = 0.5, log_path: str | None = None) -> bool:
     """Solve the PuLP model ``prob`` on ``backend`` (module docstring).
@@ -214,7 +438,7 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     time_limit : float, optional
         Seconds from this call, translation included (None: no limit).
     grace : float
-        Seconds past the limit after which CBC is killed, or HiGHS/SCIP asked to stop.
+        Seconds past the limit after which CBC or the HiGHS/SCIP worker is killed.
     log_path : str, optional
         CBC only: the log file :func:`bound` reads CBC's bound from.
 
@@ -222,7 +446,8 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     -------
     bool
         True when the backend ended and its answer was read into ``prob``; False when
-        CBC was killed or the limit left no time to solve (no values read).
+        it was killed (time or memory), its worker crashed, or the limit left no time
+        to solve (no values read; :func:`killed_note` says which).
     """
     import pulp
 
@@ -232,39 +457,28 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     setattr(prob, _REJECTED_ATTR, False)
     if backend == "cbc":
         return solve_guarded(prob, time_limit=time_limit, grace=grace, log_path=log_path)
-    from ortools.linear_solver.python import model_builder_helper as mbh
-
     start = time.perf_counter()
     model, pvars = translate(prob)
-    solver = mbh.ModelSolverHelper(backend)
-    if not solver.solver_is_supported():
-        raise RuntimeError(f"the installed ortools has no {backend!r} solver")
-    params = _parameters(backend)
-    if params:
-        solver.set_solver_specific_parameters(params)
-    timer = None
+    reserve = 0.0
+    if backend == "highs":
+        reserve = HIGHS_SETUP_PER_INTEGER * sum(1 for v in pvars if v.cat == pulp.LpInteger)
+    deadline = None
     if time_limit is not None:
-        left = float(time_limit) - (time.perf_counter() - start)
-        if backend == "highs":
-            left -= HIGHS_SETUP_PER_INTEGER * sum(1 for v in pvars if v.cat == pulp.LpInteger)
-        if left < 0.01:
+        deadline = time.monotonic() + float(time_limit) - (time.perf_counter() - start)
+        if deadline - time.monotonic() - reserve < 0.01:
             return False
-        solver.set_time_limit_in_seconds(left)
-        timer = threading.Timer(left + grace, solver.interrupt_solve)
-        timer.daemon = True
-        timer.start()
-    try:
-        solver.solve(model)
-    finally:
-        if timer is not None:
-            timer.cancel()
-    S = mbh.SolveStatus
-    status = solver.status()
-    has = status in (S.OPTIMAL, S.FEASIBLE) and solver.has_solution()
-    values = solver.variable_values() if has else None
+    answer = run_worker(model, backend, deadline=deadline, reserve=reserve, grace=grace)
+    setattr(prob, _WHY_ATTR, answer.get("why", ""))
+    if answer.get("status") in (None, "NO_TIME"):
+        for v in pvars:
+            v.varValue = None
+        return False
+    status = answer["status"]
+    has = bool(answer["has_solution"])
+    values = answer.get("values")
     for i, v in enumerate(pvars):
         v.varValue = None if values is None else float(values[i])
-    obj = float(solver.objective_value()) if has else None
+    obj = float(answer["objective"]) if has else None
     if has and _violated(prob):  # numerical trouble: trust neither solution nor bound
         for v in pvars:
             v.varValue = None
@@ -273,9 +487,9 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         setattr(prob, _REJECTED_ATTR, True)
         return True
     proved_bound = None
-    if backend == "scip" and has and not _missing(solver.best_objective_bound()):
-        proved_bound = float(solver.best_objective_bound())
-    proved = status == S.OPTIMAL
+    if backend == "scip" and has and not _missing(answer["bound"]):
+        proved_bound = float(answer["bound"])
+    proved = status == "OPTIMAL"
     if proved and backend == "scip":
         proved = proved_bound is not None and \
             abs(obj - proved_bound) <= 1e-6 * max(1.0, abs(obj))
@@ -284,9 +498,9 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         proved_bound = obj if proved_bound is None else proved_bound
     elif has:
         prob.status, prob.sol_status = pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible
-    elif status == S.INFEASIBLE:
+    elif status == "INFEASIBLE":
         prob.status, prob.sol_status = pulp.LpStatusInfeasible, pulp.LpSolutionInfeasible
-    elif status == S.UNBOUNDED:
+    elif status == "UNBOUNDED":
         prob.status, prob.sol_status = pulp.LpStatusUnbounded, pulp.LpSolutionUnbounded
     else:
         prob.status = pulp.LpStatusNotSolved
@@ -297,7 +511,7 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
 
 def _missing(x: Any) -> bool:
     try:
-        return x is None or math.isnan(float(x))
+        return x is None or not math.isfinite(float(x))
     except (TypeError, ValueError):  # pandas.NA
         return True
 

@@ -180,9 +180,35 @@ def make_policy(name: str, **options: Any) -> Any:
     return policy
 
 
+COMBINATION = "models.portfolio:combination"
+"""Builds the solver of a combination name (members joined by ``+``, e.g. ``cpsat+scip``:
+the family's solvers or MIP backends run in turn, best solution and best bound kept)."""
+
+
+def is_combination(name: str) -> bool:
+    """Whether ``name`` names a combination of solvers (``A+B``; ``models.portfolio``)."""
+    return "+" in name and ":" not in name
+
+
+def has_solver(family: str, name: str) -> bool:
+    """Whether ``name`` is a registered solver of ``family`` or a valid combination of
+    its solvers."""
+    _plugins()
+    if name in SOLVERS.get(family, {}):
+        return True
+    if family not in SOLVERS or not is_combination(name):
+        return False
+    try:
+        solver(family, name)
+    except ValueError:
+        return False
+    return True
+
+
 def solver(family: str, name: str) -> Callable[..., Any]:
-    """Return the ``solve`` function registered as ``name`` for problem ``family``, or a
-    user's ``MODULE:FUNCTION``."""
+    """Return the ``solve`` function registered as ``name`` for problem ``family``, a
+    combination of its solvers (``A+B``, :data:`COMBINATION`), or a user's
+    ``MODULE:FUNCTION``."""
     from sim.plugins import is_reference, load_reference
 
     if is_reference(name):
@@ -190,6 +216,8 @@ def solver(family: str, name: str) -> Callable[..., Any]:
     _plugins()
     if family not in SOLVERS:
         raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
+    if name not in SOLVERS[family] and is_combination(name):
+        return _load(COMBINATION)(family, name)
     try:
         return _load(SOLVERS[family][name])
     except KeyError:

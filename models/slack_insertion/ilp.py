@@ -233,7 +233,7 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     try:
         if not run_cbc():
             return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
-                             mip.killed_note(backend))
+                             mip.killed_note(backend, prob))
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
                              f"the schedule of {mip.NAMES[backend]} violated the model "

@@ -1,7 +1,8 @@
 """Exact inserters: ``InsertionProblem -> InsertionSchedule`` callables built on the solvers.
 
 ``sim.batch.slack_scheduler.SlackScheduler`` calls an inserter at every insert and remove;
-:class:`CpsatInserter` answers with CP-SAT (:mod:`models.slack_insertion.cpsat`).
+:class:`CpsatInserter` answers with CP-SAT (:mod:`models.slack_insertion.cpsat`) or another
+exact solver or combination (``cpsat+scip``, :mod:`models.portfolio`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def insert(problem: InsertionProblem, *, solver: str = "cpsat", time_limit: floa
 
 
 class CpsatInserter:
-    """Inserter callable for ``sim.batch.slack_scheduler.SlackScheduler``: CP-SAT at every call.
+    """Inserter callable for ``sim.batch.slack_scheduler.SlackScheduler``: an exact solver
+    (CP-SAT by default) at every call.
 
     Parameters
     ----------
@@ -37,18 +39,36 @@ class CpsatInserter:
         Seconds per insertion; a stopped search returns its best schedule (never worse
         than the current one, which is always feasible).
     seed : int
-        CP-SAT random seed (one worker, so deterministic without a time limit).
+        Solver seed (CP-SAT runs one worker, so deterministic without a time limit).
+    solver : str
+        The exact solver of each insertion: ``"cpsat"`` (default), ``"ilp"``,
+        ``"brute"``, or a combination of the family's solvers and MIP backends
+        (``"cpsat+scip"``, :mod:`models.portfolio`: best schedule and best bound of
+        all members). ValueError for a heuristic or an unknown name.
 
     Attributes
     ----------
     stats : dict
         Counts of calls by status (``OPTIMAL``, ``FEASIBLE``) and ``trivial`` (empty
-        queue, answered without CP-SAT), and the total solver seconds.
+        queue, answered without a solver), and the total solver seconds.
     """
 
-    def __init__(self, time_limit: float | None = 10.0, seed: int = 0) -> None:
+    def __init__(self, time_limit: float | None = 10.0, seed: int = 0,
+                 solver: str = "cpsat") -> None:
+        from sim import registry
+
+        family = ins.FAMILY
+        target = registry.SOLVERS[family].get(solver, "")
+        exact = target.startswith("models.") or (not target and
+                                                 registry.is_combination(solver))
+        if not exact or not registry.has_solver(family, solver):
+            raise ValueError(f"slack-optimal: solver must be an exact insertion solver "
+                             f"(cpsat, ilp, brute) or a combination such as cpsat+scip, "
+                             f"got {solver!r}")
         self.time_limit = time_limit
         self.seed = seed
+        self.solver = solver
+        self._solve = solve_cpsat if solver == "cpsat" else registry.solver(family, solver)
         self.stats: dict[str, float] = {"OPTIMAL": 0, "FEASIBLE": 0, "trivial": 0,
                                         "seconds": 0.0}
 
@@ -57,11 +77,12 @@ class CpsatInserter:
             # nothing can move: the optimum is the new job at its earliest fit
             self.stats["trivial"] += 1
             return ins.current_schedule(problem)
-        res = solve_cpsat(problem, time_limit=self.time_limit, seed=self.seed)
-        self.stats[res.status.value] += 1
+        res = self._solve(problem, time_limit=self.time_limit, seed=self.seed)
+        self.stats[res.status.value] = self.stats.get(res.status.value, 0) + 1
         self.stats["seconds"] += res.runtime
+        if res.solution is None:  # no member gave a schedule: the current one is feasible
+            return ins.current_schedule(problem)
         return res.solution
 
     def __repr__(self) -> str:
-        return f"CpsatInserter(time_limit={self.time_limit!r})"
-
+        return f"CpsatInserter(time_limit={self.time_limit!r}, solver={self.solver!r})"

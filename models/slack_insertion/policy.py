@@ -34,12 +34,13 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     record: bool = False,
     check: bool = False,
     order: str | None = None,
+    solver: str = "cpsat",
 ) -> Any:
-    """The slack-based priority scheduler with the optimal (CP-SAT) inserter.
+    """The slack-based priority scheduler with the optimal inserter (CP-SAT by default).
 
     The state machine is ``sim.batch.slack_scheduler.SlackScheduler``; at every insert and
-    remove it calls :class:`CpsatInserter`, so it differs from ``SlackPolicy`` only in
-    how each insertion problem is solved.
+    remove it calls :class:`CpsatInserter` (with ``solver``), so it differs from
+    ``SlackPolicy`` only in how each insertion problem is solved.
 
     Parameters
     ----------
@@ -50,15 +51,19 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     alpha_u, alpha_t, alpha_p, alpha_f : float
         Price exponents; ``alpha_t`` must be 1 (the CP-SAT model is linear in delays).
     time_limit : float, optional
-        CP-SAT seconds per insertion (default 10).
+        Solver seconds per insertion (default 10).
     seed : int
-        CP-SAT seed.
+        Solver seed.
     reset_slack, priorities, default_priority, record, check
         See ``sim.batch.slack_scheduler.SlackScheduler``; ``priorities`` is the table
         job id -> (UP, PP) of ``instances.priorities.priorities_of``.
     order : None
         Accepted so the CLI's ``--order`` can be passed through; any value other than
         None or ``"optimal"`` raises ValueError (this policy has no compress order).
+    solver : str
+        The exact solver of each insertion (``--set solver=...``): ``"cpsat"`` (default),
+        ``"ilp"``, or a combination such as ``"cpsat+scip"`` (members in turn within
+        ``time_limit``, best schedule of all kept; :mod:`models.portfolio`).
 
     Returns
     -------
@@ -72,7 +77,7 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     if float(alpha_t) != 1.0:
         raise ValueError(f"slack-optimal needs alpha_t = 1 (CP-SAT model), got {alpha_t!r}")
     return SlackScheduler(
-        CpsatInserter(time_limit=time_limit, seed=seed), sf=sf, awt=awt, alpha_u=alpha_u,
-        alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
+        CpsatInserter(time_limit=time_limit, seed=seed, solver=solver), sf=sf, awt=awt,
+        alpha_u=alpha_u, alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
         priorities=priorities, default_priority=default_priority, record=record, check=check,
         name="slack-optimal")

@@ -21,9 +21,10 @@ Definitions (one family's sense decides the sign; a worse value is always positi
   (best_known - objective) / |best_known| for maximisation; 0 when both are 0; empty when
   the run has no solution or best_known is 0 and the run's objective is not.
 
-A solver name is a registered name of the file's family (``sim.registry.SOLVERS``) or a
-user's ``MODULE:FUNCTION`` with the same ``solve`` signature. A file of another family
-than the solver's, or one that fails to load, is a recorded failed run naming the file.
+A solver name is a registered name of the file's family (``sim.registry.SOLVERS``), a
+combination of them (``cpsat+scip``, ``models.portfolio``) or a user's
+``MODULE:FUNCTION`` with the same ``solve`` signature. A file of another family than the
+solver's, or one that fails to load, is a recorded failed run naming the file.
 Times are wall-clock seconds.
 """
 
@@ -80,6 +81,8 @@ def solver_kind(family: str, name: str) -> str:
         kind = getattr(resolve_solver(family, name), "kind", "heuristic")
         return kind if kind in ("exact", "heuristic") else "heuristic"
     target = registry.SOLVERS.get(family, {}).get(name, "")
+    if not target and registry.is_combination(name):
+        target = registry.COMBINATION
     return "exact" if target.startswith("models.") else "heuristic"
 
 
@@ -93,7 +96,7 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
     for name in names:
         if is_reference(name):
             load_reference(name, what="solver")
-        elif not any(name in registry.SOLVERS.get(f, {}) for f in families):
+        elif not any(registry.has_solver(f, name) for f in families):
             valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
@@ -229,7 +232,7 @@ def _cells(files: dict[Path, tuple[str | None, str | None]], solvers: Sequence[s
                     "workload": str(f), "policy": s, "label": s,
                     "kind": solver_kind(family, s) if error is None else "heuristic"}
             if error is None and not is_reference(s) \
-                    and s not in registry.SOLVERS.get(family, {}):
+                    and not registry.has_solver(family, s):
                 known = ", ".join(sorted(registry.SOLVERS.get(family, {})))
                 cell["refused"] = (f"{f}: solver {s!r} does not solve family {family!r} "
                                    f"(its solvers: {known})")

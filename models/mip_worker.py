@@ -1,0 +1,183 @@
+"""The child process in which :func:`models.mip.solve` runs HiGHS or SCIP.
+
+Started once per process as ``python -I models/mip_worker.py --serve`` (isolated:
+neither the project nor ``PYTHONPATH`` is on its path, so it imports only NumPy and
+OR-Tools' ``model_builder_helper``; never ``highspy``), it is a fork server
+(:func:`serve`): each solve is one fork of it (:func:`child`), so no solve pays for
+Python's start and OR-Tools' import. (``multiprocessing``'s own ``forkserver`` is not
+used: it re-runs the parent's main script in the server.) A worker's ``DIR`` holds:
+
+``job.json`` (written by the parent)
+    ``backend`` ("highs" or "scip"), ``parameters`` (the solver-specific parameter
+    string), ``deadline`` (``time.monotonic()`` seconds, shared by every process of the
+    machine, at which the solver's time is up; null: no limit), ``reserve`` (seconds
+    kept back from the solver's own limit for its set-up) and ``interrupt_at`` (when
+    the worker asks the solver to stop, ``interrupt_solve``, keeping its answer:
+    before the parent's kill; SCIP heeds it, HiGHS's root does not).
+``model.pb`` (written by the parent)
+    The model, a ``MPModelProto`` (``ModelBuilderHelper.write_model_to_proto_file``).
+
+It writes ``values.npy`` (the solution, when there is one) and then ``result.json``
+(``status``: the name of OR-Tools' ``SolveStatus`` or ``"NO_TIME"`` when the deadline
+passed before the solve; ``has_solution``, ``objective``, ``bound``, ``highspy``: whether
+``highspy`` was imported; ``peak_mb``: its peak resident memory). The parent kills
+it, with its process group, past the deadline plus a grace; a killed worker writes
+nothing the parent reads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+
+
+def main(directory: str) -> int:
+    """Solve the model in ``directory`` (module docstring); 0 on success."""
+    import numpy as np
+    from ortools.linear_solver.python import model_builder_helper as mbh
+
+    with open(os.path.join(directory, "job.json")) as fh:
+        job = json.load(fh)
+    model = mbh.ModelBuilderHelper()
+    if not model.read_model_from_proto_file(os.path.join(directory, "model.pb")):
+        raise RuntimeError("could not read model.pb")
+    solver = mbh.ModelSolverHelper(job["backend"])
+    if not solver.solver_is_supported():
+        raise RuntimeError(f"the installed ortools has no {job['backend']!r} solver")
+    if job["parameters"]:
+        solver.set_solver_specific_parameters(job["parameters"])
+    out: dict = {"status": "NO_TIME", "has_solution": False, "objective": None,
+                 "bound": None}
+    if job["deadline"] is not None:
+        left = float(job["deadline"]) - time.monotonic() - float(job["reserve"])
+        if left < 0.01:
+            out["highspy"] = "highspy" in sys.modules
+            _write_json(os.path.join(directory, "result.json"), out)
+            return 0
+        solver.set_time_limit_in_seconds(left)
+    timer = None
+    if job.get("interrupt_at") is not None:  # a soft stop before the parent's kill
+        import threading
+
+        timer = threading.Timer(max(float(job["interrupt_at"]) - time.monotonic(), 0.0),
+                                solver.interrupt_solve)
+        timer.daemon = True
+        timer.start()
+    solver.solve(model)
+    if timer is not None:
+        timer.cancel()
+    status = solver.status()
+    has = status in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE) and \
+        solver.has_solution()
+    out["status"] = status.name
+    out["has_solution"] = bool(has)
+    if has:
+        np.save(os.path.join(directory, "values.npy"),
+                np.asarray(solver.variable_values(), dtype=np.float64))
+        out["objective"] = float(solver.objective_value())
+        b = solver.best_objective_bound()
+        try:
+            b = float(b)
+            out["bound"] = None if math.isnan(b) else b
+        except (TypeError, ValueError):
+            out["bound"] = None
+    out["highspy"] = "highspy" in sys.modules
+    out["peak_mb"] = _peak_mb()
+    _write_json(os.path.join(directory, "result.json"), out)
+    return 0
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory, MB (``ru_maxrss``, KB on Linux)."""
+    try:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    except (ImportError, OSError):  # pragma: no cover - not POSIX
+        return 0.0
+
+
+def child(directory: str, deadline: float | None = None) -> None:
+    """The worker's body: leads a new session (so that the parent can kill its whole
+    process group), ends itself ``SELF_KILL`` seconds past ``deadline`` (``time.monotonic``;
+    a guard for a worker whose parent died), runs :func:`main`, and writes an error to
+    ``error.txt``."""
+    if hasattr(os, "setsid"):
+        try:
+            os.setsid()
+        except OSError:
+            pass
+    if deadline is not None:
+        import threading
+
+        t = threading.Timer(max(deadline + SELF_KILL - time.monotonic(), 0.0),
+                            os._exit, args=(3,))
+        t.daemon = True
+        t.start()
+    try:
+        main(directory)
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        _write_text(os.path.join(directory, "error.txt"), f"{type(exc).__name__}: {exc}")
+        raise
+
+
+SELF_KILL = 5.0
+"""Seconds past its deadline after which a worker ends itself (its parent kills it
+sooner; this only bounds a worker whose parent died)."""
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def serve() -> None:
+    """The fork server: with NumPy and OR-Tools imported once, read one request per line
+    on stdin (``DIR`` or ``DIR DEADLINE``), fork a worker (:func:`child`) for it, and
+    answer its process id on stdout. Ends at the end of stdin (its parent ended).
+    Workers are reaped by the kernel (``SIGCHLD`` ignored)."""
+    import signal
+
+    import numpy  # noqa: F401  (imported once here, inherited by every worker)
+    from ortools.linear_solver.python import model_builder_helper  # noqa: F401
+
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent's Ctrl-C is the parent's
+    out = sys.stdout
+    out.write("ready\n")
+    out.flush()
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        directory = words[0]
+        deadline = float(words[1]) if len(words) > 1 else None
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 0
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                child(directory, deadline)
+            except BaseException:  # noqa: BLE001 - written to error.txt by child
+                code = 1
+            finally:
+                os._exit(code)
+        out.write(f"{pid}\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        sys.exit(main(sys.argv[1]))
