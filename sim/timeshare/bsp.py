@@ -14,6 +14,12 @@ Barrier (AMB-2.2, field ``barrier``): ``"central"`` (default; every thread sends
 "arrived" to thread 0, which sends "release" to every other thread once it has all
 ``p - 1``) or ``"alltoall"`` (each sends to each and waits for ``p - 1``).
 
+Which blocked wake-ups wait for the timer tick under ``ctl_block_wakeup="tick"`` (field
+``tick_wakeups``): ``"all"`` (default: every blocking receive, barrier messages included)
+or ``"receive"`` (only the receives of the complete pattern's message exchange; a thread
+released from the barrier wakes after ``w_ctl_us`` as under ``"immediate"``). Under the
+barrier pattern ``"receive"`` therefore gives exactly the ``"immediate"`` runs.
+
 One measurement (AMB-2.4) starts at ``T0 = one round`` after the servers start, with
 node 0's server phase drawn so that ``T0`` falls uniformly inside thread 0's allocated
 window (``measure_start="window"``, default) or uniformly in the round (``"round"``);
@@ -46,7 +52,7 @@ from sim.timeshare.servers import (
 
 __all__ = ["BSPParams", "NetParams", "NoiseParams", "draw_computes", "bsp_program",
            "run_measurement", "measure_cell", "n_rule", "share_run", "run_apps", "PATTERNS",
-           "BARRIERS"]
+           "BARRIERS", "TICK_WAKEUPS", "barrier_receive", "server_policy"]
 
 MAX_G_US = 10**6
 """Largest granularity ``g_us`` (µs; 1 s per superstep): the simulated time of a
@@ -56,6 +62,8 @@ measurements at 10^6 µs take about 40 s)."""
 PATTERNS = ("barrier", "complete")
 _BOOSTED = 0.5   # scheduling class of a preempting noise daemon: above TIMESHARE, below CONTROLLED
 BARRIERS = ("central", "alltoall")
+TICK_WAKEUPS = ("all", "receive")
+_BARRIER_TAGS = ("a", "r")   # tag kinds of the barrier's "arrived" and "release" messages
 
 
 def _check_int(value: Any, name: str, minimum: int) -> int:
@@ -91,6 +99,10 @@ class BSPParams:
         CPU time to process one received message, complete pattern (10 ms).
     barrier : {"central", "alltoall"}
         AMB-2.2.
+    tick_wakeups : {"all", "receive"}
+        Under ``ctl_block_wakeup="tick"``: ``"all"`` (default) every blocked wake-up waits
+        for the node's next timer tick; ``"receive"`` only the message receives of the
+        complete pattern do, barrier wake-ups take ``w_ctl_us``.
     """
 
     g_us: int
@@ -101,6 +113,7 @@ class BSPParams:
     spin_us: int = 0
     proc_us: int = 10_000
     barrier: str = "central"
+    tick_wakeups: str = "all"
 
     def __post_init__(self) -> None:
         _check_int(self.g_us, "g_us", 0)
@@ -120,10 +133,13 @@ class BSPParams:
             raise ValueError(f"field 'pattern' must be one of {PATTERNS}, got {self.pattern!r}")
         if self.barrier not in BARRIERS:
             raise ValueError(f"field 'barrier' must be one of {BARRIERS}, got {self.barrier!r}")
+        if self.tick_wakeups not in TICK_WAKEUPS:
+            raise ValueError(f"field 'tick_wakeups' must be one of {TICK_WAKEUPS}, "
+                             f"got {self.tick_wakeups!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("g_us", "v", "n", "p", "pattern", "spin_us",
-                                                "proc_us", "barrier")}
+                                                "proc_us", "barrier", "tick_wakeups")}
 
 
 @dataclass(frozen=True)
@@ -254,6 +270,22 @@ def bsp_program(bsp: BSPParams, computes: list[list[int]], start_us: int):
     return program
 
 
+def barrier_receive(task: Any) -> bool:
+    """True when ``task`` is blocked in a receive of the barrier (an "arrived" or "release"
+    message of :func:`bsp_program`), False for the complete pattern's exchange."""
+    op = task.op
+    return type(op) is Recv and isinstance(op.tag, tuple) and op.tag[0] in _BARRIER_TAGS
+
+
+def server_policy(sp: ServerParams, bsps: dict[int, BSPParams]) -> ServerPolicy:
+    """The node policy for the programs ``bsps`` (job id -> parameters): barrier wake-ups
+    of the jobs with ``tick_wakeups="receive"`` are exempt from the timer tick."""
+    exempt = {j for j, b in bsps.items() if b.tick_wakeups == "receive"}
+    if not exempt:
+        return ServerPolicy(sp)
+    return ServerPolicy(sp, tick_exempt=lambda t: t.job in exempt and barrier_receive(t))
+
+
 def _window_position(schedule: SlotSchedule, app: int, rng: random.Random) -> int:
     """A uniform instant (µs from a slot-0 boundary) inside ``app``'s allocated slots."""
     slots = schedule.slots_of(app)
@@ -282,7 +314,7 @@ def run_measurement(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
     computes = draw_computes(bsp, random.Random(seed * 7_919 + 3))
     R = schedule.round_us
     t0 = R
-    pol = ServerPolicy(sp)
+    pol = server_policy(sp, {0: bsp})
     cl = Cluster(bsp.p, pol, latency_us=net.latency_us, seed=seed, log=log)
     klass = TIMESHARE if sp.regime == "none" else CONTROLLED
     tasks = cl.spawn_job(0, range(bsp.p), bsp_program(bsp, computes, t0),
@@ -423,7 +455,7 @@ def run_apps(apps: list[App], schedule: SlotSchedule, sp: ServerParams, n_nodes:
     rng = random.Random(seed * 1_000_003 + 5)
     R = schedule.round_us
     t0 = R
-    pol = ServerPolicy(sp)
+    pol = server_policy(sp, {a: app.bsp for a, app in enumerate(apps)})
     cl = Cluster(n_nodes, pol, latency_us=net.latency_us, seed=seed, log=log)
     klass = TIMESHARE if sp.regime == "none" else CONTROLLED
     jobs: dict[int, list[int]] = {}

@@ -25,14 +25,17 @@ lower one at once. Wake-up after a blocking receive (:meth:`ServerPolicy.wakeup_
 ``w_unctl_us`` for the time-sharing class, ``w_ctl_us`` for a controlled task, or with
 ``ctl_block_wakeup="tick"`` the first timer tick of the node at or after ``now +
 w_ctl_us`` (one reading of "has to be rescheduled by the normal operating system
-scheduler after a network interrupt occurs").
+scheduler after a network interrupt occurs"). A policy built with ``tick_exempt`` (a
+predicate on the waking task) wakes the tasks it selects after ``w_ctl_us`` even under
+``"tick"``: ``sim.timeshare.bsp`` uses it for the reading where only message receives, not
+barrier releases, wait for the tick.
 """
 
 from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -224,14 +227,20 @@ class ServerParams:
 class ServerPolicy(Policy):
     """Strict priority classes (``Task.klass``, higher first; FIFO within a class) with
     immediate preemption, time-sharing round robin, and the wake-up latencies of
-    :class:`ServerParams`. ``tick_phase[k]`` (µs) is node k's timer phase."""
+    :class:`ServerParams`. ``tick_phase[k]`` (µs) is node k's timer phase.
+
+    ``tick_exempt`` (default None): a predicate on a controlled task whose blocking receive
+    is being satisfied; where it returns True the task wakes after ``w_ctl_us`` even under
+    ``ctl_block_wakeup="tick"`` (no effect under ``"immediate"``)."""
 
     name = "server-priority"
 
-    def __init__(self, params: ServerParams | None = None):
+    def __init__(self, params: ServerParams | None = None, *,
+                 tick_exempt: Callable[[Task], bool] | None = None):
         self.sp = params or ServerParams()
         super().__init__(quantum_us=self.sp.ts_quantum_us)
         self.tick_phase: dict[int, int] = {}
+        self.tick_exempt = tick_exempt
 
     def params(self) -> dict[str, Any]:
         return {"name": self.name, **self.sp.to_dict()}
@@ -260,7 +269,8 @@ class ServerPolicy(Policy):
             return self.sp.w_unctl_us
         if k != CONTROLLED:
             return 0
-        if self.sp.ctl_block_wakeup == "immediate":
+        if self.sp.ctl_block_wakeup == "immediate" or \
+                (self.tick_exempt is not None and self.tick_exempt(task)):
             return self.sp.w_ctl_us
         tick = self.sp.tick_us
         earliest = now + self.sp.w_ctl_us

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from sim.timeshare import Cluster
-from sim.timeshare.bsp import BSPParams, bsp_program
+from sim.timeshare.bsp import BSPParams, bsp_program, server_policy
 from sim.timeshare.check import check
 from sim.timeshare.servers import (
     CONTROLLED,
@@ -27,10 +27,13 @@ MS = 1000
 
 
 def run(regime: str, computes, start: int, phases, *, spin_us: int = 0,
-        wakeup: str = "immediate"):
-    bsp = BSPParams(g_us=1000, n=1, p=2, spin_us=spin_us)
+        wakeup: str = "immediate", pattern: str = "barrier", tick_wakeups: str | None = None):
+    extra = {} if tick_wakeups is None else {"tick_wakeups": tick_wakeups}
+    bsp = BSPParams(g_us=1000, n=1, p=2, spin_us=spin_us, pattern=pattern, proc_us=1000,
+                    **extra)
     sp = ServerParams(regime=regime, jitter_us=0, ctl_block_wakeup=wakeup)
-    pol = ServerPolicy(sp)
+    pol = server_policy(sp, {0: bsp})
+    assert type(pol) is ServerPolicy
     cl = Cluster(2, pol, latency_us=500, log=True)
     klass = TIMESHARE if regime == "none" else CONTROLLED
     tasks = cl.spawn_job(0, [0, 1], bsp_program(bsp, computes, start), klass=klass,
@@ -87,6 +90,39 @@ def test_tick_wakeup_waits_for_the_timer():
     # at 220.05 and releases; delivered 220.55, slave's tick phase (0) -> woken at 230.0.
     _, fin, _ = run("sync", [[1 * MS], [1 * MS]], 210 * MS, [0, 0], wakeup="tick")
     assert fin == [220_050, 230_000]
+
+
+def test_tick_on_receives_only_spares_the_barrier():
+    # The tick scenario above with tick_wakeups = "receive": the barrier wake-ups take
+    # w_ctl as under "immediate". Arrival delivered 211.5, thread 0 woken 211.6 and
+    # releases; delivered 212.1, thread 1 woken 212.2.
+    _, fin, _ = run("sync", [[1 * MS], [1 * MS]], 210 * MS, [0, 0], wakeup="tick",
+                    tick_wakeups="receive")
+    assert fin == [211_600, 212_200]
+    _, imm, _ = run("sync", [[1 * MS], [1 * MS]], 210 * MS, [0, 0])
+    assert imm == fin
+    # the default is every wake-up on the tick
+    assert BSPParams(g_us=1000).tick_wakeups == "all"
+    _, every, _ = run("sync", [[1 * MS], [1 * MS]], 210 * MS, [0, 0], wakeup="tick",
+                      tick_wakeups="all")
+    assert every == [220_050, 230_000]
+
+
+def test_tick_on_receives_delays_the_exchange():
+    # Complete pattern, processing 1 ms per message, tick_wakeups = "receive". Barrier as
+    # above: thread 0 woken 211.6, sends "release" and its exchange message at 211.6 and
+    # blocks in the exchange receive. Both reach thread 1 at 212.1; it wakes at 212.2
+    # (barrier: w_ctl), sends its exchange message, finds thread 0's buffered and processes
+    # it: ends 213.2. Thread 1's message reaches thread 0 at 212.7: an exchange receive,
+    # so thread 0 waits for node 0's next tick (at or after 212.8): 220.0, where the
+    # server's slot-1 action runs first (50 µs); processing 220.05 -> 221.05.
+    _, fin, _ = run("sync", [[1 * MS], [1 * MS]], 210 * MS, [0, 0], wakeup="tick",
+                    pattern="complete", tick_wakeups="receive")
+    assert fin == [221_050, 213_200]
+    # under "immediate" thread 0 wakes at 212.8 and ends at 213.8
+    _, imm, _ = run("sync", [[1 * MS], [1 * MS]], 210 * MS, [0, 0], pattern="complete",
+                    tick_wakeups="receive")
+    assert imm == [213_800, 213_200]
 
 
 def test_spin_that_succeeds():

@@ -166,3 +166,30 @@ def test_alltoall_barrier_and_several_apps_pass_the_checker():
     assert check(cl.log.records, daemons=[t.tid for t in cl.tasks if t.daemon])["complete"]
     with pytest.raises(ValueError, match="two applications"):
         run_apps(apps, SlotSchedule(20_000, ((0, 1), None)), ServerParams(regime="sync"), 3)
+
+
+@pytest.mark.parametrize("barrier", ["central", "alltoall"])
+def test_tick_on_receives_only(barrier):
+    """``tick_wakeups="receive"``: the barrier pattern runs exactly as under ``immediate``
+    (it has no exchange receive); the complete pattern pays the tick on its exchange only,
+    so it lies between ``immediate`` and every wake-up on the tick; ``"all"`` is the
+    default."""
+    sch = SlotSchedule.for_share(0.2)
+
+    def rt(pattern, wake, reading=None, seed=3):
+        extra = {} if reading is None else {"tick_wakeups": reading}
+        bsp = BSPParams(g_us=1_000, v=0.5, n=8, pattern=pattern, barrier=barrier,
+                        proc_us=1_000, **extra)
+        sp = ServerParams(regime="sync", ctl_block_wakeup=wake)
+        return run_measurement(bsp, sch, sp, seed=seed)["runtime_us"]
+
+    for seed in range(3):
+        assert rt("barrier", "tick", "receive", seed) == rt("barrier", "immediate", None, seed)
+        assert rt("barrier", "tick", "all", seed) == rt("barrier", "tick", None, seed)
+        assert rt("complete", "tick", "all", seed) == rt("complete", "tick", None, seed)
+    imm = sum(rt("complete", "immediate", None, s) for s in range(3))
+    rec = sum(rt("complete", "tick", "receive", s) for s in range(3))
+    every = sum(rt("complete", "tick", None, s) for s in range(3))
+    assert imm < rec < every
+    with pytest.raises(ValueError, match="tick_wakeups"):
+        BSPParams(g_us=1_000, tick_wakeups="barrier")

@@ -9,8 +9,12 @@
    largest application runtime.
 2. **Slot placement** (``sim.problems.placement``): for every granularity of the grid
    (v = 50%, barrier, blocking, both wake-up settings), every placement class of 2 of 10
-   slots simulated (i = 20 measurements of n = 20 supersteps, common seeds); is the
-   contiguous default (slots 0, 1) the best?
+   slots simulated (n = 20 supersteps, i = 200 seeds, common random numbers: seed s gives
+   every placement the same compute times and draws; with 20 ms slots, a multiple of the
+   tick, every rotation of a class has the same objective, so the classes cover every
+   placement). Per class the mean over the seeds with its 95% confidence interval, and the
+   paired difference of the best class against the contiguous default (slots 0, 1): is
+   the default the best, and is the difference larger than the noise?
 
 Run ``python -m sim.experiments.karl.slots`` (full; writes
 ``sim/experiments/karl/results/slots.md``) or ``--quick`` (partial, 10 s limits, i = 4,
@@ -20,14 +24,23 @@ written to ``results/bsp_quick/``). Simulated times are µs; tables show ms.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import time
 from pathlib import Path
 
 from heuristics.slots import coloring, round_robin
-from models.slots import solve_cpsat, solve_ilp, solve_placement
-from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
+from models.slots import solve_cpsat, solve_ilp
+from sim.experiments.common import (
+    PARTIAL_DIR,
+    load_average,
+    markdown_row,
+    markdown_table,
+    mean_ci,
+    write_atomic,
+)
+from sim.experiments.common import stamp as provenance
 from sim.problems import placement as pl
 from sim.problems import slots as sp
 from sim.timeshare.bsp import App, BSPParams, run_apps
@@ -36,6 +49,25 @@ from sim.timeshare.servers import ServerParams, SlotSchedule
 FULL = Path(__file__).resolve().parent / "results" / "slots.md"
 QUICK = PARTIAL_DIR / "bsp_quick" / "slots.md"
 G_US = (100, 500, 1_000, 5_000, 10_000, 100_000)
+SEEDS = 200
+"""Seeds (measurements) per placement in the full configuration."""
+
+
+def placement_cell(prob: pl.PlacementProblem) -> dict[str, list[float]]:
+    """Per candidate placement of ``prob`` (``placement.iter_placements``, keyed "0,1"),
+    the objective of every seed ``prob.seed .. prob.seed + prob.i - 1`` alone (µs): their
+    mean is ``placement.objective(prob, c)``, and seed s is common to every placement."""
+    out = {}
+    for c in pl.iter_placements(prob):
+        out[",".join(map(str, c))] = [
+            pl.objective(dataclasses.replace(prob, i=1, seed=prob.seed + j), c)
+            for j in range(prob.i)]
+    return out
+
+
+def _ms_ci(xs: list[float]) -> str:
+    m, h = mean_ci(xs)
+    return f"{m / 1000:.1f} ± {h / 1000:.1f}"
 
 
 def simulate_table(problem: sp.SlotProblem, table: list[list[str]], *, n: int = 20,
@@ -55,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     limit = 10.0 if args.quick else 60.0
+    stamp = provenance()   # the commit is read once, at the start (the run is long)
     out = QUICK if args.quick else FULL
     out.parent.mkdir(parents=True, exist_ok=True)
     lines = []
@@ -84,31 +117,39 @@ def main(argv: list[str] | None = None) -> int:
                 "-" if r.bound is None else f"{r.bound:g}", f"{r.runtime:.1f}",
                 f"{statistics.fmean(rts) / 1000:.0f}", f"{max(rts) / 1000:.0f}"]))
             print(lines[-1], flush=True)
+    seeds = 4 if args.quick else SEEDS
     lines += ["", "## M5: slot placement of one program (2 of 10 slots of 20 ms)", "",
-              "Every rotation class of placements (5 classes: slot 0 with slot 1..5) "
+              "Every rotation class of placements (5 classes: slot 0 with slot 1..5; every "
+              "rotation of a class has the same objective, so they cover all 45 placements) "
               "simulated under synchronized servers, v = 50%, barrier pattern, blocking, "
-              f"n = 20, i = {4 if args.quick else 20} measurements (common seeds). Mean "
-              "runtime (ms) per placement; the best in bold.", "",
+              f"n = 20, {seeds} seeds per placement (seeds 0..{seeds - 1}, common random "
+              "numbers across placements). Each class: mean runtime (ms) ± the half-width of "
+              "its 95% confidence interval over the seeds (Student t); the best mean in bold "
+              "(the exhaustive solver's optimum, `models.slots.solve_placement`, for the "
+              "same problem). Last columns: the paired difference best - {0,1} per seed, "
+              "mean ± 95% half-width (ms), and whether that interval excludes 0. The best "
+              "is chosen by the same seeds, so its interval is slightly optimistic.", "",
               *markdown_table(["wake-up", "g", "{0,1} (default)", "{0,2}", "{0,3}", "{0,4}",
-                               "{0,5}", "contiguous best?"], [])]
+                               "{0,5}", "best", "best - {0,1} (ms)", "CI excludes 0"], [])]
     t = time.perf_counter()
     for wake in ("immediate", "tick"):
         for g in G_US:
-            prob = pl.PlacementProblem(g_us=g, v=0.5, n=20, i=4 if args.quick else 20, k=2,
-                                       n_slots=10, ctl_block_wakeup=wake)
-            r = solve_placement(prob)
-            rt = r.params["runtimes_us"]
-            best = ",".join(map(str, r.solution))
-            cells = []
-            for c in ("0,1", "0,2", "0,3", "0,4", "0,5"):
-                txt = f"{rt[c] / 1000:.1f}"
-                cells.append(f"**{txt}**" if c == best else txt)
-            best_note = (f"{'yes' if r.params['contiguous_best'] else 'no'} (rank "
-                         f"{r.params['contiguous_rank']})")
-            lines.append(markdown_row([wake, f"{g} µs", *cells, best_note]))
+            prob = pl.PlacementProblem(g_us=g, v=0.5, n=20, i=seeds, k=2, n_slots=10,
+                                       ctl_block_wakeup=wake)
+            runs = placement_cell(prob)
+            means = {c: statistics.fmean(x) for c, x in runs.items()}
+            best = min(means, key=lambda c: (means[c], tuple(map(int, c.split(",")))))
+            cells = [f"**{_ms_ci(runs[c])}**" if c == best else _ms_ci(runs[c])
+                     for c in ("0,1", "0,2", "0,3", "0,4", "0,5")]
+            diff = [b - a for a, b in zip(runs["0,1"], runs[best], strict=True)]
+            m, h = mean_ci(diff)
+            sep = "-" if best == "0,1" else ("yes" if abs(m) > h else "no")
+            lines.append(markdown_row([wake, f"{g} µs", *cells, "{" + best + "}",
+                                       f"{m / 1000:.1f} ± {h / 1000:.1f}", sep]))
             print(lines[-1], flush=True)
-    lines += ["", f"Placement study: {time.perf_counter() - t:.0f} s.", ""]
-    out.write_text("\n".join(lines))
+    lines += ["", f"Placement study: {time.perf_counter() - t:.0f} s (load average "
+              f"{load_average()}).", "", f"Produced at {stamp}.", ""]
+    write_atomic(out, "\n".join(lines))
     print(f"written to {out}", file=sys.stderr)
     return 0
 
