@@ -8,6 +8,7 @@ import dataclasses
 import inspect
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ class Parser(argparse.ArgumentParser):
     """Argument errors as one line (``schedsearch: error: ...``), exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        message = re.sub(r"'([^']{80})[^']{4,}'", r"'\1...'", message)  # a value echoed whole
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

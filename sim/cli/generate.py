@@ -9,6 +9,9 @@ from typing import Any
 
 from sim.cli.common import dump, field_default, param_default
 
+QUEUE = 128.0
+"""Default target queue length of ``generate kresource`` (jobs)."""
+
 
 def cmd_generate_kresource(args: argparse.Namespace) -> int:
     """K-resource workload (Leinberger et al. 1999): generate, calibrate, write .kswf."""
@@ -21,9 +24,15 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
                          seed=args.seed)
     cal = None
     if args.rate is not None:
+        given = [o for o, v in (("--queue", args.queue), ("--tol", args.tol)) if v is not None]
+        if given:
+            verb = "apply" if len(given) > 1 else "applies"
+            raise ValueError(f"{' and '.join(given)} {verb} only to the calibration, which "
+                             f"--rate skips: give one or the other")
         spec = replace(spec, rate=args.rate)
     else:
-        cal = calibrate(spec, args.queue, tol=args.tol)
+        tol = param_default(calibrate, "tol") if args.tol is None else args.tol
+        cal = calibrate(spec, QUEUE if args.queue is None else args.queue, tol=tol)
         spec = replace(spec, rate=cal.rate)
     w = generate(spec)
     if cal is not None:
@@ -136,10 +145,12 @@ def add_generate(sub: Any) -> None:
     g.add_argument("--dist", choices=("uniform", "exponential"), default=spec("dist"))
     g.add_argument("--scaling", choices=("G-b", "G-a"), default=spec("scaling"),
                    help="how requirements scale with job size (AMB-1.14)")
-    g.add_argument("--queue", type=float, default=128.0,
-                   help="target FF-EASY time-averaged queue length (calibrated)")
-    g.add_argument("--tol", type=float, default=param_default(calibrate, "tol"),
-                   help="relative calibration tolerance")
+    g.add_argument("--queue", type=float,
+                   help=f"target FF-EASY time-averaged queue length (calibrated; default "
+                        f"{QUEUE:g})")
+    g.add_argument("--tol", type=float,
+                   help=f"relative calibration tolerance (default "
+                        f"{param_default(calibrate, 'tol'):g})")
     g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
     g.add_argument("--jobs", type=int, default=spec("jobs"))
     g.add_argument("--seed", type=int, default=spec("seed"))

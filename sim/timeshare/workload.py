@@ -110,12 +110,12 @@ class CSMConfig:
         need(isinstance(self.mem_pages, int) and self.mem_pages > 0, "mem_pages",
              "must be a positive integer")
         need(isinstance(self.mest, int) and self.mest > 0, "mest", "must be > 0")
-        need(self.mem_load > 0, "mem_load", "must be > 0")
+        need(0 < self.mem_load < math.inf, "mem_load", "must be a finite number > 0")
         need(0.0 <= self.pdt <= 1.0, "pdt", "must be in [0, 1]")
         need(isinstance(self.n_jobs, int) and self.n_jobs > 0, "n_jobs", "must be > 0")
         for f in ("tc_small_s", "tc_large_s", "tc_local_s", "mfreq_ms", "quantum_ms",
                   "tc_scale", "mem_scale"):
-            need(getattr(self, f) > 0, f, "must be > 0")
+            need(0 < getattr(self, f) < math.inf, f, "must be a finite number > 0")
         need(self.tc_cv >= 1.0, "tc_cv", "must be >= 1 (hyperexponential)")
         need(self.fault_ms >= 0, "fault_ms", "must be >= 0")
         need(isinstance(self.latency_us, int) and self.latency_us >= 0, "latency_us",
