@@ -50,6 +50,10 @@ COLUMNS = ("file", "family", "solver", "kind", "status", "objective", "bound", "
 #: format version of a bench store (its ``spec_version``)
 BENCH_VERSION = 1
 
+#: seconds of runs per pool task and per store transaction (``run_cells``): a run takes
+#: milliseconds, a message to a pool worker or a commit about one
+BATCH_SECONDS = 0.05
+
 #: families whose objective is maximised (every other family minimises)
 MAXIMISE = frozenset({"kresource_selection"})
 
@@ -223,8 +227,9 @@ def _cells(files: dict[Path, tuple[str | None, str | None]], solvers: Sequence[s
     cells = []
     for f, (family, error) in files.items():
         sha = _sha256(f) if f.is_file() else ""
+        resolved = str(f.resolve())
         for s in solvers:
-            cell = {"file": str(f.resolve()), "file_sha256": sha, "family": family or "?",
+            cell = {"file": resolved, "file_sha256": sha, "family": family or "?",
                     "solver": s, "time_limit": time_limit, "seed": seed,
                     "workload": str(f), "policy": s, "label": s,
                     "kind": solver_kind(family, s) if error is None else "heuristic"}
@@ -286,12 +291,11 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
         keyed = [(cell_key(c), c) for c in cells]
         todo = [(k, c) for k, c in keyed if status.get(k) != "done"]
         version = code_version()
-        refused = [(k, c) for k, c in todo if "refused" in c]
-        for k, c in refused:
-            store.put(k, c, {"status": "failed", "error": c["refused"]}, version)
+        store.put_many([(k, c, {"status": "failed", "error": c["refused"]})
+                        for k, c in todo if "refused" in c], version)
         runnable = [(k, c) for k, c in todo if "refused" not in c]
         run_cells(store, runnable, jobs=jobs, dask=dask, progress=progress,
-                  work=run_bench_cell)
+                  work=run_bench_cell, batch_seconds=BATCH_SECONDS)
         rows = {r["key"]: r for r in store.rows(None)}
     finally:
         store.close()
