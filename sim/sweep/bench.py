@@ -3,8 +3,12 @@ the best known value.
 
 ``bench`` is the offline counterpart of a sweep: a cell is one (problem file, solver) pair,
 run in this process, a local pool or on Dask, and committed to a results store
-(``DIR/runs.sqlite``, the sweep store) as it finishes, so an interrupted bench resumes
-where it stopped. From Python::
+(``DIR/runs.sqlite``, the sweep store) as runs finish, a few at a time (a run takes
+milliseconds; ``BATCH_SECONDS`` of runs per pool task and per transaction), so an
+interrupted bench resumes where it stopped and redoes only the runs it had not committed.
+Every registered solver runs on one thread with the given seed, so a run's status,
+objective and bound do not depend on ``jobs`` (unless it stops at its time limit). From
+Python::
 
     from sim.sweep.bench import bench
     summary = bench(["instances/data/library/kresource_selection"], "out",
