@@ -92,8 +92,8 @@ def solver_kind(family: str, name: str) -> str:
 
 
 def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
-    """Refuse, before anything runs, a name no family of the files knows and a user's
-    ``MODULE:FUNCTION`` that does not import."""
+    """Refuse, before anything runs, a name no family of the files knows, and a user's
+    ``MODULE:FUNCTION`` or an installed package's solver that does not import."""
     from sim import registry
     from sim.plugins import load_reference
 
@@ -105,6 +105,9 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
             valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
+        for f in families:
+            if (f, name) in registry.PLUGINS:
+                registry.solver(f, name)
 
 
 # --------------------------------------------------------------------------- files
