@@ -7,8 +7,8 @@ run in this process, a local pool or on Dask, and committed to a results store
 milliseconds; ``BATCH_SECONDS`` of runs per pool task and per transaction), so an
 interrupted bench resumes where it stopped and redoes only the runs it had not committed.
 Every registered solver runs on one thread with the given seed, so a run's status,
-objective and bound do not depend on ``jobs`` (unless it stops at its time limit). From
-Python::
+objective and bound do not depend on ``jobs``, unless the clock decides them (a run stopped
+by its time limit, the portfolio's time split). From Python::
 
     from sim.sweep.bench import bench
     summary = bench(["instances/data/library/kresource_selection"], "out",
