@@ -201,7 +201,8 @@ def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int
     and the cells finished within about ``batch_seconds`` are committed in one
     transaction, so neither the pool's messages nor the store's commits cost a cell
     more than its own run. A killed run loses at most that much finished work besides
-    the cells in flight. With 0 (the default), one cell per task, one commit per cell.
+    the cells in flight. With 0 (the default), one cell per task, each result committed
+    as soon as it arrives (results that arrive together, in one transaction).
 
     Returns ``(done, failed, errors)``."""
     version = code_version()
