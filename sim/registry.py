@@ -13,6 +13,11 @@ file is its ``"problem"`` field.
 
 Policies map a name to ``"module:factory"``; the factory takes keyword options and
 returns an object following ``sim.batch.policy.Policy``.
+
+Installed packages add names through entry points (``sim.plugins``): they are read once,
+when this module is imported (after the built-in names and :data:`DEFAULT_SOLVERS`, which
+they never replace), so that every reader of the tables sees them. A plugin that does not
+import, or names no callable, is a ValueError naming it and its entry point.
 """
 
 from __future__ import annotations
@@ -114,22 +119,37 @@ def _load(path: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), attr)
 
 
+def _load_entry(target: str, what: str, plugin: bool) -> Callable[..., Any]:
+    """Load a table's ``target``; one registered by an installed package through
+    :func:`sim.plugins.load_reference` (a ValueError naming it when it does not load)."""
+    if not plugin:
+        return _load(target)
+    from sim.plugins import load_reference
+
+    return load_reference(target, what=what)
+
+
 def policy_factory(name: str) -> Callable[..., Any]:
     """Return the factory of the policy registered as ``name``, or of a user's
     ``MODULE:FACTORY`` (``sim.plugins``)."""
-    from sim.plugins import is_reference, load_reference
+    from sim.plugins import POLICY_GROUP, is_reference, load_reference
 
     if is_reference(name):
         return load_reference(name, what="policy")
     _plugins()
     try:
-        return _load(POLICIES[name])
+        target = POLICIES[name]
     except KeyError:
         raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)} or "
                          "MODULE:FACTORY") from None
+    return _load_entry(target, f"policy {name!r} (entry point of group {POLICY_GROUP})",
+                       ("", name) in PLUGINS)
 
 
 _PLUGINS_READ = False
+
+#: the names that installed packages added: ``("", policy)`` and ``(family, solver)``
+PLUGINS: set[tuple[str, str]] = set()
 
 
 def _plugins() -> None:
@@ -142,11 +162,15 @@ def _plugins() -> None:
     from sim.plugins import entry_point_policies, entry_point_solvers
 
     for name, target in entry_point_policies().items():
-        POLICIES.setdefault(name, target)
+        if name not in POLICIES:
+            POLICIES[name] = target
+            PLUGINS.add(("", name))
     for family, names in entry_point_solvers().items():
         if family in SOLVERS:
             for name, target in names.items():
-                SOLVERS[family].setdefault(name, target)
+                if name not in SOLVERS[family]:
+                    SOLVERS[family][name] = target
+                    PLUGINS.add((family, name))
 
 
 def policy_options(name: str) -> set[str] | None:
@@ -209,7 +233,7 @@ def solver(family: str, name: str) -> Callable[..., Any]:
     """Return the ``solve`` function registered as ``name`` for problem ``family``, a
     combination of its solvers (``A+B``, :data:`COMBINATION`), or a user's
     ``MODULE:FUNCTION``."""
-    from sim.plugins import is_reference, load_reference
+    from sim.plugins import SOLVER_GROUP, is_reference, load_reference
 
     if is_reference(name):
         return load_reference(name, what="solver")
@@ -219,11 +243,13 @@ def solver(family: str, name: str) -> Callable[..., Any]:
     if name not in SOLVERS[family] and is_combination(name):
         return _load(COMBINATION)(family, name)
     try:
-        return _load(SOLVERS[family][name])
+        target = SOLVERS[family][name]
     except KeyError:
         raise ValueError(
             f"unknown solver {name!r} for problem {family!r}; known: {sorted(SOLVERS[family])}"
         ) from None
+    return _load_entry(target, f"solver {name!r} (entry point {family}/{name} of group "
+                       f"{SOLVER_GROUP})", (family, name) in PLUGINS)
 
 
 def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any]:
@@ -289,3 +315,6 @@ def default_solver(family: str) -> str:
     if family not in DEFAULT_SOLVERS:
         raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
     return DEFAULT_SOLVERS[family]
+
+
+_plugins()  # after DEFAULT_SOLVERS: an installed package never changes a default

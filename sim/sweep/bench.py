@@ -3,8 +3,12 @@ the best known value.
 
 ``bench`` is the offline counterpart of a sweep: a cell is one (problem file, solver) pair,
 run in this process, a local pool or on Dask, and committed to a results store
-(``DIR/runs.sqlite``, the sweep store) as it finishes, so an interrupted bench resumes
-where it stopped. From Python::
+(``DIR/runs.sqlite``, the sweep store) as runs finish, a few at a time (a run takes
+milliseconds; ``BATCH_SECONDS`` of runs per pool task and per transaction), so an
+interrupted bench resumes where it stopped and redoes only the runs it had not committed.
+Every registered solver runs on one thread with the given seed, so a run's status,
+objective and bound do not depend on ``jobs``, unless the clock decides them (a run stopped
+by its time limit, the portfolio's time split). From Python::
 
     from sim.sweep.bench import bench
     summary = bench(["instances/data/library/kresource_selection"], "out",
@@ -51,6 +55,10 @@ COLUMNS = ("file", "family", "solver", "kind", "status", "objective", "bound", "
 #: format version of a bench store (its ``spec_version``)
 BENCH_VERSION = 1
 
+#: seconds of runs per pool task and per store transaction (``run_cells``): a run takes
+#: milliseconds, a message to a pool worker or a commit about one
+BATCH_SECONDS = 0.05
+
 #: families whose objective is maximised (every other family minimises)
 MAXIMISE = frozenset({"kresource_selection"})
 
@@ -87,8 +95,8 @@ def solver_kind(family: str, name: str) -> str:
 
 
 def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
-    """Refuse, before anything runs, a name no family of the files knows and a user's
-    ``MODULE:FUNCTION`` that does not import."""
+    """Refuse, before anything runs, a name no family of the files knows, and a user's
+    ``MODULE:FUNCTION`` or an installed package's solver that does not import."""
     from sim import registry
     from sim.plugins import load_reference
 
@@ -100,6 +108,9 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
             valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
+        for f in families:
+            if (f, name) in registry.PLUGINS:
+                registry.solver(f, name)
 
 
 # --------------------------------------------------------------------------- files
@@ -226,8 +237,9 @@ def _cells(files: dict[Path, tuple[str | None, str | None]], solvers: Sequence[s
     cells = []
     for f, (family, error) in files.items():
         sha = _sha256(f) if f.is_file() else ""
+        resolved = str(f.resolve())
         for s in solvers:
-            cell = {"file": str(f.resolve()), "file_sha256": sha, "family": family or "?",
+            cell = {"file": resolved, "file_sha256": sha, "family": family or "?",
                     "solver": s, "time_limit": time_limit, "seed": seed,
                     "workload": str(f), "policy": s, "label": s,
                     "kind": solver_kind(family, s) if error is None else "heuristic"}
@@ -289,12 +301,11 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
         keyed = [(cell_key(c), c) for c in cells]
         todo = [(k, c) for k, c in keyed if status.get(k) != "done"]
         version = code_version()
-        refused = [(k, c) for k, c in todo if "refused" in c]
-        for k, c in refused:
-            store.put(k, c, {"status": "failed", "error": c["refused"]}, version)
+        store.put_many([(k, c, {"status": "failed", "error": c["refused"]})
+                        for k, c in todo if "refused" in c], version)
         runnable = [(k, c) for k, c in todo if "refused" not in c]
         run_cells(store, runnable, jobs=jobs, dask=dask, progress=progress,
-                  work=run_bench_cell)
+                  work=run_bench_cell, batch_seconds=BATCH_SECONDS)
         rows = {r["key"]: r for r in store.rows(None)}
     finally:
         store.close()

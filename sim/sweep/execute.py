@@ -1,5 +1,5 @@
 """Run a sweep: expand the spec, skip the cells the store holds, run the rest on one
-process, a local process pool, or a Dask cluster, and commit each result as it comes.
+process, a local process pool, or a Dask cluster, and commit the results as they come.
 
 From Python::
 
@@ -152,16 +152,57 @@ def worker_count(jobs: int | None, cells: int) -> int:
     return max(1, min(wanted, cells, cores))
 
 
+def _run_chunk(work: Callable[[dict[str, Any]], dict[str, Any]], cells: list[dict[str, Any]]
+               ) -> tuple[list[dict[str, Any]], float]:
+    """Run ``cells`` one after the other in a pool worker: their rows and the wall-clock
+    seconds they took together (a module-level function, so that it pickles)."""
+    t0 = time.perf_counter()
+    rows = [work(c) for c in cells]
+    return rows, time.perf_counter() - t0
+
+
+class _ChunkSizer:
+    """How many cells the next pool task takes: one until a cell's cost is known, then
+    as many as fill ``batch_seconds`` of work, never more than the cells left divided
+    by twice the workers, so the last tasks stay small and every worker ends about
+    together. ``batch_seconds`` = 0: always one."""
+
+    def __init__(self, batch_seconds: float, jobs: int) -> None:
+        self.batch_seconds = batch_seconds
+        self.jobs = jobs
+        self.cells = 0
+        self.seconds = 0.0
+
+    def add(self, cells: int, seconds: float) -> None:
+        self.cells += cells
+        self.seconds += seconds
+
+    def size(self, left: int) -> int:
+        if self.batch_seconds <= 0 or not self.cells:
+            return 1
+        per_cell = max(self.seconds / self.cells, 1e-6)
+        return max(1, min(int(self.batch_seconds / per_cell), left // (2 * self.jobs)))
+
+
 def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int = 1,
               dask: Any = None, progress: bool = False,
               on_row: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None,
-              work: Callable[[dict[str, Any]], dict[str, Any]] = run_cell
-              ) -> tuple[int, int, list[tuple[str, str]]]:
-    """Run ``todo`` (key, cell) pairs and commit every result to ``store`` as it comes.
+              work: Callable[[dict[str, Any]], dict[str, Any]] = run_cell,
+              batch_seconds: float = 0.0) -> tuple[int, int, list[tuple[str, str]]]:
+    """Run ``todo`` (key, cell) pairs and commit every result to ``store`` as it comes
+    (``on_row`` is called with each row once it is committed).
 
     ``work`` turns a cell into its row (a module-level function, so that it pickles to
     pool and Dask workers): a policy on a trace by default, or a solver on a problem
     file (``sim.sweep.bench.run_bench_cell``).
+
+    ``batch_seconds`` > 0 is for many short cells (a bench's runs take milliseconds): a
+    pool task then runs several cells, about ``batch_seconds`` of work (``_ChunkSizer``),
+    and the cells finished within about ``batch_seconds`` are committed in one
+    transaction, so neither the pool's messages nor the store's commits cost a cell
+    more than its own run. A killed run loses at most that much finished work besides
+    the cells in flight. With 0 (the default), one cell per task, each result committed
+    as soon as it arrives (results that arrive together, in one transaction).
 
     Returns ``(done, failed, errors)``."""
     version = code_version()
@@ -169,39 +210,88 @@ def run_cells(store: Store, todo: list[tuple[str, dict[str, Any]]], *, jobs: int
     bar = _Progress(len(todo), progress)
     done = failed = 0
     errors: list[tuple[str, str]] = []
+    pending: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    last_commit = time.perf_counter()
+    writing = False  # a commit that raised is not tried again on the way out
+
+    def commit() -> None:
+        nonlocal last_commit, writing
+        writing = True
+        store.put_many(pending, version)
+        writing = False
+        for key, cell, row in pending:
+            if on_row is not None:
+                on_row(key, cell, row)
+        pending.clear()
+        last_commit = time.perf_counter()
 
     def record(key: str, cell: dict[str, Any], row: dict[str, Any], running: int) -> None:
         nonlocal done, failed
-        store.put(key, cell, row, version)
+        pending.append((key, cell, row))
         ok = row["status"] == "done"
         done += ok
         failed += not ok
         if not ok:
             errors.append((cell.get("label", "?"), row.get("error") or "?"))
         bar.update(running, not ok)
-        if on_row is not None:
-            on_row(key, cell, row)
+
+    def maybe_commit() -> None:
+        if time.perf_counter() - last_commit >= batch_seconds:
+            commit()
+
+    def record_now(*args: Any) -> None:
+        record(*args)
+        commit()
 
     try:
         if dask is not None:
-            _run_dask(todo, dask, record, work)
+            _run_dask(todo, dask, record_now, work)
         elif jobs <= 1 or len(todo) <= 1:
             for i, (key, cell) in enumerate(todo):
                 record(key, cell, work(cell), min(1, len(todo) - i - 1))
+                maybe_commit()
         else:
-            from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-            with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent) as pool:
-                futures = {pool.submit(work, cell): (key, cell) for key, cell in todo}
-                pending = set(futures)
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        key, cell = futures.pop(f)
-                        record(key, cell, f.result(), min(jobs, len(pending)))
+            _run_pool(todo, jobs, work, batch_seconds, record, maybe_commit)
     finally:
-        bar.close()
+        try:
+            if pending and not writing:  # the last batch, also of an interrupted run
+                commit()
+        finally:
+            bar.close()
     return done, failed, errors
+
+
+def _run_pool(todo: list[tuple[str, dict[str, Any]]], jobs: int,
+              work: Callable[[dict[str, Any]], dict[str, Any]], batch_seconds: float,
+              record: Callable[..., None], maybe_commit: Callable[[], None]) -> None:
+    """Run ``todo`` on ``jobs`` pool workers, ``2 * jobs`` tasks in flight (each worker
+    has its next task waiting), chunks sized by :class:`_ChunkSizer`."""
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    queue = deque(todo)
+    sizer = _ChunkSizer(batch_seconds, jobs)
+    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent) as pool:
+        flight: dict[Any, list[tuple[str, dict[str, Any]]]] = {}
+
+        def fill() -> None:
+            while queue and len(flight) < 2 * jobs:
+                chunk = [queue.popleft() for _ in range(min(sizer.size(len(queue)),
+                                                            len(queue)))]
+                flight[pool.submit(_run_chunk, work, [c for _, c in chunk])] = chunk
+
+        fill()
+        while flight:
+            finished, _ = wait(flight, return_when=FIRST_COMPLETED)
+            for f in finished:
+                chunk = flight.pop(f)
+                rows, seconds = f.result()
+                sizer.add(len(chunk), seconds)
+                running = min(jobs, len(flight))
+                for (key, cell), row in zip(chunk, rows, strict=True):
+                    record(key, cell, row, running)
+            fill()
+            maybe_commit()
 
 
 def _run_dask(todo: list[tuple[str, dict[str, Any]]], address: Any,

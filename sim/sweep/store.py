@@ -8,11 +8,12 @@ client, for example::
 
     sqlite3 results.sqlite "select label, json_extract(metrics, '$.avg_wait') from cells"
 
-Safety: the store runs in WAL mode and each finished cell is committed in its own
-transaction by the one process that writes (workers only compute), so a run killed
-with SIGKILL at any moment loses at most the cells in flight and never corrupts the
-file. A done row is never replaced; a failed row is replaced only by a rerun of that
-cell (``--retry-failed``), and rows are never deleted.
+Safety: the store runs in WAL mode and finished cells are committed by the one process
+that writes (workers only compute), each in its own transaction or a few short ones
+together (``put_many``, all or none), so a run killed with SIGKILL at any moment loses at
+most the cells in flight and the batch not yet committed, and never corrupts the file.
+A done row is never replaced; a failed row is replaced only by a rerun of that cell
+(``--retry-failed``), and rows are never deleted.
 
 A store remembers the spec's name and format version; opening it for another spec or
 format version, or a file that is not a store (a directory or device, an empty file for
@@ -326,7 +327,37 @@ class Store:
             code_version: str) -> bool:
         """Commit one cell's result; returns False (and changes nothing) when the cell
         is already done."""
-        values = {
+        return self.put_many([(key, cell, row)], code_version) == 1
+
+    def put_many(self, results: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                 code_version: str) -> int:
+        """Commit several cells' results (key, cell, row) in one transaction: all of them
+        or, when the process dies first, none. A cell already done is left as it is.
+        Returns the number of rows written."""
+        if not results:
+            return 0
+        finished = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        records = [self._values(key, cell, row, code_version, finished)
+                   for key, cell, row in results]
+        cols = ", ".join(records[0])
+        marks = ", ".join("?" for _ in records[0])
+        update = ", ".join(f"{c} = excluded.{c}" for c in records[0] if c != "key")
+        sql = (f"INSERT INTO cells ({cols}) VALUES ({marks}) ON CONFLICT(key) DO UPDATE SET "
+               f"{update}, attempts = cells.attempts + 1 WHERE cells.status != 'done'")
+        written = 0
+        with self.transaction():
+            for k, v in self._staged.items():
+                self._set_meta(k, v)
+            for values in records:
+                written += self.con.execute(sql, tuple(values.values())).rowcount
+        self._staged = {}
+        return written
+
+    @staticmethod
+    def _values(key: str, cell: dict[str, Any], row: dict[str, Any], code_version: str,
+                finished: str) -> dict[str, Any]:
+        """The column values of one stored cell."""
+        return {
             "key": key, "status": row["status"], "error": row.get("error"),
             "params": _dumps(cell), "workload": cell.get("workload"),
             "policy": cell.get("policy"), "label": cell.get("label"),
@@ -337,20 +368,8 @@ class Store:
             "cleaning": _dumps(row.get("cleaning")), "code_version": code_version,
             "wall_seconds": row.get("wall_seconds"), "sim_seconds": row.get("sim_seconds"),
             "load_seconds": row.get("load_seconds"), "worker": row.get("worker"),
-            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "finished_at": finished,
         }
-        cols = ", ".join(values)
-        marks = ", ".join("?" for _ in values)
-        update = ", ".join(f"{c} = excluded.{c}" for c in values if c != "key")
-        with self.transaction():
-            for k, v in self._staged.items():
-                self._set_meta(k, v)
-            cur = self.con.execute(
-                f"INSERT INTO cells ({cols}) VALUES ({marks}) ON CONFLICT(key) DO UPDATE SET "
-                f"{update}, attempts = cells.attempts + 1 WHERE cells.status != 'done'",
-                tuple(values.values()))
-        self._staged = {}
-        return cur.rowcount > 0
 
     def rows(self, status: str | None = "done") -> Iterator[dict[str, Any]]:
         """Stored rows as dictionaries (JSON columns decoded), ordered by key."""

@@ -124,3 +124,127 @@ def test_compare_one_file_side_by_side():
     assert [r["solver"] for r in rows] == ["cpsat", "fcfs"]
     assert rows[0]["status"] == "OPTIMAL" and rows[1]["gap_to_best"] == pytest.approx(1.0)
     assert rows[1]["solver_gap"] is None  # a heuristic proves no bound
+
+
+# --------------------------------------------------------------------------- workers
+def _results(out: Path) -> dict[str, tuple]:
+    """Per stored run, everything that must not depend on the workers: its parameters,
+    status and error, and every metric but the solver's time."""
+    from sim.sweep.store import Store
+
+    with Store.open(out / "runs.sqlite", create=False) as st:
+        rows = list(st.rows(None))
+    return {r["key"]: (r["params"], r["status"], r["error"],
+                       {k: v for k, v in (r["metrics"] or {}).items() if k != "seconds"})
+            for r in rows}
+
+
+def test_one_and_two_workers_store_the_same_results(tmp_path):
+    from sim.problems.generate import write_set
+    from sim.sweep.store import Store
+
+    write_set("kresource_epochs", 8, 1, tmp_path / "p", n=8, K=3)
+    solvers = ["brute", "cpsat", "unc", "fcfs", "fcfs-bb", "unc-ff"]
+    one = bench([tmp_path / "p"], tmp_path / "one", solvers=solvers, time_limit=10,
+                plots=False)
+    two = bench([tmp_path / "p"], tmp_path / "two", solvers=solvers, time_limit=10, jobs=2,
+                plots=False)
+    assert one.failed == two.failed == 0 and len(one.runs) == 48
+    assert _results(tmp_path / "one") == _results(tmp_path / "two")
+    drop = COLUMNS.index("seconds")
+    lines = [[r[:drop] for r in csv.reader((tmp_path / d / "runs.csv").open())]
+             for d in ("one", "two")]
+    assert lines[0] == lines[1]
+    with Store.open(tmp_path / "two" / "runs.sqlite", create=False) as st:
+        workers = {r["worker"] for r in st.rows(None)}
+    assert len(workers) == 2  # both pool workers ran cells
+
+
+def test_chunks_fill_the_batch_time_and_shrink_at_the_end():
+    from sim.sweep.execute import _ChunkSizer
+
+    sizer = _ChunkSizer(0.05, jobs=2)
+    assert sizer.size(1000) == 1  # no cell timed yet
+    sizer.add(4, 0.008)  # 2 ms per cell: 25 cells fill 0.05 s
+    assert sizer.size(1000) == 25
+    assert sizer.size(40) == 10  # at most the cells left over twice the workers
+    assert sizer.size(3) == 1
+    assert _ChunkSizer(0.0, jobs=2).size(1000) == 1  # one cell per task
+
+
+def test_a_batch_of_rows_is_committed_all_or_none(tmp_path):
+    import sqlite3
+
+    from sim.sweep.store import Store
+
+    cell = {"workload": "w", "policy": "p", "label": "p", "seed": 0}
+    with Store.open(tmp_path / "s.sqlite") as st:
+        with pytest.raises(sqlite3.IntegrityError):
+            st.put_many([("a", cell, {"status": "done"}), ("b", cell, {"status": "bogus"})],
+                        "test")
+        assert st.statuses() == {}
+        assert st.put_many([("a", cell, {"status": "done"}),
+                            ("b", cell, {"status": "failed", "error": "e"})], "test") == 2
+        # a done row is kept, a failed one replaced
+        assert st.put_many([("a", cell, {"status": "failed", "error": "x"}),
+                            ("b", cell, {"status": "done"})], "test") == 1
+        assert st.statuses() == {"a": "done", "b": "done"}
+
+
+def test_sigkill_of_bench_leaves_a_valid_store_and_the_rerun_redoes_no_stored_run(
+        tmp_path, monkeypatch):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from sim.problems.generate import write_set
+    from sim.sweep.store import Store
+
+    write_set("kresource_epochs", 60, 1, tmp_path / "p", n=10, K=3)
+    solvers = "brute,cpsat,unc,fcfs,fcfs-ff,fcfs-bl,fcfs-bb,unc-ff,unc-bl,unc-bb"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "bench", "p", "--solvers",
+                             solvers, "--out", "out", "--jobs", "2", "--quiet"],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    store = tmp_path / "out" / "runs.sqlite"
+    t0 = time.monotonic()
+    try:
+        while proc.poll() is None and time.monotonic() - t0 < 120:
+            if _stored(store) > 0:
+                break
+            time.sleep(0.01)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the bench and its pool workers
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    with Store.open(store, create=False) as st:  # opens and checks cleanly
+        before = {r["key"]: r for r in st.rows(None)}
+    assert 0 < len(before) < 600, f"the kill should land while the bench runs: {len(before)}"
+    assert {r["status"] for r in before.values()} == {"done"}
+    monkeypatch.chdir(tmp_path)  # the same command: paths as given are part of a run's key
+    again = bench(["p"], "out", solvers=solvers.split(","), plots=False)
+    assert (again.skipped, again.ran, again.failed) == (len(before), 600 - len(before), 0)
+    with Store.open(store, create=False) as st:
+        after = {r["key"]: r for r in st.rows(None)}
+    assert len(after) == 600 and {r["attempts"] for r in after.values()} == {1}
+    assert all(after[k] == r for k, r in before.items())  # stored runs left as they were
+
+
+def _stored(path: Path) -> int:
+    import sqlite3
+
+    if not path.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:  # the tables are not created yet
+        return 0

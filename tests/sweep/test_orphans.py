@@ -1,5 +1,5 @@
-"""``kill -9`` of a running sweep leaves no pool worker behind: each worker ends on its own
-once its parent is gone, instead of waiting forever on its task pipe."""
+"""``kill -9`` of a running sweep or bench leaves no pool worker behind: each worker ends on
+its own once its parent is gone, instead of waiting forever on its task pipe."""
 
 from __future__ import annotations
 
@@ -34,9 +34,24 @@ def _alive(pid: int) -> bool:
 def test_sigkill_of_the_sweep_command_leaves_no_worker(tmp_path):
     spec = write_json(tmp_path / "s.json", tiny_spec(name="orphans", n_jobs=400,
                                                       seeds=tuple(range(20))))
+    _kill_and_check(tmp_path, ["sweep", str(spec), "--out", str(tmp_path / "r.sqlite"),
+                               "--jobs", "2", "--quiet"])
+
+
+def test_sigkill_of_the_bench_command_leaves_no_worker(tmp_path):
+    from sim.problems.generate import write_set
+
+    write_set("kresource_epochs", 300, 1, tmp_path / "p", n=10, K=3)  # 1,800 runs
+    _kill_and_check(tmp_path, ["bench", str(tmp_path / "p"), "--solvers",
+                               "brute,cpsat,unc,fcfs,fcfs-ff,fcfs-bb", "--out",
+                               str(tmp_path / "out"), "--jobs", "2", "--quiet"])
+
+
+def _kill_and_check(tmp_path: Path, args: list[str]) -> None:
+    """Start ``schedsearch ARGS``, SIGKILL it (not its workers) once its pool runs, and
+    check that every pool worker ends within 10 s."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "sweep", str(spec), "--out",
-                             str(tmp_path / "r.sqlite"), "--jobs", "2", "--quiet"],
+    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", *args],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     workers: set[int] = set()
@@ -46,6 +61,7 @@ def test_sigkill_of_the_sweep_command_leaves_no_worker(tmp_path):
         time.sleep(0.05)
     assert len(workers) >= 2 and proc.poll() is None, "the pool never started"
     time.sleep(0.5)  # the workers are busy with cells, or blocked on the task pipe
+    assert proc.poll() is None, "the command ended before the kill"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 10
