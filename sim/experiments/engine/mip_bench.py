@@ -21,12 +21,14 @@ Instances (``--quick`` takes fewer of each and a 2 s limit, 20 s for the targets
 - ``library``: the benchmark library (``instances/data/library/FAMILY``), its two
   largest files per family (by size), 10 s;
 - ``snapshots``: the bundled KTH slack-insertion snapshots in the waiting-job bins 1-10,
-  11-20, 21-30, 31-50, evenly spread over the sorted names, 10 s;
-- ``generated``: ``sim.problems.generate`` sizes a step above the library, fixed seeds,
-  10 s;
-- ``targets``: the three target sizes (K-resource response 40 jobs K = 4; slot assignment
-  64 nodes, 20 applications, 50 slots; gang schedule 30 jobs on 32 nodes), seed 1, 60 s;
-- ``limits``: the MIP backends on ``limits_bench``'s large instances, 10 s.
+  11-20 (3 each), 21-30, 31-50 (6 each), evenly spread over the sorted names, 10 s;
+- ``generated``: ``sim.problems.generate`` sizes a step above the library (``GENERATED``),
+  seeds 1 and 2, 10 s;
+- ``targets``: the three target sizes (``TARGETS``: K-resource response 40 jobs K = 4;
+  slot assignment 64 nodes, 20 applications, 50 slots; gang schedule 30 jobs on 32
+  nodes), seed 1, 60 s;
+- ``limits``: the three MIP backends on ``limits_bench``'s large instances (CP-SAT is in
+  ``limits_bench`` itself), 10 s.
 
 Run: ``python -m sim.experiments.engine.mip_bench`` (the full configuration, about
 30 minutes; writes ``sim/experiments/engine/results/mip_bench.md``) or ``--quick``
@@ -204,7 +206,8 @@ def run_one(family: str, solver: str, path: Path, limit: float) -> dict:
         text = out.read().decode(errors="replace").strip().splitlines()
         tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
     row = {"family": family, "solver": solver, "instance": path.stem, "limit": limit,
-           "wall": wall, "peak_mb": usage.ru_maxrss / 1024, "killed": killed}
+           "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+           "peak_mb": usage.ru_maxrss / 1024, "killed": killed}
     if killed:
         row.update(status="KILLED", call=(time.perf_counter() - ready) if ready else None)
         return row
@@ -224,11 +227,15 @@ def _fmt(x: float | None, spec: str) -> str:
 
 
 def _gap(obj: float | None, bound: float | None) -> float | None:
-    """Relative gap ``|obj - bound| / max(|obj|, 1e-9)`` (0 when equal), or None."""
+    """Relative gap ``|obj - bound| / max(|obj|, |bound|)`` (0 when equal), or None.
+
+    The larger magnitude keeps the figure at most 200% when an objective is 0 or of the
+    other sign than its bound (slack-insertion prices can be negative); for a
+    minimisation with ``0 <= bound <= obj`` it is ``Result.gap``."""
     if obj is None or bound is None:
         return None
-    return 0.0 if abs(obj - bound) <= 1e-9 * max(1.0, abs(obj)) else \
-        abs(obj - bound) / max(abs(obj), 1e-9)
+    scale = max(abs(obj), abs(bound))
+    return 0.0 if abs(obj - bound) <= 1e-9 * max(1.0, scale) else abs(obj - bound) / scale
 
 
 def _best(family: str, rows: list[dict], known: float | None = None
@@ -268,6 +275,7 @@ def summarise(rows: list[dict], bins: dict[str, str], known: dict[str, float | N
         other = [r["status"].lower() for r in rs
                  if r.get("status") in ("REFUSED", "ERROR", "KILLED")]
         calls = [r["call"] for r in rs if r.get("call") is not None]
+        cpus = [r["cpu"] for r in rs if r.get("cpu") is not None]
         own = [g for r in rs if (g := _gap(r.get("objective"), r.get("bound"))) is not None]
         cert = [g for r in rs if (g := _gap(r.get("objective"), best[r["instance"]][1]))
                 is not None]
@@ -278,7 +286,8 @@ def summarise(rows: list[dict], bins: dict[str, str], known: dict[str, float | N
         out.append([fam, b, s, len(rs),
                     f"{proved}" + (f" ({', '.join(sorted(set(other)))} {len(other)})"
                                    if other else ""),
-                    _fmt(_median(calls), ".2f"), _fmt(_median(own), ".2%"),
+                    _fmt(_median(calls), ".2f"), _fmt(_median(cpus), ".2f"),
+                    _fmt(_median(own), ".2%"),
                     _fmt(_median(cert), ".2%"), f"{nosol} / {nobound}",
                     f"{over} ({past:+.1f})", f"{max(r['peak_mb'] for r in rs):.0f}"])
     return out
@@ -325,7 +334,7 @@ def plan(quick: bool, tmp: Path, sections: list[str]) -> list[tuple[str, list, f
         out.append(("Benchmark library", library_instances(1 if quick else 2), 2.0 if quick
                     else 10.0))
     if "snapshots" in sections:
-        per_bin = dict(zip(SNAPSHOT_BINS, (1, 1, 3, 3) if quick else (3, 3, 8, 8),
+        per_bin = dict(zip(SNAPSHOT_BINS, (1, 1, 3, 3) if quick else (3, 3, 6, 6),
                            strict=True))
         out.append(("KTH slack-insertion snapshots", snapshot_instances(per_bin),
                     2.0 if quick else 10.0))
@@ -377,14 +386,16 @@ def main(argv: list[str] | None = None) -> int:
              f"; {os.cpu_count()} cores; load average {start_load} (1 / 5 / 15 min) at the "
              f"start. Each run in its own process at normal priority, killed {KILL_AFTER:g} s "
              f"past its limit; overrun: call wall > limit + {OVERRUN:g} s.", "",
-             "Columns: proved = OPTIMAL runs; median s = median wall of the solve call; own "
-             "gap = the solver's |objective - bound| / |objective|; cert. gap = its objective "
+             "Columns: proved = OPTIMAL runs; median s = median wall of the solve call; "
+             "median CPU s = the run's process CPU time (user + system, imports included; "
+             "more comparable across loads than wall); own gap = the solver's "
+             "|objective - bound| / max(|objective|, |bound|); cert. gap = its objective "
              "against the best bound of every solver on the instance (and the library's "
              "proved value); no sol. / no bound = runs without a solution / with a solution "
              "but no bound; overruns (largest call wall past the limit, s); peak MB = largest "
              "resident memory of one run.", ""]
-    header = ["family", "size bin", "solver", "runs", "proved", "median s", "own gap",
-              "cert. gap", "no sol. / no bound", "overruns", "peak MB"]
+    header = ["family", "size bin", "solver", "runs", "proved", "median s", "median CPU s",
+              "own gap", "cert. gap", "no sol. / no bound", "overruns", "peak MB"]
     pair_header = ["family", "size bin", "instances", "best single", "proved", "cert. gap",
                    "best pair", "proved", "cert. gap"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -396,13 +407,16 @@ def main(argv: list[str] | None = None) -> int:
             for fam, b, path in insts:
                 bins[path.stem] = b
                 known[path.stem] = _known(path)
-                for s in (*SOLVERS, *EXTRA.get(fam, ())):
+                run = SOLVERS[1:] if title.startswith("MIP backends") else \
+                    (*SOLVERS, *EXTRA.get(fam, ()))
+                for s in run:
                     row = run_one(fam, s, path, limit)
                     rows.append(row)
                     print(f"{fam:19s} {b[:28]:28s} {path.stem[:34]:34s} {s:9s} "
                           f"{row.get('status', ''):9s} obj {_fmt(row.get('objective'), '.6g')} "
                           f"bound {_fmt(row.get('bound'), '.6g')} "
                           f"call {_fmt(row.get('call'), '.2f')} wall {row['wall']:.1f} "
+                          f"cpu {row['cpu']:.1f} "
                           f"{row['peak_mb']:.0f} MB", flush=True)
             lines += [f"## {title}: {limit:g} s limit", "",
                       *markdown_table(header, summarise(rows, bins, known)), "",
@@ -412,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
                       "Per run (instance, solver: status objective / bound, call wall s):", ""]
             lines += [f"- {r['instance']} {r['solver']}: {r.get('status')} "
                       f"{_fmt(r.get('objective'), '.6g')} / {_fmt(r.get('bound'), '.6g')}, "
-                      f"{_fmt(r.get('call'), '.2f')}"
+                      f"{_fmt(r.get('call'), '.2f')} (CPU {r['cpu']:.2f})"
                       + (f" ({r['message']})" if r.get("message") else "") for r in rows]
             lines.append("")
     lines.append(f"{time.perf_counter() - t_all:.0f} s in all; load average "
