@@ -30,10 +30,11 @@ Instances (``--quick`` takes fewer of each and a 2 s limit, 20 s for the targets
 - ``limits``: the three MIP backends on ``limits_bench``'s large instances (CP-SAT is in
   ``limits_bench`` itself), 10 s.
 
-Run: ``python -m sim.experiments.engine.mip_bench`` (the full configuration, about
-30 minutes; writes ``sim/experiments/engine/results/mip_bench.md``) or ``--quick``
-(about 5 minutes; writes ``/tmp/mip_bench_quick.md``). ``--sections a,b`` runs a part
-and writes ``results/mip_bench.md`` at the repository top, marked partial.
+Run: ``python -m sim.experiments.engine.mip_bench`` (the full configuration, 27 minutes
+at load average 9-13 on 2 cores; writes ``sim/experiments/engine/results/mip_bench.md``)
+or ``--quick`` (7 minutes at load average 11; writes ``/tmp/mip_bench_quick.md``).
+``--sections a,b`` or ``--families a,b`` run a part and write ``results/mip_bench.md`` at
+the repository top, marked partial.
 """
 
 from __future__ import annotations
