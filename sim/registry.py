@@ -299,14 +299,22 @@ SOLVERS["gang_schedule"] = {
 }
 
 
-#: the exact solver ``schedsearch solve FILE`` runs when no solver is named: CP-SAT where
-#: the family has it, the portfolio for offline response (CP-SAT alone leaves instances
-#: open that the time-indexed model proves at once), exhaustive placement
+#: the exact solver ``schedsearch solve FILE`` runs when no solver is named, chosen per
+#: family by ``python -m sim.experiments.engine.mip_bench`` (CP-SAT against the ILP on
+#: CBC, HiGHS and SCIP; the engine report gives the figures and the reasons): the grouping
+#: ILP on CBC (it proves what CP-SAT proves, about 10x faster); CP-SAT where it proves
+#: the most at the largest sizes (insertion, gang, slots, task mapping) or ties there
+#: (epochs, selection); the portfolio for offline response; exhaustive placement
 DEFAULT_SOLVERS: dict[str, str] = {
-    family: "portfolio" if "portfolio" in names else
-    "cpsat" if "cpsat" in names else "exact-cpsat" if "exact-cpsat" in names else
-    next(iter(names))
-    for family, names in SOLVERS.items()
+    "slack_insertion": "cpsat",
+    "grouping": "exact-ilp",
+    "kresource_epochs": "cpsat",
+    "kresource_selection": "cpsat",
+    "kresource_response": "portfolio",
+    "task_mapping": "cpsat",
+    "gang_schedule": "cpsat",
+    "slot_assignment": "cpsat",
+    "slot_placement": "exhaustive",
 }
 
 

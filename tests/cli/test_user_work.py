@@ -188,13 +188,18 @@ def test_version_and_traces(tmp_path):
                                     "kresource_selection", "kresource_response",
                                     "task_mapping", "gang_schedule", "slot_assignment",
                                     "slot_placement"])
-def test_every_family_generates_instances_its_default_solver_solves(family):
+def test_every_family_generates_instances_its_default_solver_solves(family, tmp_path, capsys):
+    """``schedsearch solve FILE`` without ``--solver`` runs ``DEFAULT_SOLVERS[family]``."""
     from sim import registry
+    from sim.cli import main
     from sim.problems.generate import instance
 
-    fam, problem = registry.load_problem(instance(family, 7))
-    r = registry.solver(fam, registry.default_solver(fam))(problem, time_limit=20)
-    assert r.status.value in ("OPTIMAL", "FEASIBLE")
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(instance(family, 7)))
+    assert main(["solve", str(path), "--time-limit", "20", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["problem"] == family and d["solver"] == registry.default_solver(family)
+    assert d["status"] in ("OPTIMAL", "FEASIBLE")
 
 
 def test_engine_compiled_gives_the_python_engine_metrics_and_refuses_by_name(tmp_path):

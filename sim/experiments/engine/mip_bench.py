@@ -1,31 +1,46 @@
-"""The ILPs of every family on each MIP backend (CBC, HiGHS, SCIP; ``models.mip``).
+"""The exact solvers of every family with an ILP: CP-SAT and the ILP on each MIP backend
+(CBC, HiGHS, SCIP; ``models.mip``), per family x solver x size bin.
 
-Each (instance, backend) runs the family's ILP with ``backend=`` in a fresh Python
-process (``--child``), so its peak resident memory (``ru_maxrss`` of that child alone,
-from ``os.wait4``) is its own; a watchdog kills a child 30 s past its limit. The table
-gives, per family x backend x size bin: runs, proved (OPTIMAL), the median of the
-solver's own ``runtime`` (a stopped run counts with its runtime), the median relative
-gap of the runs with a gap (a proved run has gap 0; a run without a bound has none and is
-counted in "no bound"), the largest wall time past the limit and the peak memory.
+Each (instance, solver) runs in a fresh Python process (``--child``) at normal priority,
+so its peak resident memory (``ru_maxrss`` from ``os.wait4``: the child and the processes
+it waited for) is its own. The child says when its imports and the problem are loaded;
+the parent kills it ``KILL_AFTER`` (5 s) past its limit from then, and records the run
+as ``killed``. The child times the ``solve`` call itself ("call wall"); a call longer
+than the limit + 2 s is an overrun.
 
-Modes (seconds):
+Per family x solver x size bin the table gives: runs, proved (OPTIMAL), the median call
+wall (a stopped run counts with its wall), the median of the solver's own relative gap
+(a proved run has 0; runs without a bound are counted under "no bound"), the median gap
+to the best (objective against the best bound of every solver on that instance and the
+library's proved value, so a certified figure), overruns and kills, and the peak memory.
+Under each table, per family and bin, the best pair of solvers as a combination (best
+solution and best bound of the two: proved count, median certified gap).
 
-- ``--quick``: seeded random instances of every family with an ILP, two size bins each,
-  one instance per bin, 2 s limit (about 2 minutes).
-- ``--snapshots``: the bundled KTH slack-insertion snapshots at 21-30 and 31-50 waiting
-  jobs (``instances/data/slack_snapshots``), ``--per-bin`` of each bin evenly spread
-  over the sorted names, ``--limit`` (default 10 s).
+Instances (``--quick`` takes fewer of each and a 2 s limit, 20 s for the targets):
 
-Results go to ``results/mip_bench.md`` at the repository top (partial runs; the committed
-engine results are not touched).
+- ``library``: the benchmark library (``instances/data/library/FAMILY``), its two
+  largest files per family (by size), 10 s;
+- ``snapshots``: the bundled KTH slack-insertion snapshots in the waiting-job bins 1-10,
+  11-20 (3 each), 21-30, 31-50 (6 each), evenly spread over the sorted names, 10 s;
+- ``generated``: ``sim.problems.generate`` sizes a step above the library (``GENERATED``),
+  seeds 1 and 2, 10 s;
+- ``targets``: the three target sizes (``TARGETS``: K-resource response 40 jobs K = 4;
+  slot assignment 64 nodes, 20 applications, 50 slots; gang schedule 30 jobs on 32
+  nodes), seed 1, 60 s;
+- ``limits``: the three MIP backends on ``limits_bench``'s large instances (CP-SAT is in
+  ``limits_bench`` itself), 10 s.
 
-Run: ``python -m sim.experiments.engine.mip_bench --quick`` or ``python -m
-sim.experiments.engine.mip_bench --snapshots --per-bin 8``.
+Run: ``python -m sim.experiments.engine.mip_bench`` (the full configuration, 27 minutes
+at load average 9-13 on 2 cores; writes ``sim/experiments/engine/results/mip_bench.md``)
+or ``--quick`` (7 minutes at load average 11; writes ``/tmp/mip_bench_quick.md``).
+``--sections a,b`` or ``--families a,b`` run a part and write ``results/mip_bench.md`` at
+the repository top, marked partial.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -36,119 +51,151 @@ import time
 from pathlib import Path
 
 from sim.experiments import common as provenance
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table
 
-ROOT = Path(__file__).resolve().parents[3]
+RESULTS = Path(__file__).parent / "results"
+LIBRARY = ROOT / "instances" / "data" / "library"
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
-OUT = ROOT / "results" / "mip_bench.md"
-BACKENDS = ("cbc", "highs", "scip")
-ILP = {
-    "slack_insertion": "models.slack_insertion.ilp:solve_ilp",
-    "grouping": "models.grouping:solve_ilp",
-    "kresource_epochs": "models.kresource.ilp:solve_epochs",
-    "kresource_selection": "models.kresource.ilp:solve_selection",
-    "kresource_response": "models.kresource.ilp:solve_response",
-    "task_mapping": "models.task_mapping:solve_ilp",
-    "gang_schedule": "models.gang_schedule:solve_ilp",
-    "slot_assignment": "models.slots:solve_ilp",
+QUICK_OUT = Path("/tmp/mip_bench_quick.md")
+SOLVERS = ("cpsat", "cbc", "highs", "scip")
+"""``cpsat`` is the family's CP-SAT model; the others its ILP with ``backend=``."""
+EXTRA = {"kresource_response": ("portfolio",)}
+"""Further registered solvers run on a family (its present default)."""
+FAMILIES = ("slack_insertion", "grouping", "kresource_epochs", "kresource_selection",
+            "kresource_response", "task_mapping", "gang_schedule", "slot_assignment")
+MAXIMISE = {"kresource_selection"}
+SECTIONS = ("library", "snapshots", "generated", "targets", "limits")
+KILL_AFTER = 5.0  # seconds past the limit, counted from the child's imports
+OVERRUN = 2.0  # seconds past the limit that count as an overrun
+SNAPSHOT_BINS = ((1, 10), (11, 20), (21, 30), (31, 50))
+GENERATED = {
+    "grouping": {"jobs": 14, "processors": 6},
+    "kresource_epochs": {"n": 30, "K": 4},
+    "kresource_selection": {"n": 60, "K": 4},
+    "kresource_response": {"n": 16, "K": 4, "horizon": 40},
+    "task_mapping": {"n_nodes": 16, "n_jobs": 12},
+    "gang_schedule": {"n_nodes": 16, "n_jobs": 16},
+    "slot_assignment": {"n_nodes": 32, "n_apps": 10, "n_slots": 30},
 }
-"""The ILP of each family (the function that takes ``backend=``)."""
-KILL_AFTER = 30.0  # seconds past the limit
+"""Generator sizes (``schedsearch generate FAMILY --size K=V``) a step above the library."""
+TARGETS = {
+    "kresource_response": {"n": 40, "K": 4, "horizon": 100},
+    "slot_assignment": {"n_nodes": 64, "n_apps": 20, "n_slots": 50},
+    "gang_schedule": {"n_nodes": 32, "n_jobs": 30},
+}
+"""The target sizes; response releases spread over 100 s keep the generator's default
+arrival rate (8 jobs in 20 s)."""
 
 
-def quick_instances(tmp: Path) -> list[tuple[str, str, Path]]:
-    """``(family, bin, path)`` of seeded random instances, two size bins per family."""
-    import random
+def _solver_name(family: str, solver: str) -> tuple[str, dict]:
+    """Registered name and keyword options of ``solver`` for ``family``."""
+    from sim import registry
 
-    from sim.problems import gang_schedule, grouping, insertion, slots, task_mapping
-    from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
+    names = registry.SOLVERS[family]
+    if solver == "cpsat":
+        return ("cpsat" if "cpsat" in names else "exact-cpsat"), {}
+    if solver in SOLVERS:
+        return ("ilp" if "ilp" in names else "exact-ilp"), {"backend": solver}
+    return solver, {}
 
+
+def _size(path: Path) -> int:
+    """Number of jobs (or waiting jobs, applications) of a problem file."""
+    data = json.loads(path.read_text())
+    for key in ("waiting", "jobs", "demands", "apps", "applications", "release"):
+        if isinstance(data.get(key), list):
+            return len(data[key])
+    return path.stat().st_size
+
+
+def library_instances(per_family: int) -> list[tuple[str, str, Path]]:
+    """``(family, bin, path)``: the ``per_family`` largest library files of each family."""
     out = []
-
-    def save(family: str, label: str, data: dict) -> None:
-        path = tmp / f"{family}-{label}.json"
-        path.write_text(json.dumps(data))
-        out.append((family, label, path))
-
-    for k in (8, 16):
-        save("slack_insertion", f"k={k}",
-             insertion.random_problem(1, k, capacity=16, max_t=20, max_slack=40).to_dict())
-    for J in (10, 14):
-        save("grouping", f"J={J}", grouping.random_problem(J, 8, seed=1, max_procs=4).to_dict())
-    rng = random.Random(1)
-    for n in (20, 40):
-        cap = (16, 32, 24, 20)
-        dem = tuple(tuple(rng.randint(1, c // 3) for c in cap) for _ in range(n))
-        save("kresource_epochs", f"n={n}", EpochProblem(cap, dem).to_dict())
-    for n in (20, 60):
-        cap = (32, 64, 48, 40)
-        free = tuple(c // 2 for c in cap)
-        dem = tuple(tuple(rng.randint(1, c // 6) for c in cap) for _ in range(n))
-        save("kresource_selection", f"n={n}",
-             SelectionProblem(cap, free, tuple(f // 2 for f in free), dem,
-                              tuple(rng.random() < 0.5 for _ in range(n))).to_dict())
-    for n in (8, 16):
-        cap = (8, 8, 8, 8)
-        save("kresource_response", f"n={n}",
-             ResponseProblem(cap, tuple(rng.randint(0, 10) for _ in range(n)),
-                             tuple(rng.randint(1, 5) for _ in range(n)),
-                             tuple(tuple(rng.randint(1, 6) for _ in cap) for _ in range(n)),
-                             tuple(rng.randint(1, 3) for _ in range(n))).to_dict())
-    for nodes, jobs in ((8, 6), (16, 14)):
-        save("task_mapping", f"{nodes}x{jobs}",
-             task_mapping.random_problem(nodes, jobs, 1).to_dict())
-    for nodes, jobs in ((16, 12), (32, 30)):
-        save("gang_schedule", f"{nodes}x{jobs}",
-             gang_schedule.random_problem(1, n_nodes=nodes, n_jobs=jobs).to_dict())
-    for nodes, apps, s in ((16, 8, 16), (64, 20, 50)):
-        save("slot_assignment", f"{nodes}x{apps}x{s}",
-             slots.random_problem(1, n_nodes=nodes, n_apps=apps, n_slots=s).to_dict())
+    for fam in FAMILIES:
+        paths = sorted(sorted((LIBRARY / fam).glob("*.json")), key=_size)[-per_family:]
+        sizes = [_size(p) for p in paths]
+        out += [(fam, f"library n {min(sizes)}-{max(sizes)}", p) for p in paths]
     return out
 
 
-def snapshot_instances(per_bin: int) -> list[tuple[str, str, Path]]:
-    """``per_bin`` KTH snapshots of each of the bins 21-30 and 31-50, evenly spread over
-    the sorted file names."""
+def snapshot_instances(per_bin: dict[tuple[int, int], int]) -> list[tuple[str, str, Path]]:
+    """``per_bin[(lo, hi)]`` KTH snapshots of each waiting-job bin, evenly spread over the
+    sorted file names."""
     out = []
     paths = sorted(SNAPSHOTS.glob("*.json"))
-    for lo, hi in ((21, 30), (31, 50)):
+    for (lo, hi), m in per_bin.items():
         inbin = [p for p in paths if lo <= int(p.stem.rsplit("-k", 1)[1]) <= hi]
-        m = min(per_bin, len(inbin))
+        m = min(m, len(inbin))
         pick = [inbin[round(i * (len(inbin) - 1) / max(m - 1, 1))] for i in range(m)]
-        out.extend(("slack_insertion", f"k {lo}-{hi}", p) for p in dict.fromkeys(pick))
+        out += [("slack_insertion", f"KTH k {lo}-{hi}", p) for p in dict.fromkeys(pick)]
     return out
 
 
-def child(family: str, backend: str, path: str, limit: float) -> None:
-    """Solve one instance (``--child``); print the result as one JSON line."""
-    import importlib
+def generated_instances(tmp: Path, sizes: dict[str, dict], seeds: list[int], tag: str
+                        ) -> list[tuple[str, str, Path]]:
+    """Generator instances (``sim.problems.generate.instance``) of ``sizes`` and seeds."""
+    from sim.problems import generate
 
-    from sim.problems import module
+    out = []
+    for fam, size in sizes.items():
+        label = " ".join(f"{k}={v}" for k, v in size.items())
+        for seed in seeds:
+            path = tmp / f"{tag}-{fam}-s{seed}.json"
+            path.write_text(json.dumps(generate.instance(fam, seed, **size)))
+            out.append((fam, f"{tag} {label}", path))
+    return out
 
-    mod_name, fn_name = ILP[family].split(":")
-    fn = getattr(importlib.import_module(mod_name), fn_name)
-    problem = module(family).from_dict(json.loads(Path(path).read_text()), source=path)
+
+def limits_instances(tmp: Path) -> list[tuple[str, str, Path]]:
+    """``limits_bench``'s large instances of the families with an ILP."""
+    from sim.experiments.engine import limits_bench
+
+    return [(fam, f"limits {label}", path)
+            for fam, items in limits_bench.instances(tmp).items() if fam in FAMILIES
+            for label, path in items]
+
+
+def child(family: str, solver: str, path: str, limit: float) -> None:
+    """Solve one instance (``--child``); print ``ready`` once loaded, then the result as
+    one JSON line."""
+    from sim import registry
+    from sim.sweep.bench import LIBRARY_FIELDS
+
+    name, options = _solver_name(family, solver)
+    fn = registry.solver(family, name)
+    data = json.loads(Path(path).read_text())
+    for key in LIBRARY_FIELDS:  # the library's annotations are not problem fields
+        data.pop(key, None)
+    _, problem = registry.load_problem(data, source=path)
+    print("ready", flush=True)
+    t0 = time.perf_counter()
     try:
-        r = fn(problem, time_limit=limit, backend=backend)
+        r = fn(problem, time_limit=limit, **options)
     except ValueError as e:
-        print(json.dumps({"status": "REFUSED", "message": str(e)[:200]}))
+        print(json.dumps({"status": "REFUSED", "call": time.perf_counter() - t0,
+                          "message": str(e).splitlines()[0][:160]}))
         return
     print(json.dumps({"status": r.status.value, "objective": r.objective, "bound": r.bound,
-                      "gap": r.gap, "runtime": r.runtime, "note": r.note[:200]}))
+                      "runtime": r.runtime, "call": time.perf_counter() - t0,
+                      "note": r.note[:160]}))
 
 
-def run_one(family: str, backend: str, path: Path, limit: float) -> dict:
-    """One run in a fresh process: its result, wall time and peak memory (MB)."""
+def run_one(family: str, solver: str, path: Path, limit: float) -> dict:
+    """One run in a fresh process: its result, call wall, process wall and peak memory."""
     cmd = [sys.executable, "-m", "sim.experiments.engine.mip_bench", "--child", family,
-           backend, str(path), f"{limit:g}"]
+           solver, str(path), f"{limit:g}"]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT)
-        killed = False
+        killed, ready = False, None
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
-            if time.perf_counter() - t0 > limit + KILL_AFTER:
+            now = time.perf_counter()
+            if ready is None and os.fstat(out.fileno()).st_size > 0:
+                ready = now
+            if now - (ready if ready is not None else t0 + 60.0) > limit + KILL_AFTER:
                 proc.kill()
                 pid, status, usage = os.wait4(proc.pid, 0)
                 killed = True
@@ -159,12 +206,16 @@ def run_one(family: str, backend: str, path: Path, limit: float) -> dict:
         err.seek(0)
         text = out.read().decode(errors="replace").strip().splitlines()
         tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
-    row = {"family": family, "backend": backend, "instance": path.stem, "limit": limit,
-           "wall": wall, "peak_mb": usage.ru_maxrss / 1024, "killed": killed}
+    row = {"family": family, "solver": solver, "instance": path.stem, "limit": limit,
+           "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+           "peak_mb": usage.ru_maxrss / 1024, "killed": killed}
+    if killed:
+        row.update(status="KILLED", call=(time.perf_counter() - ready) if ready else None)
+        return row
     try:
         row.update(json.loads(text[-1]))
     except (ValueError, IndexError):
-        row.update(status="ERROR", message=" ".join(tail)[:200])
+        row.update(status="ERROR", message=" ".join(tail)[:160])
     return row
 
 
@@ -176,89 +227,214 @@ def _fmt(x: float | None, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
-def table(rows: list[dict], bins: dict[str, str]) -> list[str]:
-    """The Markdown table: family x bin x backend."""
-    lines = ["| family | size bin | backend | runs | proved | median s | median gap | "
-             "no bound | max s past limit | peak MB |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    keys = list(dict.fromkeys((r["family"], bins[r["instance"]], r["backend"]) for r in rows))
-    for fam, b, be in keys:
-        rs = [r for r in rows if (r["family"], bins[r["instance"]], r["backend"]) == (fam, b, be)]
+def _gap(obj: float | None, bound: float | None) -> float | None:
+    """Relative gap ``|obj - bound| / max(|obj|, |bound|)`` (0 when equal), or None.
+
+    The larger magnitude keeps the figure at most 200% when an objective is 0 or of the
+    other sign than its bound (slack-insertion prices can be negative); for a
+    minimisation with ``0 <= bound <= obj`` it is ``Result.gap``."""
+    if obj is None or bound is None:
+        return None
+    scale = max(abs(obj), abs(bound))
+    return 0.0 if abs(obj - bound) <= 1e-9 * max(1.0, scale) else abs(obj - bound) / scale
+
+
+def _best(family: str, rows: list[dict], known: float | None = None
+          ) -> tuple[float | None, float | None]:
+    """Best objective and best bound of ``rows`` (one instance), with a proved value."""
+    mx = family in MAXIMISE
+    objs = [r["objective"] for r in rows if r.get("objective") is not None]
+    bounds = [r["bound"] for r in rows if r.get("bound") is not None]
+    if known is not None:
+        objs.append(known)
+        bounds.append(known)
+    pick_obj, pick_bound = (max, min) if mx else (min, max)
+    return (pick_obj(objs) if objs else None), (pick_bound(bounds) if bounds else None)
+
+
+def _known(path: Path) -> float | None:
+    """The library's proved optimum of ``path``, if any."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data.get("best_known") if data.get("proved") else None
+
+
+def summarise(rows: list[dict], bins: dict[str, str], known: dict[str, float | None]
+              ) -> list[list[str]]:
+    """Table rows: family, bin, solver, runs, proved, medians, overruns, peak."""
+    by_inst: dict[str, list[dict]] = {}
+    for r in rows:
+        by_inst.setdefault(r["instance"], []).append(r)
+    best = {i: _best(rs[0]["family"], rs, known.get(i)) for i, rs in by_inst.items()}
+    out = []
+    keys = list(dict.fromkeys((r["family"], bins[r["instance"]], r["solver"]) for r in rows))
+    for fam, b, s in keys:
+        rs = [r for r in rows if (r["family"], bins[r["instance"]], r["solver"]) == (fam, b, s)]
         proved = sum(r.get("status") == "OPTIMAL" for r in rs)
-        times = [r["runtime"] for r in rs if r.get("runtime") is not None]
-        gaps = [r["gap"] for r in rs if r.get("gap") is not None]
-        nobound = sum(r.get("status") in ("FEASIBLE", "UNKNOWN") and r.get("bound") is None
-                      for r in rs)
-        other = [r["status"] for r in rs if r.get("status") in ("REFUSED", "ERROR")]
-        past = max(r["wall"] - r["limit"] for r in rs)
-        lines.append(f"| {fam} | {b} | {be} | {len(rs)} | {proved}"
-                     + (f" ({len(other)} {other[0].lower()})" if other else "")
-                     + f" | {_fmt(_median(times), '.2f')} | {_fmt(_median(gaps), '.2%')} | "
-                     f"{nobound} | {past:.1f} | {max(r['peak_mb'] for r in rs):.0f} |")
-    return lines
+        other = [r["status"].lower() for r in rs
+                 if r.get("status") in ("REFUSED", "ERROR", "KILLED")]
+        calls = [r["call"] for r in rs if r.get("call") is not None]
+        cpus = [r["cpu"] for r in rs if r.get("cpu") is not None]
+        own = [g for r in rs if (g := _gap(r.get("objective"), r.get("bound"))) is not None]
+        cert = [g for r in rs if (g := _gap(r.get("objective"), best[r["instance"]][1]))
+                is not None]
+        nosol = sum(r.get("objective") is None for r in rs)
+        nobound = sum(r.get("bound") is None and r.get("objective") is not None for r in rs)
+        over = sum(r.get("killed") or (r.get("call") or 0) > r["limit"] + OVERRUN for r in rs)
+        past = max(((r.get("call") or 0) - r["limit"] for r in rs), default=0.0)
+        out.append([fam, b, s, len(rs),
+                    f"{proved}" + (f" ({', '.join(sorted(set(other)))} {len(other)})"
+                                   if other else ""),
+                    _fmt(_median(calls), ".2f"), _fmt(_median(cpus), ".2f"),
+                    _fmt(_median(own), ".2%"),
+                    _fmt(_median(cert), ".2%"), f"{nosol} / {nobound}",
+                    f"{over} ({past:+.1f})", f"{max(r['peak_mb'] for r in rs):.0f}"])
+    return out
+
+
+def pairs(rows: list[dict], bins: dict[str, str], known: dict[str, float | None]
+          ) -> list[list[str]]:
+    """Per family and bin: the best pair of solvers run as a combination (best solution and
+    best bound of the two): proved (objective = bound) and median certified gap."""
+    out = []
+    groups = list(dict.fromkeys((r["family"], bins[r["instance"]]) for r in rows))
+    for fam, b in groups:
+        rs = [r for r in rows if (r["family"], bins[r["instance"]]) == (fam, b)]
+        insts = list(dict.fromkeys(r["instance"] for r in rs))
+        solvers = list(dict.fromkeys(r["solver"] for r in rs))
+        scored = []
+        for combo in itertools.chain(((s,) for s in solvers),
+                                     itertools.combinations(solvers, 2)):
+            gaps, proved, time_sum = [], 0, []
+            for i in insts:
+                sub = [r for r in rs if r["instance"] == i and r["solver"] in combo]
+                obj, bnd = _best(fam, sub)
+                g = _gap(obj, bnd)
+                if g is not None:
+                    gaps.append(g)
+                proved += g == 0.0
+                time_sum.append(sum(r.get("call") or r["limit"] for r in sub))
+            scored.append((-proved, _median(gaps) if gaps else 9.9, _median(time_sum), combo,
+                           len(gaps)))
+        scored.sort(key=lambda x: (x[0], x[1], len(x[3]), x[2]))
+        top = scored[0]
+        single = min((x for x in scored if len(x[3]) == 1),
+                     key=lambda x: (x[0], x[1], x[2]))
+        out.append([fam, b, len(insts), " / ".join(single[3]), -single[0],
+                    _fmt(single[1] if single[4] else None, ".2%"),
+                    " + ".join(top[3]), -top[0], _fmt(top[1] if top[4] else None, ".2%")])
+    return out
+
+
+def plan(quick: bool, tmp: Path, sections: list[str]) -> list[tuple[str, list, float]]:
+    """``(title, instances, limit)`` of each section."""
+    out = []
+    if "library" in sections:
+        out.append(("Benchmark library", library_instances(1 if quick else 2), 2.0 if quick
+                    else 10.0))
+    if "snapshots" in sections:
+        per_bin = dict(zip(SNAPSHOT_BINS, (1, 1, 3, 3) if quick else (3, 3, 6, 6),
+                           strict=True))
+        out.append(("KTH slack-insertion snapshots", snapshot_instances(per_bin),
+                    2.0 if quick else 10.0))
+    if "generated" in sections:
+        out.append(("Generated, a step above the library",
+                    generated_instances(tmp, GENERATED, [1] if quick else [1, 2], "gen"),
+                    2.0 if quick else 10.0))
+    if "targets" in sections:
+        out.append(("Target sizes", generated_instances(tmp, TARGETS, [1], "target"),
+                    20.0 if quick else 60.0))
+    if "limits" in sections and not quick:
+        out.append(("MIP backends on limits_bench's instances", limits_instances(tmp), 10.0))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sim.experiments.engine.mip_bench",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="random instances of every family")
-    ap.add_argument("--snapshots", action="store_true", help="KTH snapshots at k 21-50")
-    ap.add_argument("--per-bin", type=int, default=8, help="snapshots per bin")
-    ap.add_argument("--limit", type=float, default=None,
-                    help="seconds per run (quick: 2, snapshots: 10)")
-    ap.add_argument("--backends", default=",".join(BACKENDS))
-    ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--child", nargs=4, metavar=("FAMILY", "BACKEND", "FILE", "LIMIT"),
+    ap.add_argument("--quick", action="store_true",
+                    help=f"fewer instances, 2 s limits (20 s targets); writes {QUICK_OUT}")
+    ap.add_argument("--sections", default=",".join(SECTIONS),
+                    help=f"comma-separated subset of {','.join(SECTIONS)} (partial run)")
+    ap.add_argument("--families", default=",".join(FAMILIES),
+                    help="comma-separated subset of the families (partial run)")
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--child", nargs=4, metavar=("FAMILY", "SOLVER", "FILE", "LIMIT"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        fam, be, path, limit = args.child
-        child(fam, be, path, float(limit))
+        fam, solver, path, limit = args.child
+        child(fam, solver, path, float(limit))
         return 0
-    if not (args.quick or args.snapshots):
-        ap.error("give --quick or --snapshots")
-    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-    for b in backends:
-        if b not in BACKENDS:
-            ap.error(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    families = [f.strip() for f in args.families.split(",") if f.strip()]
+    for s in sections:
+        if s not in SECTIONS:
+            ap.error(f"unknown section {s!r}; valid: {', '.join(SECTIONS)}")
+    for f in families:
+        if f not in FAMILIES:
+            ap.error(f"unknown family {f!r}; valid: {', '.join(FAMILIES)}")
+    full = not args.quick and sections == list(SECTIONS) and families == list(FAMILIES)
+    out = args.out or (QUICK_OUT if args.quick else RESULTS / "mip_bench.md" if full
+                       else PARTIAL_DIR / "mip_bench.md")
     start_load = provenance.load_average()
     t_all = time.perf_counter()
-    lines = ["# MIP backends on the ILPs (partial run)", "",
-             f"Recorded by {provenance.stamp(argv if argv is None else ['mip_bench', *argv])}"
-             f"; load average {start_load} at start.", ""]
+    kind = "quick run" if args.quick else "full configuration" if full else "partial run"
+    lines = [f"# Exact solvers per family: CP-SAT and the ILP on CBC, HiGHS, SCIP ({kind})", "",
+             f"Recorded by {provenance.stamp(None if argv is None else ['mip_bench', *argv])}"
+             f"; {os.cpu_count()} cores; load average {start_load} (1 / 5 / 15 min) at the "
+             f"start. Each run in its own process at normal priority, killed {KILL_AFTER:g} s "
+             f"past its limit; overrun: call wall > limit + {OVERRUN:g} s.", "",
+             "Columns: proved = OPTIMAL runs; median s = median wall of the solve call; "
+             "median CPU s = the run's process CPU time (user + system, imports included; "
+             "more comparable across loads than wall); own gap = the solver's "
+             "|objective - bound| / max(|objective|, |bound|); cert. gap = its objective "
+             "against the best bound of every solver on the instance (and the library's "
+             "proved value); no sol. / no bound = runs without a solution / with a solution "
+             "but no bound; overruns (largest call wall past the limit, s); peak MB = largest "
+             "resident memory of one run.", ""]
+    header = ["family", "size bin", "solver", "runs", "proved", "median s", "median CPU s",
+              "own gap", "cert. gap", "no sol. / no bound", "overruns", "peak MB"]
+    pair_header = ["family", "size bin", "instances", "best single", "proved", "cert. gap",
+                   "best pair", "proved", "cert. gap"]
     with tempfile.TemporaryDirectory() as tmp:
-        sections = []
-        if args.quick:
-            sections.append(("Random instances of every family", quick_instances(Path(tmp)),
-                             args.limit or 2.0))
-        if args.snapshots:
-            sections.append(("KTH slack-insertion snapshots", snapshot_instances(args.per_bin),
-                             args.limit or 10.0))
-        for title, insts, limit in sections:
-            rows, bins = [], {}
+        for title, insts, limit in plan(args.quick, Path(tmp), sections):
+            insts = [x for x in insts if x[0] in families]
+            if not insts:
+                continue
+            rows, bins, known = [], {}, {}
             for fam, b, path in insts:
                 bins[path.stem] = b
-                for be in backends:
-                    row = run_one(fam, be, path, limit)
+                known[path.stem] = _known(path)
+                run = SOLVERS[1:] if title.startswith("MIP backends") else \
+                    (*SOLVERS, *EXTRA.get(fam, ()))
+                for s in run:
+                    row = run_one(fam, s, path, limit)
                     rows.append(row)
-                    print(f"{fam:20s} {b:12s} {path.stem[:40]:40s} {be:5s} "
+                    print(f"{fam:19s} {b[:28]:28s} {path.stem[:34]:34s} {s:9s} "
                           f"{row.get('status', ''):9s} obj {_fmt(row.get('objective'), '.6g')} "
                           f"bound {_fmt(row.get('bound'), '.6g')} "
-                          f"t {_fmt(row.get('runtime'), '.2f')} wall {row['wall']:.1f} "
+                          f"call {_fmt(row.get('call'), '.2f')} wall {row['wall']:.1f} "
+                          f"cpu {row['cpu']:.1f} "
                           f"{row['peak_mb']:.0f} MB", flush=True)
-            lines += [f"## {title}: {limit:g} s limit", "", *table(rows, bins), "",
-                      "Per run (instance, backend, status, objective, bound, runtime s):", ""]
-            lines += [f"- {r['instance']} {r['backend']}: {r.get('status')} "
+            lines += [f"## {title}: {limit:g} s limit", "",
+                      *markdown_table(header, summarise(rows, bins, known)), "",
+                      "Best single solver and best pair (a combination keeps the best solution "
+                      "and the best bound of the two; ties broken by fewer solvers, then "
+                      "time):", "", *markdown_table(pair_header, pairs(rows, bins, known)), "",
+                      "Per run (instance, solver: status objective / bound, call wall s):", ""]
+            lines += [f"- {r['instance']} {r['solver']}: {r.get('status')} "
                       f"{_fmt(r.get('objective'), '.6g')} / {_fmt(r.get('bound'), '.6g')}, "
-                      f"{_fmt(r.get('runtime'), '.2f')}"
+                      f"{_fmt(r.get('call'), '.2f')} (CPU {r['cpu']:.2f})"
                       + (f" ({r['message']})" if r.get("message") else "") for r in rows]
             lines.append("")
     lines.append(f"{time.perf_counter() - t_all:.0f} s in all; load average "
-                 f"{provenance.load_average()} at the end; {os.cpu_count()} cores.")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
+                 f"{provenance.load_average()} at the end.")
+    provenance.write_atomic(out, "\n".join(lines) + "\n")
     print("\n".join(lines))
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
     return 0
 
 

@@ -1,0 +1,46 @@
+"""The exact-solver benchmark (``sim.experiments.engine.mip_bench``): its figures on
+hand-made runs, and one real run in a child process."""
+
+from __future__ import annotations
+
+from sim.experiments.engine import mip_bench
+
+
+def _row(inst, solver, status, obj, bound, call=1.0, limit=10.0, fam="kresource_epochs",
+         killed=False):
+    return {"family": fam, "solver": solver, "instance": inst, "limit": limit, "call": call,
+            "status": status, "objective": obj, "bound": bound, "wall": call + 0.5,
+            "cpu": call, "peak_mb": 50.0, "killed": killed}
+
+
+def test_certified_gap_uses_the_best_bound_of_every_solver_and_the_pair_closes_it():
+    rows = [_row("a", "cpsat", "FEASIBLE", 10.0, 8.0),
+            _row("a", "scip", "FEASIBLE", 12.0, 10.0),
+            _row("a", "cbc", "UNKNOWN", None, None, call=13.0, killed=True)]
+    table = mip_bench.summarise(rows, {"a": "bin"}, {"a": None})
+    by = {r[2]: r for r in table}
+    assert by["cpsat"][7] == "20.00%"  # its own: (10 - 8) / 10
+    assert by["cpsat"][8] == "0.00%"  # against SCIP's bound 10: certified optimal
+    assert by["scip"][8] == "16.67%"  # (12 - 10) / 12
+    assert by["cbc"][9] == "1 / 0" and by["cbc"][10] == "1 (+3.0)"
+    pair = mip_bench.pairs(rows, {"a": "bin"}, {"a": None})[0]
+    # alone, each certifies only its own gap: SCIP's 16.67% beats CP-SAT's 20%
+    assert pair[3] == "scip" and pair[4] == 0 and pair[5] == "16.67%"
+    assert pair[6] == "cpsat + scip" and pair[7] == 1 and pair[8] == "0.00%"
+
+
+def test_maximisation_takes_the_smallest_upper_bound_and_the_largest_objective():
+    fam = "kresource_selection"
+    rows = [_row("a", "cpsat", "FEASIBLE", 90.0, 120.0, fam=fam),
+            _row("a", "highs", "FEASIBLE", 100.0, 110.0, fam=fam)]
+    assert mip_bench._best(fam, rows) == (100.0, 110.0)
+    by = {r[2]: r for r in mip_bench.summarise(rows, {"a": "b"}, {"a": None})}
+    assert by["highs"][8] == "9.09%" and by["cpsat"][8] == "18.18%"  # over the bound 110
+
+
+def test_one_run_in_a_child_process_reports_status_memory_and_call_wall():
+    path = mip_bench.LIBRARY / "kresource_epochs" / "figure1.json"
+    row = mip_bench.run_one("kresource_epochs", "cpsat", path, 10.0)
+    assert row["status"] == "OPTIMAL" and row["objective"] == row["bound"]
+    assert 0 < row["call"] < row["wall"] and row["cpu"] > 0
+    assert row["peak_mb"] > 10 and not row["killed"]
