@@ -469,6 +469,7 @@ def SlackPolicy(
     default_priority: float = 0.0,
     p_floor: float = 0.01,
     slack_floor: float = 1.0,
+    priority_in: str = "both",
     record: bool = False,
     check: bool = False,
 ) -> SlackScheduler:
@@ -484,7 +485,7 @@ def SlackPolicy(
         Average wait time AWT, seconds (the paper uses 2401 s for KTH).
     alpha_u, alpha_t, alpha_p, alpha_f : float
         Price exponents in [0, 1].
-    reset_slack, priorities, default_priority, p_floor, slack_floor, record, check
+    reset_slack, priorities, default_priority, p_floor, slack_floor, priority_in, record, check
         See ``sim.batch.slack_scheduler.SlackScheduler``; ``priorities`` is the table
         job id -> (UP, PP) of ``instances.priorities.priorities_of``.
     max_exhaustive : int
@@ -506,7 +507,7 @@ def SlackPolicy(
                  compress=compress, zero_slack=zero_slack), sf=sf, awt=awt,
         alpha_u=alpha_u, alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
         priorities=priorities, default_priority=default_priority, p_floor=p_floor,
-        slack_floor=slack_floor, record=record, check=check,
+        slack_floor=slack_floor, priority_in=priority_in, record=record, check=check,
         name=f"slack-{order}")
 
 
