@@ -50,6 +50,16 @@ Details the paper leaves open, as implemented here:
   the jobs scheduled from ``ts`` on; the slot after the last breakpoint leaves the
   schedule unchanged (price 0), so a re-optimisation never makes the price worse than
   doing nothing.
+- A job with no slack at all (``s0 = s = 0``: priority ``p = 1``, which only a job with
+  ``UP = PP = 1`` and ``SP = 1`` reaches) has the factor ``(s0 / s)`` = 0/0 in its cost.
+  ``zero_slack="move"`` (default) takes it as 1 (``sim.problems.insertion``), so the job
+  may be moved earlier like any other. ``zero_slack="fixed"`` reads it as a simulator
+  whose 0/0 is IEEE NaN and which compares prices with ``<``: a candidate that moves
+  such a job has no price and is never chosen, so the job keeps its start (it cannot be
+  delayed anyway). ``zero_slack="block"`` also prices the jobs that a slot delays and the
+  compression returns to their start (``0 * NaN``): every slot that delays such a job is
+  skipped. Both are measured readings of Talby & Feitelson's Table 4
+  (``sim.experiments.talby.priority_readings``), not the paper's stated rule.
 - Prices within a relative 1e-9 of each other are treated as equal (then fewest moved
   jobs, then the earliest slot, then the first order tried wins).
 - The search is exact with respect to its candidate set: slots and partial compressions
@@ -141,22 +151,35 @@ class Candidate:
 
 DELAY_FROM = ("start", "overlap")
 COMPRESS = ("list", "hold")
+ZERO_SLACK = ("move", "fixed", "block")
 
 
-def _check_options(delay_from: str, compress: str) -> None:
+def _check_options(delay_from: str, compress: str, zero_slack: str = "move") -> None:
     if delay_from not in DELAY_FROM:
         raise ValueError(f"delay_from must be one of {DELAY_FROM}, got {delay_from!r}")
     if compress not in COMPRESS:
         raise ValueError(f"compress must be one of {COMPRESS}, got {compress!r}")
+    if zero_slack not in ZERO_SLACK:
+        raise ValueError(f"zero_slack must be one of {ZERO_SLACK}, got {zero_slack!r}")
+
+
+def frozen_ids(problem: InsertionProblem, zero_slack: str) -> frozenset[int]:
+    """Ids of the waiting jobs that keep their start under ``zero_slack`` (those with
+    ``s0 = s = 0`` unless ``zero_slack="move"``; see the module docstring)."""
+    if zero_slack == "move":
+        return frozenset()
+    return frozenset(w.id for w in problem.waiting if w.s0 == 0.0 and w.s == 0.0)
 
 
 class _Search:
     """The slot search for one problem (shared by every order)."""
 
     def __init__(self, problem: InsertionProblem, delay_from: str = "start",
-                 compress: str = "hold") -> None:
-        _check_options(delay_from, compress)
+                 compress: str = "hold", zero_slack: str = "move") -> None:
+        _check_options(delay_from, compress, zero_slack)
         self.hold = compress == "hold"
+        self.frozen = frozen_ids(problem, zero_slack)
+        self.block = zero_slack == "block"
         self.pb = problem
         now = problem.now
         self.now = now
@@ -171,7 +194,9 @@ class _Search:
         self.jn = new.n if new is not None else 0
         self.jt = new.t if new is not None else 0
         # minimal cost per job: moved all the way to `now` (cost is monotone in the shift)
-        self.mincost = {w.id: job_cost(problem, w, now) for w in self.waiting}
+        # (a frozen job cannot move: 0)
+        self.mincost = {w.id: 0.0 if w.id in self.frozen else job_cost(problem, w, now)
+                        for w in self.waiting}
         self.jweight = new_weight(problem)
         pts = {now}
         for r in problem.running:
@@ -207,6 +232,9 @@ class _Search:
             if self.jt > 0:
                 if not fixed.fits(ts, self.jt, (self.jn,)):
                     continue
+            if self.block and any(w.id in self.frozen for w in W[k:]):
+                continue
+            if self.jt > 0:
                 prof = fixed.copy()
                 prof.reserve(ts, self.jt, (self.jn,))
             else:
@@ -244,7 +272,7 @@ class _Search:
         for w in order:
             if w.id in held:
                 prof.release(w.te + self.jt, w.t, (w.n,))
-            st = prof.earliest_start(w.t, (w.n,), now)
+            st = prof.earliest_start(w.t, (w.n,), w.te if w.id in self.frozen else now)
             d = st - w.te
             if d > w.s:
                 return None
@@ -278,12 +306,12 @@ def _orders_for(search: _Search, order: str, delayed: list[WaitingJob],
 
 def candidates(problem: InsertionProblem, order: str = "AST", *,
                max_exhaustive: int = 8, delay_from: str = "start",
-               compress: str = "hold") -> Iterator[Candidate]:
+               compress: str = "hold", zero_slack: str = "move") -> Iterator[Candidate]:
     """Every feasible candidate of the slot search for ``order``, without pruning.
 
     For checking and analysis; ``insert`` returns the best of these.
     """
-    search = _Search(problem, delay_from, compress)
+    search = _Search(problem, delay_from, compress, zero_slack)
     for ts, prof, delayed in search.slot_states():
         for seq in _orders_for(search, order, delayed, max_exhaustive):
             res = search.compress(prof.copy(), seq, ts=ts)
@@ -298,7 +326,7 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
 def insert(problem: InsertionProblem, order: str = "AST", *,
            max_exhaustive: int = 8, delay_from: str = "start",
            stop: Callable[[], bool] | None = None, compress: str = "hold",
-           fast: bool = True) -> Candidate:
+           fast: bool = True, zero_slack: str = "move") -> Candidate:
     """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
 
     Parameters
@@ -323,6 +351,8 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         checked :class:`sim.profile.Profile` objects (``False``, the reference path kept
         for differential tests and the before/after benchmark). Both return the same
         candidate.
+    zero_slack : {"move", "fixed", "block"}
+        How a waiting job with ``s0 = s = 0`` is treated (see the module docstring).
 
     Returns
     -------
@@ -331,12 +361,13 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
     """
     key = None if order == EXHAUSTIVE else _order_key(order, problem)  # validates the name
     if fast:
-        _check_options(delay_from, compress)
+        _check_options(delay_from, compress, zero_slack)
         best, stopped = slack_fast.search(problem, order, key, max_exhaustive=max_exhaustive,
                                           delay_from=delay_from, hold=compress == "hold",
-                                          stop=stop)
+                                          stop=stop, frozen=frozen_ids(problem, zero_slack),
+                                          block=zero_slack == "block")
         return _result(problem, best, stopped)
-    search = _Search(problem, delay_from, compress)
+    search = _Search(problem, delay_from, compress, zero_slack)
     best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
     tried = 0
     stopped = False
@@ -394,15 +425,17 @@ class Inserter:
     Parameters
     ----------
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
-    max_exhaustive, delay_from, compress, fast
+    max_exhaustive, delay_from, compress, fast, zero_slack
         See ``insert``.
     """
 
     def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
-                 delay_from: str = "start", compress: str = "hold", fast: bool = True) -> None:
+                 delay_from: str = "start", compress: str = "hold", fast: bool = True,
+                 zero_slack: str = "move") -> None:
         if order not in ORDERS + (EXHAUSTIVE,):
             raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
-        _check_options(delay_from, compress)
+        _check_options(delay_from, compress, zero_slack)
+        self.zero_slack = zero_slack
         self.order = order
         self.max_exhaustive = int(max_exhaustive)
         self.delay_from = delay_from
@@ -412,7 +445,7 @@ class Inserter:
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
         return insert(problem, self.order, max_exhaustive=self.max_exhaustive,
                       delay_from=self.delay_from, compress=self.compress,
-                      fast=self.fast).schedule
+                      fast=self.fast, zero_slack=self.zero_slack).schedule
 
     def __repr__(self) -> str:
         return f"Inserter({self.order!r})"
@@ -431,10 +464,12 @@ def SlackPolicy(
     max_exhaustive: int = 8,
     delay_from: str = "start",
     compress: str = "hold",
+    zero_slack: str = "move",
     priorities: Mapping[int, tuple[float, float]] | None = None,
     default_priority: float = 0.0,
     p_floor: float = 0.01,
     slack_floor: float = 1.0,
+    priority_in: str = "both",
     record: bool = False,
     check: bool = False,
 ) -> SlackScheduler:
@@ -450,7 +485,7 @@ def SlackPolicy(
         Average wait time AWT, seconds (the paper uses 2401 s for KTH).
     alpha_u, alpha_t, alpha_p, alpha_f : float
         Price exponents in [0, 1].
-    reset_slack, priorities, default_priority, p_floor, slack_floor, record, check
+    reset_slack, priorities, default_priority, p_floor, slack_floor, priority_in, record, check
         See ``sim.batch.slack_scheduler.SlackScheduler``; ``priorities`` is the table
         job id -> (UP, PP) of ``instances.priorities.priorities_of``.
     max_exhaustive : int
@@ -459,6 +494,8 @@ def SlackPolicy(
         Which waiting jobs a slot delays (see ``insert``).
     compress : {"list", "hold"}
         How the delayed jobs are compressed (see ``insert``).
+    zero_slack : {"move", "fixed", "block"}
+        How a waiting job with no slack at all is treated (see ``insert``).
 
     Returns
     -------
@@ -467,10 +504,10 @@ def SlackPolicy(
     """
     return SlackScheduler(
         Inserter(order, max_exhaustive=max_exhaustive, delay_from=delay_from,
-                 compress=compress), sf=sf, awt=awt,
+                 compress=compress, zero_slack=zero_slack), sf=sf, awt=awt,
         alpha_u=alpha_u, alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
         priorities=priorities, default_priority=default_priority, p_floor=p_floor,
-        slack_floor=slack_floor, record=record, check=check,
+        slack_floor=slack_floor, priority_in=priority_in, record=record, check=check,
         name=f"slack-{order}")
 
 

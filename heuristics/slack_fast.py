@@ -129,7 +129,8 @@ def _earliest(T: list[int], F: list[int], t: int, n: int, not_before: int | None
 
 def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tuple] | None,
            *, max_exhaustive: int, delay_from: str, hold: bool,
-           stop: Callable[[], bool] | None) -> tuple[Best | None, bool]:
+           stop: Callable[[], bool] | None, frozen: frozenset[int] = frozenset(),
+           block: bool = False) -> tuple[Best | None, bool]:
     """Run the slot search of ``heuristics.slack.insert`` and return ``(best, stopped)``.
 
     Parameters
@@ -145,6 +146,9 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         As in ``heuristics.slack.insert``.
     hold : bool
         ``compress="hold"`` (True) or ``"list"`` (False).
+    frozen, block
+        Ids of the waiting jobs that keep their start, and whether a slot that delays
+        one of them is skipped (``heuristics.slack.frozen_ids``, ``zero_slack``).
 
     Returns
     -------
@@ -182,6 +186,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
           * (1.0 if w.s == w.s0 else w.s0 / max(w.s, sfl)) ** apf for w in W]
     # job_cost(problem, w, now): moved all the way to now (the least any start costs)
     mc = [0.0 if tes[i] == now else dw[i] * -(float(tes[i] - now) ** at) for i in range(m)]
+    fz = [ids[i] in frozen for i in range(m)] if frozen else None
     new = problem.new
     jn = new.n if new is not None else 0
     jt = new.t if new is not None else 0
@@ -206,6 +211,12 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         for r_, i in enumerate(sorted(range(m), key=lambda i: key(W[i]))):
             rank[i] = r_
     lb0 = [_earliest(T0, F0, ts_[i], ns[i]) for i in range(m)]
+    if fz is not None:  # a frozen job starts at its te or later (then it is dropped)
+        for i in range(m):
+            if fz[i]:
+                lb0[i] = max(lb0[i], tes[i])
+                mc[i] = 0.0
+    blocking = block and fz is not None and any(fz)
     rel = _REL_TIE
     all_held = hold and delay_from == "start"  # every delayed job starts at or after ts
 
@@ -224,7 +235,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
             _add(TS, FS, tes[i], tes[i] + ts_[i], -ns[i])  # breakpoints exist: no insert
             stay.append(_earliest(TS, FS, ts_[i], ns[i], lb0[i]) == tes[i])
             _add(TS, FS, tes[i], tes[i] + ts_[i], ns[i])
-        if (stop is None and all_held and all(stay)
+        if (stop is None and all_held and all(stay) and not blocking
                 and (not exhaustive or m <= max_exhaustive)):
             # no job can move: with every delayed job holding its place, every slot's
             # candidate is the current schedule at price 0 (the dummy job has no term),
@@ -271,6 +282,8 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                     _add(GT, GF, tes[i], tes[i] + ts_[i], ns[i])
             k += 1
         if jt > 0 and not _fits(FT, FF, ts, ts + jt, jn):
+            continue
+        if blocking and any(fz[i] for i in by_fix[k:]):  # type: ignore[index]
             continue
         if stopped:
             break

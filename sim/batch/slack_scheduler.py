@@ -31,6 +31,10 @@ Choices the paper leaves open (documented, and parameters where they change resu
   slack is reset to the new s0 is the parameter ``reset_slack`` (default True: j has not
   been delayed yet, so ``s = s0`` holds before and after). With ``reset_slack=False``
   j keeps the slack of its first placement.
+- UP and PP enter both the price's ratio ``p_i / p_j`` and the initial slack s0 (the
+  paper). The parameter ``priority_in`` keeps them in one only, to tell the two effects
+  apart: ``"price"`` computes s0 from ``p = SP / 3`` (UP = PP = 0), ``"slack"`` gives
+  the price ``p = SP / 3``. Measured readings, not the paper's rule.
 - The promise checked by the validator (``promises()``) is ``floor(te_first + s)``
   taken right after that recomputation: since ``te + s`` is invariant under the slack
   accounting above, no later operation can start j after it. Infinite slack promises
@@ -70,6 +74,7 @@ from sim.problems.insertion import (
 )
 
 Inserter = Callable[[InsertionProblem], InsertionSchedule]
+PRIORITY_IN = ("both", "price", "slack")
 
 
 @dataclass
@@ -136,6 +141,9 @@ class SlackScheduler(BasePolicy):
     p_floor, slack_floor : float
         Passed to every ``InsertionProblem``: the clamps of ``p_i / p_j`` and
         ``s0_i / s_i`` in the price (see ``sim.problems.insertion``).
+    priority_in : {"both", "price", "slack"}
+        Where UP and PP act: the price's ratio and the initial slack (``"both"``, the
+        paper), or only one of them (see the module docstring).
     record : bool
         Keep every insertion problem met in ``self.snapshots`` (list of
         ``InsertionProblem``, in the order met).
@@ -160,6 +168,7 @@ class SlackScheduler(BasePolicy):
         default_priority: float = 0.0,
         p_floor: float = 0.01,
         slack_floor: float = 1.0,
+        priority_in: str = "both",
         record: bool = False,
         check: bool = False,
         name: str = "slack",
@@ -180,6 +189,9 @@ class SlackScheduler(BasePolicy):
             raise ValueError(f"p_floor must be in (0, 1], got {p_floor!r}")
         if not (float(slack_floor) > 0.0):
             raise ValueError(f"slack_floor must be > 0 (seconds), got {slack_floor!r}")
+        if priority_in not in PRIORITY_IN:
+            raise ValueError(f"priority_in must be one of {PRIORITY_IN}, got {priority_in!r}")
+        self.priority_in = priority_in
         self.priorities = _check_priorities(priorities)
         self.inserter = inserter
         self.sf = sf
@@ -225,6 +237,14 @@ class SlackScheduler(BasePolicy):
         if pp == -math.inf:
             return -math.inf
         return (up + pp + sp) / 3.0
+
+    def _split(self, up: float, pp: float, sp: float) -> tuple[float, float]:
+        """``(p in the price, p behind s0)`` under ``priority_in``."""
+        p = self._priority(up, pp, sp)
+        if self.priority_in == "both" or p == -math.inf:
+            return p, p
+        p_sp = self._priority(0.0, 0.0, sp)
+        return (p, p_sp) if self.priority_in == "price" else (p_sp, p)
 
     def _slack0(self, p: float) -> float:
         """Initial slack ``(1 - p) * SF * AWT`` seconds (inf when p = -inf)."""
@@ -300,17 +320,17 @@ class SlackScheduler(BasePolicy):
         given = self.priorities.get(job.id)
         up, pp = (self.default_priority,) * 2 if given is None else given
         sp = 0.5
-        p = self._priority(up, pp, sp)
+        p, p_s = self._split(up, pp, sp)
         new = NewJob(id=job.id, n=job.procs, t=job.requested, p=max(p, 0.0), arrival=job.submit)
         self.n_insert += 1
         sched = self._solve(self._problem(now, new))
         self._apply(sched)
         te = sched.new_start
         # first placement: recompute SP, p and s0 once, without moving the job
-        s0_first = self._slack0(p)
+        s0_first = self._slack0(p_s)
         sp = min((te - now) / (2.0 * self.awt), 1.0)
-        p = self._priority(up, pp, sp)
-        s0 = self._slack0(p)
+        p, p_s = self._split(up, pp, sp)
+        s0 = self._slack0(p_s)
         s = s0 if self.reset_slack else s0_first
         self.waiting[job.id] = _Entry(job=job, up=up, pp=pp, sp=sp, p=p, s0=s0, s=s, te=te)
         if math.isfinite(s):

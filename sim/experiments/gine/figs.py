@@ -210,6 +210,77 @@ def plot(path: Path, title: str, xs: list[float], series: dict[str, list[list[fl
     plt.close(fig)
 
 
+#: Figures 8 and 9 of the paper: (figure, panel, metric, y-axis label)
+FIG8_9_PANELS = (("8", "a", "mean_pg_fault", "page faults per task (eq. 8)"),
+                 ("8", "b", "correlation", "correlation (%, eq. 9)"),
+                 ("9", "a", "slowdown_small", "slowdown of small jobs (eq. 10)"),
+                 ("9", "b", "slowdown_large", "slowdown of large jobs (eq. 10)"))
+
+
+def plot_frequency(path: Path, title: str, res: dict[str, dict[str, list[float]]],
+                   pols: tuple[str, ...], mfreq_ms: list[float],
+                   panels: tuple[tuple[str, str, str, str], ...] = FIG8_9_PANELS) -> None:
+    """Metrics against the message frequency, as the paper's Figures 8-11 draw them.
+
+    The x-axis is the frequency ``1000 / mfreq`` in messages per second of CPU time
+    (mfreq is the mean CPU time between two messages of a task, ms), rising to the right;
+    one panel per ``(figure, panel, metric, y label)`` in a 2 x 2 grid, mean over seeds
+    with its 95% t-interval (the policies' points slightly apart on the x-axis so that the
+    bars do not cover each other), one legend for the figure. ``res`` is ``run_grid``'s
+    ``{"<policy>/m<mfreq>": {metric: [value per seed]}}``.
+    """
+    plt = pyplot()
+
+    freq = [1000.0 / f for f in mfreq_ms]
+    order = sorted(range(len(freq)), key=freq.__getitem__)
+    ncol = 2
+    nrow = -(-len(panels) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(10, 3.8 * nrow), squeeze=False)
+    for ax, (fg, pn, metric, ylabel) in zip(axes.flat, panels, strict=False):
+        for k, p in enumerate(pols):
+            stats = [mean_ci(res[f"{p}/m{mfreq_ms[i]:g}"][metric]) for i in order]
+            dodge = 10 ** (0.02 * (k - (len(pols) - 1) / 2))  # bars apart, not on top
+            ax.errorbar([freq[i] * dodge for i in order], [m for m, _ in stats],
+                        yerr=[0 if math.isnan(h) else h for _, h in stats], marker="o",
+                        capsize=3, label=p.upper())
+        ax.set_xscale("log")
+        ax.set_xticks([freq[i] for i in order], [f"{freq[i]:g}" for i in order])
+        ax.minorticks_off()
+        ax.grid(True, alpha=0.3)
+        ax.set_xlabel("message frequency (messages per s of CPU time)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"Figure {fg}({pn}): {metric}", fontsize=10)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+FIG8_9_TITLE = ("Figures 8 and 9: mem_load 1, pdt 0.5, MNOD 2, MNOL 2; mean over seeds, "
+                "95% t-interval")
+
+
+def redraw_fig8_9(out: Path) -> Path:
+    """Redraw ``out/fig8-9.png`` from ``out/fig8-9.json`` (the committed per-seed metrics),
+    computing nothing. ValueError when the file is missing or holds no points."""
+    src = out / "fig8-9.json"
+    if not src.exists():
+        raise ValueError(f"{src}: no Figures 8-9 data to redraw (run fig8-9 first)")
+    cache = json.loads(src.read_text())
+    res = {k: v["metrics"] for k, v in cache.items()}
+    pols = tuple(dict.fromkeys(k.split("/m")[0] for k in res))
+    mfreq = sorted({float(k.split("/m")[1]) for k in res})
+    if not pols or not mfreq:
+        raise ValueError(f"{src}: no points")
+    path = out / "fig8-9.png"
+    plot_frequency(path, FIG8_9_TITLE, res, pols, mfreq)
+    return path
+
+
 # ----------------------------------------------------------------------------- figures
 def fig_calib(setup: Setup) -> str:
     """Eq. 5 calibration: expected and measured tasks per node at 0.7 / 1.0 / 1.5."""
@@ -398,7 +469,8 @@ def fig_low(setup: Setup) -> str:
 
 
 def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod: int,
-              title: str, paper: str, metrics: tuple[str, ...]) -> str:
+              title: str, paper: str, metrics: tuple[str, ...],
+              by_frequency: bool = False) -> str:
     pts = [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=f), p,
             {"mnod": mnod} if p in ("csm", "pred", "csm-top") else {})
            for p in pols for f in setup.mfreq]
@@ -410,6 +482,9 @@ def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod:
     head = ["mfreq [ms]"] + [f"{m} {p}" for m in metrics for p in pols]
     md = setup.header(title) + markdown_text(head, rows) + "\n" + paper + "\n"
     xs = list(setup.mfreq)
+    if by_frequency:  # the paper's axis (Figures 8-9)
+        plot_frequency(setup.out / f"{name}.png", FIG8_9_TITLE, res, pols, xs)
+        return md
     plot(setup.out / f"{name}.png", title, xs, {}, "mean CPU time between messages [ms]", "",
          logx=True, panel_series=[{p: [res[f"{p}/m{f}"][m] for f in xs] for p in pols}
                                   for m in metrics], panel_titles=list(metrics))
@@ -448,7 +523,7 @@ def fig_load1(setup: Setup) -> str:
         "for intensive communication, PRED > CSM for non-intensive, RR worst (Fig. 8b); "
         "small-job slowdown CSM best at high frequency, = PRED at low; large jobs much "
         "worse than small for all three, CSM = PRED (Fig. 9).",
-        ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"))
+        ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"), by_frequency=True)
 
 
 def fig_load15(setup: Setup) -> str:
@@ -712,7 +787,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engine", choices=("python", "compiled"), default="python",
                     help="simulation engine (compiled: numba, identical event logs)")
     ap.add_argument("--out", help="write into this directory (always a PARTIAL run)")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="fig8-9: redraw the PNG from fig8-9.json in --out (default the "
+                         "committed results), compute nothing")
     args = ap.parse_args(argv)
+    if args.plot_only:
+        if args.figure != "fig8-9":
+            print("error: --plot-only redraws fig8-9 only", file=sys.stderr)
+            return 2
+        try:
+            print(f"wrote {redraw_fig8_9(Path(args.out) if args.out else FULL_DIR)}")
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        return 0
     try:
         setup = Setup(args)
     except ValueError as e:

@@ -521,7 +521,8 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
                   "(each missing part at the mean CPU of the done ones of the same K and "
                   "queue; divide by the free cores for wall time)."]
     _write(out, fig, lines, None)
-    _plot_gains(out / f"{fig}.png", rows, labels, metric, f"Figure {fig[-1]}: {what} RT gain")
+    _plot_gains(out / f"{fig}.png", rows, labels, metric,
+                f"Figure {fig[-1]}: % gain in {what} response time")
 
 
 def _trend_checks(rows: list[dict], metric: str) -> str:
@@ -810,32 +811,109 @@ def _plot_bars(path: Path, values: dict[str, float], title: str, ylabel: str) ->
     plt.close(fig)
 
 
+EASY_LABELS = ("BL-EASY", "BB-EASY", "BB-EASY-nofull", "OPT-EASY")
+"""Drawn on the shared scale of Figures 2/3; FF-CONS (tens to hundreds of percent below
+zero) gets its own row so that it does not squash them."""
+SCALING_STYLE = {"G-b": "-", "G-a": "--"}
+
+
 def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                 title: str) -> None:
+    """Figures 2/3 as the paper draws them: one panel per (K, K_i distribution), the three
+    loads (FF-EASY queue length, jobs) on the x-axis, % gain over FCFS/FF-EASY on the y-axis.
+
+    Rows: the EASY variants under each scaling (G-b, G-a) on one y-scale shared by both
+    rows, then FCFS/FF-CONS for both scalings (G-b solid, G-a dashed) on its own scale.
+    Mean over seeds with its 95% t-interval as error bars (the points of one panel slightly
+    apart on the x-axis so that the bars do not cover each other); one legend.
+    """
     plt = pyplot()
 
-    panels = sorted({(r["scaling"], r["K"], r["dist"]) for r in rows})
-    ncol = min(6, len(panels))
-    nrow = -(-len(panels) // ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3 * ncol, 2.6 * nrow), squeeze=False)
+    Ks = sorted({r["K"] for r in rows})
+    dists = [d for d in ("uniform", "exponential") if any(r["dist"] == d for r in rows)]
+    dists += sorted({r["dist"] for r in rows} - set(dists))
+    scalings = [s for s in ("G-b", "G-a") if any(r["scaling"] == s for r in rows)]
+    queues = sorted({r["queue"] for r in rows})
+    cols = [(K, d) for K in Ks for d in dists]
+    easy = [lab for lab in labels if lab in EASY_LABELS]
+    cons = [lab for lab in labels if lab not in EASY_LABELS]
+    grid = [("easy", sc) for sc in scalings] + ([("cons", None)] if cons else [])
     colour = label_colours(labels)
-    for ax, key in zip(axes.flat, panels, strict=False):
-        sub = sorted((r for r in rows if (r["scaling"], r["K"], r["dist"]) == key),
-                     key=lambda r: r["queue"])
-        for lab in labels:
-            pts = [(r["queue"], *r["policies"][lab][metric]) for r in sub if lab in r["policies"]]
-            if pts:
-                x, m, h = zip(*pts, strict=True)
-                ax.errorbar(x, m, yerr=[0 if math.isnan(v) else v for v in h], label=lab,
-                            color=colour[lab], marker="o", capsize=2)
-        ax.axhline(0, color="k", lw=0.5)
-        ax.set_title(f"{key[0]} K={key[1]} {key[2]}", fontsize=8)
-        ax.set_xscale("log", base=2)
-    axes.flat[0].legend(fontsize=6)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig, axes = plt.subplots(len(grid), len(cols), figsize=(3.1 * len(cols), 3.0 * len(grid)),
+                             squeeze=False, sharex=True)
+
+    def series(sc: str, K: int, d: str, lab: str) -> tuple:
+        pts = sorted((r["queue"], *r["policies"][lab][metric]) for r in rows
+                     if (r["scaling"], r["K"], r["dist"]) == (sc, K, d) and lab in r["policies"])
+        if not pts:
+            return (), (), ()
+        x, m, h = zip(*pts, strict=True)
+        return x, m, [0 if math.isnan(v) else v for v in h]
+
+    lims: dict[str, list[float]] = {"easy": [0.0, 0.0], "cons": [0.0, 0.0]}
+    for c, (K, d) in enumerate(cols):
+        for r_, (kind, sc) in enumerate(grid):
+            ax = axes[r_][c]
+            drawn = easy if kind == "easy" else cons
+            for i, lab in enumerate(drawn):
+                for j, s in enumerate([sc] if kind == "easy" else scalings):
+                    x, m, h = series(s, K, d, lab)
+                    if not x:
+                        continue
+                    # dodge the error bars apart (a few % of an octave)
+                    k = i if kind == "easy" else j
+                    n = len(drawn) if kind == "easy" else len(scalings)
+                    x = [q * 2 ** (0.05 * (k - (n - 1) / 2)) for q in x]
+                    ax.errorbar(x, m, yerr=h, color=colour[lab], marker="o", ms=4, capsize=2,
+                                ls=SCALING_STYLE.get(s, "-") if kind == "cons" else "-")
+                    lims[kind][0] = min(lims[kind][0], *(a - b for a, b in zip(m, h, strict=True)))
+                    lims[kind][1] = max(lims[kind][1], *(a + b for a, b in zip(m, h, strict=True)))
+            ax.axhline(0, color="k", lw=0.6)
+            ax.grid(True, alpha=0.3)
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(queues, [str(q) for q in queues])
+            ax.minorticks_off()
+            if r_ == 0:
+                ax.set_title(f"({chr(97 + c)}) K = {K}, {d} $K_i$", fontsize=10)
+            if r_ == len(grid) - 1:
+                ax.set_xlabel("FF-EASY queue length (jobs)")
+            if c == 0:
+                what = (f"EASY variants, {sc} scaling" if kind == "easy"
+                        else "FCFS/FF-CONS (own scale)")
+                ax.set_ylabel(f"{what}\ngain over FF-EASY (%)")
+    for r_, (kind, _) in enumerate(grid):
+        lo, hi = lims[kind]
+        pad = 0.05 * (hi - lo or 1.0)
+        for ax in axes[r_]:
+            ax.set_ylim(lo - pad, hi + pad)
+    handles = [plt.Line2D([], [], color=colour[lab], marker="o", label=lab) for lab in labels]
+    if cons:
+        handles += [plt.Line2D([], [], color="0.3", ls=SCALING_STYLE[s],
+                               label=f"FF-CONS, {s} scaling") for s in scalings]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=9,
+               frameon=False)
+    fig.suptitle(f"{title} over FCFS/FF-EASY; mean over seeds, 95% t-interval")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def plot_only(out: Path) -> list[Path]:
+    """Redraw Figures 2 and 3 from ``out/fig2.json`` (the committed cells), computing
+    nothing; returns the PNGs written. ValueError when the file is missing."""
+    src = out / "fig2.json"
+    if not src.exists():
+        raise ValueError(f"{src}: no Figures 2/3 data to redraw (run fig2 first)")
+    data = json.loads(src.read_text())
+    rows = data["rows"]
+    labels = [lab for lab, _, _ in POLICIES[1:] if any(lab in r["policies"] for r in rows)]
+    written = []
+    for metric, fig in (("gain_art", "fig2"), ("gain_wart", "fig3")):
+        what = "average" if metric == "gain_art" else "weighted average"
+        _plot_gains(out / f"{fig}.png", rows, labels, metric,
+                    f"Figure {fig[-1]}: % gain in {what} response time")
+        written.append(out / f"{fig}.png")
+    return written
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -857,6 +935,9 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"fig2: per-unit results (default {STORE_DIR})")
     ap.add_argument("--report-only", action="store_true",
                     help="fig2: write the tables from the store, compute nothing")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="fig2/fig3: redraw both PNGs from fig2.json in the output "
+                         "directory (the committed results by default), compute nothing")
     a = ap.parse_args(argv)
     cfg = dict(FULL, gap_jobs=3000, gap_queue=128, epoch_instances=20, epoch_limit=10.0,
                response_jobs=30, response_K=4, response_seeds=5, response_limit=60.0)
@@ -878,6 +959,17 @@ def main(argv: list[str] | None = None) -> int:
         print("note: full configuration written outside the committed results dir",
               file=sys.stderr)
     out = a.out or FULL_DIR
+    if a.plot_only:
+        if a.figure not in ("fig2", "fig3"):
+            print("--plot-only redraws Figures 2/3 only", file=sys.stderr)
+            return 2
+        try:
+            for p in plot_only(out):
+                print(f"wrote {p}")
+        except ValueError as e:
+            print(e, file=sys.stderr)
+            return 2
+        return 0
     if a.figure == "fig1":
         fig1(out, partial=False)
     elif a.figure in ("fig2", "fig3"):

@@ -1,0 +1,37 @@
+"""``python -m sim.experiments.leinberger.figs fig2 --plot-only``: Figures 2 and 3 redrawn
+from the committed ``fig2.json`` without computing anything."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sim.experiments.leinberger import figs
+
+RESULTS = Path(figs.__file__).resolve().parent / "results"
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def test_plot_only_redraws_both_figures_from_the_json(tmp_path, capsys):
+    shutil.copy(RESULTS / "fig2.json", tmp_path / "fig2.json")
+    before = (tmp_path / "fig2.json").read_bytes()
+    assert figs.main(["fig2", "--plot-only", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig2.json", "fig2.png", "fig3.png"]
+    assert (tmp_path / "fig2.json").read_bytes() == before
+    # 6 panels (K x distribution) across; the EASY variants of each scaling and FF-CONS
+    # on its own scale down: 3 rows of 3.1 x 3.0 inches at 100 dpi
+    for name in ("fig2.png", "fig3.png"):
+        assert _png_size(tmp_path / name) == (1860, 900)
+
+
+def test_plot_only_without_data_is_refused(tmp_path, capsys):
+    assert figs.main(["fig2", "--plot-only", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "fig2.json" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+    assert figs.main(["gaps", "--plot-only", "--out", str(tmp_path)]) == 2
