@@ -3,7 +3,8 @@
 
 Each (instance, solver) runs in a fresh Python process (``--child``) at normal priority,
 so its peak resident memory (``ru_maxrss`` from ``os.wait4``: the child and the processes
-it waited for) is its own. The child says when its imports and the problem are loaded;
+it waited for; the larger of that and the HiGHS/SCIP workers' own peak,
+``models.mip.worker_peak_mb``, since those are the fork server's children) is its own. The child says when its imports and the problem are loaded;
 the parent kills it ``KILL_AFTER`` (5 s) past its limit from then, and records the run
 as ``killed``. The child times the ``solve`` call itself ("call wall"); a call longer
 than the limit + 2 s is an overrun.
@@ -175,9 +176,11 @@ def child(family: str, solver: str, path: str, limit: float) -> None:
         print(json.dumps({"status": "REFUSED", "call": time.perf_counter() - t0,
                           "message": str(e).splitlines()[0][:160]}))
         return
+    from models.mip import worker_peak_mb  # HiGHS/SCIP run in workers wait4 does not see
+
     print(json.dumps({"status": r.status.value, "objective": r.objective, "bound": r.bound,
                       "runtime": r.runtime, "call": time.perf_counter() - t0,
-                      "note": r.note[:160]}))
+                      "note": r.note[:160], "worker_peak_mb": worker_peak_mb()}))
 
 
 def run_one(family: str, solver: str, path: Path, limit: float) -> dict:
@@ -216,6 +219,7 @@ def run_one(family: str, solver: str, path: Path, limit: float) -> dict:
         row.update(json.loads(text[-1]))
     except (ValueError, IndexError):
         row.update(status="ERROR", message=" ".join(tail)[:160])
+    row["peak_mb"] = max(row["peak_mb"], row.pop("worker_peak_mb", 0.0))
     return row
 
 
