@@ -72,7 +72,7 @@ SOLVERS["task_mapping"] = {
     "greedy": "heuristics.task_mapping:greedy",
 }
 
-# BSP scheduling servers (Karl, issue 10): slot tables and slot placement
+# BSP scheduling servers (Karl): slot tables and slot placement
 PROBLEM_LOADERS["slot_assignment"] = "sim.problems.slots:from_dict"
 SOLVERS["slot_assignment"] = {
     "cpsat": "models.slots:solve_cpsat",
@@ -289,7 +289,7 @@ def policy_config(name: str, **options: Any) -> dict[str, Any]:
     config.update(options)
     return {"policy": name, **config}
 
-# memory-feasible gang schedule (spec 3.8 M7; issue 9 item 6)
+# memory-feasible gang schedule (spec 3.8 M7)
 PROBLEM_LOADERS["gang_schedule"] = "sim.problems.gang_schedule:from_dict"
 SOLVERS["gang_schedule"] = {
     "cpsat": "models.gang_schedule:solve_cpsat",

@@ -1,4 +1,4 @@
-"""Time-sharing cluster core (shared by CSM, issue 9, and the BSP scheduling servers).
+"""Time-sharing cluster core (shared by CSM and the BSP scheduling servers).
 
 All times are integer **microseconds**.
 

@@ -60,7 +60,7 @@ class CSMConfig:
         in proportion to the WS size in pages (one reference per dispatch).
     pgfault_formula : "corrected" or "literal" eq. 3 (AMB-4.2)
     mit_s : mean inter-arrival time in seconds; None = calibrated from mem_load (eq. 5)
-    msg_model : how a distributed task sends and receives (AMB-4.10; issue 9, session 6):
+    msg_model : how a distributed task sends and receives (AMB-4.10):
         "pairwise" (default, the spec's [A]), "exchange", "ring", "async" or "probe"
         (:data:`sim.timeshare.csm.MSG_MODELS` defines each)
     fault_service : "parallel" (default) or "fifo" page-fault service (AMB-4.11)

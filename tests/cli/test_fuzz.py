@@ -1,5 +1,5 @@
 """Random SWF files and problem JSON through the command line: exit 0 or 2, never a
-traceback or an internal error (issue 14, "no traceback, ever")."""
+traceback or an internal error."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A corpus of malformed inputs run through the command line (issue 14, "How to check").
+"""A corpus of malformed inputs run through the command line.
 
 Every case is generated here as a small file, run in-process through ``sim.cli.main``
 (fast), and asserts the exit code, that stderr holds no traceback, and the message: one

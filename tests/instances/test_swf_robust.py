@@ -1,6 +1,6 @@
-"""SWF reader on the header layouts of the Parallel Workloads Archive and on hostile input
-(issue 14, items 1-3, 5 and 9): every log is read right or refused with one line naming
-the file, the line and the field."""
+"""SWF reader on the header layouts of the Parallel Workloads Archive and on hostile input:
+every log is read right or refused with one line naming the file, the line and the
+field."""
 
 from __future__ import annotations
 

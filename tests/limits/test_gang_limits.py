@@ -1,4 +1,4 @@
-"""Gang schedule models obey their time limit and refuse what cannot fit (issue 14 item 6)."""
+"""Gang schedule models obey their time limit and refuse what cannot fit."""
 
 from __future__ import annotations
 

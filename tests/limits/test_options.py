@@ -1,5 +1,5 @@
 """Solver options are explicit keyword parameters: a misspelt option is a TypeError
-(issue 12 item 4), for every registered solver of every family."""
+for every registered solver of every family."""
 
 from __future__ import annotations
 

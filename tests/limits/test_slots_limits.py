@@ -1,4 +1,4 @@
-"""Slot assignment and slot placement solvers obey their time limit (issue 14 item 6)."""
+"""Slot assignment and slot placement solvers obey their time limit."""
 
 from __future__ import annotations
 

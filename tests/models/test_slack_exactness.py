@@ -25,7 +25,7 @@ EXACT = ("cpsat", "ilp", "brute")
 
 
 def issue_case() -> InsertionProblem:
-    """The smallest case of issue 13.1: swapping jobs 1 and 2 is price-neutral (8/3 each
+    """The smallest tie case: swapping jobs 1 and 2 is price-neutral (8/3 each
     way), but a rounded price can make it look cheaper."""
     return InsertionProblem(now=0, capacity=1, waiting=(
         WaitingJob(id=1, n=1, t=2, te=0, s=6, s0=8, p=2 / 3, arrival=0),

@@ -155,7 +155,7 @@ def test_fine_stage_skip_and_fallback_agree_with_brute_force(monkeypatch):
     """The fine stage 1 (default) skips the exact-price stage when its schedule is within
     the tie tolerance of its bound; with coefficients cut to 8 bits its rounding error
     exceeds the tolerance and the three stages run. Both paths return brute force's
-    price and moved count on the tie instances of issue 13.1 and on the identical-jobs
+    price and moved count on the tie instances and on the identical-jobs
     instances, and each path is taken on many of them."""
     from models.slack_insertion import cpsat
 

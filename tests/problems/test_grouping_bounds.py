@@ -1,4 +1,4 @@
-"""Bounds of the grouping solvers are never on the wrong side (issue 14, item 7), and every
+"""Bounds of the grouping solvers are never on the wrong side, and every
 solver stays within its limit (item 6): a property test over small random problems, with
 and without (short) time limits, and the large-problem refusal."""
 

@@ -1,6 +1,6 @@
 """How close can any miss-rate-curve model get? A lower bound from same-curve twins.
 
-Issue 13, item 9: eqs. 2-3 (Suh, Rudolph & Devadas) are off the LRU simulation by 11.4 %
+Eqs. 2-3 (Suh, Rudolph & Devadas) are off the LRU simulation by 11.4 %
 on a mix with a loop (our fluctuation extension: 0.4 %), but still by 18-47 % on the mix
 "loop 2000 + geometric phases 3000 + hot/scan 2000" (``memory_bench``), and the
 time-sharing model of section 4.2 is up to 12.5 % off Figure 2's rise with random phase
@@ -130,7 +130,7 @@ def fig2() -> list[str]:
 
 def main() -> int:
     t0 = time.perf_counter()
-    L = ["# A lower bound on the error of any miss-rate-curve model (issue 13, item 9)", "",
+    L = ["# A lower bound on the error of any miss-rate-curve model", "",
          "Command: `python -m sim.experiments.suh.bound`. See the module docstring for "
          "the argument: the paper's models see only curves; two streams with one curve "
          "and different LRU results bound every such model's error from below by "

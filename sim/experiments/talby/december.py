@@ -1,4 +1,4 @@
-"""Why optimal insertion makes KTH December 1996 worse than AST (issue 13, item 8).
+"""Why optimal insertion makes KTH December 1996 worse than AST.
 
 ``slack_e2e`` found that solving every insertion of the slack-based scheduler to
 optimality (CP-SAT, 1 s per call) raises December's average wait by 16.5 % over the AST

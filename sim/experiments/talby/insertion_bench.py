@@ -35,7 +35,7 @@ loaded shared machine says little); it writes ``results/slack_compare.md`` at th
 ``--limits`` runs every registered solver of the family on two large problems (the
 65-job snapshot ``kth-1997-02-remove-13322470-k65`` and a generated 500-job problem) with
 a 1 s limit, each in a fresh process, and prints the wall time and the peak memory of
-that process and its children (CBC). Target (issue 14): within the limit plus 2 s and
+that process and its children (CBC). Target: within the limit plus 2 s and
 under 1 GB.
 
 Writes ``sim/experiments/talby/results/<out>`` only for the full configuration (``--kmin 0``, no
@@ -106,7 +106,7 @@ def _peak_mb(who: int = resource.RUSAGE_SELF) -> float:
 
 
 def big_problem(seed: int = 1, k: int = 500, capacity: int = 128) -> ins.InsertionProblem:
-    """A generated 500-job insertion problem (issue 14.7): slack ratios up to ~20,000, so
+    """A generated 500-job insertion problem: slack ratios up to ~20,000, so
     moving jobs earlier earns large negative prices (seconds, processors)."""
     rng = random.Random(seed)
     now = 1000
@@ -220,7 +220,7 @@ def run_cpsat(time_limit: float, kmax: int, variants: bool, kmin: int = 0,
         "",
         f"Median over all problems with 1 <= k <= 30: "
         f"{statistics.median(upto30) if upto30 else float('nan'):.3f} s "
-        f"({len(upto30)} problems). Targets (issue 13.3): median under 1 s in every bin "
+        f"({len(upto30)} problems). Targets: median under 1 s in every bin "
         "up to k = 30, every problem up to k = 50 proved within 10 s.",
         f"Largest queue proved optimal within {time_limit:g} s: k = "
         + (f"{largest[0]} ({largest[1]}, {largest[3]:.2f} s)." if largest else "-."),

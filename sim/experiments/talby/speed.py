@@ -3,7 +3,7 @@
 ``python -m sim.experiments.talby.speed [--repeat 3] [--orders AST] [--compress hold]
 [--modes year] [--before REV] [--equality] [--no-reference]``
 
-Issue 13, item 5: the KTH-SP2 year (128 processors, jobs killed at their request, equal
+The KTH-SP2 year (128 processors, jobs killed at their request, equal
 priorities, SF 3, AWT 2401 s) with the AST order must simulate in under 5 s with the same
 schedule. This script runs, back to back in one run (the machine is shared: only a
 comparison within one run means anything):
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     cmd = "python -m sim.experiments.talby.speed " + shlex.join(sys.argv[1:] if argv is None
                                                                  else argv)
     lines = [
-        "# Slack-based scheduler speed (issue 13, item 5)",
+        "# Slack-based scheduler speed",
         "",
         f"`{cmd.strip()}` at commit {commit}; Python {sys.version.split()[0]}; load average "
         f"{load[0]:.2f} before and {load_after[0]:.2f} after the run (2 cores, shared). "

@@ -292,7 +292,7 @@ def table1(rows: list[dict[str, Any]], quick: bool) -> list[str]:
     closest = min(ys, key=lambda v: abs(ys[v] - pc))
     lines += [
         f"- Conservative: our year deviates {_dev(c, pc)} from the paper's; an independent "
-        "simulator agrees with ours (issue 13). The paper's C++ simulator does not say how "
+        "simulator agrees with ours. The paper's C++ simulator does not say how "
         "it compresses, so the readings above are measured: against our default they "
         "move the year by " + ", ".join(f"{v} {_dev(ys[v], c)}" for v in variants
                                         if v != "arrival")

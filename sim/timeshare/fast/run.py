@@ -33,7 +33,7 @@ _MODES = {"rr": K.RR, "pred": K.PRED, "dyn": K.DYN, "csm": K.CSM}
 #: kernel codes of the message models (sim.timeshare.csm.MSG_MODELS)
 MSG_CODES = {"pairwise": K.MSG_PAIRWISE, "exchange": K.MSG_EXCHANGE, "ring": K.MSG_RING,
              "async": K.MSG_ASYNC, "probe": K.MSG_PROBE}
-#: The values of the CSMConfig options (session 6, Python engine) that the kernel runs;
+#: The values of the CSMConfig options (Python engine) that the kernel runs;
 #: any other value is refused by name. ``refs_per_dispatch`` runs at every value
 #: (``CSMConfig`` checks it is an integer >= 1). Read with ``getattr`` so that a config
 #: without the field passes.
