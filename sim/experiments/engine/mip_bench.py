@@ -6,8 +6,9 @@ so its peak resident memory (``ru_maxrss`` from ``os.wait4``: the child and the 
 it waited for; the larger of that and the HiGHS/SCIP workers' own peak,
 ``models.mip.worker_peak_mb``, since those are the fork server's children) is its own.
 The child says when its imports and the problem are loaded; the parent kills it
-``KILL_AFTER`` (5 s) past its limit from then, and records the run as ``killed``. The child times the ``solve`` call itself ("call wall"); a call longer
-than the limit + 2 s is an overrun.
+``KILL_AFTER`` (5 s) past its limit from then, and records the run as ``killed``. The
+child times the ``solve`` call itself ("call wall"); a call longer than the limit + 2 s
+is an overrun.
 
 Per family x solver x size bin the table gives: runs, proved (OPTIMAL), the median call
 wall (a stopped run counts with its wall), the median of the solver's own relative gap
