@@ -298,7 +298,7 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
 def insert(problem: InsertionProblem, order: str = "AST", *,
            max_exhaustive: int = 8, delay_from: str = "start",
            stop: Callable[[], bool] | None = None, compress: str = "hold",
-           fast: bool = True) -> Candidate:
+           fast: bool = True, compiled: bool = False) -> Candidate:
     """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
 
     Parameters
@@ -323,6 +323,10 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         checked :class:`sim.profile.Profile` objects (``False``, the reference path kept
         for differential tests and the before/after benchmark). Both return the same
         candidate.
+    compiled : bool
+        Run the bare-list search compiled with numba (``heuristics.slack_kernel``; the
+        same candidate; needs ``fast``, one of ``ORDERS`` and no ``stop``, ValueError
+        otherwise).
 
     Returns
     -------
@@ -330,11 +334,18 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         Its ``price`` is recomputed by ``sim.problems.insertion.objective`` (the price).
     """
     key = None if order == EXHAUSTIVE else _order_key(order, problem)  # validates the name
+    if compiled and not fast:
+        raise ValueError("compiled=True runs the fast search; it needs fast=True")
     if fast:
         _check_options(delay_from, compress)
-        best, stopped = slack_fast.search(problem, order, key, max_exhaustive=max_exhaustive,
-                                          delay_from=delay_from, hold=compress == "hold",
-                                          stop=stop)
+        if compiled:
+            from heuristics import slack_kernel
+
+            run = slack_kernel.search
+        else:
+            run = slack_fast.search
+        best, stopped = run(problem, order, key, max_exhaustive=max_exhaustive,
+                            delay_from=delay_from, hold=compress == "hold", stop=stop)
         return _result(problem, best, stopped)
     search = _Search(problem, delay_from, compress)
     best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
@@ -394,28 +405,43 @@ class Inserter:
     Parameters
     ----------
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
-    max_exhaustive, delay_from, compress, fast
-        See ``insert``.
+    max_exhaustive, delay_from, compress, fast, compiled
+        See ``insert``; ``compiled`` is refused (ValueError) for the exhaustive order and
+        without ``fast``.
     """
 
     def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
-                 delay_from: str = "start", compress: str = "hold", fast: bool = True) -> None:
+                 delay_from: str = "start", compress: str = "hold", fast: bool = True,
+                 compiled: bool = False) -> None:
         if order not in ORDERS + (EXHAUSTIVE,):
             raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
         _check_options(delay_from, compress)
+        if compiled:
+            if not fast:
+                raise ValueError("compiled=True runs the fast search; it needs fast=True")
+            if order not in ORDERS:
+                raise ValueError(f"the compiled slack search does not support order "
+                                 f"{order!r}; it runs {ORDERS}")
         self.order = order
         self.max_exhaustive = int(max_exhaustive)
         self.delay_from = delay_from
         self.compress = compress
         self.fast = bool(fast)
+        self.compiled = bool(compiled)
+
+    def with_compiled(self, compiled: bool = True) -> Inserter:
+        """This inserter with the compiled search switched on (or off)."""
+        return Inserter(self.order, max_exhaustive=self.max_exhaustive,
+                        delay_from=self.delay_from, compress=self.compress, fast=self.fast,
+                        compiled=compiled)
 
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
         return insert(problem, self.order, max_exhaustive=self.max_exhaustive,
                       delay_from=self.delay_from, compress=self.compress,
-                      fast=self.fast).schedule
+                      fast=self.fast, compiled=self.compiled).schedule
 
     def __repr__(self) -> str:
-        return f"Inserter({self.order!r})"
+        return f"Inserter({self.order!r}{', compiled=True' if self.compiled else ''})"
 
 
 def SlackPolicy(
