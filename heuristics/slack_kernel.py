@@ -483,6 +483,112 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     return found, best_p, best_mv, best_ts
 
 
+#: compress order codes of :func:`decide`
+ORDER_CODE = {"AST": 0, "AAT": 1, "DU": 2, "DC": 3, "DP": 4}
+
+
+@njit(cache=True)
+def _decide(now, cap, run_end, run_n, JI, X, code, at, au, ap, apf, pf, sfl, jp, jn, jt,
+            is_new, hold, from_start, neumaier, out_ids, out_starts):
+    """The search on the scheduler's own arrays: the waiting jobs in any order (``JI``: id,
+    n, t, te, arrival; ``X``: s, s0, p), sorted here by ``(te, id)``, the compress order's
+    rank computed here from its key (``heuristics.slack._order_key``: a stable sort of the
+    ``(te, id)`` order on the key's leading fields). Returns ``(found, ts, count)``;
+    the delayed jobs' ids and starts are written to ``out_ids[:count]``, ``out_starts``.
+    """
+    m = JI.shape[0]
+    o = np.argsort(JI[:, 0], kind="mergesort")
+    o = o[np.argsort(JI[o, 3], kind="mergesort")]
+    ids = JI[o, 0]
+    ns = JI[o, 1].copy()
+    ts_ = JI[o, 2].copy()
+    tes = JI[o, 3].copy()
+    arr = JI[o, 4]
+    ss = X[o, 0].copy()
+    s0s = X[o, 1].copy()
+    ps = X[o, 2].copy()
+    pjf = max(jp, pf)
+    if code == 0:  # AST: (te, id)
+        by = np.arange(m)
+    elif code == 1:  # AAT: (arrival, te, id)
+        by = np.argsort(arr, kind="mergesort")
+    elif code == 2:  # DU: (-n t, te, id)
+        by = np.argsort(-(ns * ts_), kind="mergesort")
+    elif code == 3:  # DC: (-cost(i, te + 1), te, id), delay_weight(i) * 1.0 ** alpha_t
+        kv = np.empty(m, np.float64)
+        for i in range(m):
+            if 1 > ss[i]:
+                kv[i] = -np.inf
+            else:
+                f = 1.0 if ss[i] == s0s[i] else s0s[i] / max(ss[i], sfl)
+                w = float(ns[i]) ** au * (max(ps[i], pf) / pjf) ** ap * f ** apf
+                kv[i] = -(w * 1.0 ** at)
+        by = np.argsort(kv, kind="mergesort")
+    else:  # DP: (-p, arrival, te, id)
+        by = np.argsort(arr, kind="mergesort")
+        by = by[np.argsort(-ps[by], kind="mergesort")]
+    rank = np.empty(m, np.int64)
+    for q in range(m):
+        rank[by[q]] = q
+    jweight = float(jn) ** au if is_new else 0.0
+    seq = np.empty(m, np.int64)
+    found, _, _, ts = _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at,
+                              au, ap, apf, pf, sfl, pjf, jweight, jn, jt, is_new, hold,
+                              from_start, neumaier, seq, out_starts)
+    count = 0
+    while count < m and seq[count] >= 0:
+        out_ids[count] = ids[seq[count]]
+        count += 1
+    return found, ts, count
+
+
+def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: np.ndarray,
+           X: np.ndarray, new: tuple[int, int, float] | None, *, order: str,
+           alphas: tuple[float, float, float, float], p_floor: float, slack_floor: float,
+           delay_from: str, hold: bool) -> tuple[int, list[int], list[int]]:
+    """The slack scheduler's decision without an ``InsertionProblem`` (arrays in).
+
+    Parameters
+    ----------
+    now, capacity : int
+        Seconds, processors.
+    run_end, run_n : ndarray of int64
+        Estimated ends (s) and processors of the running jobs, any order (those ending
+        by ``now`` are ignored).
+    JI, X : ndarray
+        One row per waiting job, any order: ``JI`` (int64) id, processors, requested
+        time (s), scheduled start ``te`` (s), arrival (s); ``X`` (float64) slack ``s``,
+        initial slack ``s0`` (s), priority ``p`` (>= 0).
+    new : (n, t, p) or None
+        The new job's processors, requested time (s) and priority (>= 0); None for
+        ``remove``.
+    order, delay_from, hold
+        As in :func:`search`.
+    alphas, p_floor, slack_floor
+        The price's ``alpha_u, alpha_t, alpha_p, alpha_f`` and clamps (as in
+        ``sim.problems.insertion.InsertionProblem``).
+
+    Returns
+    -------
+    tuple
+        The new job's start ``ts`` (``now`` for ``remove``), and the ids and starts of
+        the jobs the chosen candidate re-placed (the others keep ``te``): exactly the
+        decision of ``heuristics.slack.insert`` on the same problem.
+    """
+    au, at, ap, af = (float(a) for a in alphas)
+    m = JI.shape[0]
+    out_ids = np.empty(m, np.int64)
+    out_starts = np.empty(m, np.int64)
+    jn, jt, jp = (0, 0, 1.0) if new is None else new
+    found, ts, count = _decide(
+        now, capacity, run_end, run_n, JI, X, ORDER_CODE[order], at, au, ap, ap * af,
+        float(p_floor), float(slack_floor), float(jp), jn, jt, new is not None, hold,
+        delay_from == "start", _NEUMAIER, out_ids, out_starts)
+    if not found:  # cannot happen: the last slot leaves the machine empty
+        raise RuntimeError(f"no feasible insertion found at t={now}")
+    return int(ts), out_ids[:count].tolist(), out_starts[:count].tolist()
+
+
 def unsupported(order: str, stop: Callable[[], bool] | None) -> str | None:
     """Why the compiled search cannot run this search, or None when it can."""
     if order not in ("AST", "AAT", "DU", "DC", "DP"):

@@ -58,6 +58,8 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from instances.job import Job
 from sim.batch.planner import Planner
 from sim.batch.policy import SLACK_BOUND, BasePolicy, MachineInfo
@@ -273,6 +275,37 @@ class SlackScheduler(BasePolicy):
             ensure_feasible(problem, sched)
         return sched
 
+    def _direct(self) -> bool:
+        """Whether decisions go straight to the inserter's compiled search on arrays
+        (``heuristics.slack.Inserter.decide``): a compiled inserter, and no problem to
+        record or schedule to check."""
+        return getattr(self.inserter, "compiled", False) is True and not (self.record
+                                                                          or self.check)
+
+    def _decide(self, now: int, new: tuple[int, int, float] | None) -> int:
+        """One decision on the compiled search (``_direct``): the same decision as
+        ``_solve`` on ``_problem(now, new)``, applied; returns the new job's start."""
+        running, est_end = self.plan.running, self.plan.est_end
+        r = len(running)
+        run_end = np.fromiter((est_end[j] for j in running), np.int64, r)
+        run_n = np.fromiter((job.procs for job in running.values()), np.int64, r)
+        W = self.waiting
+        m = len(W)
+        JI = np.array([(jid, e.job.procs, e.job.requested, e.te, e.job.submit)
+                      for jid, e in W.items()], np.int64).reshape(m, 5)
+        X = np.array([(e.s, e.s0, max(e.p, 0.0)) for e in W.values()],
+                     np.float64).reshape(m, 3)
+        a_u, a_t, a_p, a_f = self.alphas
+        ts, ids, starts = self.inserter.decide(  # type: ignore[attr-defined]
+            now, self.capacity, run_end, run_n, JI, X, new, alphas=(a_u, a_t, a_p, a_f),
+            p_floor=self.p_floor, slack_floor=self.slack_floor)
+        for jid, start in zip(ids, starts, strict=True):
+            e = W[jid]
+            if start != e.te:
+                e.s -= start - e.te
+                e.te = start
+        return ts
+
     def _apply(self, sched: InsertionSchedule) -> None:
         for jid, e in self.waiting.items():
             start = sched.starts[jid]
@@ -287,6 +320,9 @@ class SlackScheduler(BasePolicy):
         if not self.waiting:
             return
         self.n_remove += 1
+        if self._direct():
+            self._decide(now, None)
+            return
         self._apply(self._solve(self._problem(now, None)))
 
     def on_arrival(self, job: Job, now: int) -> None:
@@ -301,11 +337,15 @@ class SlackScheduler(BasePolicy):
         up, pp = (self.default_priority,) * 2 if given is None else given
         sp = 0.5
         p = self._priority(up, pp, sp)
-        new = NewJob(id=job.id, n=job.procs, t=job.requested, p=max(p, 0.0), arrival=job.submit)
         self.n_insert += 1
-        sched = self._solve(self._problem(now, new))
-        self._apply(sched)
-        te = sched.new_start
+        if self._direct():
+            te = self._decide(now, (job.procs, job.requested, max(p, 0.0)))
+        else:
+            new = NewJob(id=job.id, n=job.procs, t=job.requested, p=max(p, 0.0),
+                         arrival=job.submit)
+            sched = self._solve(self._problem(now, new))
+            self._apply(sched)
+            te = sched.new_start
         # first placement: recompute SP, p and s0 once, without moving the job
         s0_first = self._slack0(p)
         sp = min((te - now) / (2.0 * self.awt), 1.0)
