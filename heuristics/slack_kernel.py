@@ -571,7 +571,7 @@ def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: 
     Returns
     -------
     tuple
-        The new job's start ``ts`` (``now`` for ``remove``), and the ids and starts of
+        The chosen candidate's slot ``ts`` (the new job's start), and the ids and starts of
         the jobs the chosen candidate re-placed (the others keep ``te``): exactly the
         decision of ``heuristics.slack.insert`` on the same problem.
     """
