@@ -435,7 +435,8 @@ class Inserter:
                         delay_from=self.delay_from, compress=self.compress, fast=self.fast,
                         compiled=compiled)
 
-    def decide(self, now: int, capacity: int, run_end: Any, run_n: Any, JI: Any, X: Any,
+    def decide(self, now: int, capacity: int, run_end: Any, run_n: Any, JI: Any, TE: Any,
+               X: Any,
                new: tuple[int, int, float] | None, *, alphas: tuple[float, float, float, float],
                p_floor: float, slack_floor: float) -> tuple[int, list[int], list[int]]:
         """The compiled search on the scheduler's arrays (``heuristics.slack_kernel.decide``:
@@ -446,7 +447,8 @@ class Inserter:
                              "with compiled=True")
         from heuristics import slack_kernel
 
-        return slack_kernel.decide(now, capacity, run_end, run_n, JI, X, new, order=self.order,
+        return slack_kernel.decide(now, capacity, run_end, run_n, JI, TE, X, new,
+                                   order=self.order,
                                    alphas=alphas, p_floor=p_floor, slack_floor=slack_floor,
                                    delay_from=self.delay_from, hold=self.compress == "hold")
 

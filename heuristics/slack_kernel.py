@@ -488,25 +488,34 @@ ORDER_CODE = {"AST": 0, "AAT": 1, "DU": 2, "DC": 3, "DP": 4}
 
 
 @njit(cache=True)
-def _decide(now, cap, run_end, run_n, JI, X, code, at, au, ap, apf, pf, sfl, jp, jn, jt,
-            is_new, hold, from_start, neumaier, out_ids, out_starts):
+def _decide(P, Q, run_end, run_n, JI, TE, X, out):
     """The search on the scheduler's own arrays: the waiting jobs in any order (``JI``: id,
-    n, t, te, arrival; ``X``: s, s0, p), sorted here by ``(te, id)``, the compress order's
-    rank computed here from its key (``heuristics.slack._order_key``: a stable sort of the
-    ``(te, id)`` order on the key's leading fields). Returns ``(found, ts, count)``;
-    the delayed jobs' ids and starts are written to ``out_ids[:count]``, ``out_starts``.
+    n, t, arrival; ``TE``: te; ``X``: s, s0, p, the priority clamped here to >= 0), sorted
+    here by ``(te, id)``, the compress order's rank computed here from its key
+    (``heuristics.slack._order_key``: a stable sort of the ``(te, id)`` order on the key's
+    leading fields). ``P`` holds the integers ``now, capacity, order code, n_j, t_j, new?,
+    hold?, delay from start?, Neumaier sums?`` and ``Q`` the floats ``alpha_t, alpha_u,
+    alpha_p, alpha_p alpha_f, p_floor, slack_floor, p_j``. Returns ``(found, ts, count)``;
+    the delayed jobs' ids and starts are written to ``out[0, :count]``, ``out[1, :count]``.
     """
+    now, cap, code, jn, jt = P[0], P[1], P[2], P[3], P[4]
+    is_new, hold, from_start, neumaier = P[5] != 0, P[6] != 0, P[7] != 0, P[8] != 0
+    at, au, ap, apf, pf, sfl, jp = Q[0], Q[1], Q[2], Q[3], Q[4], Q[5], Q[6]
+    out_ids = out[0]
+    out_starts = out[1]
     m = JI.shape[0]
     o = np.argsort(JI[:, 0], kind="mergesort")
-    o = o[np.argsort(JI[o, 3], kind="mergesort")]
+    o = o[np.argsort(TE[o], kind="mergesort")]
     ids = JI[o, 0]
     ns = JI[o, 1].copy()
     ts_ = JI[o, 2].copy()
-    tes = JI[o, 3].copy()
-    arr = JI[o, 4]
+    arr = JI[o, 3]
+    tes = TE[o]
     ss = X[o, 0].copy()
     s0s = X[o, 1].copy()
     ps = X[o, 2].copy()
+    for i in range(m):
+        ps[i] = max(ps[i], 0.0)
     pjf = max(jp, pf)
     if code == 0:  # AST: (te, id)
         by = np.arange(m)
@@ -543,7 +552,7 @@ def _decide(now, cap, run_end, run_n, JI, X, code, at, au, ap, apf, pf, sfl, jp,
 
 
 def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: np.ndarray,
-           X: np.ndarray, new: tuple[int, int, float] | None, *, order: str,
+           TE: np.ndarray, X: np.ndarray, new: tuple[int, int, float] | None, *, order: str,
            alphas: tuple[float, float, float, float], p_floor: float, slack_floor: float,
            delay_from: str, hold: bool) -> tuple[int, list[int], list[int]]:
     """The slack scheduler's decision without an ``InsertionProblem`` (arrays in).
@@ -555,10 +564,11 @@ def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: 
     run_end, run_n : ndarray of int64
         Estimated ends (s) and processors of the running jobs, any order (those ending
         by ``now`` are ignored).
-    JI, X : ndarray
+    JI, TE, X : ndarray
         One row per waiting job, any order: ``JI`` (int64) id, processors, requested
-        time (s), scheduled start ``te`` (s), arrival (s); ``X`` (float64) slack ``s``,
-        initial slack ``s0`` (s), priority ``p`` (>= 0).
+        time (s), arrival (s); ``TE`` (int64) scheduled start ``te`` (s); ``X`` (float64)
+        slack ``s``, initial slack ``s0`` (s), priority ``p`` (a negative one counts
+        as 0).
     new : (n, t, p) or None
         The new job's processors, requested time (s) and priority (>= 0); None for
         ``remove``.
@@ -575,18 +585,16 @@ def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: 
         the jobs the chosen candidate re-placed (the others keep ``te``): exactly the
         decision of ``heuristics.slack.insert`` on the same problem.
     """
-    au, at, ap, af = (float(a) for a in alphas)
-    m = JI.shape[0]
-    out_ids = np.empty(m, np.int64)
-    out_starts = np.empty(m, np.int64)
+    au, at, ap, af = alphas
     jn, jt, jp = (0, 0, 1.0) if new is None else new
-    found, ts, count = _decide(
-        now, capacity, run_end, run_n, JI, X, ORDER_CODE[order], at, au, ap, ap * af,
-        float(p_floor), float(slack_floor), float(jp), jn, jt, new is not None, hold,
-        delay_from == "start", _NEUMAIER, out_ids, out_starts)
+    P = np.array((now, capacity, ORDER_CODE[order], jn, jt, new is not None, hold,
+                  delay_from == "start", _NEUMAIER), np.int64)
+    Q = np.array((at, au, ap, ap * af, p_floor, slack_floor, jp), np.float64)
+    out = np.empty((2, JI.shape[0]), np.int64)
+    found, ts, count = _decide(P, Q, run_end, run_n, JI, TE, X, out)
     if not found:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={now}")
-    return int(ts), out_ids[:count].tolist(), out_starts[:count].tolist()
+    return int(ts), out[0, :count].tolist(), out[1, :count].tolist()
 
 
 def unsupported(order: str, stop: Callable[[], bool] | None) -> str | None:

@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -87,6 +88,7 @@ class _Entry:
     s: float  # current slack (s), may be inf
     te: int  # scheduled start (s)
     view: WaitingJob | None = None  # the job as the inserter sees it, while (te, s) hold
+    row: tuple[int, int, int, int] = (0, 0, 0, 0)  # id, processors, requested, arrival
 
 
 def _check_priorities(priorities: Mapping[int, tuple[float, float]] | None
@@ -287,17 +289,18 @@ class SlackScheduler(BasePolicy):
         ``_solve`` on ``_problem(now, new)``, applied; returns the new job's start."""
         running, est_end = self.plan.running, self.plan.est_end
         r = len(running)
-        run_end = np.fromiter((est_end[j] for j in running), np.int64, r)
-        run_n = np.fromiter((job.procs for job in running.values()), np.int64, r)
+        run_end = np.fromiter([est_end[j] for j in running], np.int64, r)
+        run_n = np.fromiter([job.demand[0] for job in running.values()], np.int64, r)
         W = self.waiting
         m = len(W)
-        JI = np.array([(jid, e.job.procs, e.job.requested, e.te, e.job.submit)
-                      for jid, e in W.items()], np.int64).reshape(m, 5)
-        X = np.array([(e.s, e.s0, max(e.p, 0.0)) for e in W.values()],
-                     np.float64).reshape(m, 3)
-        a_u, a_t, a_p, a_f = self.alphas
+        vals = W.values()
+        JI = np.fromiter(chain.from_iterable([e.row for e in vals]), np.int64,
+                         4 * m).reshape(m, 4)
+        te = np.fromiter([e.te for e in vals], np.int64, m)
+        X = np.fromiter(chain.from_iterable([(e.s, e.s0, e.p) for e in vals]), np.float64,
+                        3 * m).reshape(m, 3)
         ts, ids, starts = self.inserter.decide(  # type: ignore[attr-defined]
-            now, self.capacity, run_end, run_n, JI, X, new, alphas=(a_u, a_t, a_p, a_f),
+            now, self.capacity, run_end, run_n, JI, te, X, new, alphas=self.alphas,
             p_floor=self.p_floor, slack_floor=self.slack_floor)
         for jid, start in zip(ids, starts, strict=True):
             e = W[jid]
@@ -352,7 +355,8 @@ class SlackScheduler(BasePolicy):
         p = self._priority(up, pp, sp)
         s0 = self._slack0(p)
         s = s0 if self.reset_slack else s0_first
-        self.waiting[job.id] = _Entry(job=job, up=up, pp=pp, sp=sp, p=p, s0=s0, s=s, te=te)
+        self.waiting[job.id] = _Entry(job=job, up=up, pp=pp, sp=sp, p=p, s0=s0, s=s, te=te,
+                                      row=(job.id, job.procs, job.requested, job.submit))
         if math.isfinite(s):
             self._promises[job.id] = int(math.floor(te + s))
 

@@ -53,12 +53,13 @@ def _problems(count: int, k: int, **kw):
 def _decide(pb: InsertionProblem, order: str, delay_from: str, compress: str):
     """``slack_kernel.decide`` on the problem's jobs, given in reverse (any order works)."""
     W = list(reversed(pb.waiting))
-    JI = np.array([(w.id, w.n, w.t, w.te, w.arrival) for w in W], np.int64).reshape(-1, 5)
+    JI = np.array([(w.id, w.n, w.t, w.arrival) for w in W], np.int64).reshape(-1, 4)
+    TE = np.array([w.te for w in W], np.int64)
     X = np.array([(w.s, w.s0, w.p) for w in W], np.float64).reshape(-1, 3)
     R = np.array([(r.end, r.n) for r in pb.running], np.int64).reshape(-1, 2)
     new = None if pb.new is None else (pb.new.n, pb.new.t, pb.new.p)
-    return slack_kernel.decide(pb.now, pb.capacity, R[:, 0].copy(), R[:, 1].copy(), JI, X,
-                               new, order=order,
+    return slack_kernel.decide(pb.now, pb.capacity, R[:, 0].copy(), R[:, 1].copy(), JI, TE,
+                               X, new, order=order,
                                alphas=(pb.alpha_u, pb.alpha_t, pb.alpha_p, pb.alpha_f),
                                p_floor=pb.p_floor, slack_floor=pb.slack_floor,
                                delay_from=delay_from, hold=compress == "hold")
@@ -194,7 +195,8 @@ def test_refused_by_name():
         insert(pb, "AST", compiled=True, fast=False)
     with pytest.raises(ValueError, match="compiled=True"):
         Inserter("AST").decide(0, 4, np.zeros(0, np.int64), np.zeros(0, np.int64),
-                               np.zeros((0, 5), np.int64), np.zeros((0, 3)), None,
+                               np.zeros((0, 4), np.int64), np.zeros(0, np.int64),
+                               np.zeros((0, 3)), None,
                                alphas=(1.0, 1.0, 1.0, 1.0), p_floor=0.01, slack_floor=1.0)
     w = WORKLOADS["random"]()
     with pytest.raises(ValueError, match="Profile-based reference search"):
