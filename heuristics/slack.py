@@ -326,7 +326,8 @@ def candidates(problem: InsertionProblem, order: str = "AST", *,
 def insert(problem: InsertionProblem, order: str = "AST", *,
            max_exhaustive: int = 8, delay_from: str = "start",
            stop: Callable[[], bool] | None = None, compress: str = "hold",
-           fast: bool = True, zero_slack: str = "move") -> Candidate:
+           fast: bool = True, zero_slack: str = "move", compiled: bool = False
+           ) -> Candidate:
     """The cheapest candidate of the slot search (ties: fewest moved, earliest slot).
 
     Parameters
@@ -353,6 +354,10 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         candidate.
     zero_slack : {"move", "fixed", "block"}
         How a waiting job with ``s0 = s = 0`` is treated (see the module docstring).
+    compiled : bool
+        Run the bare-list search compiled with numba (``heuristics.slack_kernel``; the
+        same candidate; needs ``fast``, one of ``ORDERS``, ``zero_slack="move"`` and no
+        ``stop``, ValueError otherwise).
 
     Returns
     -------
@@ -360,12 +365,27 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         Its ``price`` is recomputed by ``sim.problems.insertion.objective`` (the price).
     """
     key = None if order == EXHAUSTIVE else _order_key(order, problem)  # validates the name
+    if compiled and not fast:
+        raise ValueError("compiled=True runs the fast search; it needs fast=True")
     if fast:
         _check_options(delay_from, compress, zero_slack)
-        best, stopped = slack_fast.search(problem, order, key, max_exhaustive=max_exhaustive,
-                                          delay_from=delay_from, hold=compress == "hold",
-                                          stop=stop, frozen=frozen_ids(problem, zero_slack),
-                                          block=zero_slack == "block")
+        if compiled:
+            from heuristics import slack_kernel
+
+            if zero_slack != "move":
+                raise ValueError(f"the compiled slack search runs zero_slack='move' only, "
+                                 f"got {zero_slack!r}")
+            best, stopped = slack_kernel.search(problem, order, key,
+                                                max_exhaustive=max_exhaustive,
+                                                delay_from=delay_from,
+                                                hold=compress == "hold", stop=stop)
+        else:
+            best, stopped = slack_fast.search(problem, order, key,
+                                              max_exhaustive=max_exhaustive,
+                                              delay_from=delay_from,
+                                              hold=compress == "hold", stop=stop,
+                                              frozen=frozen_ids(problem, zero_slack),
+                                              block=zero_slack == "block")
         return _result(problem, best, stopped)
     search = _Search(problem, delay_from, compress, zero_slack)
     best: tuple[float, int, int, tuple[int, ...], dict[int, int]] | None = None
@@ -425,30 +445,65 @@ class Inserter:
     Parameters
     ----------
     order : {"AST", "AAT", "DU", "DC", "DP", "exhaustive"}
-    max_exhaustive, delay_from, compress, fast, zero_slack
-        See ``insert``.
+    max_exhaustive, delay_from, compress, fast, zero_slack, compiled
+        See ``insert``; ``compiled`` is refused (ValueError) for the exhaustive order,
+        without ``fast`` and with a ``zero_slack`` other than ``"move"``.
     """
 
     def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
                  delay_from: str = "start", compress: str = "hold", fast: bool = True,
-                 zero_slack: str = "move") -> None:
+                 zero_slack: str = "move", compiled: bool = False) -> None:
         if order not in ORDERS + (EXHAUSTIVE,):
             raise ValueError(f"order must be one of {ORDERS + (EXHAUSTIVE,)}, got {order!r}")
         _check_options(delay_from, compress, zero_slack)
         self.zero_slack = zero_slack
+        if compiled:
+            if not fast:
+                raise ValueError("compiled=True runs the fast search; it needs fast=True")
+            if order not in ORDERS:
+                raise ValueError(f"the compiled slack search does not support order "
+                                 f"{order!r}; it runs {ORDERS}")
+            if zero_slack != "move":
+                raise ValueError(f"the compiled slack search runs zero_slack='move' only, "
+                                 f"got {zero_slack!r}")
         self.order = order
         self.max_exhaustive = int(max_exhaustive)
         self.delay_from = delay_from
         self.compress = compress
         self.fast = bool(fast)
+        self.compiled = bool(compiled)
+
+    def with_compiled(self, compiled: bool = True) -> Inserter:
+        """This inserter with the compiled search switched on (or off)."""
+        return Inserter(self.order, max_exhaustive=self.max_exhaustive,
+                        delay_from=self.delay_from, compress=self.compress, fast=self.fast,
+                        zero_slack=self.zero_slack, compiled=compiled)
+
+    def decide(self, now: int, capacity: int, run_end: Any, run_n: Any, JI: Any, TE: Any,
+               X: Any,
+               new: tuple[int, int, float] | None, *, alphas: tuple[float, float, float, float],
+               p_floor: float, slack_floor: float) -> tuple[int, list[int], list[int]]:
+        """The compiled search on the scheduler's arrays (``heuristics.slack_kernel.decide``:
+        the decision of ``__call__`` without building the ``InsertionProblem``); only for a
+        compiled inserter (ValueError otherwise)."""
+        if not self.compiled:
+            raise ValueError("Inserter.decide runs the compiled search; make the inserter "
+                             "with compiled=True")
+        from heuristics import slack_kernel
+
+        return slack_kernel.decide(now, capacity, run_end, run_n, JI, TE, X, new,
+                                   order=self.order,
+                                   alphas=alphas, p_floor=p_floor, slack_floor=slack_floor,
+                                   delay_from=self.delay_from, hold=self.compress == "hold")
 
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
         return insert(problem, self.order, max_exhaustive=self.max_exhaustive,
                       delay_from=self.delay_from, compress=self.compress,
-                      fast=self.fast, zero_slack=self.zero_slack).schedule
+                      fast=self.fast, zero_slack=self.zero_slack,
+                      compiled=self.compiled).schedule
 
     def __repr__(self) -> str:
-        return f"Inserter({self.order!r})"
+        return f"Inserter({self.order!r}{', compiled=True' if self.compiled else ''})"
 
 
 def SlackPolicy(

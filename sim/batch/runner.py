@@ -165,8 +165,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         priority table and ignored otherwise; ``policy_config`` records the scheme name.
     engine : {"python", "compiled"}
         The batch engine (``sim.batch.machine.ENGINES``): the Python reference, or the
-        compiled one (FCFS, EASY, conservative and unconstrained with any selection; the
-        same schedule; anything else refused by name).
+        compiled one (FCFS, EASY, conservative and unconstrained with any selection, and the
+        slack orders AST, AAT, DU, DC and DP with their search compiled; the same schedule;
+        anything else refused by name).
     policy_options
         Passed to the policy factory (for example ``order="AST", sf=3``); None values
         are dropped.

@@ -61,6 +61,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
 
 from instances.job import Job
 from sim.batch.planner import Planner
@@ -90,6 +93,7 @@ class _Entry:
     s: float  # current slack (s), may be inf
     te: int  # scheduled start (s)
     view: WaitingJob | None = None  # the job as the inserter sees it, while (te, s) hold
+    row: tuple[int, int, int, int] = (0, 0, 0, 0)  # id, processors, requested, arrival
 
 
 def _check_priorities(priorities: Mapping[int, tuple[float, float]] | None
@@ -293,6 +297,38 @@ class SlackScheduler(BasePolicy):
             ensure_feasible(problem, sched)
         return sched
 
+    def _direct(self) -> bool:
+        """Whether decisions go straight to the inserter's compiled search on arrays
+        (``heuristics.slack.Inserter.decide``): a compiled inserter, and no problem to
+        record or schedule to check."""
+        return getattr(self.inserter, "compiled", False) is True and not (self.record
+                                                                          or self.check)
+
+    def _decide(self, now: int, new: tuple[int, int, float] | None) -> int:
+        """One decision on the compiled search (``_direct``): the same decision as
+        ``_solve`` on ``_problem(now, new)``, applied; returns the new job's start."""
+        running, est_end = self.plan.running, self.plan.est_end
+        r = len(running)
+        run_end = np.fromiter([est_end[j] for j in running], np.int64, r)
+        run_n = np.fromiter([job.demand[0] for job in running.values()], np.int64, r)
+        W = self.waiting
+        m = len(W)
+        vals = W.values()
+        JI = np.fromiter(chain.from_iterable([e.row for e in vals]), np.int64,
+                         4 * m).reshape(m, 4)
+        te = np.fromiter([e.te for e in vals], np.int64, m)
+        X = np.fromiter(chain.from_iterable([(e.s, e.s0, e.p) for e in vals]), np.float64,
+                        3 * m).reshape(m, 3)
+        ts, ids, starts = self.inserter.decide(  # type: ignore[attr-defined]
+            now, self.capacity, run_end, run_n, JI, te, X, new, alphas=self.alphas,
+            p_floor=self.p_floor, slack_floor=self.slack_floor)
+        for jid, start in zip(ids, starts, strict=True):
+            e = W[jid]
+            if start != e.te:
+                e.s -= start - e.te
+                e.te = start
+        return ts
+
     def _apply(self, sched: InsertionSchedule) -> None:
         for jid, e in self.waiting.items():
             start = sched.starts[jid]
@@ -307,6 +343,9 @@ class SlackScheduler(BasePolicy):
         if not self.waiting:
             return
         self.n_remove += 1
+        if self._direct():
+            self._decide(now, None)
+            return
         self._apply(self._solve(self._problem(now, None)))
 
     def on_arrival(self, job: Job, now: int) -> None:
@@ -321,18 +360,23 @@ class SlackScheduler(BasePolicy):
         up, pp = (self.default_priority,) * 2 if given is None else given
         sp = 0.5
         p, p_s = self._split(up, pp, sp)
-        new = NewJob(id=job.id, n=job.procs, t=job.requested, p=max(p, 0.0), arrival=job.submit)
         self.n_insert += 1
-        sched = self._solve(self._problem(now, new))
-        self._apply(sched)
-        te = sched.new_start
+        if self._direct():
+            te = self._decide(now, (job.procs, job.requested, max(p, 0.0)))
+        else:
+            new = NewJob(id=job.id, n=job.procs, t=job.requested, p=max(p, 0.0),
+                         arrival=job.submit)
+            sched = self._solve(self._problem(now, new))
+            self._apply(sched)
+            te = sched.new_start
         # first placement: recompute SP, p and s0 once, without moving the job
         s0_first = self._slack0(p_s)
         sp = min((te - now) / (2.0 * self.awt), 1.0)
         p, p_s = self._split(up, pp, sp)
         s0 = self._slack0(p_s)
         s = s0 if self.reset_slack else s0_first
-        self.waiting[job.id] = _Entry(job=job, up=up, pp=pp, sp=sp, p=p, s0=s0, s=s, te=te)
+        self.waiting[job.id] = _Entry(job=job, up=up, pp=pp, sp=sp, p=p, s0=s0, s=s, te=te,
+                                      row=(job.id, job.procs, job.requested, job.submit))
         if math.isfinite(s):
             self._promises[job.id] = int(math.floor(te + s))
 

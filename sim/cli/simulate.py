@@ -50,7 +50,8 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", help="SWF file (plain or gzip) or bundled trace name, e.g. KTH-SP2")
     p.add_argument("--engine", choices=("python", "compiled"), default="python",
                    help="batch engine: the Python reference, or the compiled one (numba; "
-                        "FCFS, EASY, conservative, unconstrained with FF/BL/BB; the same "
+                        "FCFS, EASY, conservative, unconstrained with FF/BL/BB, and the slack "
+                        "orders AST/AAT/DU/DC/DP with their search compiled; the same "
                         "schedules; other policies refused by name)")
     p.add_argument("--procs", type=procs_arg, metavar="N|from-jobs",
                    help="machine size in processors (overrides MaxProcs); required when the "

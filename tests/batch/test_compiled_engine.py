@@ -111,8 +111,8 @@ def test_selections_k1_trace(options):
 
 def test_refused_by_name():
     w = random_workload(20, (8,), seed=0)
-    with pytest.raises(ValueError, match="policy SlackScheduler"):
-        simulate(w, make_policy("slack"), engine="compiled")
+    with pytest.raises(ValueError, match="slack scheduler's order 'exhaustive'"):
+        simulate(w, make_policy("slack", order="exhaustive"), engine="compiled")
 
     class Mine(EASY):
         pass

@@ -211,8 +211,9 @@ def test_engine_compiled_gives_the_python_engine_metrics_and_refuses_by_name(tmp
         rows[engine] = json.loads(p.stdout)
     for k in ("avg_wait", "avg_bounded_slowdown", "makespan", "killed", "utilization"):
         assert rows["python"][k] == rows["compiled"][k]
-    refused(cli("simulate", "lublin_256", "--policy", "slack", "--engine", "compiled",
-                "--quiet", cwd=tmp_path), "compiled engine does not support", "SlackScheduler")
+    refused(cli("simulate", "lublin_256", "--policy", "slack", "--order", "exhaustive",
+                "--engine", "compiled", "--quiet", cwd=tmp_path),
+            "compiled engine does not support", "order 'exhaustive'")
 
 
 @pytest.mark.parametrize("backend", ["cbc", "highs", "scip"])

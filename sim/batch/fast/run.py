@@ -5,8 +5,11 @@ for the policies of :mod:`heuristics.backfill` (FCFS, EASY, conservative with ev
 compression, unconstrained; the selections FF, BL and BB with all their options; jobs killed
 at their request or run to completion): the same event order and the same decisions, hence
 the same start array, ends, kills and promises (:mod:`tests.batch.test_compiled_engine`).
-What it does not implement is refused by :func:`unsupported` with a ``ValueError`` naming
-it. Times are integer seconds.
+The slack scheduler of :mod:`heuristics.slack` (``SlackPolicy``, compress orders AST, AAT,
+DU, DC and DP) runs the Python event loop and scheduler with its slot search compiled
+(:mod:`heuristics.slack_kernel`), where nearly all of its time goes: the same decisions,
+hence the same schedule (:mod:`tests.batch.test_slack_kernel`). What it does not implement
+is refused by :func:`unsupported` with a ``ValueError`` naming it. Times are integer seconds.
 
 Importing this module needs numba (``pip install 'schedsearch[fast]'``); the kernel is
 compiled once and cached on disk (``cache=True``).
@@ -40,6 +43,21 @@ def _policy_code(policy: Any) -> int | None:
             Unconstrained: K.UNC}.get(type(policy))
 
 
+def _slack_unsupported(policy: Any) -> str | None:
+    """Why the slack scheduler ``policy`` cannot run with the compiled search, or None."""
+    from heuristics.slack import ORDERS, Inserter
+
+    ins = policy.inserter
+    if type(ins) is not Inserter:
+        return (f"the slack scheduler with inserter {type(ins).__name__} (the compiled "
+                "engine runs heuristics.slack.Inserter's compress orders)")
+    if ins.order not in ORDERS:
+        return f"the slack scheduler's order {ins.order!r} (it runs {', '.join(ORDERS)})"
+    if not ins.fast:
+        return "the slack scheduler's Profile-based reference search (fast=False)"
+    return None
+
+
 def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -> str | None:
     """Why the compiled engine cannot run this simulation, or None when it can.
 
@@ -50,11 +68,27 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
     workload with submit times >= 0 and, with BL, at most ``MAX_K`` resources. Any further
     keyword in ``options`` (an engine option added to the Python engine, such as
     ``progress``) is refused unless it is None; ``overrun`` must be one of
-    ``OVERRUN_MODES``.
+    ``OVERRUN_MODES``. The slack scheduler (:class:`sim.batch.slack_scheduler.SlackScheduler`)
+    runs with a :class:`heuristics.slack.Inserter` of one of the compress orders
+    ``heuristics.slack.ORDERS`` on its fast search.
     """
+    from sim.batch.slack_scheduler import SlackScheduler
+
+    if isinstance(policy, SlackScheduler):
+        why = _slack_unsupported(policy)
+        if why is not None:
+            return why
+        for name, value in options.items():
+            if name == "overrun":
+                if value not in OVERRUN_MODES:
+                    return f"overrun={value!r}"
+            elif value is not None:
+                return f"{name}={value!r}"
+        return None
     if _policy_code(policy) is None:
         return (f"policy {type(policy).__name__} (the compiled engine runs FCFS, EASY, "
-                "Conservative and Unconstrained of heuristics.backfill)")
+                "Conservative and Unconstrained of heuristics.backfill and the slack "
+                "scheduler's compress orders)")
     if workload is not None:
         if workload.jobs and workload.jobs[0].submit < 0:
             return f"negative submit times (job {workload.jobs[0].id})"
@@ -112,6 +146,10 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
     why = unsupported(policy, workload, overrun=overrun)
     if why is not None:
         raise ValueError(f"the compiled engine does not support {why}; use engine='python'")
+    from sim.batch.slack_scheduler import SlackScheduler
+
+    if isinstance(policy, SlackScheduler):
+        return _simulate_slack(workload, policy, overrun=overrun, progress=progress)
     t_wall = time.perf_counter()
     kill = overrun == "kill"
     policy.reset(MachineInfo(capacity=workload.capacity, kill_at_request=kill))
@@ -140,3 +178,18 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
         guarantees=frozenset(policy.guarantees()),
         sim_seconds=time.perf_counter() - t_wall,
     )
+
+
+def _simulate_slack(workload: Workload, policy: Any, *, overrun: str,
+                    progress: Callable[[int], None] | None) -> Schedule:
+    """The slack scheduler on the Python engine with its compiled slot search: the
+    policy's inserter is swapped for the compiled one for the run (so that the policy's
+    counters and snapshots are kept as on the Python engine) and restored after it."""
+    from sim.batch.machine import simulate
+
+    inserter = policy.inserter
+    policy.inserter = inserter.with_compiled()
+    try:
+        return simulate(workload, policy, overrun=overrun, progress=progress)
+    finally:
+        policy.inserter = inserter
