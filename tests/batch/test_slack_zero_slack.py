@@ -75,3 +75,11 @@ def test_move_is_the_default_and_unknown_readings_are_refused():
         assert insert(pb, "AST") == insert(pb, "AST", zero_slack="move")
     with pytest.raises(ValueError, match="zero_slack must be one of"):
         insert(_problems()[0], "AST", zero_slack="nan")
+
+
+def test_the_compiled_search_refuses_a_zero_slack_reading_it_does_not_run() -> None:
+    from heuristics.slack import Inserter
+
+    with pytest.raises(ValueError, match="zero_slack='move' only"):
+        Inserter("AST", compiled=True, zero_slack="fixed")
+    assert Inserter("AST", zero_slack="block").with_compiled(False).zero_slack == "block"
