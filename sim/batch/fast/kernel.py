@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from heuristics.compress_kernel import NEVER_FITS, add, earlier_start, earliest_start
+from heuristics.compress_kernel import NEVER_FITS, OVER_CAPACITY, UNDER_ZERO
 
 # ---- policies, selections, compressions, BL fallbacks
 FCFS, EASY, CONS, UNC = 0, 1, 2, 3
@@ -111,7 +111,7 @@ def advance(T, F, S, now):
     n = S[PN]
     if now <= T[0]:
         return
-    i = np.searchsorted(T[:n], now, side="right") - 1
+    i = last_le(T, n, now)
     if i > 0:
         K = F.shape[0]
         for x in range(i, n):
@@ -139,14 +139,124 @@ def grown(T, F, S, need):
     return T2, F2
 
 
+@njit(cache=True, inline="always")
+def last_le(T, n, t):
+    """The index of the last breakpoint of ``T[:n]`` at or before ``t`` (``T[0] <= t``)."""
+    lo = 0
+    hi = n
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if T[mid] <= t:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, inline="always")
+def split(T, F, n, t):
+    """Ensure a breakpoint at ``t`` (>= T[0]); returns (index, new n)."""
+    i = last_le(T, n, t)
+    if T[i] == t:
+        return i, n
+    K = F.shape[0]
+    for x in range(n, i + 1, -1):
+        T[x] = T[x - 1]
+    T[i + 1] = t
+    for k in range(K):
+        for x in range(n, i, -1):
+            F[k, x] = F[k, x - 1]
+    return i + 1, n + 1
+
+
+@njit(cache=True, inline="always")
+def fits_at(F, i, D, j):
+    for k in range(F.shape[0]):
+        if F[k, i] < D[j, k]:
+            return False
+    return True
+
+
 @njit(cache=True)
-def book(T, F, S, cap, start, duration, dem, sign):
-    """Subtract (sign -1) or add back (+1) ``dem`` on ``[start, start + duration)``."""
-    r = add(T, F, S[PN], start, duration, dem, sign, cap)
-    if r < 0:
-        S[ERR] = r
-    else:
-        S[PN] = r
+def earliest_start(T, F, n, duration, D, j, not_before):
+    """``heuristics.compress_kernel.earliest_start`` for the demand ``D[j]``: the earliest
+    start at or after ``not_before`` (>= T[0]) of ``D[j]`` for ``duration``; -1 when it
+    never fits."""
+    if not_before < T[0]:
+        not_before = T[0]
+    i = last_le(T, n, not_before)
+    start = not_before
+    if duration <= 0:
+        return start
+    while True:
+        end = start + duration
+        x = i
+        while True:
+            if not fits_at(F, x, D, j):
+                break
+            x += 1
+            if x >= n or T[x] >= end:
+                return start
+        if x == n - 1:
+            return -1
+        i = x + 1
+        start = T[i]
+
+
+@njit(cache=True)
+def earlier_start(T, F, n, duration, D, j, old):
+    """``heuristics.compress_kernel.earlier_start`` for the demand ``D[j]``: the earliest
+    start before ``old`` with the own reservation ``[old, old + duration)`` given back;
+    -1 when there is none."""
+    own_end = old + duration
+    i = 0
+    start = T[0]
+    while start < old:
+        end = start + duration
+        x = i
+        ok = True
+        while x < n:
+            tx = T[x]
+            if tx >= end:
+                break
+            if not (old <= tx < own_end) and not fits_at(F, x, D, j):
+                ok = False
+                break
+            x += 1
+        if ok:
+            return start
+        i = x + 1
+        if i >= n:
+            return -1
+        start = T[i]
+    return -1
+
+
+@njit(cache=True)
+def book(T, F, S, cap, start, duration, D, j, sign):
+    """Subtract (sign -1) or add back (+1) ``D[j]`` on ``[start, start + duration)``
+    (``heuristics.compress_kernel.add``); an error code in ``S[ERR]``."""
+    if duration <= 0:
+        return
+    n = S[PN]
+    a, n = split(T, F, n, start)
+    b, n = split(T, F, n, start + duration)
+    S[PN] = n
+    K = F.shape[0]
+    for k in range(K):
+        d = sign * D[j, k]
+        if d == 0:
+            continue
+        for i in range(a, b):
+            v = F[k, i] + d
+            if v < 0:
+                S[ERR] = UNDER_ZERO
+                return
+            if v > cap[k]:
+                S[ERR] = OVER_CAPACITY
+                return
+        for i in range(a, b):
+            F[k, i] += d
 
 
 @njit(cache=True)
@@ -168,7 +278,7 @@ def start_job(j, now, booked, S, T, F, HT, HP, free, cap, D, JI, P):
     req = JI[j, REQ]
     JI[j, EST] = now + req
     if booked:
-        book(T, F, S, cap, now, req, D[j], -1)
+        book(T, F, S, cap, now, req, D, j, -1)
     JI[j, START] = now
     run = JI[j, RUN]
     if P[P_KILL] == 1 and run > req:
@@ -191,7 +301,7 @@ def extend_due(now, S, T, F, cap, D, JI, OV, booked):
         if JI[j, EST] <= now:
             JI[j, EST] = now + JI[j, REQ]
             if booked:
-                book(T, F, S, cap, now, JI[j, REQ], D[j], -1)
+                book(T, F, S, cap, now, JI[j, REQ], D, j, -1)
             m += 1
     return m
 
@@ -370,7 +480,7 @@ def cons_adm(j, now, T, F, S, D, JI):
     end = now + req
     r_end = r + req if r >= 0 else now
     n = S[PN]
-    i = np.searchsorted(T[:n], now, side="right") - 1
+    i = last_le(T, n, now)
     K = F.shape[0]
     while i < n and T[i] < end:
         own = r >= 0 and T[i] >= r and T[i] < r_end
@@ -415,7 +525,7 @@ def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P,
             r = JI[j, RES]
             JI[j, RES] = -1
             if r >= 0:
-                book(T, F, S, cap, r, JI[j, REQ], D[j], 1)
+                book(T, F, S, cap, r, JI[j, REQ], D, j, 1)
         elif kind == EASY:
             taken_at_shadow(j, now, shadow, xf, D, JI)
         start_job(j, now, kind != UNC, S, T, F, HT, HP, free, cap, D, JI, P)
@@ -460,7 +570,8 @@ def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
 
 
 @njit(cache=True)
-def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
+def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf):
+    """``xf``: scratch for the free capacity at the shadow time."""
     advance(T, F, S, now)
     if S[NOV] > 0:
         extend_due(now, S, T, F, cap, D, JI, OV, True)
@@ -474,7 +585,7 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
         return
     head = Q[qh]
     hreq = JI[head, REQ]
-    shadow = earliest_start(T, F, S[PN], hreq, D[head], now)
+    shadow = earliest_start(T, F, S[PN], hreq, D, head, now)
     if shadow < 0:
         S[ERR] = NEVER_FITS
         return
@@ -482,9 +593,10 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
         JI[head, HASP] = 1
         JI[head, PROM] = shadow
     if qt - qh > 1 and free[0] > 0:
-        book(T, F, S, cap, shadow, hreq, D[head], -1)
-        i = np.searchsorted(T[:S[PN]], shadow, side="right") - 1
-        xf = F[:, i].copy()
+        book(T, F, S, cap, shadow, hreq, D, head, -1)
+        i = last_le(T, S[PN], shadow)
+        for k in range(xf.shape[0]):
+            xf[k] = F[k, i]
         if P[P_SEL] == FF:
             moved = False
             for x in range(qh + 1, qt):
@@ -496,7 +608,7 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
         else:
             moved = fill_select(EASY, qh + 1, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI,
                                 P, Q, C, G)
-        book(T, F, S, cap, shadow, hreq, D[head], 1)
+        book(T, F, S, cap, shadow, hreq, D, head, 1)
         if moved:
             compact_queue(Q, S, JI)
 
@@ -533,16 +645,16 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
             continue
         req = JI[j, REQ]
         if old >= 0:
-            t = earlier_start(T, F, S[PN], req, D[j], old)
+            t = earlier_start(T, F, S[PN], req, D, j, old)
             if t < 0 or (only_now and t != now):
                 continue
-            book(T, F, S, cap, old, req, D[j], 1)
+            book(T, F, S, cap, old, req, D, j, 1)
         else:
-            t = earliest_start(T, F, S[PN], req, D[j], now)
+            t = earliest_start(T, F, S[PN], req, D, j, now)
             if t < 0:
                 S[ERR] = NEVER_FITS
                 return
-        book(T, F, S, cap, t, req, D[j], -1)
+        book(T, F, S, cap, t, req, D, j, -1)
         JI[j, RES] = t
 
 
@@ -553,7 +665,7 @@ def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
         for x in range(S[QH], S[QT]):
             j = Q[x]
             if JI[j, RES] >= 0:
-                book(T, F, S, cap, JI[j, RES], JI[j, REQ], D[j], 1)
+                book(T, F, S, cap, JI[j, RES], JI[j, REQ], D, j, 1)
             JI[j, RES] = -1
         extend_due(now, S, T, F, cap, D, JI, OV, True)
         S[DIRTY] = 1
@@ -586,6 +698,7 @@ def run(D, JI, cap, P):
     S[PN] = 1
     S[COMPACTED] = 1
     free = cap.copy()
+    XF = np.empty(K, np.int64)
     HT = np.empty(2 * n + 64, np.int64)
     HP = np.empty(2 * n + 64, np.int64)
     Q = np.empty(n, np.int64)
@@ -630,7 +743,7 @@ def run(D, JI, cap, P):
                 if est > now:
                     if profiled:
                         T, F = grown(T, F, S, 4)
-                        book(T, F, S, cap, now, est - now, D[p], 1)
+                        book(T, F, S, cap, now, est - now, D, p, 1)
                     if pol == CONS and P[P_COMPR] != C_NONE:
                         S[DIRTY] = 1
             else:
@@ -643,10 +756,10 @@ def run(D, JI, cap, P):
             if pol == CONS:
                 T, F = grown(T, F, S, 4)
                 advance(T, F, S, now)
-                t = earliest_start(T, F, S[PN], JI[na, REQ], D[na], now)
+                t = earliest_start(T, F, S[PN], JI[na, REQ], D, na, now)
                 if t < 0:
                     return NEVER_FITS
-                book(T, F, S, cap, t, JI[na, REQ], D[na], -1)
+                book(T, F, S, cap, t, JI[na, REQ], D, na, -1)
                 JI[na, RES] = t
                 JI[na, PROM] = t
                 JI[na, HASP] = 1
@@ -661,7 +774,7 @@ def run(D, JI, cap, P):
         if pol == FCFS:
             fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         elif pol == EASY:
-            easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+            easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, XF)
         elif pol == CONS:
             cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
         else:
