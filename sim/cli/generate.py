@@ -23,7 +23,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
     if args.rate is not None:
         spec = replace(spec, rate=args.rate)
     else:
-        cal = calibrate(spec, args.queue, tol=args.tol)
+        cal = calibrate(spec, args.queue, tol=args.tol,
+                        stationarity=args.stationarity or None)
         spec = replace(spec, rate=cal.rate)
     w = generate(spec)
     if cal is not None:
@@ -34,7 +35,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
     if cal is not None:
         info.update({"target_queue": cal.target, "achieved_queue": cal.queue,
                      "iterations": cal.iterations, "first_half_queue": cal.first_half,
-                     "second_half_queue": cal.second_half})
+                     "second_half_queue": cal.second_half,
+                     "stationarity": cal.stationarity, "stationary": cal.stationary})
     print(dump(info))
     return 0
 
@@ -140,6 +142,10 @@ def add_generate(sub: Any) -> None:
                    help="target FF-EASY time-averaged queue length (calibrated)")
     g.add_argument("--tol", type=float, default=param_default(calibrate, "tol"),
                    help="relative calibration tolerance")
+    g.add_argument("--stationarity", type=float, default=0.15, metavar="S",
+                   help="the FF-EASY queue must also be stationary: its mean over each half "
+                        "of the arrival window within S of --queue and of the other half's "
+                        "(refused when no rate gives it); 0 calibrates the mean only")
     g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
     g.add_argument("--jobs", type=int, default=spec("jobs"))
     g.add_argument("--seed", type=int, default=spec("seed"))
