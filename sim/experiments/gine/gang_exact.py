@@ -115,6 +115,7 @@ def first_fit_rows(sets: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]) -> 
 
 def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row") -> str:
     cfg = config()
+    rev = commit()  # the code that runs, before anything else is edited
     stem = "gang_exact" if memory == "row" else f"gang_exact_{memory}"
     gang_pages = 16 * cfg.pages_scaled if memory == "row" else cfg.pages_scaled
     slot = int(cfg.quantum_ms * 1000)
@@ -158,7 +159,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
               f"{time.perf_counter() - t0:.1f} s", flush=True)
     (out / f"{stem}.json").write_text(json.dumps(
         vals if memory == "row" else
-        {"memory": memory, "command": command(), "commit": commit(), "values": vals,
+        {"memory": memory, "command": command(), "commit": rev, "values": vals,
          "rows": [{"seed": sd, "jobs": n, "first_fit": ff, "rows_status": r.status.value,
                    "rows_optimum": r.objective, "weighted_status": w.status.value,
                    "weighted_optimum": w.objective, "note": r.note}
@@ -167,7 +168,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
     reading = ("" if memory == "row" else
                " Memory reading 'resident' (eq. 4: every task mapped to a node is resident): "
                "rows solved under it; gang runs on M pages (the paged node model), not 16 M; "
-               f"command `{command()}`, commit {commit()}.")
+               f"command `{command()}`, commit {rev}.")
     md = ["# Optimal gang schedule (spec 3.8 M7) simulated beside CSM\n",
           f"{tag}: {seeds} seeds; one snapshot of the E-4.7..4.9 point (mem_load 1.0, pdt "
           f"0.5, mfreq 100 ms, MNOD 2, tc and memory scaled by 0.01, n = 32): the first "
