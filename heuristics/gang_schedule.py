@@ -11,7 +11,10 @@ may only lower the number of rows; it is kept so that the heuristic never emits 
 the checker refuses. For ``"weighted"`` the first fit takes jobs heaviest first (ties:
 colour), and the rows are finally served heaviest first (rows
 are interchangeable, so sorting them by total weight, descending, is free and optimal for
-the given partition). Proves nothing: status FEASIBLE.
+the given partition). Proves nothing: status FEASIBLE. Under ``memory = "resident"``
+(eq. 4) an instance with a node whose mapped tasks exceed ``mem`` has no schedule: the
+heuristic reports INFEASIBLE (that is proved, it does not depend on the rows) and
+otherwise colours as under ``"row"``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ def coloring(problem: GangProblem, *, time_limit: float | None = None, seed: int
     if strategy == "random_sequential":
         raise ValueError("strategy: random_sequential is not deterministic; pick another")
     t0 = time.perf_counter()
+    over = gs.resident_overload(problem)
+    if over:
+        return build(solver="coloring", status=Status.INFEASIBLE, solution=None,
+                     check=checker(problem), objective=lambda s: gs.objective(problem, s),
+                     runtime=time.perf_counter() - t0, seed=seed,
+                     params={"strategy": strategy, "time_limit": time_limit},
+                     note=f"memory 'resident' (eq. 4): node {over[0][0]} holds "
+                          f"{over[0][1]} pages > mem = {problem.mem}")
     jobs = problem.jobs
     g = nx.Graph()
     g.add_nodes_from(range(len(jobs)))

@@ -250,21 +250,52 @@ def with_rate(spec: KResourceSpec, rate: float) -> KResourceSpec:
 
 
 # ---------------------------------------------------------------------------- file format
-def write_kswf(path: str | Path, workload: Workload) -> None:
-    """Write a K-resource workload in the ``.kswf`` format (module docstring)."""
+def write_kswf(path: str | Path, workload: Workload, *,
+               start: Any = None, end: Any = None, killed: Any = None) -> None:
+    """Write a K-resource workload in the ``.kswf`` format (module docstring).
+
+    Parameters
+    ----------
+    path : str or path-like
+    workload : Workload
+    start, end : sequence of int, optional
+        A simulated schedule (seconds, aligned with ``workload.jobs``); give both or
+        neither. With them, as SWF's ``--out``: field 3 (wait) is ``start - submit``,
+        field 4 (run time) ``end - start`` and field 11 (status) 0 for a killed job,
+        else 1; without them fields 3 and 11 are -1 and field 4 is the run time.
+    killed : sequence of bool, optional
+        Which jobs were killed; default ``end - start < runtime``.
+    """
     K = workload.K
+    n = len(workload.jobs)
+    if (start is None) != (end is None):
+        raise ValueError("write_kswf: give both start and end, or neither")
     lines = ["; Version: 2.2", f"; MaxProcs: {workload.capacity[0]}",
              f"; KResource: {K}",
              "; Capacities: " + " ".join(str(c) for c in workload.capacity),
              "; Note: field 5/8 = demand[0]; K>=2: field 7/10 = demand[1]; "
              "K>2: fields 19.. = demand[2..K-1]"]
+    if start is not None:
+        lines.append("; Note: fields 3 (wait), 4 (run time) and 11 (status: 1 done, "
+                     "0 killed) are the simulated schedule")
+        s_, e_ = np.asarray(start, np.int64), np.asarray(end, np.int64)
+        if len(s_) != n or len(e_) != n or (killed is not None and len(killed) != n):
+            raise ValueError(f"write_kswf: the schedule does not have {n} jobs")
     for key in ("KResourceSpec", "ClippedJobs", "Calibration"):
         if key in workload.header:
             lines.append(f"; {key}: {json.dumps(workload.header[key], sort_keys=True)}")
-    for j in workload.jobs:
+    for i, j in enumerate(workload.jobs):
         d = j.demand
         mem = d[1] if K >= 2 else -1
-        f = [j.id, j.submit, -1, j.runtime, d[0], -1, mem, d[0], j.requested, mem, 1,
+        wait, run, status = -1, j.runtime, -1
+        if start is not None:
+            if s_[i] < j.submit or e_[i] < s_[i]:
+                raise ValueError(f"write_kswf: job {j.id} runs [{s_[i]}, {e_[i]}), before its "
+                                 f"submit {j.submit} or backwards")
+            wait, run = int(s_[i] - j.submit), int(e_[i] - s_[i])
+            was_killed = bool(killed[i]) if killed is not None else run < j.runtime
+            status = 0 if was_killed else 1
+        f = [j.id, j.submit, wait, run, d[0], -1, mem, d[0], j.requested, mem, status,
              j.user, j.group, -1, -1, -1, -1, -1, *d[2:]]
         lines.append(" ".join(str(x) for x in f))
     Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")

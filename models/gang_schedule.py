@@ -23,7 +23,13 @@ in row ``r``; ``sum_r x[j, r] = 1``; for each node and row, at most one of the n
 a job in row ``r`` has a neighbour in every row below (else moving it down improves), so
 ``r <= degree(j)`` and rows ``> max degree`` are not created.
 
-Brute force enumerates every row assignment (tiny instances). Every solver ends with
+Under ``memory = "resident"`` (the CSM paper's eq. 4: every task mapped to a node is
+resident) the memory condition does not depend on the rows: both exact models first
+test it per node (:func:`sim.problems.gang_schedule.resident_overload`) and report
+INFEASIBLE (proved: no assignment changes the sum) when a node is over ``mem``;
+otherwise the problem is the ``"row"`` one. Brute force enumerates every row assignment
+(tiny instances) and checks each with the family's checker, which sums the resident
+pages itself. Every solver ends with
 ``sim.result.build``: OPTIMAL only when proved; no times except ``time_limit`` (seconds).
 """
 
@@ -81,6 +87,19 @@ def _stopped(name: str, problem: GangProblem, rows: list[list[str]] | None, t0: 
         return _result(name, problem, None, Status.UNKNOWN, None, t0, seed, params, why)
     return _result(name, problem, rows, Status.FEASIBLE, gs.lower_bound(problem), t0, seed,
                    params, why + ": the colouring heuristic's rows (bound: the lower bound)")
+
+
+def _overloaded(name: str, problem: GangProblem, t0: float, seed: int,
+                params: dict[str, Any]) -> Result | None:
+    """INFEASIBLE when ``memory = "resident"`` and a node's resident pages exceed
+    ``mem`` (no schedule can change them), else None."""
+    over = gs.resident_overload(problem)
+    if not over:
+        return None
+    k, pages = over[0]
+    return _result(name, problem, None, Status.INFEASIBLE, None, t0, seed, params,
+                   f"memory 'resident' (eq. 4): {len(over)} node(s) over mem = {problem.mem}"
+                   f", e.g. node {k} holds {pages} pages")
 
 
 def _refuse(name: str, n_vars: int, max_vars: int) -> None:
@@ -150,6 +169,8 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     t0 = dl.t0
     params: dict[str, Any] = {"time_limit": time_limit, "workers": workers,
                               "linearization_level": linearization_level}
+    if (inf := _overloaded("cpsat", problem, t0, seed, params)) is not None:
+        return inf
     lb = gs.lower_bound(problem)
     if problem.objective == "rows":
         from models import slots
@@ -228,6 +249,8 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     t0 = dl.t0
     params: dict[str, Any] = {"time_limit": time_limit, "max_vars": max_vars,
                               "backend": backend}
+    if (inf := _overloaded("ilp", problem, t0, seed, params)) is not None:
+        return inf
     lb = gs.lower_bound(problem)
     if problem.objective == "rows" and lb > problem.max_rows:
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params,

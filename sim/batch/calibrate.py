@@ -9,6 +9,16 @@ saturation the queue is not continuous in the rate (one arrival moved by a secon
 flip the schedule); when the bisection bracket collapses, rates are drawn (seeded)
 between the closest ones seen on either side of the tolerance band.
 
+Stationarity (``stationarity=s``, 0.15 in ``schedsearch generate kresource``): the
+arrival window is cut at its midpoint in time and the time-averaged number of waiting
+jobs (every job, whenever it arrived) is taken over each half, ``q1`` and ``q2``. The
+queue is *stationary at the target Q* when ``|q1/Q - 1| <= s``, ``|q2/Q - 1| <= s`` and
+``|q2/q1 - 1| <= s``: a queue that grows through the run (near saturation the mean can
+hit the target while the second half holds twice the first) fails it. With it, a rate is
+accepted only when both the mean and the halves pass; a rate whose mean is on target but
+whose queue grows counts as too high. When no rate passes within ``max_iter``
+simulations the calibration refuses (ValueError naming the closest halves seen).
+
 Times are integer seconds; rates are jobs per second.
 """
 
@@ -24,7 +34,7 @@ from instances.kresource import KResourceSpec, generate, with_rate
 from sim.batch.machine import simulate
 from sim.registry import policy_factory as registered_policy
 
-__all__ = ["Calibration", "calibrate", "queue_average"]
+__all__ = ["Calibration", "calibrate", "queue_average", "queue_halves", "is_stationary"]
 
 
 def queue_average(start: np.ndarray, submit: np.ndarray, window: str = "arrivals") -> float:
@@ -54,6 +64,42 @@ def queue_average(start: np.ndarray, submit: np.ndarray, window: str = "arrivals
     return float((q * dt).sum() / (t1 - t0))
 
 
+def queue_halves(start: np.ndarray, submit: np.ndarray) -> tuple[float, float]:
+    """Time-averaged number of waiting jobs over each half of the arrival window.
+
+    The window ``[first submit, last submit]`` is cut at its midpoint (seconds); every
+    job waiting at a time counts, whichever half it arrived in.
+
+    Returns
+    -------
+    (q1, q2) : float
+        Mean queue length (jobs) over the first and the second half.
+    """
+    t0, t1 = int(submit.min()), int(submit.max())
+    if t1 <= t0:
+        return 0.0, 0.0
+    tm = (t0 + t1) / 2
+    t = np.concatenate([submit, start]).astype(float)
+    d = np.concatenate([np.ones(len(submit)), -np.ones(len(start))])
+    order = np.lexsort((-d, t))
+    t, d = t[order], d[order]
+    q = np.cumsum(d)
+
+    def avg(a: float, b: float) -> float:
+        tt = np.clip(t, a, b)
+        return float((q * np.diff(np.append(tt, b))).sum() / (b - a))
+
+    return avg(t0, tm), avg(tm, t1)
+
+
+def is_stationary(q1: float, q2: float, target: float, s: float) -> bool:
+    """The stationarity criterion (module docstring): each half's mean queue within
+    ``s`` (relative) of ``target`` and of the other half's."""
+    if q1 <= 0:
+        return False
+    return abs(q1 / target - 1) <= s and abs(q2 / target - 1) <= s and abs(q2 / q1 - 1) <= s
+
+
 @dataclass(frozen=True)
 class Calibration:
     """Outcome of :func:`calibrate` (recorded beside every experiment).
@@ -70,7 +116,14 @@ class Calibration:
         Simulations run by the bisection.
     history : list of (rate, queue)
     first_half, second_half : float
-        Time-averaged queue length over each half of the arrival window (stationarity).
+        Time-averaged queue length over each half of the arrival window
+        (:func:`queue_halves`).
+    stationarity : float or None
+        The tolerance ``s`` of the stationarity criterion enforced, None when only the
+        mean was calibrated.
+    stationary : bool
+        Whether the halves pass the criterion at ``s = 0.15`` (or at ``stationarity``
+        when it is given), enforced or not.
     """
 
     target: float
@@ -80,6 +133,8 @@ class Calibration:
     history: list
     first_half: float
     second_half: float
+    stationarity: float | None = None
+    stationary: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,23 +146,23 @@ def _ff_easy_queue(spec: KResourceSpec, policy_factory: Any, window: str = "arri
     s = simulate(w, policy_factory())
     submit = np.fromiter((j.submit for j in w.jobs), np.int64, len(w.jobs))
     q = queue_average(s.start, submit, window)
-    mid = len(submit) // 2
-    a = queue_average(s.start[:mid], submit[:mid], window)
-    b = queue_average(s.start[mid:], submit[mid:], window)
+    a, b = queue_halves(s.start, submit)
     return q, a, b
 
 
 def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
               max_iter: int = 60, policy_factory: Any = None,
-              window: str = "arrivals", memo: dict | None = None) -> Calibration:
+              window: str = "arrivals", memo: dict | None = None,
+              stationarity: float | None = None) -> Calibration:
     """Bisect the Poisson rate until FF-EASY's time-averaged queue length is within
     ``tol`` (relative) of ``target`` jobs.
 
     ``policy_factory`` builds the baseline (default ``heuristics.backfill.EASY``, first
     fit); ``window`` is the averaging window of :func:`queue_average` (AMB-1.15). The
-    halves reported (``first_half``, ``second_half``) are the queue averages over the
-    jobs of each half, the stationarity check of spec 1.4.3 (reported, not enforced:
-    at queue lengths of 64-256 FF-EASY runs near saturation and the queue drifts).
+    halves reported (``first_half``, ``second_half``) are the queue averages over each
+    half of the arrival window (:func:`queue_halves`). ``stationarity`` (a relative
+    tolerance, e.g. 0.15) also requires them to pass :func:`is_stationary`; None (the
+    default, the reading of the committed Figures 2/3) calibrates the mean only.
 
     ``memo`` (optional, a dict the caller keeps between calls) holds the outcome of every
     baseline simulation run, keyed by the spec without its rate, the window and the rate:
@@ -123,15 +178,20 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     ValueError
         When no rate reaches the target (the target is beyond what ``spec.jobs`` jobs
         can queue, or the bisection does not converge within ``max_iter``), naming the
-        target and the closest queue length seen.
+        target and the closest queue length seen; with ``stationarity``, when no rate
+        gives a stationary queue, naming the closest halves seen.
     """
     if not (isinstance(target, (int, float)) and target > 0):
         raise ValueError(f"calibrate: field 'queue' must be > 0, got {target!r}")
+    if stationarity is not None and not 0 < stationarity < 1:
+        raise ValueError(f"calibrate: field 'stationarity' must be in (0, 1), "
+                         f"got {stationarity!r}")
     if policy_factory is None:
         policy_factory = registered_policy("easy")  # heuristics.backfill.EASY
     else:
         memo = None  # the memo is keyed for the default baseline only
     hist: list[tuple[float, float]] = []
+    halves: dict[float, tuple[float, float]] = {}
     spec_key = tuple(asdict(replace(spec, rate=1.0)).values())
 
     def q_at(rate: float) -> tuple[float, float, float]:
@@ -143,6 +203,7 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
             if memo is not None:
                 memo[key] = out
         hist.append((rate, out[0]))
+        halves[rate] = (out[1], out[2])
         return out
 
     # offered work per second at rate 1: mean over jobs of max_k demand fraction * runtime
@@ -150,7 +211,18 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     cap = np.array(w.capacity, float)
     work = np.mean([max(np.array(j.demand) / cap) * j.runtime for j in w.jobs])
     lo, hi = 0.5 / work, 2.0 / work  # load 0.5 and 2 in the most used resource
-    ok = lambda q: abs(q - target) <= tol * target  # noqa: E731
+    s_chk = 0.15 if stationarity is None else stationarity
+
+    def ok(out: tuple[float, float, float]) -> bool:
+        if abs(out[0] - target) > tol * target:
+            return False
+        return stationarity is None or is_stationary(out[1], out[2], target, stationarity)
+
+    def too_high(out: tuple[float, float, float]) -> bool:
+        """Above the band, or on it with a queue that grows (stationarity enforced)."""
+        return out[0] > target * (1 + tol) or (
+            stationarity is not None and out[0] >= target * (1 - tol) and out[2] > out[1])
+
     qlo = q_at(lo)
     while qlo[0] > target and len(hist) < max_iter:
         hi, lo = lo, lo / 2
@@ -166,7 +238,7 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
             f"calibrate: queue length {target} unreachable with {spec.jobs} jobs (K={spec.K}, "
             f"{spec.dist}, {spec.scaling}): at most {max(q for _, q in hist):.1f} seen up to "
             f"rate {hi:.4g}/s; use more jobs or a lower target")
-    last = qlo if ok(qlo[0]) else qhi if ok(qhi[0]) else None
+    last = qlo if ok(qlo) else qhi if ok(qhi) else None
     rate = lo if last is qlo else hi
     rng = np.random.default_rng([spec.seed, 7919])
     while last is None and len(hist) < max_iter:
@@ -177,25 +249,40 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
             # one arrival by a second can flip the schedule): once the bracket has
             # collapsed, draw rates between the closest ones seen on either side whose
             # queue is off by more than the tolerance (recorded in the history).
-            below = [r for r, q in hist if q < target * (1 - tol)]
-            above = [r for r, q in hist if q > target * (1 + tol)]
-            a_, b_ = max(below), min(above)
+            seen = [(r, (q, *halves[r])) for r, q in hist]
+            below = [r for r, o in seen if not ok(o) and not too_high(o)]
+            above = [r for r, o in seen if too_high(o)]
+            a_, b_ = max(below, default=min(r for r, _ in hist)), \
+                min(above, default=max(r for r, _ in hist))
             if b_ <= a_:
                 a_, b_ = min(a_, b_), max(a_, b_)
             a_, b_ = a_ * 0.98, b_ * 1.02
             mid = float(math.exp(rng.uniform(math.log(a_), math.log(b_))))
         qm = q_at(mid)
-        if ok(qm[0]):
+        if ok(qm):
             last, rate = qm, mid
             break
-        if qm[0] < target:
+        if not too_high(qm):
             lo = max(lo, mid) if mid < hi else lo
         else:
             hi = min(hi, mid) if mid > lo else hi
+    if last is None and stationarity is not None:
+        on = [(r, q) for r, q in hist if abs(q - target) <= tol * target] or hist
+        r_, q_ = min(on, key=lambda x: max(abs(halves[x[0]][0] / target - 1),
+                                            abs(halves[x[0]][1] / target - 1)))
+        h1, h2 = halves[r_]
+        raise ValueError(
+            f"calibrate: no stationary queue of {target:g} jobs (each half of the arrival "
+            f"window within {stationarity:.0%} of the target and of the other) after "
+            f"{len(hist)} simulations with {spec.jobs} jobs (K={spec.K}, {spec.dist}, "
+            f"{spec.scaling}); closest: mean {q_:.1f}, halves {h1:.1f} / {h2:.1f} at rate "
+            f"{r_:.4g}/s; use more jobs (--jobs) or a lower queue")
     if last is None:
         best = min(hist, key=lambda x: abs(x[1] - target))
         raise ValueError(
             f"calibrate: no rate within {tol:.0%} of queue length {target} after {len(hist)} "
             f"simulations (closest {best[1]:.1f} at rate {best[0]:.4g}/s)")
     return Calibration(target=float(target), rate=rate, queue=last[0], iterations=len(hist),
-                       history=hist, first_half=last[1], second_half=last[2])
+                       history=hist, first_half=last[1], second_half=last[2],
+                       stationarity=stationarity,
+                       stationary=is_stationary(last[1], last[2], target, s_chk))

@@ -157,8 +157,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     out : path, optional
         Write the simulated schedule: Batsim's ``jobs.csv`` when the name ends with
         ``.csv`` (``instances.batsim.write_batsim_jobs``, processor ids assigned; not with
-        ``by_month``, whose months are separate machines), else SWF (wait, run and status
-        fields filled).
+        ``by_month``, whose months are separate machines); ``.kswf``
+        (``instances.kresource.write_kswf``) for a K-resource workload or a name ending
+        ``.kswf`` (not with ``by_month``); else SWF (wait, run and status fields filled).
     priorities : {"equal", "fifth"}, optional
         Priority scenario (``instances.priorities.priorities_of`` over the whole
         ``workload``, before any month split), given to the policy when it takes a
@@ -182,6 +183,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     if out is not None and by_month and str(out).endswith(".csv"):
         raise ValueError(f"{out}: a Batsim jobs.csv is one machine; by_month simulates each "
                          "month on its own machine (write SWF, or drop by_month)")
+    kswf_out = out is not None and (workload.K > 1 or str(out).endswith(".kswf"))
+    if kswf_out and by_month:
+        raise ValueError(f"{out}: a K-resource schedule (.kswf) is one machine; drop by_month")
     opts = {k: v for k, v in policy_options.items() if v is not None}
     table_opts = dict(opts)
     if priorities is not None and takes_priorities(policy):
@@ -222,6 +226,11 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
 
         s = schedules[0]
         write_batsim_jobs(out, workload, s.start, s.end, killed=s.killed)
+    elif out is not None and kswf_out:
+        from instances.kresource import write_kswf
+
+        s = schedules[0]
+        write_kswf(out, workload, start=s.start, end=s.end, killed=s.killed)
     elif out is not None:
         from instances.swf import write_swf
 

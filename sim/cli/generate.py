@@ -12,6 +12,9 @@ from sim.cli.common import dump, field_default, param_default
 QUEUE = 128.0
 """Default target queue length of ``generate kresource`` (jobs)."""
 
+STATIONARITY = 0.15
+"""Default stationarity tolerance of ``generate kresource`` (``calibrate(stationarity=)``)."""
+
 
 def cmd_generate_kresource(args: argparse.Namespace) -> int:
     """K-resource workload (Leinberger et al. 1999): generate, calibrate, write .kswf."""
@@ -24,15 +27,18 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
                          seed=args.seed)
     cal = None
     if args.rate is not None:
-        given = [o for o, v in (("--queue", args.queue), ("--tol", args.tol)) if v is not None]
+        given = [o for o, v in (("--queue", args.queue), ("--tol", args.tol),
+                                ("--stationarity", args.stationarity)) if v is not None]
         if given:
             verb = "apply" if len(given) > 1 else "applies"
-            raise ValueError(f"{' and '.join(given)} {verb} only to the calibration, which "
+            raise ValueError(f"{', '.join(given)} {verb} only to the calibration, which "
                              f"--rate skips: give one or the other")
         spec = replace(spec, rate=args.rate)
     else:
         tol = param_default(calibrate, "tol") if args.tol is None else args.tol
-        cal = calibrate(spec, QUEUE if args.queue is None else args.queue, tol=tol)
+        st = STATIONARITY if args.stationarity is None else args.stationarity
+        cal = calibrate(spec, QUEUE if args.queue is None else args.queue, tol=tol,
+                        stationarity=st or None)
         spec = replace(spec, rate=cal.rate)
     w = generate(spec)
     if cal is not None:
@@ -43,7 +49,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
     if cal is not None:
         info.update({"target_queue": cal.target, "achieved_queue": cal.queue,
                      "iterations": cal.iterations, "first_half_queue": cal.first_half,
-                     "second_half_queue": cal.second_half})
+                     "second_half_queue": cal.second_half,
+                     "stationarity": cal.stationarity, "stationary": cal.stationary})
     print(dump(info))
     return 0
 
@@ -151,6 +158,11 @@ def add_generate(sub: Any) -> None:
     g.add_argument("--tol", type=float,
                    help=f"relative calibration tolerance (default "
                         f"{param_default(calibrate, 'tol'):g})")
+    g.add_argument("--stationarity", type=float, metavar="S",
+                   help=f"the FF-EASY queue must also be stationary: its mean over each half "
+                        f"of the arrival window within S of --queue and of the other half's "
+                        f"(refused when no rate gives it); 0 calibrates the mean only "
+                        f"(default {STATIONARITY:g})")
     g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
     g.add_argument("--jobs", type=int, default=spec("jobs"))
     g.add_argument("--seed", type=int, default=spec("seed"))

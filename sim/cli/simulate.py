@@ -253,7 +253,8 @@ def add_simulate(sub: Any) -> None:
                    help="registered policy: " + ", ".join(sorted(registry.POLICIES))
                    + "; or a user's MODULE:FACTORY (importable from the current directory "
                      "or PYTHONPATH)")
-    p.add_argument("--out", help="write the simulated schedule as SWF (wait field filled)")
+    p.add_argument("--out", help="write the simulated schedule as SWF (wait field filled); a "
+                        "K-resource workload (or a name ending .kswf) as .kswf")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("compare", help="several policies side by side on one trace",

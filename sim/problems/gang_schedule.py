@@ -15,6 +15,16 @@ an instance where some task cannot fit is rejected on input (the field is named)
 still re-checked per row by :func:`check`, which sums the row's tasks per node and shares
 no code with the solvers. What couples jobs is the conflict graph.
 
+Field ``memory`` names which tasks are resident on a node (which the memory condition
+sums): ``"row"`` (default, above) counts the running row's tasks only, as if the other
+rows were swapped out between slots; ``"resident"`` counts every task mapped to the node,
+whatever its row, as the CSM paper's eq. (4) ``N_k.mem = sum_l task_l.vir_mem`` (the
+memory requirements of all the resident tasks of node ``k``). Under ``"resident"`` the
+condition ``local_mem[k] + sum over the jobs on k of their task's pages <= mem`` does
+not depend on the rows either: an instance either satisfies it on every node (and its
+schedules are those of ``"row"``) or has no feasible schedule at all
+(:func:`resident_overload` names the nodes).
+
 Objectives (field ``objective``):
 
 - ``"rows"``: minimise the number ``T`` of rows (the chromatic number of the conflict
@@ -42,12 +52,14 @@ from sim.problems import fields
 
 FAMILY = "gang_schedule"
 OBJECTIVES = ("rows", "weighted")
+MEMORY = ("row", "resident")
 
 MAX_NODES = 1_000_000
 """Largest cluster (``n_nodes``) accepted: the problem and the models keep per-node lists."""
 
 __all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "to_dict", "load",
-           "check", "objective", "conflicts", "lower_bound", "random_problem"]
+           "check", "objective", "conflicts", "lower_bound", "random_problem", "resident_overload",
+           "MEMORY"]
 
 Rows = list[list[str]]
 
@@ -95,6 +107,9 @@ class GangProblem:
     max_rows : int
         Largest number of rows allowed (>= 1).
     objective : {"rows", "weighted"}
+    memory : {"row", "resident"}
+        Which tasks are resident on a node (module docstring): the running row's
+        (default) or every task mapped to it (the paper's eq. 4).
     """
 
     FAMILY: ClassVar[str] = FAMILY
@@ -105,9 +120,11 @@ class GangProblem:
     local_mem: tuple[int, ...]
     max_rows: int
     objective: str = "rows"
+    memory: str = "row"
 
     def __post_init__(self) -> None:
         fields.integer(self.n_nodes, "n_nodes", minimum=1, maximum=MAX_NODES)
+        fields.text(self.memory, "memory", choices=MEMORY)
         fields.integer(self.mem, "mem", minimum=1)
         fields.integer(self.max_rows, "max_rows", minimum=1)
         fields.text(self.objective, "objective", choices=OBJECTIVES)
@@ -143,11 +160,14 @@ class GangProblem:
         return [j.name for j in self.jobs]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": FAMILY, "n_nodes": self.n_nodes, "mem": self.mem,
-                "max_rows": self.max_rows, "objective": self.objective,
-                "local_mem": list(self.local_mem),
-                "jobs": [{"name": j.name, "nodes": list(j.nodes), "mem": list(j.mem),
-                          "weight": j.weight} for j in self.jobs]}
+        out = {"problem": FAMILY, "n_nodes": self.n_nodes, "mem": self.mem,
+               "max_rows": self.max_rows, "objective": self.objective,
+               "local_mem": list(self.local_mem),
+               "jobs": [{"name": j.name, "nodes": list(j.nodes), "mem": list(j.mem),
+                         "weight": j.weight} for j in self.jobs]}
+        if self.memory != "row":  # the default is left out (files written before it)
+            out["memory"] = self.memory
+        return out
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
@@ -167,7 +187,8 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
     number of jobs; ``weight`` to 1."""
     fields.family(data, FAMILY, source=source)
     obj = fields.record(data, "<top>", required=("problem", "n_nodes", "mem", "jobs"),
-                        optional=("local_mem", "max_rows", "objective"), source=source)
+                        optional=("local_mem", "max_rows", "objective", "memory"),
+                        source=source)
     n = fields.integer(obj["n_nodes"], "n_nodes", minimum=1, maximum=MAX_NODES, source=source)
     M = fields.integer(obj["mem"], "mem", minimum=1, source=source)
     local = obj.get("local_mem", 0)
@@ -213,7 +234,8 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
                               source=source)
     obj_ = fields.text(obj.get("objective", "rows"), "objective", choices=OBJECTIVES,
                        source=source)
-    return GangProblem(n, M, tuple(jobs), tuple(local), max_rows, obj_)
+    memory = fields.text(obj.get("memory", "row"), "memory", choices=MEMORY, source=source)
+    return GangProblem(n, M, tuple(jobs), tuple(local), max_rows, obj_, memory)
 
 
 def load(path: str | Path) -> GangProblem:
@@ -230,12 +252,38 @@ def conflicts(problem: GangProblem) -> list[tuple[int, int]]:
             if sets[i] & sets[j]]
 
 
+def resident_overload(problem: GangProblem) -> list[tuple[int, int]]:
+    """Under ``memory = "resident"`` (eq. 4): the nodes ``k`` whose resident pages
+    ``local_mem[k] + sum of the tasks mapped to k`` exceed ``mem``, as ``(k, pages)``
+    (empty: every schedule that is feasible under ``"row"`` is feasible). Always empty
+    under ``"row"``."""
+    if problem.memory == "row":
+        return []
+    pages = list(problem.local_mem)
+    for j in problem.jobs:
+        for k, m in zip(j.nodes, j.mem, strict=True):
+            pages[k] += m
+    return [(k, p) for k, p in enumerate(pages) if p > problem.mem]
+
+
 def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> list[str]:
     """The violations of ``rows`` as a gang schedule of ``problem`` (empty when
     feasible): every job in exactly one row, 1..max_rows non-empty rows, per row and node
-    at most one task and resident pages ``local_mem[k] + sum(tasks) <= mem``."""
+    at most one task and resident pages ``<= mem``: ``local_mem[k]`` plus the row's tasks
+    (``memory = "row"``) or plus every task placed on ``k`` in any row (``"resident"``,
+    eq. 4)."""
     T = len(rows)
     out: list[str] = []
+    if problem.memory == "resident":  # every task placed in any row stays resident
+        by = {j.name: j for j in problem.jobs}
+        placed = list(problem.local_mem)
+        for name in {n for row in rows for n in row if n in by}:
+            for k, m in zip(by[name].nodes, by[name].mem, strict=True):
+                placed[k] += m
+        for k, p in enumerate(placed):
+            if p > problem.mem:
+                out.append(f"node {k} holds {p} resident pages > mem {problem.mem} "
+                           f"(memory 'resident': every task of every row, eq. 4)")
     if T < 1 or T > problem.max_rows:
         out.append(f"schedule has {T} rows, allowed 1..{problem.max_rows}")
     by_name = {j.name: j for j in problem.jobs}
@@ -347,5 +395,9 @@ SCHEMA = fields.Record(
            "jobs).", minimum=1, default=fields.COMPUTED, example=3),
         _F("objective", "string", "\"rows\": minimise the rows; \"weighted\": minimise "
            "sum_j w_j r_j (row r_j served r-th).", choices=OBJECTIVES, default="rows"),
+        _F("memory", "string", "Which tasks are resident on a node: \"row\", the running "
+           "row's; \"resident\", every task mapped to it (the CSM paper's eq. 4; then a "
+           "node whose tasks exceed mem makes the instance infeasible).", choices=MEMORY,
+           default="row"),
     ))
 """The family's JSON fields, declared once (``sim.problems.schema("gang_schedule")``)."""

@@ -53,7 +53,9 @@ class CSMConfig:
     phase_frac : mean phase length as a fraction of tc (0.1)
     class_mix : "a" two streams (distributed jobs to the cluster, local tasks to every
         node, both with mean inter-arrival mit) or "b" one stream, local w.p. 1 - pdt and
-        small w.p. pdt (AMB-4.7; the spec uses "b" at mem_load 0.7)
+        small w.p. pdt (AMB-4.7; the spec uses "b" at mem_load 0.7), or "c" one mixed
+        stream: local w.p. 1/2, else a distributed job, large w.p. pdt (the
+        "job-one-stream" reading of :func:`load_readings`)
     small_sizes, large_sizes : allowed job sizes, drawn uniformly (AMB-4.8)
     tc_scale, mem_scale : scale factors applied to every tc and to M / mest (1.0 = the
         paper). Scaling both by the same factor keeps the number of dispatches per phase
@@ -123,7 +125,7 @@ class CSMConfig:
         for f in ("ws_local", "ws_dist", "phase_frac"):
             need(0 < getattr(self, f) <= 1, f, "must be in (0, 1]")
         need(self.ws_std >= 0, "ws_std", "must be >= 0")
-        need(self.class_mix in ("a", "b"), "class_mix", "must be 'a' or 'b'")
+        need(self.class_mix in ("a", "b", "c"), "class_mix", "must be 'a', 'b' or 'c'")
         need(self.pgfault_formula in ("corrected", "literal"), "pgfault_formula",
              "must be 'corrected' or 'literal'")
         for f in ("small_sizes", "large_sizes"):
@@ -209,6 +211,8 @@ def class_rates(cfg: CSMConfig) -> dict[str, float]:
     """Arrivals per second of each class for mit = 1 s (multiply by 1/mit)."""
     if cfg.class_mix == "a":
         return {"local": float(cfg.n_nodes), "small": 1.0 - cfg.pdt, "large": cfg.pdt}
+    if cfg.class_mix == "c":
+        return {"local": 0.5, "small": 0.5 * (1.0 - cfg.pdt), "large": 0.5 * cfg.pdt}
     return {"local": 1.0 - cfg.pdt, "small": cfg.pdt, "large": 0.0}
 
 
@@ -301,7 +305,7 @@ def load_readings(cfg: CSMConfig) -> dict[str, float]:
         "task": ratio({c: rates[c] * s for c, (s, _, _) in means.items()}),
         "job": ratio(dict(rates)),
     }
-    if cfg.class_mix == "b":
+    if cfg.class_mix in ("b", "c"):
         out["job-one-stream"] = out["job"]
     else:
         out["job-one-stream"] = ratio({"local": 0.5, "small": 0.5 * (1 - cfg.pdt),

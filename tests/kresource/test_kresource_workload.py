@@ -140,3 +140,67 @@ def test_cli_generate_then_simulate_with_bb(tmp_path, capsys):
                  "--quiet"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["jobs"] == 60 and out["validated"] is True
+
+
+def test_simulate_out_writes_the_k_resource_schedule_read_back_and_validated(tmp_path, capsys):
+    src, out = tmp_path / "w.kswf", tmp_path / "s.kswf"
+    spec = KResourceSpec(K=3, jobs=300, seed=6, rate=0.02)
+    write_kswf(src, generate(spec))
+    assert main(["simulate", str(src), "--policy", "easy", "--out", str(out), "--quiet",
+                 "--json"]) == 0
+    row = __import__("json").loads(capsys.readouterr().out)
+    back = read_kswf(out)  # the reader takes the schedule file back
+    assert back.jobs == read_kswf(src).jobs
+    rows = [ln.split() for ln in out.read_text().splitlines() if not ln.startswith(";")]
+    wait = np.array([int(r[2]) for r in rows])
+    status = [int(r[10]) for r in rows]
+    assert (wait >= 0).all() and status == [1] * len(rows)
+    assert wait.mean() == pytest.approx(row["avg_wait"])
+    submit = np.array([j.submit for j in back.jobs])
+    start = submit + wait
+    end = start + np.array([int(r[3]) for r in rows])
+    from sim.batch.machine import Schedule
+    validate(Schedule(back, "easy", start, end, np.zeros(len(rows), bool)),
+             check_promises=False)
+    ref = simulate(read_kswf(src), EASY())
+    assert (start == ref.start).all() and (end == ref.end).all()
+
+
+def test_simulate_out_kswf_refuses_by_month_and_leaves_no_file(tmp_path, capsys):
+    src, out = tmp_path / "w.kswf", tmp_path / "s.kswf"
+    write_kswf(src, generate(KResourceSpec(K=2, jobs=20, seed=1, rate=0.01)))
+    assert main(["simulate", str(src), "--policy", "easy", "--by-month", "--out", str(out),
+                 "--quiet"]) == 2
+    assert "by_month" in capsys.readouterr().err and not out.exists()
+
+
+SJOBS, SSEED, SQ = 3000, 4, 4  # a spec whose FF-EASY queue can be made stationary at SQ
+
+
+def test_stationary_calibration_passes_the_criterion_or_refuses(tmp_path, capsys):
+    from sim.batch.calibrate import is_stationary, queue_halves
+
+    spec = KResourceSpec(K=2, jobs=SJOBS, seed=SSEED)
+    c = calibrate(spec, SQ, stationarity=0.15)
+    assert c.stationary and c.stationarity == 0.15
+    w = generate(replace(spec, rate=c.rate))
+    s = simulate(w, EASY())
+    submit = np.array([j.submit for j in w.jobs])
+    q1, q2 = queue_halves(s.start, submit)
+    assert (q1, q2) == pytest.approx((c.first_half, c.second_half))
+    assert is_stationary(q1, q2, SQ, 0.15) and abs(c.queue / SQ - 1) <= 0.05
+    f = tmp_path / "w.kswf"
+    assert main(["generate", "kresource", "--K", "2", "--jobs", str(SJOBS), "--seed",
+                 str(SSEED), "--queue", str(SQ), "--out", str(f)]) == 0
+    info = __import__("json").loads(capsys.readouterr().out)
+    assert info["stationary"] and info["rate"] == pytest.approx(c.rate)
+    # a target the jobs cannot hold stationary: refused by name, nothing written
+    # seed 1 at the same size: the queue of every rate tried drifts (halves 1.4 / 6.2)
+    g = tmp_path / "x.kswf"
+    assert main(["generate", "kresource", "--K", "2", "--jobs", str(SJOBS), "--seed", "1",
+                 "--queue", str(SQ), "--out", str(g)]) == 2
+    err = capsys.readouterr().err
+    assert "no stationary queue of 4 jobs" in err and err.count("\n") == 1 and not g.exists()
+    assert main(["generate", "kresource", "--K", "2", "--jobs", str(SJOBS), "--seed", "1",
+                 "--queue", str(SQ), "--stationarity", "0", "--out", str(g)]) == 0
+    assert not __import__("json").loads(capsys.readouterr().out)["stationary"]

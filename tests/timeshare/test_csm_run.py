@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -140,7 +141,7 @@ def test_metrics_by_hand():
 @pytest.mark.parametrize("kw,field", [
     (dict(mem_pages=0), "mem_pages"), (dict(mem_pages=-5), "mem_pages"),
     (dict(large_sizes=(64,)), "large_sizes"), (dict(mest=10_000), "mest"),
-    (dict(pdt=1.5), "pdt"), (dict(mem_load=0), "mem_load"), (dict(class_mix="c"), "class_mix"),
+    (dict(pdt=1.5), "pdt"), (dict(mem_load=0), "mem_load"), (dict(class_mix="d"), "class_mix"),
 ])
 def test_bad_config_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
@@ -163,3 +164,20 @@ def test_static_diagnosis_policy_counts_without_changing_the_run():
     b = simulate("csm", 0, 0.01, n_nodes=2, line5=False)
     assert a["paths"].get("line5", 0) > 0 and b["paths"].get("line5", 0) == 0
     assert set(a["finish"]) == set(b["finish"]) == {"J1", "J2", "L1", "L2"}
+
+
+def test_one_mixed_stream_class_mix_c():
+    from sim.timeshare.workload import generate
+
+    cfg = CSMConfig(mem_load=1.0, pdt=0.25, class_mix="c", n_jobs=2000, count_locals=False,
+                    mit_s=1.0)
+    arr = generate(cfg, 3)
+    kinds = [a.kind for a in arr]
+    dist = [k for k in kinds if k != "local"]
+    assert len(dist) == 2000  # count_locals=False: distributed jobs counted only
+    assert kinds.count("local") / len(kinds) == pytest.approx(0.5, abs=0.03)
+    assert dist.count("large") / len(dist) == pytest.approx(0.25, abs=0.03)
+    # its job reading is the one-stream reading of the spec's mix a
+    c = load_readings(dataclasses.replace(cfg, mit_s=None))
+    a = load_readings(CSMConfig(mem_load=1.0, pdt=0.25, class_mix="a"))
+    assert c["job"] == c["job-one-stream"] == pytest.approx(a["job-one-stream"])

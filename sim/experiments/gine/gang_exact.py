@@ -22,6 +22,13 @@ Every run is validated by the independent log checker (``sim.timeshare.check``).
 configuration (3 seeds) writes ``sim/experiments/gine/results/gang_exact.md``;
 ``--quick`` (1 seed) writes ``results/csm-quick/gang_exact.md`` and says it is partial.
 Times in the simulator are microseconds.
+
+``--memory resident`` takes the CSM paper's eq. (4) reading (every task mapped to a node
+is resident, ``memory = "resident"`` of ``sim.problems.gang_schedule``): the rows are
+solved under it (INFEASIBLE when a node's tasks exceed M, then no optimal rows exist and
+the gang-opt runs are left out), and the gang runs use the M pages per node of the paged
+node model, which keeps every task's pages resident (so they page), instead of 16 M. It
+writes ``gang_exact_resident.{md,json}``.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from typing import Any
 from heuristics.coscheduling import by_name
 from heuristics.gang import Gang
 from models import gang_schedule as gm
-from sim.experiments.common import PARTIAL_DIR, markdown_table, mean_ci
+from sim.experiments.common import PARTIAL_DIR, command, commit, markdown_table, mean_ci
 from sim.problems import gang_schedule as gs
 from sim.timeshare.check import check
 from sim.timeshare.cluster import Cluster
@@ -85,11 +92,12 @@ def node_sets(cl: Cluster) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
 
 
 def problem_of(sets: dict[int, tuple[tuple[int, ...], tuple[int, ...]]], cfg: CSMConfig,
-               weights: dict[int, float], objective: str) -> gs.GangProblem:
+               weights: dict[int, float], objective: str,
+               memory: str = "row") -> gs.GangProblem:
     jobs = tuple(gs.GangJob(f"J{j}", nodes, mems, weights[j])
                  for j, (nodes, mems) in sets.items())
     return gs.GangProblem(cfg.n_nodes, cfg.pages_scaled, jobs, (0,) * cfg.n_nodes,
-                          len(jobs), objective)
+                          len(jobs), objective, memory)
 
 
 def first_fit_rows(sets: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]) -> int:
@@ -105,8 +113,11 @@ def first_fit_rows(sets: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]) -> 
     return len(used)
 
 
-def run(seeds: int, out: Path, full: bool, time_limit: float) -> str:
+def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row") -> str:
     cfg = config()
+    rev = commit()  # the code that runs, before anything else is edited
+    stem = "gang_exact" if memory == "row" else f"gang_exact_{memory}"
+    gang_pages = 16 * cfg.pages_scaled if memory == "row" else cfg.pages_scaled
     slot = int(cfg.quantum_ms * 1000)
     vals: dict[str, dict[str, list[float]]] = {p: {m: [] for m in METRICS} for p in POLICIES}
     rows_info = []
@@ -128,14 +139,15 @@ def run(seeds: int, out: Path, full: bool, time_limit: float) -> str:
                 vals[pol][m].append(met[m])
         res = {}
         for obj in ("rows", "weighted"):
-            p = problem_of(sets, cfg, weights, obj)
+            p = problem_of(sets, cfg, weights, obj, memory)
             res[obj] = gm.solve_cpsat(p, time_limit=time_limit)
         assign = {o: {int(name[1:]): r for r, row in enumerate(res[o].solution)
-                      for name in row} for o in res}
-        for pol, a in (("gang-ff", None), ("gang-opt", assign["rows"]),
-                       ("gang-opt-w", assign["weighted"])):
-            g = Gang(slot_us=slot, assignment=a)
-            c2, met = simulate(cfg, seed, g, mem_pages=16 * cfg.pages_scaled, setup=g.start)
+                      for name in row} for o in res if res[o].solution is not None}
+        for pol, o in (("gang-ff", None), ("gang-opt", "rows"), ("gang-opt-w", "weighted")):
+            if o is not None and o not in assign:
+                continue  # no feasible rows under this reading
+            g = Gang(slot_us=slot, assignment=None if o is None else assign[o])
+            c2, met = simulate(cfg, seed, g, mem_pages=gang_pages, setup=g.start)
             assert node_sets(c2) == sets, "mapping differs between runs"
             for m in METRICS:
                 vals[pol][m].append(met[m])
@@ -143,10 +155,20 @@ def run(seeds: int, out: Path, full: bool, time_limit: float) -> str:
                           res["weighted"], time.perf_counter() - t0))
         r = res["rows"]
         print(f"  seed {seed}: {len(sets)} jobs, first fit {first_fit_rows(sets)} rows, "
-              f"optimal {r.objective:.0f} ({r.status.value}, {r.runtime:.2f} s); "
+              f"optimal {r.objective} ({r.status.value}, {r.runtime:.2f} s); "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
-    (out / "gang_exact.json").write_text(json.dumps(vals, indent=1))
+    (out / f"{stem}.json").write_text(json.dumps(
+        vals if memory == "row" else
+        {"memory": memory, "command": command(), "commit": rev, "values": vals,
+         "rows": [{"seed": sd, "jobs": n, "first_fit": ff, "rows_status": r.status.value,
+                   "rows_optimum": r.objective, "weighted_status": w.status.value,
+                   "weighted_optimum": w.objective, "note": r.note}
+                  for sd, n, ff, r, w, _ in rows_info]}, indent=1))
     tag = "full configuration" if full else "PARTIAL quick run (not the full config)"
+    reading = ("" if memory == "row" else
+               " Memory reading 'resident' (eq. 4: every task mapped to a node is resident): "
+               "rows solved under it; gang runs on M pages (the paged node model), not 16 M; "
+               f"command `{command()}`, commit {rev}.")
     md = ["# Optimal gang schedule (spec 3.8 M7) simulated beside CSM\n",
           f"{tag}: {seeds} seeds; one snapshot of the E-4.7..4.9 point (mem_load 1.0, pdt "
           f"0.5, mfreq 100 ms, MNOD 2, tc and memory scaled by 0.01, n = 32): the first "
@@ -155,14 +177,19 @@ def run(seeds: int, out: Path, full: bool, time_limit: float) -> str:
           f"rr/pred/csm on M = {cfg.pages_scaled} pages per node; gang runs on 16 M (no "
           f"paging), slot 100 ms plus one local slot per round. Every run passed the "
           f"independent log checker. Mean over seeds +- 95% CI half-width. Command: "
-          f"`python -m sim.experiments.gine.gang_exact`.\n",
+          f"`python -m sim.experiments.gine.gang_exact`.{reading}\n",
           *markdown_table(
               ["seed", "jobs", "rows first fit", "rows optimal (CP-SAT)", "status", "solve s",
                "weighted optimum (w = tc in s)", "status"],
-              [[seed, n, ff, f"{r.objective:.0f}", r.status.value, f"{r.runtime:.2f}",
-                f"{w.objective:.0f}", w.status.value] for seed, n, ff, r, w, _ in rows_info])]
+              [[seed, n, ff, "-" if r.objective is None else f"{r.objective:.0f}",
+                r.status.value, f"{r.runtime:.2f}",
+                "-" if w.objective is None else f"{w.objective:.0f}", w.status.value]
+               for seed, n, ff, r, w, _ in rows_info])]
     rows = []
     for p in POLICIES:
+        if not vals[p][METRICS[0]]:
+            rows.append([p] + ["no feasible rows"] * len(METRICS))
+            continue
         cells = []
         for m in METRICS:
             mu, h = mean_ci(vals[p][m])
@@ -174,7 +201,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float) -> str:
               "matrix cycles its rows, so only the number and the composition of the rows "
               "matter there (an emptied row leaves the cycle).\n")
     text = "\n".join(md)
-    (out / "gang_exact.md").write_text(text)
+    (out / f"{stem}.md").write_text(text)
     return text
 
 
@@ -182,11 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 seed, writes results/csm-quick")
     ap.add_argument("--time-limit", type=float, default=60.0, help="per solve, seconds")
+    ap.add_argument("--memory", choices=gs.MEMORY, default="row",
+                    help="which tasks are resident on a node (row: the running row's; "
+                         "resident: every task, the paper's eq. 4)")
     a = ap.parse_args(argv)
     full = not a.quick
     out = FULL_DIR if full else QUICK_DIR
     out.mkdir(parents=True, exist_ok=True)
-    print(run(SEEDS if full else 1, out, full, a.time_limit))
+    print(run(SEEDS if full else 1, out, full, a.time_limit, a.memory))
     return 0
 
 

@@ -175,9 +175,10 @@ def run_units(task: dict[str, Any]) -> list[str]:
         if unit is None:
             t0, c0 = time.perf_counter(), time.process_time()
             try:
-                cal = calibrate(spec, L, memo=memo)
+                cal = calibrate(spec, L, memo=memo, stationarity=task.get("stationarity"))
                 c = {"seed": seed, "rate": cal.rate, "queue": cal.queue,
-                     "iterations": cal.iterations, "halves": [cal.first_half, cal.second_half]}
+                     "iterations": cal.iterations, "halves": [cal.first_half, cal.second_half],
+                     "stationarity": cal.stationarity, "stationary": cal.stationary}
             except ValueError as exc:  # reported, the seed is left out of the gains
                 c = {"seed": seed, "failed": str(exc)}
             c["wall_s"] = time.perf_counter() - t0
@@ -252,7 +253,7 @@ def _tasks(cfg: dict[str, Any], store: Path, commit: str, command: str) -> list[
     seeds in every cell."""
     return [{"scaling": sc, "K": K, "dist": d, "seed": seed, "jobs": cfg["jobs"],
              "queues": cfg["queues"], "opt_easy": cfg["opt_easy"], "store": str(store),
-             "commit": commit, "command": command}
+             "commit": commit, "command": command, "stationarity": cfg.get("stationarity")}
             for seed in range(1, cfg["seeds"] + 1) for sc in cfg["scalings"]
             for K in cfg["K"] for d in cfg["dists"]]
 
@@ -938,6 +939,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot-only", action="store_true",
                     help="fig2/fig3: redraw both PNGs from fig2.json in the output "
                          "directory (the committed results by default), compute nothing")
+    ap.add_argument("--stationarity", type=float, metavar="S",
+                    help="fig2: calibrate to a stationary queue (sim.batch.calibrate, each "
+                         "half of the arrival window within S of the target and of the "
+                         "other); needs its own --store and --out")
     a = ap.parse_args(argv)
     cfg = dict(FULL, gap_jobs=3000, gap_queue=128, epoch_instances=20, epoch_limit=10.0,
                response_jobs=30, response_K=4, response_seeds=5, response_limit=60.0)
@@ -952,6 +957,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.quick:
         cfg.update(gap_jobs=800, gap_queue=32, epoch_instances=5, epoch_limit=5.0,
                    response_jobs=15, response_seeds=2, response_limit=10.0)
+    if a.stationarity is not None:
+        if a.store == STORE_DIR or a.out is None:
+            print("error: --stationarity needs its own --store and --out (the default ones "
+                  "hold the mean-only calibration)", file=sys.stderr)
+            return 2
+        cfg["stationarity"] = a.stationarity
     partial = a.quick or any(cfg[k] != FULL[k] for k in FULL)
     if partial and a.out is None:
         a.out = PARTIAL_DIR

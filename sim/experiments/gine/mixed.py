@@ -1,0 +1,182 @@
+"""Targets 4-11 of spec 3.7 rerun under the "one mixed stream" workload, distributed jobs
+counted only.
+
+``python -m sim.experiments.gine.mixed [--seeds 10] [--parts calib load1 load15 low mnod]``
+
+The workload reading (``class_mix="c"`` of :class:`sim.timeshare.workload.CSMConfig`): one
+Poisson stream whose arrival is a local task w.p. 1/2, else a distributed job, large
+w.p. pdt; at mem_load 0.7 the spec's class mix "b" (one stream of local tasks and small
+jobs) is already one stream and is kept. ``count_locals=False``: a run ends its arrivals
+after ``n_jobs`` = 1000 distributed jobs (local tasks not counted). Paper sizes (tc and
+memory scale 1.0), n = 32, 10 seeds, the compiled engine.
+
+mit per (load, class mix) is calibrated once by the spec 3.4 procedure
+(:func:`sim.timeshare.csm.calibrate_measured`: RR, pdt 0.5, mfreq 100 ms, measured
+mem_load within 10%, seed 101) and cached in ``calib_mit.json`` of the output directory,
+in the format of :mod:`sim.experiments.gine.figs`, whose grid runner
+(:func:`sim.experiments.gine.figs.run_grid`) runs and caches every point (a stopped run
+continues where it stopped). Parts:
+
+- ``load1``: RR, PRED, CSM (MNOD 2) at mem_load 1.0 over mfreq 20 / 100 / 1000 ms
+  (targets 6-9, 3);
+- ``load15``: the same at 1.5 with MNOD 3 (targets 6-9);
+- ``low``: CSM, DYN, RR at mem_load 0.7 over pdt 0.1 .. 0.9 (targets 9, 10);
+- ``mnod``: CSM at 1.0 with MNOD 1, 2, 3 over mfreq (target 11).
+
+Targets 4 and 5 are static workloads (no arrival stream, nothing counted): the reading
+does not change them. Writes ``results/mixed/<part>.json`` and ``results/mixed/README.md``
+(the tables so far, with the command and the commit); ``--out`` writes elsewhere.
+Times in the simulator are microseconds; mit in seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from heuristics.coscheduling import by_name
+from sim.experiments.common import command, commit, markdown_table, mean_ci, write_atomic
+from sim.experiments.gine import figs
+from sim.timeshare.csm import calibrate_measured
+from sim.timeshare.workload import CSMConfig, calibrate_mit, load_readings
+
+OUT = Path(__file__).resolve().parent / "results" / "mixed"
+SEEDS = 10
+JOBS = 1000
+SCALE = 1.0
+MFREQ = (20, 100, 1000)
+PDT = (0.1, 0.3, 0.5, 0.7, 0.9)
+PARTS = ("calib", "load1", "load15", "low", "mnod")
+MIX = {0.7: "b", 1.0: "c", 1.5: "c"}
+
+
+def base(load: float, **kw: Any) -> CSMConfig:
+    """The point's configuration before mit (one mixed stream, locals not counted)."""
+    return CSMConfig(n_jobs=JOBS, tc_scale=SCALE, mem_scale=SCALE, mem_load=load,
+                     class_mix=MIX[load], count_locals=False, **kw)
+
+
+def calibrate(out: Path, load: float) -> dict[str, Any]:
+    """mit for ``load`` by the spec 3.4 procedure (cached in ``calib_mit.json`` under the
+    key :meth:`figs.Setup.mit` reads)."""
+    c = base(load, pdt=0.5, mfreq_ms=100.0)
+    key = f"{c.mem_load}/{c.class_mix}"
+    if SCALE != figs.FULL["scale"]:
+        key += f"@scale{SCALE:g}"  # the key figs.Setup.mit reads at this scale
+    path = out / "calib_mit.json"
+    cache = json.loads(path.read_text()) if path.exists() else {}
+    if key not in cache:
+        t0 = time.perf_counter()
+        mit, meas, trace = calibrate_measured(c, lambda: by_name("rr"), seeds=(101,),
+                                              iters=4, tol=0.1, engine="compiled")
+        cache[key] = {"mit_s": mit, "measured": meas, "eq5_mit_s": calibrate_mit(c),
+                      "trace": trace, "seeds": [101], "wall_s": time.perf_counter() - t0,
+                      "commit": commit(), "command": command()}
+        write_atomic(path, json.dumps(cache, indent=1))
+        print(f"  calibrated {key}: mit {mit:.3f} s, measured mem_load {meas:.3f}, "
+              f"{time.perf_counter() - t0:.0f} s", flush=True)
+    return cache[key]
+
+
+class _Setup(figs.Setup):
+    """figs.Setup for this study's directory and sizes (no argparse)."""
+
+    def __init__(self, out: Path, seeds: int):
+        ns = argparse.Namespace(quick=False, seeds=seeds, jobs=JOBS, scale=SCALE,
+                                mfreq=list(MFREQ), pdt=list(PDT), figure="mixed",
+                                engine="compiled", out=str(out))
+        super().__init__(ns)
+
+    def cfg(self, **kw: Any) -> CSMConfig:
+        c = base(kw.pop("mem_load"), **kw)
+        return dataclasses.replace(c, mit_s=self.mit(c))
+
+
+def points(setup: _Setup, part: str) -> list[tuple[str, CSMConfig, str, dict]]:
+    if part in ("load1", "load15"):
+        load, mnod = (1.0, 2) if part == "load1" else (1.5, 3)
+        return [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=float(f)), p,
+                 {"mnod": mnod} if p != "rr" else {}) for f in MFREQ
+                for p in ("rr", "pred", "csm")]
+    if part == "low":
+        return [(f"{p}/pdt{d}", setup.cfg(mem_load=0.7, pdt=d), p, {}) for d in PDT
+                for p in ("csm", "dyn", "rr")]
+    if part == "mnod":
+        return [(f"mnod{k}/m{f}", setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)), "csm",
+                 {"mnod": k}) for f in MFREQ for k in (1, 2, 3)]
+    raise ValueError(f"unknown part {part!r}")
+
+
+def _fmt(v: list[float], d: int = 2) -> str:
+    mu, h = mean_ci(v)
+    return f"{mu:.{d}f}" + (f" +- {h:.{d}f}" if h == h else "")
+
+
+METRICS = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
+           "slowdown_local", "tasks_per_node", "mem_load_measured")
+
+
+def report(out: Path, seeds: int) -> str:
+    """The tables of every part run so far (from the grid caches)."""
+    md = ["# Spec 3.7 targets under one mixed stream, distributed jobs counted only\n",
+          f"Paper sizes (scale 1.0), n = 32, {JOBS} distributed jobs per run "
+          f"(count_locals=False), {seeds} seeds, compiled engine; class mix 'c' (local "
+          "w.p. 1/2, else distributed, large w.p. pdt) at mem_load 1.0 and 1.5, 'b' at 0.7. "
+          "Mean over seeds +- 95% CI half-width; a part with fewer points than its grid "
+          f"is PARTIAL. Written by `{command()}` at commit {commit()} "
+          "(each part's points keep the configuration they ran with in its JSON).\n"]
+    cal = out / "calib_mit.json"
+    if cal.exists():
+        rows = []
+        for key, v in json.loads(cal.read_text()).items():
+            load, mix = key.split("@")[0].split("/")
+            rd = load_readings(base(float(load), pdt=0.5))
+            rows.append([load, mix, f"{v['eq5_mit_s']:.2f}", f"{v['mit_s']:.2f}",
+                         f"{v['measured']:.3f}", f"{rd['job-one-stream']:.2f}"])
+        md += ["## Calibration (RR, pdt 0.5, mfreq 100 ms, seed 101)\n",
+               *markdown_table(["mem_load", "class mix", "eq. 5 mit [s]", "calibrated mit [s]",
+                                "measured mem_load", "tasks/node, job-one-stream reading"],
+                               rows), ""]
+    for part in PARTS[1:]:
+        path = out / f"{part}.json"
+        if not path.exists():
+            continue
+        res = {k: v["metrics"] for k, v in json.loads(path.read_text()).items()}
+        rows = [[k, len(v["correlation"]), *(_fmt(v[m], 1 if m == "correlation" else 2)
+                                              for m in METRICS)] for k, v in res.items()]
+        md += [f"## {part}\n", *markdown_table(["point", "seeds", *METRICS], rows), ""]
+    return "\n".join(md)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=SEEDS)
+    ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS[1:]),
+                    help="what to run, in this order (default: every grid)")
+    ap.add_argument("--out", help="write into this directory instead of results/mixed")
+    a = ap.parse_args(argv)
+    out = Path(a.out) if a.out else OUT
+    out.mkdir(parents=True, exist_ok=True)
+    needs = {"calib": (1.0, 1.5, 0.7), "load1": (1.0,), "load15": (1.5,), "low": (0.7,),
+             "mnod": (1.0,)}
+    setup = _Setup(out, a.seeds)
+    for part in a.parts:  # each part calibrates only the loads it needs, when it starts
+        for load in needs[part]:
+            calibrate(out, load)
+        write_atomic(out / "README.md", report(out, a.seeds))
+        if part == "calib":
+            continue
+        print(f"== {part}", flush=True)
+        figs.run_grid(setup, part, points(setup, part), METRICS)
+        write_atomic(out / "README.md", report(out, a.seeds))
+    write_atomic(out / "README.md", report(out, a.seeds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
