@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import gone
 
 from models import cbc
 from sim.result import Status
@@ -35,19 +36,6 @@ def fake_cbc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _gone(pid: int, within: float = 2.0) -> bool:
-    end = time.perf_counter() + within
-    while time.perf_counter() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def _tiny_lp():
     import pulp
 
@@ -67,7 +55,7 @@ def test_cbc_ignoring_its_limit_is_killed_with_its_children(fake_cbc: Path) -> N
     assert ended is False
     assert wall < 0.5 + 0.2 + 1.0
     child = int((fake_cbc / "child").read_text())
-    assert _gone(child), "the fake CBC's child survived: the process group was not killed"
+    assert gone(child), "the fake CBC's child survived: the process group was not killed"
 
 
 def test_mps_writing_is_charged_to_the_limit(fake_cbc: Path,

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+import random_kresource
 
 from models import gang_schedule, grouping, mip, slots, task_mapping
 from models.kresource import brute as kbrute
@@ -20,7 +21,7 @@ from sim.problems import grouping as gp
 from sim.problems import insertion as ins
 from sim.problems import slots as sp
 from sim.problems import task_mapping as tm
-from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
+from sim.problems.kresource import EpochProblem, ResponseProblem
 from sim.result import Status
 
 BACKENDS = mip.BACKENDS
@@ -32,24 +33,6 @@ def _epochs(rng: random.Random) -> EpochProblem:
     cap = tuple(rng.randint(8, 20) for _ in range(K))
     return EpochProblem(cap, tuple(tuple(rng.randint(1, max(1, c // 3)) for c in cap)
                                    for _ in range(rng.randint(4, 8))))
-
-
-def _selection(rng: random.Random) -> SelectionProblem:
-    K, n = rng.randint(1, 3), rng.randint(2, 9)
-    cap = tuple([rng.randint(10, 30)] * K)
-    free = tuple(rng.randint(0, c) for c in cap)
-    extra = tuple(rng.randint(0, f) for f in free)
-    dem = tuple(tuple(rng.randint(1, max(1, c // 3)) for c in cap) for _ in range(n))
-    return SelectionProblem(cap, free, extra, dem, tuple(rng.random() < 0.5 for _ in range(n)))
-
-
-def _response(rng: random.Random) -> ResponseProblem:
-    K, n = rng.randint(1, 2), rng.randint(2, 5)
-    cap = tuple(rng.randint(4, 8) for _ in range(K))
-    return ResponseProblem(cap, tuple(rng.randint(0, 4) for _ in range(n)),
-                           tuple(rng.randint(1, 3) for _ in range(n)),
-                           tuple(tuple(rng.randint(1, c) for c in cap) for _ in range(n)),
-                           tuple(rng.randint(1, 3) for _ in range(n)))
 
 
 def _cases():
@@ -64,9 +47,9 @@ def _cases():
                     grouping.solve_exhaustive))
         out.append(("kresource_epochs", _epochs(rng),
                     lambda p, b: kilp.solve_epochs(p, backend=b), kbrute.solve_epochs))
-        out.append(("kresource_selection", _selection(rng),
+        out.append(("kresource_selection", random_kresource.selection(rng),
                     lambda p, b: kilp.solve_selection(p, backend=b), kbrute.solve_selection))
-        out.append(("kresource_response", _response(rng),
+        out.append(("kresource_response", random_kresource.response(rng),
                     lambda p, b: kilp.solve_response(p, backend=b), kbrute.solve_response))
         p = tm.random_problem(4, 3, 300 + s, sizes=(1, 2), objective="max" if s else "overload",
                               mem_pages=20000)
@@ -108,8 +91,8 @@ def test_every_backend_agrees_with_brute_force(case):
     lambda b: slack_ilp(ins.random_problem(1, 3), backend=b),
     lambda b: grouping.solve_ilp(gp.random_problem(4, 2, seed=1), backend=b),
     lambda b: kilp.solve_epochs(_epochs(random.Random(1)), backend=b),
-    lambda b: kilp.solve_selection(_selection(random.Random(1)), backend=b),
-    lambda b: kilp.solve_response(_response(random.Random(1)), backend=b),
+    lambda b: kilp.solve_selection(random_kresource.selection(random.Random(1)), backend=b),
+    lambda b: kilp.solve_response(random_kresource.response(random.Random(1)), backend=b),
     lambda b: task_mapping.solve_ilp(tm.random_problem(4, 2, 1, sizes=(1,)), backend=b),
     lambda b: gang_schedule.solve_ilp(gs.random_problem(1, n_nodes=4, n_jobs=3,
                                                                 width=(1, 2)), backend=b),
@@ -172,7 +155,7 @@ def test_task_mapping_after_a_tiny_limit_keeps_bounds_below_every_mapping():
 
 def test_kresource_response_after_a_tiny_limit_is_never_falsely_optimal():
     rng = random.Random(11)
-    q = _response(rng)
+    q = random_kresource.response(rng)
     p = ResponseProblem(q.capacity, tuple(rng.randint(0, 30) for _ in range(30)),
                         tuple(rng.randint(1, 6) for _ in range(30)),
                         tuple(tuple(rng.randint(1, c) for c in q.capacity)

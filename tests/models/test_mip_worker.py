@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import gone
 
 from models import mip
 from sim.result import Status
@@ -42,19 +43,6 @@ FAT = """block = bytearray(300 * 1024 * 1024)
         time.sleep(60)"""
 CRASH = """open(os.path.join(directory, "error.txt"), "w").write("MemoryError: fake")
         os._exit(1)"""
-
-
-def _gone(pid: int, within: float = 2.0) -> bool:
-    end = time.perf_counter() + within
-    while time.perf_counter() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.fixture()
@@ -97,7 +85,7 @@ def test_a_worker_ignoring_its_limit_is_killed_with_its_children(fake_server) ->
     assert all(v.varValue is None for v in prob.variables())
     assert mip.killed_note("highs", prob) == "HiGHS killed past the time limit"
     child = int((tmp / "child").read_text())
-    assert _gone(child), "the worker's child survived: the process group was not killed"
+    assert gone(child), "the worker's child survived: the process group was not killed"
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import random_kresource
 
 from models import gang_schedule, grouping, portfolio, slots, task_mapping
 from models.kresource import brute as kbrute
@@ -24,29 +25,10 @@ from sim.problems import grouping as gp
 from sim.problems import insertion as ins
 from sim.problems import slots as sp
 from sim.problems import task_mapping as tm
-from sim.problems.kresource import ResponseProblem, SelectionProblem
 from sim.result import Result, Status
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
-
-
-def _selection(rng: random.Random) -> SelectionProblem:
-    K, n = rng.randint(1, 3), rng.randint(2, 8)
-    cap = tuple([rng.randint(10, 30)] * K)
-    free = tuple(rng.randint(0, c) for c in cap)
-    extra = tuple(rng.randint(0, f) for f in free)
-    dem = tuple(tuple(rng.randint(1, max(1, c // 3)) for c in cap) for _ in range(n))
-    return SelectionProblem(cap, free, extra, dem, tuple(rng.random() < 0.5 for _ in range(n)))
-
-
-def _response(rng: random.Random) -> ResponseProblem:
-    K, n = rng.randint(1, 2), rng.randint(2, 5)
-    cap = tuple(rng.randint(4, 8) for _ in range(K))
-    return ResponseProblem(cap, tuple(rng.randint(0, 4) for _ in range(n)),
-                           tuple(rng.randint(1, 3) for _ in range(n)),
-                           tuple(tuple(rng.randint(1, c) for c in cap) for _ in range(n)),
-                           tuple(rng.randint(1, 3) for _ in range(n)))
 
 
 def _cases():
@@ -58,9 +40,9 @@ def _cases():
                     slack_brute))
         out.append(("grouping", "cpsat+highs" if s else "exact-cpsat+highs",
                     gp.random_problem(6, 4, seed=310 + s, max_procs=3), grouping.solve_exhaustive))
-        out.append(("kresource_selection", "scip+cpsat", _selection(rng),
+        out.append(("kresource_selection", "scip+cpsat", random_kresource.selection(rng, max_n=8),
                     kbrute.solve_selection))
-        out.append(("kresource_response", "cpsat+highs+scip", _response(rng),
+        out.append(("kresource_response", "cpsat+highs+scip", random_kresource.response(rng),
                     kbrute.solve_response))
         out.append(("task_mapping", "highs+cpsat",
                     tm.random_problem(4, 3, 320 + s, sizes=(1, 2),
@@ -179,7 +161,7 @@ def test_infeasible_only_when_no_member_has_a_solution():
 def test_maximisation_keeps_the_largest_solution_and_the_smallest_upper_bound():
     rng = random.Random(5)
     while True:
-        p = _selection(rng)
+        p = random_kresource.selection(rng, max_n=8)
         ref = kbrute.solve_selection(p)
         if ref.status is Status.OPTIMAL and ref.objective > 0:
             break

@@ -1,0 +1,29 @@
+"""Small random K-resource selection and response problems for the differential tests of
+the exact solvers (drawn from a caller's ``random.Random``, so each test keeps its own
+stream)."""
+
+from __future__ import annotations
+
+import random
+
+from sim.problems.kresource import ResponseProblem, SelectionProblem
+
+
+def selection(rng: random.Random, max_n: int = 9) -> SelectionProblem:
+    """K in 1..3 resources, 2..``max_n`` candidates."""
+    K, n = rng.randint(1, 3), rng.randint(2, max_n)
+    cap = tuple([rng.randint(10, 30)] * K)
+    free = tuple(rng.randint(0, c) for c in cap)
+    extra = tuple(rng.randint(0, f) for f in free)
+    dem = tuple(tuple(rng.randint(1, max(1, c // 3)) for c in cap) for _ in range(n))
+    return SelectionProblem(cap, free, extra, dem, tuple(rng.random() < 0.5 for _ in range(n)))
+
+
+def response(rng: random.Random) -> ResponseProblem:
+    """K in 1..2 resources, 2..5 jobs."""
+    K, n = rng.randint(1, 2), rng.randint(2, 5)
+    cap = tuple(rng.randint(4, 8) for _ in range(K))
+    return ResponseProblem(cap, tuple(rng.randint(0, 4) for _ in range(n)),
+                           tuple(rng.randint(1, 3) for _ in range(n)),
+                           tuple(tuple(rng.randint(1, c) for c in cap) for _ in range(n)),
+                           tuple(rng.randint(1, 3) for _ in range(n)))
