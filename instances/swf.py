@@ -109,7 +109,7 @@ from pathlib import Path
 from typing import Any
 
 from instances.job import Job, Workload
-from instances.swf_fast import read_fast
+from instances.swf_fast import count_lines, read_fast
 
 __all__ = [
     "FIELD_NAMES",
@@ -600,20 +600,20 @@ def read_swf(
         raise ValueError(f"too_wide must be 'drop', 'clip' or 'error', got {too_wide!r}")
     path = Path(path)
     text = _read_text(path)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-
     options = {"perfect_estimates": perfect_estimates, "missing_request": missing_request,
                "too_wide": too_wide}
-    got = read_fast(path, lines, procs=procs, **options)
+    got = read_fast(path, text, procs=procs, **options)
+    lines_read = count_lines(text)
     if got is None:  # irregular input: the reference reads it (and names any error)
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
         got = _read_lines(path, lines, procs=procs, **options)
     jobs, header, header_at, machine, source, counts, examples, job_lines = got
 
     report = CleaningReport(
         source=str(path),
-        lines_read=len(lines),
+        lines_read=lines_read,
         job_lines=job_lines,
         jobs_kept=len(jobs),
         machine_procs=machine,

@@ -21,8 +21,8 @@ Regular input, accepted here:
   no job that the options refuse (``too_wide="error"``, ``missing_request="error"``), and
   a machine size that :func:`instances.swf._machine_size` accepts.
 
-A number is parsed exactly: the integer part digit by digit (``sum d * 10**e``), the
-fraction only checked for non-zero digits. The unused fields are parsed only as far as
+A used number is parsed exactly: its integer part as ``sum d * 10**e`` over its digits,
+its fraction only checked for non-zero digits. The unused fields are parsed only as far as
 the grammar above: any such token is a finite number, which is all the reference asks.
 """
 
@@ -35,7 +35,7 @@ import numpy as np
 
 from instances.job import Job
 
-__all__ = ["read_fast"]
+__all__ = ["count_lines", "read_fast"]
 
 N_FIELDS = 18
 _USED_COLS = (0, 1, 3, 4, 7, 8, 11, 12)
@@ -52,18 +52,31 @@ _CLASS[ord("\n")] = 5
 _POW10 = 10 ** np.arange(_MAX_TOKEN, dtype=np.int64)
 
 
-def _split_header(lines: list[str]) -> tuple[list[tuple[int, str]], int] | None:
-    """Header lines (1-based line number, text) before the first job line, and that
-    line's 0-based index; None when there is no job line."""
+def _split_header(text: str) -> tuple[list[tuple[int, str]], int] | None:
+    """Header lines (1-based line number, text) before the first job line, and the offset
+    of that line in ``text``; None when there is no job line."""
     header: list[tuple[int, str]] = []
-    for i, line in enumerate(lines):
+    pos = 0
+    lineno = 0
+    while pos < len(text):
+        lineno += 1
+        nl = text.find("\n", pos)
+        if nl < 0:
+            nl = len(text)
+        line = text[pos:nl]
         parts = line.split()
-        if not parts:
-            continue
-        if parts[0][0] != ";":
-            return header, i
-        header.append((i + 1, line))
+        if parts:
+            if parts[0][0] != ";":
+                return header, pos
+            header.append((lineno, line))
+        pos = nl + 1
     return None
+
+
+def count_lines(text: str) -> int:
+    """Lines of ``text`` as the reference counts them (split at newlines, without the
+    empty string after a final newline)."""
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
 def parse_columns(body: str) -> np.ndarray | None:
@@ -123,19 +136,17 @@ def parse_columns(body: str) -> np.ndarray | None:
             if (b[pos] != ord("0")).any():
                 return None
             pos = pos + 1
-    # the used tokens' integer parts, right to left
+    # the used tokens' integer parts, grouped by their number of digits
     used = (np.arange(N_FIELDS * (n_tok // N_FIELDS)).reshape(-1, N_FIELDS)[:, _USED_COLS]
             .ravel())
-    u_start, pos = sp[used], int_end[used]
-    value = np.zeros(used.size, dtype=np.int64)
-    for e in range(_MAX_TOKEN):
-        inside = pos >= u_start
-        if not inside.any():
-            break
-        d = b[np.where(inside, pos, 0)].astype(np.int64) - ord("0")
-        value += np.where(inside & (d >= 0), d, 0) * _POW10[e]
-        pos = pos - 1
-    neg = b[u_start] == ord("-")
+    neg = b[sp[used]] == ord("-")
+    first_digit = sp[used] + neg
+    n_digits = int_end[used] - first_digit + 1
+    value = np.empty(used.size, dtype=np.int64)
+    for k in np.flatnonzero(np.bincount(n_digits)):
+        sel = np.flatnonzero(n_digits == k)
+        digits = b[first_digit[sel, None] + np.arange(k)].astype(np.int64) - ord("0")
+        value[sel] = digits @ _POW10[k - 1::-1]
     value[neg] *= -1
     return value.reshape(-1, len(_USED_COLS))
 
@@ -144,22 +155,22 @@ def _first(ids: np.ndarray, mask: np.ndarray, limit: int) -> tuple[int, ...]:
     return tuple(ids[np.flatnonzero(mask)[:limit]].tolist())
 
 
-def read_fast(path: Path, lines: list[str], *, procs: int | str | None,
+def read_fast(path: Path, text: str, *, procs: int | str | None,
               perfect_estimates: bool, missing_request: str, too_wide: str
               ) -> tuple[list[Job], dict[str, Any], dict[str, list[int]], int, str,
                          dict[str, int], dict[str, tuple[int, ...]], int] | None:
     """Jobs, header, header lines, machine size and source, rule counts and examples, and
-    job-line count of the SWF ``lines`` of ``path``; None when the reference must read it.
+    job-line count of the SWF ``text`` of ``path``; None when the reference must read it.
 
     Same arguments and rules as :func:`instances.swf.read_swf` (which calls this first).
     """
     from instances import swf  # the reference's header and machine-size rules
 
-    split = _split_header(lines)
+    split = _split_header(text)
     if split is None:
         return None
     header_lines, first = split
-    cols = parse_columns("\n".join(lines[first:]))
+    cols = parse_columns(text[first:])
     if cols is None:
         return None
     jid, submit, run, p5, p8, req, user, group = cols.T

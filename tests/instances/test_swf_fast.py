@@ -17,7 +17,7 @@ import pytest
 
 from instances import swf
 from instances.bundled import list_traces, trace_path
-from instances.swf_fast import read_fast
+from instances.swf_fast import count_lines, read_fast
 
 ROOT = Path(__file__).resolve().parents[2]
 JOB1 = "1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1"
@@ -45,9 +45,11 @@ def _reference(path: Path, lines: list[str], **kw):
 def compare(path: Path, options=OPTIONS) -> int:
     """Check fast against reference under every option set; return how often fast ran."""
     lines = _lines(path)
+    text = swf._read_text(path)
+    assert count_lines(text) == len(lines)
     ran = 0
     for kw in options:
-        fast = read_fast(path, lines, **kw)
+        fast = read_fast(path, text, **kw)
         if fast is None:
             continue
         ran += 1
@@ -124,7 +126,7 @@ def test_fast_path_matches_reference_or_steps_aside(tmp_path, name, text, fast):
     path = tmp_path / "t.swf"
     path.write_text(text, encoding="utf-8")
     ran = compare(path)
-    default = read_fast(path, _lines(path), procs=None, perfect_estimates=False,
+    default = read_fast(path, swf._read_text(path), procs=None, perfect_estimates=False,
                         missing_request="actual", too_wide="drop")
     assert (default is not None) == fast
     if fast:
@@ -142,6 +144,7 @@ def test_fast_path_matches_reference_or_steps_aside(tmp_path, name, text, fast):
         assert list(w.jobs) == ref[0]
         assert (w.header, w.procs, w.cleaning.counts, w.cleaning.examples,
                 w.cleaning.job_lines) == (ref[1], ref[3], ref[5], ref[6], ref[7])
+        assert w.cleaning.lines_read == len(_lines(p))
 
 
 @pytest.mark.parametrize("name", list_traces())
