@@ -51,6 +51,12 @@ class Job:
     group: int = -1
 
     def __post_init__(self) -> None:
+        demand = self.demand
+        if (type(self.id) is int and type(self.submit) is int and type(self.runtime) is int
+                and self.runtime >= 0 and type(self.requested) is int and self.requested >= 1
+                and type(demand) is tuple and len(demand) == 1 and type(demand[0]) is int
+                and demand[0] >= 1):
+            return  # fast path of the checks below (readers build 10**5 jobs or more)
         _check_int("Job.id", self.id)
         _check_int(f"Job {self.id}: submit", self.submit)
         _check_int(f"Job {self.id}: runtime", self.runtime, 0)

@@ -1,6 +1,10 @@
 """Standard Workload Format (SWF) reader and writer, and cleaning rules.
 
 The month split of a workload lives with the workload code in :mod:`instances.months`.
+The line-by-line reader here (``_read_lines``) is the reference; :func:`read_swf` first
+tries the vectorised fast path of :mod:`instances.swf_fast`, which gives the same workload
+and cleaning report on regular input and steps aside (to this reader, and its error
+messages) on anything else.
 
 The SWF of the Parallel Workloads Archive (Feitelson, Tsafrir & Krakov, JPDC 74(10),
 2014) has one job per line, 18 whitespace-separated numeric fields, ``-1`` for unknown,
@@ -105,6 +109,7 @@ from pathlib import Path
 from typing import Any
 
 from instances.job import Job, Workload
+from instances.swf_fast import count_lines, read_fast
 
 __all__ = [
     "FIELD_NAMES",
@@ -387,11 +392,11 @@ def _header_count(value: Any) -> int | None:
 
 
 def _machine_size(path: Path, header: dict[str, Any], lines: dict[str, list[int]],
-                  records: list[tuple[int, ...]], procs: int | str | None) -> tuple[int, str]:
-    """Machine size and where it came from (see the module docstring)."""
+                  widest: int, procs: int | str | None) -> tuple[int, str]:
+    """Machine size and where it came from (see the module docstring); ``widest`` is the
+    largest processor count of any job line (field 5, else 8; 0 without job lines)."""
     if isinstance(procs, int):
         return procs, "procs argument"
-    widest = max((p5 if p5 > 0 else p8 for _, _, _, _, p5, p8, *_ in records), default=0)
     if procs == PROCS_FROM_JOBS:
         if widest < 1:
             raise SwfError(f"{path}: procs='from-jobs' but no job has processors; "
@@ -421,62 +426,16 @@ def _default_name(path: Path) -> str:
     return name
 
 
-def read_swf(
-    path: str | os.PathLike[str],
-    *,
-    procs: int | str | None = None,
-    perfect_estimates: bool = False,
-    missing_request: str = "actual",
-    too_wide: str = "drop",
-    name: str | None = None,
-) -> Workload:
-    """Read an SWF file (plain or gzip) into a K = 1 (processors) workload.
+def _read_lines(path: Path, lines: list[str], *, procs: int | str | None,
+                perfect_estimates: bool, missing_request: str, too_wide: str
+                ) -> tuple[list[Job], dict[str, Any], dict[str, list[int]], int, str,
+                           dict[str, int], dict[str, tuple[int, ...]], int]:
+    """The reference reader: parse and clean the SWF ``lines`` of ``path`` line by line.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The SWF file; gzip is detected by its magic bytes, not the suffix.
-    procs : int or "from-jobs", optional
-        Machine size in processors, overriding the header (the slack-backfilling paper
-        simulates KTH with 128 where the header says 100); ``"from-jobs"`` takes the
-        widest job. Required when the header has no valid ``MaxProcs``/``MaxNodes``.
-    perfect_estimates : bool
-        Set every requested time to ``max(runtime, 1)`` seconds.
-    missing_request : {"actual", "error"}
-        Policy for an unknown requested time (field 9 < 0): use the actual run time,
-        at least 1 s, or raise :class:`SwfError`.
-    too_wide : {"drop", "clip", "error"}
-        Policy for a job with more processors than the machine.
-    name : str, optional
-        Workload name; default the file name without ``.swf`` / ``.gz``.
-
-    Returns
-    -------
-    Workload
-        Jobs sorted by submit time (seconds, as in the file, not rebased), capacity
-        ``(machine_procs,)``, the parsed header, and the :class:`CleaningReport` in
-        ``Workload.cleaning``. See the module docstring for the rules.
-
-    Raises
-    ------
-    SwfError
-        Malformed input, naming the file and the 1-based line (and field).
-    ValueError
-        Bad options.
+    Returns the jobs (sorted by submit time), the header and its header lines, the machine
+    size and its source, the jobs touched and up to five examples per rule, and the number
+    of job lines. :func:`instances.swf_fast.read_fast` returns the same for regular input.
     """
-    if procs is not None and procs != PROCS_FROM_JOBS and (
-            isinstance(procs, bool) or not isinstance(procs, int) or not 1 <= procs <= MAX_INT):
-        raise ValueError(f"procs must be a positive integer or 'from-jobs', got {procs!r}")
-    if missing_request not in ("actual", "error"):
-        raise ValueError(f"missing_request must be 'actual' or 'error', got {missing_request!r}")
-    if too_wide not in ("drop", "clip", "error"):
-        raise ValueError(f"too_wide must be 'drop', 'clip' or 'error', got {too_wide!r}")
-    path = Path(path)
-    text = _read_text(path)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-
     # Pass 1: parse every line. Records are
     # (lineno, id, submit, runtime, procs5, procs8, requested, user, group).
     header_lines: list[tuple[int, str]] = []
@@ -517,7 +476,8 @@ def read_swf(
             first_line[jid] = lineno
 
     header, header_at = _parse_header(header_lines)
-    machine, source = _machine_size(path, header, header_at, records, procs)
+    widest = max((p5 if p5 > 0 else p8 for _, _, _, _, p5, p8, *_ in records), default=0)
+    machine, source = _machine_size(path, header, header_at, widest, procs)
 
     # Pass 2: cleaning rules.
     counts = dict.fromkeys(RULES, 0)
@@ -583,16 +543,83 @@ def read_swf(
             latest = j.submit
     if counts["unsorted_submit"]:
         jobs.sort(key=lambda j: j.submit)
+    return (jobs, header, header_at, machine, source, counts,
+            {r: tuple(ex) for r, ex in examples.items()}, len(records))
+
+
+
+def read_swf(
+    path: str | os.PathLike[str],
+    *,
+    procs: int | str | None = None,
+    perfect_estimates: bool = False,
+    missing_request: str = "actual",
+    too_wide: str = "drop",
+    name: str | None = None,
+) -> Workload:
+    """Read an SWF file (plain or gzip) into a K = 1 (processors) workload.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The SWF file; gzip is detected by its magic bytes, not the suffix.
+    procs : int or "from-jobs", optional
+        Machine size in processors, overriding the header (the slack-backfilling paper
+        simulates KTH with 128 where the header says 100); ``"from-jobs"`` takes the
+        widest job. Required when the header has no valid ``MaxProcs``/``MaxNodes``.
+    perfect_estimates : bool
+        Set every requested time to ``max(runtime, 1)`` seconds.
+    missing_request : {"actual", "error"}
+        Policy for an unknown requested time (field 9 < 0): use the actual run time,
+        at least 1 s, or raise :class:`SwfError`.
+    too_wide : {"drop", "clip", "error"}
+        Policy for a job with more processors than the machine.
+    name : str, optional
+        Workload name; default the file name without ``.swf`` / ``.gz``.
+
+    Returns
+    -------
+    Workload
+        Jobs sorted by submit time (seconds, as in the file, not rebased), capacity
+        ``(machine_procs,)``, the parsed header, and the :class:`CleaningReport` in
+        ``Workload.cleaning``. See the module docstring for the rules.
+
+    Raises
+    ------
+    SwfError
+        Malformed input, naming the file and the 1-based line (and field).
+    ValueError
+        Bad options.
+    """
+    if procs is not None and procs != PROCS_FROM_JOBS and (
+            isinstance(procs, bool) or not isinstance(procs, int) or not 1 <= procs <= MAX_INT):
+        raise ValueError(f"procs must be a positive integer or 'from-jobs', got {procs!r}")
+    if missing_request not in ("actual", "error"):
+        raise ValueError(f"missing_request must be 'actual' or 'error', got {missing_request!r}")
+    if too_wide not in ("drop", "clip", "error"):
+        raise ValueError(f"too_wide must be 'drop', 'clip' or 'error', got {too_wide!r}")
+    path = Path(path)
+    text = _read_text(path)
+    options = {"perfect_estimates": perfect_estimates, "missing_request": missing_request,
+               "too_wide": too_wide}
+    got = read_fast(path, text, procs=procs, **options)
+    lines_read = count_lines(text)
+    if got is None:  # irregular input: the reference reads it (and names any error)
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        got = _read_lines(path, lines, procs=procs, **options)
+    jobs, header, header_at, machine, source, counts, examples, job_lines = got
 
     report = CleaningReport(
         source=str(path),
-        lines_read=len(lines),
-        job_lines=len(records),
+        lines_read=lines_read,
+        job_lines=job_lines,
         jobs_kept=len(jobs),
         machine_procs=machine,
         machine_source=source,
         counts=counts,
-        examples={r: tuple(ex) for r, ex in examples.items()},
+        examples=examples,
         options={"procs": procs, "perfect_estimates": perfect_estimates,
                  "missing_request": missing_request, "too_wide": too_wide},
     )

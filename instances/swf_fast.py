@@ -1,0 +1,238 @@
+"""Vectorised fast path of the SWF reader (:func:`instances.swf.read_swf`).
+
+The line-by-line reader in :mod:`instances.swf` is the reference: it names the file, line
+and field of every error and defines the cleaning rules. This module reads the same files
+with NumPy, on the bytes of the job lines at once, and gives the same workload and the same
+:class:`~instances.swf.CleaningReport`, or ``None`` whenever the input is anything but
+regular, so that the reference reads it again and says what it says (every error message
+comes from the reference).
+
+Regular input, accepted here:
+
+- the header (lines whose first token starts with ``;``) and blank lines come before the
+  first job line; after it, no ``;`` at all;
+- the job lines hold only ASCII digits, ``-``, ``.``, space, tab, carriage return and the
+  newline;
+- every token is a number of the form ``-?D+(.D*)?`` (D a digit) of at most 15 characters,
+  so that its integer part is exact in a 64-bit integer and far below ``2**53``;
+- every non-blank line has exactly 18 tokens;
+- the used fields (1, 2, 4, 5, 8, 9, 12, 13) have no non-zero digit after the point;
+- no submit time below -1, no duplicate job number among jobs with a known submit time,
+  no job that the options refuse (``too_wide="error"``, ``missing_request="error"``), and
+  a machine size that :func:`instances.swf._machine_size` accepts.
+
+A used number is parsed exactly: its integer part as ``sum d * 10**e`` over its digits,
+its fraction only checked for non-zero digits. The unused fields are parsed only as far as
+the grammar above: any such token is a finite number, which is all the reference asks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from instances.job import Job
+
+__all__ = ["count_lines", "read_fast"]
+
+N_FIELDS = 18
+_USED_COLS = (0, 1, 3, 4, 7, 8, 11, 12)
+_MAX_TOKEN = 15  # characters: 15 digits stay below 2**53 and in int64
+
+# byte classes: 0 anything else, 1 digit, 2 '-', 3 '.', 4 blank, 5 newline
+_CLASS = np.zeros(256, dtype=np.uint8)
+_CLASS[ord("0"): ord("9") + 1] = 1
+_CLASS[ord("-")] = 2
+_CLASS[ord(".")] = 3
+for _ch in " \t\r":
+    _CLASS[ord(_ch)] = 4
+_CLASS[ord("\n")] = 5
+_POW10 = 10 ** np.arange(_MAX_TOKEN, dtype=np.int64)
+
+
+def _split_header(text: str) -> tuple[list[tuple[int, str]], int] | None:
+    """Header lines (1-based line number, text) before the first job line, and the offset
+    of that line in ``text``; None when there is no job line."""
+    header: list[tuple[int, str]] = []
+    pos = 0
+    lineno = 0
+    while pos < len(text):
+        lineno += 1
+        nl = text.find("\n", pos)
+        if nl < 0:
+            nl = len(text)
+        line = text[pos:nl]
+        parts = line.split()
+        if parts:
+            if parts[0][0] != ";":
+                return header, pos
+            header.append((lineno, line))
+        pos = nl + 1
+    return None
+
+
+def count_lines(text: str) -> int:
+    """Lines of ``text`` as the reference counts them (split at newlines, without the
+    empty string after a final newline)."""
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def parse_columns(body: str) -> np.ndarray | None:
+    """The used fields of the job lines ``body`` as an ``(n, 8)`` int64 array.
+
+    Columns: job number, submit, run time, processors (field 5), processors (field 8),
+    requested time, user, group. None when ``body`` is not regular (module docstring).
+    Only the used tokens are converted; the others are only checked against the grammar.
+    """
+    if not body.isascii():
+        return None
+    b = np.frombuffer(body.encode("ascii"), dtype=np.uint8)
+    if b.size == 0:
+        return None
+    c = _CLASS[b]
+    if not c.all():  # a byte of class 0
+        return None
+    blank = c >= 4
+    word = ~blank
+    starts = word.copy()
+    starts[1:] &= blank[:-1]
+    ends = word.copy()
+    ends[:-1] &= blank[1:]
+    sp = np.flatnonzero(starts)
+    ep = np.flatnonzero(ends)
+    n_tok = sp.size
+    if n_tok == 0 or n_tok % N_FIELDS or int((ep - sp).max()) >= _MAX_TOKEN:
+        return None
+    # 18 tokens per non-blank line: each record's first and last tokens on one line, the
+    # next record on a later line
+    nl = np.flatnonzero(c == 5)
+    first_line = np.searchsorted(nl, sp[::N_FIELDS])
+    last_line = np.searchsorted(nl, ep[N_FIELDS - 1::N_FIELDS])
+    if (first_line != last_line).any() or (first_line[1:] <= last_line[:-1]).any():
+        return None
+    # '-' only first in its token and followed by a digit
+    mp = np.flatnonzero(c == 2)
+    if mp.size and (not starts[mp].all() or mp[-1] + 1 >= b.size or not (c[mp + 1] == 1).all()):
+        return None
+    # '.' after a digit, at most one per token
+    dp = np.flatnonzero(c == 3)
+    int_end = ep.copy()  # last byte of each token's integer part
+    if dp.size:
+        if dp[0] == 0 or not (c[dp - 1] == 1).all():
+            return None
+        dtok = np.searchsorted(sp, dp, side="right") - 1
+        if dtok.size > 1 and not (np.diff(dtok) > 0).all():
+            return None
+        int_end[dtok] = dp - 1
+        # a used field with a non-zero digit after the point is not an integer: the
+        # reference names it
+        used_dot = np.isin(dtok % N_FIELDS, _USED_COLS)
+        pos, last = dp[used_dot] + 1, ep[dtok[used_dot]]
+        while pos.size:
+            inside = pos <= last
+            pos, last = pos[inside], last[inside]
+            if (b[pos] != ord("0")).any():
+                return None
+            pos = pos + 1
+    # the used tokens' integer parts, grouped by their number of digits
+    used = (np.arange(N_FIELDS * (n_tok // N_FIELDS)).reshape(-1, N_FIELDS)[:, _USED_COLS]
+            .ravel())
+    neg = b[sp[used]] == ord("-")
+    first_digit = sp[used] + neg
+    n_digits = int_end[used] - first_digit + 1
+    value = np.empty(used.size, dtype=np.int64)
+    for k in np.flatnonzero(np.bincount(n_digits)):
+        sel = np.flatnonzero(n_digits == k)
+        digits = b[first_digit[sel, None] + np.arange(k)].astype(np.int64) - ord("0")
+        value[sel] = digits @ _POW10[k - 1::-1]
+    value[neg] *= -1
+    return value.reshape(-1, len(_USED_COLS))
+
+
+def _first(ids: np.ndarray, mask: np.ndarray, limit: int) -> tuple[int, ...]:
+    return tuple(ids[np.flatnonzero(mask)[:limit]].tolist())
+
+
+def read_fast(path: Path, text: str, *, procs: int | str | None,
+              perfect_estimates: bool, missing_request: str, too_wide: str
+              ) -> tuple[list[Job], dict[str, Any], dict[str, list[int]], int, str,
+                         dict[str, int], dict[str, tuple[int, ...]], int] | None:
+    """Jobs, header, header lines, machine size and source, rule counts and examples, and
+    job-line count of the SWF ``text`` of ``path``; None when the reference must read it.
+
+    Same arguments and rules as :func:`instances.swf.read_swf` (which calls this first).
+    """
+    from instances import swf  # the reference's header and machine-size rules
+
+    split = _split_header(text)
+    if split is None:
+        return None
+    header_lines, first = split
+    cols = parse_columns(text[first:])
+    if cols is None:
+        return None
+    jid, submit, run, p5, p8, req, user, group = cols.T
+    n = jid.size
+    if (submit < -1).any():
+        return None
+    known = jid[submit >= 0]
+    if np.unique(known).size != known.size:
+        return None
+    header, header_at = swf._parse_header(header_lines)
+    widest = int(np.where(p5 > 0, p5, p8).max())
+    try:
+        machine, source = swf._machine_size(path, header, header_at, widest, procs)
+    except swf.SwfError:
+        return None
+
+    counts = dict.fromkeys(swf.RULES, 0)
+    masks: dict[str, np.ndarray] = {}
+    keep = submit >= 0
+    masks["unknown_submit"] = ~keep
+    p = np.where(p5 > 0, p5, p8)
+    masks["no_processors"] = keep & (p <= 0)
+    keep &= ~masks["no_processors"]
+    masks["bad_runtime"] = keep & (run < 0)
+    keep &= ~masks["bad_runtime"]
+    wide = keep & (p > machine)
+    if wide.any():
+        if too_wide == "error":
+            return None
+        if too_wide == "drop":
+            masks["too_wide"] = wide
+            keep &= ~wide
+        else:
+            masks["too_wide_clipped"] = wide
+            p = np.where(wide, machine, p)
+    masks["procs_from_requested"] = keep & (p5 <= 0)
+    masks["zero_runtime"] = keep & (run == 0)
+    at_least_run = np.maximum(run, 1)
+    if perfect_estimates:
+        r = at_least_run
+        masks["perfect_estimates"] = keep & (r != req)
+    else:
+        missing = keep & (req < 0)
+        if missing_request == "error" and missing.any():
+            return None
+        masks["missing_request"] = missing
+        masks["zero_request"] = keep & (req == 0)
+        r = np.where(missing, at_least_run, np.where(req == 0, 1, req))
+    examples: dict[str, tuple[int, ...]] = {rule: () for rule in swf.RULES}
+    for rule, mask in masks.items():
+        counts[rule] = int(np.count_nonzero(mask))
+        examples[rule] = _first(jid, mask, swf._N_EXAMPLES)
+
+    kept = np.flatnonzero(keep)
+    s = submit[kept]
+    if s.size > 1:
+        late = np.r_[False, s[1:] < np.maximum.accumulate(s)[:-1]]
+        if late.any():
+            counts["unsorted_submit"] = int(np.count_nonzero(late))
+            examples["unsorted_submit"] = _first(jid[kept], late, swf._N_EXAMPLES)
+            kept = kept[np.argsort(s, kind="stable")]
+    demand = [(x,) for x in p[kept].tolist()]
+    jobs = list(map(Job, jid[kept].tolist(), submit[kept].tolist(), run[kept].tolist(),
+                    r[kept].tolist(), demand, user[kept].tolist(), group[kept].tolist()))
+    return jobs, header, header_at, machine, source, counts, examples, n

@@ -1,0 +1,116 @@
+"""Reading a log against simulating it as a whole process (figures, not a test).
+
+The yardstick is what plain Python takes just to read and split a log's lines:
+``[line.split() for line in gzip.open(path, "rt")]`` (``open`` for a plain file). Beside it,
+in one run and interleaved round by round (the minimum of ``--rounds`` rounds is kept):
+
+- ``read_swf`` on its vectorised fast path (:mod:`instances.swf_fast`), and on the
+  line-by-line reference alone (the fast path switched off for the measurement), both
+  with ``too_wide="error"`` as ``simulate`` reads (the whole reader: gunzip, decoding,
+  parsing, cleaning, the ``Job`` objects and the ``Workload``);
+- the wall time of ``schedsearch simulate TRACE --policy easy --quiet`` as a fresh process
+  (start-up, reading, cleaning, simulation, validation, metrics), once per engine.
+
+Each figure is also given as a multiple of the plain split. The load average is printed
+before and after: on a loaded machine every figure grows, the ratios less so.
+
+Run: ``python -m sim.experiments.engine.reading_bench [--trace SDSC-BLUE] [--rounds 3]
+[--engines python,compiled]``. It prints and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from sim.experiments import common as provenance
+from sim.experiments.common import markdown_table
+
+
+def plain_split(path: Path) -> float:
+    """Seconds to read and split every line of ``path`` (gzip-aware) in plain Python."""
+    t = time.perf_counter()
+    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+    with opener(path, "rt") as fh:
+        lines = [line.split() for line in fh]
+    dt = time.perf_counter() - t
+    assert lines
+    return dt
+
+
+@contextmanager
+def reference_only():
+    """Switch the SWF reader's fast path off (the line reader reads everything)."""
+    from instances import swf
+
+    fast = swf.read_fast
+    swf.read_fast = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        swf.read_fast = fast
+
+
+def reader(path: Path, fast: bool) -> tuple[float, int]:
+    """Seconds of ``read_swf(path, too_wide="error")`` and the jobs it kept."""
+    from instances.swf import read_swf
+
+    t = time.perf_counter()
+    if fast:
+        w = read_swf(path, too_wide="error")
+    else:
+        with reference_only():
+            w = read_swf(path, too_wide="error")
+    return time.perf_counter() - t, len(w)
+
+
+def whole_process(trace: str, engine: str) -> float:
+    """Wall seconds of ``simulate TRACE --policy easy --engine ENGINE`` as a new process."""
+    cmd = [sys.executable, "-m", "sim.cli", "simulate", trace, "--policy", "easy",
+           "--engine", engine, "--quiet"]
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=os.environ.copy())
+    return time.perf_counter() - t
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--trace", default="SDSC-BLUE", help="bundled trace name or SWF path")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--engines", default="python,compiled")
+    args = ap.parse_args(argv)
+    from instances.bundled import trace_path
+
+    path = Path(args.trace) if Path(args.trace).exists() else Path(trace_path(args.trace))
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    print(f"{provenance.stamp()}; {path}; load average before {provenance.load_average()}")
+    best: dict[str, float] = {}
+    jobs = {}
+    for r in range(args.rounds):
+        times = {"plain split": plain_split(path)}
+        times["read_swf, fast path"], jobs["fast"] = reader(path, fast=True)
+        times["read_swf, reference only"], jobs["reference"] = reader(path, fast=False)
+        for e in engines:
+            times[f"simulate --policy easy --engine {e} (process)"] = whole_process(args.trace, e)
+        for k, v in times.items():
+            best[k] = min(best.get(k, v), v)
+        print(f"round {r + 1}: " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
+              flush=True)
+    if jobs["fast"] != jobs["reference"]:
+        raise SystemExit(f"the two readers kept {jobs['fast']} and {jobs['reference']} jobs")
+    base = best["plain split"]
+    rows = [(k, f"{v:.2f}", f"{v / base:.2f}") for k, v in best.items()]
+    print("\n".join(markdown_table(("measurement (min of rounds)", "seconds", "x plain split"),
+                                   rows)))
+    print(f"{jobs['fast']} jobs kept; load average after {provenance.load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
