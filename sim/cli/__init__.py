@@ -35,7 +35,8 @@ __all__ = ["build_parser", "main", "parse_set"]
 def build_parser() -> argparse.ArgumentParser:
     """The ``schedsearch`` parser, with every command registered."""
     ap = Parser(prog="schedsearch", description=__doc__.splitlines()[0], formatter_class=Fmt)
-    ap.add_argument("--version", action="version", version=f"schedsearch {_version()}")
+    ap.add_argument("--version", action=_Version, nargs=0,
+                    help="show the version (and the source tree's commit) and exit")
     sub = ap.add_subparsers(dest="command", required=True)
     add_simulate(sub)
     add_solve(sub)
@@ -46,6 +47,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_commands(sub, Fmt)
     add_gym_eval(sub)
     return ap
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up (git included) only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"schedsearch {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
