@@ -24,7 +24,8 @@ before the first timed run. Both engines must give the same start array on every
 script checks it.
 
 Run: ``python -m sim.experiments.engine.scaling_bench [--sizes 10000,30000,100000,240000]
-[--policies fcfs,easy,conservative] [--window 20000] [--no-python-overload]``. Prints both
+[--policies fcfs,easy,conservative] [--window 20000] [--overload-jobs N]
+[--no-python-overload]``. Prints both
 tables with the load average and writes them to ``results/scaling_bench.md`` at the
 repository top (a measurement of this machine at this moment, not a committed result).
 """
@@ -123,12 +124,15 @@ def stationary(sizes, policies, factor: float) -> list[list]:
     return rows
 
 
-def overload(policies, window: int, python: bool, repeat: int) -> list[list]:
+def overload(policies, window: int, python: bool, repeat: int,
+             jobs: int | None = None) -> list[list]:
     """Rows of the overload table: one per (policy, engine, window)."""
     from instances.bundled import load_trace
     from instances.job import Workload
 
     w = compress_arrivals(load_trace("SDSC-BLUE"), OVERLOAD_FACTOR)
+    if jobs is not None:
+        w = Workload(w.jobs[:jobs], w.capacity, f"{w.name}[:{jobs}]")
     n = len(w)
     submit = np.array([j.submit for j in w.jobs], dtype=np.int64)
     bounds = list(range(0, n, window))[1:] + [n]
@@ -188,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--window", type=int, default=20_000, help="jobs per overload window")
     ap.add_argument("--repeat", type=int, default=3,
                     help="compiled overload prefixes: the least CPU time of this many runs")
+    ap.add_argument("--overload-jobs", type=int, default=None,
+                    help="overload table on the first this many jobs of the compressed log")
     ap.add_argument("--no-stationary", action="store_true")
     ap.add_argument("--no-overload", action="store_true")
     ap.add_argument("--no-python-overload", action="store_true",
@@ -207,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     st = [] if args.no_stationary else stationary([int(x) for x in args.sizes.split(",")],
                                                     policies, args.lublin_factor)
     ov = [] if args.no_overload else overload(policies, args.window, not args.no_python_overload,
-                                          args.repeat)
+                                          args.repeat, args.overload_jobs)
     load1 = provenance.load_average()
     lines = [
         "# Cost per job against the queue",
