@@ -165,7 +165,9 @@ def overload(policies, window: int, python: bool, repeat: int,
         same = "n/a" if ref is None else ("yes" if np.array_equal(start, ref) else "NO")
         for a, b, cost in costs:
             rows.append(_window_row(pol, "compiled", a, b, b - a, cost, submit, start))
-            rows[-1][-1] = same
+        for r in rows:
+            if r[0] == pol:
+                r[-1] = same
         print(f"overload {pol:12s} compiled whole log cpu {prev_cpu:7.2f} s (sum of window "
               f"differences)  same starts {same}  loadavg {os.getloadavg()[0]:.1f}", flush=True)
     return rows
