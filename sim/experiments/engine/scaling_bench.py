@@ -121,6 +121,8 @@ def stationary(sizes, policies, factor: float) -> list[list]:
                       f"loadavg {os.getloadavg()[0]:.1f}", flush=True)
             same = "yes" if np.array_equal(starts["python"], starts["compiled"]) else "NO"
             rows[-1][-1] = rows[-2][-1] = same
+            print(f"stationary n={n:6d} {pol:12s} same starts on both engines: {same}",
+                  flush=True)
     return rows
 
 
