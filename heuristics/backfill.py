@@ -54,7 +54,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Sequence
-from operator import attrgetter, itemgetter
+from functools import partial
+from itertools import compress as _select
+from operator import attrgetter, eq, itemgetter, not_
 
 import numpy as np
 
@@ -513,16 +515,15 @@ class Conservative(_Selecting, _PlannedPolicy):
         if now not in res.values():  # a scan in C; the loop below is the slow part
             return []
         plan = self.plan
-        started = []
-        keep = []
-        for job in self.queue:
-            if res[job.id] == now:
-                del res[job.id]
-                plan.start(job, now, reserved=True)
-                started.append(job)
-            else:
-                keep.append(job)
-        self.queue = keep
+        queue = self.queue
+        # which waiting jobs are reserved at now, with C getters (no Python frame per
+        # waiting job: this runs at every decision over the whole queue)
+        due = list(map(partial(eq, now), map(res.__getitem__, map(_ID, queue))))
+        started = list(_select(queue, due))
+        self.queue = list(_select(queue, map(not_, due)))
+        for job in started:
+            del res[job.id]
+            plan.start(job, now, reserved=True)
         return started
 
     def _select_now(self, now: int) -> list[Job]:
