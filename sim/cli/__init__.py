@@ -100,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (``schedsearch ... | head``) ends quietly; anything else is a bug, reported in one
     line with exit 1 (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
     """
+    args = None
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         if argv[:1] == ["gym-eval"]:  # its own parser (sim.batch.env_eval) takes the rest
@@ -119,6 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 0
     except (ValueError, OSError, RecursionError) as exc:
+        out = getattr(args, "out", None)
+        if isinstance(exc, OSError) and exc.filename is None and exc.strerror and out:
+            exc = OSError(exc.errno, f"{out}: {exc.strerror}")  # a write to --out failed
         print(f"schedsearch: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:

@@ -8,6 +8,7 @@ The options are read from the parser itself, so a new option joins the corpus.""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,19 @@ def test_hostile_numeric_option(command: str, option: str, value: str, tmp_path:
         assert any(f in lines[0] for f in fields), lines[0]
         assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["w.kswf"])
+
+
+def test_an_unknown_choice_names_the_closest_not_every_one(capsys) -> None:
+    assert main(["reproduce", "talby-tabel3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and len(err) < 300, err
+    assert "closest: talby-table3" in err and "karl-fig9m" not in err
+
+
+def test_a_failed_write_names_the_output_file(tmp_path, capsys) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    code = main(["generate", "kresource", "--K", "2", "--jobs", "5", "--rate", "0.01",
+                 "--out", "/dev/full"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "/dev/full: No space left on device" in err, err
