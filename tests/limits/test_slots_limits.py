@@ -130,9 +130,9 @@ def test_slot_problems_too_large_to_hold_are_refused(tmp_path, apps, field) -> N
 
 
 def test_placement_obeys_the_limit_inside_one_long_measurement() -> None:
-    # one measurement spans 5 rounds of 10,000 slots: seconds of simulation
-    prob = pl.PlacementProblem(g_us=1000, n=5, i=2, k=1, n_slots=10_000,
-                               ctl_block_wakeup="tick")
+    # 9,999 candidates; one measurement spans 100 rounds of 10,000 slots: seconds of
+    # simulation each, so the limit falls inside the first one
+    prob = pl.PlacementProblem(g_us=1000, n=100, i=2, k=2, n_slots=10_000)
     t = time.perf_counter()
     r = solve_placement(prob, time_limit=0.5)
     assert time.perf_counter() - t < 1.5
