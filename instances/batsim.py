@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from instances.job import Job, Workload
-from instances.swf import _cut
+from instances.swf import _cut, rule_lines
 
 __all__ = [
     "JOBS_COLUMNS",
@@ -146,14 +146,7 @@ class BatsimReport:
         lines = [f"{self.source}: {self.jobs_read} Batsim jobs, {self.jobs_kept} kept, "
                  f"{self.dropped} dropped; machine {self.machine_procs} processors "
                  f"({self.machine_source})"]
-        for rule, text in RULES.items():
-            n = self.counts.get(rule, 0)
-            if n:
-                ex = ", ".join(str(i) for i in self.examples.get(rule, ()))
-                lines.append(f"  {rule}: {n} jobs - {text} (e.g. jobs {ex})")
-        if len(lines) == 1:
-            lines.append("  no cleaning rule touched any job")
-        return "\n".join(lines)
+        return "\n".join(lines + rule_lines(RULES, self.counts, self.examples))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""

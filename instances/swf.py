@@ -229,14 +229,7 @@ class CleaningReport:
             f"{self.jobs_kept} jobs kept, {self.dropped} dropped; machine "
             f"{self.machine_procs} processors ({self.machine_source})",
         ]
-        for rule, text in RULES.items():
-            n = self.counts.get(rule, 0)
-            if n:
-                ex = ", ".join(str(i) for i in self.examples.get(rule, ()))
-                lines.append(f"  {rule}: {n} jobs - {text} (e.g. jobs {ex})")
-        if len(lines) == 1:
-            lines.append("  no cleaning rule touched any job")
-        return "\n".join(lines)
+        return "\n".join(lines + rule_lines(RULES, self.counts, self.examples))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""
@@ -252,6 +245,19 @@ class CleaningReport:
             "examples": {k: list(v) for k, v in self.examples.items()},
             "options": dict(self.options),
         }
+
+
+def rule_lines(rules: dict[str, str], counts: dict[str, int],
+               examples: dict[str, tuple[Any, ...]]) -> list[str]:
+    """The lines of a cleaning report after its totals: one per rule of ``rules`` (name ->
+    text) that touched a job, with example job ids, or one line saying none did."""
+    lines = []
+    for rule, text in rules.items():
+        n = counts.get(rule, 0)
+        if n:
+            ex = ", ".join(str(i) for i in examples.get(rule, ()))
+            lines.append(f"  {rule}: {n} jobs - {text} (e.g. jobs {ex})")
+    return lines or ["  no cleaning rule touched any job"]
 
 
 # ----------------------------------------------------------------------------- reading
