@@ -78,13 +78,7 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
         why = _slack_unsupported(policy)
         if why is not None:
             return why
-        for name, value in options.items():
-            if name == "overrun":
-                if value not in OVERRUN_MODES:
-                    return f"overrun={value!r}"
-            elif value is not None:
-                return f"{name}={value!r}"
-        return None
+        return _unsupported_option(options)
     if _policy_code(policy) is None:
         return (f"policy {type(policy).__name__} (the compiled engine runs FCFS, EASY, "
                 "Conservative and Unconstrained of heuristics.backfill and the slack "
@@ -94,6 +88,12 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
             return f"negative submit times (job {workload.jobs[0].id})"
         if policy.params["select"] == "bl" and workload.K > MAX_K:
             return f"select='bl' with K = {workload.K} > {MAX_K} resources"
+    return _unsupported_option(options)
+
+
+def _unsupported_option(options: dict[str, Any]) -> str | None:
+    """The first simulation option the compiled engine does not run (every option but
+    ``overrun`` in :data:`OVERRUN_MODES` must be None), as ``name=value``; None if none."""
     for name, value in options.items():
         if name == "overrun":
             if value not in OVERRUN_MODES:
