@@ -55,7 +55,8 @@ from sim.experiments.common import (
     markdown_table,
     write_atomic,
 )
-from sim.experiments.talby.tables import AWT, MONTHS, PAPER_T3, PAPER_T3_YEAR, PAPER_T4
+from sim.experiments.talby.tables import AWT, MONTHS, PAPER_T3, PAPER_T3_YEAR, PAPER_T4, _f
+from sim.experiments.talby.tables import _dev as _pc  # change of x against base, %
 
 RESULTS = Path(__file__).resolve().parent / "results"
 QUICK_OUT = Path("/tmp/talby_priority_readings")
@@ -108,16 +109,6 @@ def _mean(run: dict[str, Any], group: str, month: str | None = None) -> float | 
     tot = sum(c[group][0] for c in cells)
     n = sum(c[group][1] for c in cells)
     return tot / n if n else None
-
-
-def _f(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:,.1f}"
-
-
-def _pc(x: float | None, base: float | None) -> str:
-    if x is None or base is None or base == 0:
-        return "n/a"
-    return f"{(x - base) / base * 100:+.1f}%"
 
 
 # ----------------------------------------------------------------- Table 3 against itself
