@@ -38,32 +38,22 @@ def _finish(name: str, problem: SlotProblem, table: list[list[str]], t0: float, 
             params: dict[str, Any]) -> Result:
     R = len(table)
     if problem.objective == "round":
-        need = max(problem.load_of(k) + problem.free[k] for k in range(problem.n_nodes))
-        busy_max = max(R, need)
-        table = table + [[] for _ in range(busy_max - R)]
         # a node with F_k free needs R_total - load_k >= F_k
-        while any(len(table) - problem.load_of(k) < problem.free[k]
-                  for k in range(problem.n_nodes)):
-            table.append([])
+        need = max(load + f for load, f in zip(problem.loads(), problem.free, strict=True))
+        table = table + [[] for _ in range(max(R, need) - R)]
         if len(table) > problem.n_slots:
-            return build(solver=name, status=Status.UNKNOWN, solution=None, check=lambda t: None,
-                         objective=lambda t: 0.0, runtime=time.perf_counter() - t0, seed=seed,
-                         params=params, note=f"needs {len(table)} slots > n_slots")
+            return _stopped(name, problem, t0, seed, f"needs {len(table)} slots > n_slots", params)
     else:
         S = problem.n_slots
         if R > S:
-            return build(solver=name, status=Status.UNKNOWN, solution=None, check=lambda t: None,
-                         objective=lambda t: 0.0, runtime=time.perf_counter() - t0, seed=seed,
-                         params=params, note=f"needs {R} slots > n_slots = {S}")
+            return _stopped(name, problem, t0, seed, f"needs {R} slots > n_slots = {S}", params)
         spread: list[list[str]] = [[] for _ in range(S)]
         for c, slot in enumerate(table):
             spread[c * S // R] = list(slot)
         table = spread
     violations = sp.check(problem, table)
     if violations:  # the first one, as a note
-        return build(solver=name, status=Status.UNKNOWN, solution=None, check=lambda t: None,
-                     objective=lambda t: 0.0, runtime=time.perf_counter() - t0, seed=seed,
-                     params=params, note=f"no feasible table: {violations[0]}")
+        return _stopped(name, problem, t0, seed, f"no feasible table: {violations[0]}", params)
     return build(solver=name, status=Status.FEASIBLE, solution=table,
                  check=checker(problem),
                  objective=lambda t: sp.objective(problem, t),
@@ -133,10 +123,12 @@ def _crowded_node(problem: SlotProblem) -> str | None:
     return None
 
 
-def _stopped(name: str, problem: SlotProblem, t0: float, seed: int, note: str) -> Result:
+def _stopped(name: str, problem: SlotProblem, t0: float, seed: int, note: str,
+             params: dict[str, Any] | None = None) -> Result:
+    """UNKNOWN without a table, ``note`` saying why."""
     return build(solver=name, status=Status.UNKNOWN, solution=None,
                  check=lambda t: None, objective=lambda t: 0.0,
-                 runtime=time.perf_counter() - t0, seed=seed, params={}, note=note)
+                 runtime=time.perf_counter() - t0, seed=seed, params=params or {}, note=note)
 
 
 def coloring(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
