@@ -40,7 +40,7 @@ from typing import Any
 
 from sim.result import Result, Status, build
 
-__all__ = ["SEPARATOR", "BOUND_TOL", "is_combination", "members_of", "combination", "solve",
+__all__ = ["SEPARATOR", "BOUND_TOL", "members_of", "combination", "solve",
            "combine"]
 
 SEPARATOR = "+"
@@ -55,11 +55,6 @@ MIN_SECONDS = 0.01
 note)."""
 
 
-def is_combination(name: str) -> bool:
-    """Whether ``name`` names a combination (members joined by ``+``)."""
-    return SEPARATOR in name and ":" not in name
-
-
 def _member(family: str, token: str) -> tuple[str, dict[str, Any]]:
     """``(registered solver name, keyword options)`` of one member."""
     from models.mip import BACKENDS, ILP_SOLVERS
@@ -71,7 +66,7 @@ def _member(family: str, token: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"combination member {token!r}: {family} has no ILP to run on "
                              "a MIP backend")
         return ILP_SOLVERS[family], {"backend": token}
-    if token in names and not is_combination(token):
+    if token in names and not registry.is_combination(token):
         return token, {}
     if f"exact-{token}" in names:  # grouping's exact-cpsat, exact-ilp
         return f"exact-{token}", {}
@@ -185,12 +180,17 @@ def _best(sense: str, results: Sequence[tuple[str, Result]]
     return best, (tightest(bounds) if bounds else None), notes
 
 
+def _meets(objective: float, bound: float | None) -> bool:
+    """Whether ``bound`` proves ``objective`` optimal (within :data:`BOUND_TOL`)."""
+    return bound is not None and abs(objective - bound) <= _tol(objective)
+
+
 def _closed(sense: str, results: Sequence[tuple[str, Result]]) -> bool:
     """Whether the best solution meets the best bound, or a member proved infeasibility."""
     best, bound, _ = _best(sense, results)
     if best is None:
         return any(r.status is Status.INFEASIBLE for _, r in results)
-    return bound is not None and abs(best[1].objective - bound) <= _tol(best[1].objective)
+    return _meets(best[1].objective, bound)
 
 
 def combine(family: str, problem: Any, label: str, results: Sequence[tuple[str, Result]], *,
@@ -212,8 +212,7 @@ def combine(family: str, problem: Any, label: str, results: Sequence[tuple[str, 
     if found is not None:
         token, best = found
         notes.insert(0, f"solution of {token}")
-        meets = bound is not None and abs(best.objective - bound) <= _tol(best.objective)
-        status = Status.OPTIMAL if meets else Status.FEASIBLE
+        status = Status.OPTIMAL if _meets(best.objective, bound) else Status.FEASIBLE
         for t, r in results:
             if r.status is Status.INFEASIBLE:
                 notes.append(f"{t} said INFEASIBLE, contradicted by the solution of {token}; "
