@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any
 
-__all__ = ["bound_from_log", "cbc_path", "command", "solve_guarded", "variable"]
+__all__ = ["bound_from_log", "cbc_path", "command", "kill_group", "solve_guarded", "variable"]
 
 
 def cbc_path() -> str | None:
@@ -186,6 +186,19 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def kill_group(pid: int) -> bool:
+    """SIGKILL ``pid`` with its whole process group when it leads one (a process started
+    in its own session), else alone; True when a signal was sent."""
+    try:
+        if os.name == "posix" and os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except OSError:
+        return False
+    return True
+
+
 def _kill(procs: list[Any], path: str) -> bool:
     """SIGKILL each running process of ``procs`` with its whole process group (CBC runs
     in its own session); without a recorded process, this process's children running
@@ -194,14 +207,7 @@ def _kill(procs: list[Any], path: str) -> bool:
     for proc in procs:
         if proc.returncode is not None or not _alive(proc.pid):
             continue
-        try:
-            if os.name == "posix" and os.getpgid(proc.pid) == proc.pid:
-                os.killpg(proc.pid, signal.SIGKILL)
-            else:
-                os.kill(proc.pid, signal.SIGKILL)
-            sent = True
-        except OSError:
-            pass
+        sent = kill_group(proc.pid) or sent
     if not procs:
         for pid in _cbc_children(path):
             try:

@@ -68,13 +68,12 @@ from __future__ import annotations
 
 import math
 import os
-import signal
 import subprocess
 import threading
 import time
 from typing import Any
 
-from models.cbc import _alive, bound_from_log, solve_guarded
+from models.cbc import _alive, bound_from_log, kill_group, solve_guarded
 
 __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "WORKER_MEMORY_MB", "check_backend",
            "killed_note", "solve", "bound", "rejected", "run_worker", "translate",
@@ -267,13 +266,7 @@ def worker_peak_mb() -> float:
 def _kill_group(pid: int) -> None:
     """SIGKILL the worker ``pid`` with its process group (it leads its own session once
     started) and wait until it is gone."""
-    try:
-        if os.getpgid(pid) == pid:
-            os.killpg(pid, signal.SIGKILL)
-        else:
-            os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    kill_group(pid)
     end = time.monotonic() + 5.0
     while _alive(pid) and time.monotonic() < end:
         time.sleep(0.005)
