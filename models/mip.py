@@ -325,11 +325,10 @@ if hasattr(os, "register_at_fork"):
 
 
 def _done(pid: int, directory: str) -> bool:
-    """Whether the worker ``pid`` ended: its answer or error written, or gone."""
-    if os.path.exists(os.path.join(directory, "result.json")) or \
-            os.path.exists(os.path.join(directory, "error.txt")):
-        return True
-    return not _alive(pid)
+    """Whether the worker ``pid`` ended: its answer written (``result.json`` appears whole,
+    by a rename), or the process gone (then ``error.txt``, if any, is complete: an
+    ``error.txt`` that exists may still be being written)."""
+    return os.path.exists(os.path.join(directory, "result.json")) or not _alive(pid)
 
 
 def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: float = 0.0,

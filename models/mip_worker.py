@@ -35,10 +35,7 @@ import time
 
 
 def _write_json(path: str, data: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
+    _write_text(path, json.dumps(data))
 
 
 def main(directory: str) -> int:
@@ -137,8 +134,11 @@ sooner; this only bounds a worker whose parent died)."""
 
 
 def _write_text(path: str, text: str) -> None:
-    with open(path, "w") as fh:
+    """Write ``path`` whole or not at all (a temporary file renamed into place)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
         fh.write(text)
+    os.replace(tmp, path)
 
 
 def serve() -> None:
