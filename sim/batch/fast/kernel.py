@@ -257,6 +257,32 @@ def book(T, F, S, cap, start, duration, D, j, sign):
                 return
         for i in range(a, b):
             F[k, i] += d
+    # the step function only changed inside [a, b): its ends may now be redundant
+    if b < n and same_as_previous(F, b):
+        n = remove(T, F, n, b)
+    if a > 0 and same_as_previous(F, a):
+        n = remove(T, F, n, a)
+    S[PN] = n
+
+
+@njit(cache=True, inline="always")
+def same_as_previous(F, i):
+    """Whether segment ``i`` has the free capacity of segment ``i - 1``."""
+    for k in range(F.shape[0]):
+        if F[k, i] != F[k, i - 1]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def remove(T, F, n, i):
+    """Drop breakpoint ``i`` of ``T[:n]`` (``F[:, i]``); returns the new n."""
+    for x in range(i, n - 1):
+        T[x] = T[x + 1]
+    for k in range(F.shape[0]):
+        for x in range(i, n - 1):
+            F[k, x] = F[k, x + 1]
+    return n - 1
 
 
 @njit(cache=True)
