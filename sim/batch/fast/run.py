@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -109,11 +111,12 @@ def arrays(workload: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     jobs = workload.jobs
     n = len(jobs)
     JI = np.zeros((n, K.N_JI), np.int64)
-    if n:
-        JI[:, :3] = np.array([(j.submit, j.runtime, j.requested) for j in jobs], np.int64)
+    fields = chain.from_iterable(map(attrgetter("submit", "runtime", "requested"), jobs))
+    JI[:, :3] = np.fromiter(fields, np.int64, 3 * n).reshape(n, 3)
     JI[:, K.START:K.END + 1] = -1
     JI[:, K.RES] = -1
-    D = np.array([j.demand for j in jobs], np.int64).reshape(n, workload.K)
+    demands = chain.from_iterable(map(attrgetter("demand"), jobs))
+    D = np.fromiter(demands, np.int64, n * workload.K).reshape(n, workload.K)
     return JI, D, np.array(workload.capacity, np.int64)
 
 
@@ -162,7 +165,7 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
         raise PolicyError(f"{policy.name}: jobs never started: {stuck}")
     if err < 0:
         raise ValueError(f"{policy.name}: compiled engine failed ({ERRORS.get(int(err), err)})")
-    ids = np.fromiter((j.id for j in workload.jobs), np.int64, len(workload.jobs))
+    ids = np.fromiter(map(attrgetter("id"), workload.jobs), np.int64, len(workload.jobs))
     has = JI[:, K.HASP] == 1
     promises = dict(zip(ids[has].tolist(), JI[has, K.PROM].tolist(), strict=True))
     if progress is not None and len(workload.jobs):
