@@ -37,6 +37,11 @@ schedule x,
 any ``u`` whatever their accuracy, and equal to the LP value at an exact LP optimum.
 The objective is an integer (integer weights and times), so the bound is rounded up
 after a relative safety margin of :data:`MARGIN` for float summation.
+
+Reduced-cost fixing. With ``L`` the Lagrangian value and ``g[j,t] = (c + u A)[j,t] -
+min_t' (c + u A)[j,t'] >= 0``, every schedule costs at least ``L + sum_j g[j,s_j]``;
+so a schedule of cost at most ``v`` starts each job j only at the t with ``L +
+g[j,t] <= v`` (:meth:`ResponseBound.domains`).
 """
 
 from __future__ import annotations
@@ -103,6 +108,23 @@ class ResponseBound:
     cuts: int
     mean_start: tuple[float, ...] = field(default=())
     seconds: float = 0.0
+    lagrangian: float = -math.inf
+    job: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64),
+                            repr=False, compare=False)
+    start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64),
+                              repr=False, compare=False)
+    slack: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False,
+                              compare=False)
+
+    def domains(self, value: float, n: int) -> list[list[int]]:
+        """Each job's starts (time units) that a schedule of total weighted response
+        time at most ``value`` can use (reduced-cost fixing, module docstring); a job
+        with no start left means no schedule costs at most ``value``."""
+        keep = self.lagrangian + self.slack <= value + MARGIN * max(1.0, abs(value))
+        out: list[list[int]] = [[] for _ in range(n)]
+        for j, t in zip(self.job[keep].tolist(), self.start[keep].tolist(), strict=True):
+            out[j].append(t)
+        return out
 
 
 def trivial_bound(problem: ResponseProblem) -> int:
@@ -226,8 +248,9 @@ class _LP:
         self.rows.append((ct, np.array([i for i, _ in terms], dtype=np.int64),
                           np.array([c for _, c in terms], dtype=np.float64), float(rhs)))
 
-    def certificate(self, n: int) -> float:
-        """The Lagrangian bound of the current duals (clipped to ``u >= 0``)."""
+    def certificate(self, n: int) -> tuple[float, np.ndarray]:
+        """The Lagrangian bound of the current duals (clipped to ``u >= 0``) and each
+        column's reduced-cost slack ``g[j,t]`` (module docstring)."""
         rc = self.cols.cost.copy()
         ub = 0.0
         for ct, idx, coef, rhs in self.rows:
@@ -237,7 +260,7 @@ class _LP:
                 ub += u * rhs
         best = np.full(n, np.inf)
         np.minimum.at(best, self.cols.job, rc)
-        return float(best.sum() - ub)
+        return float(best.sum() - ub), rc - best[self.cols.job]
 
     def shares(self, n: int) -> np.ndarray:
         """``y[j,t]``: the share of job j running in time unit t."""
@@ -282,16 +305,17 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
     pool: list[tuple[tuple[tuple[int, int], ...], int]] = []
     added: set[tuple[int, int]] = set()  # (pool index, time unit) rows in the LP
     best, value, rounds, ncuts, ms = None, math.nan, 0, 0, ()
+    lag, slack = -math.inf, np.zeros(0)
     prev = -math.inf
     while rounds < options.max_rounds and left() > 0:
         if time_limit is not None:
             lp.s.SetTimeLimit(max(1, int(1000 * left())))
         status = lp.s.Solve()
         rounds += 1
-        cert = lp.certificate(n)
-        if math.isfinite(cert):
-            b = math.ceil(cert - MARGIN * max(1.0, abs(cert)))
-            best = b if best is None else max(best, b)
+        cert, g = lp.certificate(n)
+        if math.isfinite(cert) and cert > lag:
+            lag, slack = cert, g
+            best = math.ceil(cert - MARGIN * max(1.0, abs(cert)))
         if status != pywraplp.Solver.OPTIMAL:
             break
         value, ms = lp.s.Objective().Value(), lp.mean_start(n)
@@ -305,7 +329,8 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
     if best is None:
         return None
     return ResponseBound(bound=max(best, triv), lp_value=value, rounds=rounds, cuts=ncuts,
-                         mean_start=ms, seconds=time.perf_counter() - t0)
+                         mean_start=ms, seconds=time.perf_counter() - t0, lagrangian=lag,
+                         job=cols.job, start=cols.start, slack=slack)
 
 
 def _add_cuts(lp: _LP, cols: _Columns, pool: list, added: set, dem: np.ndarray,

@@ -1,57 +1,128 @@
-"""Portfolio for the offline minimum response time (``kresource_response``): a short
-CP-SAT run (``min(1 s, 10%)`` of the limit; most instances are proved there), then the
-time-indexed CBC model when it is small (its LP relaxation is strong on short
-horizons, where CP-SAT's cumulative bound is weak), then CP-SAT with the time left; the
-best solution and the best proved bound of the two are kept. Seconds of wall clock.
+"""Portfolio for the offline minimum response time (``kresource_response``). Seconds of
+wall clock; the stages share ``time_limit``, bound computation included.
+
+1. A short CP-SAT run (``min(1 s, 10%)`` of the limit; most small instances are proved
+   there).
+2. Small models (the time-indexed model within ``max_vars`` / ``max_nonzeros``): the
+   time-indexed CBC model (its LP relaxation is strong on short horizons, where CP-SAT's
+   cumulative bound is weak) on half the time left, then CP-SAT on the rest.
+3. Larger models (:func:`_large`):
+
+   a. CP-SAT with :data:`INTERLEAVE` subsolvers interleaved in its one thread (it
+      includes large-neighbourhood search) on :data:`SEARCH_SHARE` of the time left;
+   b. the certified bound of :func:`models.kresource.bounds.response_bound` (time-indexed
+      LP with packing cuts, Lagrangian certificate) on at most :data:`BOUND_SHARE` of
+      the time left;
+   c. reduced-cost fixing: with the best objective ``U`` so far, each job keeps only the
+      starts a schedule of cost ``<= U - 1`` can use, and CP-SAT (interleaved) searches
+      that restricted model with ``objective <= U - 1`` on the time left. Its answer
+      proves more than it says: INFEASIBLE proves ``U`` optimal, and its bound ``b``
+      proves ``min(U, b)``.
+
+The best solution of all stages and the best bound (every one valid for the full
+problem) are kept; OPTIMAL only when that bound meets that solution.
 """
 
 from __future__ import annotations
 
 import time
 
-from models.kresource import cpsat, ilp
+from models.kresource import bounds, cpsat, ilp
 from models.kresource.common import remaining
 from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
 from sim.result import Result, Status, build
 
+INTERLEAVE = 8
+"""CP-SAT subsolvers interleaved in one thread on the larger models."""
+SEARCH_SHARE = 0.3
+"""Share of the time left (after the short run) for the first interleaved search."""
+BOUND_SHARE = 0.35
+"""Largest share of the time left (after the first search) for the certified bound."""
+
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                    seed: int = 0, max_vars: int = 5_000,
                    max_nonzeros: int = 60_000) -> Result:
-    """Time-indexed ILP (when at most ``max_vars`` variables) then CP-SAT; see module."""
+    """The portfolio of the module docstring."""
     t0 = time.perf_counter()
     quick = 1.0 if time_limit is None else min(1.0, 0.1 * time_limit)
     r = cpsat.solve_response(problem, time_limit=quick, seed=seed)
     if r.status is Status.OPTIMAL:
-        return build(solver="portfolio", status=r.status, solution=r.solution, bound=r.bound,
-                     check=checker(problem), objective=scorer(problem),
-                     runtime=time.perf_counter() - t0, seed=seed,
-                     params={"time_limit": time_limit}, note="CP-SAT")
+        return _result(problem, t0, time_limit, seed, [r], [r.bound], "CP-SAT")
     results = [r]
     first = None if time_limit is None else 0.5 * remaining(t0, time_limit)
     try:
         r = ilp.solve_response(problem, time_limit=first, seed=seed, max_vars=max_vars,
                                max_nonzeros=max_nonzeros)
     except ValueError:  # too large for the time-indexed model
-        r = None
-    if r is not None:
-        results.append(r)
-        if r.status is Status.OPTIMAL:
-            return build(solver="portfolio", status=r.status, solution=r.solution,
-                         bound=r.bound, check=checker(problem), objective=scorer(problem),
-                         runtime=time.perf_counter() - t0, seed=seed,
-                         params={"time_limit": time_limit}, note="time-indexed ILP")
+        return _large(problem, t0, time_limit, seed, results)
+    results.append(r)
+    if r.status is Status.OPTIMAL:
+        return _result(problem, t0, time_limit, seed, [r], [r.bound], "time-indexed ILP")
     left = remaining(t0, time_limit)
     if left is None or left > 0.05:
         results.append(cpsat.solve_response(problem, time_limit=left, seed=seed))
+    return _result(problem, t0, time_limit, seed, results, [r.bound for r in results],
+                   "; ".join(f"{r.solver}: {r.status.value}" for r in results))
+
+
+def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: int,
+           results: list[Result]) -> Result:
+    """Stages 3a-3c of the module docstring after the short run ``results[0]``."""
+    notes = ["cpsat: " + results[0].status.value]
+    found = [r.bound for r in results]
+    left = remaining(t0, time_limit)
+    hint = results[0].solution
+    if left is None or left > 0.05:
+        r = cpsat.solve_response(problem, time_limit=None if left is None
+                                 else SEARCH_SHARE * left, seed=seed, interleave=INTERLEAVE,
+                                 hint=hint)
+        results.append(r)
+        found.append(r.bound)
+        notes.append(f"interleaved cpsat: {r.status.value}")
+        if r.status is Status.OPTIMAL:
+            return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    left = remaining(t0, time_limit)
+    lb = bounds.response_bound(problem, time_limit=None if left is None else BOUND_SHARE * left)
+    if lb is None:
+        notes.append("LP bound: out of time")
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    found.append(lb.bound)
+    notes.append(f"LP bound {lb.bound} ({lb.rounds} LP solves, {lb.cuts} packing cuts, "
+                 f"{lb.seconds:.1f} s)")
+    best = min((r for r in results if r.solution is not None), key=lambda r: r.objective,
+               default=None)
+    left = remaining(t0, time_limit)
+    if best is not None and lb.bound < best.objective and (left is None or left > 0.05):
+        upper = int(round(best.objective))
+        status, sol, b = cpsat.search_response(
+            problem, time_limit=left, seed=seed, interleave=INTERLEAVE,
+            domains=lb.domains(upper - 1, problem.n), below=upper, lower_bound=lb.bound,
+            hint=best.solution)
+        notes.append(f"reduced-cost fixed cpsat below {upper}: {status.value}")
+        if status is Status.INFEASIBLE:
+            found.append(upper)  # no schedule costs less than the best one
+        elif b is not None:
+            found.append(min(upper, b))
+        if sol is not None:
+            results.append(build(solver="cpsat", status=Status.FEASIBLE, solution=sol,
+                                 check=checker(problem), objective=scorer(problem),
+                                 runtime=0.0, seed=seed))
+    return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+
+
+def _result(problem: ResponseProblem, t0: float, time_limit: float | None, seed: int,
+            results: list[Result], found: list[float | None], note: str) -> Result:
+    """The best solution of ``results`` with the best of the valid bounds ``found``."""
     sols = [r for r in results if r.solution is not None]
     best = min(sols, key=lambda r: r.objective) if sols else None
-    bounds = [r.bound for r in results if r.bound is not None]
-    bound = max(bounds) if bounds else None
-    status = Status.OPTIMAL if any(r.status is Status.OPTIMAL for r in results) else (
-        Status.FEASIBLE if best else Status.UNKNOWN)
+    valid = [b for b in found if b is not None]
+    bound = max(valid) if valid else None
+    status = Status.UNKNOWN if best is None else (
+        Status.OPTIMAL if bound is not None and bound >= best.objective - 1e-9
+        else Status.FEASIBLE)
     return build(solver="portfolio", status=status, solution=best.solution if best else None,
                  bound=bound, check=checker(problem), objective=scorer(problem),
                  runtime=time.perf_counter() - t0, seed=seed, params={"time_limit": time_limit},
-                 note="; ".join(f"{r.solver}: {r.status.value}" for r in results))
+                 note=note)
