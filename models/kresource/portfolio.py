@@ -95,21 +95,31 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
                default=None)
     left = remaining(t0, time_limit)
     if best is not None and lb.bound < best.objective and (left is None or left > 0.05):
-        upper = int(round(best.objective))
-        status, sol, b = cpsat.search_response(
-            problem, time_limit=left, seed=seed, interleave=INTERLEAVE,
-            domains=lb.domains(upper - 1, problem.n), below=upper, lower_bound=lb.bound,
-            hint=best.solution)
-        notes.append(f"reduced-cost fixed cpsat below {upper}: {status.value}")
-        if status is Status.INFEASIBLE:
-            found.append(upper)  # no schedule costs less than the best one
-        elif b is not None:
-            found.append(min(upper, b))
-        if sol is not None:
-            results.append(build(solver="cpsat", status=Status.FEASIBLE, solution=sol,
-                                 check=checker(problem), objective=scorer(problem),
-                                 runtime=0.0, seed=seed))
+        better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
+        results += better
+        found.append(proved)
+        notes.append(note)
     return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+
+
+def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result, *,
+                 time_limit: float | None, seed: int = 0,
+                 ) -> tuple[list[Result], float | None, str]:
+    """Stage 3c: CP-SAT below the objective ``U`` of ``best`` on the starts that
+    reduced-cost fixing with ``lb`` leaves. Returns the schedule it found (as a list of
+    zero or one FEASIBLE result), the bound it proves on the full problem (``U`` when no
+    schedule costs less, ``min(U, b)`` from its bound ``b``, else None) and a note."""
+    upper = int(round(best.objective))
+    status, sol, b = cpsat.search_response(
+        problem, time_limit=time_limit, seed=seed, interleave=INTERLEAVE,
+        domains=lb.domains(upper - 1, problem.n), below=upper, lower_bound=lb.bound,
+        hint=best.solution)
+    proved = float(upper) if status is Status.INFEASIBLE else (
+        None if b is None else min(float(upper), b))
+    found = [] if sol is None else [
+        build(solver="cpsat", status=Status.FEASIBLE, solution=sol, check=checker(problem),
+              objective=scorer(problem), runtime=0.0, seed=seed)]
+    return found, proved, f"reduced-cost fixed cpsat below {upper}: {status.value}"
 
 
 def _result(problem: ResponseProblem, t0: float, time_limit: float | None, seed: int,

@@ -76,3 +76,54 @@ def test_a_time_limit_gives_none_or_a_valid_bound_quickly():
     b = response_bound(p, time_limit=0.3)
     assert time.perf_counter() - t0 < 0.3 + 1.5
     assert b is None or b.bound <= solve_list(p).objective
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_reduced_cost_fixing_keeps_every_schedule_within_its_value(seed):
+    """``domains(v)`` keeps the starts of the brute-force optimum (``v`` = optimum) and of
+    every serial schedule (``v`` = its objective)."""
+    rng = random.Random(9400 + seed)
+    p = _problem(rng, rng.randint(3, 7), rng.randint(1, 3), tight=True)
+    b = response_bound(p)
+    opt = brute.solve_response(p)
+    dom = b.domains(opt.objective, p.n)
+    assert all(opt.solution[j] in dom[j] for j in range(p.n))
+    for _ in range(10):
+        s = serial_schedule(p, rng.sample(range(p.n), p.n))
+        dom = b.domains(objective(p, s), p.n)
+        assert all(s[j] in dom[j] for j in range(p.n))
+    assert any(not d for d in b.domains(b.bound - 1, p.n))  # below the bound: nothing
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_fixed_search_proves_the_optimum_from_any_incumbent(seed):
+    """Stage 3c of the portfolio from the list schedule: it finds the optimum when the
+    list schedule is worse, proves the list schedule optimal when it is not."""
+    from models.kresource import portfolio
+
+    rng = random.Random(9500 + seed)
+    p = _problem(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
+    opt = brute.solve_response(p).objective
+    inc = solve_list(p)
+    found, proved, note = portfolio.fixed_search(p, response_bound(p), inc, time_limit=20.0)
+    assert proved == opt, note
+    if inc.objective > opt:
+        assert [r.objective for r in found] == [opt]
+    else:
+        assert found == [] and "INFEASIBLE" in note
+
+
+def test_the_portfolio_keeps_its_limit_and_an_honest_bound_at_40_jobs():
+    """A 40-job K = 4 instance (beyond the time-indexed ILP): every stage, the LP bound
+    included, within the limit; the bound below the schedule; OPTIMAL only if proved."""
+    from models.kresource import portfolio
+    from sim.problems import generate
+    from sim.problems.kresource import from_dict
+
+    p = from_dict(generate.instance("kresource_response", 2, n=40, K=4, horizon=100))
+    r = portfolio.solve_response(p, time_limit=8.0)
+    assert r.runtime <= 8.0 + 0.5, r.note
+    assert r.solution is not None and r.bound is not None
+    assert trivial_bound(p) <= r.bound <= r.objective
+    assert (r.status.value == "OPTIMAL") == (r.bound >= r.objective)
+    assert "LP bound" in r.note
