@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from models.kresource.common import OutOfTime, check_clock
 from sim.problems.kresource import ResponseProblem
 
 MAX_SUPPORT = 12
@@ -75,11 +76,16 @@ class BoundOptions:
         At most this many LP solves.
     min_gain : float
         Stop when a round raises the LP value by less than this (time units).
+    max_columns, max_nonzeros : int
+        No LP (None) for a model with more start columns or capacity-row coefficients
+        (about ``n H`` and ``sum_j p_j (H - p_j - a_j) K``; memory and build time).
     """
 
     cuts: bool = True
     max_rounds: int = 60
     min_gain: float = 1e-3
+    max_columns: int = 100_000
+    max_nonzeros: int = 1_500_000
 
 
 @dataclass(frozen=True)
@@ -213,11 +219,21 @@ def _separate(ys: list[float], js: list[int], dem: np.ndarray,
     return tuple((js[i], coef[i]) for i in range(m) if coef[i]), beta
 
 
+def lp_size(problem: ResponseProblem) -> tuple[int, int]:
+    """The time-indexed LP's number of start columns and of capacity-row coefficients."""
+    H, p, a = problem.horizon(), problem.duration, problem.release
+    cols = [H - p[j] - a[j] + 1 for j in range(problem.n)]
+    nnz = sum(p[j] * cols[j] * sum(1 for d in problem.demands[j] if d) for j in range(problem.n))
+    return sum(cols), nnz
+
+
 class _LP:
     """The time-indexed LP in GLOP with its rows also kept as arrays (for the
-    Lagrangian certificate)."""
+    Lagrangian certificate); building raises :class:`models.kresource.common.OutOfTime`
+    once ``time_limit`` seconds from ``t0`` have passed."""
 
-    def __init__(self, problem: ResponseProblem, cols: _Columns) -> None:
+    def __init__(self, problem: ResponseProblem, cols: _Columns, t0: float | None = None,
+                 time_limit: float | None = None) -> None:
         from ortools.linear_solver import pywraplp
 
         self.s = pywraplp.Solver.CreateSolver("GLOP")
@@ -235,6 +251,8 @@ class _LP:
         self.rows: list[tuple[Any, np.ndarray, np.ndarray, float]] = []
         dem, cap = problem.demands, problem.capacity
         for t in range(cols.H):
+            if t0 is not None:
+                check_clock(t0, time_limit)
             for k in range(problem.K):
                 terms = [(i, dem[j][k]) for j in range(problem.n) if dem[j][k]
                          for i in cols.running(j, t)]
@@ -286,7 +304,8 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
                    options: BoundOptions = BoundOptions()) -> ResponseBound | None:
     """A certified lower bound on the optimum (module docstring), at least
     :func:`trivial_bound`. ``time_limit`` (seconds of wall clock) covers building,
-    every LP solve and separation; None when not even the first LP was solved in it."""
+    every LP solve and separation; None when not even the first LP was solved in it, or
+    when the LP exceeds ``options.max_columns`` or ``options.max_nonzeros``."""
     from ortools.linear_solver import pywraplp
 
     t0 = time.perf_counter()
@@ -294,10 +313,16 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
     def left() -> float:
         return math.inf if time_limit is None else time_limit - (time.perf_counter() - t0)
 
+    ncols, nnz = lp_size(problem)
+    if ncols > options.max_columns or nnz > options.max_nonzeros:
+        return None
     n = problem.n
     triv = trivial_bound(problem)
-    cols = _Columns(problem)
-    lp = _LP(problem, cols)
+    try:
+        cols = _Columns(problem)
+        lp = _LP(problem, cols, t0, time_limit)
+    except OutOfTime:
+        return None
     if left() <= 0:
         return None
     dem = np.array(problem.demands, dtype=np.int64)
@@ -373,5 +398,5 @@ def _add_cuts(lp: _LP, cols: _Columns, pool: list, added: set, dem: np.ndarray,
     return count
 
 
-__all__ = ["BoundOptions", "ResponseBound", "response_bound", "trivial_bound",
+__all__ = ["BoundOptions", "ResponseBound", "response_bound", "trivial_bound", "lp_size",
            "MAX_SUPPORT", "MARGIN"]

@@ -67,6 +67,15 @@ def test_the_bound_is_below_every_schedule_found_on_larger_instances(seed):
         assert b.bound <= objective(p, serial_schedule(p, order))
 
 
+def test_no_lp_beyond_its_size_limits():
+    rng = random.Random(9310)
+    p = _problem(rng, 30, 2, tight=False)
+    p = ResponseProblem(p.capacity, tuple(100 * a for a in p.release),
+                        tuple(50 * d for d in p.duration), p.demands, p.weights)
+    assert response_bound(p, options=BoundOptions(max_columns=1000)) is None
+    assert response_bound(p, options=BoundOptions(max_nonzeros=1000)) is None
+
+
 def test_a_time_limit_gives_none_or_a_valid_bound_quickly():
     import time
 
