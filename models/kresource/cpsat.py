@@ -183,7 +183,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                    seed: int = 0, interleave: int = 0, lower_bound: int | None = None,
-                   hint: Sequence[int] | None = None) -> Result:
+                   hint: Sequence[int] | None = None, ignore: Sequence[str] = ()) -> Result:
     """Minimum total (weighted) response time with CP-SAT (module docstring).
 
     ``interleave``: 0 runs CP-SAT's one-worker search; ``m >= 2`` runs ``m`` of its
@@ -191,11 +191,11 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     (``interleave_search``). ``lower_bound``: a valid lower bound on the optimum (time
     units; e.g. :func:`models.kresource.bounds.response_bound`), added as a redundant
     constraint and reported when above CP-SAT's. ``hint``: starts to hint instead of the
-    serial list schedule."""
+    serial list schedule. ``ignore``: subsolvers left out of the interleaved search."""
     t0 = time.perf_counter()
     status, sol, bound = search_response(problem, time_limit=time_limit, seed=seed,
                                          interleave=interleave, lower_bound=lower_bound,
-                                         hint=hint, start=t0)
+                                         hint=hint, start=t0, ignore=ignore)
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
         sol, bound = None, None
     elif lower_bound is not None:
@@ -209,13 +209,16 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
                     interleave: int = 0, domains: Sequence[Sequence[int]] | None = None,
                     below: int | None = None, lower_bound: int | None = None,
                     hint: Sequence[int] | None = None, start: float | None = None,
+                    ignore: Sequence[str] = (),
                     ) -> tuple[Status, list[int] | None, float | None]:
     """One CP-SAT search of the response model (``solve_response``'s options), possibly
     restricted: ``domains`` (each job's allowed starts, time units) and ``below`` (only
     schedules of objective < ``below``). Returns the status *of the restricted model*
     (INFEASIBLE: no schedule in the domains costs less than ``below``), the starts of the
     best schedule found (or None) and CP-SAT's bound on the restricted model (or None).
-    ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now)."""
+    ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now);
+    ``ignore``: CP-SAT subsolvers left out of the interleaved search
+    (``ignore_subsolvers``)."""
     from ortools.sat.python import cp_model
 
     from heuristics.kresource import serial_schedule
@@ -257,6 +260,7 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     if interleave >= 2:
         s.parameters.num_workers = int(interleave)
         s.parameters.interleave_search = True
+        s.parameters.ignore_subsolvers.extend(ignore)
     # never start CP-SAT with nothing left of the limit
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):

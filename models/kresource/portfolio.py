@@ -11,8 +11,9 @@ wall clock; the stages share ``time_limit``, bound computation included.
    left: measured on a 500-job model, it finds better schedules than the interleaved
    search):
 
-   a. CP-SAT with :data:`INTERLEAVE` subsolvers interleaved in its one thread (it
-      includes large-neighbourhood search) on :data:`SEARCH_SHARE` of the time left;
+   a. CP-SAT with :data:`INTERLEAVE` subsolvers interleaved in its one thread (its
+      large-neighbourhood searches among them, its LP-based ones, :data:`IGNORED`, left
+      out) on :data:`SEARCH_SHARE` of the time left;
    b. the certified bound of :func:`models.kresource.bounds.response_bound` (time-indexed
       LP with packing cuts, Lagrangian certificate) on at most :data:`BOUND_SHARE` of
       the time left;
@@ -31,6 +32,7 @@ problem) are kept; OPTIMAL only when that bound meets that solution.
 
 from __future__ import annotations
 
+import math
 import time
 
 from models.kresource import bounds, cpsat, ilp
@@ -41,6 +43,12 @@ from sim.result import Result, Status, build
 
 INTERLEAVE = 8
 """CP-SAT subsolvers interleaved in one thread on the larger models."""
+IGNORED = ("core", "default_lp", "max_lp", "pseudo_costs", "reduced_costs")
+"""CP-SAT's LP-based subsolvers, left out of the interleaved search: in one thread each
+task of theirs takes a deterministic second (about 14 s of wall clock on a loaded
+machine), which starved the large-neighbourhood search (on the 40-job K = 4 target,
+reduced-cost fixed below 494, 30 s: 474 with them, 466 without), and their bound stays
+below the LP bound of stage b."""
 MIN_INTERLEAVE = 2.0
 """Seconds below which a stage runs CP-SAT's one-worker search instead (setting up the
 interleaved subsolvers of a 500-job model overran a 0.4 s stage by 0.7 s)."""
@@ -94,7 +102,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
     if left is None or left > 0.05:
         share = None if left is None else SEARCH_SHARE * left
         r = cpsat.solve_response(problem, time_limit=share, seed=seed,
-                                 interleave=_interleave(share), hint=hint)
+                                 interleave=_interleave(share), hint=hint, ignore=IGNORED)
         results.append(r)
         found.append(r.bound)
         notes.append(f"{_name(share)}: {r.status.value}")
@@ -120,7 +128,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
         found.append(proved)
     else:  # no bound to fix with: the interleaved search goes on
         r = cpsat.solve_response(problem, time_limit=left, seed=seed,
-                                 interleave=_interleave(left),
+                                 interleave=_interleave(left), ignore=IGNORED,
                                  hint=None if best is None else best.solution)
         results.append(r)
         found.append(r.bound)
@@ -132,21 +140,42 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
 def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result, *,
                  time_limit: float | None, seed: int = 0,
                  ) -> tuple[list[Result], float | None, str]:
-    """Stage 3c: CP-SAT below the objective ``U`` of ``best`` on the starts that
-    reduced-cost fixing with ``lb`` leaves. Returns the schedule it found (as a list of
-    zero or one FEASIBLE result), the bound it proves on the full problem (``U`` when no
-    schedule costs less, ``min(U, b)`` from its bound ``b``, else None) and a note."""
-    upper = int(round(best.objective))
-    status, sol, b = cpsat.search_response(
-        problem, time_limit=time_limit, seed=seed, interleave=_interleave(time_limit),
-        domains=lb.domains(upper - 1, problem.n), below=upper, lower_bound=lb.bound,
-        hint=best.solution)
-    proved = float(upper) if status is Status.INFEASIBLE else (
-        None if b is None else min(float(upper), b))
-    found = [] if sol is None else [
-        build(solver="cpsat", status=Status.FEASIBLE, solution=sol, check=checker(problem),
-              objective=scorer(problem), runtime=0.0, seed=seed)]
-    return found, proved, f"reduced-cost fixed {_name(time_limit)} below {upper}: {status.value}"
+    """Stage 3c: CP-SAT below the objective ``U`` of the best schedule so far (first
+    ``best``) on the starts that reduced-cost fixing with ``lb`` leaves, in rounds: CP-SAT's
+    interleaved search can return before its limit (it does not start a batch it expects
+    to overrun), and a round that found a better schedule lets the next one fix more
+    starts. Rounds go on (seed + 1 each) while :data:`MIN_INTERLEAVE` seconds are left.
+
+    Returns the best schedule found (a list of zero or one FEASIBLE result), the best
+    bound the rounds prove on the full problem (``U`` when no schedule costs less than
+    ``U``, ``min(U, b)`` from a round's bound ``b``; None if none) and a note."""
+    t0 = time.perf_counter()
+    sol, value, proved, rounds, last = best.solution, best.objective, None, 0, Status.UNKNOWN
+    improved = False
+    while True:
+        left = remaining(t0, time_limit)
+        if left is not None and (left <= 0.05 or rounds and left < MIN_INTERLEAVE):
+            break
+        upper = int(round(value))
+        last, found, b = cpsat.search_response(
+            problem, time_limit=left, seed=seed + rounds, interleave=_interleave(left),
+            domains=lb.domains(upper - 1, problem.n), below=upper, lower_bound=lb.bound,
+            hint=sol, ignore=IGNORED)
+        rounds += 1
+        if last is Status.INFEASIBLE:  # no schedule costs less than U
+            proved = max(-math.inf if proved is None else proved, float(upper))
+            break
+        if b is not None:
+            proved = max(-math.inf if proved is None else proved, min(float(upper), b))
+        if found is not None:
+            sol, value, improved = found, float(scorer(problem)(found)), True
+        if last is Status.OPTIMAL or time_limit is None:
+            break
+    out = [build(solver="cpsat", status=Status.FEASIBLE, solution=sol, check=checker(problem),
+                 objective=scorer(problem), runtime=0.0, seed=seed)] if improved else []
+    return out, proved, (f"reduced-cost fixed {_name(time_limit)} below "
+                         f"{int(round(best.objective))}: {rounds} round(s), last "
+                         f"{last.value}")
 
 
 def _interleave(seconds: float | None) -> int:
