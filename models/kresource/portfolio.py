@@ -91,8 +91,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
     found = [r.bound for r in results]
     left = remaining(t0, time_limit)
     hint = results[0].solution
-    ncols, nnz = bounds.lp_size(problem)
-    if ncols > bounds.BoundOptions().max_columns or nnz > bounds.BoundOptions().max_nonzeros:
+    if not _lp_fits(problem):
         if left is None or left > 0.05:  # CP-SAT's one worker goes on
             r = cpsat.solve_response(problem, time_limit=left, seed=seed)
             results.append(r)
@@ -176,6 +175,13 @@ def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Resul
     return out, proved, (f"reduced-cost fixed {_name(time_limit)} below "
                          f"{int(round(best.objective))}: {rounds} round(s), last "
                          f"{last.value}")
+
+
+def _lp_fits(problem: ResponseProblem) -> bool:
+    """Whether the LP bound's model is within :class:`bounds.BoundOptions`' size limits."""
+    ncols, nnz = bounds.lp_size(problem)
+    opts = bounds.BoundOptions()
+    return ncols <= opts.max_columns and nnz <= opts.max_nonzeros
 
 
 def _interleave(seconds: float | None) -> int:
