@@ -108,7 +108,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from instances.job import Job, Workload
+from instances.job import Job, JobColumns, Workload
 from instances.swf_fast import count_lines, read_fast
 
 __all__ = [
@@ -629,7 +629,8 @@ def read_swf(
         options={"procs": procs, "perfect_estimates": perfect_estimates,
                  "missing_request": missing_request, "too_wide": too_wide},
     )
-    return Workload(tuple(jobs), (machine,), name if name is not None else _default_name(path),
+    jobs = jobs if isinstance(jobs, JobColumns) else tuple(jobs)
+    return Workload(jobs, (machine,), name if name is not None else _default_name(path),
                     header, report)
 
 

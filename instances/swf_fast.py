@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from instances.job import Job
+from instances.job import JobColumns
 
 __all__ = ["count_lines", "read_fast"]
 
@@ -157,10 +157,11 @@ def _first(ids: np.ndarray, mask: np.ndarray, limit: int) -> tuple[int, ...]:
 
 def read_fast(path: Path, text: str, *, procs: int | str | None,
               perfect_estimates: bool, missing_request: str, too_wide: str
-              ) -> tuple[list[Job], dict[str, Any], dict[str, list[int]], int, str,
+              ) -> tuple[JobColumns, dict[str, Any], dict[str, list[int]], int, str,
                          dict[str, int], dict[str, tuple[int, ...]], int] | None:
-    """Jobs, header, header lines, machine size and source, rule counts and examples, and
-    job-line count of the SWF ``text`` of ``path``; None when the reference must read it.
+    """Jobs (as columns: the reference's ``Job`` objects are ``jobs.to_jobs()``), header,
+    header lines, machine size and source, rule counts and examples, and job-line count of
+    the SWF ``text`` of ``path``; None when the reference must read it.
 
     Same arguments and rules as :func:`instances.swf.read_swf` (which calls this first).
     """
@@ -232,7 +233,6 @@ def read_fast(path: Path, text: str, *, procs: int | str | None,
             counts["unsorted_submit"] = int(np.count_nonzero(late))
             examples["unsorted_submit"] = _first(jid[kept], late, swf._N_EXAMPLES)
             kept = kept[np.argsort(s, kind="stable")]
-    demand = [(x,) for x in p[kept].tolist()]
-    jobs = list(map(Job, jid[kept].tolist(), submit[kept].tolist(), run[kept].tolist(),
-                    r[kept].tolist(), demand, user[kept].tolist(), group[kept].tolist()))
+    jobs = JobColumns(jid[kept], submit[kept], run[kept], r[kept], p[kept][:, None], user[kept],
+                      group[kept])
     return jobs, header, header_at, machine, source, counts, examples, n
