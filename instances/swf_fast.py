@@ -2,7 +2,9 @@
 
 The line-by-line reader in :mod:`instances.swf` is the reference: it names the file, line
 and field of every error and defines the cleaning rules. This module reads the same files
-with NumPy, on the bytes of the job lines at once, and gives the same workload and the same
+with NumPy, on the bytes of the job lines in pieces of whole lines of about 256 kB (so that
+the temporary arrays stay in the processor's cache: a quarter of the time of one pass over
+a year-long log), and gives the same workload and the same
 :class:`~instances.swf.CleaningReport`, or ``None`` whenever the input is anything but
 regular, so that the reference reads it again and says what it says (every error message
 comes from the reference).
@@ -50,6 +52,8 @@ for _ch in " \t\r":
     _CLASS[ord(_ch)] = 4
 _CLASS[ord("\n")] = 5
 _POW10 = 10 ** np.arange(_MAX_TOKEN, dtype=np.int64)
+#: bytes of job lines parsed at once (then up to the end of the line)
+_CHUNK = 1 << 18
 
 
 def _split_header(text: str) -> tuple[list[tuple[int, str]], int] | None:
@@ -88,9 +92,25 @@ def parse_columns(body: str) -> np.ndarray | None:
     """
     if not body.isascii():
         return None
-    b = np.frombuffer(body.encode("ascii"), dtype=np.uint8)
-    if b.size == 0:
+    data = body.encode("ascii")
+    parts = []
+    lo = 0
+    while lo < len(data):  # pieces of whole lines, small enough to stay in the CPU's cache
+        nl = data.find(b"\n", lo + _CHUNK)
+        hi = len(data) if nl < 0 else nl + 1
+        part = _parse_lines(np.frombuffer(data, np.uint8, hi - lo, lo))
+        if part is None:
+            return None
+        parts.append(part)
+        lo = hi
+    if not parts or not sum(len(x) for x in parts):
         return None
+    return np.concatenate(parts)
+
+
+def _parse_lines(b: np.ndarray) -> np.ndarray | None:
+    """:func:`parse_columns` on the bytes ``b`` of whole lines (the last one may lack its
+    newline); an ``(n, 8)`` int64 array, or None when they are not regular."""
     c = _CLASS[b]
     if not c.all():  # a byte of class 0
         return None
@@ -103,7 +123,9 @@ def parse_columns(body: str) -> np.ndarray | None:
     sp = np.flatnonzero(starts)
     ep = np.flatnonzero(ends)
     n_tok = sp.size
-    if n_tok == 0 or n_tok % N_FIELDS or int((ep - sp).max()) >= _MAX_TOKEN:
+    if n_tok == 0:
+        return np.zeros((0, len(_USED_COLS)), np.int64)
+    if n_tok % N_FIELDS or int((ep - sp).max()) >= _MAX_TOKEN:
         return None
     # 18 tokens per non-blank line: each record's first and last tokens on one line, the
     # next record on a later line
