@@ -174,6 +174,11 @@ def _first_bad_job(cols: JobColumns) -> int | None:
     return int(first[0]) if first.size else None
 
 
+def _increasing(a: np.ndarray) -> bool:
+    """Whether ``a`` is strictly increasing (then its values are distinct)."""
+    return bool((a[1:] > a[:-1]).all())
+
+
 def _check_columns(cols: JobColumns, capacity: tuple[int, ...]) -> None:
     """:class:`Workload`'s checks on columns: the same first error, with the same message,
     as building every ``Job`` and then the workload from them."""
@@ -188,9 +193,11 @@ def _check_columns(cols: JobColumns, capacity: tuple[int, ...]) -> None:
     if cols.K != K:
         raise ValueError(f"Job {cols.id[0]}: demand has {cols.K} resources, machine has {K}")
     over = cols.demand > np.array(capacity, np.int64)
-    _, first = np.unique(cols.id, return_index=True)
-    dup = np.ones(n, bool)
-    dup[first] = False
+    dup = np.zeros(n, bool)
+    if not _increasing(cols.id):  # else every id is new
+        _, first = np.unique(cols.id, return_index=True)
+        dup[:] = True
+        dup[first] = False
     early = np.zeros(n, bool)
     early[1:] = cols.submit[1:] < cols.submit[:-1]
     bad = np.flatnonzero(over.any(axis=1) | dup | early)

@@ -201,8 +201,8 @@ def read_fast(path: Path, text: str, *, procs: int | str | None,
     if (submit < -1).any():
         return None
     known = jid[submit >= 0]
-    if np.unique(known).size != known.size:
-        return None
+    if not (known[1:] > known[:-1]).all() and np.unique(known).size != known.size:
+        return None  # a duplicate job number (increasing numbers are all distinct)
     header, header_at = swf._parse_header(header_lines)
     widest = int(np.where(p5 > 0, p5, p8).max())
     try:
