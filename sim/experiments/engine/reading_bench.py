@@ -11,11 +11,14 @@ in one run and interleaved round by round (the minimum of ``--rounds`` rounds is
 - the wall time of ``schedsearch simulate TRACE --policy easy --quiet`` as a fresh process
   (start-up, reading, cleaning, simulation, validation, metrics), once per engine.
 
-Each figure is also given as a multiple of the plain split. The load average is printed
-before and after: on a loaded machine every figure grows, the ratios less so.
+With ``--baseline TREE`` (another source tree, for example a git worktree of the commit
+before a change), each round also times the same processes run from that tree, so that a
+change is measured before and after in one run. Each figure is also given as a multiple of
+the plain split. The load average is printed before and after: on a loaded machine every
+figure grows, the ratios less so.
 
 Run: ``python -m sim.experiments.engine.reading_bench [--trace SDSC-BLUE] [--rounds 3]
-[--engines python,compiled]``. It prints and writes nothing.
+[--engines python,compiled] [--baseline TREE]``. It prints and writes nothing.
 """
 
 from __future__ import annotations
@@ -70,13 +73,28 @@ def reader(path: Path, fast: bool) -> tuple[float, int]:
     return time.perf_counter() - t, len(w)
 
 
-def whole_process(trace: str, engine: str) -> float:
-    """Wall seconds of ``simulate TRACE --policy easy --engine ENGINE`` as a new process."""
+def whole_process(trace: str, engine: str, tree: Path | None = None) -> float:
+    """Wall seconds of ``simulate TRACE --policy easy --engine ENGINE`` as a new process,
+    run from the source tree ``tree`` (its directory and first on ``PYTHONPATH``) when
+    given."""
     cmd = [sys.executable, "-m", "sim.cli", "simulate", trace, "--policy", "easy",
            "--engine", engine, "--quiet"]
+    env = os.environ.copy()
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=os.environ.copy())
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=tree)
     return time.perf_counter() - t
+
+
+def tree_commit(tree: Path) -> str:
+    """Short commit hash of the git checkout ``tree`` ("unknown" outside one)."""
+    try:
+        return subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True,
+                              timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,12 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trace", default="SDSC-BLUE", help="bundled trace name or SWF path")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--engines", default="python,compiled")
+    ap.add_argument("--baseline", type=Path, metavar="TREE",
+                    help="also time the processes run from this source tree, in each round")
     args = ap.parse_args(argv)
     from instances.bundled import trace_path
 
     path = Path(args.trace) if Path(args.trace).exists() else Path(trace_path(args.trace))
+    trace = str(path.resolve()) if Path(args.trace).exists() else args.trace
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
-    print(f"{provenance.stamp()}; {path}; load average before {provenance.load_average()}")
+    base = args.baseline.resolve() if args.baseline is not None else None
+    if base is not None and not (base / "sim" / "cli").is_dir():
+        raise SystemExit(f"--baseline {args.baseline}: not a schedsearch source tree")
+    print(f"{provenance.stamp()}; {path}; load average before {provenance.load_average()}"
+          + (f"; baseline {base} at commit {tree_commit(base)}" if base is not None else ""))
     best: dict[str, float] = {}
     jobs = {}
     for r in range(args.rounds):
@@ -97,7 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         times["read_swf, fast path"], jobs["fast"] = reader(path, fast=True)
         times["read_swf, reference only"], jobs["reference"] = reader(path, fast=False)
         for e in engines:
-            times[f"simulate --policy easy --engine {e} (process)"] = whole_process(args.trace, e)
+            if base is not None:
+                times[f"simulate --policy easy --engine {e} (process, baseline)"] = \
+                    whole_process(trace, e, base)
+            times[f"simulate --policy easy --engine {e} (process)"] = whole_process(trace, e)
         for k, v in times.items():
             best[k] = min(best.get(k, v), v)
         print(f"round {r + 1}: " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
