@@ -56,18 +56,23 @@ _POW10 = 10 ** np.arange(_MAX_TOKEN, dtype=np.int64)
 _CHUNK = 1 << 18
 
 
-def _split_header(text: str) -> tuple[list[tuple[int, str]], int] | None:
+def _split_header(text: str | bytes) -> tuple[list[tuple[int, str]], int] | None:
     """Header lines (1-based line number, text) before the first job line, and the offset
-    of that line in ``text``; None when there is no job line."""
+    of that line in ``text``; None when there is no job line. ``text`` is the decoded file,
+    or its bytes when they are all ASCII (each line is then decoded on its own: the same
+    header text and offset)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
     header: list[tuple[int, str]] = []
     pos = 0
     lineno = 0
     while pos < len(text):
         lineno += 1
-        nl = text.find("\n", pos)
+        nl = text.find(newline, pos)
         if nl < 0:
             nl = len(text)
         line = text[pos:nl]
+        if isinstance(line, bytes):
+            line = line.decode("ascii")
         parts = line.split()
         if parts:
             if parts[0][0] != ";":
@@ -77,24 +82,30 @@ def _split_header(text: str) -> tuple[list[tuple[int, str]], int] | None:
     return None
 
 
-def count_lines(text: str) -> int:
-    """Lines of ``text`` as the reference counts them (split at newlines, without the
-    empty string after a final newline)."""
-    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+def count_lines(text: str | bytes) -> int:
+    """Lines of ``text`` (or of its bytes) as the reference counts them (split at newlines,
+    without the empty string after a final newline)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    return text.count(newline) + (0 if text.endswith(newline) or not text else 1)
 
 
-def parse_columns(body: str) -> np.ndarray | None:
-    """The used fields of the job lines ``body`` as an ``(n, 8)`` int64 array.
+def parse_columns(text: str | bytes, start: int = 0) -> np.ndarray | None:
+    """The used fields of the job lines ``text[start:]`` as an ``(n, 8)`` int64 array.
 
     Columns: job number, submit, run time, processors (field 5), processors (field 8),
-    requested time, user, group. None when ``body`` is not regular (module docstring).
+    requested time, user, group. None when the lines are not regular (module docstring).
     Only the used tokens are converted; the others are only checked against the grammar.
+    Bytes are read in place (a byte outside ASCII is irregular), text is encoded first.
     """
-    if not body.isascii():
-        return None
-    data = body.encode("ascii")
+    if isinstance(text, str):
+        body = text[start:]
+        if not body.isascii():
+            return None
+        data, start = body.encode("ascii"), 0
+    else:
+        data = text
     parts = []
-    lo = 0
+    lo = start
     while lo < len(data):  # pieces of whole lines, small enough to stay in the CPU's cache
         nl = data.find(b"\n", lo + _CHUNK)
         hi = len(data) if nl < 0 else nl + 1
@@ -177,13 +188,14 @@ def _first(ids: np.ndarray, mask: np.ndarray, limit: int) -> tuple[int, ...]:
     return tuple(ids[np.flatnonzero(mask)[:limit]].tolist())
 
 
-def read_fast(path: Path, text: str, *, procs: int | str | None,
+def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
               perfect_estimates: bool, missing_request: str, too_wide: str
               ) -> tuple[JobColumns, dict[str, Any], dict[str, list[int]], int, str,
                          dict[str, int], dict[str, tuple[int, ...]], int] | None:
     """Jobs (as columns: the reference's ``Job`` objects are ``jobs.to_jobs()``), header,
     header lines, machine size and source, rule counts and examples, and job-line count of
-    the SWF ``text`` of ``path``; None when the reference must read it.
+    the SWF ``text`` of ``path`` (or its bytes, when they are all ASCII); None when the
+    reference must read it.
 
     Same arguments and rules as :func:`instances.swf.read_swf` (which calls this first).
     """
@@ -193,7 +205,7 @@ def read_fast(path: Path, text: str, *, procs: int | str | None,
     if split is None:
         return None
     header_lines, first = split
-    cols = parse_columns(text[first:])
+    cols = parse_columns(text, first)
     if cols is None:
         return None
     jid, submit, run, p5, p8, req, user, group = cols.T
