@@ -13,9 +13,10 @@ in one run and interleaved round by round (the minimum of ``--rounds`` rounds is
 
 With ``--baseline TREE`` (another source tree, for example a git worktree of the commit
 before a change), each round also times the same processes run from that tree, so that a
-change is measured before and after in one run. Each figure is also given as a multiple of
-the plain split. The load average is printed before and after: on a loaded machine every
-figure grows, the ratios less so.
+change is measured before and after in one run. Each figure is wall time, with the CPU
+time (user and system; of the child process for a whole process) beside it, each also as a
+multiple of the plain split's. The load average is printed before and after: on a loaded
+machine every wall figure grows, the CPU figures and the ratios less so.
 
 Run: ``python -m sim.experiments.engine.reading_bench [--trace SDSC-BLUE] [--rounds 3]
 [--engines python,compiled] [--baseline TREE]``. It prints and writes nothing.
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -35,14 +37,17 @@ from pathlib import Path
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_table
 
+#: wall and CPU seconds of one measurement
+Timing = tuple[float, float]
 
-def plain_split(path: Path) -> float:
+
+def plain_split(path: Path) -> Timing:
     """Seconds to read and split every line of ``path`` (gzip-aware) in plain Python."""
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
     with opener(path, "rt") as fh:
         lines = [line.split() for line in fh]
-    dt = time.perf_counter() - t
+    dt = time.perf_counter() - t, time.process_time() - c
     assert lines
     return dt
 
@@ -60,20 +65,26 @@ def reference_only():
         swf.read_fast = fast
 
 
-def reader(path: Path, fast: bool) -> tuple[float, int]:
+def reader(path: Path, fast: bool) -> tuple[Timing, int]:
     """Seconds of ``read_swf(path, too_wide="error")`` and the jobs it kept."""
     from instances.swf import read_swf
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     if fast:
         w = read_swf(path, too_wide="error")
     else:
         with reference_only():
             w = read_swf(path, too_wide="error")
-    return time.perf_counter() - t, len(w)
+    return (time.perf_counter() - t, time.process_time() - c), len(w)
 
 
-def whole_process(trace: str, engine: str, tree: Path | None = None) -> float:
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of the finished child processes so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def whole_process(trace: str, engine: str, tree: Path | None = None) -> Timing:
     """Wall seconds of ``simulate TRACE --policy easy --engine ENGINE`` as a new process,
     run from the source tree ``tree`` (its directory and first on ``PYTHONPATH``) when
     given."""
@@ -82,9 +93,9 @@ def whole_process(trace: str, engine: str, tree: Path | None = None) -> float:
     env = os.environ.copy()
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _children_cpu()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=tree)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, _children_cpu() - c
 
 
 def tree_commit(tree: Path) -> str:
@@ -110,32 +121,33 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(args.trace) if Path(args.trace).exists() else Path(trace_path(args.trace))
     trace = str(path.resolve()) if Path(args.trace).exists() else args.trace
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
-    base = args.baseline.resolve() if args.baseline is not None else None
-    if base is not None and not (base / "sim" / "cli").is_dir():
+    tree = args.baseline.resolve() if args.baseline is not None else None
+    if tree is not None and not (tree / "sim" / "cli").is_dir():
         raise SystemExit(f"--baseline {args.baseline}: not a schedsearch source tree")
     print(f"{provenance.stamp()}; {path}; load average before {provenance.load_average()}"
-          + (f"; baseline {base} at commit {tree_commit(base)}" if base is not None else ""))
-    best: dict[str, float] = {}
+          + (f"; baseline {tree} at commit {tree_commit(tree)}" if tree is not None else ""))
+    best: dict[str, list[float]] = {}
     jobs = {}
     for r in range(args.rounds):
         times = {"plain split": plain_split(path)}
         times["read_swf, fast path"], jobs["fast"] = reader(path, fast=True)
         times["read_swf, reference only"], jobs["reference"] = reader(path, fast=False)
         for e in engines:
-            if base is not None:
+            if tree is not None:
                 times[f"simulate --policy easy --engine {e} (process, baseline)"] = \
-                    whole_process(trace, e, base)
+                    whole_process(trace, e, tree)
             times[f"simulate --policy easy --engine {e} (process)"] = whole_process(trace, e)
-        for k, v in times.items():
-            best[k] = min(best.get(k, v), v)
-        print(f"round {r + 1}: " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
-              flush=True)
+        for k, v in times.items():  # the minimum of each, wall and CPU apart
+            best[k] = [min(b, x) for b, x in zip(best.get(k, v), v, strict=True)]
+        print(f"round {r + 1}: " + ", ".join(f"{k} {w:.2f} s ({c:.2f} s CPU)"
+                                             for k, (w, c) in times.items()), flush=True)
     if jobs["fast"] != jobs["reference"]:
         raise SystemExit(f"the two readers kept {jobs['fast']} and {jobs['reference']} jobs")
-    base = best["plain split"]
-    rows = [(k, f"{v:.2f}", f"{v / base:.2f}") for k, v in best.items()]
-    print("\n".join(markdown_table(("measurement (min of rounds)", "seconds", "x plain split"),
-                                   rows)))
+    wall0, cpu0 = best["plain split"]
+    rows = [(k, f"{w:.2f}", f"{w / wall0:.2f}", f"{c:.2f}", f"{c / cpu0:.2f}")
+            for k, (w, c) in best.items()]
+    print("\n".join(markdown_table(("measurement (min of rounds)", "wall [s]", "x plain split",
+                                    "CPU [s]", "x plain split (CPU)"), rows)))
     print(f"{jobs['fast']} jobs kept; load average after {provenance.load_average()}")
     return 0
 
