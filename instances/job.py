@@ -252,6 +252,7 @@ class Workload:
         if isinstance(self.jobs, JobColumns):
             _check_columns(self.jobs, self.capacity)
             object.__setattr__(self, "_columns", self.jobs)
+            object.__setattr__(self, "_from_columns", True)
             object.__delattr__(self, "jobs")  # built by __getattr__ when first asked for
             return
         K = len(self.capacity)
@@ -285,8 +286,10 @@ class Workload:
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        if "_columns" in state:  # the columns are the smaller picture of the jobs
-            state.pop("jobs", None)
+        if state.get("_from_columns"):
+            state.pop("jobs", None)  # built again from the columns when asked for
+        else:
+            state.pop("_columns", None)  # a cache of the jobs given
         return state
 
     def columns(self) -> JobColumns:

@@ -66,7 +66,11 @@ def test_pickle_and_replace_keep_the_jobs():
     assert "jobs" not in again.__dict__ and again.jobs == JOBS
     assert dataclasses.replace(w, name="x").jobs == JOBS
     plain = Workload(JOBS, CAP)
-    assert plain.columns().to_jobs() == JOBS and pickle.loads(pickle.dumps(plain)) == plain
+    assert plain.columns().to_jobs() == JOBS
+    again = pickle.loads(pickle.dumps(plain))
+    assert again == plain and again.jobs == JOBS and "_columns" not in again.__dict__
+    listed = Workload(list(JOBS), CAP)  # the jobs as given, whatever their sequence
+    assert len(listed.columns()) == 3 and pickle.loads(pickle.dumps(listed)) == listed
 
 
 # rows of (id, submit, runtime, requested, procs, memory, user, group) on capacity (4, 3)
