@@ -6,8 +6,11 @@ the machine; resource 0 is always processors.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 
 def _check_int(name: str, value: Any, minimum: int | None = None) -> None:
@@ -82,14 +85,147 @@ class Job:
         return self.runtime
 
 
+#: the integer columns of :class:`JobColumns` besides ``demand``, in ``Job`` field order
+_COLUMNS = ("id", "submit", "runtime", "requested", "user", "group")
+
+
+def _frozen_int64(name: str, a: Any, ndim: int) -> np.ndarray:
+    """A read-only int64 view of ``a`` (``ndim`` dimensions); ValueError otherwise."""
+    arr = np.asarray(a)
+    if arr.dtype != np.int64 or arr.ndim != ndim:
+        raise ValueError(f"JobColumns.{name} must be a {ndim}-d int64 array, got "
+                         f"{arr.ndim}-d {arr.dtype}")
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
+@dataclass(frozen=True, eq=False)
+class JobColumns:
+    """The jobs of a workload as columns: one int64 array per :class:`Job` field, row ``i``
+    the ``i``-th job. Readers hand these to :class:`Workload`, which builds the ``Job``
+    objects only when ``Workload.jobs`` is first asked for; the simulators, the validator
+    and the metrics read the columns (``Workload.columns``).
+
+    Parameters
+    ----------
+    id, submit, runtime, requested, user, group : numpy.ndarray of int64, shape (n,)
+        The ``Job`` fields of the same names (times in seconds).
+    demand : numpy.ndarray of int64, shape (n, K)
+        Demand per resource; column 0 is processors.
+
+    The arrays are kept as read-only views. The values are checked by :class:`Workload`
+    (the ``Job`` rules and the workload's), not here.
+    """
+
+    id: np.ndarray
+    submit: np.ndarray
+    runtime: np.ndarray
+    requested: np.ndarray
+    demand: np.ndarray
+    user: np.ndarray
+    group: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in _COLUMNS:
+            object.__setattr__(self, name, _frozen_int64(name, getattr(self, name), 1))
+        object.__setattr__(self, "demand", _frozen_int64("demand", self.demand, 2))
+        n = len(self.id)
+        if any(len(getattr(self, name)) != n for name in _COLUMNS + ("demand",)) \
+                or self.demand.shape[1] < 1:
+            shapes = {name: getattr(self, name).shape for name in _COLUMNS + ("demand",)}
+            raise ValueError(f"JobColumns: columns of unequal length or no resource: {shapes}")
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    @property
+    def K(self) -> int:
+        """Number of resources (columns of ``demand``)."""
+        return self.demand.shape[1]
+
+    @classmethod
+    def from_jobs(cls, jobs: Iterable[Job], K: int) -> JobColumns:
+        """The columns of ``jobs`` (each with a demand of length ``K``), field by field."""
+        jobs = tuple(jobs)
+        n = len(jobs)
+
+        def col(field_name: str) -> np.ndarray:
+            return np.fromiter((getattr(j, field_name) for j in jobs), np.int64, n)
+
+        demand = np.array([j.demand for j in jobs], np.int64).reshape(n, K)
+        return cls(col("id"), col("submit"), col("runtime"), col("requested"), demand,
+                   col("user"), col("group"))
+
+    def to_jobs(self) -> tuple[Job, ...]:
+        """The ``Job`` objects, with Python ints in every field."""
+        demand = list(map(tuple, self.demand.tolist()))
+        return tuple(map(Job, self.id.tolist(), self.submit.tolist(), self.runtime.tolist(),
+                         self.requested.tolist(), demand, self.user.tolist(),
+                         self.group.tolist()))
+
+
+def _first_bad_job(cols: JobColumns) -> int | None:
+    """Index of the first row that ``Job`` refuses (negative runtime, request below 1 s, a
+    negative demand or no processor), or None."""
+    d = cols.demand
+    bad = (cols.runtime < 0) | (cols.requested < 1) | (d < 0).any(axis=1) | (d[:, 0] < 1)
+    first = np.flatnonzero(bad)
+    return int(first[0]) if first.size else None
+
+
+def _increasing(a: np.ndarray) -> bool:
+    """Whether ``a`` is strictly increasing (then its values are distinct)."""
+    return bool((a[1:] > a[:-1]).all())
+
+
+def _check_columns(cols: JobColumns, capacity: tuple[int, ...]) -> None:
+    """:class:`Workload`'s checks on columns: the same first error, with the same message,
+    as building every ``Job`` and then the workload from them."""
+    i = _first_bad_job(cols)
+    if i is not None:  # the Job constructor raises its own message
+        Job(int(cols.id[i]), int(cols.submit[i]), int(cols.runtime[i]),
+            int(cols.requested[i]), tuple(cols.demand[i].tolist()))
+    n = len(cols)
+    if n == 0:
+        return
+    K = len(capacity)
+    if cols.K != K:
+        raise ValueError(f"Job {cols.id[0]}: demand has {cols.K} resources, machine has {K}")
+    over = cols.demand > np.array(capacity, np.int64)
+    dup = np.zeros(n, bool)
+    if not _increasing(cols.id):  # else every id is new
+        _, first = np.unique(cols.id, return_index=True)
+        dup[:] = True
+        dup[first] = False
+    early = np.zeros(n, bool)
+    early[1:] = cols.submit[1:] < cols.submit[:-1]
+    bad = np.flatnonzero(over.any(axis=1) | dup | early)
+    if not bad.size:
+        return
+    i = int(bad[0])
+    jid = int(cols.id[i])
+    if over[i].any():
+        k = int(np.flatnonzero(over[i])[0])
+        raise ValueError(f"Job {jid}: demand[{k}]={int(cols.demand[i, k])} exceeds capacity "
+                         f"{capacity[k]}")
+    if dup[i]:
+        raise ValueError(f"Job {jid}: duplicate id")
+    raise ValueError(f"Job {jid}: submit {int(cols.submit[i])} before previous job's "
+                     f"{int(cols.submit[i - 1])}; jobs must be sorted by submit time")
+
+
 @dataclass(frozen=True)
 class Workload:
     """A machine and the jobs submitted to it.
 
     Parameters
     ----------
-    jobs : tuple of Job
-        Sorted by submit time (ties keep their order); ids unique.
+    jobs : tuple of Job, or JobColumns
+        Sorted by submit time (ties keep their order); ids unique. Given as
+        :class:`JobColumns` (as the SWF reader does), the same checks run on the arrays and
+        the ``Job`` objects are built on the first access to ``jobs``; ``columns()`` gives
+        the arrays without building them.
     capacity : tuple of int
         Capacity per resource, length K; ``capacity[0]`` is processors.
     name : str
@@ -113,6 +249,12 @@ class Workload:
                 f"Workload.capacity must be a non-empty tuple, got {self.capacity!r}")
         for k, c in enumerate(self.capacity):
             _check_int(f"Workload.capacity[{k}]", c, 1)
+        if isinstance(self.jobs, JobColumns):
+            _check_columns(self.jobs, self.capacity)
+            object.__setattr__(self, "_columns", self.jobs)
+            object.__setattr__(self, "_from_columns", True)
+            object.__delattr__(self, "jobs")  # built by __getattr__ when first asked for
+            return
         K = len(self.capacity)
         seen: set[int] = set()
         last = None
@@ -133,6 +275,31 @@ class Workload:
                                  "jobs must be sorted by submit time")
             last = j.submit
 
+    def __getattr__(self, name: str) -> Any:
+        # reached only for an attribute not set: ``jobs`` of a workload given as columns
+        cols = self.__dict__.get("_columns") if name == "jobs" else None
+        if cols is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        jobs = cols.to_jobs()
+        object.__setattr__(self, "jobs", jobs)
+        return jobs
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if state.get("_from_columns"):
+            state.pop("jobs", None)  # built again from the columns when asked for
+        else:
+            state.pop("_columns", None)  # a cache of the jobs given
+        return state
+
+    def columns(self) -> JobColumns:
+        """The jobs as int64 arrays (built once from ``jobs`` when given as Job objects)."""
+        cols = self.__dict__.get("_columns")
+        if cols is None:
+            cols = JobColumns.from_jobs(self.jobs, self.K)
+            object.__setattr__(self, "_columns", cols)
+        return cols
+
     @property
     def K(self) -> int:
         """Number of resources."""
@@ -144,4 +311,5 @@ class Workload:
         return self.capacity[0]
 
     def __len__(self) -> int:
-        return len(self.jobs)
+        cols = self.__dict__.get("_columns")
+        return len(cols) if cols is not None else len(self.jobs)

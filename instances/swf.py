@@ -108,7 +108,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from instances.job import Job, Workload
+from instances.job import Job, JobColumns, Workload
 from instances.swf_fast import count_lines, read_fast
 
 __all__ = [
@@ -262,8 +262,8 @@ def rule_lines(rules: dict[str, str], counts: dict[str, int],
 
 # ----------------------------------------------------------------------------- reading
 
-def _read_text(path: Path) -> str:
-    """File contents as text; gzip detected by its magic bytes; a UTF-8 BOM dropped."""
+def _read_bytes(path: Path) -> bytes:
+    """File contents; gzip detected by its magic bytes; a UTF-8 BOM dropped."""
     data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":
         try:
@@ -272,10 +272,20 @@ def _read_text(path: Path) -> str:
             raise SwfError(f"{path}: corrupt gzip data: {exc}") from None
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
+    return data
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 text, else Latin-1 (every byte a character)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def _read_text(path: Path) -> str:
+    """File contents as text; gzip detected by its magic bytes; a UTF-8 BOM dropped."""
+    return _decode(_read_bytes(path))
 
 
 def _parse_slow(parts: list[str], where: str) -> list[int | float]:
@@ -605,12 +615,15 @@ def read_swf(
     if too_wide not in ("drop", "clip", "error"):
         raise ValueError(f"too_wide must be 'drop', 'clip' or 'error', got {too_wide!r}")
     path = Path(path)
-    text = _read_text(path)
+    data = _read_bytes(path)
+    text = data if data.isascii() else _decode(data)  # ASCII bytes read as their own text
     options = {"perfect_estimates": perfect_estimates, "missing_request": missing_request,
                "too_wide": too_wide}
     got = read_fast(path, text, procs=procs, **options)
     lines_read = count_lines(text)
     if got is None:  # irregular input: the reference reads it (and names any error)
+        if isinstance(text, bytes):
+            text = text.decode("ascii")
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -629,7 +642,8 @@ def read_swf(
         options={"procs": procs, "perfect_estimates": perfect_estimates,
                  "missing_request": missing_request, "too_wide": too_wide},
     )
-    return Workload(tuple(jobs), (machine,), name if name is not None else _default_name(path),
+    jobs = jobs if isinstance(jobs, JobColumns) else tuple(jobs)
+    return Workload(jobs, (machine,), name if name is not None else _default_name(path),
                     header, report)
 
 

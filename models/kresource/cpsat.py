@@ -10,6 +10,8 @@ deterministic; ``time_limit`` in seconds of wall clock).
   on the late jobs; maximise ``(n + 1) sum w_j x_j + sum x_j`` (work, then count).
 - :func:`solve_response` (M3): interval per job in ``[a_j, H)``, one cumulative per
   resource, minimise ``sum w_j (s_j + p_j - a_j)``; hint: the serial list schedule.
+  :func:`search_response` runs it restricted (start domains, an objective cap) for
+  the portfolio's reduced-cost fixing.
 
 The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
 clock (``common.check_clock``) every job and epoch while it is built: a stop there
@@ -20,6 +22,7 @@ are linear in the number of jobs.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from models.deadline import Deadline
@@ -179,17 +182,59 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
-                   seed: int = 0) -> Result:
-    """Minimum total (weighted) response time with CP-SAT (module docstring)."""
+                   seed: int = 0, interleave: int = 0, lower_bound: int | None = None,
+                   hint: Sequence[int] | None = None, ignore: Sequence[str] = ()) -> Result:
+    """Minimum total (weighted) response time with CP-SAT (module docstring).
+
+    ``interleave``: 0 runs CP-SAT's one-worker search; ``m >= 2`` runs ``m`` of its
+    subsolvers (among them large-neighbourhood search) interleaved in the one thread
+    (``interleave_search``). ``lower_bound``: a valid lower bound on the optimum (time
+    units; e.g. :func:`models.kresource.bounds.response_bound`), added as a redundant
+    constraint and reported when above CP-SAT's. ``hint``: starts to hint instead of the
+    serial list schedule. ``ignore``: subsolvers left out of the interleaved search."""
+    t0 = time.perf_counter()
+    status, sol, bound = search_response(problem, time_limit=time_limit, seed=seed,
+                                         interleave=interleave, lower_bound=lower_bound,
+                                         hint=hint, start=t0, ignore=ignore)
+    if status not in (Status.OPTIMAL, Status.FEASIBLE):
+        sol, bound = None, None
+    elif lower_bound is not None:
+        bound = max(bound, lower_bound)
+    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
+                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
+                 params={"time_limit": time_limit, "interleave": interleave})
+
+
+def search_response(problem: ResponseProblem, *, time_limit: float | None, seed: int = 0,
+                    interleave: int = 0, domains: Sequence[Sequence[int]] | None = None,
+                    below: int | None = None, lower_bound: int | None = None,
+                    hint: Sequence[int] | None = None, start: float | None = None,
+                    ignore: Sequence[str] = (),
+                    ) -> tuple[Status, list[int] | None, float | None]:
+    """One CP-SAT search of the response model (``solve_response``'s options), possibly
+    restricted: ``domains`` (each job's allowed starts, time units) and ``below`` (only
+    schedules of objective < ``below``). Returns the status *of the restricted model*
+    (INFEASIBLE: no schedule in the domains costs less than ``below``), the starts of the
+    best schedule found (or None) and CP-SAT's bound on the restricted model (or None).
+    ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now);
+    ``ignore``: CP-SAT subsolvers left out of the interleaved search
+    (``ignore_subsolvers``)."""
     from ortools.sat.python import cp_model
 
     from heuristics.kresource import serial_schedule
 
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() if start is None else start
     n, K = problem.n, problem.K
     H = problem.horizon()
     m = cp_model.CpModel()
-    st = [m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}") for j in range(n)]
+    if domains is None:
+        st = [m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}")
+              for j in range(n)]
+    else:
+        if any(not d for d in domains):
+            return Status.INFEASIBLE, None, None
+        st = [m.new_int_var_from_domain(cp_model.Domain.from_values(list(domains[j])), f"s{j}")
+              for j in range(n)]
     iv = [m.new_fixed_size_interval_var(st[j], problem.duration[j], f"i{j}") for j in range(n)]
     for k in range(K):
         js = [j for j in range(n) if problem.demands[j][k]]
@@ -198,21 +243,26 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                              problem.capacity[k])
     const = sum(w * (p - a) for w, p, a in
                 zip(problem.weights, problem.duration, problem.release, strict=True))
-    m.minimize(sum(problem.weights[j] * st[j] for j in range(n)) + const)
-    # the hint is cut short (the rest serially) once 0.3 of the limit is spent
-    hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)),
-                           stop=None if time_limit is None else
-                           (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
+    obj = sum(problem.weights[j] * st[j] for j in range(n)) + const
+    m.minimize(obj)
+    if lower_bound is not None:
+        m.add(obj >= int(lower_bound))
+    if below is not None:
+        m.add(obj <= int(below) - 1)
+    if hint is None:  # cut short (the rest serially) once 0.3 of the limit is spent
+        hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)),
+                               stop=None if time_limit is None else
+                               (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
     for j in range(n):
-        m.add_hint(st[j], hint[j])
+        m.add_hint(st[j], int(hint[j]))
     left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
     s = _solver(left, seed)
-    # never start CP-SAT with nothing left of the limit (the greedy packing stands)
+    if interleave >= 2:
+        s.parameters.num_workers = int(interleave)
+        s.parameters.interleave_search = True
+        s.parameters.ignore_subsolvers.extend(ignore)
+    # never start CP-SAT with nothing left of the limit
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
-    sol, bound = None, None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
-        sol = [int(s.value(v)) for v in st]
-        bound = s.best_objective_bound
-    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
-                 objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
-                 params={"time_limit": time_limit})
+        return status, [int(s.value(v)) for v in st], s.best_objective_bound
+    return status, None, None

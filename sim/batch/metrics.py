@@ -33,10 +33,9 @@ BSLD_TAU = 10
 def job_metrics(schedule: Schedule) -> dict[str, np.ndarray]:
     """Per-job arrays aligned with ``schedule.workload.jobs``: submit, start, end, run,
     wait, response, slowdown, bounded_slowdown, procs."""
-    jobs = schedule.workload.jobs
-    n = len(jobs)
-    submit = np.fromiter((j.submit for j in jobs), dtype=np.int64, count=n)
-    procs = np.fromiter((j.demand[0] for j in jobs), dtype=np.int64, count=n)
+    cols = schedule.workload.columns()
+    submit = cols.submit.copy()
+    procs = cols.demand[:, 0].copy()
     start = schedule.start.astype(np.int64)
     end = schedule.end.astype(np.int64)
     run = end - start
@@ -70,13 +69,13 @@ def utilization_per_resource(schedule: Schedule, mask: np.ndarray | None = None)
     """Fraction of each resource's capacity used over [first submit, last end]."""
     w = schedule.workload
     m = job_metrics(schedule)
-    sel = np.ones(len(w.jobs), bool) if mask is None else mask
+    sel = np.ones(len(w), bool) if mask is None else mask
     if not sel.any():
         return [0.0] * w.K
     span = int(m["end"][sel].max() - m["submit"][sel].min())
     out = []
     for k in range(w.K):
-        demand = np.fromiter((j.demand[k] for j in w.jobs), dtype=np.int64, count=len(w.jobs))
+        demand = w.columns().demand[:, k]
         used = float((demand[sel] * m["run"][sel]).sum())
         out.append(used / (w.capacity[k] * span) if span > 0 else 0.0)
     return out
@@ -130,7 +129,7 @@ def aggregate(m: dict[str, np.ndarray], procs: int) -> dict[str, Any]:
 
 def _summary(schedule: Schedule, m: dict[str, np.ndarray], mask: np.ndarray | None,
              label: str | None) -> dict[str, Any]:
-    n = len(schedule.workload.jobs)
+    n = len(schedule.workload)
     sel = np.ones(n, bool) if mask is None else np.asarray(mask, bool)
     out: dict[str, Any] = {"policy": schedule.policy,
                            "filter": label if mask is not None else "all jobs"}

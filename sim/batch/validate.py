@@ -52,40 +52,39 @@ def validate(schedule: Schedule, *, check_promises: bool | None = None) -> None:
         True. False checks only the machine rules (submit, run lengths, capacity).
     """
     w = schedule.workload
-    jobs = w.jobs
-    n = len(jobs)
+    cols = w.columns()
+    ids = cols.id
+    n = len(cols)
     start, end = schedule.start, schedule.end
     if len(start) != n or len(end) != n or len(schedule.killed) != n:
         raise ValidationError("start/end/killed arrays do not match the number of jobs")
     kill = schedule.overrun == "kill"
-    submit = np.fromiter((j.submit for j in jobs), dtype=np.int64, count=n)
-    runtime = np.fromiter((j.runtime for j in jobs), dtype=np.int64, count=n)
-    requested = np.fromiter((j.requested for j in jobs), dtype=np.int64, count=n)
+    submit, runtime, requested = cols.submit, cols.runtime, cols.requested
 
     never = np.flatnonzero(start < 0)
     if never.size:
-        raise ValidationError(f"job {jobs[never[0]].id} never started")
+        raise ValidationError(f"job {ids[never[0]]} never started")
     early = np.flatnonzero(start < submit)
     if early.size:
         i = early[0]
         raise ValidationError(
-            f"job {jobs[i].id} starts at {start[i]} before its submit {submit[i]}")
+            f"job {ids[i]} starts at {start[i]} before its submit {submit[i]}")
     expected = np.minimum(runtime, requested) if kill else runtime
     bad = np.flatnonzero(end - start != expected)
     if bad.size:
         i = bad[0]
         raise ValidationError(
-            f"job {jobs[i].id} runs {end[i] - start[i]} s, expected {expected[i]} s "
+            f"job {ids[i]} runs {end[i] - start[i]} s, expected {expected[i]} s "
             f"(runtime {runtime[i]}, requested {requested[i]}, overrun={schedule.overrun})")
     should_kill = (runtime > requested) if kill else np.zeros(n, dtype=bool)
     bad = np.flatnonzero(schedule.killed != should_kill)
     if bad.size:
         i = bad[0]
-        raise ValidationError(f"job {jobs[i].id}: killed flag is {bool(schedule.killed[i])}")
+        raise ValidationError(f"job {ids[i]}: killed flag is {bool(schedule.killed[i])}")
 
     # capacity sweep, per resource: ends (-demand) sort before starts (+demand) at equal t
     for k in range(w.K):
-        demand = np.fromiter((j.demand[k] for j in jobs), dtype=np.int64, count=n)
+        demand = cols.demand[:, k]
         pos = end > start
         t = np.concatenate([start[pos], end[pos]])
         d = np.concatenate([demand[pos], -demand[pos]])
@@ -107,27 +106,80 @@ def validate(schedule: Schedule, *, check_promises: bool | None = None) -> None:
         raise ValidationError(
             f"{schedule.policy}: declares guarantee(s) {unknown} the validator cannot check; "
             f"known: {sorted(KNOWN_GUARANTEES)}")
+    broken = promise_error(schedule)
+    if broken is not None:
+        raise ValidationError(broken)
+    if "fcfs-order" in declared:
+        late = np.flatnonzero(np.diff(start) < 0)
+        if late.size:
+            i = late[0] + 1
+            raise ValidationError(
+                f"{schedule.policy}: job {ids[i]} starts at {start[i]}, before job "
+                f"{ids[i - 1]} submitted earlier (start {start[i - 1]}) (fcfs-order)")
+
+
+def promise_error(schedule: Schedule) -> str | None:
+    """The first broken promise rule of ``schedule`` as the validator words it, or None.
+
+    With a promise kind declared, every job in ``Schedule.promises`` (in the dict's order)
+    must be a job of the workload and start no later than its promise; with
+    ``arrival-reservation``, every job (in workload order) must have a promise. The same
+    verdict and message as :func:`promise_error_reference`, on arrays.
+    """
+    declared = set(schedule.guarantees)
+    promise_kinds = sorted(declared & _PROMISE_KINDS)
+    ids = schedule.workload.columns().id
+    keys = np.fromiter(schedule.promises, np.int64, len(schedule.promises))
+    if promise_kinds and keys.size:
+        values = list(schedule.promises.values())
+        index = _positions(ids, keys)
+        known = index >= 0
+        late = np.zeros(keys.size, bool)
+        late[known] = schedule.start[index[known]] > np.asarray(values)[known]
+        bad = np.flatnonzero(~known | late)
+        if bad.size:
+            b = int(bad[0])
+            jid, promised = int(keys[b]), values[b]
+            if not known[b]:
+                return f"{schedule.policy}: promise for unknown job {jid}"
+            return (f"{schedule.policy}: job {jid} starts at {schedule.start[index[b]]}, later "
+                    f"than promised {promised} ({'/'.join(promise_kinds)})")
+    if "arrival-reservation" in declared:
+        missing = np.flatnonzero(~np.isin(ids, keys))
+        if missing.size:
+            return (f"{schedule.policy}: job {ids[missing[0]]} got no reservation at arrival "
+                    "(arrival-reservation)")
+    return None
+
+
+def _positions(ids: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The index of each of ``keys`` in ``ids`` (distinct values), -1 where it is absent."""
+    if not len(ids):
+        return np.full(len(keys), -1, np.int64)
+    order = np.argsort(ids, kind="stable")
+    at = order[np.minimum(np.searchsorted(ids, keys, sorter=order), len(ids) - 1)]
+    return np.where(ids[at] == keys, at, -1)
+
+
+def promise_error_reference(schedule: Schedule) -> str | None:
+    """:func:`promise_error` job by job over ``Workload.jobs`` and the promise dict: the
+    readable reference (the tests check that both agree)."""
+    declared = set(schedule.guarantees)
+    jobs = schedule.workload.jobs
+    start = schedule.start
     index = {j.id: i for i, j in enumerate(jobs)}
     promise_kinds = sorted(declared & _PROMISE_KINDS)
     if promise_kinds:
         for jid, promised in schedule.promises.items():
             i = index.get(jid)
             if i is None:
-                raise ValidationError(f"{schedule.policy}: promise for unknown job {jid}")
+                return f"{schedule.policy}: promise for unknown job {jid}"
             if start[i] > promised:
-                raise ValidationError(
-                    f"{schedule.policy}: job {jid} starts at {start[i]}, later than promised "
-                    f"{promised} ({'/'.join(promise_kinds)})")
+                return (f"{schedule.policy}: job {jid} starts at {start[i]}, later than "
+                        f"promised {promised} ({'/'.join(promise_kinds)})")
     if "arrival-reservation" in declared:
         missing = [j.id for j in jobs if j.id not in schedule.promises]
         if missing:
-            raise ValidationError(
-                f"{schedule.policy}: job {missing[0]} got no reservation at arrival "
-                "(arrival-reservation)")
-    if "fcfs-order" in declared:
-        late = np.flatnonzero(np.diff(start) < 0)
-        if late.size:
-            i = late[0] + 1
-            raise ValidationError(
-                f"{schedule.policy}: job {jobs[i].id} starts at {start[i]}, before job "
-                f"{jobs[i - 1].id} submitted earlier (start {start[i - 1]}) (fcfs-order)")
+            return (f"{schedule.policy}: job {missing[0]} got no reservation at arrival "
+                    "(arrival-reservation)")
+    return None

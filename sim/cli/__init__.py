@@ -20,7 +20,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from sim.cli.common import Fmt, Parser
 from sim.cli.generate import add_generate
@@ -32,20 +33,25 @@ from sim.cli.timeshare import add_bsp, add_csm
 __all__ = ["build_parser", "main", "parse_set"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``schedsearch`` parser, with every command registered."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``schedsearch`` parser, with every command registered.
+
+    Given ``command`` (the command about to be parsed, one of :data:`FAMILIES`), only its
+    family's commands get their options; every other command is registered by name alone,
+    in the same order, which is all that parsing ``command`` reads (the other families'
+    options import those commands' modules for their defaults and choices).
+    """
     ap = Parser(prog="schedsearch", description=__doc__.splitlines()[0], formatter_class=Fmt)
     ap.add_argument("--version", action=_Version, nargs=0,
                     help="show the version (and the source tree's commit) and exit")
     sub = ap.add_subparsers(dest="command", required=True)
-    add_simulate(sub)
-    add_solve(sub)
-    add_csm(sub)
-    add_bsp(sub)
-    add_generate(sub)
-    add_traces(sub)
-    add_sweep_commands(sub, Fmt)
-    add_gym_eval(sub)
+    known = any(command in names for _, names in FAMILIES)
+    for add, names in FAMILIES:
+        if not known or command in names:
+            add(sub)
+        else:
+            for name in names:
+                sub.add_parser(name)
     return ap
 
 
@@ -81,6 +87,19 @@ def add_gym_eval(sub: argparse._SubParsersAction) -> None:
                    add_help=False)
 
 
+#: each family's registration and the commands it registers, in the parser's order
+FAMILIES: tuple[tuple[Callable[[Any], None], tuple[str, ...]], ...] = (
+    (add_simulate, ("simulate", "compare")),
+    (add_solve, ("solve", "bench", "schema")),
+    (add_csm, ("csm",)),
+    (add_bsp, ("bsp",)),
+    (add_generate, ("generate",)),
+    (add_traces, ("traces",)),
+    (lambda sub: add_sweep_commands(sub, Fmt), ("sweep", "report", "reproduce")),
+    (add_gym_eval, ("gym-eval",)),
+)
+
+
 def _gym_eval(argv: list[str]) -> int:
     from sim.batch.env_eval import main as gym_main
 
@@ -105,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = list(sys.argv[1:] if argv is None else argv)
         if argv[:1] == ["gym-eval"]:  # its own parser (sim.batch.env_eval) takes the rest
             return _gym_eval(argv[1:])
-        args = build_parser().parse_args(argv)
+        command = argv[0] if argv and not argv[0].startswith("-") else None
+        args = build_parser(command).parse_args(argv)
         code = args.func(args)
         sys.stdout.flush()
         return code

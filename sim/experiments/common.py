@@ -159,8 +159,10 @@ def csv_text(header: Sequence[object], rows: Iterable[Iterable[object]]) -> str:
 # ------------------------------------------------------------------------------ writing
 def write_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same directory renamed
-    over it, so that ``path`` holds either the old or the new content, never a part."""
+    over it, so that ``path`` holds either the old or the new content, never a part.
+    The directory is created when missing (a partial run's git-ignored ``results/``)."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text)

@@ -13,11 +13,12 @@ import importlib.util
 import itertools
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from instances import swf
+from instances import swf, swf_fast
 from instances.bundled import list_traces, trace_path
-from instances.swf_fast import count_lines, read_fast
+from instances.swf_fast import _split_header, count_lines, parse_columns, read_fast
 
 ROOT = Path(__file__).resolve().parents[2]
 JOB1 = "1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1"
@@ -47,16 +48,23 @@ def compare(path: Path, options=OPTIONS) -> int:
     lines = _lines(path)
     text = swf._read_text(path)
     assert count_lines(text) == len(lines)
+    data = swf._read_bytes(path)
     ran = 0
     for kw in options:
         fast = read_fast(path, text, **kw)
+        if data.isascii():  # read_swf hands ASCII files over as bytes: the same answer
+            again = read_fast(path, data, **kw)
+            assert (again is None) == (fast is None)
+            assert fast is None or (again[0].to_jobs(), *again[1:]) == (fast[0].to_jobs(),
+                                                                       *fast[1:])
         if fast is None:
             continue
         ran += 1
         ref = _reference(path, lines, **kw)
         assert not isinstance(ref, Exception), (path, kw, ref)
-        assert fast == ref, (path, kw)
-        for j in fast[0]:  # Python ints, never NumPy scalars
+        jobs = fast[0].to_jobs()
+        assert (list(jobs), *fast[1:]) == ref, (path, kw)
+        for j in jobs:  # Python ints, never NumPy scalars
             assert all(type(x) is int for x in (j.id, j.submit, j.runtime, j.requested,
                                                 j.demand[0], j.user, j.group))
     return ran
@@ -176,3 +184,28 @@ def test_malformed_corpus(tmp_path, name, data):
     except swf.SwfError:
         return  # corrupt gzip: raised before any line is read, on both paths
     compare(path)
+
+
+def _body(text: str) -> str:
+    """The job lines of an SWF text (from its first job line), '' when it has none."""
+    split = _split_header(text)
+    return "" if split is None else text[split[1]:]
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 60, 97])
+def test_pieces_of_lines_parse_as_the_whole_text(monkeypatch, chunk):
+    """``parse_columns`` reads the job lines in pieces of about ``_CHUNK`` bytes, cut after
+    a newline: any cut gives the whole text's verdict and columns."""
+    lublin = swf._read_text(Path(trace_path("lublin_256")))
+    bodies = [_body(text) for _, text, _ in CASES]
+    bodies += [_body(lublin)[:20_000], _body(lublin)[:20_000] + "\n\n  \n" + JOB2 + "\n"]
+    bodies += [b[:i] + "\n" + b[i:] for b in bodies[-2:] for i in (91, 5000, 9999)]
+    bodies += [_body(data.decode("latin-1")) for _, data in _malformed_corpus()]
+    whole = [parse_columns(b) for b in bodies]
+    assert sum(w is not None for w in whole) >= 10 and sum(w is None for w in whole) >= 10
+    monkeypatch.setattr(swf_fast, "_CHUNK", chunk)
+    for body, ref in zip(bodies, whole, strict=True):
+        for got in [parse_columns(body), parse_columns("; x\n" + body, 4),
+                    parse_columns(("; x\n" + body).encode("utf-8"), 4)]:
+            assert (got is None) == (ref is None), body[:200]
+            assert ref is None or np.array_equal(got, ref)

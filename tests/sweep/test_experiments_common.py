@@ -41,6 +41,14 @@ def test_write_atomic_replaces_and_leaves_no_temporary(tmp_path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["out.md"]
 
 
+def test_write_atomic_creates_the_missing_directory(tmp_path) -> None:
+    """A partial study run writes into the git-ignored ``results/``, absent in a fresh clone."""
+    path = tmp_path / "results" / "mip_bench.md"
+    common.write_atomic(path, "table\n")
+    assert path.read_text() == "table\n"
+    assert [p.name for p in path.parent.iterdir()] == ["mip_bench.md"]
+
+
 def test_label_colours_one_per_label_in_first_appearance_order() -> None:
     c = common.label_colours(["FF", "BB", "FF", "BL"])
     assert c == {"FF": "C0", "BB": "C1", "BL": "C2"}

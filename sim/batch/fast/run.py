@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from itertools import chain
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -86,8 +84,9 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
                 "Conservative and Unconstrained of heuristics.backfill and the slack "
                 "scheduler's compress orders)")
     if workload is not None:
-        if workload.jobs and workload.jobs[0].submit < 0:
-            return f"negative submit times (job {workload.jobs[0].id})"
+        cols = workload.columns()
+        if len(cols) and cols.submit[0] < 0:
+            return f"negative submit times (job {cols.id[0]})"
         if policy.params["select"] == "bl" and workload.K > MAX_K:
             return f"select='bl' with K = {workload.K} > {MAX_K} resources"
     return _unsupported_option(options)
@@ -108,15 +107,13 @@ def _unsupported_option(options: dict[str, Any]) -> str | None:
 def arrays(workload: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's job table ``JI`` (submit, runtime, requested filled), demands ``D``
     (n x K) and capacities."""
-    jobs = workload.jobs
-    n = len(jobs)
+    cols = workload.columns()
+    n = len(cols)
     JI = np.zeros((n, K.N_JI), np.int64)
-    fields = chain.from_iterable(map(attrgetter("submit", "runtime", "requested"), jobs))
-    JI[:, :3] = np.fromiter(fields, np.int64, 3 * n).reshape(n, 3)
+    JI[:, 0], JI[:, 1], JI[:, 2] = cols.submit, cols.runtime, cols.requested
     JI[:, K.START:K.END + 1] = -1
     JI[:, K.RES] = -1
-    demands = chain.from_iterable(map(attrgetter("demand"), jobs))
-    D = np.fromiter(demands, np.int64, n * workload.K).reshape(n, workload.K)
+    D = np.array(cols.demand, np.int64, order="C")  # a writeable copy of the read-only view
     return JI, D, np.array(workload.capacity, np.int64)
 
 
@@ -158,18 +155,17 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
     policy.reset(MachineInfo(capacity=workload.capacity, kill_at_request=kill))
     JI, D, cap = arrays(workload)
     P = params(policy, overrun)
-    err = K.run(D, JI, cap, P) if len(workload.jobs) else 0
+    ids = workload.columns().id
+    err = K.run(D, JI, cap, P) if len(ids) else 0
     if err == K.STUCK:
-        stuck = sorted(j.id for j, s in zip(workload.jobs, JI[:, K.START], strict=True)
-                       if s < 0)[:10]
+        stuck = sorted(ids[JI[:, K.START] < 0].tolist())[:10]
         raise PolicyError(f"{policy.name}: jobs never started: {stuck}")
     if err < 0:
         raise ValueError(f"{policy.name}: compiled engine failed ({ERRORS.get(int(err), err)})")
-    ids = np.fromiter(map(attrgetter("id"), workload.jobs), np.int64, len(workload.jobs))
     has = JI[:, K.HASP] == 1
     promises = dict(zip(ids[has].tolist(), JI[has, K.PROM].tolist(), strict=True))
-    if progress is not None and len(workload.jobs):
-        progress(len(workload.jobs))
+    if progress is not None and len(ids):
+        progress(len(ids))
     return Schedule(
         workload=workload,
         policy=policy.name,

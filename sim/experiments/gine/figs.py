@@ -219,7 +219,8 @@ FIG8_9_PANELS = (("8", "a", "mean_pg_fault", "page faults per task (eq. 8)"),
 
 def plot_frequency(path: Path, title: str, res: dict[str, dict[str, list[float]]],
                    pols: tuple[str, ...], mfreq_ms: list[float],
-                   panels: tuple[tuple[str, str, str, str], ...] = FIG8_9_PANELS) -> None:
+                   panels: tuple[tuple[str, str, str, str], ...] = FIG8_9_PANELS,
+                   labels: dict[str, str] | None = None) -> None:
     """Metrics against the message frequency, as the paper's Figures 8-11 draw them.
 
     The x-axis is the frequency ``1000 / mfreq`` in messages per second of CPU time
@@ -227,7 +228,8 @@ def plot_frequency(path: Path, title: str, res: dict[str, dict[str, list[float]]
     one panel per ``(figure, panel, metric, y label)`` in a 2 x 2 grid, mean over seeds
     with its 95% t-interval (the policies' points slightly apart on the x-axis so that the
     bars do not cover each other), one legend for the figure. ``res`` is ``run_grid``'s
-    ``{"<policy>/m<mfreq>": {metric: [value per seed]}}``.
+    ``{"<policy>/m<mfreq>": {metric: [value per seed]}}``; ``labels`` names the series in
+    the legend (default the upper-cased key).
     """
     plt = pyplot()
 
@@ -242,7 +244,7 @@ def plot_frequency(path: Path, title: str, res: dict[str, dict[str, list[float]]
             dodge = 10 ** (0.02 * (k - (len(pols) - 1) / 2))  # bars apart, not on top
             ax.errorbar([freq[i] * dodge for i in order], [m for m, _ in stats],
                         yerr=[0 if math.isnan(h) else h for _, h in stats], marker="o",
-                        capsize=3, label=p.upper())
+                        capsize=3, label=(labels or {}).get(p, p.upper()))
         ax.set_xscale("log")
         ax.set_xticks([freq[i] for i in order], [f"{freq[i]:g}" for i in order])
         ax.minorticks_off()
@@ -262,22 +264,47 @@ def plot_frequency(path: Path, title: str, res: dict[str, dict[str, list[float]]
 
 FIG8_9_TITLE = ("Figures 8 and 9: mem_load 1, pdt 0.5, MNOD 2, MNOL 2; mean over seeds, "
                 "95% t-interval")
+FIG10_11_TITLE = ("Figures 10 and 11: mem_load 1.5, pdt 0.5, MNOD 3; mean over seeds, "
+                  "95% t-interval")
+FIG7_TITLE = "Figure 7: CSM, MNOD 1-3, mem_load 1, pdt 0.5; mean over seeds, 95% t-interval"
+#: Figures 10 and 11 of the paper: the panels of Figures 8 and 9 at mem_load 1.5
+FIG10_11_PANELS = tuple((str(int(fg) + 2), pn, m, y) for fg, pn, m, y in FIG8_9_PANELS)
+#: Figure 7 of the paper: the slowdowns of small and large jobs under each MNOD
+FIG7_PANELS = (("7", "a", "slowdown_small", "slowdown of small jobs (eq. 10)"),
+               ("7", "b", "slowdown_large", "slowdown of large jobs (eq. 10)"))
+FIG7_LABELS = {f"mnod{k}": f"MNOD = {k}" for k in (1, 2, 3)}
+
+#: the figures drawn against the message frequency: name -> (title, panels, legend labels)
+BY_FREQUENCY = {"fig7": (FIG7_TITLE, FIG7_PANELS, FIG7_LABELS),
+                "fig8-9": (FIG8_9_TITLE, FIG8_9_PANELS, None),
+                "fig10-11": (FIG10_11_TITLE, FIG10_11_PANELS, None),
+                "fig12": None}  # drawn from the data of Figures 8-9 and 10-11
 
 
-def redraw_fig8_9(out: Path) -> Path:
-    """Redraw ``out/fig8-9.png`` from ``out/fig8-9.json`` (the committed per-seed metrics),
-    computing nothing. ValueError when the file is missing or holds no points."""
-    src = out / "fig8-9.json"
+def redraw(name: str, out: Path) -> Path:
+    """Redraw ``out/<name>.png`` from ``out/<name>.json`` (the committed per-seed metrics)
+    against the message frequency, computing nothing; ``name`` is a key of
+    :data:`BY_FREQUENCY` (``fig12`` reads ``fig8-9.json`` and ``fig10-11.json``).
+    ValueError when a file is missing or holds no points."""
+    if name == "fig12":
+        srcs = [out / "fig8-9.json", out / "fig10-11.json"]
+        for src in srcs:
+            if not src.exists():
+                raise ValueError(f"{src}: no data to redraw (run {src.stem} first)")
+        path = out / "fig12.png"
+        draw_fig12(path, *(json.loads(src.read_text()) for src in srcs))
+        return path
+    src = out / f"{name}.json"
     if not src.exists():
-        raise ValueError(f"{src}: no Figures 8-9 data to redraw (run fig8-9 first)")
-    cache = json.loads(src.read_text())
-    res = {k: v["metrics"] for k, v in cache.items()}
+        raise ValueError(f"{src}: no data to redraw (run {name} first)")
+    res = {k: v["metrics"] for k, v in json.loads(src.read_text()).items()}
     pols = tuple(dict.fromkeys(k.split("/m")[0] for k in res))
     mfreq = sorted({float(k.split("/m")[1]) for k in res})
     if not pols or not mfreq:
         raise ValueError(f"{src}: no points")
-    path = out / "fig8-9.png"
-    plot_frequency(path, FIG8_9_TITLE, res, pols, mfreq)
+    title, panels, labels = BY_FREQUENCY[name]
+    path = out / f"{name}.png"
+    plot_frequency(path, title, res, pols, mfreq, panels, labels)
     return path
 
 
@@ -469,8 +496,7 @@ def fig_low(setup: Setup) -> str:
 
 
 def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod: int,
-              title: str, paper: str, metrics: tuple[str, ...],
-              by_frequency: bool = False) -> str:
+              title: str, paper: str, metrics: tuple[str, ...]) -> str:
     pts = [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=f), p,
             {"mnod": mnod} if p in ("csm", "pred", "csm-top") else {})
            for p in pols for f in setup.mfreq]
@@ -481,13 +507,9 @@ def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod:
                                 for m in metrics for p in pols])
     head = ["mfreq [ms]"] + [f"{m} {p}" for m in metrics for p in pols]
     md = setup.header(title) + markdown_text(head, rows) + "\n" + paper + "\n"
-    xs = list(setup.mfreq)
-    if by_frequency:  # the paper's axis (Figures 8-9)
-        plot_frequency(setup.out / f"{name}.png", FIG8_9_TITLE, res, pols, xs)
-        return md
-    plot(setup.out / f"{name}.png", title, xs, {}, "mean CPU time between messages [ms]", "",
-         logx=True, panel_series=[{p: [res[f"{p}/m{f}"][m] for f in xs] for p in pols}
-                                  for m in metrics], panel_titles=list(metrics))
+    title_, panels, labels = BY_FREQUENCY[name]  # the paper's axis: message frequency
+    plot_frequency(setup.out / f"{name}.png", title_, res, pols, list(setup.mfreq), panels,
+                   labels)
     return md
 
 
@@ -506,12 +528,9 @@ def fig_mnod(setup: Setup) -> str:
     md += ("\nPaper (text): large-job slowdown falls as MNOD rises; small-job performance "
            "increases with MNOD; slowdown falls as communication frequency rises; MNOD = 2 "
            "chosen. Target 3.7.11: large-job slowdown non-increasing in MNOD.\n")
-    xs = list(setup.mfreq)
-    plot(setup.out / "fig7.png", "E-4.6 MNOD sweep (CSM, mem_load 1)", xs, {},
-         "mean CPU time between messages [ms]", "", logx=True,
-         panel_series=[{f"MNOD={k}": [res[f"mnod{k}/m{f}"][m] for f in xs]
-                        for k in (1, 2, 3)} for m in ("slowdown_small", "slowdown_large")],
-         panel_titles=["Slowdown small", "Slowdown large"])
+    title_, panels, labels = BY_FREQUENCY["fig7"]  # the paper's axis: message frequency
+    plot_frequency(setup.out / "fig7.png", title_, res, ("mnod1", "mnod2", "mnod3"),
+                   list(setup.mfreq), panels, labels)
     return md
 
 
@@ -523,7 +542,7 @@ def fig_load1(setup: Setup) -> str:
         "for intensive communication, PRED > CSM for non-intensive, RR worst (Fig. 8b); "
         "small-job slowdown CSM best at high frequency, = PRED at low; large jobs much "
         "worse than small for all three, CSM = PRED (Fig. 9).",
-        ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"), by_frequency=True)
+        ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"))
 
 
 def fig_load15(setup: Setup) -> str:
@@ -558,13 +577,23 @@ def fig_local(setup: Setup) -> str:
                 for p in pols for f in setup.mfreq)
     md += (f"\nPaper (text): RR best, CSM and PRED very close; at mem_load 1 all < 4.25; "
            f"worse at 1.5. Ours: largest mean local slowdown at mem_load 1 = {worst:.2f}.\n")
-    xs = list(setup.mfreq)
-    plot(setup.out / "fig12.png", "E-4.12 local slowdown", xs, {},
-         "mean CPU time between messages [ms]", "", logx=True,
-         panel_series=[{p: [r[f"{p}/m{f}"]["metrics"]["slowdown_local"] for f in xs]
-                        for p in pols} for r in (r1, r15)],
-         panel_titles=["mem_load 1", "mem_load 1.5"])
+    draw_fig12(setup.out / "fig12.png", r1, r15)
     return md
+
+
+FIG12_TITLE = "Figure 12: local tasks, pdt 0.5; mean over seeds, 95% t-interval"
+FIG12_PANELS = (("12", "a", "mem_load 1", "slowdown of local tasks (eq. 10)"),
+                ("12", "b", "mem_load 1.5", "slowdown of local tasks (eq. 10)"))
+
+
+def draw_fig12(path: Path, r1: dict, r15: dict) -> None:
+    """Figure 12 against the message frequency from the per-seed metrics of Figures 8-9
+    (``r1``, mem_load 1) and 10-11 (``r15``, mem_load 1.5): one panel per load."""
+    res = {k: {"mem_load 1": r1[k]["metrics"]["slowdown_local"],
+               "mem_load 1.5": r15[k]["metrics"]["slowdown_local"]} for k in r1}
+    pols = tuple(dict.fromkeys(k.split("/m")[0] for k in res))
+    mfreq = sorted({float(k.split("/m")[1]) for k in res})
+    plot_frequency(path, FIG12_TITLE, res, pols, mfreq, FIG12_PANELS)
 
 
 def fig_gang(setup: Setup) -> str:
@@ -788,15 +817,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="simulation engine (compiled: numba, identical event logs)")
     ap.add_argument("--out", help="write into this directory (always a PARTIAL run)")
     ap.add_argument("--plot-only", action="store_true",
-                    help="fig8-9: redraw the PNG from fig8-9.json in --out (default the "
-                         "committed results), compute nothing")
+                    help=f"{', '.join(BY_FREQUENCY)}: redraw the PNG from its JSON in --out "
+                         "(default the committed results), compute nothing")
     args = ap.parse_args(argv)
     if args.plot_only:
-        if args.figure != "fig8-9":
-            print("error: --plot-only redraws fig8-9 only", file=sys.stderr)
+        if args.figure not in BY_FREQUENCY:
+            print(f"error: --plot-only redraws {', '.join(BY_FREQUENCY)} only",
+                  file=sys.stderr)
             return 2
         try:
-            print(f"wrote {redraw_fig8_9(Path(args.out) if args.out else FULL_DIR)}")
+            print(f"wrote {redraw(args.figure, Path(args.out) if args.out else FULL_DIR)}")
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
