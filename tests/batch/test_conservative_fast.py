@@ -138,3 +138,100 @@ def test_a_broken_profile_is_reported_not_hidden(compiled_always):
 @pytest.mark.parametrize("trace", ["lublin_256", "CTC-SP2", "SDSC-BLUE"])
 def test_same_schedule_on_the_bundled_traces(trace):
     assert_same(load_trace(trace))
+
+
+
+@needs_numba
+@pytest.mark.parametrize("K", [1, 2])
+@pytest.mark.parametrize("seed", range(12))
+def test_a_compiled_pass_over_a_long_queue_is_the_straightforward_one(K, seed):
+    # a machine booked by running jobs and a queue of 40-160 reservations (profiles of
+    # hundreds of breakpoints, several blocks of the kernel's index), then some
+    # running jobs end at once: one pass, in arrival order, against the textbook one
+    from heuristics.compress_kernel import compress
+    from sim.profile import Profile
+
+    rng = np.random.default_rng(seed)
+    cap = (16,) * K
+    p = Profile(cap, 0)
+    running = []
+    for _ in range(int(rng.integers(5, 30))):
+        d = tuple(int(x) for x in rng.integers(0, 5, K))
+        dur = int(rng.integers(1, 200))
+        if p.fits(0, dur, d):
+            p.reserve(0, dur, d)
+            running.append((dur, d))
+    queue = []
+    for _ in range(int(rng.integers(40, 160))):
+        d = tuple(int(x) for x in rng.integers(1, 17, K))
+        dur = int(rng.integers(1, 120 if rng.random() < 0.7 else 1000))  # some span blocks
+        t = p.earliest_start(dur, d, int(rng.integers(0, 50)))
+        p.reserve(t, dur, d)
+        queue.append([t, dur, d])
+    for dur, d in running:
+        if rng.random() < 0.5:
+            p.release(0, dur, d)
+    n = len(p.times)
+    room = n + 4 * len(queue) + 2
+    times = np.zeros(room, np.int64)
+    times[:n] = p.times
+    free = np.zeros((K, room), np.int64)
+    free[:, :n] = p.free
+    res = np.array([q[0] for q in queue], np.int64)
+    n = compress(times, free, n, 0, res, np.array([q[1] for q in queue], np.int64),
+                 np.array([q[2] for q in queue], np.int64).reshape(-1, K), False,
+                 np.array(cap, np.int64))
+    for q in queue:  # the textbook pass
+        old, dur, d = q
+        if old == 0:
+            continue
+        p.release(old, dur, d)
+        q[0] = p.earliest_start(dur, d, 0)
+        p.reserve(q[0], dur, d)
+    assert res.tolist() == [q[0] for q in queue]
+    p.compact()
+    want = p.copy()
+    p.times, p.free = times[:n].tolist(), free[:, :n].tolist()
+    p.compact()
+    assert (p.times, p.free) == (want.times, want.free)
+
+@pytest.mark.parametrize("K", [1, 2])
+def test_same_schedule_with_a_queue_of_hundreds(K, compiled_always):
+    # offered load 1.4: the queue reaches hundreds of jobs and the profile hundreds of
+    # breakpoints, so whole blocks of the compiled pass's index are skipped and rebuilt
+    w = random_workload(700, (64,), seed=3, load=1.4) if K == 1 else kres(700, K, 3, 1.4)
+    assert_same(w)
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(4))
+def test_bookings_keep_the_block_index_of_the_compiled_pass(seed):
+    # after every booking (new breakpoints or not, one block or many) the index equals
+    # one rebuilt from scratch
+    from heuristics.compress_kernel import BLOCK, add, index_blocks
+
+    rng = np.random.default_rng(seed)
+    K, room = 2, 600
+    cap = np.array([50, 50], np.int64)
+    times = np.zeros(room, np.int64)
+    free = np.zeros((K, room), np.int64)
+    times[0], free[:, 0], n = 0, cap, 1
+    bmax = np.empty((K, room // BLOCK + 1), np.int64)
+    index_blocks(free, n, bmax, 0)
+    booked = []
+    for _ in range(250):
+        if booked and rng.random() < 0.4:
+            start, dur, d = booked.pop(int(rng.integers(len(booked))))
+            n = add(times, free, n, start, dur, d, 1, cap, bmax)
+        else:
+            start, dur = int(rng.integers(0, 3000)), int(rng.integers(1, 400))
+            d = rng.integers(0, 3, K).astype(np.int64)
+            m = add(times, free, n, start, dur, d, -1, cap, bmax)
+            if m < 0:
+                continue  # refused (it did not fit); nothing was booked
+            n = m
+            booked.append((start, dur, d))
+        fresh = np.empty_like(bmax)
+        index_blocks(free, n, fresh, 0)
+        nb = (n + BLOCK - 1) // BLOCK
+        assert (bmax[:, :nb] == fresh[:, :nb]).all()

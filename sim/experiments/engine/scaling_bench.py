@@ -25,7 +25,7 @@ script checks it.
 
 Run: ``python -m sim.experiments.engine.scaling_bench [--sizes 10000,30000,100000,240000]
 [--policies fcfs,easy,conservative] [--window 20000] [--overload-jobs N]
-[--no-python-overload]``. Prints both
+[--no-python-overload] [--no-compiled-overload]``. Prints both
 tables with the load average and writes them to ``results/scaling_bench.md`` at the
 repository top (a measurement of this machine at this moment, not a committed result).
 """
@@ -127,7 +127,7 @@ def stationary(sizes, policies, factor: float) -> list[list]:
 
 
 def overload(policies, window: int, python: bool, repeat: int,
-             jobs: int | None = None) -> list[list]:
+             jobs: int | None = None, compiled: bool = True) -> list[list]:
     """Rows of the overload table: one per (policy, engine, window)."""
     from instances.bundled import load_trace
     from instances.job import Workload
@@ -155,6 +155,8 @@ def overload(policies, window: int, python: bool, repeat: int,
                 rows.append(_window_row(pol, "python", a, b, jobs_in, cost, submit, ref))
             print(f"overload {pol:12s} python   whole log cpu {cpu:7.2f} s  "
                   f"loadavg {os.getloadavg()[0]:.1f}", flush=True)
+        if not compiled:
+            continue
         prev_cpu = 0.0
         costs = []
         for a, b in pairwise(bounds):
@@ -202,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-overload", action="store_true")
     ap.add_argument("--no-python-overload", action="store_true",
                     help="overload table for the compiled engine only")
+    ap.add_argument("--no-compiled-overload", action="store_true",
+                    help="overload table for the Python engine only")
     args = ap.parse_args(argv)
     policies = args.policies.split(",")
     from instances.job import Job, Workload
@@ -217,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     st = [] if args.no_stationary else stationary([int(x) for x in args.sizes.split(",")],
                                                     policies, args.lublin_factor)
     ov = [] if args.no_overload else overload(policies, args.window, not args.no_python_overload,
-                                          args.repeat, args.overload_jobs)
+                                          args.repeat, args.overload_jobs,
+                                          not args.no_compiled_overload)
     load1 = provenance.load_average()
     lines = [
         "# Cost per job against the queue",
