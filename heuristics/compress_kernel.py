@@ -48,8 +48,14 @@ def index_blocks(free, n, bmax, i):
     """Recompute ``bmax[k, b]``, the largest free capacity of resource ``k`` on the
     segments ``[b * BLOCK, (b + 1) * BLOCK)`` (cut at ``n``), for every block from the
     one holding segment ``i`` on."""
+    index_range(free, n, bmax, i >> SHIFT, (n + BLOCK - 1) >> SHIFT)
+
+
+@njit(cache=True)
+def index_range(free, n, bmax, b0, b1):
+    """Recompute ``bmax[k, b]`` for the blocks ``b0 <= b < b1`` (segments cut at ``n``)."""
     K = free.shape[0]
-    for b in range(i >> SHIFT, (n + BLOCK - 1) >> SHIFT):
+    for b in range(b0, b1):
         lo = b << SHIFT
         hi = min(lo + BLOCK, n)
         for k in range(K):
@@ -101,15 +107,8 @@ def add(times, free, n, start, duration, demand, sign, capacity, bmax):
             free[k, i] += d
     if n != n0:  # breakpoints moved: every block from the first new one changed
         index_blocks(free, n, bmax, a)
-    else:
-        for blk in range(a >> SHIFT, ((b - 1) >> SHIFT) + 1):
-            lo = blk << SHIFT
-            hi = min(lo + BLOCK, n)
-            for k in range(K):
-                m = free[k, lo]
-                for x in range(lo + 1, hi):
-                    m = max(m, free[k, x])
-                bmax[k, blk] = m
+    else:  # only the blocks holding [a, b) changed
+        index_range(free, n, bmax, a >> SHIFT, ((b - 1) >> SHIFT) + 1)
     return n
 
 @njit(cache=True)
