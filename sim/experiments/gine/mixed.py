@@ -23,7 +23,10 @@ continues where it stopped). Parts:
   (targets 6-9, 3);
 - ``load15``: the same at 1.5 with MNOD 3 (targets 6-9);
 - ``low``: CSM, DYN, RR at mem_load 0.7 over pdt 0.1 .. 0.9 (targets 9, 10);
-- ``mnod``: CSM at 1.0 with MNOD 1, 2, 3 over mfreq (target 11).
+- ``mnod``: CSM at 1.0 with MNOD 1, 2, 3 over mfreq (target 11);
+- ``idle`` (not in the default): CSM at 1.0, MNOD 2, mfreq 20 and 1000 ms, seed 0 on the
+  Python engine with the counting policy of ``figs crossover-diag``: the share of CSM's
+  distributed insertions that find an idle CPU and an empty RQ (Algorithm 1 line 3).
 
 Targets 4 and 5 are static workloads (no arrival stream, nothing counted): the reading
 does not change them. Writes ``results/mixed[-scale<s>]/<part>.json`` and ``README.md``
@@ -54,7 +57,7 @@ from sim.experiments.common import (
     write_atomic,
 )
 from sim.experiments.gine import figs
-from sim.timeshare.csm import calibrate_measured
+from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.workload import CSMConfig, calibrate_mit, load_readings
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -64,6 +67,8 @@ SCALE = 1.0
 MFREQ = (20, 100, 1000)
 PDT = (0.1, 0.3, 0.5, 0.7, 0.9)
 PARTS = ("calib", "load1", "load15", "low", "mnod")
+#: mfreq (ms) of the ``idle`` part (the two ends of the grid, as in ``crossover-diag``)
+IDLE_MFREQ = (20, 1000)
 MIX = {0.7: "b", 1.0: "c", 1.5: "c"}
 
 
@@ -142,6 +147,49 @@ def points(setup: _Setup, part: str) -> list[tuple[str, CSMConfig, str, dict]]:
     raise ValueError(f"unknown part {part!r}")
 
 
+def idle(setup: _Setup, out: Path) -> dict[str, Any]:
+    """Count where CSM inserts distributed tasks at mem_load 1.0 (MNOD 2, pdt 0.5, seed 0)
+    with :class:`figs._Disagree` on the Python engine (the compiled engine runs no
+    counting policy); cached per mfreq in ``idle.json`` of ``out``.
+
+    Returns ``{"csm/m<mfreq>": {"ident", "counts", "events", "cpu_s", "tasks_per_node"}}``;
+    ``counts`` as :class:`figs._Disagree` keeps them (idle / same / differ, and the CSM
+    path line5 / csm / pred of every busy-node insertion).
+    """
+    path = out / "idle.json"
+    cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    for f in IDLE_MFREQ:
+        cfg = setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f))
+        key, ident = f"csm/m{f}", json.dumps([cfg.to_dict(), "csm", {"mnod": 2}, 0],
+                                             sort_keys=True)
+        if key in cache and cache[key]["ident"] == ident:
+            continue
+        pol = figs._Disagree("csm", quantum_us=int(cfg.quantum_ms * 1000), mnod=2)
+        t0 = time.process_time()
+        r = run_point(cfg, pol, seed=0)
+        cache[key] = {"ident": ident, "counts": dict(pol.counts), "events": r.events,
+                      "cpu_s": time.process_time() - t0,
+                      "tasks_per_node": r.metrics["tasks_per_node"]}
+        print(f"  idle {key}: {r.events} events in {cache[key]['cpu_s']:.0f} s CPU",
+              flush=True)
+        write_atomic(path, json.dumps(cache, indent=1))
+    return cache
+
+
+def _idle_rows(cache: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for key, v in cache.items():
+        c = v["counts"]
+        tot = sum(c.get(k, 0) for k in ("idle", "same", "differ"))
+        busy = tot - c.get("idle", 0)
+        paths = " / ".join(f"{100 * c.get(k, 0) / busy:.0f}" for k in ("line5", "csm", "pred")
+                           ) if busy else "-"
+        rows.append([key.split("/m")[1], f"{tot}", f"{100 * c.get('idle', 0) / tot:.1f}",
+                     f"{100 * c.get('differ', 0) / tot:.1f}", paths,
+                     f"{v['tasks_per_node']:.2f}", f"{v['events']}", f"{v['cpu_s']:.0f}"])
+    return rows
+
+
 def _fmt(v: list[float], d: int = 2) -> str:
     mu, h = mean_ci(v)
     return f"{mu:.{d}f}" + (f" +- {h:.{d}f}" if h == h else "")
@@ -184,14 +232,22 @@ def report(out: Path, seeds: int, scale: float = SCALE) -> str:
         rows = [[k, len(v["correlation"]), *(_fmt(v[m], 1 if m == "correlation" else 2)
                                               for m in METRICS)] for k, v in res.items()]
         md += [f"## {part}\n", *markdown_table(["point", "seeds", *METRICS], rows), ""]
+    if (out / "idle.json").exists():
+        md += ["## idle: CSM's distributed insertions at mem_load 1.0 (seed 0, MNOD 2)\n",
+               *markdown_table(["mfreq [ms]", "distributed insertions",
+                                "idle CPU, empty RQ (line 3) [%]",
+                                "PRED would choose another position [%]",
+                                "busy-node paths line 5 / CSM mode / predictive [%]",
+                                "tasks/node", "events", "CPU [s], Python engine"],
+                               _idle_rows(json.loads((out / "idle.json").read_text()))), ""]
     return "\n".join(md)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=SEEDS)
-    ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS[1:]),
-                    help="what to run, in this order (default: every grid)")
+    ap.add_argument("--parts", nargs="+", choices=(*PARTS, "idle"), default=list(PARTS[1:]),
+                    help="what to run, in this order (default: every grid, not idle)")
     ap.add_argument("--scale", type=float, default=SCALE,
                     help="multiply every tc and memory size by this, 0 < s <= 1 (default 1: "
                          "the paper's sizes; another scale writes results/mixed-scale<s>)")
@@ -206,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(a.out) if a.out else out_dir(a.scale, a.seeds)
     out.mkdir(parents=True, exist_ok=True)
     needs = {"calib": (1.0, 1.5, 0.7), "load1": (1.0,), "load15": (1.5,), "low": (0.7,),
-             "mnod": (1.0,)}
+             "mnod": (1.0,), "idle": (1.0,)}
     setup = _Setup(out, a.seeds, a.scale)
     print(f"== scale {a.scale:g}, {a.seeds} seeds -> {out}", flush=True)
     for part in a.parts:  # each part calibrates only the loads it needs, when it starts
@@ -216,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
         if part == "calib":
             continue
         print(f"== {part}", flush=True)
+        if part == "idle":
+            idle(setup, out)
+            continue
         figs.run_grid(setup, part, points(setup, part), METRICS)
         write_atomic(out / "README.md", report(out, a.seeds, a.scale))
     write_atomic(out / "README.md", report(out, a.seeds, a.scale))
