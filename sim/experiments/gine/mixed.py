@@ -1,14 +1,16 @@
 """Targets 4-11 of spec 3.7 rerun under the "one mixed stream" workload, distributed jobs
 counted only.
 
-``python -m sim.experiments.gine.mixed [--seeds 10] [--parts calib load1 load15 low mnod]``
+``python -m sim.experiments.gine.mixed [--seeds 10] [--scale 1] [--parts calib load1 ...]``
 
 The workload reading (``class_mix="c"`` of :class:`sim.timeshare.workload.CSMConfig`): one
 Poisson stream whose arrival is a local task w.p. 1/2, else a distributed job, large
 w.p. pdt; at mem_load 0.7 the spec's class mix "b" (one stream of local tasks and small
 jobs) is already one stream and is kept. ``count_locals=False``: a run ends its arrivals
 after ``n_jobs`` = 1000 distributed jobs (local tasks not counted). Paper sizes (tc and
-memory scale 1.0), n = 32, 10 seeds, the compiled engine.
+memory scale 1.0), n = 32, 10 seeds, the compiled engine. ``--scale s`` multiplies every tc
+and memory size by s (0 < s <= 1), as the study's scale-0.01 figures do; it is a
+configuration of its own, written to ``results/mixed-scale<s>/`` with its own calibration.
 
 mit per (load, class mix) is calibrated once by the spec 3.4 procedure
 (:func:`sim.timeshare.csm.calibrate_measured`: RR, pdt 0.5, mfreq 100 ms, measured
@@ -21,11 +23,16 @@ continues where it stopped). Parts:
   (targets 6-9, 3);
 - ``load15``: the same at 1.5 with MNOD 3 (targets 6-9);
 - ``low``: CSM, DYN, RR at mem_load 0.7 over pdt 0.1 .. 0.9 (targets 9, 10);
-- ``mnod``: CSM at 1.0 with MNOD 1, 2, 3 over mfreq (target 11).
+- ``mnod``: CSM at 1.0 with MNOD 1, 2, 3 over mfreq (target 11);
+- ``idle`` (not in the default): CSM at 1.0, MNOD 2, mfreq 20 and 1000 ms, seed 0 on the
+  Python engine with the counting policy of ``figs crossover-diag``: the share of CSM's
+  distributed insertions that find an idle CPU and an empty RQ (Algorithm 1 line 3).
 
 Targets 4 and 5 are static workloads (no arrival stream, nothing counted): the reading
-does not change them. Writes ``results/mixed/<part>.json`` and ``results/mixed/README.md``
-(the tables so far, with the command and the commit); ``--out`` writes elsewhere.
+does not change them. Writes ``results/mixed[-scale<s>]/<part>.json`` and ``README.md``
+there (the tables so far, with the scale, seeds, command and commit); fewer than 10 seeds
+is a partial run and writes to ``results/csm-mixed[-scale<s>]/`` at the repository top;
+``--out`` writes elsewhere.
 Times in the simulator are microseconds; mit in seconds.
 """
 
@@ -34,40 +41,68 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import by_name
-from sim.experiments.common import command, commit, markdown_table, mean_ci, write_atomic
+from sim.experiments.common import (
+    PARTIAL_DIR,
+    command,
+    commit,
+    markdown_table,
+    mean_ci,
+    write_atomic,
+)
 from sim.experiments.gine import figs
-from sim.timeshare.csm import calibrate_measured
+from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.workload import CSMConfig, calibrate_mit, load_readings
 
-OUT = Path(__file__).resolve().parent / "results" / "mixed"
+RESULTS = Path(__file__).resolve().parent / "results"
 SEEDS = 10
 JOBS = 1000
 SCALE = 1.0
 MFREQ = (20, 100, 1000)
 PDT = (0.1, 0.3, 0.5, 0.7, 0.9)
 PARTS = ("calib", "load1", "load15", "low", "mnod")
+#: mfreq (ms) of the ``idle`` part (the two ends of the grid, as in ``crossover-diag``)
+IDLE_MFREQ = (20, 1000)
 MIX = {0.7: "b", 1.0: "c", 1.5: "c"}
 
 
-def base(load: float, **kw: Any) -> CSMConfig:
-    """The point's configuration before mit (one mixed stream, locals not counted)."""
-    return CSMConfig(n_jobs=JOBS, tc_scale=SCALE, mem_scale=SCALE, mem_load=load,
+def out_dir(scale: float, seeds: int) -> Path:
+    """Where a run without ``--out`` writes: ``results/mixed`` for the full configuration
+    at paper sizes, ``results/mixed-scale<s>`` at another scale (the study's
+    ``<name>-scale<s>`` naming), and under the git-ignored top-level ``results/`` as
+    ``csm-mixed[-scale<s>]`` when fewer seeds than the full configuration's are run."""
+    suffix = "" if scale == SCALE else f"-scale{scale:g}"
+    if seeds < SEEDS:
+        return PARTIAL_DIR / f"csm-mixed{suffix}"
+    return RESULTS / f"mixed{suffix}"
+
+
+def base(load: float, scale: float = SCALE, **kw: Any) -> CSMConfig:
+    """The point's configuration before mit (one mixed stream, locals not counted), tc and
+    memory multiplied by ``scale``."""
+    return CSMConfig(n_jobs=JOBS, tc_scale=scale, mem_scale=scale, mem_load=load,
                      class_mix=MIX[load], count_locals=False, **kw)
 
 
-def calibrate(out: Path, load: float) -> dict[str, Any]:
+def calib_key(c: CSMConfig) -> str:
+    """The ``calib_mit.json`` key of ``c``: the one :meth:`figs.Setup.mit` reads."""
+    key = f"{c.mem_load}/{c.class_mix}"
+    if c.tc_scale != figs.FULL["scale"]:
+        key += f"@scale{c.tc_scale:g}"
+    return key
+
+
+def calibrate(out: Path, load: float, scale: float = SCALE) -> dict[str, Any]:
     """mit for ``load`` by the spec 3.4 procedure (cached in ``calib_mit.json`` under the
     key :meth:`figs.Setup.mit` reads)."""
-    c = base(load, pdt=0.5, mfreq_ms=100.0)
-    key = f"{c.mem_load}/{c.class_mix}"
-    if SCALE != figs.FULL["scale"]:
-        key += f"@scale{SCALE:g}"  # the key figs.Setup.mit reads at this scale
+    c = base(load, scale, pdt=0.5, mfreq_ms=100.0)
+    key = calib_key(c)
     path = out / "calib_mit.json"
     cache = json.loads(path.read_text()) if path.exists() else {}
     if key not in cache:
@@ -86,14 +121,14 @@ def calibrate(out: Path, load: float) -> dict[str, Any]:
 class _Setup(figs.Setup):
     """figs.Setup for this study's directory and sizes (no argparse)."""
 
-    def __init__(self, out: Path, seeds: int):
-        ns = argparse.Namespace(quick=False, seeds=seeds, jobs=JOBS, scale=SCALE,
+    def __init__(self, out: Path, seeds: int, scale: float = SCALE):
+        ns = argparse.Namespace(quick=False, seeds=seeds, jobs=JOBS, scale=scale,
                                 mfreq=list(MFREQ), pdt=list(PDT), figure="mixed",
                                 engine="compiled", out=str(out))
         super().__init__(ns)
 
     def cfg(self, **kw: Any) -> CSMConfig:
-        c = base(kw.pop("mem_load"), **kw)
+        c = base(kw.pop("mem_load"), self.scale, **kw)
         return dataclasses.replace(c, mit_s=self.mit(c))
 
 
@@ -112,6 +147,49 @@ def points(setup: _Setup, part: str) -> list[tuple[str, CSMConfig, str, dict]]:
     raise ValueError(f"unknown part {part!r}")
 
 
+def idle(setup: _Setup, out: Path) -> dict[str, Any]:
+    """Count where CSM inserts distributed tasks at mem_load 1.0 (MNOD 2, pdt 0.5, seed 0)
+    with :class:`figs._Disagree` on the Python engine (the compiled engine runs no
+    counting policy); cached per mfreq in ``idle.json`` of ``out``.
+
+    Returns ``{"csm/m<mfreq>": {"ident", "counts", "events", "cpu_s", "tasks_per_node"}}``;
+    ``counts`` as :class:`figs._Disagree` keeps them (idle / same / differ, and the CSM
+    path line5 / csm / pred of every busy-node insertion).
+    """
+    path = out / "idle.json"
+    cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    for f in IDLE_MFREQ:
+        cfg = setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f))
+        key, ident = f"csm/m{f}", json.dumps([cfg.to_dict(), "csm", {"mnod": 2}, 0],
+                                             sort_keys=True)
+        if key in cache and cache[key]["ident"] == ident:
+            continue
+        pol = figs._Disagree("csm", quantum_us=int(cfg.quantum_ms * 1000), mnod=2)
+        t0 = time.process_time()
+        r = run_point(cfg, pol, seed=0)
+        cache[key] = {"ident": ident, "counts": dict(pol.counts), "events": r.events,
+                      "cpu_s": time.process_time() - t0,
+                      "tasks_per_node": r.metrics["tasks_per_node"]}
+        print(f"  idle {key}: {r.events} events in {cache[key]['cpu_s']:.0f} s CPU",
+              flush=True)
+        write_atomic(path, json.dumps(cache, indent=1))
+    return cache
+
+
+def _idle_rows(cache: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for key, v in cache.items():
+        c = v["counts"]
+        tot = sum(c.get(k, 0) for k in ("idle", "same", "differ"))
+        busy = tot - c.get("idle", 0)
+        paths = " / ".join(f"{100 * c.get(k, 0) / busy:.0f}" for k in ("line5", "csm", "pred")
+                           ) if busy else "-"
+        rows.append([key.split("/m")[1], f"{tot}", f"{100 * c.get('idle', 0) / tot:.1f}",
+                     f"{100 * c.get('differ', 0) / tot:.1f}", paths,
+                     f"{v['tasks_per_node']:.2f}", f"{v['events']}", f"{v['cpu_s']:.0f}"])
+    return rows
+
+
 def _fmt(v: list[float], d: int = 2) -> str:
     mu, h = mean_ci(v)
     return f"{mu:.{d}f}" + (f" +- {h:.{d}f}" if h == h else "")
@@ -121,10 +199,14 @@ METRICS = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
            "slowdown_local", "tasks_per_node", "mem_load_measured")
 
 
-def report(out: Path, seeds: int) -> str:
+def report(out: Path, seeds: int, scale: float = SCALE) -> str:
     """The tables of every part run so far (from the grid caches)."""
+    size = "Paper sizes (scale 1.0)" if scale == 1.0 else (
+        f"Every tc and memory size x {scale:g} (scale {scale:g}; quantum, fault latency, "
+        "mfreq and network latency not scaled)")
+    kind = "full configuration" if seeds >= SEEDS else "PARTIAL run (fewer seeds)"
     md = ["# Spec 3.7 targets under one mixed stream, distributed jobs counted only\n",
-          f"Paper sizes (scale 1.0), n = 32, {JOBS} distributed jobs per run "
+          f"{kind}: {size}, n = 32, {JOBS} distributed jobs per run "
           f"(count_locals=False), {seeds} seeds, compiled engine; class mix 'c' (local "
           "w.p. 1/2, else distributed, large w.p. pdt) at mem_load 1.0 and 1.5, 'b' at 0.7. "
           "Mean over seeds +- 95% CI half-width; a part with fewer points than its grid "
@@ -135,7 +217,7 @@ def report(out: Path, seeds: int) -> str:
         rows = []
         for key, v in json.loads(cal.read_text()).items():
             load, mix = key.split("@")[0].split("/")
-            rd = load_readings(base(float(load), pdt=0.5))
+            rd = load_readings(base(float(load), scale, pdt=0.5))
             rows.append([load, mix, f"{v['eq5_mit_s']:.2f}", f"{v['mit_s']:.2f}",
                          f"{v['measured']:.3f}", f"{rd['job-one-stream']:.2f}"])
         md += ["## Calibration (RR, pdt 0.5, mfreq 100 ms, seed 101)\n",
@@ -150,31 +232,52 @@ def report(out: Path, seeds: int) -> str:
         rows = [[k, len(v["correlation"]), *(_fmt(v[m], 1 if m == "correlation" else 2)
                                               for m in METRICS)] for k, v in res.items()]
         md += [f"## {part}\n", *markdown_table(["point", "seeds", *METRICS], rows), ""]
+    if (out / "idle.json").exists():
+        md += ["## idle: CSM's distributed insertions at mem_load 1.0 (seed 0, MNOD 2)\n",
+               *markdown_table(["mfreq [ms]", "distributed insertions",
+                                "idle CPU, empty RQ (line 3) [%]",
+                                "PRED would choose another position [%]",
+                                "busy-node paths line 5 / CSM mode / predictive [%]",
+                                "tasks/node", "events", "CPU [s], Python engine"],
+                               _idle_rows(json.loads((out / "idle.json").read_text()))), ""]
     return "\n".join(md)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=SEEDS)
-    ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS[1:]),
-                    help="what to run, in this order (default: every grid)")
+    ap.add_argument("--parts", nargs="+", choices=(*PARTS, "idle"), default=list(PARTS[1:]),
+                    help="what to run, in this order (default: every grid, not idle)")
+    ap.add_argument("--scale", type=float, default=SCALE,
+                    help="multiply every tc and memory size by this, 0 < s <= 1 (default 1: "
+                         "the paper's sizes; another scale writes results/mixed-scale<s>)")
     ap.add_argument("--out", help="write into this directory instead of results/mixed")
     a = ap.parse_args(argv)
-    out = Path(a.out) if a.out else OUT
+    if not (math.isfinite(a.scale) and 0 < a.scale <= 1):
+        print(f"error: --scale must be in (0, 1], got {a.scale:g}", file=sys.stderr)
+        return 2
+    if a.seeds < 1:
+        print(f"error: --seeds must be at least 1, got {a.seeds}", file=sys.stderr)
+        return 2
+    out = Path(a.out) if a.out else out_dir(a.scale, a.seeds)
     out.mkdir(parents=True, exist_ok=True)
     needs = {"calib": (1.0, 1.5, 0.7), "load1": (1.0,), "load15": (1.5,), "low": (0.7,),
-             "mnod": (1.0,)}
-    setup = _Setup(out, a.seeds)
+             "mnod": (1.0,), "idle": (1.0,)}
+    setup = _Setup(out, a.seeds, a.scale)
+    print(f"== scale {a.scale:g}, {a.seeds} seeds -> {out}", flush=True)
     for part in a.parts:  # each part calibrates only the loads it needs, when it starts
         for load in needs[part]:
-            calibrate(out, load)
-        write_atomic(out / "README.md", report(out, a.seeds))
+            calibrate(out, load, a.scale)
+        write_atomic(out / "README.md", report(out, a.seeds, a.scale))
         if part == "calib":
             continue
         print(f"== {part}", flush=True)
+        if part == "idle":
+            idle(setup, out)
+            continue
         figs.run_grid(setup, part, points(setup, part), METRICS)
-        write_atomic(out / "README.md", report(out, a.seeds))
-    write_atomic(out / "README.md", report(out, a.seeds))
+        write_atomic(out / "README.md", report(out, a.seeds, a.scale))
+    write_atomic(out / "README.md", report(out, a.seeds, a.scale))
     return 0
 
 

@@ -1,0 +1,64 @@
+"""The ``--scale`` option of ``sim.experiments.gine.mixed``: what it refuses, where it
+writes, what the results record."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from sim.experiments.gine import mixed
+
+
+@pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan", "inf"])
+def test_bad_scale_is_refused_naming_the_option(capsys, tmp_path, value):
+    assert mixed.main(["--scale", value, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--scale" in err[0]
+    assert not (tmp_path / "o").exists()  # refused before anything is written
+
+
+def test_scale_names_its_own_directory(monkeypatch, tmp_path):
+    monkeypatch.setattr(mixed, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(mixed, "PARTIAL_DIR", tmp_path / "partial")
+    assert mixed.out_dir(1.0, 10) == tmp_path / "results" / "mixed"
+    assert mixed.out_dir(0.01, 10) == tmp_path / "results" / "mixed-scale0.01"
+    assert mixed.out_dir(0.01, 3) == tmp_path / "partial" / "csm-mixed-scale0.01"
+    assert mixed.base(1.5, 0.01).tc_scale == mixed.base(1.5, 0.01).mem_scale == 0.01
+
+
+def test_tiny_scaled_run_writes_where_it_should(monkeypatch, tmp_path, capsys):
+    """A 1-seed run at scale 0.01 with 4 distributed jobs: a partial run in its own
+    directory, calibrated at its scale, every point of the part run with that scale."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(mixed, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(mixed, "PARTIAL_DIR", tmp_path / "partial")
+    monkeypatch.setattr(mixed, "JOBS", 4)
+    calls = []
+
+    def fake(c, make, seeds, iters, tol, engine="python"):  # the procedure is tested elsewhere
+        calls.append((c.mem_load, c.class_mix, c.tc_scale, c.count_locals))
+        return 3.0 * mixed.calibrate_mit(c), 1.0, [(3.0, 1.0)]
+
+    monkeypatch.setattr(mixed, "calibrate_measured", fake)
+    argv = ["--scale", "0.01", "--seeds", "1", "--parts", "mnod"]
+    monkeypatch.setattr(sys, "argv", ["mixed.py", *argv])  # what the README records
+    assert mixed.main() == 0
+    out = tmp_path / "partial" / "csm-mixed-scale0.01"
+    assert not (tmp_path / "results").exists()
+    assert calls == [(1.0, "c", 0.01, False)]
+    cal = json.loads((out / "calib_mit.json").read_text())
+    assert set(cal) == {"1.0/c"}  # the key figs.Setup.mit reads at scale 0.01
+    grid = json.loads((out / "mnod.json").read_text())
+    assert len(grid) == 9
+    for v in grid.values():
+        cfg = json.loads(v["ident"])[0]
+        assert (cfg["tc_scale"], cfg["mem_scale"], cfg["n_jobs"]) == (0.01, 0.01, 4)
+        assert cfg["mit_s"] == pytest.approx(3.0 * mixed.calibrate_mit(
+            mixed.base(1.0, 0.01, pdt=0.5, mfreq_ms=cfg["mfreq_ms"])))
+        assert len(v["metrics"]["tasks_per_node"]) == 1
+    readme = (out / "README.md").read_text()
+    assert "PARTIAL run" in readme and "x 0.01 (scale 0.01" in readme
+    assert "1 seeds" in readme and " ".join(argv) in readme
+    assert f"at commit {mixed.commit()}" in readme
