@@ -532,8 +532,15 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
     if data["missing_policies"]:
         lines += ["", f"Not run (policy options not in this build): "
                   f"{', '.join(data['missing_policies'])}."]
-    lines += ["", "Calibration (FF-EASY time-averaged queue over the arrival window, "
-              "rate in jobs/s, iterations; first/second half of the window):", "",
+    wu, st = cfg.get("warmup", 0.0), cfg.get("stationarity")
+    window = "the arrival window" if not wu else (
+        f"the arrival window after a warm-up of the first {wu:.0%} of the jobs (left out of "
+        "the metrics too)")
+    lines += ["", f"Calibration (FF-EASY time-averaged queue over {window}, "
+              "rate in jobs/s, iterations; first/second half of the window"
+              + ("" if st is None else f"; a rate is accepted only when both halves are "
+                 f"within {st:.0%} of the target and of each other, else the seed is left "
+                 "out") + "):", "",
               *markdown_table(["scaling", "K", "dist", "target", "achieved (per seed)", "rate",
                                "iterations", "halves"], [])]
     failed = []
@@ -586,6 +593,12 @@ def _trend_checks(rows: list[dict], metric: str) -> str:
                for r in rs for c in r["calibration"] if "queue" in c]
         out.append(f"- 2. calibration within 5% of the target queue: {frac(cal)} "
                    "calibrations")
+        stat = [c["stationary"] for r in rs for c in r["calibration"] if "stationary" in c]
+        tried = [c for r in rs for c in r["calibration"]
+                 if c.get("stationarity") is not None or "no stationary" in c.get("failed", "")]
+        if tried:
+            out.append(f"- 2s. stationary calibration (halves within the tolerance): "
+                       f"{sum(stat)}/{len(tried)} calibrations")
         for lab, name in (("BB-EASY", "BB (balance x fullness)"),
                           ("BB-EASY-nofull", "BB (balance alone)")):
             art = [(r, g(r, lab, "gain_art")) for r in rs if g(r, lab, "gain_art") is not None]
