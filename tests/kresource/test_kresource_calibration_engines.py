@@ -143,3 +143,20 @@ def test_compiled_calibration_runs_every_baseline_on_the_compiled_engine(monkeyp
     calls.clear()
     calibrate(KResourceSpec(K=2, jobs=600, seed=5), 8)
     assert calls == []
+
+
+def test_generate_kresource_calibrates_with_a_warmup_on_the_compiled_engine(tmp_path, capsys):
+    from sim.cli import main
+
+    spec = KResourceSpec(K=2, jobs=1500, seed=3)
+    c = calibrate(spec, 24, warmup=0.2)
+    out = tmp_path / "w.kswf"
+    assert main(["generate", "kresource", "--K", "2", "--jobs", "1500", "--seed", "3",
+                 "--queue", "24", "--stationarity", "0", "--warmup", "0.2",
+                 "--engine", "compiled", "--out", str(out)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["rate"] == c.rate and info["warmup"] == 0.2
+    assert info["achieved_queue"] == pytest.approx(c.queue)
+    assert main(["generate", "kresource", "--K", "2", "--rate", "0.1", "--warmup", "0.2",
+                 "--out", str(tmp_path / "x.kswf")]) == 2
+    assert "--warmup applies only to the calibration" in capsys.readouterr().err
