@@ -19,6 +19,16 @@ accepted only when both the mean and the halves pass; a rate whose mean is on ta
 whose queue grows counts as too high. When no rate passes within ``max_iter``
 simulations the calibration refuses (ValueError naming the closest halves seen).
 
+Warm-up (``warmup=f``, a fraction of the jobs, 0 by default): the measured window starts at
+the submit time of job ``floor(f * jobs)`` (in arrival order) instead of the first
+submit, so that the queue's fill from an empty machine is not averaged in; the mean and
+both halves are taken over ``[that submit, last submit]``, every job waiting in it
+counted whichever time it arrived.
+
+Engine (``engine``): the baseline simulations run on the Python engine or on the compiled
+one (:mod:`sim.batch.fast.run`); both give the same start times, hence the same rate,
+queue and history.
+
 Times are integer seconds; rates are jobs per second.
 """
 
@@ -37,7 +47,15 @@ from sim.registry import policy_factory as registered_policy
 __all__ = ["Calibration", "calibrate", "queue_average", "queue_halves", "is_stationary"]
 
 
-def queue_average(start: np.ndarray, submit: np.ndarray, window: str = "arrivals") -> float:
+def _window_start(submit: np.ndarray, skip: int) -> int:
+    """Submit time (seconds) of the job of rank ``skip`` in arrival order."""
+    if not 0 <= skip < len(submit):
+        raise ValueError(f"warm-up of {skip} jobs out of range for {len(submit)} jobs")
+    return int(submit.min()) if skip == 0 else int(np.partition(submit, skip)[skip])
+
+
+def queue_average(start: np.ndarray, submit: np.ndarray, window: str = "arrivals",
+                  skip: int = 0) -> float:
     """Time-averaged number of waiting jobs.
 
     Parameters
@@ -47,10 +65,14 @@ def queue_average(start: np.ndarray, submit: np.ndarray, window: str = "arrivals
     window : {"arrivals", "all"}
         Average over ``[first submit, last submit]`` (AMB-1.15 default) or over
         ``[first submit, last start]``.
+    skip : int
+        Warm-up: the window starts at the submit of the job of rank ``skip`` in arrival
+        order (0: the first submit); jobs that arrived before it still count while they
+        wait.
     """
     if window not in ("arrivals", "all"):
         raise ValueError(f"queue_average: window must be 'arrivals' or 'all', got {window!r}")
-    t0 = int(submit.min())
+    t0 = _window_start(submit, skip)
     t1 = int(submit.max()) if window == "arrivals" else int(start.max())
     if t1 <= t0:
         return 0.0
@@ -64,10 +86,12 @@ def queue_average(start: np.ndarray, submit: np.ndarray, window: str = "arrivals
     return float((q * dt).sum() / (t1 - t0))
 
 
-def queue_halves(start: np.ndarray, submit: np.ndarray) -> tuple[float, float]:
+def queue_halves(start: np.ndarray, submit: np.ndarray, skip: int = 0,
+                 ) -> tuple[float, float]:
     """Time-averaged number of waiting jobs over each half of the arrival window.
 
-    The window ``[first submit, last submit]`` is cut at its midpoint (seconds); every
+    The window ``[first submit, last submit]`` (``skip`` > 0: from the submit of the job of
+    rank ``skip``, as in :func:`queue_average`) is cut at its midpoint (seconds); every
     job waiting at a time counts, whichever half it arrived in.
 
     Returns
@@ -75,7 +99,7 @@ def queue_halves(start: np.ndarray, submit: np.ndarray) -> tuple[float, float]:
     (q1, q2) : float
         Mean queue length (jobs) over the first and the second half.
     """
-    t0, t1 = int(submit.min()), int(submit.max())
+    t0, t1 = _window_start(submit, skip), int(submit.max())
     if t1 <= t0:
         return 0.0, 0.0
     tm = (t0 + t1) / 2
@@ -124,6 +148,10 @@ class Calibration:
     stationary : bool
         Whether the halves pass the criterion at ``s = 0.15`` (or at ``stationarity``
         when it is given), enforced or not.
+    warmup : float
+        Fraction of the jobs whose arrival interval was left out of the measured window.
+    engine : str
+        The engine of the baseline simulations ("python" or "compiled").
     """
 
     target: float
@@ -135,25 +163,36 @@ class Calibration:
     second_half: float
     stationarity: float | None = None
     stationary: bool = False
+    warmup: float = 0.0
+    engine: str = "python"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+def warmup_jobs(jobs: int, warmup: float) -> int:
+    """Number of warm-up jobs (``floor(warmup * jobs)``) of a run of ``jobs`` jobs."""
+    return int(math.floor(warmup * jobs))
+
+
 def _ff_easy_queue(spec: KResourceSpec, policy_factory: Any, window: str = "arrivals",
+                   warmup: float = 0.0, engine: str = "python",
                    ) -> tuple[float, float, float]:
+    """Mean queue and its two halves (jobs) of the baseline at ``spec``'s rate."""
     w = generate(spec)
-    s = simulate(w, policy_factory())
+    s = simulate(w, policy_factory(), engine=engine)
     submit = np.fromiter((j.submit for j in w.jobs), np.int64, len(w.jobs))
-    q = queue_average(s.start, submit, window)
-    a, b = queue_halves(s.start, submit)
+    skip = warmup_jobs(len(w.jobs), warmup)
+    q = queue_average(s.start, submit, window, skip)
+    a, b = queue_halves(s.start, submit, skip)
     return q, a, b
 
 
 def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
               max_iter: int = 60, policy_factory: Any = None,
               window: str = "arrivals", memo: dict | None = None,
-              stationarity: float | None = None) -> Calibration:
+              stationarity: float | None = None, warmup: float = 0.0,
+              engine: str = "python") -> Calibration:
     """Bisect the Poisson rate until FF-EASY's time-averaged queue length is within
     ``tol`` (relative) of ``target`` jobs.
 
@@ -163,9 +202,13 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     half of the arrival window (:func:`queue_halves`). ``stationarity`` (a relative
     tolerance, e.g. 0.15) also requires them to pass :func:`is_stationary`; None (the
     default, the reading of the committed Figures 2/3) calibrates the mean only.
+    ``warmup`` (a fraction of ``spec.jobs`` in [0, 0.9]) starts the measured window at the
+    arrival of that many jobs (module docstring). ``engine`` ("python" or "compiled")
+    runs the baseline simulations; the result does not depend on it.
 
     ``memo`` (optional, a dict the caller keeps between calls) holds the outcome of every
-    baseline simulation run, keyed by the spec without its rate, the window and the rate:
+    baseline simulation run, keyed by the spec without its rate, the window, the warm-up
+    and the rate (not the engine, which gives the same schedule):
     calibrating the same spec to several targets (64, 128, 256) then reuses the
     simulations the bisections share (the first bracket and often the first midpoints
     are the same rates) instead of rerunning them. The result is identical with or
@@ -186,6 +229,12 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     if stationarity is not None and not 0 < stationarity < 1:
         raise ValueError(f"calibrate: field 'stationarity' must be in (0, 1), "
                          f"got {stationarity!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, float)) \
+            or not 0 <= warmup <= 0.9:
+        raise ValueError(f"calibrate: field 'warmup' must be in [0, 0.9], got {warmup!r}")
+    if engine not in ("python", "compiled"):
+        raise ValueError(f"calibrate: field 'engine' must be 'python' or 'compiled', "
+                         f"got {engine!r}")
     if policy_factory is None:
         policy_factory = registered_policy("easy")  # heuristics.backfill.EASY
     else:
@@ -195,11 +244,12 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     spec_key = tuple(asdict(replace(spec, rate=1.0)).values())
 
     def q_at(rate: float) -> tuple[float, float, float]:
-        key = (spec_key, window, rate)
+        key = (spec_key, window, warmup, rate)
         if memo is not None and key in memo:
             out = memo[key]
         else:
-            out = _ff_easy_queue(with_rate(spec, rate), policy_factory, window)
+            out = _ff_easy_queue(with_rate(spec, rate), policy_factory, window, warmup,
+                                 engine)
             if memo is not None:
                 memo[key] = out
         hist.append((rate, out[0]))
@@ -285,4 +335,5 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     return Calibration(target=float(target), rate=rate, queue=last[0], iterations=len(hist),
                        history=hist, first_half=last[1], second_half=last[2],
                        stationarity=stationarity,
-                       stationary=is_stationary(last[1], last[2], target, s_chk))
+                       stationary=is_stationary(last[1], last[2], target, s_chk),
+                       warmup=float(warmup), engine=engine)

@@ -28,7 +28,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
     cal = None
     if args.rate is not None:
         given = [o for o, v in (("--queue", args.queue), ("--tol", args.tol),
-                                ("--stationarity", args.stationarity)) if v is not None]
+                                ("--stationarity", args.stationarity),
+                                ("--warmup", args.warmup)) if v is not None]
         if given:
             verb = "apply" if len(given) > 1 else "applies"
             raise ValueError(f"{', '.join(given)} {verb} only to the calibration, which "
@@ -38,7 +39,9 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
         tol = param_default(calibrate, "tol") if args.tol is None else args.tol
         st = STATIONARITY if args.stationarity is None else args.stationarity
         cal = calibrate(spec, QUEUE if args.queue is None else args.queue, tol=tol,
-                        stationarity=st or None)
+                        stationarity=st or None,
+                        warmup=0.0 if args.warmup is None else args.warmup,
+                        engine=args.engine)
         spec = replace(spec, rate=cal.rate)
     w = generate(spec)
     if cal is not None:
@@ -50,7 +53,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
         info.update({"target_queue": cal.target, "achieved_queue": cal.queue,
                      "iterations": cal.iterations, "first_half_queue": cal.first_half,
                      "second_half_queue": cal.second_half,
-                     "stationarity": cal.stationarity, "stationary": cal.stationary})
+                     "stationarity": cal.stationarity, "stationary": cal.stationary,
+                     "warmup": cal.warmup})
     print(dump(info))
     return 0
 
@@ -163,6 +167,12 @@ def add_generate(sub: Any) -> None:
                         f"of the arrival window within S of --queue and of the other half's "
                         f"(refused when no rate gives it); 0 calibrates the mean only "
                         f"(default {STATIONARITY:g})")
+    g.add_argument("--warmup", type=float, metavar="F",
+                   help="fraction of the jobs whose arrivals come before the calibrated "
+                        "window (the queue's fill from an empty machine left out; default 0)")
+    g.add_argument("--engine", choices=("python", "compiled"), default="python",
+                   help="engine of the calibration's FF-EASY runs (the same rate; compiled "
+                        "needs numba)")
     g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
     g.add_argument("--jobs", type=int, default=spec("jobs"))
     g.add_argument("--seed", type=int, default=spec("seed"))

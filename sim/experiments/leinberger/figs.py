@@ -43,6 +43,19 @@ FIG1 = ROOT / "instances" / "data" / "kresource" / "figure1.json"
 FULL = {"jobs": 10000, "seeds": 5, "K": [2, 4, 8], "dists": ["uniform", "exponential"],
         "queues": [64, 128, 256], "scalings": ["G-b", "G-a"], "opt_easy": True}
 
+STATIONARY = dict(FULL, jobs=40000, opt_easy=False, stationarity=0.15, warmup=0.25,
+                  engine="compiled")
+"""The stationary protocol of Figures 2/3 (``--protocol stationary``; REPORT "Stationary
+calibration"): 40,000 jobs, the first 25% a warm-up left out of the queue window and of
+the metrics, a rate accepted only when the two halves of the measured window are within
+15% of the target and of each other; OPT-EASY (no compiled version) left out. The engine
+does not change a result."""
+STATIONARY_DIR = FULL_DIR / "stationary"
+STATIONARY_STORE = Path("results") / "kresource-store-stationary"
+IDENTITY = (*FULL, "stationarity", "warmup")
+"""The configuration keys that decide the results (``engine`` does not)."""
+IDENTITY_DEFAULTS = {"stationarity": None, "warmup": 0.0}
+
 # Figure 2/3 policies: (label, registered policy, options)
 POLICIES = [("FF-EASY", "easy", {"select": "ff"}), ("BL-EASY", "easy", {"select": "bl"}),
             ("BB-EASY", "easy", {"select": "bb"}),
@@ -124,9 +137,11 @@ def fig1(out: Path, partial: bool) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- fig2/3
-def _metrics(w: Any, s: Any) -> tuple[float, float]:
+def _metrics(w: Any, s: Any, skip: int = 0) -> tuple[float, float]:
+    """ART and WART (seconds) over the jobs between the first 10% (or the first ``skip``
+    jobs, the calibration's warm-up, when more) and the last 10% by arrival."""
     n = len(w.jobs)
-    lo, hi = n // 10, n - n // 10
+    lo, hi = max(n // 10, skip), n - n // 10
     cap = np.array(w.capacity, float)
     submit = np.array([j.submit for j in w.jobs])
     resp = (s.end - submit)[lo:hi]
@@ -155,11 +170,12 @@ def run_units(task: dict[str, Any]) -> list[str]:
     the calibration memo), writing each unit to ``task["store"]`` as soon as it is done.
     Returns the keys written. Runs in a worker process."""
     from instances.kresource import KResourceSpec, generate
-    from sim.batch.calibrate import calibrate
+    from sim.batch.calibrate import calibrate, warmup_jobs
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 
     store = Path(task["store"])
+    engine, warmup = task.get("engine", "python"), task.get("warmup", 0.0)
     scaling, K, dist, seed, jobs = (task[k] for k in ("scaling", "K", "dist", "seed", "jobs"))
     spec = KResourceSpec(K=K, dist=dist, scaling=scaling, jobs=jobs, seed=seed)
     memo: dict = {}
@@ -175,10 +191,12 @@ def run_units(task: dict[str, Any]) -> list[str]:
         if unit is None:
             t0, c0 = time.perf_counter(), time.process_time()
             try:
-                cal = calibrate(spec, L, memo=memo, stationarity=task.get("stationarity"))
+                cal = calibrate(spec, L, memo=memo, stationarity=task.get("stationarity"),
+                                warmup=warmup, engine=engine)
                 c = {"seed": seed, "rate": cal.rate, "queue": cal.queue,
                      "iterations": cal.iterations, "halves": [cal.first_half, cal.second_half],
-                     "stationarity": cal.stationarity, "stationary": cal.stationary}
+                     "stationarity": cal.stationarity, "stationary": cal.stationary,
+                     "warmup": cal.warmup, "engine": engine}
             except ValueError as exc:  # reported, the seed is left out of the gains
                 c = {"seed": seed, "failed": str(exc)}
             c["wall_s"] = time.perf_counter() - t0
@@ -198,13 +216,15 @@ def run_units(task: dict[str, Any]) -> list[str]:
             pol = _policy(name, opts)
             if pol is None:
                 continue
+            eng = _engine_for(pol, w, engine)
             t0, c0 = time.perf_counter(), time.process_time()
-            s = simulate(w, pol)
+            s = simulate(w, pol, engine=eng)
             validate(s)
-            art, wart = _metrics(w, s)
+            art, wart = _metrics(w, s, warmup_jobs(len(w.jobs), warmup))
             d = {"art": art, "wart": wart, "sim_s": s.sim_seconds,
                  "cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - t0,
-                 "params": _jsonable(getattr(pol, "params", {})), "commit": task["commit"]}
+                 "params": _jsonable(getattr(pol, "params", {})), "commit": task["commit"],
+                 "engine": eng}
             if hasattr(pol, "stats"):
                 d["stats"] = dict(pol.stats)
             unit["policies"][label] = d
@@ -214,6 +234,17 @@ def run_units(task: dict[str, Any]) -> list[str]:
             f"{lab} {v['art']:.0f}" for lab, v in unit["policies"].items()),
             file=sys.stderr, flush=True)
     return done
+
+
+def _engine_for(policy: Any, workload: Any, engine: str) -> str:
+    """``engine`` when it runs ``policy`` ("compiled" only for the policies the compiled
+    engine implements, :func:`sim.batch.fast.run.unsupported`; it gives the Python
+    engine's schedule), else "python"."""
+    if engine == "python":
+        return engine
+    from sim.batch.fast.run import unsupported
+
+    return engine if unsupported(policy, workload) is None else "python"
 
 
 def _warm() -> None:
@@ -227,6 +258,10 @@ def _warm() -> None:
     import sim.batch.machine  # noqa: F401
     import sim.batch.validate  # noqa: F401
 
+    try:
+        import sim.batch.fast.run  # noqa: F401
+    except ImportError:  # numba missing: engine="compiled" fails with its own message
+        pass
     for _, name, opts in POLICIES:
         _policy(name, opts)
     from ortools.sat.python import cp_model  # noqa: F401
@@ -253,13 +288,15 @@ def _tasks(cfg: dict[str, Any], store: Path, commit: str, command: str) -> list[
     seeds in every cell."""
     return [{"scaling": sc, "K": K, "dist": d, "seed": seed, "jobs": cfg["jobs"],
              "queues": cfg["queues"], "opt_easy": cfg["opt_easy"], "store": str(store),
-             "commit": commit, "command": command, "stationarity": cfg.get("stationarity")}
+             "commit": commit, "command": command, "stationarity": cfg.get("stationarity"),
+             "warmup": cfg.get("warmup", 0.0), "engine": cfg.get("engine", "python")}
             for seed in range(1, cfg["seeds"] + 1) for sc in cfg["scalings"]
             for K in cfg["K"] for d in cfg["dists"]]
 
 
 def fig2(out: Path, partial: bool, cfg: dict[str, Any], *, store: Path = STORE_DIR,
-         workers: int = 2, max_minutes: float | None = None, run: bool = True) -> dict:
+         workers: int = 2, max_minutes: float | None = None, run: bool = True,
+         full_dir: Path = FULL_DIR) -> dict:
     """Figures 2 and 3: compute the missing units of ``cfg`` into ``store`` in a pool of
     ``workers`` processes (stopping after ``max_minutes`` of wall time, the units done
     kept), then write the tables from the store: to ``out`` when every unit of ``cfg``
@@ -293,7 +330,7 @@ def fig2(out: Path, partial: bool, cfg: dict[str, Any], *, store: Path = STORE_D
     rows, complete = _collect(cfg, store)
     if not complete:
         partial = True
-        if out == FULL_DIR:
+        if out == full_dir:
             out = PARTIAL_DIR
     missing: set[str] = set()
     cost = run_cost(cfg, store)
@@ -450,7 +487,7 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
     labels = [lab for lab, _, _ in POLICIES[1:] if any(lab in r["policies"] for r in rows)]
     what = "average" if metric == "gain_art" else "weighted average"
     cfg = data["config"]
-    fig_cfg = {k: cfg[k] for k in FULL if k in cfg}
+    fig_cfg = {k: cfg[k] for k in (*IDENTITY, "engine") if k in cfg}
     state = ""
     if not data.get("complete", True):
         state = ("  \n**PARTIAL: the run has not computed every unit of this configuration "
@@ -495,8 +532,15 @@ def _fig23_table(out: Path, fig: str, metric: str, data: dict[str, Any]) -> None
     if data["missing_policies"]:
         lines += ["", f"Not run (policy options not in this build): "
                   f"{', '.join(data['missing_policies'])}."]
-    lines += ["", "Calibration (FF-EASY time-averaged queue over the arrival window, "
-              "rate in jobs/s, iterations; first/second half of the window):", "",
+    wu, st = cfg.get("warmup", 0.0), cfg.get("stationarity")
+    window = "the arrival window" if not wu else (
+        f"the arrival window after a warm-up of the first {wu:.0%} of the jobs (left out of "
+        "the metrics too)")
+    lines += ["", f"Calibration (FF-EASY time-averaged queue over {window}, "
+              "rate in jobs/s, iterations; first/second half of the window"
+              + ("" if st is None else f"; a rate is accepted only when both halves are "
+                 f"within {st:.0%} of the target and of each other, else the seed is left "
+                 "out") + "):", "",
               *markdown_table(["scaling", "K", "dist", "target", "achieved (per seed)", "rate",
                                "iterations", "halves"], [])]
     failed = []
@@ -549,6 +593,12 @@ def _trend_checks(rows: list[dict], metric: str) -> str:
                for r in rs for c in r["calibration"] if "queue" in c]
         out.append(f"- 2. calibration within 5% of the target queue: {frac(cal)} "
                    "calibrations")
+        stat = [c["stationary"] for r in rs for c in r["calibration"] if "stationary" in c]
+        tried = [c for r in rs for c in r["calibration"]
+                 if c.get("stationarity") is not None or "no stationary" in c.get("failed", "")]
+        if tried:
+            out.append(f"- 2s. stationary calibration (halves within the tolerance): "
+                       f"{sum(stat)}/{len(tried)} calibrations")
         for lab, name in (("BB-EASY", "BB (balance x fullness)"),
                           ("BB-EASY-nofull", "BB (balance alone)")):
             art = [(r, g(r, lab, "gain_art")) for r in rs if g(r, lab, "gain_art") is not None]
@@ -932,8 +982,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="fig2: processes (default 2)")
     ap.add_argument("--max-minutes", type=float,
                     help="fig2: stop after this many minutes (the units done are kept)")
-    ap.add_argument("--store", type=Path, default=STORE_DIR,
-                    help=f"fig2: per-unit results (default {STORE_DIR})")
+    ap.add_argument("--store", type=Path,
+                    help=f"fig2: per-unit results (default {STORE_DIR}, "
+                         f"{STATIONARY_STORE} under --protocol stationary)")
+    ap.add_argument("--protocol", choices=("mean", "stationary"), default="mean",
+                    help="fig2: 'mean' (the committed Figures 2/3: 10,000 jobs, mean queue "
+                         "calibrated) or 'stationary' (STATIONARY: a warm-up, a stationary "
+                         f"queue, no OPT-EASY; full run written to {STATIONARY_DIR.name}/)")
+    ap.add_argument("--engine", choices=("python", "compiled"),
+                    help="fig2: engine of the calibration and of every policy it implements "
+                         "(the same results; default python, compiled under --protocol "
+                         "stationary)")
+    ap.add_argument("--warmup", type=float, metavar="F",
+                    help="fig2: fraction of the jobs whose arrivals are left out of the "
+                         "calibrated queue window and of the metrics")
     ap.add_argument("--report-only", action="store_true",
                     help="fig2: write the tables from the store, compute nothing")
     ap.add_argument("--plot-only", action="store_true",
@@ -944,7 +1006,11 @@ def main(argv: list[str] | None = None) -> int:
                          "half of the arrival window within S of the target and of the "
                          "other); needs its own --store and --out")
     a = ap.parse_args(argv)
-    cfg = dict(FULL, gap_jobs=3000, gap_queue=128, epoch_instances=20, epoch_limit=10.0,
+    stationary = a.protocol == "stationary"
+    base = STATIONARY if stationary else FULL
+    full_dir = STATIONARY_DIR if stationary else FULL_DIR
+    default_store = STATIONARY_STORE if stationary else STORE_DIR
+    cfg = dict(base, gap_jobs=3000, gap_queue=128, epoch_instances=20, epoch_limit=10.0,
                response_jobs=30, response_K=4, response_seeds=5, response_limit=60.0)
     for key, conv in (("jobs", int), ("seeds", int)):
         if getattr(a, key) is not None:
@@ -957,19 +1023,30 @@ def main(argv: list[str] | None = None) -> int:
     if a.quick:
         cfg.update(gap_jobs=800, gap_queue=32, epoch_instances=5, epoch_limit=5.0,
                    response_jobs=15, response_seeds=2, response_limit=10.0)
+    if a.engine is not None:
+        cfg["engine"] = a.engine
+    if a.warmup is not None:
+        cfg["warmup"] = a.warmup
     if a.stationarity is not None:
-        if a.store == STORE_DIR or a.out is None:
-            print("error: --stationarity needs its own --store and --out (the default ones "
-                  "hold the mean-only calibration)", file=sys.stderr)
-            return 2
         cfg["stationarity"] = a.stationarity
-    partial = a.quick or any(cfg[k] != FULL[k] for k in FULL)
+
+    def ident(c: dict[str, Any], k: str) -> Any:
+        return c.get(k, IDENTITY_DEFAULTS.get(k))
+
+    if any(ident(cfg, k) != ident(base, k) for k in IDENTITY_DEFAULTS) and (
+            a.store is None or a.out is None):
+        print("error: --stationarity or --warmup other than the protocol's needs its own "
+              "--store and --out (the default ones hold the protocol's calibrations)",
+              file=sys.stderr)
+        return 2
+    store = a.store or default_store
+    partial = a.quick or any(ident(cfg, k) != ident(base, k) for k in IDENTITY)
     if partial and a.out is None:
         a.out = PARTIAL_DIR
-    if not partial and a.out is not None and a.out.resolve() != FULL_DIR.resolve():
+    if not partial and a.out is not None and a.out.resolve() != full_dir.resolve():
         print("note: full configuration written outside the committed results dir",
               file=sys.stderr)
-    out = a.out or FULL_DIR
+    out = a.out or full_dir
     if a.plot_only:
         if a.figure not in ("fig2", "fig3"):
             print("--plot-only redraws Figures 2/3 only", file=sys.stderr)
@@ -984,8 +1061,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.figure == "fig1":
         fig1(out, partial=False)
     elif a.figure in ("fig2", "fig3"):
-        fig2(out, partial, cfg, store=a.store, workers=a.workers,
-             max_minutes=a.max_minutes, run=not a.report_only)
+        fig2(out, partial, cfg, store=store, workers=a.workers,
+             max_minutes=a.max_minutes, run=not a.report_only, full_dir=full_dir)
     elif a.figure == "gaps":
         gaps(out, partial, cfg)
     else:
