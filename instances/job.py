@@ -174,7 +174,7 @@ def _first_bad_job(cols: JobColumns) -> int | None:
     return int(first[0]) if first.size else None
 
 
-def _increasing(a: np.ndarray) -> bool:
+def strictly_increasing(a: np.ndarray) -> bool:
     """Whether ``a`` is strictly increasing (then its values are distinct)."""
     return bool((a[1:] > a[:-1]).all())
 
@@ -194,7 +194,7 @@ def _check_columns(cols: JobColumns, capacity: tuple[int, ...]) -> None:
         raise ValueError(f"Job {cols.id[0]}: demand has {cols.K} resources, machine has {K}")
     over = cols.demand > np.array(capacity, np.int64)
     dup = np.zeros(n, bool)
-    if not _increasing(cols.id):  # else every id is new
+    if not strictly_increasing(cols.id):  # else every id is new
         _, first = np.unique(cols.id, return_index=True)
         dup[:] = True
         dup[first] = False

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from instances.job import JobColumns
+from instances.job import JobColumns, strictly_increasing
 
 __all__ = ["count_lines", "read_fast"]
 
@@ -213,7 +213,7 @@ def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
     if (submit < -1).any():
         return None
     known = jid[submit >= 0]
-    if not (known[1:] > known[:-1]).all() and np.unique(known).size != known.size:
+    if not strictly_increasing(known) and np.unique(known).size != known.size:
         return None  # a duplicate job number (increasing numbers are all distinct)
     header, header_at = swf._parse_header(header_lines)
     widest = int(np.where(p5 > 0, p5, p8).max())

@@ -41,7 +41,7 @@ from typing import Any
 from sim.result import Result, Status, build
 
 __all__ = ["SEPARATOR", "BOUND_TOL", "members_of", "combination", "solve",
-           "combine"]
+           "combine", "meets"]
 
 SEPARATOR = "+"
 """Joins the members of a combination's name."""
@@ -180,7 +180,7 @@ def _best(sense: str, results: Sequence[tuple[str, Result]]
     return best, (tightest(bounds) if bounds else None), notes
 
 
-def _meets(objective: float, bound: float | None) -> bool:
+def meets(objective: float, bound: float | None) -> bool:
     """Whether ``bound`` proves ``objective`` optimal (within :data:`BOUND_TOL`)."""
     return bound is not None and abs(objective - bound) <= _tol(objective)
 
@@ -190,7 +190,7 @@ def _closed(sense: str, results: Sequence[tuple[str, Result]]) -> bool:
     best, bound, _ = _best(sense, results)
     if best is None:
         return any(r.status is Status.INFEASIBLE for _, r in results)
-    return _meets(best[1].objective, bound)
+    return meets(best[1].objective, bound)
 
 
 def combine(family: str, problem: Any, label: str, results: Sequence[tuple[str, Result]], *,
@@ -212,7 +212,7 @@ def combine(family: str, problem: Any, label: str, results: Sequence[tuple[str, 
     if found is not None:
         token, best = found
         notes.insert(0, f"solution of {token}")
-        status = Status.OPTIMAL if _meets(best.objective, bound) else Status.FEASIBLE
+        status = Status.OPTIMAL if meets(best.objective, bound) else Status.FEASIBLE
         for t, r in results:
             if r.status is Status.INFEASIBLE:
                 notes.append(f"{t} said INFEASIBLE, contradicted by the solution of {token}; "

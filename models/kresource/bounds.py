@@ -220,11 +220,18 @@ def _separate(ys: list[float], js: list[int], dem: np.ndarray,
 
 
 def lp_size(problem: ResponseProblem) -> tuple[int, int]:
-    """The time-indexed LP's number of start columns and of capacity-row coefficients."""
+    """The time-indexed model's number of start columns and of capacity-row coefficients
+    (the LP here, the ILP of :func:`models.kresource.ilp.solve_response`)."""
     H, p, a = problem.horizon(), problem.duration, problem.release
     cols = [H - p[j] - a[j] + 1 for j in range(problem.n)]
     nnz = sum(p[j] * cols[j] * sum(1 for d in problem.demands[j] if d) for j in range(problem.n))
     return sum(cols), nnz
+
+
+def lp_fits(problem: ResponseProblem, options: BoundOptions = BoundOptions()) -> bool:
+    """Whether the LP is within ``options.max_columns`` and ``options.max_nonzeros``."""
+    ncols, nnz = lp_size(problem)
+    return ncols <= options.max_columns and nnz <= options.max_nonzeros
 
 
 class _LP:
@@ -313,8 +320,7 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
     def left() -> float:
         return math.inf if time_limit is None else time_limit - (time.perf_counter() - t0)
 
-    ncols, nnz = lp_size(problem)
-    if ncols > options.max_columns or nnz > options.max_nonzeros:
+    if not lp_fits(problem, options):
         return None
     n = problem.n
     triv = trivial_bound(problem)
@@ -399,4 +405,5 @@ def _add_cuts(lp: _LP, cols: _Columns, pool: list, added: set, dem: np.ndarray,
 
 
 __all__ = ["BoundOptions", "ResponseBound", "response_bound", "trivial_bound", "lp_size",
+           "lp_fits",
            "MAX_SUPPORT", "MARGIN"]

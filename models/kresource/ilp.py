@@ -25,6 +25,7 @@ from typing import Any
 
 from models import mip
 from models.cbc import solve_guarded, variable
+from models.kresource.bounds import lp_size
 from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
@@ -181,12 +182,10 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     n, K = problem.n, problem.K
     H = problem.horizon()
     p, a, wt = problem.duration, problem.release, problem.weights
-    nvars = sum(H - p[j] - a[j] + 1 for j in range(n))
+    nvars, nnz = lp_size(problem)
     if nvars > max_vars:
         raise ValueError(f"kresource_response ilp: {nvars} time-indexed variables > max_vars "
                          f"{max_vars}; scale time down or use cpsat")
-    nnz = sum(p[j] * (H - p[j] - a[j] + 1) * sum(1 for d in problem.demands[j][:K] if d)
-              for j in range(n))
     if nnz > max_nonzeros:
         raise ValueError(f"kresource_response ilp: {nnz} capacity coefficients > max_nonzeros "
                          f"{max_nonzeros}; scale time down or use cpsat")

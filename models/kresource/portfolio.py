@@ -32,11 +32,11 @@ problem) are kept; OPTIMAL only when that bound meets that solution.
 
 from __future__ import annotations
 
-import math
 import time
 
 from models.kresource import bounds, cpsat, ilp
 from models.kresource.common import remaining
+from models.portfolio import meets
 from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
 from sim.result import Result, Status, build
@@ -91,7 +91,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
     found = [r.bound for r in results]
     left = remaining(t0, time_limit)
     hint = results[0].solution
-    if not _lp_fits(problem):
+    if not bounds.lp_fits(problem):
         if left is None or left > 0.05:  # CP-SAT's one worker goes on
             r = cpsat.solve_response(problem, time_limit=left, seed=seed)
             results.append(r)
@@ -162,10 +162,10 @@ def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Resul
             hint=sol, ignore=IGNORED)
         rounds += 1
         if last is Status.INFEASIBLE:  # no schedule costs less than U
-            proved = max(-math.inf if proved is None else proved, float(upper))
+            proved = _higher(proved, float(upper))
             break
         if b is not None:
-            proved = max(-math.inf if proved is None else proved, min(float(upper), b))
+            proved = _higher(proved, min(float(upper), b))
         if found is not None:
             sol, value, improved = found, float(scorer(problem)(found)), True
         if last is Status.OPTIMAL or time_limit is None:
@@ -177,11 +177,9 @@ def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Resul
                          f"{last.value}")
 
 
-def _lp_fits(problem: ResponseProblem) -> bool:
-    """Whether the LP bound's model is within :class:`bounds.BoundOptions`' size limits."""
-    ncols, nnz = bounds.lp_size(problem)
-    opts = bounds.BoundOptions()
-    return ncols <= opts.max_columns and nnz <= opts.max_nonzeros
+def _higher(bound: float | None, new: float) -> float:
+    """The better of two lower bounds (``bound`` None: none yet)."""
+    return new if bound is None else max(bound, new)
 
 
 def _interleave(seconds: float | None) -> int:
@@ -203,8 +201,7 @@ def _result(problem: ResponseProblem, t0: float, time_limit: float | None, seed:
     valid = [b for b in found if b is not None]
     bound = max(valid) if valid else None
     status = Status.UNKNOWN if best is None else (
-        Status.OPTIMAL if bound is not None and bound >= best.objective - 1e-9
-        else Status.FEASIBLE)
+        Status.OPTIMAL if meets(best.objective, bound) else Status.FEASIBLE)
     return build(solver="portfolio", status=status, solution=best.solution if best else None,
                  bound=bound, check=checker(problem), objective=scorer(problem),
                  runtime=time.perf_counter() - t0, seed=seed, params={"time_limit": time_limit},

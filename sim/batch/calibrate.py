@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from instances.kresource import KResourceSpec, generate, with_rate
-from sim.batch.machine import simulate
+from sim.batch.machine import ENGINES, simulate
 from sim.registry import policy_factory as registered_policy
 
 __all__ = ["Calibration", "calibrate", "queue_average", "queue_halves", "is_stationary"]
@@ -181,8 +181,8 @@ def _ff_easy_queue(spec: KResourceSpec, policy_factory: Any, window: str = "arri
     """Mean queue and its two halves (jobs) of the baseline at ``spec``'s rate."""
     w = generate(spec)
     s = simulate(w, policy_factory(), engine=engine)
-    submit = np.fromiter((j.submit for j in w.jobs), np.int64, len(w.jobs))
-    skip = warmup_jobs(len(w.jobs), warmup)
+    submit = w.columns().submit
+    skip = warmup_jobs(len(submit), warmup)
     q = queue_average(s.start, submit, window, skip)
     a, b = queue_halves(s.start, submit, skip)
     return q, a, b
@@ -232,7 +232,7 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
     if isinstance(warmup, bool) or not isinstance(warmup, (int, float)) \
             or not 0 <= warmup <= 0.9:
         raise ValueError(f"calibrate: field 'warmup' must be in [0, 0.9], got {warmup!r}")
-    if engine not in ("python", "compiled"):
+    if engine not in ENGINES:
         raise ValueError(f"calibrate: field 'engine' must be 'python' or 'compiled', "
                          f"got {engine!r}")
     if policy_factory is None:

@@ -732,6 +732,20 @@ class _Disagree(Coscheduling):
         return super().place(node, h)
 
 
+def insertion_shares(c: dict[str, int]) -> dict[str, str]:
+    """Table cells of :class:`_Disagree`'s counts ``c``: distributed insertions
+    (``total``), the shares in % of those on an idle node (``idle``), where PRED and CSM
+    choose the same position (``same``) or not (``differ``), and the busy-node paths
+    line 5 / CSM mode / predictive in % of the busy insertions (``paths``; "-" without
+    any)."""
+    tot = c.get("idle", 0) + c.get("same", 0) + c.get("differ", 0)
+    busy = c.get("same", 0) + c.get("differ", 0)
+    paths = " / ".join(f"{100 * c.get(k, 0) / busy:.0f}" for k in ("line5", "csm", "pred")
+                       ) if busy else "-"
+    return {"total": f"{tot}", **{k: f"{100 * c.get(k, 0) / tot:.1f}"
+                                  for k in ("idle", "same", "differ")}, "paths": paths}
+
+
 def fig_crossover_diag(setup: Setup) -> str:
     """Target 3.7.7: how often PRED and CSM can order a distributed task differently."""
     from sim.timeshare.csm import run_point as run
@@ -744,16 +758,9 @@ def fig_crossover_diag(setup: Setup) -> str:
             for p in ("pred", "csm"):
                 pol = _Disagree(p, quantum_us=int(cfg.quantum_ms * 1000), mnod=2)
                 run(cfg, pol, seed=0)
-                c = pol.counts
-                tot = c.get("idle", 0) + c.get("same", 0) + c.get("differ", 0)
-                busy = c.get("same", 0) + c.get("differ", 0)
-                path = (f"{100 * c.get('line5', 0) / busy:.0f} / "
-                        f"{100 * c.get('csm', 0) / busy:.0f} / "
-                        f"{100 * c.get('pred', 0) / busy:.0f}") if p == "csm" and busy else "-"
-                rows.append([var, f"{f}", p.upper(), f"{tot}",
-                             f"{100 * c.get('idle', 0) / tot:.1f}",
-                             f"{100 * c.get('same', 0) / tot:.1f}",
-                             f"{100 * c.get('differ', 0) / tot:.1f}", path])
+                sh = insertion_shares(pol.counts)
+                rows.append([var, f"{f}", p.upper(), sh["total"], sh["idle"], sh["same"],
+                             sh["differ"], sh["paths"] if p == "csm" else "-"])
     head = ["msg model", "mfreq [ms]", "policy run", "distributed insertions",
             "idle CPU, empty RQ (line 3) [%]", "PRED and CSM same position [%]",
             "positions differ [%]", "CSM busy-node paths: line 5 / CSM mode / predictive [%]"]

@@ -179,13 +179,8 @@ def idle(setup: _Setup, out: Path) -> dict[str, Any]:
 def _idle_rows(cache: dict[str, Any]) -> list[list[str]]:
     rows = []
     for key, v in cache.items():
-        c = v["counts"]
-        tot = sum(c.get(k, 0) for k in ("idle", "same", "differ"))
-        busy = tot - c.get("idle", 0)
-        paths = " / ".join(f"{100 * c.get(k, 0) / busy:.0f}" for k in ("line5", "csm", "pred")
-                           ) if busy else "-"
-        rows.append([key.split("/m")[1], f"{tot}", f"{100 * c.get('idle', 0) / tot:.1f}",
-                     f"{100 * c.get('differ', 0) / tot:.1f}", paths,
+        sh = figs.insertion_shares(v["counts"])
+        rows.append([key.split("/m")[1], sh["total"], sh["idle"], sh["differ"], sh["paths"],
                      f"{v['tasks_per_node']:.2f}", f"{v['events']}", f"{v['cpu_s']:.0f}"])
     return rows
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.batch.machine import ENGINES
 from sim.experiments import common
 from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
 
@@ -989,7 +990,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="fig2: 'mean' (the committed Figures 2/3: 10,000 jobs, mean queue "
                          "calibrated) or 'stationary' (STATIONARY: a warm-up, a stationary "
                          f"queue, no OPT-EASY; full run written to {STATIONARY_DIR.name}/)")
-    ap.add_argument("--engine", choices=("python", "compiled"),
+    ap.add_argument("--engine", choices=ENGINES,
                     help="fig2: engine of the calibration and of every policy it implements "
                          "(the same results; default python, compiled under --protocol "
                          "stationary)")
