@@ -29,7 +29,8 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
     if args.rate is not None:
         given = [o for o, v in (("--queue", args.queue), ("--tol", args.tol),
                                 ("--stationarity", args.stationarity),
-                                ("--warmup", args.warmup)) if v is not None]
+                                ("--warmup", args.warmup), ("--engine", args.engine))
+                 if v is not None]
         if given:
             verb = "apply" if len(given) > 1 else "applies"
             raise ValueError(f"{', '.join(given)} {verb} only to the calibration, which "
@@ -41,7 +42,7 @@ def cmd_generate_kresource(args: argparse.Namespace) -> int:
         cal = calibrate(spec, QUEUE if args.queue is None else args.queue, tol=tol,
                         stationarity=st or None,
                         warmup=0.0 if args.warmup is None else args.warmup,
-                        engine=args.engine)
+                        engine=args.engine or "python")
         spec = replace(spec, rate=cal.rate)
     w = generate(spec)
     if cal is not None:
@@ -170,9 +171,9 @@ def add_generate(sub: Any) -> None:
     g.add_argument("--warmup", type=float, metavar="F",
                    help="fraction of the jobs whose arrivals come before the calibrated "
                         "window (the queue's fill from an empty machine left out; default 0)")
-    g.add_argument("--engine", choices=("python", "compiled"), default="python",
+    g.add_argument("--engine", choices=("python", "compiled"),
                    help="engine of the calibration's FF-EASY runs (the same rate; compiled "
-                        "needs numba)")
+                        "needs numba; default python)")
     g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
     g.add_argument("--jobs", type=int, default=spec("jobs"))
     g.add_argument("--seed", type=int, default=spec("seed"))

@@ -160,3 +160,7 @@ def test_generate_kresource_calibrates_with_a_warmup_on_the_compiled_engine(tmp_
     assert main(["generate", "kresource", "--K", "2", "--rate", "0.1", "--warmup", "0.2",
                  "--out", str(tmp_path / "x.kswf")]) == 2
     assert "--warmup applies only to the calibration" in capsys.readouterr().err
+    assert main(["generate", "kresource", "--K", "2", "--rate", "0.1", "--engine", "compiled",
+                 "--out", str(tmp_path / "y.kswf")]) == 2
+    assert "--engine applies only to the calibration" in capsys.readouterr().err
+    assert not (tmp_path / "y.kswf").exists()
