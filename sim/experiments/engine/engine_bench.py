@@ -219,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.machine()}; simulation CPU time (process time), minimum of "
         f"{args.repeat} interleaved rounds; jobs killed at their request; K = 4: the "
         "trace's jobs with 3 more resources (`with_resources`); kernels compiled or loaded "
-        f"from numba's cache in {load_s:.2f} s CPU before timing; load average at the end (1/5/15 min) "
-        f"{provenance.load_average()}. 'x ref' is the CPU time over the reference EASY's on "
+        f"from numba's cache in {load_s:.2f} s CPU before timing; load average at the end "
+        f"(1/5/15 min) {provenance.load_average()}. 'x ref' is the CPU time over the "
+        "reference EASY's on "
         "the same trace; 'same starts': the compiled start array equals the Python "
         "engine's byte for byte (the reference EASY's is checked too).",
         "",
