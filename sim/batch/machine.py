@@ -20,6 +20,25 @@ from sim.events import ARRIVAL, END, OVERRUN, WAKEUP, EventQueue
 OVERRUN_MODES = ("kill", "run")
 #: ``simulate(engine=...)``: the Python engine (the reference) or the compiled one
 ENGINES = ("python", "compiled")
+#: ``engine=`` values: an engine, or ``"auto"`` (:func:`choose_engine`)
+ENGINE_CHOICES = ("auto", *ENGINES)
+
+
+def choose_engine(workload: Workload, policy: Policy, *, overrun: str = "kill") -> str:
+    """The engine ``engine="auto"`` runs: ``"compiled"`` when numba is installed, the
+    compiled engine runs this policy with these options (``sim.batch.fast.run.unsupported``)
+    and the kernels it needs are already compiled and cached on this machine
+    (:mod:`sim.batch.fast.cache`); else ``"python"``. Both give the same schedule, so the
+    choice changes only the time a run takes: the compiled engine is 10-45x faster, but its
+    first use compiles for 30-90 s, which ``auto`` never starts on its own.
+    """
+    from sim.batch.fast import cache
+
+    if not cache.kernels_cached(cache.kernels_for(policy)):  # imports numba only if cached
+        return "python"
+    from sim.batch.fast.run import unsupported
+
+    return "python" if unsupported(policy, workload, overrun=overrun) else "compiled"
 
 
 class PolicyError(RuntimeError):
@@ -48,6 +67,8 @@ class Schedule:
         validator checks each of them.
     sim_seconds : float
         Wall-clock seconds the simulation took.
+    engine : {"python", "compiled"}
+        The engine that ran it.
     """
 
     workload: Workload
@@ -59,6 +80,7 @@ class Schedule:
     promises: dict[int, int] = field(default_factory=dict)
     sim_seconds: float = 0.0
     guarantees: frozenset[str] = frozenset()
+    engine: str = "python"
 
 
 def simulate(
@@ -83,10 +105,11 @@ def simulate(
     progress : callable, optional
         Called with the number of jobs that arrived since the previous call (the
         compiled engine calls it once, at the end).
-    engine : {"python", "compiled"}
+    engine : {"python", "compiled", "auto"}
         ``"compiled"`` runs :func:`sim.batch.fast.run.simulate_compiled` (numba): the same
         schedule for the policies it implements, a ValueError naming anything else
-        (``sim.batch.fast.run.unsupported``).
+        (``sim.batch.fast.run.unsupported``). ``"auto"`` runs whichever
+        :func:`choose_engine` picks (the schedule is the same either way).
 
     Returns
     -------
@@ -101,9 +124,11 @@ def simulate(
     """
     if overrun not in OVERRUN_MODES:
         raise ValueError(f"overrun must be one of {OVERRUN_MODES}, got {overrun!r}")
+    if engine == "auto":
+        engine = choose_engine(workload, policy, overrun=overrun)
     if engine != "python":
         if engine != "compiled":
-            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+            raise ValueError(f"engine must be one of {ENGINE_CHOICES}, got {engine!r}")
         from sim.batch.fast.run import simulate_compiled
 
         return simulate_compiled(workload, policy, overrun=overrun, progress=progress)

@@ -164,11 +164,13 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         Priority scenario (``instances.priorities.priorities_of`` over the whole
         ``workload``, before any month split), given to the policy when it takes a
         priority table and ignored otherwise; ``policy_config`` records the scheme name.
-    engine : {"python", "compiled"}
+    engine : {"python", "compiled", "auto"}
         The batch engine (``sim.batch.machine.ENGINES``): the Python reference, or the
         compiled one (FCFS, EASY, conservative and unconstrained with any selection, and the
         slack orders AST, AAT, DU, DC and DP with their search compiled; the same schedule;
-        anything else refused by name).
+        anything else refused by name); ``"auto"``: the compiled one where it runs the
+        policy and its kernels are already cached, else Python
+        (``sim.batch.machine.choose_engine``). ``engine`` in the result names the one run.
     policy_options
         Passed to the policy factory (for example ``order="AST", sf=3``); None values
         are dropped.
@@ -178,7 +180,7 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     dict
         ``policy, jobs, avg_wait, avg_bounded_slowdown, utilization, makespan,
         sim_seconds``, the other ``sim.batch.metrics.summary`` fields, ``overrun``,
-        ``procs``, ``validated``, and ``months`` when ``by_month``.
+        ``procs``, ``validated``, ``engine``, and ``months`` when ``by_month``.
     """
     if out is not None and by_month and str(out).endswith(".csv"):
         raise ValueError(f"{out}: a Batsim jobs.csv is one machine; by_month simulates each "
@@ -214,6 +216,7 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         for s in schedules:
             validate(s)
     row["validated"] = bool(check)
+    row["engine"] = "+".join(sorted({s.engine for s in schedules}))
     row["policy_config"] = policy_config(policy, **opts)
     if takes_priorities(policy):  # the scheme, never the table
         row["policy_config"]["priorities"] = priorities

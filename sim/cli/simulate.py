@@ -48,11 +48,13 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     from heuristics.slack import EXHAUSTIVE, ORDERS
 
     p.add_argument("trace", help="SWF file (plain or gzip) or bundled trace name, e.g. KTH-SP2")
-    p.add_argument("--engine", choices=("python", "compiled"), default="python",
+    p.add_argument("--engine", choices=("auto", "python", "compiled"), default="auto",
                    help="batch engine: the Python reference, or the compiled one (numba; "
                         "FCFS, EASY, conservative, unconstrained with FF/BL/BB, and the slack "
                         "orders AST/AAT/DU/DC/DP with their search compiled; the same "
-                        "schedules; other policies refused by name)")
+                        "schedules; other policies refused by name; its first run compiles "
+                        "for 30-90 s); auto (default): compiled where it runs the policy and "
+                        "is already compiled on this machine, else python")
     p.add_argument("--procs", type=procs_arg, metavar="N|from-jobs",
                    help="machine size in processors (overrides MaxProcs); required when the "
                         "log has no MaxProcs/MaxNodes header; 'from-jobs' takes the widest job")
@@ -163,7 +165,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(dump(row))
         return 0
     print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
-          f"{', each month from an empty machine' if args.by_month else ''}")
+          f"{', each month from an empty machine' if args.by_month else ''}, "
+          f"{row['engine']} engine")
     if args.by_month:
         print(table(row["months"], ("month", "month")))
         print()
@@ -200,10 +203,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
           f"{', each month from an empty machine' if args.by_month else ''}; "
-          f"every schedule re-checked by the validator: {not args.no_validate}")
+          f"every schedule re-checked by the validator: {not args.no_validate}; "
+          f"{_engines(rows)}")
     print(table(rows))
     print(LEGEND)
     return 0
+
+
+def _engines(rows: list[dict]) -> str:
+    """``compiled engine`` when every row ran on one engine, else ``engines: easy
+    compiled, ...``."""
+    names = {r["engine"] for r in rows}
+    if len(names) == 1:
+        return f"{names.pop()} engine"
+    return "engines: " + ", ".join(f"{r['policy']} {r['engine']}" for r in rows)
 
 
 def _month(stamp: str | None) -> str:

@@ -17,6 +17,7 @@ compiled once and cached on disk (``cache=True``).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -176,6 +177,7 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
         promises=promises,
         guarantees=frozenset(policy.guarantees()),
         sim_seconds=time.perf_counter() - t_wall,
+        engine="compiled",
     )
 
 
@@ -189,6 +191,7 @@ def _simulate_slack(workload: Workload, policy: Any, *, overrun: str,
     inserter = policy.inserter
     policy.inserter = inserter.with_compiled()
     try:
-        return simulate(workload, policy, overrun=overrun, progress=progress)
+        schedule = simulate(workload, policy, overrun=overrun, progress=progress)
     finally:
         policy.inserter = inserter
+    return dataclasses.replace(schedule, engine="compiled")

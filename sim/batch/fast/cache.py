@@ -1,0 +1,94 @@
+"""Whether the compiled engine's kernels are already compiled on this machine.
+
+numba compiles a kernel at its first call (30-90 s of CPU for the batch engine) and keeps it
+on disk (``cache=True``: in ``__pycache__`` beside the source, or under
+``NUMBA_CACHE_DIR``). The ``auto`` engine (:func:`sim.batch.machine.choose_engine`) runs the
+compiled engine only when every kernel the policy needs is in that cache for the current
+source and this machine, so that no run pays a compile nobody asked for; any
+``--engine compiled`` run (or ``python -m sim.batch.fast.cache``) fills it.
+
+The check reads numba's own cache index the way numba does before it loads a kernel (the
+index key holds the signature, the machine's code generator and a hash of the function's
+bytecode). numba keeps that index behind private names; should they change, the check answers
+"not cached" and ``auto`` runs the Python engine, which gives the same schedule.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+#: the kernels each kind of policy runs: (module, function) of the numba entry points
+BATCH_KERNELS = (("sim.batch.fast.kernel", "run"),)
+SLACK_KERNELS = (("heuristics.slack_kernel", "_decide"),)
+
+
+def numba_installed() -> bool:
+    """Whether numba can be imported (without importing it)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def kernels_for(policy: Any) -> tuple[tuple[str, str], ...]:
+    """The (module, function) entry points the compiled engine runs for ``policy``."""
+    from sim.batch.slack_scheduler import SlackScheduler
+
+    return SLACK_KERNELS if isinstance(policy, SlackScheduler) else BATCH_KERNELS
+
+
+def _index_file_exists(module: str, function: str) -> bool:
+    """A cheap first look, before importing numba: is there any index file for the function
+    in ``__pycache__`` beside its source? (True under ``NUMBA_CACHE_DIR``, where numba lays
+    the files out by itself.)"""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return True
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return False
+    src = Path(spec.origin)
+    return any((src.parent / "__pycache__").glob(f"{src.stem}.{function}-*.nbi"))
+
+
+def is_cached(dispatcher: Any) -> bool:
+    """Whether numba's on-disk cache holds a compiled version of ``dispatcher`` that numba
+    would load for the current source on this machine (False if the check cannot tell)."""
+    try:
+        cache = dispatcher._cache
+        codegen = dispatcher.targetctx.codegen()
+        index = cache._cache_file._load_index()
+        return any(cache._index_key(key[0], codegen) == key for key in index)
+    except Exception:  # numba's private names moved: say "not cached"
+        return False
+
+
+def kernels_cached(kernels: tuple[tuple[str, str], ...]) -> bool:
+    """Whether every (module, function) kernel is compiled and cached (module docstring)."""
+    if not numba_installed():
+        return False
+    if not all(_index_file_exists(m, f) for m, f in kernels):
+        return False
+    return all(is_cached(getattr(importlib.import_module(m), f)) for m, f in kernels)
+
+
+def main() -> int:
+    """Compile and cache the batch engine's and the slack search's kernels (one small run
+    of each), then say whether they are cached."""
+    from heuristics.backfill import EASY
+    from instances.job import Job, Workload
+    from sim.batch.machine import simulate
+    from sim.registry import make_policy
+
+    jobs = tuple(Job(id=i + 1, submit=i, runtime=5 + i, requested=10 + i,
+                     demand=(1 + i % 2,)) for i in range(6))
+    w = Workload(jobs=jobs, capacity=(2,), name="warm-up")
+    simulate(w, EASY(), engine="compiled")
+    simulate(w, make_policy("slack", order="AST"), engine="compiled")
+    ok = kernels_cached(BATCH_KERNELS + SLACK_KERNELS)
+    print("compiled engine's kernels cached:", ok)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
