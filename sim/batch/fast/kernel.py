@@ -33,8 +33,10 @@ FB_FF, FB_NEXT, FB_STOP = 0, 1, 2
 P_POL, P_SEL, P_KILL, P_WINDOW, P_FB, P_LARGEST, P_TIESLAST, P_MULT, P_COMPR = range(9)
 N_P = 9
 # ---- scalars S
-PN, HN, NOV, QH, QT, COMPACTED, ERR, DIRTY = range(8)
-N_S = 8
+PN, HN, NOV, QH, QT, COMPACTED, ERR, DIRTY, MINRES = range(9)
+N_S = 9
+#: ``S[MINRES]``: the earliest reservation in the queue, or one of these
+MR_EMPTY, MR_UNKNOWN = -1, -2
 # ---- job ints JI
 SUB, RUN, REQ, EST, START, END, RES, PROM, HASP, KILLED, OVER = range(11)
 N_JI = 11
@@ -641,12 +643,22 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf):
 
 @njit(cache=True)
 def cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
+    """Start the waiting jobs reserved at ``now``; ``S[MINRES]`` becomes the earliest
+    reservation of the jobs left (``MR_EMPTY`` when none, ``MR_UNKNOWN`` when one has
+    none)."""
     moved = False
+    w = MR_EMPTY
     for x in range(S[QH], S[QT]):
         j = Q[x]
-        if JI[j, RES] == now:
+        r = JI[j, RES]
+        if r == now:
             start_job(j, now, False, S, T, F, HT, HP, free, cap, D, JI, P)
             moved = True
+        elif r < 0 or w == MR_UNKNOWN:
+            w = MR_UNKNOWN
+        elif w < 0 or r < w:
+            w = r
+    S[MINRES] = w
     if moved:
         compact_queue(Q, S, JI)
 
@@ -716,6 +728,7 @@ def run(D, JI, cap, P):
     pol = P[P_POL]
     profiled = pol == EASY or pol == CONS
     S = np.zeros(N_S, np.int64)
+    S[MINRES] = MR_EMPTY
     T = np.empty(64, np.int64)
     F = np.empty((K, 64), np.int64)
     T[0] = 0
@@ -789,20 +802,28 @@ def run(D, JI, cap, P):
                 JI[na, RES] = t
                 JI[na, PROM] = t
                 JI[na, HASP] = 1
+                if S[MINRES] == MR_EMPTY or (S[MINRES] >= 0 and t < S[MINRES]):
+                    S[MINRES] = t
             Q[S[QT]] = na
             S[QT] += 1
             na += 1
         if has_wake and wake_at <= now:
             has_wake = False
         # one decision
-        if profiled:
+        if profiled and S[PN] + 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16 > T.shape[0]:
             T, F = grown(T, F, S, 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16)
         if pol == FCFS:
             fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         elif pol == EASY:
             easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, XF)
         elif pol == CONS:
-            cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+            if S[DIRTY] == 1 or S[NOV] > 0:
+                cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+            else:  # cons_decide when nothing is due and no capacity came back early
+                if now > T[0]:
+                    advance(T, F, S, now)
+                if S[MINRES] != MR_EMPTY and S[MINRES] <= now:
+                    cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         else:
             unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
         if S[ERR] < 0:
@@ -812,10 +833,14 @@ def run(D, JI, cap, P):
         if pol != FCFS:
             w = next_overdue(S, JI, OV)
         if pol == CONS:
-            for x in range(S[QH], S[QT]):
-                r = JI[Q[x], RES]
-                if w < 0 or r < w:
-                    w = r
+            r = S[MINRES]
+            if r == MR_UNKNOWN:
+                for x in range(S[QH], S[QT]):
+                    r = JI[Q[x], RES]
+                    if w < 0 or r < w:
+                        w = r
+            elif r != MR_EMPTY and (w < 0 or r < w):
+                w = r
         if w >= 0 and (not has_wake or w < wake_at):
             has_wake = True
             wake_at = w
