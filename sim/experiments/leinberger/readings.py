@@ -4,6 +4,7 @@ AMB-1.10, 1.3 and 1.4.1), all under protocol S (``figs.STATIONARY``).
 
     python -m sim.experiments.leinberger.readings weights    # every weight, on the S units
     python -m sim.experiments.leinberger.readings coupling   # every coupling, on SUBSET
+    python -m sim.experiments.leinberger.readings opt        # OPT-EASY on OPT_CELLS
 
 ``weights``: the units protocol S accepted in the committed
 ``results/stationary/fig2.json`` are run again at their recorded rates (the workload and
@@ -15,6 +16,10 @@ workload of every committed result), the cells of :data:`SUBSET` (the K values a
 that decide spec 1.7 items 4 and 7) are calibrated under protocol S and run with every
 policy of Figures 2/3 but OPT-EASY; the linear coupling's numbers on the same cells come
 from the ``weights`` run.
+
+``opt``: OPT-EASY (EASY with the optimal backfill set, not in the paper; it has no
+compiled version, so it runs on the Python engine) beside the other policies, on the
+units protocol S accepted in the cells of :data:`OPT_CELLS`, at their recorded rates.
 
 Each unit is written to ``--store`` (git-ignored) when done, so a stopped run continues.
 The tables go to ``results/readings/`` only when every unit of the full configuration
@@ -60,6 +65,11 @@ WEIGHTS = ("sum", "mean", "max", "size")
 size ``n_j / P`` (``size``, (a); equal to ``max`` under G-b)."""
 
 POLICY_LABELS = [lab for lab, _, _ in figs.POLICIES if lab != "OPT-EASY"]
+ALL_LABELS = [lab for lab, _, _ in figs.POLICIES]
+
+OPT_CELLS = {"scalings": ["G-b", "G-a"], "K": [2], "queues": [64]}
+"""The cells of the ``opt`` run: the smallest (K = 2, queue 64: OPT-EASY's CP-SAT calls
+are fewest and shortest there), both distributions and scalings."""
 
 SUBSET = {"scalings": ["G-b"], "K": [2, 8], "dists": ["uniform", "exponential"],
           "queues": [128, 256], "seeds": 5, "couplings": ["weak", "none"]}
@@ -185,32 +195,38 @@ def run_unit(task: dict[str, Any]) -> dict[str, Any]:
         w = generate(replace(spec, rate=unit["calibration"]["rate"]))
         skip = warmup_jobs(len(w), S["warmup"])
         for label, name, opts in figs.POLICIES:
-            if label not in POLICY_LABELS:
+            if label not in task.get("labels", POLICY_LABELS):
                 continue
             pol = figs._policy(name, opts)
+            c1 = time.process_time()
             s = simulate(w, pol, engine=figs._engine_for(pol, w, S["engine"]))
             validate(s)
             unit["policies"][label] = metrics(spec, w, s.end, skip)
+            unit["policies"][label]["cpu_s"] = time.process_time() - c1
+            if hasattr(pol, "stats"):
+                unit["policies"][label]["stats"] = dict(pol.stats)
     unit["cpu_s"] = time.process_time() - c0
     unit["wall_s"] = time.perf_counter() - t0
     return unit
 
 
 def _key(t: dict[str, Any]) -> str:
-    return (f"{t['coupling']}_{t['scaling']}_K{t['K']}_{t['dist']}_L{t['queue']}"
-            f"_n{figs.STATIONARY['jobs']}_s{t['seed']}")
+    return (f"{t.get('prefix', '')}{t['coupling']}_{t['scaling']}_K{t['K']}_{t['dist']}"
+            f"_L{t['queue']}_n{figs.STATIONARY['jobs']}_s{t['seed']}")
 
 
 def tasks(part: str, cfg: dict[str, Any]) -> list[dict[str, Any]]:
     """The units of ``part`` ("weights": the accepted units of protocol S's committed
     run; "coupling": :data:`SUBSET` under each coupling but ``linear``)."""
-    if part == "weights":
+    if part in ("weights", "opt"):
         data = json.loads(S_FIG2.read_text())
+        extra = {"prefix": "opt-", "labels": ALL_LABELS} if part == "opt" else {}
         return [{"coupling": "linear", "scaling": r["scaling"], "K": r["K"], "dist": r["dist"],
                  "queue": r["queue"], "seed": c["seed"], "rate": c["rate"],
-                 "cal_queue": c["queue"]}
+                 "cal_queue": c["queue"], **extra}
                 for r in data["rows"] for c in r["calibration"] if "rate" in c
-                if r["scaling"] in cfg["scalings"] and r["K"] in cfg["K"]]
+                if r["scaling"] in cfg["scalings"] and r["K"] in cfg["K"]
+                and r["queue"] in cfg.get("queues", [r["queue"]])]
     return [{"coupling": cp, "scaling": sc, "K": K, "dist": d, "queue": L, "seed": seed}
             for cp in cfg["couplings"] for seed in range(1, cfg["seeds"] + 1)
             for sc in cfg["scalings"] for K in cfg["K"] for d in cfg["dists"]
@@ -251,20 +267,26 @@ def _rows(units: list[dict], weight: str) -> list[dict]:
         cells.setdefault((u["scaling"], u["K"], u["dist"], u["queue"]), []).append(u)
     rows = []
     for (sc, K, d, L), us in sorted(cells.items(), key=lambda x: (
-            ["G-b", "G-a"].index(x[0][0]), *x[0][1:])):
+            ["G-b", "G-a"].index(x[0][0]), x[0][1], ["uniform", "exponential"].index(x[0][2]),
+            x[0][3])):
         row = {"scaling": sc, "K": K, "dist": d, "queue": L,
                "calibration": [u["calibration"] for u in us], "policies": {}}
         ok = [u for u in us if u["policies"]]
-        for lab in POLICY_LABELS:
+        for lab in [x for x in ALL_LABELS if ok and all(x in u["policies"] for u in ok)]:
             ga = [100 * (u["policies"]["FF-EASY"]["art"] - u["policies"][lab]["art"])
                   / u["policies"]["FF-EASY"]["art"] for u in ok]
             key = f"wart_{weight}"
             gw = [100 * (u["policies"]["FF-EASY"][key] - u["policies"][lab][key])
                   / u["policies"]["FF-EASY"][key] for u in ok]
             if ga:
-                row["policies"][lab] = {"gain_art": figs._t95(ga), "gain_wart": figs._t95(gw),
-                                        "gain_art_seeds": ga, "gain_wart_seeds": gw,
-                                        "seeds": [u["seed"] for u in ok]}
+                stats = [u["policies"][lab].get("stats", {}) for u in ok]
+                row["policies"][lab] = {
+                    "not_proved": sum(x.get("not_proved", 0) for x in stats),
+                    "wall_stopped": sum(x.get("wall_stopped", 0) for x in stats),
+                    "cpu_s": [u["policies"][lab].get("cpu_s") for u in ok],
+                    "gain_art": figs._t95(ga), "gain_wart": figs._t95(gw),
+                    "gain_art_seeds": ga, "gain_wart_seeds": gw,
+                    "seeds": [u["seed"] for u in ok]}
         rows.append(row)
     return rows
 
@@ -322,6 +344,29 @@ def report(part: str, cfg: dict[str, Any], store: Path, out: Path, partial: bool
         lines += ["", f"Largest difference between the `sum` and `mean` gains over every "
                   f"unit and policy: {d:.2e} points."]
         data["tables"] = by
+    elif part == "opt":
+        rows = _rows(units, "sum")
+        lines = ["# OPT-EASY under protocol S (not in the paper)", "", *head,
+                 "Gain over FF-EASY (%, mean +- 95% t half-width over the seeds protocol S "
+                 "accepted; WART with the `sum` weight). OPT-EASY = EASY with the optimal "
+                 "backfill set (most resources put to work) at every decision; CP-SAT "
+                 "decisions stopped by its deterministic cap before a proof are counted "
+                 "(`not proved`), as are any stopped by the 30 s wall-clock cap.", ""]
+        lines += markdown_table(["scaling", "K", "dist", "queue", "seeds", "OPT-EASY ART",
+                                 "OPT-EASY WART", "BB-nofull ART", "BB-EASY ART",
+                                 "BL-EASY ART", "not proved", "wall-stopped",
+                                 "OPT-EASY CPU s per unit"], [])
+        for r in rows:
+            p = r["policies"]
+            o = p.get("OPT-EASY", {})
+            lines.append(markdown_row([
+                r["scaling"], r["K"], r["dist"], r["queue"], len(o.get("seeds", [])),
+                _cell(p.get("OPT-EASY"), "gain_art"), _cell(p.get("OPT-EASY"), "gain_wart"),
+                _cell(p.get("BB-EASY-nofull"), "gain_art"), _cell(p.get("BB-EASY"), "gain_art"),
+                _cell(p.get("BL-EASY"), "gain_art"), o.get("not_proved", "-"),
+                o.get("wall_stopped", "-"),
+                ", ".join(f"{x:.0f}" for x in o.get("cpu_s", []))]))
+        data["tables"] = rows
     else:
         lines = ["# Figures 2/3 under each size-runtime coupling (AMB-1.10), protocol S", "",
                  *head, "Gain of each policy over FF-EASY (%, mean +- 95% t half-width over "
@@ -361,12 +406,13 @@ def report(part: str, cfg: dict[str, Any], store: Path, out: Path, partial: bool
     print("\n".join(lines))
 
 
-FULL = {"weights": {"scalings": ["G-b", "G-a"], "K": [2, 4, 8]}, "coupling": SUBSET}
+FULL = {"weights": {"scalings": ["G-b", "G-a"], "K": [2, 4, 8]}, "coupling": SUBSET,
+        "opt": OPT_CELLS}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("part", choices=("weights", "coupling"))
+    ap.add_argument("part", choices=("weights", "coupling", "opt"))
     ap.add_argument("--K", type=str, help="comma-separated subset (partial run)")
     ap.add_argument("--seeds", type=int, help="coupling: seeds 1..N (partial unless 5)")
     ap.add_argument("--store", type=Path, default=STORE)
