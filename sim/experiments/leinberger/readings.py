@@ -374,7 +374,10 @@ def report(part: str, cfg: dict[str, Any], store: Path, out: Path, partial: bool
                  "branch's probability rises from 0.1 at size 1 to 0.9 at size 128 (every "
                  "committed result); `weak`: a quarter of that slope about the same mean; "
                  "`none`: runtimes independent of the size. ART (Figure 2) and WART with "
-                 "the `sum` and `size` weights (Figure 3).", ""]
+                 "the `sum` and `size` weights (Figure 3). Long-branch probability at size "
+                 "1 / 128 (p0 / p1): " + "; ".join(
+                     f"{c} {r.p0:.4f} / {r.p1:.4f}" for c in COUPLINGS
+                     for r in [Reading(coupling=c).spec(KResourceSpec())]) + ".", ""]
         lines += markdown_table(["coupling", "K", "dist", "queue", "seeds accepted",
                                  "BL-EASY ART", "BB-EASY ART", "BB-nofull ART", "FF-CONS ART",
                                  "BB-EASY WART sum", "BB-EASY WART size",
@@ -387,7 +390,7 @@ def report(part: str, cfg: dict[str, Any], store: Path, out: Path, partial: bool
                 p, pz = r["policies"], z["policies"]
                 ns = len(p.get("FF-EASY", {}).get("seeds", []))
                 lines.append(markdown_row([
-                    cp, r["K"], r["dist"], r["queue"], f"{ns}/{len(r['calibration'])}",
+                    cp, r["K"], r["dist"], r["queue"], f"{ns}/{cfg['seeds']}",
                     _cell(p.get("BL-EASY"), "gain_art"), _cell(p.get("BB-EASY"), "gain_art"),
                     _cell(p.get("BB-EASY-nofull"), "gain_art"),
                     _cell(p.get("FF-CONS"), "gain_art"), _cell(p.get("BB-EASY"), "gain_wart"),
