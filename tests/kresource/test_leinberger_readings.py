@@ -68,3 +68,9 @@ def test_the_sum_weight_is_the_committed_figure_3_metric():
     art, wart = figs._metrics(w, s, skip=150)
     assert m["art"] == pytest.approx(art, rel=1e-12)
     assert m["wart_sum"] == pytest.approx(wart, rel=1e-12)
+    # the part of each metric no policy can change: every job started on arrival
+    assert 0 < m["floor_art"] < m["art"]
+    for k in ("sum", "mean", "max", "size"):
+        assert 0 < m[f"floor_wart_{k}"] < m[f"wart_{k}"]
+    c = w.columns()
+    assert m["floor_art"] == pytest.approx(c.runtime[150:540].mean())
