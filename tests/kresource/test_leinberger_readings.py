@@ -74,3 +74,15 @@ def test_the_sum_weight_is_the_committed_figure_3_metric():
         assert 0 < m[f"floor_wart_{k}"] < m[f"wart_{k}"]
     c = w.columns()
     assert m["floor_art"] == pytest.approx(c.runtime[150:540].mean())
+
+
+@pytest.mark.parametrize("argv,msg", [(["weights", "--K", "two"], "--K must be"),
+                                      (["weights", "--seeds", "3"], "--seeds is"),
+                                      (["coupling", "--seeds", "0"], "--seeds is")])
+def test_bad_options_are_one_line_errors_with_exit_2(argv, msg, capsys, tmp_path):
+    from sim.experiments.leinberger.readings import main
+
+    assert main([*argv, "--store", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1
+    assert not list(tmp_path.iterdir())  # nothing computed
