@@ -47,7 +47,7 @@ import numpy as np
 from instances.job import Job, Workload
 
 __all__ = ["KResourceSpec", "generate", "with_rate", "write_kswf", "read_kswf", "is_kswf",
-           "size_distribution"]
+           "size_distribution", "job_sizes"]
 
 DISTS = ("uniform", "exponential")
 SCALINGS = ("G-a", "G-b")
@@ -190,8 +190,9 @@ def size_distribution(spec: KResourceSpec) -> np.ndarray:
 
 
 def _jobs_and_gaps(spec: KResourceSpec) -> tuple[list[tuple[int, int, tuple[int, ...]]],
-                                                 np.ndarray, int]:
-    """Sizes, runtimes, requirement vectors and unit-mean gaps (independent of the rate)."""
+                                                 np.ndarray, int, np.ndarray]:
+    """Runtimes and requirement vectors (rows), unit-mean gaps, the number of clipped
+    jobs and the Feitelson sizes (all independent of the rate)."""
     rng = np.random.default_rng([spec.seed, spec.K, DISTS.index(spec.dist),
                                  SCALINGS.index(spec.scaling)])
     N, P, K = spec.jobs, spec.P, spec.K
@@ -220,20 +221,34 @@ def _jobs_and_gaps(spec: KResourceSpec) -> tuple[list[tuple[int, int, tuple[int,
     gaps = rng.exponential(1.0, N)
     rows = [(int(runtime[i]), int(math.ceil(spec.estimate_factor * runtime[i] - 1e-9)),
              tuple(int(x) for x in units[i])) for i in range(N)]
-    return rows, gaps, clipped
+    sizes.setflags(write=False)
+    return rows, gaps, clipped, sizes
 
 
 _CACHE: dict[tuple, tuple] = {}
 
 
-def generate(spec: KResourceSpec) -> Workload:
-    """The workload of ``spec`` (deterministic: same spec, same workload)."""
+def _drawn(spec: KResourceSpec) -> tuple:
+    """:func:`_jobs_and_gaps` of ``spec``, cached (the rate does not enter it)."""
     key = tuple(asdict(replace(spec, rate=1.0)).values())
     if key not in _CACHE:
         if len(_CACHE) > 8:
             _CACHE.clear()
         _CACHE[key] = _jobs_and_gaps(spec)
-    rows, gaps, clipped = _CACHE[key]
+    return _CACHE[key]
+
+
+def job_sizes(spec: KResourceSpec) -> np.ndarray:
+    """Feitelson size ``n`` (processors, 1..P) of every job of ``spec``'s workload, in
+    job order (read-only int array). The ``.kswf`` file does not hold it: under G-b it
+    equals the largest requirement (``max_k demand / resolution``), under G-a it is lost
+    in the draws."""
+    return _drawn(spec)[3]
+
+
+def generate(spec: KResourceSpec) -> Workload:
+    """The workload of ``spec`` (deterministic: same spec, same workload)."""
+    rows, gaps, clipped, _ = _drawn(spec)
     submit = np.floor(np.cumsum(gaps) / spec.rate).astype(np.int64)
     submit -= submit[0]
     jobs = tuple(Job(id=i + 1, submit=int(submit[i]), runtime=rt, requested=rq, demand=d)
