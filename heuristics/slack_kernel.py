@@ -196,24 +196,11 @@ def _events(et, ed, ne, evt, evd):
 
 
 @njit(cache=True)
-def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, ap, apf, pf,
-            sfl, pjf, jweight, jn, jt, is_new, hold, from_start, neumaier, out_seq,
-            out_starts):
-    """The search of ``heuristics.slack_fast.search`` on arrays (module docstring).
-
-    The waiting jobs are given in ``(te, id)`` order; ``rank`` is each one's place in the
-    compress order. Returns ``(found, price, moved, ts)``; the best candidate's compress
-    order (indices of the waiting jobs) and their starts are written to ``out_seq`` and
-    ``out_starts`` (as many as the jobs delayed at ``ts``, which is ``m`` minus the
-    number of jobs with ``out_seq < 0`` left at the end).
-    """
-    rel = 1e-9
-    m = ns.shape[0]
+def _running(now, cap, run_end, run_n, T0, F0):
+    """The running jobs' profile from ``now``: each holds its processors until its
+    estimated end (those ending by ``now`` are ignored), written into ``(T0, F0)`` (room
+    for ``1 + len(run_end)`` breakpoints); its length."""
     r = run_end.shape[0]
-    B = 16 + 2 * r + 10 * m
-    # ---- running jobs: they hold their processors from now to their estimated end
-    T0 = np.empty(B, np.int64)
-    F0 = np.empty(B, np.int64)
     T0[0] = now
     F0[0] = cap
     L0 = 1
@@ -239,6 +226,29 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
             T0[L0] = e
             F0[L0] = F0[L0 - 1] + rn_[o[q]]
             L0 += 1
+    return L0
+
+
+@njit(cache=True)
+def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, ap, apf, pf,
+            sfl, pjf, jweight, jn, jt, is_new, hold, from_start, neumaier, out_seq,
+            out_starts):
+    """The search of ``heuristics.slack_fast.search`` on arrays (module docstring).
+
+    The waiting jobs are given in ``(te, id)`` order; ``rank`` is each one's place in the
+    compress order. Returns ``(found, price, moved, ts)``; the best candidate's compress
+    order (indices of the waiting jobs) and their starts are written to ``out_seq`` and
+    ``out_starts`` (as many as the jobs delayed at ``ts``, which is ``m`` minus the
+    number of jobs with ``out_seq < 0`` left at the end).
+    """
+    rel = 1e-9
+    m = ns.shape[0]
+    r = run_end.shape[0]
+    B = 16 + 2 * r + 10 * m
+    # ---- running jobs: they hold their processors from now to their estimated end
+    T0 = np.empty(B, np.int64)
+    F0 = np.empty(B, np.int64)
+    L0 = _running(now, cap, run_end, run_n, T0, F0)
     # ---- price weights: delay_weight and the cost of moving a job all the way to now
     dw = np.empty(m, np.float64)
     mc = np.empty(m, np.float64)
@@ -498,7 +508,8 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out):
     leading fields). ``P`` holds the integers ``now, capacity, order code, n_j, t_j, new?,
     hold?, delay from start?, Neumaier sums?`` and ``Q`` the floats ``alpha_t, alpha_u,
     alpha_p, alpha_p alpha_f, p_floor, slack_floor, p_j``. Returns ``(found, ts, count)``;
-    the delayed jobs' ids and starts are written to ``out[0, :count]``, ``out[1, :count]``.
+    the delayed jobs' ids, starts and rows (indices into ``JI``) are written to
+    ``out[0, :count]``, ``out[1, :count]`` and ``out[2, :count]``.
     """
     now, cap, code, jn, jt = P[0], P[1], P[2], P[3], P[4]
     is_new, hold, from_start, neumaier = P[5] != 0, P[6] != 0, P[7] != 0, P[8] != 0
@@ -547,8 +558,10 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out):
                               au, ap, apf, pf, sfl, pjf, jweight, jn, jt, is_new, hold,
                               from_start, neumaier, seq, out_starts)
     count = 0
+    out_rows = out[2]
     while count < m and seq[count] >= 0:
         out_ids[count] = ids[seq[count]]
+        out_rows[count] = o[seq[count]]
         count += 1
     return found, ts, count
 
@@ -592,7 +605,7 @@ def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: 
     P = np.array((now, capacity, ORDER_CODE[order], jn, jt, new is not None, hold,
                   delay_from == "start", _NEUMAIER), np.int64)
     Q = np.array((at, au, ap, ap * af, p_floor, slack_floor, jp), np.float64)
-    out = np.empty((2, JI.shape[0]), np.int64)
+    out = np.empty((3, JI.shape[0]), np.int64)
     found, ts, count = _decide(P, Q, run_end, run_n, JI, TE, X, out)
     if not found:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={now}")

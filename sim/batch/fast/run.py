@@ -55,6 +55,8 @@ def _slack_unsupported(policy: Any) -> str | None:
         return f"the slack scheduler's order {ins.order!r} (it runs {', '.join(ORDERS)})"
     if not ins.fast:
         return "the slack scheduler's Profile-based reference search (fast=False)"
+    if ins.zero_slack != "move":
+        return f"the slack scheduler's zero_slack={ins.zero_slack!r} (it runs 'move')"
     return None
 
 
@@ -181,14 +183,94 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
 
 def _simulate_slack(workload: Workload, policy: Any, *, overrun: str,
                     progress: Callable[[int], None] | None) -> Schedule:
-    """The slack scheduler on the Python engine with its compiled slot search: the
-    policy's inserter is swapped for the compiled one for the run (so that the policy's
-    counters and snapshots are kept as on the Python engine) and restored after it."""
-    from sim.batch.machine import simulate
+    """The slack scheduler on the compiled loop (:mod:`sim.batch.fast.slack_loop`); a run
+    that records its insertion problems or checks each schedule (``record``, ``check``)
+    needs the problems built in Python: it runs the Python engine with the compiled slot
+    search (the policy's inserter swapped for the compiled one for the run and restored
+    after it). Both give the Python engine's schedule."""
+    if policy.record or policy.check:
+        from sim.batch.machine import simulate
 
-    inserter = policy.inserter
-    policy.inserter = inserter.with_compiled()
-    try:
-        return simulate(workload, policy, overrun=overrun, progress=progress)
-    finally:
-        policy.inserter = inserter
+        inserter = policy.inserter
+        policy.inserter = inserter.with_compiled()
+        try:
+            return simulate(workload, policy, overrun=overrun, progress=progress)
+        finally:
+            policy.inserter = inserter
+    return _slack_loop(workload, policy, overrun=overrun, progress=progress)
+
+
+def _slack_loop(workload: Workload, policy: Any, *, overrun: str,
+                progress: Callable[[int], None] | None) -> Schedule:
+    """The whole slack simulation in one compiled call; the policy is reset and left with
+    the Python engine's counters ``n_insert``, ``n_remove`` and promises."""
+    from heuristics import slack_kernel
+    from sim.batch.fast import slack_loop as SL
+
+    t_wall = time.perf_counter()
+    kill = overrun == "kill"
+    policy.reset(MachineInfo(capacity=workload.capacity, kill_at_request=kill))
+    cap = policy.capacity
+    cols = workload.columns()
+    n = len(cols)
+    JT = np.zeros((n, SL.N_JT), np.int64)
+    JT[:, SL.ID], JT[:, SL.SUB], JT[:, SL.RUN] = cols.id, cols.submit, cols.runtime
+    JT[:, SL.REQ], JT[:, SL.N] = cols.requested, cols.demand[:, 0]
+    PF = np.full((n, 2), policy.default_priority, np.float64)
+    if policy.priorities:
+        row = {jid: i for i, jid in enumerate(cols.id.tolist())}
+        for jid, pair in policy.priorities.items():
+            i = row.get(jid)
+            if i is not None:
+                PF[i] = pair
+    ins = policy.inserter
+    P = np.zeros(SL.N_P, np.int64)
+    P[SL.P_CAP] = cap
+    P[SL.P_ORDER] = slack_kernel.ORDER_CODE[ins.order]
+    P[SL.P_HOLD] = ins.compress == "hold"
+    P[SL.P_FROM_START] = ins.delay_from == "start"
+    P[SL.P_NEUMAIER] = slack_kernel._NEUMAIER
+    P[SL.P_KILL] = kill
+    P[SL.P_PRIO_IN] = {"both": SL.PRIO_BOTH, "price": SL.PRIO_PRICE,
+                       "slack": SL.PRIO_SLACK}[policy.priority_in]
+    P[SL.P_RESET] = policy.reset_slack
+    Q = np.zeros(SL.N_Q, np.float64)
+    Q[SL.Q_SF], Q[SL.Q_AWT] = policy.sf, policy.awt
+    Q[SL.Q_AU], Q[SL.Q_AT], Q[SL.Q_AP], Q[SL.Q_AF] = policy.alphas
+    Q[SL.Q_PFLOOR], Q[SL.Q_SFLOOR] = policy.p_floor, policy.slack_floor
+    R = np.zeros(SL.N_R, np.int64)
+    err = SL.run(JT, PF, P, Q, R) if n else SL.OK
+    if err != SL.OK:
+        _slack_error(policy.name, int(err), JT, R, SL)
+    policy.n_insert, policy.n_remove = int(R[SL.R_INSERT]), int(R[SL.R_REMOVE])
+    has = JT[:, SL.HASP] == 1
+    policy._promises = dict(zip(cols.id[has].tolist(), JT[has, SL.PROM].tolist(),
+                                strict=True))
+    if progress is not None and n:
+        progress(n)
+    return Schedule(
+        workload=workload,
+        policy=policy.name,
+        start=JT[:, SL.START].copy(),
+        end=JT[:, SL.END].copy(),
+        killed=JT[:, SL.KILLED] == 1,
+        overrun=overrun,
+        promises=dict(policy._promises),
+        guarantees=frozenset(policy.guarantees()),
+        sim_seconds=time.perf_counter() - t_wall,
+    )
+
+
+def _slack_error(name: str, err: int, JT: np.ndarray, R: np.ndarray, SL: Any) -> None:
+    """Raise the Python engine's error for the compiled slack loop's code ``err``."""
+    jid = int(JT[R[SL.R_JOB], SL.ID])
+    if err == SL.STUCK:
+        stuck = sorted(JT[JT[:, SL.START] < 0, SL.ID].tolist())[:10]
+        raise PolicyError(f"{name}: jobs never started: {stuck}")
+    if err == SL.LATE:
+        raise RuntimeError(f"{name}: job {jid} was scheduled before the simulator called "
+                           "back")
+    if err == SL.NO_ROOM:
+        raise RuntimeError(f"{name}: job {jid} is due to start but does not fit in the "
+                           "free processors")
+    raise RuntimeError(f"{name}: no feasible insertion found (compiled loop, code {err})")
