@@ -182,16 +182,33 @@ def _merge(T0, F0, L0, evt, evd, ne, T, F):
 def _events(et, ed, ne, evt, evd):
     """Sort the events ``et[:ne]`` by time and add up the ones at one time (``evt``,
     ``evd``); the number of distinct times."""
-    order = np.argsort(et[:ne], kind="mergesort")
+    if ne > 32:
+        order = np.argsort(et[:ne], kind="mergesort")
+        k = 0
+        for q in range(ne):
+            x = et[order[q]]
+            if k > 0 and evt[k - 1] == x:
+                evd[k - 1] += ed[order[q]]
+            else:
+                evt[k] = x
+                evd[k] = ed[order[q]]
+                k += 1
+        return k
+    # few events: insertion into (evt, evd), equal times added up (the sums are integers,
+    # so their order does not matter)
     k = 0
     for q in range(ne):
-        x = et[order[q]]
-        if k > 0 and evt[k - 1] == x:
-            evd[k - 1] += ed[order[q]]
-        else:
-            evt[k] = x
-            evd[k] = ed[order[q]]
-            k += 1
+        x = et[q]
+        lo = _bisect_left(evt, 0, k, x)
+        if lo < k and evt[lo] == x:
+            evd[lo] += ed[q]
+            continue
+        for z in range(k, lo, -1):
+            evt[z] = evt[z - 1]
+            evd[z] = evd[z - 1]
+        evt[lo] = x
+        evd[lo] = ed[q]
+        k += 1
     return k
 
 
@@ -276,6 +293,9 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
         lb0[i], _ = _earliest(T0, F0, L0, ts_[i], ns[i], now)
     all_held = hold and from_start
     by_rank = np.argsort(rank, kind="mergesort")
+    pos_fix = np.empty(m, np.int64)
+    for q in range(m):
+        pos_fix[by_fix[q]] = q
 
     have_stay = hold and not is_new
     stay = np.zeros(m, np.bool_)
@@ -371,15 +391,14 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
         k_prev = k
         # the compress order: the delayed jobs by rank
         same = True
-        if nd > 0:
-            dr = np.empty(nd, np.int64)
-            for q in range(nd):
-                dr[q] = rank[by_fix[k + q]]
-            o = np.argsort(dr)
-            for q in range(nd):
-                seq[q] = by_fix[k + o[q]]
-                if seq[q] != by_fix[k + q]:
+        c = 0
+        for q in range(m):  # the ranks are distinct: by_rank filtered is the sorted order
+            i = by_rank[q]
+            if pos_fix[i] >= k:
+                seq[c] = i
+                if i != by_fix[k + c]:
                     same = False
+                c += 1
         rest = sdel if same else _pysum(mc, seq, 0, nd, neumaier)
         total = term
         all_h = True
