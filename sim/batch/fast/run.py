@@ -6,10 +6,13 @@ compression, unconstrained; the selections FF, BL and BB with all their options;
 at their request or run to completion): the same event order and the same decisions, hence
 the same start array, ends, kills and promises (:mod:`tests.batch.test_compiled_engine`).
 The slack scheduler of :mod:`heuristics.slack` (``SlackPolicy``, compress orders AST, AAT,
-DU, DC and DP) runs the Python event loop and scheduler with its slot search compiled
-(:mod:`heuristics.slack_kernel`), where nearly all of its time goes: the same decisions,
-hence the same schedule (:mod:`tests.batch.test_slack_kernel`). What it does not implement
-is refused by :func:`unsupported` with a ``ValueError`` naming it. Times are integer seconds.
+DU, DC and DP) runs whole in :mod:`sim.batch.fast.slack_loop` (event loop, scheduler and
+the slot search of :mod:`heuristics.slack_kernel` in one compiled call); a run that
+records its insertion problems or checks each schedule runs the Python event loop and
+scheduler with the compiled slot search. Both make the same decisions, hence the same
+schedule (:mod:`tests.batch.test_slack_loop`, :mod:`tests.batch.test_slack_kernel`). What
+the compiled engine does not implement is refused by :func:`unsupported` with a
+``ValueError`` naming it. Times are integer seconds.
 
 Importing this module needs numba (``pip install 'schedsearch[fast]'``); the kernel is
 compiled once and cached on disk (``cache=True``).
