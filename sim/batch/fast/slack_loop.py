@@ -114,6 +114,22 @@ def _grown(HT, HP, S, size):
 
 
 @njit(cache=True)
+def _room(WK, WF, WB, m, r):
+    """The search's scratch space, grown (doubled) when a decision on ``m`` waiting and
+    ``r`` running jobs needs more (``heuristics.slack_kernel._decide``)."""
+    ni, nf, nb = SK.ws_sizes(m, r)
+    ni += 12 * m
+    nf += 6 * m
+    if WK.shape[0] < ni:
+        WK = np.empty(2 * ni, np.int64)
+    if WF.shape[0] < nf:
+        WF = np.empty(2 * nf, np.float64)
+    if WB.shape[0] < nb:
+        WB = np.empty(2 * nb, np.bool_)
+    return WK, WF, WB
+
+
+@njit(cache=True)
 def _replace_all(now, S, JT, TE, SL, EST, W, RJ, cap):
     """``SlackScheduler._replace_all``: every waiting job re-placed greedily, in ``(te,
     id)`` order, at its earliest start in the running jobs' profile; slack charged, never
@@ -154,7 +170,7 @@ def _extend_overdue(now, S, JT, TE, SL, EST, W, RJ, OV, cap):
 
 @njit(cache=True)
 def _decide(now, j_new, p_new, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, DX, DRE,
-            DRN, OUT):
+            DRN, OUT, WK, WF, WB):
     """``SlackScheduler._decide``: one insertion (``j_new >= 0``, priority ``p_new``) or
     remove (``j_new < 0``) on the compiled search, applied to the waiting jobs; returns the
     chosen slot ``ts``, or -1 if the search found none."""
@@ -184,7 +200,8 @@ def _decide(now, j_new, p_new, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, D
         DP[4] = 0
         DP[5] = 0
         DQ[6] = 1.0
-    found, ts, count = SK._decide(DP, DQ, DRE[:r], DRN[:r], DJI[:m], DTE[:m], DX[:m], OUT)
+    found, ts, count = SK._decide(DP, DQ, DRE[:r], DRN[:r], DJI[:m], DTE[:m], DX[:m], OUT,
+                                  WK, WF, WB)
     if not found:
         return -1
     for q in range(count):
@@ -239,6 +256,9 @@ def run(JT, PF, P, Q, R):
     DRE = np.empty(n, np.int64)
     DRN = np.empty(n, np.int64)
     OUT = np.empty((3, n), np.int64)
+    WK = np.empty(0, np.int64)  # the search's scratch space (grown on demand)
+    WF = np.empty(0, np.float64)
+    WB = np.empty(0, np.bool_)
     for j in range(n):
         JT[j, START] = -1
         JT[j, END] = -1
@@ -297,16 +317,18 @@ def run(JT, PF, P, Q, R):
                 remove_due = False
                 if S[WN] > 0:
                     R[R_REMOVE] += 1
+                    WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
                     if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI,
-                               DTE, DX, DRE, DRN, OUT) < 0:
+                               DTE, DX, DRE, DRN, OUT, WK, WF, WB) < 0:
                         R[R_ERR] = NOT_FOUND
                         return NOT_FOUND
             up = PF[j, 0]
             pp = PF[j, 1]
             p, p_s = _split(up, pp, 0.5, prio_in)
             R[R_INSERT] += 1
+            WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
             te = _decide(now, j, max(p, 0.0), S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI,
-                         DTE, DX, DRE, DRN, OUT)
+                         DTE, DX, DRE, DRN, OUT, WK, WF, WB)
             if te < 0:
                 R[R_ERR] = NOT_FOUND
                 R[R_JOB] = j
@@ -336,8 +358,9 @@ def run(JT, PF, P, Q, R):
             remove_due = False
             if S[WN] > 0:
                 R[R_REMOVE] += 1
+                WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
                 if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE,
-                           DX, DRE, DRN, OUT) < 0:
+                           DX, DRE, DRN, OUT, WK, WF, WB) < 0:
                     R[R_ERR] = NOT_FOUND
                     return NOT_FOUND
         nd = 0
