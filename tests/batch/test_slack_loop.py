@@ -21,11 +21,12 @@ import pytest
 
 pytest.importorskip("numba")
 
-from heuristics.slack import ORDERS, SlackPolicy  # noqa: E402
+from heuristics.slack import ORDERS, Inserter, SlackPolicy  # noqa: E402
 from instances.bundled import load_trace  # noqa: E402
 from instances.job import Job, Workload  # noqa: E402
 from instances.synthetic import random_workload  # noqa: E402
 from sim.batch.machine import simulate  # noqa: E402
+from sim.batch.slack_scheduler import SlackScheduler  # noqa: E402
 
 
 @functools.cache
@@ -104,6 +105,16 @@ def test_loop_with_options_and_priorities(options, overrun):
     _same(w, overrun, priorities=_table(w, 1), **options)
 
 
+class _Later(SlackScheduler):
+    """A scheduler that changes a step: the compiled loop would not run it."""
+
+    def next_wakeup(self, now: int) -> int | None:
+        w = super().next_wakeup(now)
+        return None if w is None else w + 1
+
+
 def test_loop_refuses_by_name():
     with pytest.raises(ValueError, match="zero_slack='fixed'"):
         simulate(_random(5), SlackPolicy(zero_slack="fixed"), engine="compiled")
+    with pytest.raises(ValueError, match="policy _Later, a subclass of SlackScheduler"):
+        simulate(_random(5), _Later(Inserter("AST")), engine="compiled")

@@ -49,7 +49,11 @@ def _policy_code(policy: Any) -> int | None:
 def _slack_unsupported(policy: Any) -> str | None:
     """Why the slack scheduler ``policy`` cannot run with the compiled search, or None."""
     from heuristics.slack import ORDERS, Inserter
+    from sim.batch.slack_scheduler import SlackScheduler
 
+    if type(policy) is not SlackScheduler:  # the compiled loop runs the class's own steps
+        return (f"policy {type(policy).__name__}, a subclass of SlackScheduler (the "
+                "compiled engine runs SlackScheduler itself)")
     ins = policy.inserter
     if type(ins) is not Inserter:
         return (f"the slack scheduler with inserter {type(ins).__name__} (the compiled "
@@ -75,7 +79,8 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
     ``progress``) is refused unless it is None; ``overrun`` must be one of
     ``OVERRUN_MODES``. The slack scheduler (:class:`sim.batch.slack_scheduler.SlackScheduler`)
     runs with a :class:`heuristics.slack.Inserter` of one of the compress orders
-    ``heuristics.slack.ORDERS`` on its fast search.
+    ``heuristics.slack.ORDERS`` on its fast search with ``zero_slack="move"`` (the class
+    itself, not a subclass).
     """
     from sim.batch.slack_scheduler import SlackScheduler
 
