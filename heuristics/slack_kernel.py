@@ -182,38 +182,68 @@ def _merge(T0, F0, L0, evt, evd, ne, T, F):
 def _events(et, ed, ne, evt, evd):
     """Sort the events ``et[:ne]`` by time and add up the ones at one time (``evt``,
     ``evd``); the number of distinct times."""
-    order = np.argsort(et[:ne], kind="mergesort")
+    if ne > 32:
+        order = np.argsort(et[:ne], kind="mergesort")
+        k = 0
+        for q in range(ne):
+            x = et[order[q]]
+            if k > 0 and evt[k - 1] == x:
+                evd[k - 1] += ed[order[q]]
+            else:
+                evt[k] = x
+                evd[k] = ed[order[q]]
+                k += 1
+        return k
+    # few events: insertion into (evt, evd), equal times added up (the sums are integers,
+    # so their order does not matter)
     k = 0
     for q in range(ne):
-        x = et[order[q]]
-        if k > 0 and evt[k - 1] == x:
-            evd[k - 1] += ed[order[q]]
-        else:
-            evt[k] = x
-            evd[k] = ed[order[q]]
-            k += 1
+        x = et[q]
+        lo = _bisect_left(evt, 0, k, x)
+        if lo < k and evt[lo] == x:
+            evd[lo] += ed[q]
+            continue
+        for z in range(k, lo, -1):
+            evt[z] = evt[z - 1]
+            evd[z] = evd[z - 1]
+        evt[lo] = x
+        evd[lo] = ed[q]
+        k += 1
     return k
 
 
 @njit(cache=True)
-def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, ap, apf, pf,
-            sfl, pjf, jweight, jn, jt, is_new, hold, from_start, neumaier, out_seq,
-            out_starts):
-    """The search of ``heuristics.slack_fast.search`` on arrays (module docstring).
-
-    The waiting jobs are given in ``(te, id)`` order; ``rank`` is each one's place in the
-    compress order. Returns ``(found, price, moved, ts)``; the best candidate's compress
-    order (indices of the waiting jobs) and their starts are written to ``out_seq`` and
-    ``out_starts`` (as many as the jobs delayed at ``ts``, which is ``m`` minus the
-    number of jobs with ``out_seq < 0`` left at the end).
-    """
-    rel = 1e-9
-    m = ns.shape[0]
-    r = run_end.shape[0]
+def ws_sizes(m, r):
+    """Entries of the int64, float64 and bool scratch space :func:`_search` needs for ``m``
+    waiting and ``r`` running jobs."""
     B = 16 + 2 * r + 10 * m
-    # ---- running jobs: they hold their processors from now to their estimated end
-    T0 = np.empty(B, np.int64)
-    F0 = np.empty(B, np.int64)
+    return 11 * B + 4 * (2 * m + 2) + 7 * m, 2 * m, 2 * m
+
+
+@njit(cache=True)
+def _stable_order(x, m, out):
+    """``np.argsort(x[:m], kind="mergesort")`` written into ``out[:m]`` (a stable sort:
+    insertion for a few values)."""
+    if m > 32:
+        o = np.argsort(x[:m], kind="mergesort")
+        for q in range(m):
+            out[q] = o[q]
+        return
+    for q in range(m):
+        v = x[q]
+        z = q
+        while z > 0 and x[out[z - 1]] > v:
+            out[z] = out[z - 1]
+            z -= 1
+        out[z] = q
+
+
+@njit(cache=True)
+def _running(now, cap, run_end, run_n, T0, F0):
+    """The running jobs' profile from ``now``: each holds its processors until its
+    estimated end (those ending by ``now`` are ignored), written into ``(T0, F0)`` (room
+    for ``1 + len(run_end)`` breakpoints); its length."""
+    r = run_end.shape[0]
     T0[0] = now
     F0[0] = cap
     L0 = 1
@@ -239,9 +269,67 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
             T0[L0] = e
             F0[L0] = F0[L0 - 1] + rn_[o[q]]
             L0 += 1
+    return L0
+
+
+@njit(cache=True)
+def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, ap, apf, pf,
+            sfl, pjf, jweight, jn, jt, is_new, hold, from_start, neumaier, out_seq,
+            out_starts, wk, wf, wb):
+    """The search of ``heuristics.slack_fast.search`` on arrays (module docstring).
+
+    The waiting jobs are given in ``(te, id)`` order; ``rank`` is each one's place in the
+    compress order. Returns ``(found, price, moved, ts)``; the best candidate's compress
+    order (indices of the waiting jobs) and their starts are written to ``out_seq`` and
+    ``out_starts`` (as many as the jobs delayed at ``ts``, which is ``m`` minus the
+    number of jobs with ``out_seq < 0`` left at the end). ``wk``, ``wf`` and ``wb`` are
+    scratch space (int64, float64, bool; :func:`ws_sizes` entries at least, else the
+    search allocates its own).
+    """
+    rel = 1e-9
+    m = ns.shape[0]
+    r = run_end.shape[0]
+    B = 16 + 2 * r + 10 * m
+    ni, nf, nb = ws_sizes(m, r)
+    if wk.shape[0] < ni:
+        wk = np.empty(ni, np.int64)
+    if wf.shape[0] < nf:
+        wf = np.empty(nf, np.float64)
+    if wb.shape[0] < nb:
+        wb = np.empty(nb, np.bool_)
+    T0 = wk[0:B]
+    F0 = wk[B:2 * B]
+    TS = wk[2 * B:3 * B]
+    FS = wk[3 * B:4 * B]
+    FT = wk[4 * B:5 * B]
+    FF = wk[5 * B:6 * B]
+    T = wk[6 * B:7 * B]
+    F = wk[7 * B:8 * B]
+    GT = wk[8 * B:9 * B]
+    GF = wk[9 * B:10 * B]
+    o_ = 10 * B
+    E = 2 * m + 2
+    et = wk[o_:o_ + E]
+    ed = wk[o_ + E:o_ + 2 * E]
+    evt = wk[o_ + 2 * E:o_ + 3 * E]
+    evd = wk[o_ + 3 * E:o_ + 4 * E]
+    o_ += 4 * E
+    allp = wk[o_:o_ + B]
+    o_ += B
+    fixv = wk[o_:o_ + m]
+    by_fix = wk[o_ + m:o_ + 2 * m]
+    lb0 = wk[o_ + 2 * m:o_ + 3 * m]
+    by_rank = wk[o_ + 3 * m:o_ + 4 * m]
+    pos_fix = wk[o_ + 4 * m:o_ + 5 * m]
+    seq = wk[o_ + 5 * m:o_ + 6 * m]
+    starts = wk[o_ + 6 * m:o_ + 7 * m]
+    dw = wf[0:m]
+    mc = wf[m:2 * m]
+    stay = wb[0:m]
+    held = wb[m:2 * m]
+    # ---- running jobs: they hold their processors from now to their estimated end
+    L0 = _running(now, cap, run_end, run_n, T0, F0)
     # ---- price weights: delay_weight and the cost of moving a job all the way to now
-    dw = np.empty(m, np.float64)
-    mc = np.empty(m, np.float64)
     for i in range(m):
         sv = ss[i]
         s0 = s0s[i]
@@ -249,28 +337,36 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
         dw[i] = float(ns[i]) ** au * (max(ps[i], pf) / pjf) ** ap * f ** apf
         mc[i] = 0.0 if tes[i] == now else dw[i] * -(float(tes[i] - now) ** at)
     # ---- slots
-    allp = np.empty(L0 + 2 * m, np.int64)
+    nsl = L0 + 2 * m
     allp[:L0] = T0[:L0]
     for i in range(m):
         allp[L0 + 2 * i] = tes[i]
         allp[L0 + 2 * i + 1] = tes[i] + ts_[i]
-    slots = np.unique(allp)
+    allp[:nsl].sort()
+    ns_ = 0
+    for q in range(nsl):  # the distinct slots, ascending (np.unique)
+        if ns_ == 0 or allp[q] != allp[ns_ - 1]:
+            allp[ns_] = allp[q]
+            ns_ += 1
+    slots = allp[:ns_]
     if from_start:
-        fixv = tes.copy()
-        by_fix = np.arange(m)
+        for i in range(m):
+            fixv[i] = tes[i]
+            by_fix[i] = i
     else:
-        fixv = tes + ts_ - 1
-        by_fix = np.argsort(fixv, kind="mergesort")  # ties keep the (te, id) order
-    lb0 = np.empty(m, np.int64)
+        for i in range(m):
+            fixv[i] = tes[i] + ts_[i] - 1
+        _stable_order(fixv, m, by_fix)  # ties keep the (te, id) order
     for i in range(m):
         lb0[i], _ = _earliest(T0, F0, L0, ts_[i], ns[i], now)
     all_held = hold and from_start
-    by_rank = np.argsort(rank, kind="mergesort")
+    for q in range(m):
+        by_rank[rank[q]] = q  # rank is a permutation of 0..m-1
+    for q in range(m):
+        pos_fix[by_fix[q]] = q
 
     have_stay = hold and not is_new
-    stay = np.zeros(m, np.bool_)
-    TS = np.empty(B, np.int64)
-    FS = np.empty(B, np.int64)
+    stay[:] = False
     LS = 0
     if have_stay:
         TS[:L0] = T0[:L0]
@@ -300,28 +396,16 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     best_mv = 0
     best_ts = 0
     best_len = 0
-    FT = np.empty(B, np.int64)
-    FF = np.empty(B, np.int64)
     FT[:L0] = T0[:L0]
     FF[:L0] = F0[:L0]
     LF = L0
-    T = np.empty(B, np.int64)
-    F = np.empty(B, np.int64)
     L = 0
-    et = np.empty(2 * m + 2, np.int64)
-    ed = np.empty(2 * m + 2, np.int64)
-    evt = np.empty(2 * m + 2, np.int64)
-    evd = np.empty(2 * m + 2, np.int64)
-    seq = np.empty(m, np.int64)
-    held = np.ones(m, np.bool_)
-    starts = np.empty(m, np.int64)
+    held[:] = True
     k = 0
     k_prev = -1
     sdel = 0.0
     s_only = have_stay and all_held
     g_mode = all_held and jt > 0
-    GT = np.empty(B, np.int64)
-    GF = np.empty(B, np.int64)
     LG = 0
     if g_mode:
         for i in range(m):
@@ -361,15 +445,14 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
         k_prev = k
         # the compress order: the delayed jobs by rank
         same = True
-        if nd > 0:
-            dr = np.empty(nd, np.int64)
-            for q in range(nd):
-                dr[q] = rank[by_fix[k + q]]
-            o = np.argsort(dr)
-            for q in range(nd):
-                seq[q] = by_fix[k + o[q]]
-                if seq[q] != by_fix[k + q]:
+        c = 0
+        for q in range(m):  # the ranks are distinct: by_rank filtered is the sorted order
+            i = by_rank[q]
+            if pos_fix[i] >= k:
+                seq[c] = i
+                if i != by_fix[k + c]:
                     same = False
+                c += 1
         rest = sdel if same else _pysum(mc, seq, 0, nd, neumaier)
         total = term
         all_h = True
@@ -490,7 +573,26 @@ ORDER_CODE = {"AST": 0, "AAT": 1, "DU": 2, "DC": 3, "DP": 4}
 
 
 @njit(cache=True)
-def _decide(P, Q, run_end, run_n, JI, TE, X, out):
+def _by_te_id(JI, TE, m, o):
+    """The rows ``0..m-1`` of ``JI`` in ``(te, id)`` order (ids distinct) into ``o[:m]``."""
+    if m > 32:
+        a = np.argsort(JI[:m, 0], kind="mergesort")
+        b = a[np.argsort(TE[a], kind="mergesort")]
+        for q in range(m):
+            o[q] = b[q]
+        return
+    for q in range(m):
+        t = TE[q]
+        d = JI[q, 0]
+        z = q
+        while z > 0 and (TE[o[z - 1]] > t or (TE[o[z - 1]] == t and JI[o[z - 1], 0] > d)):
+            o[z] = o[z - 1]
+            z -= 1
+        o[z] = q
+
+
+@njit(cache=True)
+def _decide(P, Q, run_end, run_n, JI, TE, X, out, wk, wf, wb):
     """The search on the scheduler's own arrays: the waiting jobs in any order (``JI``: id,
     n, t, arrival; ``TE``: te; ``X``: s, s0, p, the priority clamped here to >= 0), sorted
     here by ``(te, id)``, the compress order's rank computed here from its key
@@ -498,7 +600,9 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out):
     leading fields). ``P`` holds the integers ``now, capacity, order code, n_j, t_j, new?,
     hold?, delay from start?, Neumaier sums?`` and ``Q`` the floats ``alpha_t, alpha_u,
     alpha_p, alpha_p alpha_f, p_floor, slack_floor, p_j``. Returns ``(found, ts, count)``;
-    the delayed jobs' ids and starts are written to ``out[0, :count]``, ``out[1, :count]``.
+    the delayed jobs' ids, starts and rows (indices into ``JI``) are written to
+    ``out[0, :count]``, ``out[1, :count]`` and ``out[2, :count]``. ``wk``, ``wf``, ``wb``
+    are scratch space (int64, float64, bool; allocated here when too small).
     """
     now, cap, code, jn, jt = P[0], P[1], P[2], P[3], P[4]
     is_new, hold, from_start, neumaier = P[5] != 0, P[6] != 0, P[7] != 0, P[8] != 0
@@ -506,27 +610,49 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out):
     out_ids = out[0]
     out_starts = out[1]
     m = JI.shape[0]
-    o = np.argsort(JI[:, 0], kind="mergesort")
-    o = o[np.argsort(TE[o], kind="mergesort")]
-    ids = JI[o, 0]
-    ns = JI[o, 1].copy()
-    ts_ = JI[o, 2].copy()
-    arr = JI[o, 3]
-    tes = TE[o]
-    ss = X[o, 0].copy()
-    s0s = X[o, 1].copy()
-    ps = X[o, 2].copy()
-    for i in range(m):
-        ps[i] = max(ps[i], 0.0)
+    r = run_end.shape[0]
+    ni, nf, nb = ws_sizes(m, r)
+    if wk.shape[0] < ni + 12 * m:
+        wk = np.empty(ni + 12 * m, np.int64)
+    if wf.shape[0] < nf + 6 * m:
+        wf = np.empty(nf + 6 * m, np.float64)
+    o = wk[0:m]
+    ids = wk[m:2 * m]
+    ns = wk[2 * m:3 * m]
+    ts_ = wk[3 * m:4 * m]
+    arr = wk[4 * m:5 * m]
+    tes = wk[5 * m:6 * m]
+    by = wk[6 * m:7 * m]
+    rank = wk[7 * m:8 * m]
+    seq = wk[8 * m:9 * m]
+    tmp = wk[9 * m:10 * m]
+    ki = wk[10 * m:11 * m]
+    ss = wf[0:m]
+    s0s = wf[m:2 * m]
+    ps = wf[2 * m:3 * m]
+    kv = wf[3 * m:4 * m]
+    _by_te_id(JI, TE, m, o)
+    for q in range(m):
+        x = o[q]
+        ids[q] = JI[x, 0]
+        ns[q] = JI[x, 1]
+        ts_[q] = JI[x, 2]
+        arr[q] = JI[x, 3]
+        tes[q] = TE[x]
+        ss[q] = X[x, 0]
+        s0s[q] = X[x, 1]
+        ps[q] = max(X[x, 2], 0.0)
     pjf = max(jp, pf)
     if code == 0:  # AST: (te, id)
-        by = np.arange(m)
+        for q in range(m):
+            by[q] = q
     elif code == 1:  # AAT: (arrival, te, id)
-        by = np.argsort(arr, kind="mergesort")
+        _stable_order(arr, m, by)
     elif code == 2:  # DU: (-n t, te, id)
-        by = np.argsort(-(ns * ts_), kind="mergesort")
+        for q in range(m):
+            ki[q] = -(ns[q] * ts_[q])
+        _stable_order(ki, m, by)
     elif code == 3:  # DC: (-cost(i, te + 1), te, id), delay_weight(i) * 1.0 ** alpha_t
-        kv = np.empty(m, np.float64)
         for i in range(m):
             if 1 > ss[i]:
                 kv[i] = -np.inf
@@ -534,21 +660,26 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out):
                 f = 1.0 if ss[i] == s0s[i] else s0s[i] / max(ss[i], sfl)
                 w = float(ns[i]) ** au * (max(ps[i], pf) / pjf) ** ap * f ** apf
                 kv[i] = -(w * 1.0 ** at)
-        by = np.argsort(kv, kind="mergesort")
+        _stable_order(kv, m, by)
     else:  # DP: (-p, arrival, te, id)
-        by = np.argsort(arr, kind="mergesort")
-        by = by[np.argsort(-ps[by], kind="mergesort")]
-    rank = np.empty(m, np.int64)
+        _stable_order(arr, m, tmp)
+        for q in range(m):
+            kv[q] = -ps[tmp[q]]
+        _stable_order(kv, m, ki)
+        for q in range(m):
+            by[q] = tmp[ki[q]]
     for q in range(m):
         rank[by[q]] = q
     jweight = float(jn) ** au if is_new else 0.0
-    seq = np.empty(m, np.int64)
     found, _, _, ts = _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at,
                               au, ap, apf, pf, sfl, pjf, jweight, jn, jt, is_new, hold,
-                              from_start, neumaier, seq, out_starts)
+                              from_start, neumaier, seq, out_starts, wk[11 * m:],
+                              wf[4 * m:], wb)
     count = 0
+    out_rows = out[2]
     while count < m and seq[count] >= 0:
         out_ids[count] = ids[seq[count]]
+        out_rows[count] = o[seq[count]]
         count += 1
     return found, ts, count
 
@@ -592,8 +723,9 @@ def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: 
     P = np.array((now, capacity, ORDER_CODE[order], jn, jt, new is not None, hold,
                   delay_from == "start", _NEUMAIER), np.int64)
     Q = np.array((at, au, ap, ap * af, p_floor, slack_floor, jp), np.float64)
-    out = np.empty((2, JI.shape[0]), np.int64)
-    found, ts, count = _decide(P, Q, run_end, run_n, JI, TE, X, out)
+    out = np.empty((3, JI.shape[0]), np.int64)
+    found, ts, count = _decide(P, Q, run_end, run_n, JI, TE, X, out, np.empty(0, np.int64),
+                               np.empty(0, np.float64), np.empty(0, np.bool_))
     if not found:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={now}")
     return int(ts), out[0, :count].tolist(), out[1, :count].tolist()
@@ -647,7 +779,8 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         float(problem.alpha_p * problem.alpha_f), float(pf), float(problem.slack_floor),
         float(max(pj, pf)), float(new_weight(problem)), new.n if new is not None else 0,
         new.t if new is not None else 0, new is not None, hold, delay_from == "start",
-        _NEUMAIER, out_seq, out_starts)
+        _NEUMAIER, out_seq, out_starts, np.empty(0, np.int64), np.empty(0, np.float64),
+        np.empty(0, np.bool_))
     if not found:
         return None, False
     nd = int((out_seq >= 0).sum())

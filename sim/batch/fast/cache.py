@@ -23,7 +23,9 @@ from typing import Any
 
 #: the kernels each kind of policy runs: (module, function) of the numba entry points
 BATCH_KERNELS = (("sim.batch.fast.kernel", "run"),)
-SLACK_KERNELS = (("heuristics.slack_kernel", "_decide"),)
+SLACK_KERNELS = (("sim.batch.fast.slack_loop", "run"),)
+#: the slack scheduler recording or checking its problems: the Python loop, compiled search
+SLACK_SEARCH_KERNELS = (("heuristics.slack_kernel", "_decide"),)
 
 
 def numba_installed() -> bool:
@@ -35,7 +37,9 @@ def kernels_for(policy: Any) -> tuple[tuple[str, str], ...]:
     """The (module, function) entry points the compiled engine runs for ``policy``."""
     from sim.batch.slack_scheduler import SlackScheduler
 
-    return SLACK_KERNELS if isinstance(policy, SlackScheduler) else BATCH_KERNELS
+    if not isinstance(policy, SlackScheduler):
+        return BATCH_KERNELS
+    return SLACK_SEARCH_KERNELS if policy.record or policy.check else SLACK_KERNELS
 
 
 def _index_file_exists(module: str, function: str) -> bool:
@@ -85,7 +89,8 @@ def main() -> int:
     w = Workload(jobs=jobs, capacity=(2,), name="warm-up")
     simulate(w, EASY(), engine="compiled")
     simulate(w, make_policy("slack", order="AST"), engine="compiled")
-    ok = kernels_cached(BATCH_KERNELS + SLACK_KERNELS)
+    simulate(w, make_policy("slack", order="AST", check=True), engine="compiled")
+    ok = kernels_cached(BATCH_KERNELS + SLACK_KERNELS + SLACK_SEARCH_KERNELS)
     print("compiled engine's kernels cached:", ok)
     return 0 if ok else 1
 

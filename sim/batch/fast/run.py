@@ -6,10 +6,13 @@ compression, unconstrained; the selections FF, BL and BB with all their options;
 at their request or run to completion): the same event order and the same decisions, hence
 the same start array, ends, kills and promises (:mod:`tests.batch.test_compiled_engine`).
 The slack scheduler of :mod:`heuristics.slack` (``SlackPolicy``, compress orders AST, AAT,
-DU, DC and DP) runs the Python event loop and scheduler with its slot search compiled
-(:mod:`heuristics.slack_kernel`), where nearly all of its time goes: the same decisions,
-hence the same schedule (:mod:`tests.batch.test_slack_kernel`). What it does not implement
-is refused by :func:`unsupported` with a ``ValueError`` naming it. Times are integer seconds.
+DU, DC and DP) runs whole in :mod:`sim.batch.fast.slack_loop` (event loop, scheduler and
+the slot search of :mod:`heuristics.slack_kernel` in one compiled call); a run that
+records its insertion problems or checks each schedule runs the Python event loop and
+scheduler with the compiled slot search. Both make the same decisions, hence the same
+schedule (:mod:`tests.batch.test_slack_loop`, :mod:`tests.batch.test_slack_kernel`). What
+the compiled engine does not implement is refused by :func:`unsupported` with a
+``ValueError`` naming it. Times are integer seconds.
 
 Importing this module needs numba (``pip install 'schedsearch[fast]'``); the kernel is
 compiled once and cached on disk (``cache=True``).
@@ -47,7 +50,11 @@ def _policy_code(policy: Any) -> int | None:
 def _slack_unsupported(policy: Any) -> str | None:
     """Why the slack scheduler ``policy`` cannot run with the compiled search, or None."""
     from heuristics.slack import ORDERS, Inserter
+    from sim.batch.slack_scheduler import SlackScheduler
 
+    if type(policy) is not SlackScheduler:  # the compiled loop runs the class's own steps
+        return (f"policy {type(policy).__name__}, a subclass of SlackScheduler (the "
+                "compiled engine runs SlackScheduler itself)")
     ins = policy.inserter
     if type(ins) is not Inserter:
         return (f"the slack scheduler with inserter {type(ins).__name__} (the compiled "
@@ -56,6 +63,8 @@ def _slack_unsupported(policy: Any) -> str | None:
         return f"the slack scheduler's order {ins.order!r} (it runs {', '.join(ORDERS)})"
     if not ins.fast:
         return "the slack scheduler's Profile-based reference search (fast=False)"
+    if ins.zero_slack != "move":
+        return f"the slack scheduler's zero_slack={ins.zero_slack!r} (it runs 'move')"
     return None
 
 
@@ -71,7 +80,8 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
     ``progress``) is refused unless it is None; ``overrun`` must be one of
     ``OVERRUN_MODES``. The slack scheduler (:class:`sim.batch.slack_scheduler.SlackScheduler`)
     runs with a :class:`heuristics.slack.Inserter` of one of the compress orders
-    ``heuristics.slack.ORDERS`` on its fast search.
+    ``heuristics.slack.ORDERS`` on its fast search with ``zero_slack="move"`` (the class
+    itself, not a subclass).
     """
     from sim.batch.slack_scheduler import SlackScheduler
 
@@ -183,15 +193,96 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
 
 def _simulate_slack(workload: Workload, policy: Any, *, overrun: str,
                     progress: Callable[[int], None] | None) -> Schedule:
-    """The slack scheduler on the Python engine with its compiled slot search: the
-    policy's inserter is swapped for the compiled one for the run (so that the policy's
-    counters and snapshots are kept as on the Python engine) and restored after it."""
-    from sim.batch.machine import simulate
+    """The slack scheduler on the compiled loop (:mod:`sim.batch.fast.slack_loop`); a run
+    that records its insertion problems or checks each schedule (``record``, ``check``)
+    needs the problems built in Python: it runs the Python engine with the compiled slot
+    search (the policy's inserter swapped for the compiled one for the run and restored
+    after it). Both give the Python engine's schedule."""
+    if policy.record or policy.check:
+        from sim.batch.machine import simulate
 
-    inserter = policy.inserter
-    policy.inserter = inserter.with_compiled()
-    try:
-        schedule = simulate(workload, policy, overrun=overrun, progress=progress)
-    finally:
-        policy.inserter = inserter
-    return dataclasses.replace(schedule, engine="compiled")
+        inserter = policy.inserter
+        policy.inserter = inserter.with_compiled()
+        try:
+            schedule = simulate(workload, policy, overrun=overrun, progress=progress)
+        finally:
+            policy.inserter = inserter
+        return dataclasses.replace(schedule, engine="compiled")
+    return _slack_loop(workload, policy, overrun=overrun, progress=progress)
+
+
+def _slack_loop(workload: Workload, policy: Any, *, overrun: str,
+                progress: Callable[[int], None] | None) -> Schedule:
+    """The whole slack simulation in one compiled call; the policy is reset and left with
+    the Python engine's counters ``n_insert``, ``n_remove`` and promises."""
+    from heuristics import slack_kernel
+    from sim.batch.fast import slack_loop as SL
+
+    t_wall = time.perf_counter()
+    kill = overrun == "kill"
+    policy.reset(MachineInfo(capacity=workload.capacity, kill_at_request=kill))
+    cap = policy.capacity
+    cols = workload.columns()
+    n = len(cols)
+    JT = np.zeros((n, SL.N_JT), np.int64)
+    JT[:, SL.ID], JT[:, SL.SUB], JT[:, SL.RUN] = cols.id, cols.submit, cols.runtime
+    JT[:, SL.REQ], JT[:, SL.N] = cols.requested, cols.demand[:, 0]
+    PF = np.full((n, 2), policy.default_priority, np.float64)
+    if policy.priorities:
+        row = {jid: i for i, jid in enumerate(cols.id.tolist())}
+        for jid, pair in policy.priorities.items():
+            i = row.get(jid)
+            if i is not None:
+                PF[i] = pair
+    ins = policy.inserter
+    P = np.zeros(SL.N_P, np.int64)
+    P[SL.P_CAP] = cap
+    P[SL.P_ORDER] = slack_kernel.ORDER_CODE[ins.order]
+    P[SL.P_HOLD] = ins.compress == "hold"
+    P[SL.P_FROM_START] = ins.delay_from == "start"
+    P[SL.P_NEUMAIER] = slack_kernel._NEUMAIER
+    P[SL.P_KILL] = kill
+    P[SL.P_PRIO_IN] = {"both": SL.PRIO_BOTH, "price": SL.PRIO_PRICE,
+                       "slack": SL.PRIO_SLACK}[policy.priority_in]
+    P[SL.P_RESET] = policy.reset_slack
+    Q = np.zeros(SL.N_Q, np.float64)
+    Q[SL.Q_SF], Q[SL.Q_AWT] = policy.sf, policy.awt
+    Q[SL.Q_AU], Q[SL.Q_AT], Q[SL.Q_AP], Q[SL.Q_AF] = policy.alphas
+    Q[SL.Q_PFLOOR], Q[SL.Q_SFLOOR] = policy.p_floor, policy.slack_floor
+    R = np.zeros(SL.N_R, np.int64)
+    err = SL.run(JT, PF, P, Q, R) if n else SL.OK
+    if err != SL.OK:
+        _slack_error(policy.name, int(err), JT, R, SL)
+    policy.n_insert, policy.n_remove = int(R[SL.R_INSERT]), int(R[SL.R_REMOVE])
+    has = JT[:, SL.HASP] == 1
+    policy._promises = dict(zip(cols.id[has].tolist(), JT[has, SL.PROM].tolist(),
+                                strict=True))
+    if progress is not None and n:
+        progress(n)
+    return Schedule(
+        workload=workload,
+        policy=policy.name,
+        start=JT[:, SL.START].copy(),
+        end=JT[:, SL.END].copy(),
+        killed=JT[:, SL.KILLED] == 1,
+        overrun=overrun,
+        promises=dict(policy._promises),
+        guarantees=frozenset(policy.guarantees()),
+        sim_seconds=time.perf_counter() - t_wall,
+        engine="compiled",
+    )
+
+
+def _slack_error(name: str, err: int, JT: np.ndarray, R: np.ndarray, SL: Any) -> None:
+    """Raise the Python engine's error for the compiled slack loop's code ``err``."""
+    jid = int(JT[R[SL.R_JOB], SL.ID])
+    if err == SL.STUCK:
+        stuck = sorted(JT[JT[:, SL.START] < 0, SL.ID].tolist())[:10]
+        raise PolicyError(f"{name}: jobs never started: {stuck}")
+    if err == SL.LATE:
+        raise RuntimeError(f"{name}: job {jid} was scheduled before the simulator called "
+                           "back")
+    if err == SL.NO_ROOM:
+        raise RuntimeError(f"{name}: job {jid} is due to start but does not fit in the "
+                           "free processors")
+    raise RuntimeError(f"{name}: no feasible insertion found (compiled loop, code {err})")

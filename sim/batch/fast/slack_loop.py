@@ -1,0 +1,427 @@
+"""The slack scheduler's whole simulation compiled with numba: the Python engine's schedule.
+
+:func:`run` is :func:`sim.batch.machine.simulate` driving
+:class:`sim.batch.slack_scheduler.SlackScheduler` with a :class:`heuristics.slack.Inserter`
+(compress orders AST, AAT, DU, DC, DP), on arrays: the event loop, the scheduler's
+bookkeeping (slack, scheduled starts, promises, the first placement's priority update,
+the overrun re-placement) and every decision (:func:`heuristics.slack_kernel._decide`,
+the compiled slot search) run in one compiled call. The Python classes stay the readable
+reference; every step below follows them in the same order with the same float
+operations, so the start array is theirs (:mod:`tests.batch.test_slack_loop` checks it).
+
+Event order at one instant (as ``sim.batch.machine.simulate``): every end (the scheduler
+marks a ``remove`` as due when a job ends before its estimate), then the overrun notices
+in the order they were scheduled (each extends the job's estimate to ``now + requested``
+and re-places every waiting job greedily), then every arrival in workload order (each:
+overdue estimates extended, the due ``remove`` run, the job inserted), then one decision
+(overdue estimates extended, the due ``remove`` run, the jobs whose scheduled start has
+come started in ``(te, id)`` order) and the policy's next wake-up.
+
+State: ``JT[j]`` the int fields of job ``j`` (columns below), ``PF[j]`` its ``(UP, PP)``;
+parameters ``P`` (ints) and ``Q`` (floats), columns below; counters and the error in
+``R``. Times are integer seconds, slack real seconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from heuristics import slack_kernel as SK
+from sim.batch.fast.kernel import HN, N_S, hpop, hpush
+
+# ---- job ints JT
+ID, SUB, RUN, REQ, N, START, END, KILLED, PROM, HASP = range(10)
+N_JT = 10
+# ---- parameters P (ints)
+P_CAP, P_ORDER, P_HOLD, P_FROM_START, P_NEUMAIER, P_KILL, P_PRIO_IN, P_RESET = range(8)
+N_P = 8
+# ---- parameters Q (floats)
+Q_SF, Q_AWT, Q_AU, Q_AT, Q_AP, Q_AF, Q_PFLOOR, Q_SFLOOR = range(8)
+N_Q = 8
+# ---- priority_in codes
+PRIO_BOTH, PRIO_PRICE, PRIO_SLACK = 0, 1, 2
+# ---- results R: insert and remove counts, error code, the job it concerns
+R_INSERT, R_REMOVE, R_ERR, R_JOB = range(4)
+N_R = 4
+# ---- error codes
+OK = 0
+#: jobs still waiting at the end
+STUCK = -1
+#: a job's scheduled start passed before the simulator called back
+LATE = -2
+#: a job due to start does not fit in the free processors
+NO_ROOM = -3
+#: the search found no candidate (cannot happen: the last slot leaves the machine empty)
+NOT_FOUND = -4
+# ---- scalars of the loop state S (after the heap's own columns of kernel.S)
+WN, RN, NOVR, FREE, DUE = N_S, N_S + 1, N_S + 2, N_S + 3, N_S + 4
+N_SS = N_S + 5
+
+
+@njit(cache=True)
+def _priority(up, pp, sp):
+    """``SlackScheduler._priority``: ``(UP + PP + SP) / 3``, -inf over quota."""
+    if pp == -np.inf:
+        return -np.inf
+    return (up + pp + sp) / 3.0
+
+
+@njit(cache=True)
+def _split(up, pp, sp, prio_in):
+    """``SlackScheduler._split``: ``(p in the price, p behind s0)``."""
+    p = _priority(up, pp, sp)
+    if prio_in == PRIO_BOTH or p == -np.inf:
+        return p, p
+    p_sp = _priority(0.0, 0.0, sp)
+    if prio_in == PRIO_PRICE:
+        return p, p_sp
+    return p_sp, p
+
+
+@njit(cache=True)
+def _slack0(p, sf, awt):
+    """``SlackScheduler._slack0``: ``(1 - p) SF AWT`` seconds, inf when p = -inf."""
+    if p == -np.inf:
+        return np.inf
+    return (1.0 - p) * sf * awt
+
+
+@njit(cache=True)
+def _by_te_id(W, m, TE, JT):
+    """The waiting jobs ``W[:m]`` in ``(te, id)`` order."""
+    ids = np.empty(m, np.int64)
+    tes = np.empty(m, np.int64)
+    for q in range(m):
+        ids[q] = JT[W[q], ID]
+        tes[q] = TE[W[q]]
+    o = np.argsort(ids, kind="mergesort")
+    o = o[np.argsort(tes[o], kind="mergesort")]
+    out = np.empty(m, np.int64)
+    for q in range(m):
+        out[q] = W[o[q]]
+    return out
+
+
+@njit(cache=True)
+def _grown(HT, HP, S, size):
+    """The event heap moved into arrays of ``size`` entries."""
+    HT2 = np.empty(size, np.int64)
+    HP2 = np.empty(size, np.int64)
+    HT2[:S[HN]] = HT[:S[HN]]
+    HP2[:S[HN]] = HP[:S[HN]]
+    return HT2, HP2
+
+
+@njit(cache=True)
+def _room(WK, WF, WB, m, r):
+    """The search's scratch space, grown (doubled) when a decision on ``m`` waiting and
+    ``r`` running jobs needs more (``heuristics.slack_kernel._decide``)."""
+    ni, nf, nb = SK.ws_sizes(m, r)
+    ni += 12 * m
+    nf += 6 * m
+    if WK.shape[0] < ni:
+        WK = np.empty(2 * ni, np.int64)
+    if WF.shape[0] < nf:
+        WF = np.empty(2 * nf, np.float64)
+    if WB.shape[0] < nb:
+        WB = np.empty(2 * nb, np.bool_)
+    return WK, WF, WB
+
+
+@njit(cache=True)
+def _replace_all(now, S, JT, TE, SL, EST, W, RJ, cap):
+    """``SlackScheduler._replace_all``: every waiting job re-placed greedily, in ``(te,
+    id)`` order, at its earliest start in the running jobs' profile; slack charged, never
+    below 0."""
+    r = S[RN]
+    m = S[WN]
+    B = 4 + 2 * r + 2 * m
+    T = np.empty(B, np.int64)
+    F = np.empty(B, np.int64)
+    re_ = np.empty(r, np.int64)
+    rn_ = np.empty(r, np.int64)
+    for q in range(r):
+        re_[q] = EST[RJ[q]]
+        rn_[q] = JT[RJ[q], N]
+    L = SK._running(now, cap, re_, rn_, T, F)
+    for j in _by_te_id(W, m, TE, JT):
+        n = JT[j, N]
+        t = JT[j, REQ]
+        st, _ = SK._earliest(T, F, L, t, n, now)
+        L = SK._add(T, F, L, st, st + t, n)
+        SL[j] = max(SL[j] - (st - TE[j]), 0.0)
+        TE[j] = st
+
+
+@njit(cache=True)
+def _extend_overdue(now, S, JT, TE, SL, EST, W, RJ, OV, cap):
+    """``SlackScheduler._extend_overdue``: the overdue jobs whose estimate has passed get
+    ``now + requested``; then every waiting job is re-placed."""
+    due = False
+    for x in range(S[NOVR]):
+        j = OV[x]
+        if EST[j] <= now:
+            EST[j] = now + JT[j, REQ]
+            due = True
+    if due:
+        _replace_all(now, S, JT, TE, SL, EST, W, RJ, cap)
+
+
+@njit(cache=True)
+def _decide(now, j_new, p_new, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, DX, DRE,
+            DRN, OUT, WK, WF, WB):
+    """``SlackScheduler._decide``: one insertion (``j_new >= 0``, priority ``p_new``) or
+    remove (``j_new < 0``) on the compiled search, applied to the waiting jobs; returns the
+    chosen slot ``ts``, or -1 if the search found none."""
+    m = S[WN]
+    for q in range(m):
+        j = W[q]
+        DJI[q, 0] = JT[j, ID]
+        DJI[q, 1] = JT[j, N]
+        DJI[q, 2] = JT[j, REQ]
+        DJI[q, 3] = JT[j, SUB]
+        DTE[q] = TE[j]
+        DX[q, 0] = SL[j]
+        DX[q, 1] = S0[j]
+        DX[q, 2] = PR[j]
+    r = S[RN]
+    for q in range(r):
+        DRE[q] = EST[RJ[q]]
+        DRN[q] = JT[RJ[q], N]
+    DP[0] = now
+    if j_new >= 0:
+        DP[3] = JT[j_new, N]
+        DP[4] = JT[j_new, REQ]
+        DP[5] = 1
+        DQ[6] = p_new
+    else:
+        DP[3] = 0
+        DP[4] = 0
+        DP[5] = 0
+        DQ[6] = 1.0
+    found, ts, count = SK._decide(DP, DQ, DRE[:r], DRN[:r], DJI[:m], DTE[:m], DX[:m], OUT,
+                                  WK, WF, WB)
+    if not found:
+        return -1
+    for q in range(count):
+        j = W[OUT[2, q]]
+        st = OUT[1, q]
+        if st != TE[j]:
+            SL[j] -= st - TE[j]
+            TE[j] = st
+    return ts
+
+
+@njit(cache=True)
+def run(JT, PF, P, Q, R):
+    """Simulate (module docstring); fills ``JT``'s START, END, KILLED, PROM and HASP
+    columns and ``R``. Returns ``R[R_ERR]``: 0, or a negative error code with the job's
+    index in ``R[R_JOB]``."""
+    n = JT.shape[0]
+    cap = P[P_CAP]
+    kill = P[P_KILL] == 1
+    prio_in = P[P_PRIO_IN]
+    reset = P[P_RESET] == 1
+    sf = Q[Q_SF]
+    awt = Q[Q_AWT]
+    S = np.zeros(N_SS, np.int64)
+    S[FREE] = cap
+    HT = np.empty(2 * n + 64, np.int64)
+    HP = np.empty(2 * n + 64, np.int64)
+    TE = np.zeros(n, np.int64)
+    EST = np.zeros(n, np.int64)
+    SL = np.zeros(n, np.float64)
+    S0 = np.zeros(n, np.float64)
+    PR = np.zeros(n, np.float64)
+    W = np.empty(n, np.int64)  # waiting jobs (any order)
+    WPOS = np.full(n, -1, np.int64)
+    RJ = np.empty(n, np.int64)  # running jobs (any order)
+    RPOS = np.full(n, -1, np.int64)
+    OV = np.empty(n, np.int64)  # overdue running jobs
+    OSEQ = np.zeros(n, np.int64)  # order in which the overrun notices were scheduled
+    OR_ = np.empty(n, np.int64)
+    # the decision's arrays (SK._decide): ints, floats, waiting and running rows, output
+    DP = np.zeros(9, np.int64)
+    DP[1] = cap
+    DP[2] = P[P_ORDER]
+    DP[6] = P[P_HOLD]
+    DP[7] = P[P_FROM_START]
+    DP[8] = P[P_NEUMAIER]
+    DQ = np.array((Q[Q_AT], Q[Q_AU], Q[Q_AP], Q[Q_AP] * Q[Q_AF], Q[Q_PFLOOR], Q[Q_SFLOOR],
+                   1.0))
+    DJI = np.empty((n, 4), np.int64)
+    DTE = np.empty(n, np.int64)
+    DX = np.empty((n, 3), np.float64)
+    DRE = np.empty(n, np.int64)
+    DRN = np.empty(n, np.int64)
+    OUT = np.empty((3, n), np.int64)
+    WK = np.empty(0, np.int64)  # the search's scratch space (grown on demand)
+    WF = np.empty(0, np.float64)
+    WB = np.empty(0, np.bool_)
+    for j in range(n):
+        JT[j, START] = -1
+        JT[j, END] = -1
+        JT[j, KILLED] = 0
+        JT[j, HASP] = 0
+        JT[j, PROM] = 0
+    oseq = 0
+    na = 0
+    has_wake = False
+    wake_at = 0
+    remove_due = False
+    while na < n or S[HN] > 0:
+        if S[HN] == 0 or (na < n and JT[na, SUB] < HT[0]):
+            now = JT[na, SUB]
+        else:
+            now = HT[0]
+        # 1. ends, then the overrun notices (in the order scheduled); wake-ups are instants
+        no = 0
+        while S[HN] > 0 and HT[0] == now:
+            p = hpop(HT, HP, S)
+            if p < 0:
+                continue
+            if p < n:
+                S[FREE] += JT[p, N]
+                x = RPOS[p]
+                last = RJ[S[RN] - 1]
+                RJ[x] = last
+                RPOS[last] = x
+                RPOS[p] = -1
+                S[RN] -= 1
+                for x in range(S[NOVR]):
+                    if OV[x] == p:
+                        OV[x] = OV[S[NOVR] - 1]
+                        S[NOVR] -= 1
+                        break
+                if EST[p] > now:
+                    remove_due = True
+            else:
+                OR_[no] = p - n
+                no += 1
+        if no > 0:
+            o = np.argsort(OSEQ[OR_[:no]])
+            for q in range(no):
+                j = OR_[o[q]]
+                OV[S[NOVR]] = j
+                S[NOVR] += 1
+                EST[j] = now + JT[j, REQ]
+                _replace_all(now, S, JT, TE, SL, EST, W, RJ, cap)
+        # 2. arrivals, in workload order
+        while na < n and JT[na, SUB] == now:
+            j = na
+            na += 1
+            if S[NOVR] > 0:
+                _extend_overdue(now, S, JT, TE, SL, EST, W, RJ, OV, cap)
+            if remove_due:
+                remove_due = False
+                if S[WN] > 0:
+                    R[R_REMOVE] += 1
+                    WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
+                    if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI,
+                               DTE, DX, DRE, DRN, OUT, WK, WF, WB) < 0:
+                        R[R_ERR] = NOT_FOUND
+                        return NOT_FOUND
+            up = PF[j, 0]
+            pp = PF[j, 1]
+            p, p_s = _split(up, pp, 0.5, prio_in)
+            R[R_INSERT] += 1
+            WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
+            te = _decide(now, j, max(p, 0.0), S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI,
+                         DTE, DX, DRE, DRN, OUT, WK, WF, WB)
+            if te < 0:
+                R[R_ERR] = NOT_FOUND
+                R[R_JOB] = j
+                return NOT_FOUND
+            # first placement: SP, p and s0 recomputed once, the job not moved
+            s0_first = _slack0(p_s, sf, awt)
+            sp = min((te - now) / (2.0 * awt), 1.0)
+            p, p_s = _split(up, pp, sp, prio_in)
+            s0 = _slack0(p_s, sf, awt)
+            s = s0 if reset else s0_first
+            TE[j] = te
+            SL[j] = s
+            S0[j] = s0
+            PR[j] = p
+            W[S[WN]] = j
+            WPOS[j] = S[WN]
+            S[WN] += 1
+            if np.isfinite(s):
+                JT[j, PROM] = np.int64(np.floor(te + s))
+                JT[j, HASP] = 1
+        if has_wake and wake_at <= now:
+            has_wake = False
+        # 3. one decision: the jobs whose scheduled start has come
+        if S[NOVR] > 0:
+            _extend_overdue(now, S, JT, TE, SL, EST, W, RJ, OV, cap)
+        if remove_due:
+            remove_due = False
+            if S[WN] > 0:
+                R[R_REMOVE] += 1
+                WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
+                if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE,
+                           DX, DRE, DRN, OUT, WK, WF, WB) < 0:
+                    R[R_ERR] = NOT_FOUND
+                    return NOT_FOUND
+        nd = 0
+        for q in range(S[WN]):
+            if TE[W[q]] <= now:
+                OR_[nd] = W[q]
+                nd += 1
+        if S[HN] + 2 * nd + 1 > HT.shape[0]:  # each start pushes at most 2 events
+            HT, HP = _grown(HT, HP, S, 2 * (S[HN] + 2 * nd + 1))
+        if nd > 0:
+            for j in _by_te_id(OR_, nd, TE, JT):
+                if TE[j] < now:
+                    R[R_ERR] = LATE
+                    R[R_JOB] = j
+                    return LATE
+                if JT[j, N] > S[FREE]:
+                    R[R_ERR] = NO_ROOM
+                    R[R_JOB] = j
+                    return NO_ROOM
+                x = WPOS[j]
+                last = W[S[WN] - 1]
+                W[x] = last
+                WPOS[last] = x
+                WPOS[j] = -1
+                S[WN] -= 1
+                # the machine's start and the planner's booking
+                S[FREE] -= JT[j, N]
+                RJ[S[RN]] = j
+                RPOS[j] = S[RN]
+                S[RN] += 1
+                req = JT[j, REQ]
+                EST[j] = now + req
+                JT[j, START] = now
+                rt = JT[j, RUN]
+                if kill and rt > req:
+                    length = req
+                    JT[j, KILLED] = 1
+                else:
+                    length = rt
+                    if rt > req:
+                        hpush(HT, HP, S, now + req, n + j)
+                        OSEQ[j] = oseq
+                        oseq += 1
+                JT[j, END] = now + length
+                hpush(HT, HP, S, now + length, j)
+        # the policy's wake-up: the next scheduled start, the next overdue estimate
+        w = -1
+        for q in range(S[WN]):
+            t = TE[W[q]]
+            if t > now and (w < 0 or t < w):
+                w = t
+        for x in range(S[NOVR]):
+            t = EST[OV[x]]
+            if t > now and (w < 0 or t < w):
+                w = t
+        if w >= 0 and (not has_wake or w < wake_at):
+            has_wake = True
+            wake_at = w
+            hpush(HT, HP, S, w, -1)
+    if S[WN] > 0:
+        R[R_ERR] = STUCK
+        R[R_JOB] = W[0]
+        return STUCK
+    return OK
