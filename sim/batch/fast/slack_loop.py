@@ -214,6 +214,23 @@ def _decide(now, j_new, p_new, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, D
 
 
 @njit(cache=True)
+def _remove_decision(now, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, DX, DRE, DRN,
+                     OUT, WK, WF, WB, R):
+    """The decision a removal owes (the Python scheduler's ``remove_due``), if any job
+    waits: every waiting job placed again, no new job. Returns (found, WK, WF, WB), with
+    ``R[R_ERR]`` set when no insertion was found."""
+    if S[WN] == 0:
+        return True, WK, WF, WB
+    R[R_REMOVE] += 1
+    WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
+    if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, DX, DRE,
+               DRN, OUT, WK, WF, WB) < 0:
+        R[R_ERR] = NOT_FOUND
+        return False, WK, WF, WB
+    return True, WK, WF, WB
+
+
+@njit(cache=True)
 def run(JT, PF, P, Q, R):
     """Simulate (module docstring); fills ``JT``'s START, END, KILLED, PROM and HASP
     columns and ``R``. Returns ``R[R_ERR]``: 0, or a negative error code with the job's
@@ -315,13 +332,11 @@ def run(JT, PF, P, Q, R):
                 _extend_overdue(now, S, JT, TE, SL, EST, W, RJ, OV, cap)
             if remove_due:
                 remove_due = False
-                if S[WN] > 0:
-                    R[R_REMOVE] += 1
-                    WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
-                    if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI,
-                               DTE, DX, DRE, DRN, OUT, WK, WF, WB) < 0:
-                        R[R_ERR] = NOT_FOUND
-                        return NOT_FOUND
+                ok, WK, WF, WB = _remove_decision(now, S, JT, TE, SL, S0, PR, EST, W, RJ, DP,
+                                                  DQ, DJI, DTE, DX, DRE, DRN, OUT, WK, WF,
+                                                  WB, R)
+                if not ok:
+                    return NOT_FOUND
             up = PF[j, 0]
             pp = PF[j, 1]
             p, p_s = _split(up, pp, 0.5, prio_in)
@@ -356,13 +371,10 @@ def run(JT, PF, P, Q, R):
             _extend_overdue(now, S, JT, TE, SL, EST, W, RJ, OV, cap)
         if remove_due:
             remove_due = False
-            if S[WN] > 0:
-                R[R_REMOVE] += 1
-                WK, WF, WB = _room(WK, WF, WB, S[WN], S[RN])
-                if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE,
-                           DX, DRE, DRN, OUT, WK, WF, WB) < 0:
-                    R[R_ERR] = NOT_FOUND
-                    return NOT_FOUND
+            ok, WK, WF, WB = _remove_decision(now, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ,
+                                              DJI, DTE, DX, DRE, DRN, OUT, WK, WF, WB, R)
+            if not ok:
+                return NOT_FOUND
         nd = 0
         for q in range(S[WN]):
             if TE[W[q]] <= now:
