@@ -477,7 +477,7 @@ def pick(C, m, free, cap, D, G, P):
 @njit(cache=True)
 def easy_adm(j, now, shadow, xf, D, JI):
     """EASY's ``admissible`` for a job that fits now, given ``xf`` the free capacity at the
-    shadow time (the head's reservation booked). Every booking in the profile but the
+    shadow time (the head's reservation counted). Every booking in the profile but the
     head's starts at or before now (running jobs, extended estimates, jobs started now), so
     free capacity never decreases on [now, shadow) nor from the shadow time on: a job that
     fits now fits until the shadow time, and beyond it exactly when it fits at the shadow
@@ -621,10 +621,11 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf):
         JI[head, HASP] = 1
         JI[head, PROM] = shadow
     if qt - qh > 1 and free[0] > 0:
-        book(T, F, S, cap, shadow, hreq, D, head, -1)
+        # the free capacity at the shadow time with the head's reservation in it; the
+        # reservation itself is not booked: the backfill reads only ``xf`` (easy_adm)
         i = last_le(T, S[PN], shadow)
         for k in range(xf.shape[0]):
-            xf[k] = F[k, i]
+            xf[k] = F[k, i] - D[head, k]
         if P[P_SEL] == FF:
             moved = False
             for x in range(qh + 1, qt):
@@ -636,7 +637,6 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf):
         else:
             moved = fill_select(EASY, qh + 1, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI,
                                 P, Q, C, G)
-        book(T, F, S, cap, shadow, hreq, D, head, 1)
         if moved:
             compact_queue(Q, S, JI)
 
