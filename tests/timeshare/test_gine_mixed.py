@@ -12,7 +12,7 @@ import pytest
 from sim.experiments.gine import mixed
 
 
-@pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan", "inf"])
+@pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan", "inf", "0.05"])
 def test_bad_scale_is_refused_naming_the_option(capsys, tmp_path, value):
     assert mixed.main(["--scale", value, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -321,6 +321,11 @@ def main(argv: list[str] | None = None) -> int:
     if a.seeds < 1:
         print(f"error: --seeds must be at least 1, got {a.seeds}", file=sys.stderr)
         return 2
+    try:  # the scaled sizes are rounded to whole pages: a large task must still fit in M
+        base(1.0, a.scale)
+    except ValueError as e:
+        print(f"error: --scale {a.scale:g}: {e}", file=sys.stderr)
+        return 2
     bad = [f for f in a.mfreq if f not in MFREQ]
     if bad or len(set(a.mfreq)) != len(a.mfreq):
         print(f"error: --mfreq must list distinct values of {' '.join(map(str, MFREQ))}, "
