@@ -105,3 +105,17 @@ def test_mfreq_subset_and_tpn_write_their_own_directory_and_cost(monkeypatch, tm
     assert all(v["cpu_s"] >= 0 and " ".join(argv) in v["command"] for v in cost.values())
     readme = (out / "README.md").read_text()
     assert "mfreq grid 20, 1000 ms" in readme and "## tpn" in readme
+
+
+@pytest.mark.parametrize("argv", [["--seed", "3"], ["--factor", "2"],
+                                  ["--mixed", "1.0", "--engine", "python"],
+                                  ["--mixed", "1.0", "--full"]])
+def test_bench_mixed_options_act_or_are_refused(argv, capsys):
+    """``gine.bench --mixed`` options without ``--mixed``, or ``--mixed`` with what it
+    does not run, are refused by argparse (exit 2) before anything runs."""
+    from sim.experiments.gine import bench
+
+    with pytest.raises(SystemExit) as e:
+        bench.main(argv)
+    assert e.value.code == 2
+    assert "--mixed" in capsys.readouterr().err.strip().splitlines()[-1]
