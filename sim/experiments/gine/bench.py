@@ -9,6 +9,11 @@ wall time is printed for the main point only) and events per CPU second.
 ``--full`` also runs 100 jobs at scale 1.0 and extrapolates the full-size point linearly
 in jobs. ``--engine compiled`` runs the numba engine (:mod:`sim.timeshare.fast`, same
 event log); ``--compare`` also runs the main point on the Python engine (same events).
+``--mixed LOAD`` times instead one point of :mod:`sim.experiments.gine.mixed` (one mixed
+stream, local tasks not counted, pdt 0.5, compiled engine) at ``--scale``, ``--mfreq``
+and ``--policy``, seed ``--seed``, with mit = ``--factor`` x eq. 5's mit (default: the
+factor calibrated at scale 0.01, ``results/mixed-scale0.01/calib_mit.json``): the cost of
+one run of that study without calibrating at the scale.
 The first compiled run in a fresh clone compiles the kernel (about 90 s CPU, cached on
 disk): it is done and timed before the measured runs. Times inside the simulator are
 microseconds; wall times are seconds.
@@ -17,11 +22,16 @@ microseconds; wall times are seconds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import time
+from pathlib import Path
 
 from heuristics.coscheduling import by_name
 from sim.timeshare.csm import run_point
-from sim.timeshare.workload import CSMConfig
+from sim.timeshare.workload import CSMConfig, calibrate_mit
+
+MIXED_CALIB = Path(__file__).resolve().parent / "results" / "mixed-scale0.01" / "calib_mit.json"
 
 
 def one(n_nodes: int, jobs: int, scale: float, policy: str, seed: int = 0,
@@ -38,16 +48,57 @@ def one(n_nodes: int, jobs: int, scale: float, policy: str, seed: int = 0,
     return r.events, cpu
 
 
+def mixed_point(load: float, scale: float, mfreq_ms: float, policy: str, seed: int,
+                factor: float | None = None) -> None:
+    """Time one point of the mixed-stream study (see the module docstring); prints
+    events, CPU and wall seconds, tasks per node and the measured mem_load."""
+    from sim.experiments.gine import mixed
+
+    c = mixed.base(load, scale, pdt=0.5, mfreq_ms=mfreq_ms)
+    if factor is None:
+        v = json.loads(MIXED_CALIB.read_text())[f"{load}/{c.class_mix}"]
+        factor = v["mit_s"] / v["eq5_mit_s"]
+    c = dataclasses.replace(c, mit_s=factor * calibrate_mit(c))
+    mnod = {"mnod": 2 if load == 1.0 else 3} if policy != "rr" else {}
+    pol = by_name(policy, quantum_us=int(c.quantum_ms * 1000), **mnod)
+    t, w = time.process_time(), time.perf_counter()
+    r = run_point(c, pol, seed, engine="compiled")
+    cpu, wall = time.process_time() - t, time.perf_counter() - w
+    with open("/proc/loadavg") as f:
+        loadavg = " ".join(f.read().split()[:3])
+    print(f"mixed point: mem_load {load}, scale {scale:g}, mfreq {mfreq_ms:g} ms, {policy}, "
+          f"seed {seed}, mit {c.mit_s:.3f} s ({factor:.3f} x eq. 5): {r.events} events, "
+          f"{cpu:.1f} s CPU, {wall:.1f} s wall, {r.events / cpu:,.0f} events per CPU "
+          f"second; tasks/node {r.metrics['tasks_per_node']:.2f}, measured mem_load "
+          f"{r.metrics['mem_load_measured']:.3f}; load average {loadavg}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=float, default=0.01)
     ap.add_argument("--policy", default="csm")
     ap.add_argument("--full", action="store_true", help="also extrapolate scale 1.0")
-    ap.add_argument("--engine", choices=("python", "compiled"), default="python")
+    ap.add_argument("--engine", choices=("python", "compiled"),
+                    help="default: python (compiled with --mixed)")
     ap.add_argument("--compare", action="store_true",
                     help="also run the main point on the other engine")
+    ap.add_argument("--mixed", type=float, choices=(0.7, 1.0, 1.5),
+                    help="time one point of gine.mixed at this mem_load instead")
+    ap.add_argument("--mfreq", type=float, help="with --mixed (ms, default 20)")
+    ap.add_argument("--seed", type=int, help="with --mixed (default 0)")
+    ap.add_argument("--factor", type=float, help="with --mixed: mit / eq. 5's mit")
     args = ap.parse_args(argv)
-    eng = args.engine
+    if args.mixed is None and (args.mfreq, args.seed, args.factor) != (None, None, None):
+        ap.error("--mfreq, --seed and --factor act with --mixed only")
+    if args.mixed is not None:
+        if args.engine == "python" or args.full or args.compare:
+            ap.error("--mixed runs the compiled engine alone (no --engine python, --full "
+                     "or --compare)")
+        one(8, 5, 0.01, args.policy, engine="compiled")   # compile or load the kernel
+        mixed_point(args.mixed, args.scale, args.mfreq or 20.0, args.policy, args.seed or 0,
+                    args.factor)
+        return
+    eng = args.engine or "python"
     print(f"policy {args.policy}, tc/memory scale {args.scale}, mem_load 1.0, mfreq 100 ms, "
           f"engine {eng}", flush=True)
     if eng == "compiled":

@@ -1,7 +1,8 @@
 """Targets 4-11 of spec 3.7 rerun under the "one mixed stream" workload, distributed jobs
 counted only.
 
-``python -m sim.experiments.gine.mixed [--seeds 10] [--scale 1] [--parts calib load1 ...]``
+``python -m sim.experiments.gine.mixed [--seeds 10] [--scale 1] [--mfreq 20 100 1000]
+[--parts calib load1 ...]``
 
 The workload reading (``class_mix="c"`` of :class:`sim.timeshare.workload.CSMConfig`): one
 Poisson stream whose arrival is a local task w.p. 1/2, else a distributed job, large
@@ -24,15 +25,23 @@ continues where it stopped). Parts:
 - ``load15``: the same at 1.5 with MNOD 3 (targets 6-9);
 - ``low``: CSM, DYN, RR at mem_load 0.7 over pdt 0.1 .. 0.9 (targets 9, 10);
 - ``mnod``: CSM at 1.0 with MNOD 1, 2, 3 over mfreq (target 11);
+- ``tpn`` (not in the default): RR at the calibration point (pdt 0.5, mfreq 100 ms) at
+  every load, with ``count_locals`` False and True (the same calibrated mit; True ends a
+  run after 1000 arrivals of either kind): tasks per node against the paper's 2.8 / 3.2 /
+  4.1 (target 1);
 - ``idle`` (not in the default): CSM at 1.0, MNOD 2, mfreq 20 and 1000 ms, seed 0 on the
   Python engine with the counting policy of ``figs crossover-diag``: the share of CSM's
   distributed insertions that find an idle CPU and an empty RQ (Algorithm 1 line 3).
 
-Targets 4 and 5 are static workloads (no arrival stream, nothing counted): the reading
-does not change them. Writes ``results/mixed[-scale<s>]/<part>.json`` and ``README.md``
-there (the tables so far, with the scale, seeds, command and commit); fewer than 10 seeds
-is a partial run and writes to ``results/csm-mixed[-scale<s>]/`` at the repository top;
-``--out`` writes elsewhere.
+``--mfreq`` runs a subset of the mfreq grid (ms) in ``load1``, ``load15`` and ``mnod``;
+it is a configuration of its own, named ``-mfreq<f>-<f>`` after the scale in the
+directory name. Targets 4 and 5 are static workloads (no arrival stream, nothing counted):
+the reading does not change them. Writes ``results/mixed[-scale<s>][-mfreq..]/<part>.json``
+and ``README.md`` there (the tables so far, with the scale, seeds, mfreq grid, command and
+commit), and ``cost.json``: the CPU and wall seconds of every point (all its seeds), the
+load average when it ended, the command and commit that ran it. Fewer than 10 seeds is a
+partial run and writes to ``results/csm-mixed[-scale<s>][-mfreq..]/`` at the repository
+top; ``--out`` writes elsewhere.
 Times in the simulator are microseconds; mit in seconds.
 """
 
@@ -67,17 +76,25 @@ SCALE = 1.0
 MFREQ = (20, 100, 1000)
 PDT = (0.1, 0.3, 0.5, 0.7, 0.9)
 PARTS = ("calib", "load1", "load15", "low", "mnod")
+#: the parts ``--parts`` accepts beyond the default grids
+EXTRA = ("tpn", "idle")
+#: mfreq (ms) of the ``tpn`` part: the calibration point
+TPN_MFREQ = 100.0
 #: mfreq (ms) of the ``idle`` part (the two ends of the grid, as in ``crossover-diag``)
 IDLE_MFREQ = (20, 1000)
 MIX = {0.7: "b", 1.0: "c", 1.5: "c"}
 
 
-def out_dir(scale: float, seeds: int) -> Path:
+def out_dir(scale: float, seeds: int, mfreq: tuple[float, ...] = MFREQ) -> Path:
     """Where a run without ``--out`` writes: ``results/mixed`` for the full configuration
     at paper sizes, ``results/mixed-scale<s>`` at another scale (the study's
-    ``<name>-scale<s>`` naming), and under the git-ignored top-level ``results/`` as
-    ``csm-mixed[-scale<s>]`` when fewer seeds than the full configuration's are run."""
+    ``<name>-scale<s>`` naming), ``-mfreq<f>-<f>`` appended for a subset of the mfreq
+    grid, and under the git-ignored top-level ``results/`` as
+    ``csm-mixed[-scale<s>][-mfreq..]`` when fewer seeds than the full configuration's are
+    run."""
     suffix = "" if scale == SCALE else f"-scale{scale:g}"
+    if tuple(mfreq) != MFREQ:
+        suffix += "-mfreq" + "-".join(f"{f:g}" for f in mfreq)
     if seeds < SEEDS:
         return PARTIAL_DIR / f"csm-mixed{suffix}"
     return RESULTS / f"mixed{suffix}"
@@ -121,11 +138,13 @@ def calibrate(out: Path, load: float, scale: float = SCALE) -> dict[str, Any]:
 class _Setup(figs.Setup):
     """figs.Setup for this study's directory and sizes (no argparse)."""
 
-    def __init__(self, out: Path, seeds: int, scale: float = SCALE):
+    def __init__(self, out: Path, seeds: int, scale: float = SCALE,
+                 mfreq: tuple[float, ...] = MFREQ):
         ns = argparse.Namespace(quick=False, seeds=seeds, jobs=JOBS, scale=scale,
-                                mfreq=list(MFREQ), pdt=list(PDT), figure="mixed",
+                                mfreq=list(mfreq), pdt=list(PDT), figure="mixed",
                                 engine="compiled", out=str(out))
         super().__init__(ns)
+        self.mfreq = tuple(mfreq)
 
     def cfg(self, **kw: Any) -> CSMConfig:
         c = base(kw.pop("mem_load"), self.scale, **kw)
@@ -133,17 +152,23 @@ class _Setup(figs.Setup):
 
 
 def points(setup: _Setup, part: str) -> list[tuple[str, CSMConfig, str, dict]]:
+    """(key, config, policy, options) of every point of ``part``."""
     if part in ("load1", "load15"):
         load, mnod = (1.0, 2) if part == "load1" else (1.5, 3)
-        return [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=float(f)), p,
-                 {"mnod": mnod} if p != "rr" else {}) for f in MFREQ
+        return [(f"{p}/m{f:g}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=float(f)), p,
+                 {"mnod": mnod} if p != "rr" else {}) for f in setup.mfreq
                 for p in ("rr", "pred", "csm")]
+    if part == "tpn":
+        return [(f"rr/load{load:g}/locals-{'counted' if cl else 'not-counted'}",
+                 dataclasses.replace(setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=TPN_MFREQ),
+                                     count_locals=cl), "rr", {})
+                for load in (0.7, 1.0, 1.5) for cl in (False, True)]
     if part == "low":
         return [(f"{p}/pdt{d}", setup.cfg(mem_load=0.7, pdt=d), p, {}) for d in PDT
                 for p in ("csm", "dyn", "rr")]
     if part == "mnod":
-        return [(f"mnod{k}/m{f}", setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)), "csm",
-                 {"mnod": k}) for f in MFREQ for k in (1, 2, 3)]
+        return [(f"mnod{k}/m{f:g}", setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=float(f)),
+                 "csm", {"mnod": k}) for f in setup.mfreq for k in (1, 2, 3)]
     raise ValueError(f"unknown part {part!r}")
 
 
@@ -194,7 +219,41 @@ METRICS = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
            "slowdown_local", "tasks_per_node", "mem_load_measured")
 
 
-def report(out: Path, seeds: int, scale: float = SCALE) -> str:
+def run_part(setup: _Setup, out: Path, part: str) -> None:
+    """Run every point of ``part`` through :func:`figs.run_grid` (which caches each point
+    in ``<part>.json``), one point at a time, and record what each newly run point cost
+    in ``cost.json`` of ``out``: CPU and wall seconds over all its seeds, the load average
+    when it ended, command and commit."""
+    path = out / "cost.json"
+    for key, cfg, pol, opts in points(setup, part):
+        grid = out / f"{part}.json"
+        ident = json.dumps([cfg.to_dict(), pol, opts, setup.seeds], sort_keys=True)
+        done = grid.exists() and json.loads(grid.read_text()).get(key, {}).get("ident") == ident
+        c0, w0 = time.process_time(), time.perf_counter()
+        figs.run_grid(setup, part, [(key, cfg, pol, opts)], METRICS)
+        if done:
+            continue
+        cost = json.loads(path.read_text()) if path.exists() else {}
+        cost[f"{part}/{key}"] = {
+            "cpu_s": round(time.process_time() - c0, 2),
+            "wall_s": round(time.perf_counter() - w0, 2), "seeds": setup.seeds,
+            "loadavg": Path("/proc/loadavg").read_text().split()[:3]
+            if Path("/proc/loadavg").exists() else None,
+            "commit": commit(), "command": command()}
+        write_atomic(path, json.dumps(cost, indent=1))
+
+
+def _cost_rows(out: Path) -> list[list[str]]:
+    path = out / "cost.json"
+    if not path.exists():
+        return []
+    return [[k, f"{v['cpu_s']:.1f}", f"{v['cpu_s'] / v['seeds']:.1f}", f"{v['wall_s']:.0f}",
+             " ".join(v["loadavg"] or ["-"])]
+            for k, v in json.loads(path.read_text()).items()]
+
+
+def report(out: Path, seeds: int, scale: float = SCALE,
+           mfreq: tuple[float, ...] = MFREQ) -> str:
     """The tables of every part run so far (from the grid caches)."""
     size = "Paper sizes (scale 1.0)" if scale == 1.0 else (
         f"Every tc and memory size x {scale:g} (scale {scale:g}; quantum, fault latency, "
@@ -202,6 +261,7 @@ def report(out: Path, seeds: int, scale: float = SCALE) -> str:
     kind = "full configuration" if seeds >= SEEDS else "PARTIAL run (fewer seeds)"
     md = ["# Spec 3.7 targets under one mixed stream, distributed jobs counted only\n",
           f"{kind}: {size}, n = 32, {JOBS} distributed jobs per run "
+          f"(mfreq grid {', '.join(f'{f:g}' for f in mfreq)} ms) "
           f"(count_locals=False), {seeds} seeds, compiled engine; class mix 'c' (local "
           "w.p. 1/2, else distributed, large w.p. pdt) at mem_load 1.0 and 1.5, 'b' at 0.7. "
           "Mean over seeds +- 95% CI half-width; a part with fewer points than its grid "
@@ -219,7 +279,7 @@ def report(out: Path, seeds: int, scale: float = SCALE) -> str:
                *markdown_table(["mem_load", "class mix", "eq. 5 mit [s]", "calibrated mit [s]",
                                 "measured mem_load", "tasks/node, job-one-stream reading"],
                                rows), ""]
-    for part in PARTS[1:]:
+    for part in (*PARTS[1:], "tpn"):
         path = out / f"{part}.json"
         if not path.exists():
             continue
@@ -235,14 +295,21 @@ def report(out: Path, seeds: int, scale: float = SCALE) -> str:
                                 "busy-node paths line 5 / CSM mode / predictive [%]",
                                 "tasks/node", "events", "CPU [s], Python engine"],
                                _idle_rows(json.loads((out / "idle.json").read_text()))), ""]
+    if rows := _cost_rows(out):
+        md += ["## Cost per point (compiled engine, nice 10, all seeds of the point)\n",
+               *markdown_table(["part/point", "CPU [s]", "CPU per seed [s]", "wall [s]",
+                                "load average at its end"], rows), ""]
     return "\n".join(md)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=SEEDS)
-    ap.add_argument("--parts", nargs="+", choices=(*PARTS, "idle"), default=list(PARTS[1:]),
-                    help="what to run, in this order (default: every grid, not idle)")
+    ap.add_argument("--parts", nargs="+", choices=(*PARTS, *EXTRA), default=list(PARTS[1:]),
+                    help="what to run, in this order (default: every grid, not tpn or idle)")
+    ap.add_argument("--mfreq", nargs="+", type=float, default=list(MFREQ),
+                    help="mfreq grid of load1, load15 and mnod in ms, a subset of "
+                         f"{' '.join(map(str, MFREQ))} (a subset writes its own directory)")
     ap.add_argument("--scale", type=float, default=SCALE,
                     help="multiply every tc and memory size by this, 0 < s <= 1 (default 1: "
                          "the paper's sizes; another scale writes results/mixed-scale<s>)")
@@ -254,25 +321,36 @@ def main(argv: list[str] | None = None) -> int:
     if a.seeds < 1:
         print(f"error: --seeds must be at least 1, got {a.seeds}", file=sys.stderr)
         return 2
-    out = Path(a.out) if a.out else out_dir(a.scale, a.seeds)
+    try:  # the scaled sizes are rounded to whole pages: a large task must still fit in M
+        base(1.0, a.scale)
+    except ValueError as e:
+        print(f"error: --scale {a.scale:g}: {e}", file=sys.stderr)
+        return 2
+    bad = [f for f in a.mfreq if f not in MFREQ]
+    if bad or len(set(a.mfreq)) != len(a.mfreq):
+        print(f"error: --mfreq must list distinct values of {' '.join(map(str, MFREQ))}, "
+              f"got {' '.join(f'{f:g}' for f in a.mfreq)}", file=sys.stderr)
+        return 2
+    mfreq = tuple(f for f in MFREQ if f in a.mfreq)
+    out = Path(a.out) if a.out else out_dir(a.scale, a.seeds, mfreq)
     out.mkdir(parents=True, exist_ok=True)
     needs = {"calib": (1.0, 1.5, 0.7), "load1": (1.0,), "load15": (1.5,), "low": (0.7,),
-             "mnod": (1.0,), "idle": (1.0,)}
-    setup = _Setup(out, a.seeds, a.scale)
+             "mnod": (1.0,), "idle": (1.0,), "tpn": (0.7, 1.0, 1.5)}
+    setup = _Setup(out, a.seeds, a.scale, mfreq)
     print(f"== scale {a.scale:g}, {a.seeds} seeds -> {out}", flush=True)
     for part in a.parts:  # each part calibrates only the loads it needs, when it starts
         for load in needs[part]:
             calibrate(out, load, a.scale)
-        write_atomic(out / "README.md", report(out, a.seeds, a.scale))
+        write_atomic(out / "README.md", report(out, a.seeds, a.scale, mfreq))
         if part == "calib":
             continue
         print(f"== {part}", flush=True)
         if part == "idle":
             idle(setup, out)
             continue
-        figs.run_grid(setup, part, points(setup, part), METRICS)
-        write_atomic(out / "README.md", report(out, a.seeds, a.scale))
-    write_atomic(out / "README.md", report(out, a.seeds, a.scale))
+        run_part(setup, out, part)
+        write_atomic(out / "README.md", report(out, a.seeds, a.scale, mfreq))
+    write_atomic(out / "README.md", report(out, a.seeds, a.scale, mfreq))
     return 0
 
 

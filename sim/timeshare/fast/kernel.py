@@ -856,9 +856,12 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A):
     MS, LG, PT, FR = _unmanaged(MS), _unmanaged(LG), _unmanaged(PT), _unmanaged(FR)
     MT, GN, P, PF = _unmanaged(MT), _unmanaged(GN), _unmanaged(P), _unmanaged(PF)
     BU, A = _unmanaged(BU), _unmanaged(A)
-    for i in range(A.shape[0]):
-        S[PENDING] += 1
-        _push(S, H, A[i, 0], E_CALL, i, 0)
+    # one arrival in the heap at a time (the next is pushed when it is popped): arrivals
+    # are in time order and E_CALL is the last class, so the order of the events is the
+    # one of pushing them all now, with a heap of the live events only
+    S[PENDING] = A.shape[0]
+    if A.shape[0] > 0:
+        _push(S, H, A[0, 0], E_CALL, 0, 0)
     nn = DQ.shape[0]
     while S[HEAPN] > 0 or S[DQN] > 0:
         if S[ERR]:
@@ -892,6 +895,8 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A):
             _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a, b)
         else:
             S[PENDING] -= 1
+            if a + 1 < A.shape[0]:
+                _push(S, H, A[a + 1, 0], E_CALL, a + 1, 0)
             _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A, a)
     if S[ERR]:
         return S[ERR]
