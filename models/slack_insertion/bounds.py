@@ -156,10 +156,11 @@ def insertion_bound(problem: InsertionProblem, *, time_limit: float | None = Non
                     incumbent: InsertionSchedule | None = None,
                     options: BoundOptions = BoundOptions()) -> InsertionBound | None:
     """A certified lower bound on the optimal price (module docstring), at most the
-    price of ``incumbent`` (default: the current schedule; any feasible schedule, a
-    cheaper one gives smaller domains and a tighter LP). ``time_limit`` (seconds of wall
-    clock) covers building and solving; None when the LP was not solved in it, or is
-    larger than ``options`` allow."""
+    price of the cheaper of ``incumbent`` (any feasible schedule) and the current
+    schedule, whose price shrinks the domains (a cheaper one: a tighter LP).
+    ``time_limit`` (seconds of wall clock) covers building and solving (a GLOP run it
+    stops still gives a valid, weaker bound); None when the LP was not built in it, or
+    is larger than ``options`` allow."""
     from ortools.linear_solver import pywraplp
 
     t0 = time.perf_counter()
@@ -167,9 +168,11 @@ def insertion_bound(problem: InsertionProblem, *, time_limit: float | None = Non
     def left() -> float:
         return math.inf if time_limit is None else time_limit - (time.perf_counter() - t0)
 
-    cur = ins.current_schedule(problem) if incumbent is None else incumbent
-    if ins.check(problem, cur):
-        raise ValueError("insertion_bound: the incumbent schedule is infeasible")
+    cur = ins.current_schedule(problem)
+    if incumbent is not None:
+        if ins.check(problem, incumbent):
+            raise ValueError("insertion_bound: the incumbent schedule is infeasible")
+        cur = ins.best(problem, [incumbent, cur])
     cap = ins.objective(problem, cur)
     try:
         built = _model(problem, cur, options, lambda: left() <= 0)
