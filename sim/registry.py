@@ -61,6 +61,7 @@ SOLVERS.setdefault("slack_insertion", {}).update({
     "cpsat": "models.slack_insertion.cpsat:solve_cpsat",
     "ilp": "models.slack_insertion.ilp:solve_ilp",
     "brute": "models.slack_insertion.brute:solve_brute",
+    "portfolio": "models.slack_insertion.portfolio:solve_portfolio",
 })
 
 # CSM exact reference M6: memory-balanced task mapping
