@@ -21,6 +21,7 @@ pytest.importorskip("numba")
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from schedules import assert_same_schedule  # noqa: E402
 
 from heuristics import slack_fast, slack_kernel  # noqa: E402
 from heuristics.slack import (  # noqa: E402
@@ -146,11 +147,7 @@ def _assert_same_run(w: Workload, overrun: str, **options) -> None:
     py = simulate(w, SlackPolicy(**options), overrun=overrun)
     policy = SlackPolicy(**options)
     co = simulate(w, policy, overrun=overrun, engine="compiled")
-    assert co.start.dtype == py.start.dtype
-    assert co.start.tobytes() == py.start.tobytes(), (w.name, overrun, options)
-    assert np.array_equal(co.end, py.end) and np.array_equal(co.killed, py.killed)
-    assert co.promises == py.promises and co.guarantees == py.guarantees
-    assert co.policy == py.policy
+    assert_same_schedule(co, py, (w.name, overrun, options))
     assert policy.inserter.compiled is False  # restored after the run
 
 

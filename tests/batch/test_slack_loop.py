@@ -21,6 +21,8 @@ import pytest
 
 pytest.importorskip("numba")
 
+from schedules import assert_same_schedule  # noqa: E402
+
 from heuristics.slack import ORDERS, Inserter, SlackPolicy  # noqa: E402
 from instances.bundled import load_trace  # noqa: E402
 from instances.job import Job, Workload  # noqa: E402
@@ -64,11 +66,7 @@ def _same(w: Workload, overrun: str, **options) -> None:
     py = simulate(w, ref, overrun=overrun)
     got = SlackPolicy(**options)
     co = simulate(w, got, overrun=overrun, engine="compiled")
-    assert co.start.dtype == py.start.dtype
-    assert co.start.tobytes() == py.start.tobytes(), (w.name, overrun, options)
-    assert np.array_equal(co.end, py.end) and np.array_equal(co.killed, py.killed)
-    assert co.promises == py.promises and co.guarantees == py.guarantees
-    assert co.policy == py.policy
+    assert_same_schedule(co, py, (w.name, overrun, options))
     assert (got.n_insert, got.n_remove) == (ref.n_insert, ref.n_remove)
     assert got.promises() == ref.promises()
 
