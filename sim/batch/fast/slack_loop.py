@@ -213,6 +213,18 @@ def _decide(now, j_new, p_new, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, D
     return ts
 
 
+@njit(cache=True, inline="always")
+def _take_out(A, POS, S, count, j):
+    """Take ``j`` out of the set ``A[:S[count]]`` (``POS``: each member's place in ``A``),
+    the last member moving into its place."""
+    x = POS[j]
+    last = A[S[count] - 1]
+    A[x] = last
+    POS[last] = x
+    POS[j] = -1
+    S[count] -= 1
+
+
 @njit(cache=True)
 def _remove_decision(now, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, DX, DRE, DRN,
                      OUT, WK, WF, WB, R):
@@ -300,12 +312,7 @@ def run(JT, PF, P, Q, R):
                 continue
             if p < n:
                 S[FREE] += JT[p, N]
-                x = RPOS[p]
-                last = RJ[S[RN] - 1]
-                RJ[x] = last
-                RPOS[last] = x
-                RPOS[p] = -1
-                S[RN] -= 1
+                _take_out(RJ, RPOS, S, RN, p)
                 for x in range(S[NOVR]):
                     if OV[x] == p:
                         OV[x] = OV[S[NOVR] - 1]
@@ -392,12 +399,7 @@ def run(JT, PF, P, Q, R):
                     R[R_ERR] = NO_ROOM
                     R[R_JOB] = j
                     return NO_ROOM
-                x = WPOS[j]
-                last = W[S[WN] - 1]
-                W[x] = last
-                WPOS[last] = x
-                WPOS[j] = -1
-                S[WN] -= 1
+                _take_out(W, WPOS, S, WN, j)
                 # the machine's start and the planner's booking
                 S[FREE] -= JT[j, N]
                 RJ[S[RN]] = j

@@ -146,16 +146,37 @@ def provenance() -> str:
     return f"{commit()} with `{command()}`"
 
 
+def point_ident(cfg: CSMConfig, pol: str, opts: dict, seeds: int) -> str:
+    """The identity under which :func:`run_grid` caches one point's results."""
+    return json.dumps([cfg.to_dict(), pol, opts, seeds], sort_keys=True)
+
+
+def grid_path(setup: Setup, name: str) -> Path:
+    """The JSON file where :func:`run_grid` caches the grid ``name``."""
+    return setup.out / f"{name}{setup.suffix}.json"
+
+
+def is_cached(setup: Setup, name: str, key: str, cfg: CSMConfig, pol: str, opts: dict,
+              seeds: int | None = None) -> bool:
+    """Whether :func:`run_grid` would read the point ``key`` from its cache."""
+    path = grid_path(setup, name)
+    if not path.exists():
+        return False
+    entry = json.loads(path.read_text()).get(key)
+    return entry is not None and entry["ident"] == point_ident(cfg, pol, opts,
+                                                                seeds or setup.seeds)
+
+
 def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, dict]],
              metrics: tuple[str, ...] = METRICS, seeds: int | None = None
              ) -> dict[str, dict[str, list[float]]]:
     """Run every (key, config, policy, options) point for every seed; cache as JSON."""
-    path = setup.out / f"{name}{setup.suffix}.json"
+    path = grid_path(setup, name)
     cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     out = {}
     n_seeds = seeds or setup.seeds
     for key, cfg, pol, opts in points:
-        ident = json.dumps([cfg.to_dict(), pol, opts, n_seeds], sort_keys=True)
+        ident = point_ident(cfg, pol, opts, n_seeds)
         if key in cache and cache[key]["ident"] == ident:
             out[key] = cache[key]["metrics"]
             continue

@@ -226,9 +226,7 @@ def run_part(setup: _Setup, out: Path, part: str) -> None:
     when it ended, command and commit."""
     path = out / "cost.json"
     for key, cfg, pol, opts in points(setup, part):
-        grid = out / f"{part}.json"
-        ident = json.dumps([cfg.to_dict(), pol, opts, setup.seeds], sort_keys=True)
-        done = grid.exists() and json.loads(grid.read_text()).get(key, {}).get("ident") == ident
+        done = figs.is_cached(setup, part, key, cfg, pol, opts)
         c0, w0 = time.process_time(), time.perf_counter()
         figs.run_grid(setup, part, [(key, cfg, pol, opts)], METRICS)
         if done:
