@@ -33,6 +33,21 @@ reported is the Lagrangian bound of the capacity duals ``u`` clipped at 0: for a
 (each job starts exactly once), equal to the LP value at an exact LP optimum. It is
 computed in float64 from the exact costs and lowered by a relative margin of
 :data:`MARGIN` of the magnitudes summed.
+
+Cardinality cuts. At a capacity-row time ``u`` at most ``k(S)`` jobs of a set ``S`` run
+together, ``k(S)`` the largest number of them whose processors fit in ``f(u)`` (the
+smallest first), so ``sum_{j in S} y[j,u] <= k(S)`` holds for every schedule, ``y[j,u] =
+sum_{tau_k in (u - t_j, u]} x[j,k]``. The plain LP lets big jobs share a time in
+fractions (two jobs of 60% of the free processors at 0.83 each); these rows cut such
+points off. They are separated after each LP solve, at each capacity row, from the LP's
+shares: the jobs by decreasing share, the prefix of most violation. They are valid rows
+of every schedule, so the certificate below holds with them as it does with the capacity
+rows (same form: a coefficient on a range of each job's columns).
+
+Reduced-cost fixing. With ``L`` the Lagrangian value and ``g[j,k] = (c + u A)[j,k] -
+min_k' (c + u A)[j,k'] >= 0``, every schedule costs at least ``L + sum_j g[j,k_j]``, so a
+schedule whose price is within the tie tolerance of a price ``P`` never starts job j at
+``tau_k`` with ``L + g[j,k] > P + tol`` (:meth:`InsertionBound.forbidden`).
 """
 
 from __future__ import annotations
@@ -40,7 +55,7 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,11 +63,14 @@ from models.slack_insertion.domains import dominant_times, start_bounds, tighten
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 
-__all__ = ["BoundOptions", "InsertionBound", "insertion_bound", "MARGIN"]
+__all__ = ["BoundOptions", "InsertionBound", "insertion_bound", "MARGIN", "CUT_VIOLATION"]
 
 MARGIN = 1e-9
 """Relative margin (of the sum of the magnitudes in the Lagrangian sum) taken off the
 bound against float summation error."""
+CUT_VIOLATION = 1e-3
+LP_SOLVER = "GLOP"
+"""A cardinality cut is added when the LP's shares exceed its right-hand side by more."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +83,21 @@ class BoundOptions:
         No bound (None) with more dominant start times than this.
     max_columns : int
         No bound (None) with more candidate (job, start) columns than this (LP size).
+    cuts : bool
+        Separate cardinality cuts (module docstring) after each LP solve and solve again.
+    max_rounds : int
+        At most this many LP solves.
+    min_gain, patience : float, int
+        Stop adding cuts when ``patience`` rounds in a row raise the LP value by less
+        than ``min_gain`` of ``max(1, |value|)`` each.
     """
 
     max_points: int = 200_000
     max_columns: int = 400_000
+    cuts: bool = True
+    max_rounds: int = 30
+    min_gain: float = 1e-4
+    patience: int = 3
 
 
 @dataclass(frozen=True)
@@ -85,6 +114,17 @@ class InsertionBound:
         Candidate (job, start) columns and capacity rows of the LP.
     seconds : float
         Wall-clock seconds spent (building and solving).
+    rounds, cuts : int
+        LP solves and cardinality cuts added.
+    lagrangian, scale : float
+        The Lagrangian value behind ``bound``, and the largest sum of its terms'
+        magnitudes over the certificates.
+    job_ids : tuple of int
+        The jobs of the columns (the new job last, when there is one).
+    job, start, floor : numpy.ndarray
+        Per column: the job's index in ``job_ids``, the start time (seconds), and the
+        least price of a schedule that uses it, ``L + g``, the largest over the
+        certificates of every LP solve (module docstring), before margins.
     """
 
     bound: float
@@ -92,6 +132,28 @@ class InsertionBound:
     columns: int
     rows: int
     seconds: float
+    rounds: int = 0
+    cuts: int = 0
+    lagrangian: float = -math.inf
+    scale: float = 0.0
+    job_ids: tuple[int, ...] = ()
+    job: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    floor: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+
+    def forbidden(self, price: float) -> dict[int, frozenset[int]]:
+        """Start times (seconds) per job id that no schedule within the tie tolerance of
+        ``price`` uses: ``L + g[j,k] > price + tol`` (module docstring), ``tol`` the tie
+        width at the larger of ``|price|`` and ``|L|`` plus the certificate's margin."""
+        if not len(self.floor) or not math.isfinite(self.lagrangian):
+            return {}
+        tol = (2 * ins.PRICE_TOL * max(1.0, abs(price), abs(self.lagrangian))
+               + 2 * MARGIN * max(1.0, self.scale))
+        out = np.flatnonzero(self.floor > price + tol)
+        found: dict[int, set[int]] = {}
+        for c in out:
+            found.setdefault(self.job_ids[int(self.job[c])], set()).add(int(self.start[c]))
+        return {j: frozenset(ts) for j, ts in found.items()}
 
 
 class _Stopped(Exception):
@@ -152,6 +214,120 @@ def _model(problem: InsertionProblem, incumbent: InsertionSchedule, options: Bou
     return jobs, starts, costs, rows, free
 
 
+class _LP:
+    """The LP in GLOP (cumulative variables ``z``) with every capacity and cut row also
+    kept as entries ``(row, job, columns [lo, hi), coefficient)`` for the certificate."""
+
+    def __init__(self, jobs: list[tuple[int, int, int]], starts: list[list[int]],
+                 costs: list[list[float]]) -> None:
+        from ortools.linear_solver import pywraplp
+
+        self.jobs, self.starts = jobs, starts
+        self.first = np.cumsum([0] + [len(ts) for ts in starts])
+        self.cost = np.array([c for cs in costs for c in cs], dtype=np.float64)
+        self.job_of = np.repeat(np.arange(len(jobs)), np.diff(self.first))
+        s = self.s = pywraplp.Solver.CreateSolver(LP_SOLVER)
+        self.z = [s.NumVar(0.0, 1.0, "") for _ in range(len(self.cost))]
+        obj = s.Objective()
+        for j in range(len(jobs)):
+            a, b = int(self.first[j]), int(self.first[j + 1])
+            self.z[b - 1].SetBounds(1.0, 1.0)
+            for i in range(a, b):  # c_k x_k = c_k (z_k - z_{k-1})
+                nxt = self.cost[i + 1] if i + 1 < b else 0.0
+                obj.SetCoefficient(self.z[i], float(self.cost[i] - nxt))
+                if i > a:
+                    ct = s.Constraint(-s.infinity(), 0.0)
+                    ct.SetCoefficient(self.z[i - 1], 1.0)
+                    ct.SetCoefficient(self.z[i], -1.0)
+        obj.SetMinimization()
+        self.cts: list = []
+        self.rhs: list[float] = []
+        self.lo: list[int] = []
+        self.hi: list[int] = []
+        self.coef: list[float] = []
+        self.row_of: list[int] = []
+        self.ent_job: list[int] = []
+
+    def span(self, j: int, u: int) -> tuple[int, int]:
+        """Columns ``[lo, hi)`` of job j whose run covers time ``u``."""
+        ts, t = self.starts[j], self.jobs[j][2]
+        base = int(self.first[j])
+        return base + bisect_right(ts, u - t), base + bisect_right(ts, u)
+
+    def add_row(self, u: int, terms: list[tuple[int, float]], rhs: float) -> None:
+        """``sum_j c_j y[j,u] <= rhs`` over ``terms`` ``(job index, c_j)``."""
+        s = self.s
+        r = len(self.cts)
+        ct = s.Constraint(-s.infinity(), float(rhs))
+        for j, c in terms:
+            lo, hi = self.span(j, u)
+            if hi <= lo:
+                continue
+            ct.SetCoefficient(self.z[hi - 1], float(c))
+            if lo > int(self.first[j]):
+                ct.SetCoefficient(self.z[lo - 1], -float(c))
+            self.lo.append(lo)
+            self.hi.append(hi)
+            self.coef.append(float(c))
+            self.row_of.append(r)
+            self.ent_job.append(j)
+        self.cts.append(ct)
+        self.rhs.append(float(rhs))
+
+    def certificate(self, solved: bool) -> tuple[float, float, np.ndarray]:
+        """The Lagrangian value of the current duals clipped at 0 (all 0 when the last
+        solve has no duals: not ``solved``), the sum of its terms' magnitudes, and each
+        column's reduced-cost slack ``g``."""
+        u = (np.array([max(0.0, -ct.dual_value()) for ct in self.cts]) if solved
+             else np.zeros(len(self.cts)))
+        return _lagrangian(self.cost, self.job_of, len(self.jobs), u, np.array(self.rhs),
+                           np.array(self.lo, dtype=np.int64),
+                           np.array(self.hi, dtype=np.int64), np.array(self.coef),
+                           np.array(self.row_of, dtype=np.int64))
+
+    def shares(self) -> np.ndarray:
+        """``y`` of every row entry in the current LP solution."""
+        zv = np.array([0.0] + [v.solution_value() for v in self.z])
+        lo = np.array(self.lo, dtype=np.int64)
+        hi = np.array(self.hi, dtype=np.int64)
+        first = self.first[np.array(self.ent_job, dtype=np.int64)]
+        # z[lo - 1] is 0 before the job's first column
+        return zv[hi] - np.where(lo > first, zv[lo], 0.0)
+
+
+def _cardinality_cuts(lp: _LP, rows: list[int], free: dict[int, int], ncap: int,
+                      seen: set) -> int:
+    """Add the most violated cardinality cut (module docstring) at each of the first
+    ``ncap`` rows (the capacity rows, at times ``rows``); returns how many were added."""
+    y = lp.shares()
+    row_of = np.array(lp.row_of, dtype=np.int64)
+    job = np.array(lp.ent_job, dtype=np.int64)
+    sizes = np.array([n for _, n, _ in lp.jobs], dtype=np.int64)
+    bounds = np.searchsorted(row_of, np.arange(ncap + 1))
+    added = 0
+    for r, u in enumerate(rows):
+        a, b = int(bounds[r]), int(bounds[r + 1])
+        ys, js = y[a:b], job[a:b]
+        if ys.sum() <= 1.0 + CUT_VIOLATION:
+            continue
+        order = np.argsort(-ys, kind="stable")
+        order = order[ys[order] > 1e-9]
+        pref = np.cumsum(ys[order])
+        fit = [int(np.searchsorted(np.cumsum(np.sort(sizes[js[order[:m]]])), free[u],
+                                   side="right")) for m in range(1, len(order) + 1)]
+        viol = pref - np.array(fit)
+        m = int(np.argmax(viol))
+        if viol[m] <= CUT_VIOLATION:
+            continue
+        members = tuple(sorted(int(j) for j in js[order[:m + 1]]))
+        if (u, members) in seen:
+            continue
+        seen.add((u, members))
+        lp.add_row(u, [(j, 1.0) for j in members], fit[m])
+        added += 1
+    return added
+
+
 def insertion_bound(problem: InsertionProblem, *, time_limit: float | None = None,
                     incumbent: InsertionSchedule | None = None,
                     options: BoundOptions = BoundOptions()) -> InsertionBound | None:
@@ -181,61 +357,49 @@ def insertion_bound(problem: InsertionProblem, *, time_limit: float | None = Non
     if built is None:
         return None
     jobs, starts, costs, rows, free = built
-    first = np.cumsum([0] + [len(ts) for ts in starts])
-    cost = np.array([c for cs in costs for c in cs], dtype=np.float64)
-    job_of = np.repeat(np.arange(len(jobs)), np.diff(first))
-
-    s = pywraplp.Solver.CreateSolver("GLOP")
-    z = [s.NumVar(0.0, 1.0, "") for _ in range(len(cost))]
-    obj = s.Objective()
-    for j in range(len(jobs)):
-        a, b = int(first[j]), int(first[j + 1])
-        z[b - 1].SetBounds(1.0, 1.0)
-        for i in range(a, b):  # c_k x_k = c_k (z_k - z_{k-1})
-            obj.SetCoefficient(z[i], float(cost[i] - (cost[i + 1] if i + 1 < b else 0.0)))
-            if i > a:
-                ct = s.Constraint(-s.infinity(), 0.0)
-                ct.SetCoefficient(z[i - 1], 1.0)
-                ct.SetCoefficient(z[i], -1.0)
-    obj.SetMinimization()
-    # each capacity row in the x form: (columns [lo, hi) of job j, coefficient n_j)
-    cts, lo_idx, hi_idx, coef, row_of, rhs = [], [], [], [], [], []
-    for r, u in enumerate(rows):
-        ct = s.Constraint(-s.infinity(), float(free[u]))
-        for j, (_, n, t) in enumerate(jobs):
-            ts = starts[j]
-            hi, lo = bisect_right(ts, u), bisect_right(ts, u - t)
-            if hi <= lo:
-                continue
-            ct.SetCoefficient(z[int(first[j]) + hi - 1], float(n))
-            if lo > 0:
-                ct.SetCoefficient(z[int(first[j]) + lo - 1], -float(n))
-            lo_idx.append(int(first[j]) + lo)
-            hi_idx.append(int(first[j]) + hi)
-            coef.append(float(n))
-            row_of.append(r)
-        cts.append(ct)
-        rhs.append(float(free[u]))
+    lp = _LP(jobs, starts, costs)
+    for u in rows:
+        lp.add_row(u, [(j, n) for j, (_, n, _) in enumerate(jobs)], free[u])
         if left() <= 0:
             return None
-    s.SetTimeLimit(max(1, int(1000 * min(left(), 1e6))))
-    status = s.Solve()
-    u = np.array([max(0.0, -ct.dual_value()) for ct in cts]) if cts else np.zeros(0)
-    lag, scale = _lagrangian(cost, job_of, len(jobs), u, np.array(rhs),
-                             np.array(lo_idx, dtype=np.int64), np.array(hi_idx, dtype=np.int64),
-                             np.array(coef), np.array(row_of, dtype=np.int64))
-    bound = min(lag - MARGIN * max(1.0, scale), cap)
-    value = s.Objective().Value() if status == pywraplp.Solver.OPTIMAL else math.nan
-    return InsertionBound(bound=bound, lp_value=value, columns=len(cost), rows=len(rows),
-                          seconds=time.perf_counter() - t0)
+    ncap, seen = len(rows), set()
+    best = (-math.inf, 0.0, np.zeros(0))
+    floor = np.full(len(lp.cost), -np.inf)
+    scale_max = 0.0
+    value, rounds, prev, idle = math.nan, 0, -math.inf, 0
+    while rounds < options.max_rounds and left() > 0:
+        lp.s.SetTimeLimit(max(1, int(1000 * min(left(), 1e6))))
+        status = lp.s.Solve()
+        rounds += 1
+        cert = lp.certificate(status in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE))
+        if cert[0] > best[0]:
+            best = cert
+        floor = np.maximum(floor, cert[0] + cert[2])
+        scale_max = max(scale_max, cert[1])
+        if status != pywraplp.Solver.OPTIMAL:
+            break
+        value = lp.s.Objective().Value()
+        idle = idle + 1 if value - prev <= options.min_gain * max(1.0, abs(value)) else 0
+        if not options.cuts or left() <= 0 or idle >= options.patience:
+            break
+        prev = max(prev, value)
+        if not _cardinality_cuts(lp, rows, free, ncap, seen):
+            break
+    lag, scale, _ = best
+    return InsertionBound(
+        bound=min(lag - MARGIN * max(1.0, scale), cap), lp_value=value,
+        columns=len(lp.cost), rows=ncap, seconds=time.perf_counter() - t0, rounds=rounds,
+        cuts=len(lp.cts) - ncap, lagrangian=lag, scale=scale_max,
+        job_ids=tuple(jid for jid, _, _ in jobs), job=lp.job_of,
+        start=np.array([t for ts in starts for t in ts], dtype=np.int64), floor=floor)
 
 
 def _lagrangian(cost: np.ndarray, job_of: np.ndarray, n: int, u: np.ndarray,
                 rhs: np.ndarray, lo: np.ndarray, hi: np.ndarray, coef: np.ndarray,
-                row_of: np.ndarray) -> tuple[float, float]:
-    """``-u b + sum_j min_k (c + u A)[j,k]`` (module docstring) and the sum of the
-    magnitudes of its terms; ``A``'s row r has ``coef`` on the columns ``[lo, hi)`` of
-    its entries (``row_of == r``)."""
+                row_of: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """``-u b + sum_j min_k (c + u A)[j,k]`` (module docstring), the sum of the
+    magnitudes of its terms and the reduced-cost slack ``g`` of every column; ``A``'s
+    row r has ``coef`` on the columns ``[lo, hi)`` of its entries (``row_of == r``)."""
     add = np.zeros(len(cost) + 1)
     w = u[row_of] * coef if len(row_of) else np.zeros(0)
     np.add.at(add, lo, w)
@@ -244,4 +408,5 @@ def _lagrangian(cost: np.ndarray, job_of: np.ndarray, n: int, u: np.ndarray,
     best = np.full(n, np.inf)
     np.minimum.at(best, job_of, rc)
     ub = float(u @ rhs) if len(u) else 0.0
-    return float(best.sum() - ub), float(np.abs(best).sum() + abs(ub))
+    return (float(best.sum() - ub), float(np.abs(best).sum() + abs(ub)),
+            rc - best[job_of])

@@ -80,6 +80,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -261,7 +262,9 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 sat_params: dict[str, Any] | None = None, warmup: float = 0.0,
                 warm_start: bool = True, equal_orders: bool = True,
                 chains: bool = True, heuristic_start: tuple[str, ...] = (),
-                time_indexed: int = 0, presolve: bool = False, fine: bool = True) -> Result:
+                time_indexed: int = 0, presolve: bool = False, fine: bool = True,
+                incumbent: InsertionSchedule | None = None,
+                forbidden: Mapping[int, Collection[int]] | None = None) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -323,6 +326,14 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         Stage 1 with 40-bit coefficients instead of 24-bit ones; when its schedule is
         then proved within the tie tolerance of the optimum, the exact-price stage is
         skipped (module docstring); exact either way.
+    incumbent : InsertionSchedule, optional
+        A feasible schedule to start from (and tighten the domains with) when it is
+        cheaper than the current one; exact.
+    forbidden : mapping of job id to start times, optional
+        Start times (seconds) to drop from each job's domain (the new job's under its
+        id), e.g. :meth:`models.slack_insertion.bounds.InsertionBound.forbidden` of a
+        price: exact when no schedule within the tie tolerance of the optimum uses them.
+        A job whose whole candidate set would be dropped keeps it.
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -335,7 +346,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params, chains=chains, time_indexed=time_indexed,
-                  presolve=presolve, fine=fine)
+                  presolve=presolve, fine=fine, forbidden=forbidden or {})
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
@@ -347,9 +358,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                                    if r.status is Status.OPTIMAL else None})
         # a better warm start: the plain run's best schedule tightens the domains further
         # (any feasible schedule bounds the optimum) and is the strengthened run's hint
-        incumbent = r.solution if warm_start else None
-    else:
-        incumbent = None
+        incumbent = ins.best(problem, [s for s in (r.solution if warm_start else None,
+                                                   incumbent) if s is not None])
     if heuristic_start:
         incumbent = _heuristic_incumbent(problem, heuristic_start, incumbent, deadline)
     r = _cpsat_once(problem, deadline=deadline, tighten=tighten, dominant=dominant,
@@ -364,7 +374,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                 tighten: bool, dominant: bool, symmetry: bool, max_points: int, log: bool,
                 sat_params: dict[str, Any] | None, dtime: float | None,
                 incumbent: InsertionSchedule | None, equal_orders: bool,
-                chains: bool, time_indexed: int, presolve: bool, fine: bool) -> Result:
+                chains: bool, time_indexed: int, presolve: bool, fine: bool,
+                forbidden: Mapping[int, Collection[int]]) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage."""
     from ortools.sat.python import cp_model
@@ -417,13 +428,20 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
 
     m = cp_model.CpModel()
 
-    def start_var(lo: int, hi_: int, name: str, own: list[int] | None = None) -> Any:
+    def start_var(lo: int, hi_: int, name: str, own: list[int] | None, jid: int) -> Any:
         if own:
-            return m.new_int_var_from_domain(cp_model.Domain.from_values(own), name)
-        if values is None:
+            cand = own
+        elif values is None:
             return m.new_int_var(lo, hi_, name)
-        i, j = bisect_left(values, lo), bisect_right(values, hi_)
-        return m.new_int_var_from_domain(cp_model.Domain.from_values(values[i:j]), name)
+        else:
+            cand = values[bisect_left(values, lo):bisect_right(values, hi_)]
+        drop = forbidden.get(jid)
+        if drop:
+            kept = [v for v in cand if v not in drop]
+            params["forbidden_dropped"] = params.get("forbidden_dropped", 0) + \
+                (len(cand) - len(kept) if kept else 0)
+            cand = kept or cand
+        return m.new_int_var_from_domain(cp_model.Domain.from_values(cand), name)
 
     starts: dict[int, Any] = {}
     intervals, demands = [], []
@@ -432,14 +450,14 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         demands.append(r.n)
     for w in waiting:
         lo, up = dom[w.id]
-        s = start_var(lo, up, f"s{w.id}", per_job.get(w.id))
+        s = start_var(lo, up, f"s{w.id}", per_job.get(w.id), w.id)
         starts[w.id] = s
         intervals.append(m.new_fixed_size_interval_var(s, w.t, f"i{w.id}"))
         demands.append(w.n)
         m.add_hint(s, start.starts[w.id])
     sj = None
     if problem.new is not None:
-        sj = start_var(new_dom[0], new_dom[1], "snew", new_vals)
+        sj = start_var(new_dom[0], new_dom[1], "snew", new_vals, problem.new.id)
         intervals.append(m.new_fixed_size_interval_var(sj, problem.new.t, "inew"))
         demands.append(problem.new.n)
         m.add_hint(sj, start.new_start)
