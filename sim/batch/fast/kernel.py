@@ -22,7 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from heuristics import compress_kernel
 from heuristics.compress_kernel import NEVER_FITS, OVER_CAPACITY, UNDER_ZERO
+from sim.numba_cache import refresh
 
 # ---- policies, selections, compressions, BL fallbacks
 FCFS, EASY, CONS, UNC = 0, 1, 2, 3
@@ -848,3 +850,7 @@ def run(D, JI, cap, P):
     if S[QT] > S[QH]:
         return STUCK
     return 0
+
+
+# the constants of compress_kernel are compiled in: recompile when it changes
+refresh(__name__, [compress_kernel])

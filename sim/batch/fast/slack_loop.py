@@ -24,11 +24,15 @@ parameters ``P`` (ints) and ``Q`` (floats), columns below; counters and the erro
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
+from heuristics import compress_kernel
 from heuristics import slack_kernel as SK
 from sim.batch.fast.kernel import HN, N_S, hpop, hpush
+from sim.numba_cache import refresh
 
 # ---- job ints JT
 ID, SUB, RUN, REQ, N, START, END, KILLED, PROM, HASP = range(10)
@@ -439,3 +443,7 @@ def run(JT, PF, P, Q, R):
         R[R_JOB] = W[0]
         return STUCK
     return OK
+
+
+# numba does not see changes in the kernels this module calls: keep its cache honest
+refresh(__name__, [SK, sys.modules["sim.batch.fast.kernel"], compress_kernel])

@@ -29,6 +29,8 @@ from numba import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from sim.numba_cache import refresh
+from sim.timeshare.fast import mt
 from sim.timeshare.fast.mt import expovariate, gauss, randbelow
 
 # ---- scalars S
@@ -902,3 +904,7 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A):
         return S[ERR]
     _log(S, LG, P, L_END, -1, -1, 1 if (S[LIVE] == 0 and S[PENDING] == 0) else 0, 0, 0)
     return S[ERR]
+
+
+# numba does not see changes in the kernels this module calls: keep its cache honest
+refresh(__name__, [mt])
