@@ -35,8 +35,8 @@ Instances (``--quick`` takes fewer of each and a 2 s limit, 20 s for the targets
 Run: ``python -m sim.experiments.engine.mip_bench`` (the full configuration, 27 minutes
 at load average 9-13 on 2 cores; writes ``sim/experiments/engine/results/mip_bench.md``)
 or ``--quick`` (7 minutes at load average 11; writes ``/tmp/mip_bench_quick.md``).
-``--sections a,b`` or ``--families a,b`` run a part and write ``results/mip_bench.md`` at
-the repository top, marked partial.
+``--sections a,b``, ``--families a,b`` or ``--solvers a,b`` run a part and write
+``results/mip_bench.md`` at the repository top, marked partial.
 """
 
 from __future__ import annotations
@@ -61,8 +61,9 @@ SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 QUICK_OUT = Path("/tmp/mip_bench_quick.md")
 SOLVERS = ("cpsat", "cbc", "highs", "scip")
 """``cpsat`` is the family's CP-SAT model; the others its ILP with ``backend=``."""
-EXTRA = {"kresource_response": ("portfolio",)}
-"""Further registered solvers run on a family (its present default)."""
+EXTRA = {"kresource_response": ("portfolio",), "slack_insertion": ("portfolio",)}
+"""Further registered solvers run on a family (the K-resource response's default; the
+slack-insertion portfolio, measured against the family's default)."""
 FAMILIES = ("slack_insertion", "grouping", "kresource_epochs", "kresource_selection",
             "kresource_response", "task_mapping", "gang_schedule", "slot_assignment")
 MAXIMISE = {"kresource_selection"}
@@ -365,6 +366,9 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"comma-separated subset of {','.join(SECTIONS)} (partial run)")
     ap.add_argument("--families", default=",".join(FAMILIES),
                     help="comma-separated subset of the families (partial run)")
+    ap.add_argument("--solvers", default=None,
+                    help="comma-separated subset of the solvers of each family "
+                    f"({','.join(SOLVERS)} and the extra ones; partial run)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--child", nargs=4, metavar=("FAMILY", "SOLVER", "FILE", "LIMIT"),
                     help=argparse.SUPPRESS)
@@ -381,7 +385,14 @@ def main(argv: list[str] | None = None) -> int:
     for f in families:
         if f not in FAMILIES:
             ap.error(f"unknown family {f!r}; valid: {', '.join(FAMILIES)}")
-    full = not args.quick and sections == list(SECTIONS) and families == list(FAMILIES)
+    known_solvers = {*SOLVERS, *(x for v in EXTRA.values() for x in v)}
+    only = None if args.solvers is None else \
+        [x.strip() for x in args.solvers.split(",") if x.strip()]
+    for x in only or ():
+        if x not in known_solvers:
+            ap.error(f"unknown solver {x!r}; valid: {', '.join(sorted(known_solvers))}")
+    full = (not args.quick and sections == list(SECTIONS) and families == list(FAMILIES)
+            and only is None)
     out = args.out or (QUICK_OUT if args.quick else RESULTS / "mip_bench.md" if full
                        else PARTIAL_DIR / "mip_bench.md")
     start_load = provenance.load_average()
@@ -415,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
                 known[path.stem] = _known(path)
                 run = SOLVERS[1:] if title.startswith("MIP backends") else \
                     (*SOLVERS, *EXTRA.get(fam, ()))
-                for s in run:
+                for s in (x for x in run if only is None or x in only):
                     row = run_one(fam, s, path, limit)
                     rows.append(row)
                     print(f"{fam:19s} {b[:28]:28s} {path.stem[:34]:34s} {s:9s} "
