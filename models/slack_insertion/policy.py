@@ -62,8 +62,10 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
         None or ``"optimal"`` raises ValueError (this policy has no compress order).
     solver : str
         The exact solver of each insertion (``--set solver=...``): ``"cpsat"`` (default),
-        ``"ilp"``, or a combination such as ``"cpsat+scip"`` (members in turn within
-        ``time_limit``, best schedule of all kept; :mod:`models.portfolio`).
+        ``"ilp"``, ``"portfolio"`` (CP-SAT, the certified LP bound, CP-SAT on the domains
+        it fixes; :mod:`models.slack_insertion.portfolio`), or a combination such as
+        ``"cpsat+scip"`` (members in turn within ``time_limit``, best schedule of all kept;
+        :mod:`models.portfolio`).
 
     Returns
     -------
