@@ -236,6 +236,32 @@ def earlier_start(T, F, n, duration, D, j, old):
 
 
 @njit(cache=True)
+def earlier_start_scan(T, F, n, duration, D, j, old, OK):
+    """:func:`earlier_start` in two passes over the segments starting before ``old``
+    (``T[0] < old``): which of them hold ``D[j]`` (``OK``, one pass per resource without
+    branches), then the first run of them long enough, or reaching ``old`` (the own
+    reservation, given back, holds the rest of any run that starts before it)."""
+    m = last_le(T, n, old - 1) + 1
+    d = D[j, 0]
+    for x in range(m):
+        OK[x] = F[0, x] >= d
+    for k in range(1, F.shape[0]):
+        d = D[j, k]
+        for x in range(m):
+            OK[x] &= F[k, x] >= d
+    s = 0
+    lim = T[0] + duration
+    for x in range(m):
+        if T[x] >= lim:
+            return s
+        if OK[x] == 0:
+            s = x + 1
+            if s < m:
+                lim = T[s] + duration
+    return s if s < m else -1
+
+
+@njit(cache=True)
 def book(T, F, S, cap, start, duration, D, j, sign):
     """Subtract (sign -1) or add back (+1) ``D[j]`` on ``[start, start + duration)``
     (``heuristics.compress_kernel.add``); an error code in ``S[ERR]``."""
@@ -735,6 +761,11 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
     else:
         order = np.arange(q)
     only_now = P[P_COMPR] == C_NOW
+    # K > 1: each candidate's test costs K comparisons and an unpredictable branch; the
+    # two-pass search compares without branches (at K = 1 its passes cost more than the
+    # candidates they replace)
+    scan = F.shape[0] > 1
+    OK = np.empty(T.shape[0] if scan else 0, np.int64)
     for x in range(q):
         j = Q[qh + order[x]]
         old = JI[j, RES]
@@ -742,7 +773,10 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
             continue
         req = JI[j, REQ]
         if old >= 0:
-            i = earlier_start(T, F, S[PN], req, D, j, old)
+            if scan:
+                i = earlier_start_scan(T, F, S[PN], req, D, j, old, OK)
+            else:
+                i = earlier_start(T, F, S[PN], req, D, j, old)
             if i < 0 or (only_now and T[i] != now):
                 continue
             JI[j, RES] = T[i]
