@@ -322,8 +322,8 @@ def move(T, F, S, i, old, duration, D, j):
     the breakpoint ``T[i]`` < ``old`` in one pass: ``D[j]`` taken on ``[T[i], p)`` and
     given back on ``[q, old + duration)``, ``p``, ``q`` the earlier and the later of
     ``T[i] + duration`` and ``old`` (on ``[p, q)`` the job holds its demand before and
-    after). Its new place was found free by ``earlier_start`` and its old place was booked,
-    so neither step can leave the capacities (``book`` checks them)."""
+    after). Its new place was found free by the compression's search and its old place was
+    booked, so neither step can leave the capacities (``book`` checks them)."""
     if duration <= 0:
         return
     e = T[i] + duration
@@ -782,11 +782,10 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
             JI[j, RES] = T[i]
             move(T, F, S, i, old, req, D, j)
             continue
-        else:
-            t = earliest_start(T, F, S[PN], req, D, j, now)
-            if t < 0:
-                S[ERR] = NEVER_FITS
-                return
+        t = earliest_start(T, F, S[PN], req, D, j, now)
+        if t < 0:
+            S[ERR] = NEVER_FITS
+            return
         book(T, F, S, cap, t, req, D, j, -1)
         JI[j, RES] = t
 
