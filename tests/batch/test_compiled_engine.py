@@ -86,6 +86,31 @@ def test_random_k1(policy, seed, overrun):
     assert_same(w, policy, overrun)
 
 
+def _jobs(rows: list[tuple[int, int, int, tuple[int, ...]]], cap: tuple[int, ...]) -> Workload:
+    """A workload from (submit, runtime, requested, demand) rows."""
+    from instances.job import Job
+
+    return Workload(tuple(Job(id=i + 1, submit=s, runtime=r, requested=q, demand=d)
+                          for i, (s, r, q, d) in enumerate(rows)), cap)
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("b_requested", [10, 8, 5], ids=["overlapping", "abutting", "disjoint"])
+def test_conservative_move_shapes(b_requested, overrun):
+    """Compression moves whose new run overlaps the old reservation, ends where it began,
+    or lies before it. On 4 processors A (all 4, 10 s requested) ends at 2; B (2
+    processors, reserved at 10) and E (2 processors, 12 s, reserved at 10) move to 2; G (2
+    processors, 2 s, reserved at 20) then moves into what B's and E's moves left free, so
+    a wrong capacity on any part of a move shows in G's start."""
+    for K in (1, 2):
+        d = (2,) * K
+        w = _jobs([(0, 2, 10, (4,) * K), (0, b_requested, b_requested, d), (1, 12, 12, d),
+                   (1, 2, 2, d)], (4,) * K)
+        assert_same(w, "conservative", overrun)
+        py = simulate(w, make_policy("conservative"), overrun=overrun)
+        assert py.start[1] == py.start[2] == 2
+
+
 SELECT_OPTIONS = [
     {"select": "bl"}, {"select": "bl", "window": 2}, {"select": "bl", "window": 0},
     {"select": "bl", "bl_fallback": "next"}, {"select": "bl", "bl_fallback": "stop"},

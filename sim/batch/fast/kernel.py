@@ -210,8 +210,9 @@ def earliest_start(T, F, n, duration, D, j, not_before):
 @njit(cache=True)
 def earlier_start(T, F, n, duration, D, j, old):
     """``heuristics.compress_kernel.earlier_start`` for the demand ``D[j]``: the earliest
-    start before ``old`` with the own reservation ``[old, old + duration)`` given back;
-    -1 when there is none."""
+    start before ``old`` with the own reservation ``[old, old + duration)`` given back, as
+    the index of its breakpoint in ``T`` (every candidate start is one); -1 when there is
+    none."""
     own_end = old + duration
     i = 0
     start = T[0]
@@ -228,12 +229,38 @@ def earlier_start(T, F, n, duration, D, j, old):
                 break
             x += 1
         if ok:
-            return start
+            return i
         i = x + 1
         if i >= n:
             return -1
         start = T[i]
     return -1
+
+
+@njit(cache=True)
+def earlier_start_scan(T, F, n, duration, D, j, old, OK):
+    """:func:`earlier_start` in two passes over the segments starting before ``old``
+    (``T[0] < old``): which of them hold ``D[j]`` (``OK``, one pass per resource without
+    branches), then the first run of them long enough, or reaching ``old`` (the own
+    reservation, given back, holds the rest of any run that starts before it)."""
+    m = last_le(T, n, old - 1) + 1
+    d = D[j, 0]
+    for x in range(m):
+        OK[x] = F[0, x] >= d
+    for k in range(1, F.shape[0]):
+        d = D[j, k]
+        for x in range(m):
+            OK[x] &= F[k, x] >= d
+    s = 0
+    lim = T[0] + duration
+    for x in range(m):
+        if T[x] >= lim:
+            return s
+        if OK[x] == 0:
+            s = x + 1
+            if s < m:
+                lim = T[s] + duration
+    return s if s < m else -1
 
 
 @njit(cache=True)
@@ -266,6 +293,64 @@ def book(T, F, S, cap, start, duration, D, j, sign):
         n = remove(T, F, n, b)
     if a > 0 and same_as_previous(F, a):
         n = remove(T, F, n, a)
+    S[PN] = n
+
+
+@njit(cache=True, inline="always")
+def split_after(T, F, n, lo, t):
+    """``split`` for ``t`` > ``T[lo]``: the breakpoint searched in ``T[lo:n]`` only."""
+    hi = n
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if T[mid] <= t:
+            lo = mid
+        else:
+            hi = mid
+    if T[lo] == t:
+        return lo, n
+    K = F.shape[0]
+    for x in range(n, lo + 1, -1):
+        T[x] = T[x - 1]
+    T[lo + 1] = t
+    for k in range(K):
+        for x in range(n, lo, -1):
+            F[k, x] = F[k, x - 1]
+    return lo + 1, n + 1
+
+
+@njit(cache=True)
+def move(T, F, S, i, old, duration, D, j):
+    """Move the reservation of ``D[j]`` for ``duration`` from ``[old, old + duration)`` to
+    the breakpoint ``T[i]`` < ``old`` in one pass: ``D[j]`` taken on ``[T[i], p)`` and
+    given back on ``[q, old + duration)``, ``p``, ``q`` the earlier and the later of
+    ``T[i] + duration`` and ``old`` (on ``[p, q)`` the job holds its demand before and
+    after). Its new place was found free by the compression's search and its old place was
+    booked, so neither step can leave the capacities (``book`` checks them)."""
+    if duration <= 0:
+        return
+    e = T[i] + duration
+    p = min(e, old)
+    q = max(e, old)
+    n = S[PN]
+    a, n = split_after(T, F, n, i, p)
+    b, n = split_after(T, F, n, a, q) if q > p else (a, n)
+    c, n = split_after(T, F, n, b, old + duration)
+    K = F.shape[0]
+    for k in range(K):
+        d = D[j, k]
+        for x in range(i, a):
+            F[k, x] -= d
+        for x in range(b, c):
+            F[k, x] += d
+    # the step function changed only at T[i], p, q and old + duration
+    if c < n and same_as_previous(F, c):
+        n = remove(T, F, n, c)
+    if b > a and same_as_previous(F, b):
+        n = remove(T, F, n, b)
+    if same_as_previous(F, a):
+        n = remove(T, F, n, a)
+    if i > 0 and same_as_previous(F, i):
+        n = remove(T, F, n, i)
     S[PN] = n
 
 
@@ -678,6 +763,11 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
     else:
         order = np.arange(q)
     only_now = P[P_COMPR] == C_NOW
+    # K > 1: each candidate's test costs K comparisons and an unpredictable branch; the
+    # two-pass search compares without branches (at K = 1 its passes cost more than the
+    # candidates they replace)
+    scan = F.shape[0] > 1
+    OK = np.empty(T.shape[0] if scan else 0, np.int64)
     for x in range(q):
         j = Q[qh + order[x]]
         old = JI[j, RES]
@@ -685,15 +775,19 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
             continue
         req = JI[j, REQ]
         if old >= 0:
-            t = earlier_start(T, F, S[PN], req, D, j, old)
-            if t < 0 or (only_now and t != now):
+            if scan:
+                i = earlier_start_scan(T, F, S[PN], req, D, j, old, OK)
+            else:
+                i = earlier_start(T, F, S[PN], req, D, j, old)
+            if i < 0 or (only_now and T[i] != now):
                 continue
-            book(T, F, S, cap, old, req, D, j, 1)
-        else:
-            t = earliest_start(T, F, S[PN], req, D, j, now)
-            if t < 0:
-                S[ERR] = NEVER_FITS
-                return
+            JI[j, RES] = T[i]
+            move(T, F, S, i, old, req, D, j)
+            continue
+        t = earliest_start(T, F, S[PN], req, D, j, now)
+        if t < 0:
+            S[ERR] = NEVER_FITS
+            return
         book(T, F, S, cap, t, req, D, j, -1)
         JI[j, RES] = t
 
