@@ -42,8 +42,9 @@ PARTIAL_DIR = ROOT / "results"
 a study's committed results are in its package's ``results/``."""
 
 CODE_PATHS = ("sim", "models", "heuristics", "instances", "pyproject.toml")
-"""What counts as code for the ``-dirty`` flag; result files being written do not."""
-RESULT_PATHS = ("sim/experiments/*/results",)
+"""What counts as code for the ``-dirty`` flag; result files being written and the
+studies' reports being edited do not."""
+RESULT_PATHS = ("sim/experiments/*/results", "sim/experiments/*/REPORT.md")
 
 
 @cache
