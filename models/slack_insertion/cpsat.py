@@ -344,6 +344,13 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     deadline = Deadline(time_limit)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
+    ids = {w.id for w in problem.waiting} | ({problem.new.id} if problem.new else set())
+    unknown = sorted(set(forbidden or ()) - ids)
+    if unknown:
+        raise ValueError(f"cpsat: forbidden names jobs that are not in the problem: {unknown}")
+    if incumbent is not None and ins.check(problem, incumbent):
+        raise ValueError("cpsat: the incumbent schedule is infeasible: "
+                         + "; ".join(ins.check(problem, incumbent)[:1]))
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params, chains=chains, time_indexed=time_indexed,
                   presolve=presolve, fine=fine, forbidden=forbidden or {})

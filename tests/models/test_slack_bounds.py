@@ -138,3 +138,16 @@ def test_portfolio_proves_through_the_fixed_domains(seed, monkeypatch):
     assert "fixed" in rp.note
     assert rp.objective == pytest.approx(rb.objective, abs=1e-6 * (1 + abs(rb.objective)))
     assert ins.moved(pb, rp.solution) == ins.moved(pb, rb.solution)
+
+
+def test_an_infeasible_incumbent_for_cpsat_is_a_clear_error():
+    pb = small(1)
+    cur = ins.current_schedule(pb)
+    bad = ins.InsertionSchedule(cur.new_start, {j: pb.now - 10 for j in cur.starts})
+    with pytest.raises(ValueError, match="incumbent"):
+        si.solve_cpsat(pb, incumbent=bad)
+
+
+def test_forbidden_starts_of_an_unknown_job_are_refused():
+    with pytest.raises(ValueError, match="not in the problem"):
+        si.solve_cpsat(small(1), forbidden={10**6: {0}})
