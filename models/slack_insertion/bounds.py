@@ -69,7 +69,6 @@ MARGIN = 1e-9
 """Relative margin (of the sum of the magnitudes in the Lagrangian sum) taken off the
 bound against float summation error."""
 CUT_VIOLATION = 1e-3
-LP_SOLVER = "GLOP"
 """A cardinality cut is added when the LP's shares exceed its right-hand side by more."""
 
 
@@ -226,7 +225,7 @@ class _LP:
         self.first = np.cumsum([0] + [len(ts) for ts in starts])
         self.cost = np.array([c for cs in costs for c in cs], dtype=np.float64)
         self.job_of = np.repeat(np.arange(len(jobs)), np.diff(self.first))
-        s = self.s = pywraplp.Solver.CreateSolver(LP_SOLVER)
+        s = self.s = pywraplp.Solver.CreateSolver("GLOP")
         self.z = [s.NumVar(0.0, 1.0, "") for _ in range(len(self.cost))]
         obj = s.Objective()
         for j in range(len(jobs)):
@@ -363,17 +362,16 @@ def insertion_bound(problem: InsertionProblem, *, time_limit: float | None = Non
         if left() <= 0:
             return None
     ncap, seen = len(rows), set()
-    best = (-math.inf, 0.0, np.zeros(0))
+    lag, scale, scale_max = -math.inf, 0.0, 0.0
     floor = np.full(len(lp.cost), -np.inf)
-    scale_max = 0.0
     value, rounds, prev, idle = math.nan, 0, -math.inf, 0
     while rounds < options.max_rounds and left() > 0:
         lp.s.SetTimeLimit(max(1, int(1000 * min(left(), 1e6))))
         status = lp.s.Solve()
         rounds += 1
         cert = lp.certificate(status in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE))
-        if cert[0] > best[0]:
-            best = cert
+        if cert[0] > lag:
+            lag, scale = cert[0], cert[1]
         floor = np.maximum(floor, cert[0] + cert[2])
         scale_max = max(scale_max, cert[1])
         if status != pywraplp.Solver.OPTIMAL:
@@ -385,7 +383,6 @@ def insertion_bound(problem: InsertionProblem, *, time_limit: float | None = Non
         prev = max(prev, value)
         if not _cardinality_cuts(lp, rows, free, ncap, seen):
             break
-    lag, scale, _ = best
     return InsertionBound(
         bound=min(lag - MARGIN * max(1.0, scale), cap), lp_value=value,
         columns=len(lp.cost), rows=ncap, seconds=time.perf_counter() - t0, rounds=rounds,

@@ -348,9 +348,9 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     unknown = sorted(set(forbidden or ()) - ids)
     if unknown:
         raise ValueError(f"cpsat: forbidden names jobs that are not in the problem: {unknown}")
-    if incumbent is not None and ins.check(problem, incumbent):
-        raise ValueError("cpsat: the incumbent schedule is infeasible: "
-                         + "; ".join(ins.check(problem, incumbent)[:1]))
+    wrong = [] if incumbent is None else ins.check(problem, incumbent)
+    if wrong:
+        raise ValueError(f"cpsat: the incumbent schedule is infeasible: {wrong[0]}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params, chains=chains, time_indexed=time_indexed,
                   presolve=presolve, fine=fine, forbidden=forbidden or {})
@@ -442,12 +442,11 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
             return m.new_int_var(lo, hi_, name)
         else:
             cand = values[bisect_left(values, lo):bisect_right(values, hi_)]
-        drop = forbidden.get(jid)
-        if drop:
-            kept = [v for v in cand if v not in drop]
-            params["forbidden_dropped"] = params.get("forbidden_dropped", 0) + \
-                (len(cand) - len(kept) if kept else 0)
-            cand = kept or cand
+        kept = [v for v in cand if v not in forbidden.get(jid, ())]
+        if kept:  # a job whose whole set is forbidden keeps it
+            params["forbidden_dropped"] = \
+                params.get("forbidden_dropped", 0) + len(cand) - len(kept)
+            cand = kept
         return m.new_int_var_from_domain(cp_model.Domain.from_values(cand), name)
 
     starts: dict[int, Any] = {}
