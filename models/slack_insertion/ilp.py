@@ -30,7 +30,8 @@ with at least ``WRITE_FACTOR`` times the build time left. When the limit passes
 before CBC gives a schedule (model building stopped, too little time left to write the
 model, CBC killed, or CBC stopped without an incumbent), the result is the better of the AST
 heuristic's schedule (:func:`heuristics.slack.solve_ast`, given at most
-``FALLBACK_SECONDS``) and the current schedule, FEASIBLE, with CBC's bound if its log
+``FALLBACK_SECONDS``; computed before CBC starts, so nothing runs after a kill) and the
+current schedule, FEASIBLE, with CBC's bound if its log
 has one. A model whose size estimate exceeds ``max_nonzeros`` (memory) or whose
 candidate times exceed ``max_points`` is refused up front with a ValueError.
 
@@ -51,6 +52,7 @@ import math
 import os
 import tempfile
 from bisect import bisect_right
+from types import EllipsisType
 from typing import Any
 
 from models import mip
@@ -63,8 +65,9 @@ from sim.result import Result, Status
 
 __all__ = ["solve_ilp", "CBC_GRACE", "FALLBACK_SECONDS", "WRITE_FACTOR"]
 
-CBC_GRACE = 0.5
-"""Seconds CBC may run past the time limit before it is killed."""
+CBC_GRACE = 0.3
+"""Seconds CBC may run past the time limit before it is killed (the fallback schedule is
+ready before CBC starts, so a killed run returns within about this of the limit)."""
 WRITE_FACTOR = 1.0
 """PuLP's MPS writing is estimated as this times the model's build time (measured 0.7);
 CBC is not started with less time than that left."""
@@ -217,6 +220,7 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     if deadline.limit is not None and deadline.left(0.0) < t_write:
         return _fallback(problem, cur, deadline, seed, params, None,
                          f"too little time left to write the model for {mip.NAMES[backend]}")
+    ast = _ast(problem)
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_")
     os.close(fd)
 
@@ -233,17 +237,17 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
     try:
         if not run_cbc():
             return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
-                             mip.killed_note(backend, prob))
+                             mip.killed_note(backend, prob), ast)
         if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
             return _fallback(problem, cur, deadline, seed, params, mip.bound(prob, logfile),
                              f"the schedule of {mip.NAMES[backend]} violated the model "
                              "beyond 1e-6 (numerics) and was rejected" if mip.rejected(prob)
-                             else f"{mip.NAMES[backend]} found no schedule in time")
+                             else f"{mip.NAMES[backend]} found no schedule in time", ast)
         sch1 = read()
         if ins.check(problem, sch1):  # the solver's tolerances let in a bad pick
             return _fallback(problem, cur, deadline, seed, params, None,
                              f"the schedule of {mip.NAMES[backend]} failed the exact check "
-                             "(solver tolerances); not proved")
+                             "(solver tolerances); not proved", ast)
         if prob.sol_status != pulp.LpSolutionOptimal:
             return finish("ilp", problem, ins.best(problem, [sch1, cur]), Status.FEASIBLE,
                           mip.bound(prob, logfile), deadline, seed, params,
@@ -275,13 +279,21 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         os.unlink(logfile)
 
 
-def _fallback(problem: InsertionProblem, cur: InsertionSchedule, deadline: Deadline,
-              seed: int, params: dict[str, Any], bound: float | None, why: str) -> Result:
-    """FEASIBLE with the better of the AST heuristic's and the current schedule (CBC gave
-    none in time); ``bound`` is CBC's, if any."""
+def _ast(problem: InsertionProblem) -> InsertionSchedule | None:
+    """The AST heuristic's schedule in at most ``FALLBACK_SECONDS`` (None if it has none)."""
     from heuristics.slack import solve_ast
 
-    ast = solve_ast(problem, time_limit=FALLBACK_SECONDS).solution
+    return solve_ast(problem, time_limit=FALLBACK_SECONDS).solution
+
+
+def _fallback(problem: InsertionProblem, cur: InsertionSchedule, deadline: Deadline,
+              seed: int, params: dict[str, Any], bound: float | None, why: str,
+              ast: InsertionSchedule | None | EllipsisType = ...) -> Result:
+    """FEASIBLE with the better of the AST heuristic's (``ast``, computed here when not
+    given) and the current schedule (CBC gave none in time); ``bound`` is CBC's, if
+    any."""
+    if ast is ...:
+        ast = _ast(problem)
     sch = cur if ast is None else ins.best(problem, [ast, cur])
     which = "AST heuristic's" if sch is ast else "current"
     return finish("ilp", problem, sch, Status.FEASIBLE, bound, deadline, seed, params,
