@@ -1,4 +1,4 @@
-"""A wall-clock budget shared by model building and the back end (issue 14 item 6)."""
+"""A wall-clock budget shared by model building and the back end."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ All report the objective recomputed by ``GroupingProblem.objective`` through the
 result builder ``sim.result.build`` (a bound on the wrong side of the solution is dropped,
 OPTIMAL needs its bound to meet the objective).
 
-Limits (issue 14): every solver checks ``time_limit`` (seconds) during the group
+Limits: every solver checks ``time_limit`` (seconds) during the group
 enumeration, the costing (in chunks), the model building and the search, and returns its
 best solution when stopped (FEASIBLE, or UNKNOWN without one; a stopped solver never
 claims OPTIMAL). A problem with more than :data:`MAX_GROUPS` feasible groups is refused

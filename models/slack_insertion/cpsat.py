@@ -10,7 +10,7 @@ against the plain model): domains restricted to the dominant start times
 schedule's price (:func:`models.slack_insertion.domains.tighten_domains`), and ``S_i <=
 S_j`` for interchangeable jobs (``_add_swap_orders``).
 
-Long queues (issue 13.3). Each job's domain is its own chain set
+Long queues. Each job's domain is its own chain set
 (:func:`models.slack_insertion.domains.chain_times`: its own ``te``, ``now`` and the
 running ends plus the ends of other jobs whose own sets allow them; 2-7x fewer values
 than the global dominant times on k = 25-29 snapshots). CP-SAT's presolve is off by

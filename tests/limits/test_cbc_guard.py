@@ -1,4 +1,4 @@
-"""No CBC run outlives its time limit (robust5): ``models.cbc.solve_guarded`` charges
+"""No CBC run outlives its time limit: ``models.cbc.solve_guarded`` charges
 the MPS writing to the limit and kills CBC's whole process group; the slack-insertion
 ILP falls back to the AST heuristic's schedule when CBC gives none in time.
 

@@ -1,4 +1,4 @@
-"""CP-SAT models return within their time limit on the limits_bench instances (robust6).
+"""CP-SAT models return within their time limit on the limits_bench instances.
 
 Before the fix, ``gang_schedule`` gave its ``slots`` model the full limit after spending
 part of it, the slot heuristics behind the fallback spent seconds in quadratic checks,

@@ -1,5 +1,5 @@
-"""K-resource epochs and response models check the clock while they are built
-(robust5): a slow model build cannot carry a solver past its limit."""
+"""K-resource epochs and response models check the clock while they are built:
+a slow model build cannot carry a solver past its limit."""
 
 from __future__ import annotations
 

@@ -37,7 +37,8 @@ def _same(cfg: CSMConfig, pol: str, seed: int, **opts) -> list:
     return co.cluster.log.records
 
 
-# the session-6 options the compiled engine runs (sim.timeshare.fast.run.CONFIG_SUPPORTED),
+# the message, fault and reference options the compiled engine runs
+# (sim.timeshare.fast.run.CONFIG_SUPPORTED),
 # alone and combined, on the SMALL point: (options, policy, seed)
 OPTION_CASES = [
     ({"refs_per_dispatch": 3}, "csm", 1),
@@ -63,7 +64,7 @@ def _case_id(case: tuple) -> str:
 
 
 @pytest.mark.parametrize("case", OPTION_CASES, ids=_case_id)
-def test_session6_options_give_the_python_engines_log(case):
+def test_message_and_fault_options_give_the_python_engines_log(case):
     opts, pol, seed = case
     cfg = dataclasses.replace(SMALL, **opts)
     recs = _same(cfg, pol, seed)

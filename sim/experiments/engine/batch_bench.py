@@ -1,4 +1,4 @@
-"""Speed and memory of the batch simulator (issue 2 benchmark; figures, not a test).
+"""Speed and memory of the batch simulator (figures, not a test).
 
 Each case runs in a fresh subprocess so that its peak resident memory (ru_maxrss) is its
 own; times are the median of ``--repeat`` runs of the simulation alone (the trace is read
@@ -21,7 +21,7 @@ Run: ``python -m sim.experiments.engine.batch_bench [--repeat 5] [--quick]``; wr
 ``sim/experiments/engine/results/batch_bench.md`` (``--quick`` writes ``results/batch_bench.md``
 at the repository top instead, and says it is partial).
 
-``--conservative-scaling`` (issue 13 item 4) runs only conservative backfilling on the
+``--conservative-scaling`` runs only conservative backfilling on the
 synthetic workload above (offered load 0.8 on 256 processors, seed 1: a stationary
 queue, whose time-averaged length the table gives) at 10k, 20k, 40k, 80k, 160k and 240k
 jobs, median of ``min(--repeat, 3)`` runs, and writes

@@ -1,5 +1,5 @@
-"""Cost per job of conservative backfilling on SDSC-BLUE's overloaded queue (issue 13
-item 4; figures, not a test).
+"""Cost per job of conservative backfilling on SDSC-BLUE's overloaded queue (figures,
+not a test).
 
 Simulates the first n jobs of SDSC-BLUE (1,152 processors, jobs killed at their request)
 with ``Conservative()`` for growing n, the compiled compression pass and the pure-Python

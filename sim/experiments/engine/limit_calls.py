@@ -1,5 +1,5 @@
 """Wall time of one in-process ``solve(...)`` call of the CP-SAT models against their time
-limit, on the large instances of ``sim.experiments.engine.limits_bench`` (robust6).
+limit, on the large instances of ``sim.experiments.engine.limits_bench``.
 
 Unlike ``limits_bench`` (a fresh process per run, so Python start-up and the one-time
 CP-SAT import count), this imports CP-SAT once and then times each call alone: the

@@ -15,8 +15,8 @@ that uses its limit (its run at the first limit took at least half of it: the ex
 models and the time-bounded searches, not the heuristics that finish at once or the
 refusals) again at each longer limit on the same, largest instances. CBC's and
 Python's model building overrun only shows at limits long enough for CBC to reach its
-root processing (before robust5, the k = 65 snapshot took 52-125 s under ``ilp`` with a
-20 s limit).
+root processing (without the CBC guard of :mod:`models.cbc`, the k = 65 snapshot took
+52-125 s under ``ilp`` with a 20 s limit).
 
 Instances (seconds, processors):
 

@@ -660,7 +660,7 @@ def fig_gang(setup: Setup) -> str:
     return md
 
 
-#: The message-model study (issue 9, session 6): mem_load 1.0, pdt 0.5, MNOD 2, the
+#: The message-model study: mem_load 1.0, pdt 0.5, MNOD 2, the
 #: spec's extreme frequencies, 2 seeds (the shared machine allowed no more; see the
 #: README); each model of ``sim.timeshare.csm.MSG_MODELS`` plus the pairwise model with
 #: a FIFO fault server and with 2 references per dispatch (8 references thrash at 20 ms:

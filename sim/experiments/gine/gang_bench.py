@@ -1,4 +1,4 @@
-"""Benchmark of the memory-feasible gang schedule (spec 3.8 M7; issue 9 target: 30 jobs on
+"""Benchmark of the memory-feasible gang schedule (spec 3.8 M7; target: 30 jobs on
 32 nodes proved optimal or with its gap in 60 s).
 
 ``python -m sim.experiments.gine.gang_bench [--seeds N] [--time-limit S] [--jobs J] [--nodes N]``

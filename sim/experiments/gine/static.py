@@ -39,7 +39,7 @@ def simulate(policy: str, seed: int, scale: float, sample_s: float = 10.0,
     wake-up is placed by SCHED_COND like any other insertion). The result also counts
     the insertions of the distributed tasks by the path of Algorithm 1 they took.
     ``msg_model`` (:data:`sim.timeshare.csm.MSG_MODELS`), ``fault_service`` and
-    ``refs_per_dispatch`` are the session-6 options of the workload and the core.
+    ``refs_per_dispatch`` are options of the workload and the core.
     """
     st = {**STATIC, **(sizes or {})}
     m = max(1, round(st["M"] * scale))
@@ -128,7 +128,7 @@ class _Counting(Coscheduling):
 #: Diagnostic variants of E-4.2 (name, sizes, touch, line5[, options]): the default
 #: sizes, sizes whose working sets exceed M (J1 2 mest, J2 3.5 mest, L mest), the
 #: AMB-4.11 option touching the whole resident WS at each hit, the line-5 ablation and
-#: (session 6) the "probe" message model.
+#: the "probe" message model.
 DIAG_VARIANTS: tuple[tuple[Any, ...], ...] = (
     ("default sizes, touch one", None, "one", True),
     ("default sizes, touch ws", None, "ws", True),
@@ -144,7 +144,7 @@ DIAG_VARIANTS: tuple[tuple[Any, ...], ...] = (
 )
 
 #: E-4.2 under each message model and fault option (name, simulate() options): the
-#: session-6 study of target 3.7.4 (``python -m sim.experiments.gine.figs fig4-probe``).
+#: study of target 3.7.4 (``python -m sim.experiments.gine.figs fig4-probe``).
 PROBE_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = tuple(
     (f"msg {m}", {"msg_model": m}) for m in MSG_MODELS) + (
     ("msg pairwise, fifo faults", {"fault_service": "fifo"}),
@@ -196,7 +196,7 @@ def run_diag(setup: Any) -> str:
           f"{setup.label}: "
           f"{len(seeds)} seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by "
           f"{scale}, reported in unscaled seconds (fault time = faults x 20 ms / "
-          f"scale, corrected in session 6: it was not divided by the scale); tc "
+          f"scale); tc "
           f"3600 s per job task and 1800 s per local task, so each node needs 10800 s of "
           f"CPU whatever the order.\n\n")
     md += markdown_text(head, rows)

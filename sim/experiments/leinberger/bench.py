@@ -1,4 +1,4 @@
-"""Speed benchmarks of the K-resource models and policies (issue 8's numbers).
+"""Speed benchmarks of the K-resource models and policies.
 
     python -m sim.experiments.leinberger.bench [epochs|selection|response|sim|growth|all]
         [--quick]

@@ -1,4 +1,4 @@
-"""Why BL-EASY does not lose to FF-EASY at K = 8 here (issue 8, spec 1.7 item 7).
+"""Why BL-EASY does not lose to FF-EASY at K = 8 here (spec 1.7 item 7).
 
     python -m sim.experiments.leinberger.bl                 # K = 2 and 8, L = 256, seed 1
     python -m sim.experiments.leinberger.bl --K 8 --jobs 10000 --queue 256 --seed 1
@@ -179,7 +179,7 @@ def study(K: int, dist: str, scaling: str, L: int, jobs: int, seed: int,
 
 
 def _lines(res: list[dict[str, Any]], cmd: str, commit: str) -> list[str]:
-    lines = ["# BL-EASY against FF-EASY: readings and mechanism (issue 8)", "",
+    lines = ["# BL-EASY against FF-EASY: readings and mechanism", "",
              f"Command: `{cmd}` at commit {commit}. One seed per K: evidence for the "
              "mechanism, not a Figure 2 cell.", ""]
     for r in res:

@@ -1,4 +1,4 @@
-"""Peer comparison (issue 8 item 5): our offline minimum-response-time models against
+"""Peer comparison: our offline minimum-response-time models against
 PyJobShop on the same instances. PyJobShop is never a dependency: it runs in a separate
 virtual environment whose interpreter is given with ``--python``::
 
