@@ -751,25 +751,25 @@ def cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
 
 
 @njit(cache=True)
-def cons_compress(now, S, T, F, cap, D, JI, P, Q):
-    """``Conservative._compress``: re-place the waiting jobs in processing order."""
+def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK):
+    """``Conservative._compress``: re-place the waiting jobs in processing order. ``OK``:
+    scratch for :func:`earlier_start_scan`, at least as long as ``T``."""
     qh = S[QH]
     q = S[QT] - qh
     if P[P_COMPR] == C_START:
         r = np.empty(q, np.int64)
         for x in range(q):
             r[x] = JI[Q[qh + x], RES]
-        order = np.argsort(r, kind="mergesort")
-    else:
-        order = np.arange(q)
+        order = Q[qh + np.argsort(r, kind="mergesort")]
+    else:  # the queue's own order: a view, nothing allocated
+        order = Q[qh:qh + q]
     only_now = P[P_COMPR] == C_NOW
     # K > 1: each candidate's test costs K comparisons and an unpredictable branch; the
     # two-pass search compares without branches (at K = 1 its passes cost more than the
     # candidates they replace)
     scan = F.shape[0] > 1
-    OK = np.empty(T.shape[0] if scan else 0, np.int64)
     for x in range(q):
-        j = Q[qh + order[x]]
+        j = order[x]
         old = JI[j, RES]
         if old == now:
             continue
@@ -793,7 +793,8 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
 
 
 @njit(cache=True)
-def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
+def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK):
+    """``Conservative.decide``; ``OK``: scratch for the compression (:func:`cons_compress`)."""
     advance(T, F, S, now)
     if S[NOV] > 0 and any_due(now, S, JI, OV):
         for x in range(S[QH], S[QT]):
@@ -809,7 +810,7 @@ def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
             if fill_select(CONS, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q,
                            C, G):
                 compact_queue(Q, S, JI)
-        cons_compress(now, S, T, F, cap, D, JI, P, Q)
+        cons_compress(now, S, T, F, cap, D, JI, P, Q, OK)
         S[DIRTY] = 0
     cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
 
@@ -843,6 +844,8 @@ def run(D, JI, cap, P):
         G = bl_masks(D, cap, P[P_WINDOW], P[P_TIESLAST] == 1)
     else:
         G = np.zeros(1, np.int64)
+    # the two-pass search's scratch (K > 1), as long as T
+    OK = np.empty(T.shape[0] if K > 1 and pol == CONS else 0, np.int64)
     na = 0
     has_wake = False
     wake_at = 0
@@ -908,13 +911,15 @@ def run(D, JI, cap, P):
         # one decision
         if profiled and S[PN] + 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16 > T.shape[0]:
             T, F = grown(T, F, S, 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16)
+        if K > 1 and pol == CONS and OK.shape[0] < T.shape[0]:
+            OK = np.empty(T.shape[0], np.int64)
         if pol == FCFS:
             fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         elif pol == EASY:
             easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, XF)
         elif pol == CONS:
             if S[DIRTY] == 1 or S[NOV] > 0:
-                cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+                cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK)
             else:  # cons_decide when nothing is due and no capacity came back early
                 if now > T[0]:
                     advance(T, F, S, now)
