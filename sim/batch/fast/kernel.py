@@ -874,10 +874,11 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB):
                 continue
             JI[j, RES] = T[i]
             move(T, F, S, i, old, req, D, j, GB, nmoved)
-            GB[K + 1, nmoved] = j
-            for k in range(K):
-                GB[K + 2 + k, top] = max(GB[K + 2 + k, top], GB[K + 2 + k, nmoved])
-            nmoved += 1
+            if skip:
+                GB[K + 1, nmoved] = j
+                for k in range(K):
+                    GB[K + 2 + k, top] = max(GB[K + 2 + k, top], GB[K + 2 + k, nmoved])
+                nmoved += 1
             continue
         t = earliest_start(T, F, S[PN], req, D, j, now)
         if t < 0:
