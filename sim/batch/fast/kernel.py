@@ -14,7 +14,8 @@ State: ``S`` the scalars (columns below), ``JI[j]`` the int fields of job ``j`` 
 below), ``D[j, k]`` its demand, ``Q[S[QH]:S[QT]]`` the waiting queue in arrival order,
 ``HT``/``HP`` the event heap (time, payload: ``j`` an end, ``n + j`` an overrun notice,
 -1 a wake-up), ``OV[:S[NOV]]`` the overdue running jobs, ``C`` scratch for candidates,
-``G[j]`` the bit mask of BL's ``G_w(J)``. Parameters ``P`` (columns below).
+``G[j]`` the bit mask of BL's ``G_w(J)``, ``GB`` the capacity given back that the
+compression's searches may use (:func:`may_move`). Parameters ``P`` (columns below).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ FB_FF, FB_NEXT, FB_STOP = 0, 1, 2
 P_POL, P_SEL, P_KILL, P_WINDOW, P_FB, P_LARGEST, P_TIESLAST, P_MULT, P_COMPR = range(9)
 N_P = 9
 # ---- scalars S
-PN, HN, NOV, QH, QT, COMPACTED, ERR, DIRTY, MINRES = range(9)
-N_S = 9
+PN, HN, NOV, QH, QT, COMPACTED, ERR, DIRTY, MINRES, NGB = range(10)
+N_S = 10
 #: ``S[MINRES]``: the earliest reservation in the queue, or one of these
 MR_EMPTY, MR_UNKNOWN = -1, -2
 # ---- job ints JI
@@ -319,14 +320,18 @@ def split_after(T, F, n, lo, t):
 
 
 @njit(cache=True)
-def move(T, F, S, i, old, duration, D, j):
+def move(T, F, S, i, old, duration, D, j, GB, col):
     """Move the reservation of ``D[j]`` for ``duration`` from ``[old, old + duration)`` to
     the breakpoint ``T[i]`` < ``old`` in one pass: ``D[j]`` taken on ``[T[i], p)`` and
     given back on ``[q, old + duration)``, ``p``, ``q`` the earlier and the later of
     ``T[i] + duration`` and ``old`` (on ``[p, q)`` the job holds its demand before and
     after). Its new place was found free by the compression's search and its old place was
-    booked, so neither step can leave the capacities (``book`` checks them)."""
+    booked, so neither step can leave the capacities (``book`` checks them). The largest
+    free capacity on the part given back goes to ``GB[K + 2 + k, col]`` (:func:`may_move`;
+    0 when nothing is given back)."""
     if duration <= 0:
+        for k in range(F.shape[0]):
+            GB[F.shape[0] + 2 + k, col] = 0
         return
     e = T[i] + duration
     p = min(e, old)
@@ -340,8 +345,12 @@ def move(T, F, S, i, old, duration, D, j):
         d = D[j, k]
         for x in range(i, a):
             F[k, x] -= d
+        m = 0
         for x in range(b, c):
-            F[k, x] += d
+            v = F[k, x] + d
+            F[k, x] = v
+            m = max(m, v)
+        GB[K + 2 + k, col] = m
     # the step function changed only at T[i], p, q and old + duration
     if c < n and same_as_previous(F, c):
         n = remove(T, F, n, c)
@@ -751,30 +760,112 @@ def cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
 
 
 @njit(cache=True)
-def cons_compress(now, S, T, F, cap, D, JI, P, Q):
-    """``Conservative._compress``: re-place the waiting jobs in processing order."""
+def given_back(T, F, S, a, b, GB):
+    """Capacity given back on ``[a, b)`` since the last compression (an early end): raise
+    ``GB[1 + k, -1]`` to the largest free capacity on it (:func:`may_move`)."""
+    n = S[PN]
+    top = GB.shape[1] - 1
+    i = last_le(T, n, a)
+    while i < n and T[i] < b:
+        for k in range(F.shape[0]):
+            if F[k, i] > GB[1 + k, top]:
+                GB[1 + k, top] = F[k, i]
+        i += 1
+
+
+@njit(cache=True)
+def may_move(j, ptr, nprev, D, GB):
+    """Whether a search can find an earlier start for waiting job ``j`` in a compression
+    in arrival order (used at K > 1).
+
+    Each waiting job's last search (or its placement at arrival) found no earlier start
+    than its reservation, on the profile of that moment with its own reservation given
+    back. Since then the profile changed by capacity taken (arrivals, moves' new places),
+    by capacity given back (early ends, the old places of jobs that moved after ``j`` in
+    the last compression and before ``j`` in this one), and by the passing of time, which
+    makes no start feasible that was not. A start now feasible and not then holds ``D[j]``
+    at some point where capacity was given back, so some given-back segment has at least
+    ``D[j, k]`` free in every resource ``k`` (the free capacity there can since only have
+    fallen). ``GB`` keeps, per resource, the largest free capacity on each part given back
+    just after it was: column -1 rows ``1 + k`` since the last compression, rows
+    ``K + 2 + k`` in this one so far; columns ``x < nprev`` the last compression's moves
+    (row 0 the job, in arrival order; rows ``1 + k`` the largest over that move and every
+    later one). ``ptr``: the first of them that moved after ``j``.
+
+    Returns
+    -------
+    bool
+        False when no search can move ``j`` (its demand exceeds that bound in a resource).
+    """
+    K = D.shape[1]
+    top = GB.shape[1] - 1
+    for k in range(K):
+        u = max(GB[1 + k, top], GB[K + 2 + k, top])
+        if ptr < nprev:
+            u = max(u, GB[1 + k, ptr])
+        if D[j, k] > u:
+            return False
+    return True
+
+
+@njit(cache=True)
+def gb_close(S, GB, nmoved, K):
+    """End of a compression: its moves (``GB`` columns ``< nmoved``, rows ``K + 1`` and
+    ``K + 2 + k``) become the last compression's, with maxima over each move and the later
+    ones; nothing given back since."""
+    top = GB.shape[1] - 1
+    for x in range(nmoved - 1, -1, -1):
+        GB[0, x] = GB[K + 1, x]
+        for k in range(K):
+            v = GB[K + 2 + k, x]
+            if x + 1 < nmoved and GB[1 + k, x + 1] > v:
+                v = GB[1 + k, x + 1]
+            GB[1 + k, x] = v
+    S[NGB] = nmoved
+    for k in range(K):
+        GB[1 + k, top] = 0
+        GB[K + 2 + k, top] = 0
+
+
+@njit(cache=True)
+def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB):
+    """``Conservative._compress``: re-place the waiting jobs in processing order. ``OK``:
+    scratch for :func:`earlier_start_scan`, at least as long as ``T``; in arrival order,
+    a job whose search cannot succeed (:func:`may_move`, ``GB``) is not searched."""
     qh = S[QH]
     q = S[QT] - qh
     if P[P_COMPR] == C_START:
         r = np.empty(q, np.int64)
         for x in range(q):
             r[x] = JI[Q[qh + x], RES]
-        order = np.argsort(r, kind="mergesort")
-    else:
-        order = np.arange(q)
+        order = Q[qh + np.argsort(r, kind="mergesort")]
+    else:  # the queue's own order: a view, nothing allocated
+        order = Q[qh:qh + q]
     only_now = P[P_COMPR] == C_NOW
     # K > 1: each candidate's test costs K comparisons and an unpredictable branch; the
     # two-pass search compares without branches (at K = 1 its passes cost more than the
     # candidates they replace)
     scan = F.shape[0] > 1
-    OK = np.empty(T.shape[0] if scan else 0, np.int64)
+    K = F.shape[0]
+    # the searches skipped by may_move (arrival order: the queue's order is by job); at
+    # K = 1 a search is as cheap as the bookkeeping that would skip it
+    skip = P[P_COMPR] == C_ARRIVAL and K > 1
+    top = GB.shape[1] - 1
+    nprev = S[NGB]
+    ptr = 0
+    nmoved = 0
     for x in range(q):
-        j = Q[qh + order[x]]
+        j = order[x]
         old = JI[j, RES]
         if old == now:
             continue
         req = JI[j, REQ]
         if old >= 0:
+            if skip:
+                while ptr < nprev and GB[0, ptr] <= j:
+                    ptr += 1
+                if not may_move(j, ptr, nprev, D, GB):
+                    continue
             if scan:
                 i = earlier_start_scan(T, F, S[PN], req, D, j, old, OK)
             else:
@@ -782,7 +873,12 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
             if i < 0 or (only_now and T[i] != now):
                 continue
             JI[j, RES] = T[i]
-            move(T, F, S, i, old, req, D, j)
+            move(T, F, S, i, old, req, D, j, GB, nmoved)
+            if skip:
+                GB[K + 1, nmoved] = j
+                for k in range(K):
+                    GB[K + 2 + k, top] = max(GB[K + 2 + k, top], GB[K + 2 + k, nmoved])
+                nmoved += 1
             continue
         t = earliest_start(T, F, S[PN], req, D, j, now)
         if t < 0:
@@ -790,10 +886,12 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q):
             return
         book(T, F, S, cap, t, req, D, j, -1)
         JI[j, RES] = t
+    gb_close(S, GB, nmoved, K)
 
 
 @njit(cache=True)
-def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
+def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB):
+    """``Conservative.decide``; ``OK``, ``GB``: the compression's (:func:`cons_compress`)."""
     advance(T, F, S, now)
     if S[NOV] > 0 and any_due(now, S, JI, OV):
         for x in range(S[QH], S[QT]):
@@ -809,7 +907,10 @@ def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
             if fill_select(CONS, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q,
                            C, G):
                 compact_queue(Q, S, JI)
-        cons_compress(now, S, T, F, cap, D, JI, P, Q)
+                # the reservations taken out were given back: no search is skipped
+                for k in range(cap.shape[0]):
+                    GB[1 + k, GB.shape[1] - 1] = cap[k]
+        cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB)
         S[DIRTY] = 0
     cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
 
@@ -843,6 +944,10 @@ def run(D, JI, cap, P):
         G = bl_masks(D, cap, P[P_WINDOW], P[P_TIESLAST] == 1)
     else:
         G = np.zeros(1, np.int64)
+    # the two-pass search's scratch (K > 1), as long as T
+    OK = np.empty(T.shape[0] if K > 1 and pol == CONS else 0, np.int64)
+    # the capacity given back for the compression's searches (may_move, K > 1)
+    GB = np.zeros((2 * K + 2, n + 2 if pol == CONS else 1), np.int64)
     na = 0
     has_wake = False
     wake_at = 0
@@ -881,6 +986,8 @@ def run(D, JI, cap, P):
                         book(T, F, S, cap, now, est - now, D, p, 1)
                     if pol == CONS and P[P_COMPR] != C_NONE:
                         S[DIRTY] = 1
+                        if P[P_COMPR] == C_ARRIVAL and K > 1:
+                            given_back(T, F, S, now, est, GB)
             else:
                 j = p - n
                 JI[j, OVER] = 1
@@ -908,13 +1015,15 @@ def run(D, JI, cap, P):
         # one decision
         if profiled and S[PN] + 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16 > T.shape[0]:
             T, F = grown(T, F, S, 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16)
+        if K > 1 and pol == CONS and OK.shape[0] < T.shape[0]:
+            OK = np.empty(T.shape[0], np.int64)
         if pol == FCFS:
             fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         elif pol == EASY:
             easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, XF)
         elif pol == CONS:
             if S[DIRTY] == 1 or S[NOV] > 0:
-                cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+                cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB)
             else:  # cons_decide when nothing is due and no capacity came back early
                 if now > T[0]:
                     advance(T, F, S, now)
