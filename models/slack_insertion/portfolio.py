@@ -34,7 +34,7 @@ from models.slack_insertion.bounds import InsertionBound, insertion_bound
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.cpsat import solve_cpsat
 from sim.problems import insertion as ins
-from sim.problems.insertion import InsertionProblem
+from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
 
 __all__ = ["solve_portfolio", "SEARCH_SHARE", "BOUND_SHARE"]
@@ -89,8 +89,7 @@ def solve_portfolio(problem: InsertionProblem, *, time_limit: float | None = Non
                               fixed[0].bound, deadline, seed, params,
                               note="; ".join(notes + ["proved by CP-SAT on the domains "
                                                       "fixed by the LP's reduced costs"]))
-    found = [r.solution for r in runs if r.solution is not None]
-    sch = ins.best(problem, found + [ins.current_schedule(problem)])
+    sch = _best(problem, runs)
     price = ins.objective(problem, sch)
     valid = [b for b in bounds if b <= price + ins.price_tolerance(price)]
     if len(valid) < len(bounds):
@@ -105,6 +104,12 @@ def solve_portfolio(problem: InsertionProblem, *, time_limit: float | None = Non
                   note="; ".join(notes))
 
 
+def _best(problem: InsertionProblem, runs: list[Result]) -> InsertionSchedule:
+    """The best schedule of the runs and the current one (:func:`sim.problems.insertion.best`)."""
+    found = [r.solution for r in runs if r.solution is not None]
+    return ins.best(problem, found + [ins.current_schedule(problem)])
+
+
 def _lp_note(lp: InsertionBound | None) -> str:
     if lp is None:
         return "LP bound: none in time or too large"
@@ -117,8 +122,7 @@ def _fixed_search(problem: InsertionProblem, lp: InsertionBound, runs: list[Resu
                   notes: list[str]) -> tuple[Result, float | None] | None:
     """Stage 3 of the module docstring: CP-SAT's result on the fixed domains and its
     bound for the whole problem (None without time left)."""
-    found = [r.solution for r in runs if r.solution is not None]
-    inc = ins.best(problem, found + [ins.current_schedule(problem)])
+    inc = _best(problem, runs)
     price = ins.objective(problem, inc)
     drop = lp.forbidden(price)
     params["fixed_starts"] = sum(map(len, drop.values()))

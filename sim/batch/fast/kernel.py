@@ -945,9 +945,12 @@ def run(D, JI, cap, P):
     else:
         G = np.zeros(1, np.int64)
     # the two-pass search's scratch (K > 1), as long as T
-    OK = np.empty(T.shape[0] if K > 1 and pol == CONS else 0, np.int64)
-    # the capacity given back for the compression's searches (may_move, K > 1)
-    GB = np.zeros((2 * K + 2, n + 2 if pol == CONS else 1), np.int64)
+    scan = K > 1 and pol == CONS
+    OK = np.empty(T.shape[0] if scan else 0, np.int64)
+    # the capacity given back for the compression's searches (may_move: K > 1, arrival
+    # order); one column where the rule is off (cons_compress still writes column 0)
+    skips = scan and P[P_COMPR] == C_ARRIVAL
+    GB = np.zeros((2 * K + 2, n + 2 if skips else 1), np.int64)
     na = 0
     has_wake = False
     wake_at = 0
@@ -986,7 +989,7 @@ def run(D, JI, cap, P):
                         book(T, F, S, cap, now, est - now, D, p, 1)
                     if pol == CONS and P[P_COMPR] != C_NONE:
                         S[DIRTY] = 1
-                        if P[P_COMPR] == C_ARRIVAL and K > 1:
+                        if skips:
                             given_back(T, F, S, now, est, GB)
             else:
                 j = p - n
@@ -1015,8 +1018,8 @@ def run(D, JI, cap, P):
         # one decision
         if profiled and S[PN] + 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16 > T.shape[0]:
             T, F = grown(T, F, S, 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16)
-        if K > 1 and pol == CONS and OK.shape[0] < T.shape[0]:
-            OK = np.empty(T.shape[0], np.int64)
+            if scan and OK.shape[0] < T.shape[0]:
+                OK = np.empty(T.shape[0], np.int64)
         if pol == FCFS:
             fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         elif pol == EASY:

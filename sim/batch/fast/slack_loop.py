@@ -24,13 +24,12 @@ parameters ``P`` (ints) and ``Q`` (floats), columns below; counters and the erro
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 from numba import njit
 
 from heuristics import compress_kernel
 from heuristics import slack_kernel as SK
+from sim.batch.fast import kernel as batch_kernel
 from sim.batch.fast.kernel import HN, N_S, hpop, hpush
 from sim.numba_cache import refresh
 
@@ -446,4 +445,4 @@ def run(JT, PF, P, Q, R):
 
 
 # numba does not see changes in the kernels this module calls: keep its cache honest
-refresh(__name__, [SK, sys.modules["sim.batch.fast.kernel"], compress_kernel])
+refresh(__name__, [SK, batch_kernel, compress_kernel])
