@@ -23,19 +23,19 @@ wall clock; the stages share ``time_limit``, bound computation included.
       schedule, and its answer proves more than it says. With the LP bound ``L`` and
       the best objective ``U`` so far:
 
-      - the search below ``U`` (:func:`fixed_search`, on ``1 -`` :data:`PROBE_SHARE`
-        of the time left): CP-SAT (interleaved) on the starts fixed at ``U - 1`` with
-        ``objective <= U - 1``; INFEASIBLE proves ``U`` optimal, its bound ``b``
-        proves ``min(U, b)``, a schedule found lowers ``U``;
-      - bound probes (:func:`probe_bound`, on the time left): the time-indexed CP-SAT
-        model (a Boolean per start left, the LP's capacity rows and packing cuts, one
-        worker at linearization level 2: CP-SAT branches on the bound's own LP) on the
-        starts fixed at ``B - 1`` with ``objective <= B - 1``, for targets ``L < B <=
-        U`` climbing in steps (:data:`PROBE_STEP` of ``L``) towards the smallest ``B``
-        certifying a gap of :data:`PROBE_GAP`, then halfway to ``U``; INFEASIBLE proves
-        ``B``, a schedule found lowers ``U``, a stop without an answer (each probe at
-        most :data:`PROBE_SLICE` of the time left) proves ``min(B, b)`` from CP-SAT's
-        bound ``b`` and halves the step.
+      - bound probes (:func:`probe_bound`, on at most :data:`PROBE_SHARE` of the time
+        left): the time-indexed CP-SAT model (a Boolean per start left, the LP's
+        capacity rows and packing cuts, one worker at linearization level 2: CP-SAT
+        branches on the bound's own LP) on the starts fixed at ``B - 1`` with
+        ``objective <= B - 1``, for targets ``L < B <= U`` climbing in steps
+        (:data:`PROBE_STEP` of ``L``) towards the smallest ``B`` certifying a gap of
+        :data:`PROBE_GAP`, then halfway to ``U``; INFEASIBLE proves ``B``, a schedule
+        found lowers ``U``, a stop without an answer proves ``min(B, b)`` from CP-SAT's
+        bound ``b`` and ends the probes;
+      - the search below ``U`` (:func:`fixed_search`, on the time left): CP-SAT
+        (interleaved) on the starts fixed at ``U - 1`` with ``objective <= U - 1``;
+        INFEASIBLE proves ``U`` optimal, its bound ``b`` proves ``min(U, b)``, a
+        schedule found lowers ``U``.
 
       Without an LP bound (out of time) the interleaved search goes on instead.
 
@@ -73,8 +73,8 @@ SEARCH_SHARE = 0.3
 BOUND_SHARE = 0.35
 """Largest share of the time left (after the first search) for the certified bound."""
 PROBE_SHARE = 0.35
-"""Share of stage c's time for the bound probes (:func:`probe_bound`), after the search
-below the best objective."""
+"""Largest share of stage c's time for the bound probes (:func:`probe_bound`), before the
+search below the best objective (which takes what the probes leave)."""
 PROBE_GAP = 0.02
 """The probes aim first at the smallest bound that certifies this relative gap."""
 PROBE_STEP = 0.01
@@ -86,9 +86,6 @@ PROBE_MIN = 0.5
 """Seconds below which no probe starts (building the model and checking a schedule
 found take a few tenths of a second: shorter last probes overran a 60 s limit by
 0.6 ms)."""
-PROBE_SLICE = 0.5
-"""Share of the probes' time left that one probe may take (all of it below
-2 :data:`MIN_INTERLEAVE` seconds); a probe stopped without an answer halves the step."""
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
@@ -155,8 +152,8 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
             and lb.bound >= best.objective:
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
     if lb is not None and best is not None:
-        better, proved, note = fixed_search(
-            problem, lb, best, time_limit=None if left is None else (1 - PROBE_SHARE) * left,
+        better, proved, note = probe_bound(
+            problem, lb, best, time_limit=None if left is None else PROBE_SHARE * left,
             seed=seed)
         results += better
         found.append(proved)
@@ -165,7 +162,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
         left = remaining(t0, time_limit)
         if proved is not None and proved >= best.objective or left is not None and left <= 0.05:
             return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-        better, proved, note = probe_bound(problem, lb, best, time_limit=left, seed=seed)
+        better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
         results += better
         found.append(proved)
     else:  # no bound to fix with: the interleaved search goes on
@@ -191,9 +188,10 @@ def probe_bound(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result
     halfway to ``U``). Every schedule of cost ``<= B - 1`` lies in that model, so
     INFEASIBLE proves ``B`` for the full problem (and the next probe targets higher); a
     schedule found is a new incumbent (``U`` drops, the targets with it); a stop without
-    an answer (after :data:`PROBE_SLICE` of the time left, seconds) proves ``min(B, b)``
-    from CP-SAT's bound ``b`` and halves the step (a stop at step 1 ends the probes).
-    Seed + 1 each probe; none starts with less than :data:`PROBE_MIN` seconds left.
+    an answer proves ``min(B, b)`` from CP-SAT's bound ``b`` and ends the probes (on the
+    instances measured, halved steps after such a stop proved nothing more). Each
+    probe has the time left (seconds), seed + 1 each; none starts with less than
+    :data:`PROBE_MIN` seconds left.
 
     Returns the best schedule found (a list of zero or one FEASIBLE result), the best
     bound proved on the full problem (None if none) and a note."""
@@ -206,8 +204,7 @@ def probe_bound(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result
         left = remaining(t0, time_limit)
         if left is not None and left < PROBE_MIN:
             break
-        share = left if left is None or left < 2 * MIN_INTERLEAVE else PROBE_SLICE * left
-        status, found, b = cpsat.probe_indexed(problem, lb, target, time_limit=share,
+        status, found, b = cpsat.probe_indexed(problem, lb, target, time_limit=left,
                                                seed=seed + len(probes))
         probes.append(f"{target}: {status.value}")
         if status is Status.INFEASIBLE:  # no schedule costs less than the target
@@ -216,10 +213,8 @@ def probe_bound(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result
             proved = _higher(proved, min(float(target), b))
         if found is not None:
             sol, value, improved = found, float(scorer(problem)(found)), True
-        elif status is not Status.INFEASIBLE:  # no answer in its time: a smaller step
-            if step == 1:
-                break
-            step = max(1, step // 2)
+        elif status is not Status.INFEASIBLE:  # no answer in the time given
+            break
         if proved is not None and proved >= value:
             break
         # CP-SAT's bound on a stopped probe may lie below the LP bound: never climb from there
