@@ -106,6 +106,16 @@ class ResponseBound:
         Each job's LP mean start ``sum_t t x[j,t]`` (time units): an order for hints.
     seconds : float
         Wall-clock seconds spent.
+    lagrangian : float
+        The Lagrangian value ``L`` of the certificate (time units, before rounding).
+    job, start : numpy.ndarray
+        Each LP column's job and start (time units).
+    slack : numpy.ndarray
+        Each column's reduced-cost slack ``g[j,t]`` (time units; module docstring).
+    rows : tuple
+        The last LP's capacity rows and packing cuts, each ``(columns, coefficients,
+        right-hand side)`` over column indices: inequalities every integer schedule
+        satisfies (for :func:`models.kresource.cpsat.probe_indexed`).
     """
 
     bound: int
@@ -121,12 +131,19 @@ class ResponseBound:
                               repr=False, compare=False)
     slack: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False,
                               compare=False)
+    rows: tuple[tuple[np.ndarray, np.ndarray, float], ...] = field(default=(), repr=False,
+                                                                   compare=False)
+
+    def kept(self, value: float) -> np.ndarray:
+        """The columns (a boolean mask) a schedule of total weighted response time at
+        most ``value`` (time units) can use (reduced-cost fixing, module docstring)."""
+        return self.lagrangian + self.slack <= value + MARGIN * max(1.0, abs(value))
 
     def domains(self, value: float, n: int) -> list[list[int]]:
         """Each job's starts (time units) that a schedule of total weighted response
         time at most ``value`` can use (reduced-cost fixing, module docstring); a job
         with no start left means no schedule costs at most ``value``."""
-        keep = self.lagrangian + self.slack <= value + MARGIN * max(1.0, abs(value))
+        keep = self.kept(value)
         out: list[list[int]] = [[] for _ in range(n)]
         for j, t in zip(self.job[keep].tolist(), self.start[keep].tolist(), strict=True):
             out[j].append(t)
@@ -361,7 +378,8 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
         return None
     return ResponseBound(bound=max(best, triv), lp_value=value, rounds=rounds, cuts=ncuts,
                          mean_start=ms, seconds=time.perf_counter() - t0, lagrangian=lag,
-                         job=cols.job, start=cols.start, slack=slack)
+                         job=cols.job, start=cols.start, slack=slack,
+                         rows=tuple((idx, coef, rhs) for _, idx, coef, rhs in lp.rows))
 
 
 def _add_cuts(lp: _LP, cols: _Columns, pool: list, added: set, dem: np.ndarray,

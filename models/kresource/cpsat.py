@@ -11,7 +11,9 @@ deterministic; ``time_limit`` in seconds of wall clock).
 - :func:`solve_response` (M3): interval per job in ``[a_j, H)``, one cumulative per
   resource, minimise ``sum w_j (s_j + p_j - a_j)``; hint: the serial list schedule.
   :func:`search_response` runs it restricted (start domains, an objective cap) for
-  the portfolio's reduced-cost fixing.
+  the portfolio's reduced-cost fixing; :func:`probe_indexed` runs the time-indexed
+  model (a Boolean per start, the LP bound's rows and packing cuts) on the starts
+  reduced-cost fixing leaves, for the portfolio's bound probes.
 
 The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
 clock (``common.check_clock``) every job and epoch while it is built: a stop there
@@ -21,6 +23,7 @@ are linear in the number of jobs.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -215,7 +218,9 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     restricted: ``domains`` (each job's allowed starts, time units) and ``below`` (only
     schedules of objective < ``below``). Returns the status *of the restricted model*
     (INFEASIBLE: no schedule in the domains costs less than ``below``), the starts of the
-    best schedule found (or None) and CP-SAT's bound on the restricted model (or None).
+    best schedule found (or None) and CP-SAT's bound on the restricted model (time
+    units; also after a stop without a schedule, UNKNOWN; None when INFEASIBLE or when
+    CP-SAT did not run).
     ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now);
     ``ignore``: CP-SAT subsolvers left out of the interleaved search
     (``ignore_subsolvers``)."""
@@ -262,7 +267,75 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
         s.parameters.interleave_search = True
         s.parameters.ignore_subsolvers.extend(ignore)
     # never start CP-SAT with nothing left of the limit
-    status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
+    if left is not None and left <= 0:
+        return Status.UNKNOWN, None, None
+    status = _status(s.solve(m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         return status, [int(s.value(v)) for v in st], s.best_objective_bound
+    if status is Status.UNKNOWN and math.isfinite(s.best_objective_bound):
+        return status, None, s.best_objective_bound  # a stop without a schedule
+    return status, None, None
+
+
+def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
+                  time_limit: float | None, seed: int = 0, start: float | None = None,
+                  ) -> tuple[Status, list[int] | None, float | None]:
+    """CP-SAT on the time-indexed model restricted by reduced-cost fixing: a Boolean
+    ``x[j,t]`` for each start ``t`` a schedule of cost ``<= below - 1`` can use
+    (``lb.kept``; ``lb`` a :class:`models.kresource.bounds.ResponseBound`), one start
+    per job, ``lb.rows`` (the LP's capacity rows and packing cuts: valid for every
+    schedule) on those columns, ``lb.bound <= objective <= below - 1``; one worker at
+    linearization level 2, so CP-SAT's LP is the bound's LP with its cuts and its search
+    branches on it. Returns the status *of the restricted model* (INFEASIBLE: no
+    schedule costs less than ``below``), the starts of the best schedule found (or None)
+    and CP-SAT's bound on the restricted model (time units, or None). ``time_limit``
+    seconds count from ``start`` (``time.perf_counter``; default now), model building
+    included."""
+    import numpy as np
+    from ortools.sat.python import cp_model
+
+    t0 = time.perf_counter() if start is None else start
+    keep = lb.kept(below - 1)
+    idx = np.nonzero(keep)[0]
+    jobs = lb.job[idx]
+    if len(set(jobs.tolist())) < problem.n:  # a job with no start left
+        return Status.INFEASIBLE, None, None
+    m = cp_model.CpModel()
+    x = [m.new_bool_var(f"x{i}") for i in range(len(idx))]
+    pos = np.full(len(lb.job), -1, dtype=np.int64)
+    pos[idx] = np.arange(len(idx))
+    for j in range(problem.n):
+        m.add_exactly_one(x[i] for i in np.nonzero(jobs == j)[0].tolist())
+    try:
+        for cols, coef, rhs in lb.rows:
+            check_clock(t0, time_limit)
+            at = pos[cols]
+            sel = at >= 0
+            if coef[sel].sum() > rhs:
+                m.add(cp_model.LinearExpr.weighted_sum([x[i] for i in at[sel].tolist()],
+                                                       [int(c) for c in coef[sel].tolist()])
+                      <= int(math.floor(rhs)))
+    except OutOfTime:
+        return Status.UNKNOWN, None, None
+    w, p, a = problem.weights, problem.duration, problem.release
+    cost = [w[j] * (t + p[j] - a[j]) for j, t in zip(jobs.tolist(), lb.start[idx].tolist(),
+                                                      strict=True)]
+    obj = cp_model.LinearExpr.weighted_sum(x, cost)
+    m.add(obj <= int(below) - 1)
+    m.add(obj >= int(lb.bound))
+    m.minimize(obj)
+    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    if left is not None and left <= 0:
+        return Status.UNKNOWN, None, None
+    s = _solver(left, seed)
+    s.parameters.linearization_level = 2
+    status = _status(s.solve(m))
+    if status in (Status.OPTIMAL, Status.FEASIBLE):
+        starts = [0] * problem.n
+        for i, v in enumerate(x):
+            if s.value(v):
+                starts[int(jobs[i])] = int(lb.start[idx[i]])
+        return status, starts, s.best_objective_bound
+    if status is Status.UNKNOWN and math.isfinite(s.best_objective_bound):
+        return status, None, s.best_objective_bound
     return status, None, None

@@ -17,12 +17,27 @@ wall clock; the stages share ``time_limit``, bound computation included.
    b. the certified bound of :func:`models.kresource.bounds.response_bound` (time-indexed
       LP with packing cuts, Lagrangian certificate) on at most :data:`BOUND_SHARE` of
       the time left;
-   c. reduced-cost fixing: with the best objective ``U`` so far, each job keeps only the
-      starts a schedule of cost ``<= U - 1`` can use, and CP-SAT (interleaved) searches
-      that restricted model with ``objective <= U - 1`` on the time left. Its answer
-      proves more than it says: INFEASIBLE proves ``U`` optimal, and its bound ``b``
-      proves ``min(U, b)``. Without an LP bound (out of time) the interleaved search
-      goes on instead.
+   c. reduced-cost fixing: a schedule of cost ``<= v`` starts each job only where the
+      LP's reduced costs allow (:meth:`models.kresource.bounds.ResponseBound.domains`),
+      so a search restricted to those starts with ``objective <= v`` misses no such
+      schedule, and its answer proves more than it says. With the LP bound ``L`` and
+      the best objective ``U`` so far:
+
+      - bound probes (:func:`probe_bound`, on at most :data:`PROBE_SHARE` of the time
+        left): the time-indexed CP-SAT model (a Boolean per start left, the LP's
+        capacity rows and packing cuts, one worker at linearization level 2: CP-SAT
+        branches on the bound's own LP) on the starts fixed at ``B - 1`` with
+        ``objective <= B - 1``, for targets ``L < B <= U`` climbing in steps
+        (:data:`PROBE_STEP` of ``L``) towards the smallest ``B`` certifying a gap of
+        :data:`PROBE_GAP`, then halfway to ``U``; INFEASIBLE proves ``B``, a schedule
+        found lowers ``U``, a stop without an answer proves ``min(B, b)`` from CP-SAT's
+        bound ``b`` and ends the probes;
+      - the search below ``U`` (:func:`fixed_search`, on the time left): CP-SAT
+        (interleaved) on the starts fixed at ``U - 1`` with ``objective <= U - 1``;
+        INFEASIBLE proves ``U`` optimal, its bound ``b`` proves ``min(U, b)``, a
+        schedule found lowers ``U``.
+
+      Without an LP bound (out of time) the interleaved search goes on instead.
 
    A stage shorter than :data:`MIN_INTERLEAVE` seconds runs CP-SAT's one worker.
 
@@ -32,6 +47,7 @@ problem) are kept; OPTIMAL only when that bound meets that solution.
 
 from __future__ import annotations
 
+import math
 import time
 
 from models.kresource import bounds, cpsat, ilp
@@ -56,6 +72,20 @@ SEARCH_SHARE = 0.3
 """Share of the time left (after the short run) for the first interleaved search."""
 BOUND_SHARE = 0.35
 """Largest share of the time left (after the first search) for the certified bound."""
+PROBE_SHARE = 0.35
+"""Largest share of stage c's time for the bound probes (:func:`probe_bound`), before the
+search below the best objective (which takes what the probes leave)."""
+PROBE_GAP = 0.02
+"""The probes aim first at the smallest bound that certifies this relative gap."""
+PROBE_STEP = 0.01
+"""A probe below that aim targets this share of the LP bound above the bound proved so
+far (at least 1 time unit): a probe a few units above the LP bound is proved in seconds,
+one 19 above not in 40 s (the 40-job K = 4 target, LP bound 434: 440 in 7 s, 447 in
+16 s, 453 stopped at 444, one worker at load average 4-5 on 2 cores)."""
+PROBE_MIN = 0.5
+"""Seconds below which no probe starts (building the model and checking a schedule
+found take a few tenths of a second: shorter last probes overran a 60 s limit by
+0.6 ms)."""
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
@@ -122,6 +152,16 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
             and lb.bound >= best.objective:
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
     if lb is not None and best is not None:
+        better, proved, note = probe_bound(
+            problem, lb, best, time_limit=None if left is None else PROBE_SHARE * left,
+            seed=seed)
+        results += better
+        found.append(proved)
+        notes.append(note)
+        best = min(better + [best], key=lambda r: r.objective)
+        left = remaining(t0, time_limit)
+        if proved is not None and proved >= best.objective or left is not None and left <= 0.05:
+            return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
         better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
         results += better
         found.append(proved)
@@ -134,6 +174,70 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
         note = f"{_name(left)}: {r.status.value}"
     notes.append(note)
     return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+
+
+def probe_bound(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result, *,
+                time_limit: float | None, seed: int = 0,
+                ) -> tuple[list[Result], float | None, str]:
+    """Stage 3c's bound probes: with ``L`` = ``lb.bound`` and ``U`` the objective of the
+    best schedule so far (first ``best``), ask the time-indexed CP-SAT model
+    (:func:`models.kresource.cpsat.probe_indexed`: the starts that reduced-cost fixing
+    at ``B - 1`` leaves, the LP's rows and packing cuts) for a schedule of cost ``<= B -
+    1``, for targets ``L < B <= U`` (:func:`_target`: steps of :data:`PROBE_STEP` of
+    ``L`` towards the smallest ``B`` that certifies a gap of :data:`PROBE_GAP`, then
+    halfway to ``U``). Every schedule of cost ``<= B - 1`` lies in that model, so
+    INFEASIBLE proves ``B`` for the full problem (and the next probe targets higher); a
+    schedule found is a new incumbent (``U`` drops, the targets with it); a stop without
+    an answer proves ``min(B, b)`` from CP-SAT's bound ``b`` and ends the probes (on the
+    instances measured, halved steps after such a stop proved nothing more). Each
+    probe has the time left (seconds), seed + 1 each; none starts with less than
+    :data:`PROBE_MIN` seconds left.
+
+    Returns the best schedule found (a list of zero or one FEASIBLE result), the best
+    bound proved on the full problem (None if none) and a note."""
+    t0 = time.perf_counter()
+    sol, value, proved, probes = best.solution, best.objective, None, []
+    improved = False
+    step = max(1, math.ceil(PROBE_STEP * lb.bound))
+    target = _target(lb.bound, value, step)
+    while target is not None:
+        left = remaining(t0, time_limit)
+        if left is not None and left < PROBE_MIN:
+            break
+        status, found, b = cpsat.probe_indexed(problem, lb, target, time_limit=left,
+                                               seed=seed + len(probes))
+        probes.append(f"{target}: {status.value}")
+        if status is Status.INFEASIBLE:  # no schedule costs less than the target
+            proved = _higher(proved, float(target))
+        elif b is not None:
+            proved = _higher(proved, min(float(target), b))
+        if found is not None:
+            sol, value, improved = found, float(scorer(problem)(found)), True
+        elif status is not Status.INFEASIBLE:  # no answer in the time given
+            break
+        if proved is not None and proved >= value:
+            break
+        # CP-SAT's bound on a stopped probe may lie below the LP bound: never climb from there
+        target = _target(lb.bound if proved is None else max(lb.bound, int(proved)), value,
+                         step)
+    out = [build(solver="cpsat", status=Status.FEASIBLE, solution=sol, check=checker(problem),
+                 objective=scorer(problem), runtime=0.0, seed=seed)] if improved else []
+    return out, proved, (f"bound probes, time-indexed cpsat ({len(probes)}: "
+                         f"{', '.join(probes) or 'none'})")
+
+
+def _target(lower: int, upper: float, step: int) -> int | None:
+    """The next probe's target bound (time units) between the bound ``lower`` proved so
+    far and the best objective ``upper``: below the aim (the smallest bound certifying
+    a gap of :data:`PROBE_GAP`), ``lower + step`` (at most the aim); from the aim on,
+    halfway to ``upper``; None when ``lower`` meets ``upper``."""
+    upper = int(round(upper))
+    if lower >= upper:
+        return None
+    aim = math.ceil((1.0 - PROBE_GAP) * upper - 1e-9)
+    if aim > lower:
+        return min(aim, lower + max(1, step))
+    return max(lower + 1, (lower + upper + 1) // 2)
 
 
 def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result, *,

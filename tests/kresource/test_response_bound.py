@@ -5,6 +5,7 @@ plain time-indexed LP, and honest under a time limit."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -136,3 +137,101 @@ def test_the_portfolio_keeps_its_limit_and_an_honest_bound_at_40_jobs():
     assert trivial_bound(p) <= r.bound <= r.objective
     assert (r.status.value == "OPTIMAL") == (r.bound >= r.objective)
     assert "LP bound" in r.note
+
+
+def test_the_probe_targets_step_towards_the_gap_then_climb_to_the_schedule():
+    from models.kresource.portfolio import PROBE_GAP, _target
+
+    assert PROBE_GAP == 0.02
+    # ceil(0.98 * 462) = 453 certifies 2%: steps of 5 from the LP bound 434 up to it
+    assert [_target(lo, 462, 5) for lo in (434, 439, 444, 449)] == [439, 444, 449, 453]
+    assert _target(453, 462, 5) == 458  # then halfway to the schedule
+    assert _target(461, 462, 5) == 462  # the last probe: the schedule itself
+    assert _target(462, 462, 5) is None and _target(470, 462, 5) is None
+    assert _target(10, 11, 0) == 11
+    lower = 100
+    while (t := _target(lower, 140, 3)) is not None:  # each above the bound proved
+        assert lower < t <= 140
+        lower = t
+    assert lower == 140
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_bound_probes_never_exceed_the_optimum_and_reach_it(seed):
+    """Probes from the list schedule on small instances: each answer is definite, so they
+    end at the optimum: the bound proved is the brute-force optimum, never above it, and
+    a schedule found (only when the list schedule is worse) is optimal."""
+    from models.kresource import portfolio
+
+    rng = random.Random(9600 + seed)
+    p = _problem(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
+    opt = brute.solve_response(p).objective
+    inc = solve_list(p)
+    lb = response_bound(p)
+    found, proved, note = portfolio.probe_bound(p, lb, inc, time_limit=20.0)
+    if lb.bound >= inc.objective:  # nothing to probe: the LP bound proves the schedule
+        assert proved is None and found == [] and "(0: none)" in note
+        return
+    assert proved == opt, note
+    if inc.objective > opt:
+        assert [r.objective for r in found] == [opt]
+    else:
+        assert found == []
+
+
+def test_an_infeasible_probe_raises_the_bound_to_its_target(monkeypatch):
+    """A probe's INFEASIBLE proves its target and the next climbs a step; a stop without
+    an answer proves CP-SAT's bound capped at the target and ends the probes."""
+    import dataclasses
+
+    from models.kresource import cpsat, portfolio
+    from sim.result import Status
+
+    rng = random.Random(9700)
+    p = _problem(rng, 6, 2, tight=True)
+    lb = response_bound(p)
+    inc = solve_list(p)
+    upper = max(int(inc.objective), lb.bound) + 400  # a loose incumbent: room to climb
+    loose = dataclasses.replace(inc, objective=float(upper))
+    monkeypatch.setattr(portfolio, "PROBE_STEP", 0.25)  # a step of several units
+    step = max(1, math.ceil(0.25 * lb.bound))
+    assert step >= 4
+    answers = [(Status.INFEASIBLE, None, None), (Status.INFEASIBLE, None, None),
+               (Status.UNKNOWN, None, float(lb.bound + 2 * step + 1))]
+    asked = []
+
+    def fake(problem, bound, below, **kw):
+        asked.append(below)
+        return answers[len(asked) - 1]
+
+    monkeypatch.setattr(cpsat, "probe_indexed", fake)
+    found, proved, note = portfolio.probe_bound(p, lb, loose, time_limit=10.0)
+    assert found == []
+    assert asked == [lb.bound + step, lb.bound + 2 * step, lb.bound + 3 * step]
+    assert proved == lb.bound + 2 * step + 1  # min(target, CP-SAT's bound) of the stop
+    assert "INFEASIBLE" in note and "UNKNOWN" in note
+
+
+def test_a_stopped_probe_with_a_low_bound_proves_nothing_more(monkeypatch):
+    """CP-SAT's bound on a stopped probe may lie below the LP bound: it ends the probes
+    and the bound returned is not above the LP bound."""
+    import dataclasses
+
+    from models.kresource import cpsat, portfolio
+    from sim.result import Status
+
+    rng = random.Random(9700)
+    p = _problem(rng, 6, 2, tight=True)
+    lb = response_bound(p)
+    inc = solve_list(p)
+    loose = dataclasses.replace(inc, objective=float(max(int(inc.objective), lb.bound) + 400))
+    asked = []
+
+    def fake(problem, bound, below, **kw):
+        asked.append(below)
+        return Status.UNKNOWN, None, float(lb.bound - 7)
+
+    monkeypatch.setattr(cpsat, "probe_indexed", fake)
+    found, proved, _ = portfolio.probe_bound(p, lb, loose, time_limit=10.0)
+    assert found == [] and len(asked) == 1 and asked[0] > lb.bound
+    assert proved is None or proved <= lb.bound
