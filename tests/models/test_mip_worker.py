@@ -24,6 +24,8 @@ SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_
 
 FAKE = """
 import os, subprocess, sys, time
+
+pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
 print("ready", flush=True)
 for line in sys.stdin:
     directory = line.split()[0]
