@@ -22,10 +22,10 @@ from sim.result import Status
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
 
+pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
+
 FAKE = """
 import os, subprocess, sys, time
-
-pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
 print("ready", flush=True)
 for line in sys.stdin:
     directory = line.split()[0]
