@@ -123,6 +123,7 @@ def test_the_fixed_search_proves_the_optimum_from_any_incumbent(seed):
         assert found == [] and "INFEASIBLE" in note
 
 
+@pytest.mark.timed
 def test_the_portfolio_keeps_its_limit_and_an_honest_bound_at_40_jobs():
     """A 40-job K = 4 instance (beyond the time-indexed ILP): every stage, the LP bound
     included, within the limit; the bound below the schedule; OPTIMAL only if proved."""

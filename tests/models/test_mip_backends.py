@@ -24,6 +24,8 @@ from sim.problems import task_mapping as tm
 from sim.problems.kresource import EpochProblem, ResponseProblem
 from sim.result import Status
 
+pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
+
 BACKENDS = mip.BACKENDS
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
 

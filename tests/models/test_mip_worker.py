@@ -22,6 +22,8 @@ from sim.result import Status
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
 
+pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
+
 FAKE = """
 import os, subprocess, sys, time
 print("ready", flush=True)

@@ -174,6 +174,7 @@ def test_maximisation_keeps_the_largest_solution_and_the_smallest_upper_bound():
     assert r.status is Status.FEASIBLE
 
 
+@pytest.mark.timed
 def test_a_stopped_combination_on_a_hard_snapshot_is_a_certificate():
     """Best solution and best bound of the members; every member's objective on the
     right side of the bound; within the limit."""

@@ -9,6 +9,7 @@ import pytest
 from sim.experiments.talby import insertion_bench as slack_bench
 
 
+@pytest.mark.timed
 @pytest.mark.parametrize("argv, word", [
     (["--out", "results/x.md"], "--out"),     # a path: the table is written into results/
     (["--out", ".."], "--out"),

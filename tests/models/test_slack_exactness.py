@@ -171,6 +171,7 @@ def test_no_bound_on_the_wrong_side_of_any_feasible_solution(case):
                 assert r.bound <= p + ins.price_tolerance(p), (r.solver, r.bound, p)
 
 
+@pytest.mark.timed
 def test_brute_obeys_its_time_limit():
     pb = ins.random_problem(5, 7, capacity=6, max_t=6, max_slack=20)
     t0 = time.perf_counter()
@@ -180,6 +181,7 @@ def test_brute_obeys_its_time_limit():
     assert ins.check(pb, r.solution) == []
 
 
+@pytest.mark.timed
 def test_exhaustive_order_search_obeys_its_time_limit():
     pb = ins.random_problem(9, 10, capacity=12, max_t=6, max_slack=40)
     t0 = time.perf_counter()

@@ -51,6 +51,7 @@ def test_no_bound_is_beaten_by_any_solution(jobs, procs, seed, fixed, limit):
                 assert not found  # only says that it found none, as Status documents)
 
 
+@pytest.mark.timed
 def test_exact_models_refuse_a_problem_too_large_at_once():
     p = random_problem(60, 16, seed=2, max_procs=2, memory=100)
     for name in ("exact-ilp", "exact-cpsat", "exhaustive"):
@@ -60,6 +61,7 @@ def test_exact_models_refuse_a_problem_too_large_at_once():
         assert time.perf_counter() - t < 5
 
 
+@pytest.mark.timed
 @pytest.mark.parametrize("name", NAMES)
 def test_every_solver_stops_near_its_limit(name):
     # 30 jobs, P = 6: about 10^5 groups to enumerate and cost, far beyond 0.3 s

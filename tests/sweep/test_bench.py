@@ -13,6 +13,8 @@ import pytest
 
 from sim.sweep.bench import COLUMNS, bench, compare, gap_to_best
 
+pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
+
 ROOT = Path(__file__).resolve().parents[2]
 FIG1 = ROOT / "instances" / "data" / "kresource" / "figure1.json"
 # one resource of 10 units, all free; jobs of 6, 5 and 5 units: FF takes the oldest (6)

@@ -17,6 +17,8 @@ from helpers import snapshot, tiny_spec, write_json
 from sim.sweep import Store, run_sweep
 from sim.sweep.spec import cell_key, expand
 
+pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -10,7 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import tiny_spec, write_json
+
+pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -63,6 +63,7 @@ def test_the_registry_names_every_reproduction_and_refuses_unknown_ones(capsys):
         reproduce.run("memory_fig2", ["--quick"])
 
 
+@pytest.mark.timed
 @pytest.mark.slow
 def test_full_table1_matches_the_runner_month_by_month(tmp_path):
     """The full sweep behind Table 1 gives the runner's own by-month figures."""

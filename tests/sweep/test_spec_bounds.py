@@ -117,6 +117,7 @@ def test_a_readable_swf_trace_passes_the_spec_check(tmp_path):
     assert len(expand(spec, str(tmp_path / "spec.json"))) == 2 * 4
 
 
+@pytest.mark.timed
 def test_a_huge_grid_is_counted_not_built(tmp_path, capsys):
     spec = tiny_spec(seeds=tuple(range(1000)), procs=list(range(1, 1001)),
                      workloads=[_synthetic(load=[0.1 + i / 1000 for i in range(1000)])])
