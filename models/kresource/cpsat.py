@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from models.deadline import Deadline
@@ -269,12 +269,7 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     # never start CP-SAT with nothing left of the limit
     if left is not None and left <= 0:
         return Status.UNKNOWN, None, None
-    status = _status(s.solve(m))
-    if status in (Status.OPTIMAL, Status.FEASIBLE):
-        return status, [int(s.value(v)) for v in st], s.best_objective_bound
-    if status is Status.UNKNOWN and math.isfinite(s.best_objective_bound):
-        return status, None, s.best_objective_bound  # a stop without a schedule
-    return status, None, None
+    return _answer(s, _status(s.solve(m)), lambda: [int(s.value(v)) for v in st])
 
 
 def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
@@ -329,13 +324,24 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
         return Status.UNKNOWN, None, None
     s = _solver(left, seed)
     s.parameters.linearization_level = 2
-    status = _status(s.solve(m))
-    if status in (Status.OPTIMAL, Status.FEASIBLE):
-        starts = [0] * problem.n
+
+    def starts() -> list[int]:
+        out = [0] * problem.n
         for i, v in enumerate(x):
             if s.value(v):
-                starts[int(jobs[i])] = int(lb.start[idx[i]])
-        return status, starts, s.best_objective_bound
+                out[int(jobs[i])] = int(lb.start[idx[i]])
+        return out
+
+    return _answer(s, _status(s.solve(m)), starts)
+
+
+def _answer(s: Any, status: Status, starts: Callable[[], list[int]]
+            ) -> tuple[Status, list[int] | None, float | None]:
+    """A restricted search's answer: its status, the starts of its schedule (``starts()``,
+    read from the solver ``s``; None without one) and CP-SAT's bound (time units; also
+    after a stop without a schedule; None when INFEASIBLE or none is known)."""
+    if status in (Status.OPTIMAL, Status.FEASIBLE):
+        return status, starts(), s.best_objective_bound
     if status is Status.UNKNOWN and math.isfinite(s.best_objective_bound):
-        return status, None, s.best_objective_bound
+        return status, None, s.best_objective_bound  # a stop without a schedule
     return status, None, None

@@ -220,10 +220,8 @@ def probe_bound(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result
         # CP-SAT's bound on a stopped probe may lie below the LP bound: never climb from there
         target = _target(lb.bound if proved is None else max(lb.bound, int(proved)), value,
                          step)
-    out = [build(solver="cpsat", status=Status.FEASIBLE, solution=sol, check=checker(problem),
-                 objective=scorer(problem), runtime=0.0, seed=seed)] if improved else []
-    return out, proved, (f"bound probes, time-indexed cpsat ({len(probes)}: "
-                         f"{', '.join(probes) or 'none'})")
+    note = f"bound probes, time-indexed cpsat ({len(probes)}: {', '.join(probes) or 'none'})"
+    return _found(problem, sol, seed, improved), proved, note
 
 
 def _target(lower: int, upper: float, step: int) -> int | None:
@@ -274,11 +272,19 @@ def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Resul
             sol, value, improved = found, float(scorer(problem)(found)), True
         if last is Status.OPTIMAL or time_limit is None:
             break
-    out = [build(solver="cpsat", status=Status.FEASIBLE, solution=sol, check=checker(problem),
-                 objective=scorer(problem), runtime=0.0, seed=seed)] if improved else []
-    return out, proved, (f"reduced-cost fixed {_name(time_limit)} below "
-                         f"{int(round(best.objective))}: {rounds} round(s), last "
-                         f"{last.value}")
+    note = (f"reduced-cost fixed {_name(time_limit)} below {int(round(best.objective))}: "
+            f"{rounds} round(s), last {last.value}")
+    return _found(problem, sol, seed, improved), proved, note
+
+
+def _found(problem: ResponseProblem, sol: list[int], seed: int, improved: bool
+           ) -> list[Result]:
+    """The schedule ``sol`` (job starts) a stage found, as a list of one FEASIBLE result
+    checked and scored against ``problem``; empty when the stage found nothing better."""
+    if not improved:
+        return []
+    return [build(solver="cpsat", status=Status.FEASIBLE, solution=sol, check=checker(problem),
+                  objective=scorer(problem), runtime=0.0, seed=seed)]
 
 
 def _higher(bound: float | None, new: float) -> float:
