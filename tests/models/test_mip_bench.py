@@ -44,3 +44,15 @@ def test_one_run_in_a_child_process_reports_status_memory_and_call_wall():
     assert row["status"] == "OPTIMAL" and row["objective"] == row["bound"]
     assert 0 < row["call"] < row["wall"] and row["cpu"] > 0
     assert row["peak_mb"] > 10 and not row["killed"]
+
+
+def test_a_slack_insertion_pair_proves_only_by_an_optimal_run_not_by_a_met_price():
+    # a MIP that proved the price and stopped in the tie-break stage: FEASIBLE, bound = obj
+    fam = "slack_insertion"
+    rows = [_row("a", "cpsat", "FEASIBLE", -26552.9, -509914.0, fam=fam),
+            _row("a", "scip", "FEASIBLE", -55723.8, -55723.8, fam=fam),
+            _row("b", "cpsat", "OPTIMAL", -10.0, -10.0, fam=fam),
+            _row("b", "scip", "FEASIBLE", -10.0, -12.0, fam=fam)]
+    pair = mip_bench.pairs(rows, {"a": "bin", "b": "bin"}, {"a": None, "b": None})[0]
+    assert pair[3] == "cpsat" and pair[4] == 1  # b only
+    assert pair[7] == 1 and pair[8] == "0.00%"  # the price of a is certified, not proved
