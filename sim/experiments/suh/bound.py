@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.refstreams import hot_scan, loop, phases, stack_model
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import commit, markdown_row, markdown_table
 from sim.memory.lru import (
     interleave,
     miss_rate_curve,
@@ -131,7 +131,8 @@ def fig2() -> list[str]:
 def main() -> int:
     t0 = time.perf_counter()
     L = ["# A lower bound on the error of any miss-rate-curve model", "",
-         "Command: `python -m sim.experiments.suh.bound`. See the module docstring for "
+         f"Command: `python -m sim.experiments.suh.bound` at commit {commit()}. See the "
+         "module docstring for "
          "the argument: the paper's models see only curves; two streams with one curve "
          "and different LRU results bound every such model's error from below by "
          "|a - b| / (a + b).", ""]
