@@ -37,8 +37,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import tempfile
 import time
 from typing import Any
 
@@ -300,30 +298,24 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
                 if len(vs) > 1:
                     prob += pulp.lpSum(vs) <= 1, f"node_{gi}_{r}"
         prob += pulp.lpSum(problem.jobs[j].weight * (r + 1) * v for (j, r), v in x.items())
-    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_gang_")
-    os.close(fd)
-    try:
-        if dl.expired():
-            return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-        if not mip.solve(prob, backend=backend, time_limit=dl.left(), grace=0.2,
-                         log_path=logfile):
-            return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
-        if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            if prob.status == pulp.LpStatusInfeasible:
-                return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed,
-                               params)
-            return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
-        rows = [[problem.jobs[j].name for j in range(n)
-                 if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
-        if prob.sol_status == pulp.LpSolutionOptimal:
-            return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
-        bound = mip.bound(prob, logfile)
-        bound = lb if bound is None else max(bound, lb)
-        if problem.objective == "rows":
-            bound = float(math.ceil(bound - 1e-6))
-        return _result("ilp", problem, rows, Status.FEASIBLE, bound, t0, seed, params)
-    finally:
-        os.unlink(logfile)
+    if dl.expired():
+        return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
+    ended, found = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
+                                    prefix="cbc_gang_")
+    if not ended:
+        return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
+    if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        if prob.status == pulp.LpStatusInfeasible:
+            return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+        return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
+    rows = [[problem.jobs[j].name for j in range(n)
+             if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
+    if prob.sol_status == pulp.LpSolutionOptimal:
+        return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
+    bound = lb if found is None else max(found, lb)
+    if problem.objective == "rows":
+        bound = float(math.ceil(bound - 1e-6))
+    return _result("ilp", problem, rows, Status.FEASIBLE, bound, t0, seed, params)
 
 
 def solve_brute(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0,

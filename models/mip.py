@@ -69,6 +69,7 @@ from __future__ import annotations
 import math
 import os
 import subprocess
+import tempfile
 import threading
 import time
 from typing import Any
@@ -499,6 +500,27 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         prob.sol_status = pulp.LpSolutionNoSolutionFound
     setattr(prob, _BOUND_ATTR, proved_bound)
     return True
+
+
+def solve_logged(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
+                 grace: float = 0.5, prefix: str = "cbc_") -> tuple[bool, float | None]:
+    """:func:`solve` with CBC's log in a temporary file (name ``prefix...``), removed
+    before returning.
+
+    Returns
+    -------
+    ended, bound : bool, float or None
+        :func:`solve`'s value, and the bound the run proved (:func:`bound`; None when it
+        did not end or proved none).
+    """
+    fd, logfile = tempfile.mkstemp(suffix=".log", prefix=prefix)
+    os.close(fd)
+    try:
+        ended = solve(prob, backend=backend, time_limit=time_limit, grace=grace,
+                      log_path=logfile)
+        return ended, (bound(prob, logfile) if ended else None)
+    finally:
+        os.unlink(logfile)
 
 
 def _missing(x: Any) -> bool:

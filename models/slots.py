@@ -21,8 +21,6 @@ Both objectives are recomputed from the table by the shared problem code
 from __future__ import annotations
 
 import itertools
-import os
-import tempfile
 import time
 from typing import Any
 
@@ -342,31 +340,25 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
                 prob += z[0, 0] == 1, "sym"
         obj = G
     prob += obj
-    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_slots_")
-    os.close(fd)
-    try:
-        if dl.expired():
-            return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-        if not mip.solve(prob, backend=backend, time_limit=dl.left(), grace=0.2,
-                         log_path=logfile):
-            return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
-        if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            if prob.status == pulp.LpStatusInfeasible:
-                return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed,
-                               params)
-            return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
-        if problem.objective == "round":
-            used = sum(1 for s in range(S) if (u[s].value() or 0) > 0.5)
-        else:
-            used = S
-        table = [[apps[a].name for a in range(len(apps)) if (x[a, s].value() or 0) > 0.5]
-                 for s in range(used)]
-        if prob.sol_status == pulp.LpSolutionOptimal:
-            return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
-        bound = mip.bound(prob, logfile)
-        return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
-    finally:
-        os.unlink(logfile)
+    if dl.expired():
+        return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+    ended, bound = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
+                                    prefix="cbc_slots_")
+    if not ended:
+        return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
+    if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        if prob.status == pulp.LpStatusInfeasible:
+            return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+        return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
+    if problem.objective == "round":
+        used = sum(1 for s in range(S) if (u[s].value() or 0) > 0.5)
+    else:
+        used = S
+    table = [[apps[a].name for a in range(len(apps)) if (x[a, s].value() or 0) > 0.5]
+             for s in range(used)]
+    if prob.sol_status == pulp.LpSolutionOptimal:
+        return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
+    return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
 
 
 def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,

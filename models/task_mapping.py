@@ -163,8 +163,6 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     assignment variables; when the limit runs out while building, returns the greedy
     mapping (FEASIBLE). A stopped run's bound: the backend's (SCIP, CBC's log) or the
     load lower bound, whichever is larger."""
-    import os
-    import tempfile
 
     import pulp
 
@@ -215,14 +213,8 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
         lp += load[a] >= load[b]
     if dl.expired():
         return _stopped("ilp", p, dl, seed, params)
-    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_tm_")
-    os.close(fd)
-    try:
-        ended = mip.solve(lp, backend=backend, time_limit=dl.left(), grace=0.2,
-                          log_path=logfile)
-        found = mip.bound(lp, logfile) if ended else None
-    finally:
-        os.unlink(logfile)
+    ended, found = mip.solve_logged(lp, backend=backend, time_limit=dl.left(), grace=0.2,
+                                    prefix="cbc_tm_")
     if not ended:
         return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
     rt = time.perf_counter() - t0
