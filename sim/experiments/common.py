@@ -44,24 +44,31 @@ a study's committed results are in its package's ``results/``."""
 CODE_PATHS = ("sim", "models", "heuristics", "instances", "pyproject.toml")
 """What counts as code for the ``-dirty`` flag; result files being written and the
 studies' reports being edited do not."""
-RESULT_PATHS = ("sim/experiments/*/results", "sim/experiments/*/REPORT.md")
+RESULT_PATHS = ("sim/experiments/*/results/**", "sim/experiments/*/REPORT.md")
+"""Git glob pathspecs of the studies' results and reports (``**``: every file below)."""
+
+
+def code_changed(root: Path) -> bool:
+    """Whether the git checkout ``root`` has uncommitted changes to tracked code
+    (``CODE_PATHS`` less ``RESULT_PATHS``)."""
+    out = subprocess.run(
+        ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no",
+         "--", *CODE_PATHS, *(f":(exclude,glob){p}" for p in RESULT_PATHS)],
+        capture_output=True, text=True, check=True, timeout=10).stdout
+    return bool(out.strip())
 
 
 @cache
 def commit() -> str:
-    """Short commit hash of the source tree, with ``-dirty`` when tracked code (``CODE_PATHS``
-    less the result directories) has uncommitted changes; outside a git checkout the
-    installed package version (``schedsearch X``), else ``unknown``."""
+    """Short commit hash of the source tree, with ``-dirty`` when tracked code has
+    uncommitted changes (:func:`code_changed`); outside a git checkout the installed
+    package version (``schedsearch X``), else ``unknown``."""
     if (ROOT / ".git").exists():
         try:
             head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                                   capture_output=True, text=True, check=True,
                                   timeout=10).stdout.strip()
-            dirty = subprocess.run(
-                ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no",
-                 "--", *CODE_PATHS, *(f":(exclude,glob){p}" for p in RESULT_PATHS)],
-                capture_output=True, text=True, check=True, timeout=10).stdout.strip()
-            return head + ("-dirty" if dirty else "")
+            return head + ("-dirty" if code_changed(ROOT) else "")
         except (OSError, subprocess.SubprocessError):
             pass
     from importlib.metadata import PackageNotFoundError, version

@@ -68,3 +68,22 @@ def test_static_run_does_not_import_the_figure_module() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+def test_a_result_file_being_written_leaves_the_recorded_commit_clean(tmp_path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    files = {"sim/experiments/x/results/deep/table.md": "a\n",
+             "sim/experiments/x/REPORT.md": "r\n", "models/m.py": "m = 1\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "c")
+    (tmp_path / "sim/experiments/x/results/deep/table.md").write_text("b\n")
+    (tmp_path / "sim/experiments/x/REPORT.md").write_text("s\n")
+    assert not common.code_changed(tmp_path)
+    (tmp_path / "models/m.py").write_text("m = 2\n")
+    assert common.code_changed(tmp_path)
