@@ -61,7 +61,6 @@ MODES = ("year", "month")
 CHILD = r"""
 import json, sys, time
 import numpy as np
-from sim.experiments import common as provenance
 from sim.batch.runner import load_workload
 from sim.batch.machine import simulate
 from instances.months import split_months
@@ -103,10 +102,13 @@ def _run(order: str, compress: str, mode: str, variant: str, path: Path | None) 
     env = dict(os.environ)
     if path is not None:
         env["PYTHONPATH"] = str(path)
-    out = subprocess.run([sys.executable, "-c", CHILD, order, compress, mode, variant],
-                         check=True, capture_output=True, text=True, env=env,
-                         cwd=path or ROOT).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run([sys.executable, "-c", CHILD, order, compress, mode, variant],
+                          capture_output=True, text=True, env=env, cwd=path or ROOT)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"speed: the {variant} run of {order}/{compress}/{mode}"
+                         f"{'' if path is None else ' at ' + str(path)} failed: {last}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _export(rev: str, into: Path) -> None:
