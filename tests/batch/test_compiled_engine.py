@@ -111,6 +111,53 @@ def test_conservative_move_shapes(b_requested, overrun):
         assert py.start[1] == py.start[2] == 2
 
 
+def overloaded(w: Workload, factor: float) -> Workload:
+    """``w`` with its inter-arrival times divided by ``factor`` (rounded down)."""
+    s0 = w.jobs[0].submit
+    return Workload(tuple(dataclasses.replace(j, submit=s0 + int((j.submit - s0) // factor))
+                          for j in w.jobs), w.capacity, f"{w.name}/x{factor:g}")
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+def test_conservative_overload_long_profiles(overrun):
+    """Queues of hundreds of jobs, whose profiles run past ``BACK_MIN`` breakpoints, so the
+    compression searches with ``earlier_start_back`` (K = 1 and K = 3)."""
+    assert_same(overloaded(window("SDSC-BLUE", 0, 3000), 1.5), "conservative", overrun)
+    assert_same(random_workload(1200, (32, 16, 24), seed=3, load=1.4), "conservative",
+                overrun)
+
+
+@pytest.mark.parametrize("K", [1, 3])
+def test_earlier_start_back_matches_earlier_start(K):
+    """The compression's search on long profiles (``earlier_start_back``) against the
+    plain one (``earlier_start``) and, at K > 1, the two-pass one (``earlier_start_scan``),
+    on random profiles of 65-400 breakpoints with free capacities near the demand (many
+    holes wide enough, most too short), reservations on and between breakpoints, and
+    durations from 0 on."""
+    from sim.batch.fast import kernel as KK
+
+    rng = np.random.default_rng(K)
+    found = 0
+    for _ in range(400):
+        n = int(rng.integers(KK.BACK_MIN + 1, 400))
+        T = np.zeros(n + 8, np.int64)
+        T[:n] = np.cumsum(rng.integers(1, 20, n)) - 1
+        T[n:] = -7  # past the profile: never read for a decision
+        F = rng.integers(0, 9, (K, n + 8)).astype(np.int64)
+        D = rng.integers(1, 6, (3, K)).astype(np.int64)
+        OK = np.empty(n + 8, np.int64)
+        for j in range(3):
+            for _ in range(10):
+                old = int(rng.integers(T[0] + 1, T[n - 1] + 30))
+                dur = int(rng.choice([0, 1, 5, 20, 60, 200, int(rng.integers(1, 400))]))
+                want = KK.earlier_start(T, F, n, dur, D, j, old)
+                assert KK.earlier_start_back(T, F, n, dur, D, j, old, OK) == want
+                if K > 1:
+                    assert KK.earlier_start_scan(T, F, n, dur, D, j, old, OK) == want
+                found += want >= 0
+    assert 0 < found < 12_000  # both outcomes occur
+
+
 SELECT_OPTIONS = [
     {"select": "bl"}, {"select": "bl", "window": 2}, {"select": "bl", "window": 0},
     {"select": "bl", "bl_fallback": "next"}, {"select": "bl", "bl_fallback": "stop"},
