@@ -300,17 +300,15 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         prob += pulp.lpSum(problem.jobs[j].weight * (r + 1) * v for (j, r), v in x.items())
     if dl.expired():
         return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-    ended, found = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
-                                    prefix="cbc_gang_")
-    if not ended:
-        return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
-    if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        if prob.status == pulp.LpStatusInfeasible:
-            return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+    outcome, found = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
+                                      prefix="cbc_gang_")
+    if outcome == "infeasible":
+        return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+    if outcome not in ("optimal", "feasible"):
         return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
     rows = [[problem.jobs[j].name for j in range(n)
              if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
-    if prob.sol_status == pulp.LpSolutionOptimal:
+    if outcome == "optimal":
         return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
     bound = lb if found is None else max(found, lb)
     if problem.objective == "rows":

@@ -503,24 +503,35 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
 
 
 def solve_logged(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
-                 grace: float = 0.5, prefix: str = "cbc_") -> tuple[bool, float | None]:
+                 grace: float = 0.5, prefix: str = "cbc_") -> tuple[str, float | None]:
     """:func:`solve` with CBC's log in a temporary file (name ``prefix...``), removed
     before returning.
 
     Returns
     -------
-    ended, bound : bool, float or None
-        :func:`solve`'s value, and the bound the run proved (:func:`bound`; None when it
-        did not end or proved none).
+    outcome : {"optimal", "feasible", "infeasible", "none", "stopped"}
+        A proved optimum, a solution not proved, proved infeasible, no solution (stopped,
+        unbounded or rejected), or :func:`solve` returned False (killed, or no time to
+        solve; nothing read).
+    bound : float or None
+        The bound the run proved (:func:`bound`; None when it was stopped or proved none).
     """
+    import pulp
+
     fd, logfile = tempfile.mkstemp(suffix=".log", prefix=prefix)
     os.close(fd)
     try:
-        ended = solve(prob, backend=backend, time_limit=time_limit, grace=grace,
-                      log_path=logfile)
-        return ended, (bound(prob, logfile) if ended else None)
+        if not solve(prob, backend=backend, time_limit=time_limit, grace=grace,
+                     log_path=logfile):
+            return "stopped", None
+        found = bound(prob, logfile)
     finally:
         os.unlink(logfile)
+    if prob.sol_status == pulp.LpSolutionOptimal:
+        return "optimal", found
+    if prob.sol_status == pulp.LpSolutionIntegerFeasible:
+        return "feasible", found
+    return ("infeasible" if prob.status == pulp.LpStatusInfeasible else "none"), found
 
 
 def _missing(x: Any) -> bool:

@@ -342,13 +342,11 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     prob += obj
     if dl.expired():
         return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-    ended, bound = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
-                                    prefix="cbc_slots_")
-    if not ended:
-        return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
-    if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        if prob.status == pulp.LpStatusInfeasible:
-            return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+    outcome, bound = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
+                                      prefix="cbc_slots_")
+    if outcome == "infeasible":
+        return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+    if outcome not in ("optimal", "feasible"):
         return _stopped("ilp", problem, t0, seed, params, _NO_TABLE, fallback)
     if problem.objective == "round":
         used = sum(1 for s in range(S) if (u[s].value() or 0) > 0.5)
@@ -356,7 +354,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         used = S
     table = [[apps[a].name for a in range(len(apps)) if (x[a, s].value() or 0) > 0.5]
              for s in range(used)]
-    if prob.sol_status == pulp.LpSolutionOptimal:
+    if outcome == "optimal":
         return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
     return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
 

@@ -213,9 +213,9 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
         lp += load[a] >= load[b]
     if dl.expired():
         return _stopped("ilp", p, dl, seed, params)
-    ended, found = mip.solve_logged(lp, backend=backend, time_limit=dl.left(), grace=0.2,
-                                    prefix="cbc_tm_")
-    if not ended:
+    outcome, found = mip.solve_logged(lp, backend=backend, time_limit=dl.left(), grace=0.2,
+                                      prefix="cbc_tm_")
+    if outcome == "stopped":
         return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
     rt = time.perf_counter() - t0
     try:
@@ -224,7 +224,7 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
         sol = None
     if sol is None:
         return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
-    proved = lp.sol_status == pulp.LpSolutionOptimal
+    proved = outcome == "optimal"
     bound = lp.objective.value() if proved else max(
         [p.lower_bound()] + ([found] if found is not None else []))
     return build(solver="ilp", status=Status.OPTIMAL if proved else Status.FEASIBLE,
