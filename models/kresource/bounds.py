@@ -290,12 +290,14 @@ class _LP:
         self.rows.append((ct, np.array([i for i, _ in terms], dtype=np.int64),
                           np.array([c for _, c in terms], dtype=np.float64), float(rhs)))
 
-    def certificate(self, n: int) -> tuple[float, np.ndarray]:
+    def certificate(self, n: int, solved: bool = True) -> tuple[float, np.ndarray]:
         """The Lagrangian bound of the current duals (clipped to ``u >= 0``) and each
-        column's reduced-cost slack ``g[j,t]`` (module docstring)."""
+        column's reduced-cost slack ``g[j,t]`` (module docstring). ``solved``: whether
+        the last solve left duals (OPTIMAL or FEASIBLE); else every dual is taken as 0,
+        which is what GLOP reports then, without asking it (it logs an error per row)."""
         rc = self.cols.cost.copy()
         ub = 0.0
-        for ct, idx, coef, rhs in self.rows:
+        for ct, idx, coef, rhs in self.rows if solved else ():
             u = max(0.0, -ct.dual_value())
             if u > 0.0:
                 np.add.at(rc, idx, u * coef)
@@ -360,7 +362,8 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
             lp.s.SetTimeLimit(max(1, int(1000 * left())))
         status = lp.s.Solve()
         rounds += 1
-        cert, g = lp.certificate(n)
+        cert, g = lp.certificate(n, status in (pywraplp.Solver.OPTIMAL,
+                                               pywraplp.Solver.FEASIBLE))
         if math.isfinite(cert) and cert > lag:
             lag, slack = cert, g
             best = math.ceil(cert - MARGIN * max(1.0, abs(cert)))
