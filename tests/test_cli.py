@@ -140,3 +140,20 @@ def test_policy_options_reach_only_the_policies_that_take_them(small_swf, capsys
     assert main(["compare", str(small_swf), "--policies", "easy,slack",
                  "--time-limit", "1"]) == 2
     assert "time_limit" in capsys.readouterr().err
+
+
+def test_solve_prints_what_its_gap_is():
+    from sim.cli.solve import _gap_text
+
+    def d(status, obj, bound, gap):
+        return {"status": status, "objective": obj, "bound": bound, "gap": gap}
+
+    assert _gap_text(d("FEASIBLE", 10.0, 8.0, 0.2)) == \
+        "20.00% (the solver's own optimality gap)"
+    assert _gap_text(d("FEASIBLE", 5.0, None, None)) == "-"
+    # a relative gap to an objective of 0 would be bound / 1e-9
+    assert _gap_text(d("FEASIBLE", 0, -66033.8, 6.6e13)).startswith("- (no relative gap")
+    # the price proved, the tie-break stage stopped: 0% is not a proof
+    assert "the result is not proved" in _gap_text(d("FEASIBLE", -5.0, -5.0, 0.0))
+    assert _gap_text(d("OPTIMAL", -5.0, -5.0, 0.0)) == \
+        "0.00% (the solver's own optimality gap)"

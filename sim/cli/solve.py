@@ -81,8 +81,7 @@ def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> i
         return 0
     shown = {"problem": family, "solver": d["solver"], "status": d["status"],
              "objective": _num(d["objective"]), "bound": _num(d["bound"]),
-             "gap": _pct(d["gap"]) + (" (the solver's own optimality gap)"
-                                      if d["gap"] is not None else ""),
+             "gap": _gap_text(d),
              "seconds": f"{d['runtime']:.3f}"}
     for k, v in shown.items():
         print(f"{k:>10}: {v}")
@@ -90,6 +89,21 @@ def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> i
         print(f"{'note':>10}: {d['note']}")
     print(f"{'solution':>10}: {json.dumps(clean(d['solution']), default=json_default)}")
     return 0
+
+
+def _gap_text(d: dict[str, Any]) -> str:
+    """The printed gap (``Result.gap``, relative to the objective) and what it is: the
+    solver's own optimality gap; none relative to an objective of 0 that its bound does
+    not meet; for a result not proved whose objective meets its bound, the objective
+    proved but not the result (a tie-break stage stopped, say: the note tells)."""
+    if d["gap"] is None:
+        return _pct(None)
+    if d["objective"] == 0 and d["gap"] != 0:
+        return "- (no relative gap to an objective of 0)"
+    if d["status"] == "FEASIBLE" and d["gap"] == 0:
+        return _pct(0.0) + " (the objective meets the bound; the result is not proved: " \
+            "see the note)"
+    return _pct(d["gap"]) + " (the solver's own optimality gap)"
 
 
 def side_by_side(rows: list[dict[str, Any]], family: str) -> tuple[str, str]:
