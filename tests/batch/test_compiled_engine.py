@@ -158,6 +158,80 @@ def test_earlier_start_back_matches_earlier_start(K):
     assert 0 < found < 12_000  # both outcomes occur
 
 
+def _step(T, F, n, t):
+    """The free capacities (K,) of the step function ``T[:n]``, ``F`` at time ``t``."""
+    return F[:, max(int(np.searchsorted(T[:n], t, side="right")) - 1, 0)]
+
+
+@pytest.mark.parametrize("K", [1, 3])
+def test_move_shifts_the_step_function(K):
+    """The compression's move rewrites the profile in one pass: on random profiles the new
+    step function is the old one with ``D[j]`` taken on ``[T[i], T[i] + duration)`` and
+    given back on ``[old, old + duration)`` (new place before, after or overlapping the old
+    one; reservations on and between breakpoints, past the profile's last breakpoint), the
+    breakpoints stay increasing with no equal neighbours at the four points that changed,
+    and the largest free capacity on the part given back is reported."""
+    from sim.batch.fast import kernel as KK
+
+    rng = np.random.default_rng(10 + K)
+    moved = 0
+    for _ in range(3000):
+        n = int(rng.integers(1, 40))
+        room = n + 8
+        T = np.zeros(room, np.int64)
+        T[:n] = np.cumsum(rng.integers(1, 9, n)) - 1
+        F = rng.integers(5, 9, (K, room)).astype(np.int64)
+        D = rng.integers(0, 5, (1, K)).astype(np.int64)
+        i = int(rng.integers(0, n))
+        old = int(T[i]) + int(rng.integers(1, 30))
+        dur = int(rng.choice([0, 1, 3, 10, int(rng.integers(1, 60))]))
+        S = np.zeros(KK.N_S, np.int64)
+        S[KK.PN] = n
+        T0, F0 = T.copy(), F.copy()
+        GB = np.zeros((2 * K + 2, 1), np.int64)
+        W = np.empty((K + 1, room + 4), np.int64)
+        KK.move(T, F, S, i, old, dur, D, 0, GB, 0, W)
+        m = int(S[KK.PN])
+        assert 1 <= m <= n + 3 and np.all(np.diff(T[:m]) > 0) and T[0] == T0[0]
+        cuts = {int(t) for t in T0[:n]} | {int(t) for t in T[:m]}
+        cuts |= {int(T0[i]) + dur, old, old + dur}
+        gb = np.zeros(K, np.int64)
+        for t in sorted(cuts | {c - 1 for c in cuts if c > T0[0]}):
+            want = _step(T0, F0, n, t).copy()
+            if T0[i] <= t < T0[i] + dur:
+                want -= D[0]
+            if old <= t < old + dur:
+                want += D[0]
+                if not T0[i] <= t < T0[i] + dur:
+                    gb = np.maximum(gb, want)
+            assert np.array_equal(_step(T, F, m, t), want), (t, T0[:n], F0[:, :n], i, old, dur)
+        assert np.array_equal(GB[K + 2:2 * K + 2, 0], gb)
+        for t in (int(T0[i]), int(T0[i]) + dur, old, old + dur) if dur > 0 else ():
+            x = int(np.searchsorted(T[:m], t))
+            if 0 < x < m and T[x] == t:
+                assert not np.array_equal(F[:, x], F[:, x - 1]), "equal neighbours left"
+        moved += dur > 0
+    assert moved > 1500
+
+
+def test_by_reservation_is_a_stable_sort():
+    """The compression's order by reservation (``C_START``) is ``np.argsort``'s stable
+    mergesort order, ties kept in queue order, for queues of 0 to 70 jobs."""
+    from sim.batch.fast import kernel as KK
+
+    rng = np.random.default_rng(5)
+    for q in list(range(12)) + [int(x) for x in rng.integers(12, 70, 40)]:
+        JI = np.zeros((100, KK.N_JI), np.int64)
+        JI[:, KK.RES] = rng.integers(0, 6, 100)
+        qh = int(rng.integers(0, 20))
+        Q = np.zeros(100, np.int64)
+        Q[qh:qh + q] = rng.permutation(100)[:q]
+        R = np.empty((2, max(q, 1)), np.int64)
+        row = KK.by_reservation(Q, qh, q, JI, R)
+        want = Q[qh:qh + q][np.argsort(JI[Q[qh:qh + q], KK.RES], kind="mergesort")]
+        assert np.array_equal(R[row, :q], want)
+
+
 SELECT_OPTIONS = [
     {"select": "bl"}, {"select": "bl", "window": 2}, {"select": "bl", "window": 0},
     {"select": "bl", "bl_fallback": "next"}, {"select": "bl", "bl_fallback": "stop"},

@@ -36,8 +36,8 @@ FB_FF, FB_NEXT, FB_STOP = 0, 1, 2
 P_POL, P_SEL, P_KILL, P_WINDOW, P_FB, P_LARGEST, P_TIESLAST, P_MULT, P_COMPR = range(9)
 N_P = 9
 # ---- scalars S
-PN, HN, NOV, QH, QT, COMPACTED, ERR, DIRTY, MINRES, NGB = range(10)
-N_S = 10
+PN, HN, NOV, QH, QT, COMPACTED, ERR, DIRTY, MINRES, NGB, NA, WAKE, NEED_T, NEED_H = range(14)
+N_S = 14
 #: ``S[MINRES]``: the earliest reservation in the queue, or one of these
 MR_EMPTY, MR_UNKNOWN = -1, -2
 # ---- job ints JI
@@ -45,13 +45,15 @@ SUB, RUN, REQ, EST, START, END, RES, PROM, HASP, KILLED, OVER = range(11)
 N_JI = 11
 #: error code: a job never started (the policy left it waiting at the end)
 STUCK = -10
+#: :func:`events`' answer when an array needs more room (:func:`run` grows it)
+GROW = 1
 #: the compression searches with :func:`earlier_start_back` on profiles longer than this
 #: many breakpoints
 BACK_MIN = 64
 
 
 # ------------------------------------------------------------------ event heap
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hpush(HT, HP, S, t, p):
     i = S[HN]
     S[HN] = i + 1
@@ -66,7 +68,7 @@ def hpush(HT, HP, S, t, p):
     HP[i] = p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hpop(HT, HP, S):
     p = HP[0]
     n = S[HN] - 1
@@ -92,7 +94,7 @@ def hpop(HT, HP, S):
 
 
 # ------------------------------------------------------------------ profile
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compact(T, F, S):
     """Merge adjacent segments with equal free capacity in every resource."""
     n = S[PN]
@@ -113,7 +115,7 @@ def compact(T, F, S):
     S[COMPACTED] = w
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance(T, F, S, now):
     """Forget the profile before ``now``."""
     n = S[PN]
@@ -185,7 +187,7 @@ def fits_at(F, i, D, j):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def earliest_start(T, F, n, duration, D, j, not_before):
     """``heuristics.compress_kernel.earliest_start`` for the demand ``D[j]``: the earliest
     start at or after ``not_before`` (>= T[0]) of ``D[j]`` for ``duration``; -1 when it
@@ -211,7 +213,7 @@ def earliest_start(T, F, n, duration, D, j, not_before):
         start = T[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def earlier_start(T, F, n, duration, D, j, old):
     """``heuristics.compress_kernel.earlier_start`` for the demand ``D[j]``: the earliest
     start before ``old`` with the own reservation ``[old, old + duration)`` given back, as
@@ -241,7 +243,7 @@ def earlier_start(T, F, n, duration, D, j, old):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def earlier_start_scan(T, F, n, duration, D, j, old, OK):
     """:func:`earlier_start` in two passes over the segments starting before ``old``
     (``T[0] < old``): which of them hold ``D[j]`` (``OK``, one pass per resource without
@@ -267,7 +269,7 @@ def earlier_start_scan(T, F, n, duration, D, j, old, OK):
     return s if s < m else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def earlier_start_back(T, F, n, duration, D, j, old, OK):
     """:func:`earlier_start` (``T[0] < old``) in passes without branches over the
     segments starting before ``old``: which of them hold ``D[j]`` (``OK``, at K > 1), then
@@ -301,7 +303,7 @@ def earlier_start_back(T, F, n, duration, D, j, old, OK):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def book(T, F, S, cap, start, duration, D, j, sign):
     """Subtract (sign -1) or add back (+1) ``D[j]`` on ``[start, start + duration)``
     (``heuristics.compress_kernel.add``); an error code in ``S[ERR]``."""
@@ -356,48 +358,79 @@ def split_after(T, F, n, lo, t):
     return lo + 1, n + 1
 
 
-@njit(cache=True)
-def move(T, F, S, i, old, duration, D, j, GB, col):
+@njit(cache=True, _nrt=False)
+def move(T, F, S, i, old, duration, D, j, GB, col, W):
     """Move the reservation of ``D[j]`` for ``duration`` from ``[old, old + duration)`` to
-    the breakpoint ``T[i]`` < ``old`` in one pass: ``D[j]`` taken on ``[T[i], p)`` and
-    given back on ``[q, old + duration)``, ``p``, ``q`` the earlier and the later of
-    ``T[i] + duration`` and ``old`` (on ``[p, q)`` the job holds its demand before and
-    after). Its new place was found free by the compression's search and its old place was
-    booked, so neither step can leave the capacities (``book`` checks them). The largest
-    free capacity on the part given back goes to ``GB[K + 2 + k, col]`` (:func:`may_move`;
-    0 when nothing is given back)."""
+    the breakpoint ``T[i]`` < ``old``: ``D[j]`` taken on ``[T[i], p)`` and given back on
+    ``[q, old + duration)``, ``p``, ``q`` the earlier and the later of ``T[i] + duration``
+    and ``old`` (on ``[p, q)`` the job holds its demand before and after). The segments
+    from ``T[i]`` to the one holding ``old + duration`` are rewritten in one pass into
+    ``W`` (row 0 the breakpoints, rows ``1 + k`` the free capacity; as long as ``T``),
+    split at ``p``, ``q`` and ``old + duration`` and merged with equal neighbours, then
+    copied back, the segments after them shifted once (not at all when their number is
+    unchanged). Its new place was found free by the compression's search and its old place
+    was booked, so neither step can leave the capacities (``book`` checks them). The
+    largest free capacity on the part given back goes to ``GB[K + 2 + k, col]``
+    (:func:`may_move`; 0 when nothing is given back)."""
+    K = F.shape[0]
+    for k in range(K):
+        GB[K + 2 + k, col] = 0
     if duration <= 0:
-        for k in range(F.shape[0]):
-            GB[F.shape[0] + 2 + k, col] = 0
         return
+    n = S[PN]
     e = T[i] + duration
     p = min(e, old)
     q = max(e, old)
-    n = S[PN]
-    a, n = split_after(T, F, n, i, p)
-    b, n = split_after(T, F, n, a, q) if q > p else (a, n)
-    c, n = split_after(T, F, n, b, old + duration)
-    K = F.shape[0]
+    oe = old + duration
+    c = i  # the last breakpoint at or before old + duration
+    hi = n
+    while hi - c > 1:
+        mid = (c + hi) >> 1
+        if T[mid] <= oe:
+            c = mid
+        else:
+            hi = mid
+    w = 0
+    for x in range(i, c + 1):
+        t = T[x]
+        t1 = T[x + 1] if x + 1 < n else oe + 1
+        while True:
+            # the piece of segment x from t: D[j] taken before p, given back from q to oe
+            sgn = -1 if t < p else (1 if q <= t < oe else 0)
+            W[0, w] = t
+            same = w > 0 or i > 0
+            for k in range(K):
+                v = F[k, x] + sgn * D[j, k]
+                W[1 + k, w] = v
+                if sgn == 1 and v > GB[K + 2 + k, col]:
+                    GB[K + 2 + k, col] = v
+                if same:
+                    same = v == (W[1 + k, w - 1] if w > 0 else F[k, i - 1])
+            if not same:
+                w += 1
+            nt = p if p > t else (q if q > t else oe)
+            if nt <= t or nt >= t1:
+                break
+            t = nt
+    delta = w - (c + 1 - i)
+    if delta > 0:
+        for x in range(n - 1, c, -1):
+            T[x + delta] = T[x]
+        for k in range(K):
+            for x in range(n - 1, c, -1):
+                F[k, x + delta] = F[k, x]
+    elif delta < 0:
+        for x in range(c + 1, n):
+            T[x + delta] = T[x]
+        for k in range(K):
+            for x in range(c + 1, n):
+                F[k, x + delta] = F[k, x]
+    for x in range(w):
+        T[i + x] = W[0, x]
     for k in range(K):
-        d = D[j, k]
-        for x in range(i, a):
-            F[k, x] -= d
-        m = 0
-        for x in range(b, c):
-            v = F[k, x] + d
-            F[k, x] = v
-            m = max(m, v)
-        GB[K + 2 + k, col] = m
-    # the step function changed only at T[i], p, q and old + duration
-    if c < n and same_as_previous(F, c):
-        n = remove(T, F, n, c)
-    if b > a and same_as_previous(F, b):
-        n = remove(T, F, n, b)
-    if same_as_previous(F, a):
-        n = remove(T, F, n, a)
-    if i > 0 and same_as_previous(F, i):
-        n = remove(T, F, n, i)
-    S[PN] = n
+        for x in range(w):
+            F[k, i + x] = W[1 + k, x]
+    S[PN] = n + delta
 
 
 @njit(cache=True, inline="always")
@@ -420,7 +453,7 @@ def remove(T, F, n, i):
     return n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fits_now(free, D, j):
     for k in range(free.shape[0]):
         if D[j, k] > free[k]:
@@ -429,7 +462,7 @@ def fits_now(free, D, j):
 
 
 # ------------------------------------------------------------------ machine steps
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_job(j, now, booked, S, T, F, HT, HP, free, cap, D, JI, P):
     """Start waiting job ``j`` at ``now``: the machine's bookkeeping and the planner's
     (``booked``: book ``[now, now + requested)`` in the profile)."""
@@ -453,7 +486,7 @@ def start_job(j, now, booked, S, T, F, HT, HP, free, cap, D, JI, P):
     hpush(HT, HP, S, now + length, j)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def extend_due(now, S, T, F, cap, D, JI, OV, booked):
     """``Planner.extend(Planner.overdue_due(now))``; returns the number extended."""
     m = 0
@@ -467,7 +500,7 @@ def extend_due(now, S, T, F, cap, D, JI, OV, booked):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def any_due(now, S, JI, OV):
     for x in range(S[NOV]):
         if JI[OV[x], EST] <= now:
@@ -475,7 +508,7 @@ def any_due(now, S, JI, OV):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_overdue(S, JI, OV):
     """Earliest estimated end of an overdue job, or -1."""
     w = -1
@@ -486,7 +519,7 @@ def next_overdue(S, JI, OV):
     return w
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compact_queue(Q, S, JI):
     """Drop the started jobs from the queue (arrival order kept)."""
     w = S[QH]
@@ -499,11 +532,13 @@ def compact_queue(Q, S, JI):
 
 
 # ------------------------------------------------------------------ selection rules
-@njit(cache=True)
-def ranked(values, ties_last, reverse):
-    """``heuristics.selection._ranked``: resource indices by value (insertion sort)."""
+@njit(cache=True, _nrt=False)
+def ranked(values, ties_last, reverse, out):
+    """``heuristics.selection._ranked``: resource indices by value (insertion sort), into
+    ``out``. Returns nothing: an array returned from a function compiled without reference
+    counting (:func:`run`) would be released once too often by a caller with it
+    (:func:`bl_masks`)."""
     K = values.shape[0]
-    out = np.empty(K, np.int64)
     for a in range(K):
         out[a] = a
     for a in range(1, K):
@@ -520,7 +555,6 @@ def ranked(values, ties_last, reverse):
             else:
                 break
         out[b + 1] = x
-    return out
 
 
 @njit(cache=True)
@@ -529,10 +563,11 @@ def bl_masks(D, cap, window, ties_last):
     n, K = D.shape
     G = np.zeros(n, np.int64)
     r = np.empty(K, np.float64)
+    o = np.empty(K, np.int64)
     for j in range(n):
         for k in range(K):
             r[k] = D[j, k] / cap[k]
-        o = ranked(r, ties_last, True)
+        ranked(r, ties_last, True, o)
         m = 0
         for x in range(window):
             m |= 1 << o[x]
@@ -540,14 +575,15 @@ def bl_masks(D, cap, window, ties_last):
     return G
 
 
-@njit(cache=True)
-def pick_bl(C, m, free, cap, D, G, P):
-    """``BackfillLowest.pick`` over candidates ``C[:m]``."""
+@njit(cache=True, _nrt=False)
+def pick_bl(C, m, free, cap, D, G, P, U, RK):
+    """``BackfillLowest.pick`` over candidates ``C[:m]``; ``U`` (float), ``RK`` (int):
+    scratch of K."""
     K = cap.shape[0]
-    util = np.empty(K, np.float64)
     for k in range(K):
-        util[k] = (cap[k] - free[k]) / cap[k]
-    order = ranked(util, P[P_TIESLAST] == 1, False)
+        U[k] = (cap[k] - free[k]) / cap[k]
+    ranked(U, P[P_TIESLAST] == 1, False, RK)
+    order = RK
     ntarget = K if P[P_FB] == FB_NEXT else 1
     for t in range(ntarget):
         if P[P_FB] == FB_NEXT:
@@ -575,7 +611,7 @@ def pick_bl(C, m, free, cap, D, G, P):
     return -1 if P[P_FB] == FB_STOP else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick_bb(C, m, free, cap, D, P):
     """``BackfillBalanced.pick`` over candidates ``C[:m]``."""
     K = cap.shape[0]
@@ -599,15 +635,15 @@ def pick_bb(C, m, free, cap, D, P):
     return best
 
 
-@njit(cache=True)
-def pick(C, m, free, cap, D, G, P):
+@njit(cache=True, _nrt=False)
+def pick(C, m, free, cap, D, G, P, U, RK):
     if P[P_SEL] == BL:
-        return pick_bl(C, m, free, cap, D, G, P)
+        return pick_bl(C, m, free, cap, D, G, P, U, RK)
     return pick_bb(C, m, free, cap, D, P)
 
 
 # ------------------------------------------------------------------ admissibility
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def easy_adm(j, now, shadow, xf, D, JI):
     """EASY's ``admissible`` for a job that fits now, given ``xf`` the free capacity at the
     shadow time (the head's reservation counted). Every booking in the profile but the
@@ -623,7 +659,7 @@ def easy_adm(j, now, shadow, xf, D, JI):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def taken_at_shadow(j, now, shadow, xf, D, JI):
     """Job ``j`` starts now: it holds its demand at the shadow time when it runs past it."""
     if now + JI[j, REQ] > shadow:
@@ -631,7 +667,7 @@ def taken_at_shadow(j, now, shadow, xf, D, JI):
             xf[k] -= D[j, k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cons_adm(j, now, T, F, S, D, JI):
     """Conservative's ``_select_now`` admissibility (own reservation given back)."""
     r = JI[j, RES]
@@ -652,7 +688,7 @@ def cons_adm(j, now, T, F, S, D, JI):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def adm(kind, j, now, shadow, xf, T, F, S, D, JI):
     if kind == EASY:
         return easy_adm(j, now, shadow, xf, D, JI)
@@ -661,11 +697,12 @@ def adm(kind, j, now, shadow, xf, T, F, S, D, JI):
     return True
 
 
-@njit(cache=True)
-def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G):
+@njit(cache=True, _nrt=False)
+def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G, U,
+                RK):
     """``Planner.fill`` with a BL or BB rule over ``Q[lo:S[QT]]``; returns whether a job
     started (the queue is not compacted here). ``xf``: EASY's free capacity at the shadow
-    time."""
+    time; ``U``, ``RK``: :func:`pick_bl`'s scratch."""
     m = 0
     for x in range(lo, S[QT]):
         j = Q[x]
@@ -675,7 +712,7 @@ def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P,
                 m += 1
     moved = False
     while m > 0:
-        i = pick(C, m, free, cap, D, G, P)
+        i = pick(C, m, free, cap, D, G, P, U, RK)
         if i < 0:
             break
         j = C[i]
@@ -703,7 +740,7 @@ def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P,
 
 
 # ------------------------------------------------------------------ policies
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
     qh = S[QH]
     while qh < S[QT] and fits_now(free, D, Q[qh]):
@@ -712,8 +749,8 @@ def fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
     S[QH] = qh
 
 
-@njit(cache=True)
-def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
+@njit(cache=True, _nrt=False)
+def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, U, RK):
     extend_due(now, S, T, F, cap, D, JI, OV, False)
     if S[QH] == S[QT]:
         return
@@ -725,13 +762,14 @@ def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G):
                 start_job(j, now, False, S, T, F, HT, HP, free, cap, D, JI, P)
                 moved = True
     else:
-        moved = fill_select(UNC, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, G)
+        moved = fill_select(UNC, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q, C,
+                            G, U, RK)
     if moved:
         compact_queue(Q, S, JI)
 
 
-@njit(cache=True)
-def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf):
+@njit(cache=True, _nrt=False)
+def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf, U, RK):
     """``xf``: scratch for the free capacity at the shadow time."""
     advance(T, F, S, now)
     if S[NOV] > 0:
@@ -769,12 +807,12 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf):
                     moved = True
         else:
             moved = fill_select(EASY, qh + 1, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI,
-                                P, Q, C, G)
+                                P, Q, C, G, U, RK)
         if moved:
             compact_queue(Q, S, JI)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
     """Start the waiting jobs reserved at ``now``; ``S[MINRES]`` becomes the earliest
     reservation of the jobs left (``MR_EMPTY`` when none, ``MR_UNKNOWN`` when one has
@@ -796,7 +834,7 @@ def cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
         compact_queue(Q, S, JI)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def given_back(T, F, S, a, b, GB):
     """Capacity given back on ``[a, b)`` since the last compression (an early end): raise
     ``GB[1 + k, -1]`` to the largest free capacity on it (:func:`may_move`)."""
@@ -810,7 +848,7 @@ def given_back(T, F, S, a, b, GB):
         i += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def may_move(j, ptr, nprev, D, GB):
     """Whether a search can find an earlier start for waiting job ``j`` in a compression
     in arrival order (used at K > 1).
@@ -845,7 +883,7 @@ def may_move(j, ptr, nprev, D, GB):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gb_close(S, GB, nmoved, K):
     """End of a compression: its moves (``GB`` columns ``< nmoved``, rows ``K + 1`` and
     ``K + 2 + k``) become the last compression's, with maxima over each move and the later
@@ -864,21 +902,45 @@ def gb_close(S, GB, nmoved, K):
         GB[K + 2 + k, top] = 0
 
 
-@njit(cache=True)
-def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB):
+@njit(cache=True, _nrt=False)
+def by_reservation(Q, qh, q, JI, R):
+    """The waiting jobs ``Q[qh:qh + q]`` stably sorted by reservation (``np.argsort``'s
+    mergesort order), bottom-up in ``R`` (2 x at least ``q``); returns the row holding
+    them."""
+    for x in range(q):
+        R[0, x] = Q[qh + x]
+    src = 0
+    width = 1
+    while width < q:
+        dst = 1 - src
+        for lo in range(0, q, 2 * width):
+            mid = min(lo + width, q)
+            hi = min(lo + 2 * width, q)
+            a = lo
+            b = mid
+            for o in range(lo, hi):
+                if b < hi and (a >= mid or JI[R[src, b], RES] < JI[R[src, a], RES]):
+                    R[dst, o] = R[src, b]
+                    b += 1
+                else:
+                    R[dst, o] = R[src, a]
+                    a += 1
+        src = dst
+        width *= 2
+    return src
+
+
+@njit(cache=True, _nrt=False)
+def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB, W, R):
     """``Conservative._compress``: re-place the waiting jobs in processing order. ``OK``:
     scratch for :func:`earlier_start_scan` and :func:`earlier_start_back`, at least as
-    long as ``T``; in arrival order, a job whose search cannot succeed (:func:`may_move`,
-    ``GB``) is not searched."""
+    long as ``T``; ``W``: :func:`move`'s; ``R``: :func:`by_reservation`'s; in arrival
+    order, a job whose search cannot succeed (:func:`may_move`, ``GB``) is not
+    searched."""
     qh = S[QH]
     q = S[QT] - qh
-    if P[P_COMPR] == C_START:
-        r = np.empty(q, np.int64)
-        for x in range(q):
-            r[x] = JI[Q[qh + x], RES]
-        order = Q[qh + np.argsort(r, kind="mergesort")]
-    else:  # the queue's own order: a view, nothing allocated
-        order = Q[qh:qh + q]
+    by_start = P[P_COMPR] == C_START
+    row = by_reservation(Q, qh, q, JI, R) if by_start else 0
     only_now = P[P_COMPR] == C_NOW
     # K > 1: each candidate's test costs K comparisons and an unpredictable branch; the
     # two-pass search compares without branches (at K = 1 its passes cost more than the
@@ -896,7 +958,7 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB):
     ptr = 0
     nmoved = 0
     for x in range(q):
-        j = order[x]
+        j = R[row, x] if by_start else Q[qh + x]
         old = JI[j, RES]
         if old == now:
             continue
@@ -916,7 +978,7 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB):
             if i < 0 or (only_now and T[i] != now):
                 continue
             JI[j, RES] = T[i]
-            move(T, F, S, i, old, req, D, j, GB, nmoved)
+            move(T, F, S, i, old, req, D, j, GB, nmoved, W)
             if skip:
                 GB[K + 1, nmoved] = j
                 for k in range(K):
@@ -932,9 +994,10 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB):
     gb_close(S, GB, nmoved, K)
 
 
-@njit(cache=True)
-def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB):
-    """``Conservative.decide``; ``OK``, ``GB``: the compression's (:func:`cons_compress`)."""
+@njit(cache=True, _nrt=False)
+def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB, W, R, U, RK):
+    """``Conservative.decide``; ``OK``, ``GB``, ``W``, ``R``: the compression's
+    (:func:`cons_compress`); ``U``, ``RK``: :func:`pick_bl`'s."""
     advance(T, F, S, now)
     if S[NOV] > 0 and any_due(now, S, JI, OV):
         for x in range(S[QH], S[QT]):
@@ -948,12 +1011,12 @@ def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB):
         if P[P_SEL] != FF:
             cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
             if fill_select(CONS, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q,
-                           C, G):
+                           C, G, U, RK):
                 compact_queue(Q, S, JI)
                 # the reservations taken out were given back: no search is skipped
                 for k in range(cap.shape[0]):
                     GB[1 + k, GB.shape[1] - 1] = cap[k]
-        cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB)
+        cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB, W, R)
         S[DIRTY] = 0
     cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
 
@@ -962,13 +1025,18 @@ def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB):
 @njit(cache=True)
 def run(D, JI, cap, P):
     """Simulate; fills ``JI``'s START, END, KILLED, PROM, HASP columns. Returns 0, or a
-    negative error code (``heuristics.compress_kernel.ERRORS``, ``STUCK``)."""
+    negative error code (``heuristics.compress_kernel.ERRORS``, ``STUCK``).
+
+    The arrays are allocated here and grown here whenever :func:`events` stops for room;
+    the event loop itself allocates nothing, so it is compiled without numba's reference
+    counting (``_nrt=False``: an array passed to a function called millions of times
+    otherwise costs two atomic counter updates per call)."""
     n = JI.shape[0]
     K = cap.shape[0]
     pol = P[P_POL]
-    profiled = pol == EASY or pol == CONS
     S = np.zeros(N_S, np.int64)
     S[MINRES] = MR_EMPTY
+    S[WAKE] = -1
     T = np.empty(64, np.int64)
     F = np.empty((K, 64), np.int64)
     T[0] = 0
@@ -978,6 +1046,8 @@ def run(D, JI, cap, P):
     S[COMPACTED] = 1
     free = cap.copy()
     XF = np.empty(K, np.int64)
+    U = np.empty(K, np.float64)  # pick_bl's scratch
+    RK = np.empty(K, np.int64)
     HT = np.empty(2 * n + 64, np.int64)
     HP = np.empty(2 * n + 64, np.int64)
     Q = np.empty(n, np.int64)
@@ -987,30 +1057,75 @@ def run(D, JI, cap, P):
         G = bl_masks(D, cap, P[P_WINDOW], P[P_TIESLAST] == 1)
     else:
         G = np.zeros(1, np.int64)
-    # the compression searches' scratch (earlier_start_scan, earlier_start_back), as long
-    # as T
-    scan = K > 1 and pol == CONS
-    OK = np.empty(T.shape[0] if pol == CONS else 0, np.int64)
+    cons = pol == CONS
+    # the compression's scratch: its searches' (earlier_start_scan, earlier_start_back),
+    # as long as T; its moves' (move), longer by 4; its order by reservation
+    # (by_reservation)
+    OK = np.empty(T.shape[0] if cons else 0, np.int64)
+    W = np.empty((K + 1, T.shape[0] + 4 if cons else 0), np.int64)
+    R = np.empty((2, n if cons and P[P_COMPR] == C_START else 0), np.int64)
     # the capacity given back for the compression's searches (may_move: K > 1, arrival
     # order); one column where the rule is off (cons_compress still writes column 0)
-    skips = scan and P[P_COMPR] == C_ARRIVAL
+    skips = K > 1 and cons and P[P_COMPR] == C_ARRIVAL
     GB = np.zeros((2 * K + 2, n + 2 if skips else 1), np.int64)
-    na = 0
-    has_wake = False
-    wake_at = 0
-    while na < n or S[HN] > 0:
-        q = S[QT] - S[QH]
-        if S[HN] + 2 * q + 8 > HT.shape[0]:
-            cap2 = 2 * (S[HN] + 2 * q + 8)
-            HT2 = np.empty(cap2, np.int64)
-            HP2 = np.empty(cap2, np.int64)
+    while True:
+        err = events(D, JI, cap, P, S, T, F, free, XF, U, RK, HT, HP, Q, C, OV, G, OK, W, R,
+                     GB)
+        if err != GROW:
+            return err
+        if S[NEED_T] > T.shape[0]:
+            T, F = grown(T, F, S, S[NEED_T] - S[PN])
+            if cons:
+                OK = np.empty(T.shape[0], np.int64)
+                W = np.empty((K + 1, T.shape[0] + 4), np.int64)
+        if S[NEED_H] > HT.shape[0]:
+            HT2 = np.empty(2 * S[NEED_H], np.int64)
+            HP2 = np.empty(2 * S[NEED_H], np.int64)
             HT2[:S[HN]] = HT[:S[HN]]
             HP2[:S[HN]] = HP[:S[HN]]
             HT, HP = HT2, HP2
+
+
+@njit(cache=True, _nrt=False)
+def room(now, S, T, HT, JI, pol):
+    """Whether ``T`` and the heap have room for everything one step at ``now`` can add:
+    two breakpoints per end (the capacity given back) and per arrival (its reservation),
+    eight per waiting job and two per overdue one for the decision, two heap entries per
+    job it can start and a wake-up. Else the sizes needed go to ``S[NEED_T]``,
+    ``S[NEED_H]``."""
+    arrivals = 0
+    x = S[NA]
+    while x < JI.shape[0] and JI[x, SUB] == now:
+        arrivals += 1
+        x += 1
+    q = S[QT] - S[QH] + arrivals
+    need_h = S[HN] + 2 * q + 8
+    need_t = 0
+    if pol == EASY or pol == CONS:
+        need_t = S[PN] + 2 * (S[HN] + arrivals) + 8 * q + 2 * S[NOV] + 16
+    S[NEED_T] = need_t
+    S[NEED_H] = need_h
+    return need_t <= T.shape[0] and need_h <= HT.shape[0]
+
+
+@njit(cache=True, _nrt=False)
+def events(D, JI, cap, P, S, T, F, free, XF, U, RK, HT, HP, Q, C, OV, G, OK, W, R, GB):
+    """:func:`run`'s event loop, from the state in ``S`` (``S[NA]`` the next arrival,
+    ``S[WAKE]`` the pending wake-up or -1); returns :data:`GROW` before a step the arrays
+    have no room for (:func:`room`), else :func:`run`'s answer."""
+    n = JI.shape[0]
+    K = cap.shape[0]
+    pol = P[P_POL]
+    profiled = pol == EASY or pol == CONS
+    skips = K > 1 and pol == CONS and P[P_COMPR] == C_ARRIVAL
+    while S[NA] < n or S[HN] > 0:
+        na = S[NA]
         if S[HN] == 0 or (na < n and JI[na, SUB] < HT[0]):
             now = JI[na, SUB]
         else:
             now = HT[0]
+        if not room(now, S, T, HT, JI, pol) or (pol == CONS and OK.shape[0] < T.shape[0]):
+            return GROW
         # ends, overrun notices and wake-ups at now
         while S[HN] > 0 and HT[0] == now:
             p = hpop(HT, HP, S)
@@ -1029,7 +1144,6 @@ def run(D, JI, cap, P):
                 est = JI[p, EST]
                 if est > now:
                     if profiled:
-                        T, F = grown(T, F, S, 4)
                         book(T, F, S, cap, now, est - now, D, p, 1)
                     if pol == CONS and P[P_COMPR] != C_NONE:
                         S[DIRTY] = 1
@@ -1043,7 +1157,6 @@ def run(D, JI, cap, P):
         # arrivals at now
         while na < n and JI[na, SUB] == now:
             if pol == CONS:
-                T, F = grown(T, F, S, 4)
                 advance(T, F, S, now)
                 t = earliest_start(T, F, S[PN], JI[na, REQ], D, na, now)
                 if t < 0:
@@ -1057,27 +1170,25 @@ def run(D, JI, cap, P):
             Q[S[QT]] = na
             S[QT] += 1
             na += 1
-        if has_wake and wake_at <= now:
-            has_wake = False
+        S[NA] = na
+        if S[WAKE] >= 0 and S[WAKE] <= now:
+            S[WAKE] = -1
         # one decision
-        if profiled and S[PN] + 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16 > T.shape[0]:
-            T, F = grown(T, F, S, 8 * (S[QT] - S[QH]) + 2 * S[NOV] + 16)
-            if pol == CONS and OK.shape[0] < T.shape[0]:
-                OK = np.empty(T.shape[0], np.int64)
         if pol == FCFS:
             fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         elif pol == EASY:
-            easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, XF)
+            easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, XF, U, RK)
         elif pol == CONS:
             if S[DIRTY] == 1 or S[NOV] > 0:
-                cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB)
+                cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB, W, R,
+                            U, RK)
             else:  # cons_decide when nothing is due and no capacity came back early
                 if now > T[0]:
                     advance(T, F, S, now)
                 if S[MINRES] != MR_EMPTY and S[MINRES] <= now:
                     cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
         else:
-            unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G)
+            unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, U, RK)
         if S[ERR] < 0:
             return S[ERR]
         # the policy's wake-up
@@ -1093,9 +1204,8 @@ def run(D, JI, cap, P):
                         w = r
             elif r != MR_EMPTY and (w < 0 or r < w):
                 w = r
-        if w >= 0 and (not has_wake or w < wake_at):
-            has_wake = True
-            wake_at = w
+        if w >= 0 and (S[WAKE] < 0 or w < S[WAKE]):
+            S[WAKE] = w
             hpush(HT, HP, S, w, -1)
     if S[QT] > S[QH]:
         return STUCK
