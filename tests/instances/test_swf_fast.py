@@ -43,6 +43,13 @@ def _reference(path: Path, lines: list[str], **kw):
         return exc
 
 
+def _same_columns(a, b) -> bool:
+    """Whether two ``JobColumns`` hold equal columns (int64 both): then ``to_jobs`` gives
+    equal jobs."""
+    return all(np.array_equal(getattr(a, name), getattr(b, name))
+               for name in ("id", "submit", "runtime", "requested", "demand", "user", "group"))
+
+
 def compare(path: Path, options=OPTIONS, refs: dict | None = None) -> int:
     """Check fast against reference under every option set; return how often fast ran.
 
@@ -66,7 +73,8 @@ def compare(path: Path, options=OPTIONS, refs: dict | None = None) -> int:
         if data.isascii():  # read_swf hands ASCII files over as bytes: the same answer
             again = read_fast(path, data, **kw)
             assert (again is None) == (fast is None)
-            assert fast is None or (again[0].to_jobs(), *again[1:]) == (jobs, *fast[1:])
+            assert fast is None or (_same_columns(again[0], fast[0])
+                                    and again[1:] == fast[1:])
         if fast is None:
             continue
         ran += 1
