@@ -3,9 +3,10 @@
 The README's test command runs the tests on two pytest-xdist workers (``-n 2``), one core
 each. A test that times itself against a limit, or starts worker processes of its own,
 would lose part of its core now and then if another such test ran beside it. Such tests
-(every test under ``tests/limits/``, and those marked ``timed``) take a lock shared by the
-workers for their whole run: no two of them ever overlap, and the other worker runs
-single-process tests beside them. Without xdist the tests run one at a time anyway.
+(those marked ``timed``, and every test under ``tests/limits/`` not marked ``untimed``)
+take a lock shared by the workers for their whole run: no two of them ever overlap, and
+the other worker runs single-process tests beside them. Without xdist the tests run one
+at a time anyway.
 """
 
 from __future__ import annotations
@@ -24,8 +25,16 @@ except ImportError:  # not POSIX: timed tests may overlap
 LIMITS = Path(__file__).resolve().parent / "limits"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "untimed: under tests/limits/ but neither times itself nor starts worker "
+        "processes: runs beside timed tests (tests/conftest.py)")
+
+
 def _timed(item: pytest.Item) -> bool:
-    return item.get_closest_marker("timed") is not None or \
+    if item.get_closest_marker("timed") is not None:
+        return True
+    return item.get_closest_marker("untimed") is None and \
         LIMITS in Path(item.path).resolve().parents
 
 

@@ -41,10 +41,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"cannot build the wheel here (no build backend?): {built.stderr[-300:]}")
     (wheel,) = tmp.glob("schedsearch-*.whl")
     env = tmp / "venv"
-    venv.create(env, with_pip=True)
+    venv.create(env)  # without pip: this pip installs into it (``--python``)
     py = env / "bin" / "python"
-    done = _run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                cwd=tmp)
+    done = _run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q",
+                 "--no-deps", "--no-index", str(wheel)], cwd=tmp)
     assert done.returncode == 0, done.stderr
     site = _run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                 cwd=tmp).stdout.strip()

@@ -150,14 +150,45 @@ def test_bench_refuses_a_directory_mixing_families_and_keeps_the_store(tmp_path)
     assert before == after
 
 
+def head_of_trace(name: str, n_jobs: int, path: Path) -> Path:
+    """The header and first ``n_jobs`` job lines of a bundled trace, written to ``path``.
+
+    Parameters
+    ----------
+    name : a bundled trace.
+    n_jobs : how many job lines to keep.
+    path : the plain SWF file to write.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    import gzip
+
+    from instances.bundled import trace_path
+
+    lines = gzip.decompress(Path(trace_path(name)).read_bytes()).decode().splitlines()
+    header = [ln for ln in lines if ln.lstrip().startswith(";")]
+    jobs = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith(";")]
+    path.write_text("\n".join(header + jobs[:n_jobs]) + "\n")
+    return path
+
+
 def test_a_user_policy_runs_in_simulate_compare_and_sweep(tmp_path):
+    from instances.swf import read_swf
+
     (tmp_path / "sjf_backfill.py").write_text(SJF)
-    s = cli("simulate", "lublin_256", "--policy", "sjf_backfill:SJFBackfill", "--json",
+    # the user's policy is plain Python: the first 1,500 jobs of lublin_256 (its queue
+    # builds up and backfills) keep the two simulations short
+    trace = head_of_trace("lublin_256", 1500, tmp_path / "lublin_head.swf")
+    s = cli("simulate", str(trace), "--policy", "sjf_backfill:SJFBackfill", "--json",
             cwd=tmp_path)
     assert s.returncode == 0, s.stderr
     row = json.loads(s.stdout)
-    assert row["policy"] == "sjf-backfill" and row["jobs"] == 10000
-    c = cli("compare", "lublin_256", "--policies", "easy,sjf_backfill:SJFBackfill",
+    assert row["policy"] == "sjf-backfill" and row["jobs"] == len(read_swf(trace).jobs)
+    assert row["jobs"] > 1000
+    c = cli("compare", str(trace), "--policies", "easy,sjf_backfill:SJFBackfill",
             cwd=tmp_path)
     assert c.returncode == 0 and "sjf-backfill" in c.stdout, c.stderr
     spec = {"version": 1, "name": "mine", "metrics": ["avg_wait"], "procs": [32],

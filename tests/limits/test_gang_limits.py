@@ -24,6 +24,7 @@ def test_medium_instance_stops_at_the_limit(name: str, objective: str) -> None:
     assert r.bound is not None and r.bound <= r.objective
 
 
+@pytest.mark.untimed
 def test_ilp_refuses_a_model_that_cannot_fit() -> None:
     p = gs.random_problem(1, n_nodes=256, n_jobs=500)
     with pytest.raises(ValueError, match="gang_schedule ilp: 250000 row-assignment"):

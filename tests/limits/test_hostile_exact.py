@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from sim import registry
 from sim.result import Status
 
+pytestmark = pytest.mark.untimed  # tests/conftest.py: no clock, runs beside timed tests
+
 HUGE = [1, 2, 3, 7, 10**6 + 3, 10**12 - 1, 10**12, 10**12 + 1, 2**53 - 1, 2**53 + 1,
         2**62 + 1, 2**63 - 1]
 """Magnitudes around every limit an exact model has (13 digits, 2^53, int64)."""

@@ -16,6 +16,8 @@ import pytest
 from instances.kresource import KResourceSpec, generate, read_kswf, write_kswf
 from sim.batch.runner import load_workload
 
+pytestmark = pytest.mark.untimed  # tests/conftest.py: no clock, runs beside timed tests
+
 
 def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}

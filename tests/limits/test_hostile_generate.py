@@ -12,6 +12,8 @@ import pytest
 
 from instances.kresource import MAX_JOBS, MAX_SPAN, KResourceSpec, generate
 
+pytestmark = pytest.mark.untimed  # tests/conftest.py: no clock, runs beside timed tests
+
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}

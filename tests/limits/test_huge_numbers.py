@@ -13,6 +13,8 @@ from test_options import CASES, _small
 
 from sim import registry
 
+pytestmark = pytest.mark.untimed  # tests/conftest.py: no clock, runs beside timed tests
+
 
 def _scaled(data: Any, factor: float, int_factor: int) -> Any:
     """``data`` with every float leaf times ``factor`` and every int leaf times

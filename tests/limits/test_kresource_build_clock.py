@@ -75,6 +75,7 @@ def test_slow_response_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch)
     assert "while building" in r.note
 
 
+@pytest.mark.untimed
 def test_stopped_epoch_packing_finishes_fcfs() -> None:
     from heuristics.kresource import pack_epochs
 
@@ -101,6 +102,7 @@ def _response(n: int = 40, seed: int = 3) -> kresource.ResponseProblem:
         demands=tuple((rng.randint(1, 8), rng.randint(0, 8)) for _ in range(n)))
 
 
+@pytest.mark.untimed
 def test_stopped_serial_schedule_is_feasible() -> None:
     from heuristics.kresource import serial_schedule
 

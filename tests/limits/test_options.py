@@ -7,6 +7,8 @@ import pytest
 
 from sim import registry
 
+pytestmark = pytest.mark.untimed  # tests/conftest.py: no clock, runs beside timed tests
+
 
 def _small(family: str):
     """A small problem of ``family`` through its registered loader, or None."""

@@ -11,6 +11,7 @@ from sim.problems import placement as pl
 from sim.result import Status
 
 
+@pytest.mark.untimed
 @pytest.mark.parametrize(("S", "k"), [(5, 2), (8, 3), (9, 3), (10, 4), (12, 6)])
 def test_lazy_placements_match_the_list(S: int, k: int) -> None:
     prob = pl.PlacementProblem(g_us=100, k=k, n_slots=S)
@@ -27,12 +28,14 @@ def test_placement_stops_at_the_limit_with_the_best_so_far() -> None:
     assert r.objective == min(r.params["runtimes_us"].values())
 
 
+@pytest.mark.untimed
 def test_placement_without_limit_refuses_a_huge_enumeration() -> None:
     prob = pl.PlacementProblem(g_us=100, n_slots=40, k=12)
     with pytest.raises(ValueError, match="1676056044 candidate placements"):
         solve_placement(prob)
 
 
+@pytest.mark.untimed
 @pytest.mark.parametrize("seed", range(6))
 def test_fast_largest_first_is_the_networkx_colouring(seed: int) -> None:
     from heuristics.slots import _largest_first, _networkx_coloring
@@ -57,6 +60,7 @@ def test_slot_models_stop_at_the_limit(name: str) -> None:
     assert r.bound is not None and r.bound <= r.objective
 
 
+@pytest.mark.untimed
 def test_slot_models_refuse_a_model_that_cannot_fit() -> None:
     from models import slots as ms
     from sim.problems import slots as sp
@@ -99,6 +103,7 @@ def test_slot_heuristics_see_a_crowded_node_at_once(name: str) -> None:
                      "1000000"
 
 
+@pytest.mark.untimed
 def test_networkx_strategies_refuse_a_huge_graph() -> None:
     import heuristics.slots as hs
 
@@ -107,6 +112,7 @@ def test_networkx_strategies_refuse_a_huge_graph() -> None:
         hs.coloring(p, strategy="smallest_last")
 
 
+@pytest.mark.untimed
 @pytest.mark.parametrize(("apps", "field"), [
     ([{"nodes": [0], "demand": 4_000_000}] * 3, "apps[*].demand' sums to 12000000 copies"),
     ([{"name": f"A{i}", "nodes": [0], "demand": 1} for i in range(2001)],
@@ -141,12 +147,14 @@ def test_placement_obeys_the_limit_inside_one_long_measurement() -> None:
         assert r.solution is None and "before the first placement" in r.note
 
 
+@pytest.mark.untimed
 def test_placement_without_limit_refuses_too_much_simulation() -> None:
     prob = pl.PlacementProblem(g_us=1000, n=5, i=2, k=2, n_slots=10_000)
     with pytest.raises(ValueError, match="1e\\+09 slot-steps to simulate, over 1e\\+07"):
         solve_placement(prob)
 
 
+@pytest.mark.untimed
 def test_measurement_with_a_deadline_is_measure_cells() -> None:
     from sim.timeshare.bsp import BSPParams, NetParams, measure_cell
     from sim.timeshare.servers import ServerParams, SlotSchedule

@@ -74,6 +74,7 @@ def _sorted_least_loaded(problem):
     return sol, load
 
 
+@pytest.mark.untimed
 @pytest.mark.parametrize("seed", range(8))
 def test_least_loaded_is_the_sorted_definition(seed: int) -> None:
     import random

@@ -24,8 +24,6 @@ from sim.problems import task_mapping as tm
 from sim.problems.kresource import EpochProblem, ResponseProblem
 from sim.result import Status
 
-pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
-
 BACKENDS = mip.BACKENDS
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
 
@@ -127,6 +125,7 @@ def _no_bound_beyond_any_solution(results) -> None:
             assert r.bound <= v + 1e-6 * max(1.0, abs(v)), (r.params.get("backend"), r.bound, v)
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_hard_insertion_snapshot_after_a_short_limit():
     """A 30-job KTH snapshot none of the backends proves in 2 s: FEASIBLE (or a proof),
     within the limit, no bound above any backend's schedule (or CP-SAT's)."""
@@ -144,6 +143,7 @@ def test_hard_insertion_snapshot_after_a_short_limit():
     _no_bound_beyond_any_solution(results)
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_task_mapping_after_a_tiny_limit_keeps_bounds_below_every_mapping():
     p = tm.random_problem(16, 14, 7, objective="max")
     results = []
@@ -155,6 +155,7 @@ def test_task_mapping_after_a_tiny_limit_keeps_bounds_below_every_mapping():
     _no_bound_beyond_any_solution(results)
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_kresource_response_after_a_tiny_limit_is_never_falsely_optimal():
     rng = random.Random(11)
     q = random_kresource.response(rng)
@@ -171,6 +172,7 @@ def test_kresource_response_after_a_tiny_limit_is_never_falsely_optimal():
     _no_bound_beyond_any_solution(results)
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_no_time_left_after_building_is_an_honest_answer():
     """A limit that leaves nothing after model building: no backend claims a proof."""
     path = SNAPSHOTS / "kth-1996-11-insert-4849172-k29.json"

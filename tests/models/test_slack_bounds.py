@@ -3,6 +3,8 @@ portfolio that uses it keeps the honesty rules of the exact solvers."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from models import slack_insertion as si
@@ -21,10 +23,17 @@ def small(seed: int) -> ins.InsertionProblem:
                               new=seed % 4 != 0)
 
 
+@functools.cache
+def optimum(seed: int):
+    """Brute force's result on ``small(seed)``, computed once per worker: several tests
+    check bounds, fixing and other solvers against the same optima."""
+    return si.solve_brute(small(seed))
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_bound_is_never_above_the_brute_force_optimum(seed):
     pb = small(seed)
-    opt = si.solve_brute(pb)
+    opt = optimum(seed)
     assert opt.status is Status.OPTIMAL
     for incumbent in (None, opt.solution):  # the current schedule, the optimum itself
         b = insertion_bound(pb, incumbent=incumbent)
@@ -38,7 +47,7 @@ def test_bound_meets_the_optimum_when_the_lp_is_integral():
     closed = 0
     for seed in range(30):
         pb = small(seed)
-        opt = si.solve_brute(pb).objective
+        opt = optimum(seed).objective
         b = insertion_bound(pb).bound
         closed += abs(opt - b) <= 1e-6 * max(1.0, abs(opt))
     assert closed >= 10
@@ -60,7 +69,7 @@ def test_infeasible_incumbent_is_a_clear_error():
 @pytest.mark.parametrize("seed", range(8))
 def test_portfolio_agrees_with_brute_force(seed):
     pb = small(seed)
-    rb = si.solve_brute(pb)
+    rb = optimum(seed)
     rp = solve_portfolio(pb)
     assert rp.status is Status.OPTIMAL
     assert ins.check(pb, rp.solution) == []
@@ -93,7 +102,7 @@ def test_cardinality_cuts_lift_the_bound_and_stay_below_the_optimum():
 @pytest.mark.parametrize("seed", range(30))
 def test_fixing_never_drops_a_start_of_the_optimum(seed):
     pb = small(seed)
-    opt = si.solve_brute(pb)
+    opt = optimum(seed)
     b = insertion_bound(pb, incumbent=opt.solution)
     drop = b.forbidden(opt.objective)
     sol = opt.solution
@@ -109,7 +118,7 @@ def test_fixing_drops_starts_on_crowded_instances():
     dropped = 0
     for seed in range(30):
         pb = small(seed)
-        opt = si.solve_brute(pb)
+        opt = optimum(seed)
         dropped += sum(map(len, insertion_bound(pb, incumbent=opt.solution)
                            .forbidden(opt.objective).values()))
     assert dropped >= 30
@@ -118,7 +127,7 @@ def test_fixing_drops_starts_on_crowded_instances():
 @pytest.mark.parametrize("seed", range(20))
 def test_cpsat_on_fixed_domains_finds_the_definitions_optimum(seed):
     pb = small(seed)
-    opt = si.solve_brute(pb)
+    opt = optimum(seed)
     start = ins.current_schedule(pb)
     drop = insertion_bound(pb, incumbent=start).forbidden(ins.objective(pb, start))
     r = si.solve_cpsat(pb, incumbent=start, forbidden=drop)

@@ -13,8 +13,6 @@ import pytest
 
 from sim.sweep.bench import COLUMNS, bench, compare, gap_to_best
 
-pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
-
 ROOT = Path(__file__).resolve().parents[2]
 FIG1 = ROOT / "instances" / "data" / "kresource" / "figure1.json"
 # one resource of 10 units, all free; jobs of 6, 5 and 5 units: FF takes the oldest (6)
@@ -141,6 +139,7 @@ def _results(out: Path) -> dict[str, tuple]:
             for r in rows}
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_one_and_two_workers_store_the_same_results(tmp_path):
     from sim.problems.generate import write_set
     from sim.sweep.store import Store
@@ -193,6 +192,7 @@ def test_a_batch_of_rows_is_committed_all_or_none(tmp_path):
         assert st.statuses() == {"a": "done", "b": "done"}
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_sigkill_of_bench_leaves_a_valid_store_and_the_rerun_redoes_no_stored_run(
         tmp_path, monkeypatch):
     import os

@@ -17,8 +17,6 @@ from helpers import snapshot, tiny_spec, write_json
 from sim.sweep import Store, run_sweep
 from sim.sweep.spec import cell_key, expand
 
-pytestmark = pytest.mark.timed  # tests/conftest.py: never beside another timed test
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,6 +43,7 @@ def test_a_rerun_skips_finished_cells_and_a_changed_spec_adds_only_new_ones(tmp_
             <= set(r["policy_config"])
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_one_worker_two_workers_and_dask_give_the_same_store(tmp_path):
     spec = tiny_spec(seeds=(0, 1))
     run_sweep(spec, tmp_path / "one.sqlite", jobs=1)
@@ -88,6 +87,7 @@ def test_a_failing_cell_is_recorded_and_retried(tmp_path):
     assert {r["status"] for r in rows} == {"done"} and {r["attempts"] for r in rows} == {2}
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_a_cell_past_its_time_limit_is_recorded_and_does_not_stop_the_sweep(tmp_path):
     spec = {"version": 1, "name": "tl", "time_limit": 0.05, "seeds": [0],
             "workloads": [{"name": "big", "synthetic": {"n_jobs": 3000, "capacity": 32,
@@ -120,6 +120,7 @@ def _sweep_in_new_session(spec: Path, out: Path, jobs: int) -> None:
     os._exit(0)
 
 
+@pytest.mark.timed  # tests/conftest.py: never beside another timed test
 def test_sigkill_at_random_moments_twenty_times_then_resume_gives_the_same_store(tmp_path):
     import multiprocessing
 
