@@ -7,10 +7,17 @@ would lose part of its core now and then if another such test ran beside it. Suc
 take a lock shared by the workers for their whole run: no two of them ever overlap, and
 the other worker runs single-process tests beside them. Without xdist the tests run one
 at a time anyway.
+
+numba compiles its kernels at their first call and caches them on disk; two workers that
+reach a kernel before it is cached both compile it (minutes of CPU in a fresh clone). In a
+whole run on xdist, each group of kernels is compiled by one worker under a lock of its
+own, the workers starting from different groups, and the other worker loads it from the
+cache (:func:`_kernels_compiled_once`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +30,9 @@ except ImportError:  # not POSIX: timed tests may overlap
     fcntl = None
 
 LIMITS = Path(__file__).resolve().parent / "limits"
+#: a run of at least this many tests is a whole run: its workers compile numba's kernels
+#: first, one group each (a run of a few files compiles only what it calls)
+WHOLE_RUN = 1000
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,3 +63,42 @@ def _one_timed_test_at_a_time(request: pytest.FixtureRequest,
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _compile_batch() -> None:
+    """The batch engine's, the slack scheduler's and the slack search's kernels."""
+    from sim.batch.fast import cache
+
+    cache.compile_kernels()
+
+
+def _compile_csm() -> None:
+    """The time-sharing cluster's kernels (one small point of the compiled CSM engine)."""
+    from heuristics.coscheduling import by_name
+    from sim.timeshare.fast.run import simulate
+    from sim.timeshare.workload import CSMConfig
+
+    simulate(CSMConfig(n_nodes=8, n_jobs=4, tc_scale=0.01, mem_scale=0.01,
+                       large_sizes=(8,)), by_name("csm"), 1)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _kernels_compiled_once(request: pytest.FixtureRequest,
+                           tmp_path_factory: pytest.TempPathFactory) -> None:
+    """In a whole run on xdist, compile each group of numba kernels under its own lock,
+    worker ``gw<i>`` starting from group ``i``: the first to take a group's lock compiles
+    it, the others find it in numba's cache."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if (fcntl is None or not worker.startswith("gw") or len(request.session.items) < WHOLE_RUN
+            or importlib.util.find_spec("numba") is None):
+        return
+    groups = [("batch", _compile_batch), ("csm", _compile_csm)]
+    first = int(worker[2:]) % len(groups)
+    for name, compile_group in groups[first:] + groups[:first]:
+        lock = tmp_path_factory.getbasetemp().parent / f"compile-{name}.lock"
+        with open(lock, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                compile_group()
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)

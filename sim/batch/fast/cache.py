@@ -76,9 +76,9 @@ def kernels_cached(kernels: tuple[tuple[str, str], ...]) -> bool:
     return all(is_cached(getattr(importlib.import_module(m), f)) for m, f in kernels)
 
 
-def main() -> int:
-    """Compile and cache the batch engine's and the slack search's kernels (one small run
-    of each), then say whether they are cached."""
+def compile_kernels() -> bool:
+    """Compile and cache the batch engine's, the slack scheduler's and the slack search's
+    kernels (one small run of each); whether they are cached now."""
     from heuristics.backfill import EASY
     from instances.job import Job, Workload
     from sim.batch.machine import simulate
@@ -90,7 +90,13 @@ def main() -> int:
     simulate(w, EASY(), engine="compiled")
     simulate(w, make_policy("slack", order="AST"), engine="compiled")
     simulate(w, make_policy("slack", order="AST", check=True), engine="compiled")
-    ok = kernels_cached(BATCH_KERNELS + SLACK_KERNELS + SLACK_SEARCH_KERNELS)
+    return kernels_cached(BATCH_KERNELS + SLACK_KERNELS + SLACK_SEARCH_KERNELS)
+
+
+def main() -> int:
+    """Compile and cache the kernels (:func:`compile_kernels`), then say whether they are
+    cached."""
+    ok = compile_kernels()
     print("compiled engine's kernels cached:", ok)
     return 0 if ok else 1
 
