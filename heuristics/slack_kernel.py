@@ -16,6 +16,13 @@ decision by decision on random problems and the bundled KTH snapshots, and whole
 simulations start array against start array. The kernel is compiled on the first call
 and cached on disk (``cache=True``).
 
+The search and the decision allocate nothing: their scratch space comes from the caller
+(:func:`ws_sizes`, :func:`decide_ws_sizes`; :func:`search` and :func:`decide` allocate
+it), sorts run on it (:func:`_order_by`), and they are compiled without numba's reference
+counting (``_nrt=False``), so passing arrays between them costs no atomic counting. Such a
+function returns no array (only scalars), and numba checks no bounds in it: the sizes
+above are what keeps it inside its arrays.
+
 Times are integer seconds, capacities processors.
 """
 
@@ -85,6 +92,130 @@ def _bisect_left(T, lo, hi, x):
     return lo
 
 
+#: the stable sorts below order runs of this many entries by insertion, then merge them
+_RUN = 32
+
+
+@njit(cache=True, _nrt=False)
+def _order_by(key, idx, m, tmp):
+    """Sort ``idx[:m]`` (indices into ``key``) stably by ``key``: the order
+    ``np.argsort(key[idx[:m]], kind="mergesort")`` gives, applied to ``idx`` (keys
+    without NaN, which a stable sort orders one way only). Runs of :data:`_RUN` entries
+    by insertion, then bottom-up merges through ``tmp`` (at least ``m`` entries)."""
+    for lo in range(0, m, _RUN):
+        hi = min(lo + _RUN, m)
+        for q in range(lo + 1, hi):
+            v = idx[q]
+            kv = key[v]
+            z = q
+            while z > lo and key[idx[z - 1]] > kv:
+                idx[z] = idx[z - 1]
+                z -= 1
+            idx[z] = v
+    width = _RUN
+    in_tmp = False
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a = tmp if in_tmp else idx
+            b = idx if in_tmp else tmp
+            x = lo
+            y = mid
+            for o in range(lo, hi):
+                if y < hi and (x >= mid or key[a[y]] < key[a[x]]):
+                    b[o] = a[y]
+                    y += 1
+                else:
+                    b[o] = a[x]
+                    x += 1
+        in_tmp = not in_tmp
+        width *= 2
+    if in_tmp:
+        for q in range(m):
+            idx[q] = tmp[q]
+
+
+@njit(cache=True, inline="always")
+def _before(k1, k2, c, u, v):
+    """Whether ``u`` comes before ``v`` by ``(k1[u], k2[u, c])``."""
+    return k1[u] < k1[v] or (k1[u] == k1[v] and k2[u, c] < k2[v, c])
+
+
+@njit(cache=True, _nrt=False)
+def _order_by2(k1, k2, c, idx, m, tmp):
+    """Sort ``idx[:m]`` stably by ``(k1[i], k2[i, c])`` (as :func:`_order_by`; ``tmp``
+    at least ``m`` entries)."""
+    for lo in range(0, m, _RUN):
+        hi = min(lo + _RUN, m)
+        for q in range(lo + 1, hi):
+            v = idx[q]
+            z = q
+            while z > lo and _before(k1, k2, c, v, idx[z - 1]):
+                idx[z] = idx[z - 1]
+                z -= 1
+            idx[z] = v
+    width = _RUN
+    in_tmp = False
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a = tmp if in_tmp else idx
+            b = idx if in_tmp else tmp
+            x = lo
+            y = mid
+            for o in range(lo, hi):
+                if y < hi and (x >= mid or _before(k1, k2, c, a[y], a[x])):
+                    b[o] = a[y]
+                    y += 1
+                else:
+                    b[o] = a[x]
+                    x += 1
+        in_tmp = not in_tmp
+        width *= 2
+    if in_tmp:
+        for q in range(m):
+            idx[q] = tmp[q]
+
+
+@njit(cache=True, _nrt=False)
+def _sort_values(x, m, tmp):
+    """Sort ``x[:m]`` ascending in place (runs by insertion, then bottom-up merges through
+    ``tmp``, at least ``m`` entries)."""
+    for lo in range(0, m, _RUN):
+        hi = min(lo + _RUN, m)
+        for q in range(lo + 1, hi):
+            v = x[q]
+            z = q
+            while z > lo and x[z - 1] > v:
+                x[z] = x[z - 1]
+                z -= 1
+            x[z] = v
+    width = _RUN
+    in_tmp = False
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a = tmp if in_tmp else x
+            b = x if in_tmp else tmp
+            p = lo
+            y = mid
+            for o in range(lo, hi):
+                if y < hi and (p >= mid or a[y] < a[p]):
+                    b[o] = a[y]
+                    y += 1
+                else:
+                    b[o] = a[p]
+                    p += 1
+        in_tmp = not in_tmp
+        width *= 2
+    if in_tmp:
+        for q in range(m):
+            x[q] = tmp[q]
+
+
 @njit(cache=True, inline="always")
 def _split(T, F, L, a, x):
     """Insert breakpoint ``x`` at index ``a`` (free processors those of ``a - 1``)."""
@@ -96,7 +227,7 @@ def _split(T, F, L, a, x):
     return L + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add(T, F, L, s, e, n):
     """Subtract ``n`` processors on ``[s, e)`` (``T[0] <= s < e``); the new length."""
     a = _bisect_right(T, 0, L, s) - 1
@@ -112,7 +243,7 @@ def _add(T, F, L, s, e, n):
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fits(T, F, L, s, e, n):
     """Whether ``n`` processors are free on ``[s, e)`` (``s >= T[0]``)."""
     i = _bisect_right(T, 0, L, s) - 1
@@ -123,7 +254,7 @@ def _fits(T, F, L, s, e, n):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _earliest(T, F, L, t, n, st):
     """Earliest start ``>= st`` (``st >= T[0]``) of ``n`` processors for ``t`` seconds,
     and the index of the segment it falls in."""
@@ -147,7 +278,7 @@ def _earliest(T, F, L, t, n, st):
         a = j
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _merge(T0, F0, L0, evt, evd, ne, T, F):
     """``(T0, F0)`` with the events ``evt[:ne]`` (times, sorted, distinct) taking
     ``evd[:ne]`` processors from then on, written into ``(T, F)``; the new length."""
@@ -178,12 +309,15 @@ def _merge(T0, F0, L0, evt, evd, ne, T, F):
     return L
 
 
-@njit(cache=True)
-def _events(et, ed, ne, evt, evd):
+@njit(cache=True, _nrt=False)
+def _events(et, ed, ne, evt, evd, order, tmp):
     """Sort the events ``et[:ne]`` by time and add up the ones at one time (``evt``,
-    ``evd``); the number of distinct times."""
+    ``evd``); the number of distinct times. ``order`` and ``tmp``: scratch of ``ne``
+    entries at least."""
     if ne > 32:
-        order = np.argsort(et[:ne], kind="mergesort")
+        for q in range(ne):
+            order[q] = q
+        _order_by(et, order, ne, tmp)
         k = 0
         for q in range(ne):
             x = et[order[q]]
@@ -212,37 +346,29 @@ def _events(et, ed, ne, evt, evd):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ws_sizes(m, r):
     """Entries of the int64, float64 and bool scratch space :func:`_search` needs for ``m``
     waiting and ``r`` running jobs."""
     B = 16 + 2 * r + 10 * m
-    return 11 * B + 4 * (2 * m + 2) + 7 * m, 2 * m, 2 * m
+    return 12 * B + 6 * (2 * m + 2) + 8 * m + 2 * r, 2 * m, 2 * m
 
 
-@njit(cache=True)
-def _stable_order(x, m, out):
-    """``np.argsort(x[:m], kind="mergesort")`` written into ``out[:m]`` (a stable sort:
-    insertion for a few values)."""
-    if m > 32:
-        o = np.argsort(x[:m], kind="mergesort")
-        for q in range(m):
-            out[q] = o[q]
-        return
+@njit(cache=True, _nrt=False)
+def _stable_order(x, m, out, tmp):
+    """``np.argsort(x[:m], kind="mergesort")`` written into ``out[:m]`` (:func:`_order_by`;
+    ``tmp``: scratch of ``m`` entries at least)."""
     for q in range(m):
-        v = x[q]
-        z = q
-        while z > 0 and x[out[z - 1]] > v:
-            out[z] = out[z - 1]
-            z -= 1
-        out[z] = q
+        out[q] = q
+    _order_by(x, out, m, tmp)
 
 
-@njit(cache=True)
-def _running(now, cap, run_end, run_n, T0, F0):
+@njit(cache=True, _nrt=False)
+def _running(now, cap, run_end, run_n, T0, F0, o, tmp):
     """The running jobs' profile from ``now``: each holds its processors until its
     estimated end (those ending by ``now`` are ignored), written into ``(T0, F0)`` (room
-    for ``1 + len(run_end)`` breakpoints); its length."""
+    for ``1 + len(run_end)`` breakpoints); its length. ``o`` and ``tmp``: scratch of
+    ``len(run_end)`` entries at least."""
     r = run_end.shape[0]
     T0[0] = now
     F0[0] = cap
@@ -250,29 +376,30 @@ def _running(now, cap, run_end, run_n, T0, F0):
     live = 0
     for q in range(r):
         if run_end[q] > now:
-            live += 1
-    re_ = np.empty(live, np.int64)
-    rn_ = np.empty(live, np.int64)
-    live = 0
-    for q in range(r):
-        if run_end[q] > now:
-            re_[live] = run_end[q]
-            rn_[live] = run_n[q]
+            o[live] = q
             F0[0] -= run_n[q]
             live += 1
-    o = np.argsort(re_, kind="mergesort")
+    _order_by(run_end, o, live, tmp)
     for q in range(live):
-        e = re_[o[q]]
+        e = run_end[o[q]]
         if T0[L0 - 1] == e and L0 > 1:
-            F0[L0 - 1] += rn_[o[q]]
+            F0[L0 - 1] += run_n[o[q]]
         else:
             T0[L0] = e
-            F0[L0] = F0[L0 - 1] + rn_[o[q]]
+            F0[L0] = F0[L0 - 1] + run_n[o[q]]
             L0 += 1
     return L0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _copy(T, F, T0, F0, n):
+    """``T[:n], F[:n] = T0[:n], F0[:n]`` (a loop: numba's slice assignment may allocate)."""
+    for q in range(n):
+        T[q] = T0[q]
+        F[q] = F0[q]
+
+
+@njit(cache=True, _nrt=False)
 def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, ap, apf, pf,
             sfl, pjf, jweight, jn, jt, is_new, hold, from_start, neumaier, out_seq,
             out_starts, wk, wf, wb):
@@ -283,20 +410,13 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     order (indices of the waiting jobs) and their starts are written to ``out_seq`` and
     ``out_starts`` (as many as the jobs delayed at ``ts``, which is ``m`` minus the
     number of jobs with ``out_seq < 0`` left at the end). ``wk``, ``wf`` and ``wb`` are
-    scratch space (int64, float64, bool; :func:`ws_sizes` entries at least, else the
-    search allocates its own).
+    scratch space (int64, float64, bool) of :func:`ws_sizes` entries at least (not
+    checked: the search allocates nothing).
     """
     rel = 1e-9
     m = ns.shape[0]
     r = run_end.shape[0]
     B = 16 + 2 * r + 10 * m
-    ni, nf, nb = ws_sizes(m, r)
-    if wk.shape[0] < ni:
-        wk = np.empty(ni, np.int64)
-    if wf.shape[0] < nf:
-        wf = np.empty(nf, np.float64)
-    if wb.shape[0] < nb:
-        wb = np.empty(nb, np.bool_)
     T0 = wk[0:B]
     F0 = wk[B:2 * B]
     TS = wk[2 * B:3 * B]
@@ -313,9 +433,12 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     ed = wk[o_ + E:o_ + 2 * E]
     evt = wk[o_ + 2 * E:o_ + 3 * E]
     evd = wk[o_ + 3 * E:o_ + 4 * E]
-    o_ += 4 * E
+    eo = wk[o_ + 4 * E:o_ + 5 * E]
+    ex = wk[o_ + 5 * E:o_ + 6 * E]
+    o_ += 6 * E
     allp = wk[o_:o_ + B]
-    o_ += B
+    ax = wk[o_ + B:o_ + 2 * B]
+    o_ += 2 * B
     fixv = wk[o_:o_ + m]
     by_fix = wk[o_ + m:o_ + 2 * m]
     lb0 = wk[o_ + 2 * m:o_ + 3 * m]
@@ -323,12 +446,16 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     pos_fix = wk[o_ + 4 * m:o_ + 5 * m]
     seq = wk[o_ + 5 * m:o_ + 6 * m]
     starts = wk[o_ + 6 * m:o_ + 7 * m]
+    sx = wk[o_ + 7 * m:o_ + 8 * m]
+    o_ += 8 * m
+    ro = wk[o_:o_ + r]
+    rx = wk[o_ + r:o_ + 2 * r]
     dw = wf[0:m]
     mc = wf[m:2 * m]
     stay = wb[0:m]
     held = wb[m:2 * m]
     # ---- running jobs: they hold their processors from now to their estimated end
-    L0 = _running(now, cap, run_end, run_n, T0, F0)
+    L0 = _running(now, cap, run_end, run_n, T0, F0, ro, rx)
     # ---- price weights: delay_weight and the cost of moving a job all the way to now
     for i in range(m):
         sv = ss[i]
@@ -338,11 +465,12 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
         mc[i] = 0.0 if tes[i] == now else dw[i] * -(float(tes[i] - now) ** at)
     # ---- slots
     nsl = L0 + 2 * m
-    allp[:L0] = T0[:L0]
+    for q in range(L0):
+        allp[q] = T0[q]
     for i in range(m):
         allp[L0 + 2 * i] = tes[i]
         allp[L0 + 2 * i + 1] = tes[i] + ts_[i]
-    allp[:nsl].sort()
+    _sort_values(allp, nsl, ax)
     ns_ = 0
     for q in range(nsl):  # the distinct slots, ascending (np.unique)
         if ns_ == 0 or allp[q] != allp[ns_ - 1]:
@@ -356,7 +484,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     else:
         for i in range(m):
             fixv[i] = tes[i] + ts_[i] - 1
-        _stable_order(fixv, m, by_fix)  # ties keep the (te, id) order
+        _stable_order(fixv, m, by_fix, sx)  # ties keep the (te, id) order
     for i in range(m):
         lb0[i], _ = _earliest(T0, F0, L0, ts_[i], ns[i], now)
     all_held = hold and from_start
@@ -369,8 +497,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     stay[:] = False
     LS = 0
     if have_stay:
-        TS[:L0] = T0[:L0]
-        FS[:L0] = F0[:L0]
+        _copy(TS, FS, T0, F0, L0)
         LS = L0
         for i in range(m):
             LS = _add(TS, FS, LS, tes[i], tes[i] + ts_[i], ns[i])
@@ -396,8 +523,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
     best_mv = 0
     best_ts = 0
     best_len = 0
-    FT[:L0] = T0[:L0]
-    FF[:L0] = F0[:L0]
+    _copy(FT, FF, T0, F0, L0)
     LF = L0
     L = 0
     held[:] = True
@@ -414,7 +540,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
             ed[2 * i] = ns[i]
             et[2 * i + 1] = h + ts_[i]
             ed[2 * i + 1] = -ns[i]
-        ne = _events(et, ed, 2 * m, evt, evd)
+        ne = _events(et, ed, 2 * m, evt, evd, eo, ex)
         LG = _merge(T0, F0, L0, evt, evd, ne, GT, GF)
     for ts in slots:
         while k < m and fixv[by_fix[k]] < ts:
@@ -466,8 +592,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
             all_h = all_h and held[q]
         clean = have_stay and all_h
         if g_mode:
-            T[:LG] = GT[:LG]
-            F[:LG] = GF[:LG]
+            _copy(T, F, GT, GF, LG)
             L = _add(T, F, LG, ts, ts + jt, jn)
         elif not clean:
             ne = 0
@@ -487,7 +612,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
                         et[ne + 1] = h + ts_[i]
                         ed[ne + 1] = -ns[i]
                         ne += 2
-            ne = _events(et, ed, ne, evt, evd)
+            ne = _events(et, ed, ne, evt, evd, eo, ex)
             L = _merge(FT, FF, LF, evt, evd, ne, T, F)
         ok = True
         for pos in range(nd):
@@ -506,8 +631,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
                             break
                     continue
                 clean = False
-                T[:LS] = TS[:LS]
-                F[:LS] = FS[:LS]
+                _copy(T, F, TS, FS, LS)
                 L = LS
             if held[pos]:  # give up the hold at te + jt (breakpoints: the hold made them)
                 h = te + jt
@@ -572,26 +696,24 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
 ORDER_CODE = {"AST": 0, "AAT": 1, "DU": 2, "DC": 3, "DP": 4}
 
 
-@njit(cache=True)
-def _by_te_id(JI, TE, m, o):
-    """The rows ``0..m-1`` of ``JI`` in ``(te, id)`` order (ids distinct) into ``o[:m]``."""
-    if m > 32:
-        a = np.argsort(JI[:m, 0], kind="mergesort")
-        b = a[np.argsort(TE[a], kind="mergesort")]
-        for q in range(m):
-            o[q] = b[q]
-        return
+@njit(cache=True, _nrt=False)
+def _by_te_id(JI, TE, m, o, tmp):
+    """The rows ``0..m-1`` of ``JI`` in ``(te, id)`` order (ids distinct) into ``o[:m]``
+    (``tmp``: scratch of ``m`` entries at least)."""
     for q in range(m):
-        t = TE[q]
-        d = JI[q, 0]
-        z = q
-        while z > 0 and (TE[o[z - 1]] > t or (TE[o[z - 1]] == t and JI[o[z - 1], 0] > d)):
-            o[z] = o[z - 1]
-            z -= 1
-        o[z] = q
+        o[q] = q
+    _order_by2(TE, JI, 0, o, m, tmp)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def decide_ws_sizes(m, r):
+    """Entries of the int64, float64 and bool scratch space :func:`_decide` needs for ``m``
+    waiting and ``r`` running jobs (:func:`ws_sizes` and its own)."""
+    ni, nf, nb = ws_sizes(m, r)
+    return ni + 12 * m, nf + 6 * m, nb
+
+
+@njit(cache=True, _nrt=False)
 def _decide(P, Q, run_end, run_n, JI, TE, X, out, wk, wf, wb):
     """The search on the scheduler's own arrays: the waiting jobs in any order (``JI``: id,
     n, t, arrival; ``TE``: te; ``X``: s, s0, p, the priority clamped here to >= 0), sorted
@@ -602,7 +724,8 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out, wk, wf, wb):
     alpha_p, alpha_p alpha_f, p_floor, slack_floor, p_j``. Returns ``(found, ts, count)``;
     the delayed jobs' ids, starts and rows (indices into ``JI``) are written to
     ``out[0, :count]``, ``out[1, :count]`` and ``out[2, :count]``. ``wk``, ``wf``, ``wb``
-    are scratch space (int64, float64, bool; allocated here when too small).
+    are scratch space (int64, float64, bool) of :func:`decide_ws_sizes` entries at least
+    (not checked: the decision allocates nothing).
     """
     now, cap, code, jn, jt = P[0], P[1], P[2], P[3], P[4]
     is_new, hold, from_start, neumaier = P[5] != 0, P[6] != 0, P[7] != 0, P[8] != 0
@@ -610,12 +733,6 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out, wk, wf, wb):
     out_ids = out[0]
     out_starts = out[1]
     m = JI.shape[0]
-    r = run_end.shape[0]
-    ni, nf, nb = ws_sizes(m, r)
-    if wk.shape[0] < ni + 12 * m:
-        wk = np.empty(ni + 12 * m, np.int64)
-    if wf.shape[0] < nf + 6 * m:
-        wf = np.empty(nf + 6 * m, np.float64)
     o = wk[0:m]
     ids = wk[m:2 * m]
     ns = wk[2 * m:3 * m]
@@ -625,13 +742,14 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out, wk, wf, wb):
     by = wk[6 * m:7 * m]
     rank = wk[7 * m:8 * m]
     seq = wk[8 * m:9 * m]
-    tmp = wk[9 * m:10 * m]
+    by_arr = wk[9 * m:10 * m]
     ki = wk[10 * m:11 * m]
+    sx = wk[11 * m:12 * m]
     ss = wf[0:m]
     s0s = wf[m:2 * m]
     ps = wf[2 * m:3 * m]
     kv = wf[3 * m:4 * m]
-    _by_te_id(JI, TE, m, o)
+    _by_te_id(JI, TE, m, o, sx)
     for q in range(m):
         x = o[q]
         ids[q] = JI[x, 0]
@@ -647,11 +765,11 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out, wk, wf, wb):
         for q in range(m):
             by[q] = q
     elif code == 1:  # AAT: (arrival, te, id)
-        _stable_order(arr, m, by)
+        _stable_order(arr, m, by, sx)
     elif code == 2:  # DU: (-n t, te, id)
         for q in range(m):
             ki[q] = -(ns[q] * ts_[q])
-        _stable_order(ki, m, by)
+        _stable_order(ki, m, by, sx)
     elif code == 3:  # DC: (-cost(i, te + 1), te, id), delay_weight(i) * 1.0 ** alpha_t
         for i in range(m):
             if 1 > ss[i]:
@@ -660,20 +778,20 @@ def _decide(P, Q, run_end, run_n, JI, TE, X, out, wk, wf, wb):
                 f = 1.0 if ss[i] == s0s[i] else s0s[i] / max(ss[i], sfl)
                 w = float(ns[i]) ** au * (max(ps[i], pf) / pjf) ** ap * f ** apf
                 kv[i] = -(w * 1.0 ** at)
-        _stable_order(kv, m, by)
+        _stable_order(kv, m, by, sx)
     else:  # DP: (-p, arrival, te, id)
-        _stable_order(arr, m, tmp)
+        _stable_order(arr, m, by_arr, sx)
         for q in range(m):
-            kv[q] = -ps[tmp[q]]
-        _stable_order(kv, m, ki)
+            kv[q] = -ps[by_arr[q]]
+        _stable_order(kv, m, ki, sx)
         for q in range(m):
-            by[q] = tmp[ki[q]]
+            by[q] = by_arr[ki[q]]
     for q in range(m):
         rank[by[q]] = q
     jweight = float(jn) ** au if is_new else 0.0
     found, _, _, ts = _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at,
                               au, ap, apf, pf, sfl, pjf, jweight, jn, jt, is_new, hold,
-                              from_start, neumaier, seq, out_starts, wk[11 * m:],
+                              from_start, neumaier, seq, out_starts, wk[12 * m:],
                               wf[4 * m:], wb)
     count = 0
     out_rows = out[2]
@@ -724,8 +842,9 @@ def decide(now: int, capacity: int, run_end: np.ndarray, run_n: np.ndarray, JI: 
                   delay_from == "start", _NEUMAIER), np.int64)
     Q = np.array((at, au, ap, ap * af, p_floor, slack_floor, jp), np.float64)
     out = np.empty((3, JI.shape[0]), np.int64)
-    found, ts, count = _decide(P, Q, run_end, run_n, JI, TE, X, out, np.empty(0, np.int64),
-                               np.empty(0, np.float64), np.empty(0, np.bool_))
+    ni, nf, nb = decide_ws_sizes(JI.shape[0], run_end.shape[0])
+    found, ts, count = _decide(P, Q, run_end, run_n, JI, TE, X, out, np.empty(ni, np.int64),
+                               np.empty(nf, np.float64), np.empty(nb, np.bool_))
     if not found:  # cannot happen: the last slot leaves the machine empty
         raise RuntimeError(f"no feasible insertion found at t={now}")
     return int(ts), out[0, :count].tolist(), out[1, :count].tolist()
@@ -772,6 +891,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
     pf = problem.p_floor
     out_seq = np.empty(m, np.int64)
     out_starts = np.empty(m, np.int64)
+    ni, nf, nb = ws_sizes(m, R.shape[0])
     found, price, mv, ts = _search(
         problem.now, problem.capacity, R[:, 0].copy(), R[:, 1].copy(), J[:, 0].copy(),
         J[:, 1].copy(), J[:, 2].copy(), X[:, 0].copy(), X[:, 2].copy(), X[:, 1].copy(), rank,
@@ -779,8 +899,8 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         float(problem.alpha_p * problem.alpha_f), float(pf), float(problem.slack_floor),
         float(max(pj, pf)), float(new_weight(problem)), new.n if new is not None else 0,
         new.t if new is not None else 0, new is not None, hold, delay_from == "start",
-        _NEUMAIER, out_seq, out_starts, np.empty(0, np.int64), np.empty(0, np.float64),
-        np.empty(0, np.bool_))
+        _NEUMAIER, out_seq, out_starts, np.empty(ni, np.int64), np.empty(nf, np.float64),
+        np.empty(nb, np.bool_))
     if not found:
         return None, False
     nd = int((out_seq >= 0).sum())

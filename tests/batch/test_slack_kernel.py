@@ -130,6 +130,84 @@ def test_sum_follows_the_interpreter():
             assert got == want and str(got) == str(float(want))
 
 
+SORT_SIZES = (0, 1, 2, 5, 31, 32, 33, 63, 64, 65, 100, 257, 1000)
+
+
+def _keys(rng: np.random.Generator, size: int, kind: str) -> np.ndarray:
+    """Sort keys with many ties: small ints, or floats with -inf and both zeros."""
+    if kind == "int":
+        return rng.integers(-3, 4, size).astype(np.int64)
+    x = rng.choice([-np.inf, -1.5, -0.0, 0.0, 0.25, 2.0, 7.0], size)
+    return np.asarray(x, np.float64)
+
+
+@pytest.mark.parametrize("kind", ["int", "float"])
+def test_stable_sorts_equal_numpy_mergesort(kind):
+    """The kernel's stable sorts give ``np.argsort(kind="mergesort")``'s order exactly,
+    ties included, on both sides of the insertion runs' length (32)."""
+    rng = np.random.default_rng(1)
+    for size in SORT_SIZES:
+        for _ in range(4):
+            key = _keys(rng, size, kind)
+            out = np.full(size + 3, -7, np.int64)
+            slack_kernel._stable_order(key, size, out, np.empty(size, np.int64))
+            assert (out[:size] == np.argsort(key, kind="mergesort")).all()
+            assert (out[size:] == -7).all()
+            # a subset of indices, in any order
+            idx = rng.permutation(2 * size + 1)[:size].astype(np.int64)
+            big = _keys(rng, 2 * size + 1, kind)
+            want = idx[np.argsort(big[idx], kind="mergesort")]
+            slack_kernel._order_by(big, idx, size, np.empty(size, np.int64))
+            assert (idx == want).all()
+
+
+def test_two_key_sort_and_value_sort():
+    """``_order_by2`` sorts by ``(k1, k2[:, c])`` as ``np.lexsort``, stably;
+    ``_sort_values`` as ``np.sort``."""
+    rng = np.random.default_rng(2)
+    for size in SORT_SIZES:
+        k1 = rng.integers(0, 5, size).astype(np.int64)
+        k2 = np.stack([rng.integers(0, 1000, size), rng.integers(0, 3, size)], 1)
+        for c in (0, 1):
+            idx = np.arange(size, dtype=np.int64)
+            slack_kernel._order_by2(k1, k2, c, idx, size, np.empty(size, np.int64))
+            assert (idx == np.lexsort((k2[:, c], k1))).all()
+        x = rng.integers(-50, 50, size).astype(np.int64)
+        got = x.copy()
+        slack_kernel._sort_values(got, size, np.empty(size, np.int64))
+        assert (got == np.sort(x)).all()
+
+
+def test_events_and_running_profile():
+    """``_events`` adds up the processors at each distinct time, ascending; ``_running``
+    builds the running jobs' profile (ends by now ignored, equal ends merged)."""
+    rng = np.random.default_rng(3)
+    for size in SORT_SIZES:
+        et = rng.integers(0, max(size // 3, 1), size).astype(np.int64)
+        ed = rng.integers(-5, 6, size).astype(np.int64)
+        evt = np.empty(size, np.int64)
+        evd = np.empty(size, np.int64)
+        k = slack_kernel._events(et, ed, size, evt, evd, np.empty(size, np.int64),
+                                 np.empty(size, np.int64))
+        times = np.unique(et)
+        assert k == len(times) and (evt[:k] == times).all()
+        assert evd[:k].tolist() == [int(ed[et == t].sum()) for t in times]
+        now = 10
+        ends = rng.integers(5, 10 + max(size // 4, 1), size).astype(np.int64)
+        ns = rng.integers(1, 4, size).astype(np.int64)
+        T = np.empty(size + 1, np.int64)
+        F = np.empty(size + 1, np.int64)
+        L = slack_kernel._running(now, 100, ends, ns, T, F, np.empty(size, np.int64),
+                                  np.empty(size, np.int64))
+        live = ends > now
+        later = np.unique(ends[live])
+        assert T[:L].tolist() == [now, *later.tolist()]
+        want = [100 - int(ns[live].sum())]
+        for e in later:
+            want.append(want[-1] + int(ns[live & (ends == e)].sum()))
+        assert F[:L].tolist() == want
+
+
 def _window(trace: str, first: int, count: int) -> Workload:
     w = load_trace(trace)
     return Workload(w.jobs[first:first + count], w.capacity, f"{trace}[{first}:+{count}]")
