@@ -149,10 +149,27 @@ def grown(T, F, S, need):
     return T2, F2
 
 
+@njit(cache=True)
+def grown_heap(HT, HP, S, need):
+    """The event heap ``HT``, ``HP`` (``S[HN]`` entries) moved into arrays of ``2 * need``
+    entries."""
+    HT2 = np.empty(2 * need, np.int64)
+    HP2 = np.empty(2 * need, np.int64)
+    HT2[:S[HN]] = HT[:S[HN]]
+    HP2[:S[HN]] = HP[:S[HN]]
+    return HT2, HP2
+
+
 @njit(cache=True, inline="always")
 def last_le(T, n, t):
     """The index of the last breakpoint of ``T[:n]`` at or before ``t`` (``T[0] <= t``)."""
-    lo = 0
+    return last_le_from(T, 0, n, t)
+
+
+@njit(cache=True, inline="always")
+def last_le_from(T, lo, n, t):
+    """The index of the last breakpoint of ``T[lo:n]`` at or before ``t`` (``T[lo] <=
+    t``)."""
     hi = n
     while hi - lo > 1:
         mid = (lo + hi) >> 1
@@ -336,28 +353,6 @@ def book(T, F, S, cap, start, duration, D, j, sign):
     S[PN] = n
 
 
-@njit(cache=True, inline="always")
-def split_after(T, F, n, lo, t):
-    """``split`` for ``t`` > ``T[lo]``: the breakpoint searched in ``T[lo:n]`` only."""
-    hi = n
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if T[mid] <= t:
-            lo = mid
-        else:
-            hi = mid
-    if T[lo] == t:
-        return lo, n
-    K = F.shape[0]
-    for x in range(n, lo + 1, -1):
-        T[x] = T[x - 1]
-    T[lo + 1] = t
-    for k in range(K):
-        for x in range(n, lo, -1):
-            F[k, x] = F[k, x - 1]
-    return lo + 1, n + 1
-
-
 @njit(cache=True, _nrt=False)
 def move(T, F, S, i, old, duration, D, j, GB, col, W):
     """Move the reservation of ``D[j]`` for ``duration`` from ``[old, old + duration)`` to
@@ -382,14 +377,7 @@ def move(T, F, S, i, old, duration, D, j, GB, col, W):
     p = min(e, old)
     q = max(e, old)
     oe = old + duration
-    c = i  # the last breakpoint at or before old + duration
-    hi = n
-    while hi - c > 1:
-        mid = (c + hi) >> 1
-        if T[mid] <= oe:
-            c = mid
-        else:
-            hi = mid
+    c = last_le_from(T, i, n, oe)
     w = 0
     for x in range(i, c + 1):
         t = T[x]
@@ -1079,11 +1067,7 @@ def run(D, JI, cap, P):
                 OK = np.empty(T.shape[0], np.int64)
                 W = np.empty((K + 1, T.shape[0] + 4), np.int64)
         if S[NEED_H] > HT.shape[0]:
-            HT2 = np.empty(2 * S[NEED_H], np.int64)
-            HP2 = np.empty(2 * S[NEED_H], np.int64)
-            HT2[:S[HN]] = HT[:S[HN]]
-            HP2[:S[HN]] = HP[:S[HN]]
-            HT, HP = HT2, HP2
+            HT, HP = grown_heap(HT, HP, S, S[NEED_H])
 
 
 @njit(cache=True, _nrt=False)

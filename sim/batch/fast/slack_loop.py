@@ -37,7 +37,7 @@ from numba import njit
 from heuristics import compress_kernel
 from heuristics import slack_kernel as SK
 from sim.batch.fast import kernel as batch_kernel
-from sim.batch.fast.kernel import HN, N_S, hpop, hpush
+from sim.batch.fast.kernel import HN, N_S, grown_heap, hpop, hpush
 from sim.numba_cache import refresh
 
 # ---- job ints JT
@@ -466,11 +466,7 @@ def run(JT, PF, P, Q, R):
         if err != GROW:
             return err
         if S[NEED_H] > HT.shape[0]:
-            HT2 = np.empty(2 * S[NEED_H], np.int64)
-            HP2 = np.empty(2 * S[NEED_H], np.int64)
-            HT2[:S[HN]] = HT[:S[HN]]
-            HP2[:S[HN]] = HP[:S[HN]]
-            HT, HP = HT2, HP2
+            HT, HP = grown_heap(HT, HP, S, S[NEED_H])
         if S[NEED_K] > WK.shape[0]:
             WK = np.empty(2 * S[NEED_K], np.int64)
         if S[NEED_F] > WF.shape[0]:
