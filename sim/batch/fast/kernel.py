@@ -1063,9 +1063,9 @@ def run(D, JI, cap, P):
             return err
         if S[NEED_T] > T.shape[0]:
             T, F = grown(T, F, S, S[NEED_T] - S[PN])
-            if cons:
-                OK = np.empty(T.shape[0], np.int64)
-                W = np.empty((K + 1, T.shape[0] + 4), np.int64)
+        if cons and OK.shape[0] < T.shape[0]:
+            OK = np.empty(T.shape[0], np.int64)
+            W = np.empty((K + 1, T.shape[0] + 4), np.int64)
         if S[NEED_H] > HT.shape[0]:
             HT, HP = grown_heap(HT, HP, S, S[NEED_H])
 
