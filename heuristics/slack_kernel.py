@@ -3,8 +3,9 @@
 :func:`search` has the signature and the result of :func:`heuristics.slack_fast.search`,
 which stays the readable reference: it runs the same search -- same slots, same compress
 orders, same holds, the same float operations in the same order (``float ** float`` is
-C's ``pow`` in both, sums run left to right like CPython's ``sum``), the same pruning and
-the same tie rules -- on int64 arrays of breakpoint times and free processors instead of
+C's ``pow`` in both, skipped in the search where the exponent is 1.0, :func:`_pow`; sums
+run left to right like CPython's ``sum``), the same pruning and the same tie rules -- on
+int64 arrays of breakpoint times and free processors instead of
 lists. :func:`decide` is the same search on the slack scheduler's own arrays, without an
 ``InsertionProblem`` (``sim.batch.slack_scheduler.SlackScheduler`` with a compiled
 inserter). What it does not run is refused with a ``ValueError`` naming it: the exhaustive
@@ -66,6 +67,13 @@ def _pysum(x, idx, lo, hi, neumaier):
     if c != 0.0 and np.isfinite(c):
         f += c
     return f
+
+
+@njit(cache=True, inline="always")
+def _pow(x, y):
+    """``x ** y``: ``x`` itself when ``y`` is 1.0 (the default of every alpha), which C's
+    ``pow`` returns exactly, so the call is saved and the value is the same."""
+    return x if y == 1.0 else x ** y
 
 
 @njit(cache=True, inline="always")
@@ -461,8 +469,8 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
         sv = ss[i]
         s0 = s0s[i]
         f = 1.0 if sv == s0 else s0 / max(sv, sfl)
-        dw[i] = float(ns[i]) ** au * (max(ps[i], pf) / pjf) ** ap * f ** apf
-        mc[i] = 0.0 if tes[i] == now else dw[i] * -(float(tes[i] - now) ** at)
+        dw[i] = _pow(float(ns[i]), au) * _pow(max(ps[i], pf) / pjf, ap) * _pow(f, apf)
+        mc[i] = 0.0 if tes[i] == now else dw[i] * -_pow(float(tes[i] - now), at)
     # ---- slots
     nsl = L0 + 2 * m
     for q in range(L0):
@@ -558,7 +566,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
         if ts <= now or jweight == 0.0:
             term = 0.0
         else:
-            term = jweight * float(ts - now) ** at
+            term = jweight * _pow(float(ts - now), at)
         if k != k_prev:
             sdel = _pysum(mc, by_fix, k, m, neumaier)
         if found:
@@ -658,9 +666,9 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
             rest -= mc[i]
             if d != 0:
                 if d > 0:
-                    total += dw[i] * (float(d) ** at)
+                    total += dw[i] * _pow(float(d), at)
                 else:
-                    total += dw[i] * -(float(-d) ** at)
+                    total += dw[i] * -_pow(float(-d), at)
             if found:
                 x = total + rest
                 if x > best_p and x - best_p > rel * max(1.0, abs(x), abs(best_p)):

@@ -130,6 +130,19 @@ def test_sum_follows_the_interpreter():
             assert got == want and str(got) == str(float(want))
 
 
+
+def test_power_is_the_interpreters():
+    """``_pow`` gives the interpreter's ``x ** y`` bit for bit, ``x`` itself at y = 1.0."""
+    rng = np.random.default_rng(1)
+    xs = np.concatenate([rng.uniform(0, 1e7, 2000), rng.uniform(0, 1e-3, 500),
+                         [0.0, 1.0, 5e-324, 1e150, 86400.0, 3.0]]).tolist()
+    for y in (1.0, 0.5, 0.3, 0.0, 2.0):
+        for x in xs:
+            got = slack_kernel._pow(x, y)
+            assert got == x ** y and str(got) == str(x ** y), (x, y)
+            if y == 1.0:
+                assert got == x
+
 SORT_SIZES = (0, 1, 2, 5, 31, 32, 33, 63, 64, 65, 100, 257, 1000)
 
 
