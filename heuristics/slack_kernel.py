@@ -5,12 +5,11 @@ which stays the readable reference: it runs the same search -- same slots, same 
 orders, same holds, the same float operations in the same order (``float ** float`` is
 C's ``pow`` in both, skipped in the search where the exponent is 1.0, :func:`_pow`; sums
 run left to right like CPython's ``sum``), the same pruning and the same tie rules -- on
-int64 arrays of breakpoint times and free processors instead of
-lists. :func:`decide` is the same search on the slack scheduler's own arrays, without an
-``InsertionProblem`` (``sim.batch.slack_scheduler.SlackScheduler`` with a compiled
-inserter). What it does not run is refused with a ``ValueError`` naming it: the exhaustive
-search over compress orders and a ``stop`` callback (both for the offline solvers, not
-for the scheduler).
+int64 arrays of breakpoint times and free processors instead of lists. :func:`decide` is
+the same search on the slack scheduler's own arrays, without an ``InsertionProblem``
+(``sim.batch.slack_scheduler.SlackScheduler`` with a compiled inserter). What it does not
+run is refused with a ``ValueError`` naming it: the exhaustive search over compress orders
+and a ``stop`` callback (both for the offline solvers, not for the scheduler).
 
 The differential tests (``tests/batch/test_slack_kernel.py``) compare the two searches
 decision by decision on random problems and the bundled KTH snapshots, and whole

@@ -130,7 +130,6 @@ def test_sum_follows_the_interpreter():
             assert got == want and str(got) == str(float(want))
 
 
-
 def test_power_is_the_interpreters():
     """``_pow`` gives the interpreter's ``x ** y`` bit for bit, ``x`` itself at y = 1.0."""
     rng = np.random.default_rng(1)
@@ -142,6 +141,7 @@ def test_power_is_the_interpreters():
             assert got == x ** y and str(got) == str(x ** y), (x, y)
             if y == 1.0:
                 assert got == x
+
 
 SORT_SIZES = (0, 1, 2, 5, 31, 32, 33, 63, 64, 65, 100, 257, 1000)
 
