@@ -39,6 +39,10 @@ from heuristics.slack_fast import Best
 from sim.problems.insertion import InsertionProblem, WaitingJob, new_weight
 
 _REL_TIE = 1e-9
+#: profile indices are cast to unsigned in the loops over the profile: numba tests a signed
+#: index for a negative value at every access unless it can prove it is not (they are
+#: never negative there)
+_u = np.uint64
 #: CPython >= 3.12 sums floats with Neumaier's compensation; the kernel follows the
 #: interpreter it runs under
 _NEUMAIER = sys.version_info >= (3, 12)
@@ -80,7 +84,7 @@ def _bisect_right(T, lo, hi, x):
     """First index in ``[lo, hi)`` whose time exceeds ``x`` (``hi`` if none)."""
     while lo < hi:
         mid = (lo + hi) // 2
-        if x < T[mid]:
+        if x < T[_u(mid)]:
             hi = mid
         else:
             lo = mid + 1
@@ -92,7 +96,7 @@ def _bisect_left(T, lo, hi, x):
     """First index in ``[lo, hi)`` whose time is ``>= x`` (``hi`` if none)."""
     while lo < hi:
         mid = (lo + hi) // 2
-        if T[mid] < x:
+        if T[_u(mid)] < x:
             lo = mid + 1
         else:
             hi = mid
@@ -227,8 +231,8 @@ def _sort_values(x, m, tmp):
 def _split(T, F, L, a, x):
     """Insert breakpoint ``x`` at index ``a`` (free processors those of ``a - 1``)."""
     for q in range(L, a, -1):
-        T[q] = T[q - 1]
-        F[q] = F[q - 1]
+        T[_u(q)] = T[_u(q - 1)]
+        F[_u(q)] = F[_u(q - 1)]
     T[a] = x
     F[a] = F[a - 1]
     return L + 1
@@ -246,7 +250,7 @@ def _add(T, F, L, s, e, n):
         b += 1
         L = _split(T, F, L, b, e)
     for q in range(a, b):
-        F[q] -= n
+        F[_u(q)] -= n
     return L
 
 
@@ -254,8 +258,8 @@ def _add(T, F, L, s, e, n):
 def _fits(T, F, L, s, e, n):
     """Whether ``n`` processors are free on ``[s, e)`` (``s >= T[0]``)."""
     i = _bisect_right(T, 0, L, s) - 1
-    while i < L and T[i] < e:
-        if F[i] < n:
+    while i < L and T[_u(i)] < e:
+        if F[_u(i)] < n:
             return False
         i += 1
     return True
@@ -267,16 +271,16 @@ def _earliest(T, F, L, t, n, st):
     and the index of the segment it falls in."""
     a = _bisect_right(T, 0, L, st) - 1
     while True:
-        if F[a] < n:
+        if F[_u(a)] < n:
             a += 1
-            while F[a] < n:
+            while F[_u(a)] < n:
                 a += 1
-            st = T[a]
+            st = T[_u(a)]
         end = st + t
         j = a + 1
         ok = True
-        while j < L and T[j] < end:
-            if F[j] < n:
+        while j < L and T[_u(j)] < end:
+            if F[_u(j)] < n:
                 ok = False
                 break
             j += 1
@@ -645,7 +649,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
                 ha = _bisect_right(T, 0, L, h) - 1
                 hb = _bisect_right(T, ha, L, h + t) - 1
                 for x_ in range(ha, hb):
-                    F[x_] += n
+                    F[_u(x_)] += n
             st, a = _earliest(T, F, L, t, n, lb0[i])
             d = st - te
             if d > ss[i]:
@@ -660,7 +664,7 @@ def _search(now, cap, run_end, run_n, ns, ts_, tes, ss, ps, s0s, rank, at, au, a
                 b += 1
                 L = _split(T, F, L, b, end)
             for x_ in range(a, b):
-                F[x_] -= n
+                F[_u(x_)] -= n
             starts[pos] = st
             rest -= mc[i]
             if d != 0:
