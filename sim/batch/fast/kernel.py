@@ -307,13 +307,13 @@ def earlier_start_back(T, F, n, duration, D, j, old, OK):
     T.shape[0]``). The arrays are indexed with unsigned integers (:data:`_u`)."""
     m = last_le(T, n, old - 1) + 1
     K = F.shape[0]
-    um = np.uint64(m)
+    um = _u(m)
     e = um
     best = -1
     if K == 1:
         d = D[j, 0]
         for x in range(m - 1, -1, -1):
-            ux = np.uint64(x)
+            ux = _u(x)
             e = e if F[0, ux] >= d else ux
             best = x if (e == um) | (T[e] - T[ux] >= duration) else best
         return best
@@ -325,7 +325,7 @@ def earlier_start_back(T, F, n, duration, D, j, old, OK):
         for ux in range(um):
             OK[ux] &= F[k, ux] >= d
     for x in range(m - 1, -1, -1):
-        ux = np.uint64(x)
+        ux = _u(x)
         e = e if OK[ux] != 0 else ux
         best = x if (e == um) | (T[e] - T[ux] >= duration) else best
     return best
