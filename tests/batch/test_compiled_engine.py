@@ -232,6 +232,33 @@ def test_by_reservation_is_a_stable_sort():
         assert np.array_equal(R[row, :q], want)
 
 
+
+def test_arrivals_at_counts_the_run_of_equal_submit_times():
+    """The arrivals a step must make room for (both compiled loops size their arrays by
+    it): the rows from the next arrival on that share its submit time, none past the
+    table's end."""
+    from sim.batch.fast import kernel as KK
+
+    A = np.array([[0, 9], [5, 9], [5, 9], [5, 9], [7, 9], [7, 9]], np.int64)
+    assert [KK.arrivals_at(A, x, 0, t) for x, t in [(1, 5), (2, 5), (4, 7), (0, 0)]] == \
+        [3, 2, 2, 1]
+    assert KK.arrivals_at(A, 1, 0, 6) == 0  # no arrival at that time
+    assert KK.arrivals_at(A, 6, 0, 7) == 0  # past the last row
+    assert KK.arrivals_at(A, 0, 1, 9) == 6  # another column
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("policy", ["easy", "conservative"])
+def test_bursts_of_arrivals(policy, overrun):
+    """Hundreds of jobs submitted in the same second (each step sizes the arrays by the
+    arrivals it holds, ``arrivals_at``): 600 jobs in 3 bursts of up to 271, and all 600 at
+    once; the Python engine's schedule."""
+    w = random_workload(600, (64,), seed=9, load=1.2)
+    for step in (20000, 50000):
+        jobs = tuple(dataclasses.replace(j, submit=j.submit - j.submit % step)
+                     for j in w.jobs)
+        assert_same(Workload(jobs, w.capacity, f"bursts-{step}"), policy, overrun)
+
 SELECT_OPTIONS = [
     {"select": "bl"}, {"select": "bl", "window": 2}, {"select": "bl", "window": 0},
     {"select": "bl", "bl_fallback": "next"}, {"select": "bl", "bl_fallback": "stop"},

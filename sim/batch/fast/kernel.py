@@ -1081,6 +1081,17 @@ def run(D, JI, cap, P):
             HT, HP = grown_heap(HT, HP, S, S[NEED_H])
 
 
+@njit(cache=True, inline="always")
+def arrivals_at(A, x, col, now):
+    """The number of rows of ``A`` from row ``x`` on whose column ``col`` is ``now``, up to
+    the first that is not (the arrivals at ``now`` when ``A`` is in submit order and ``x``
+    is the next arrival)."""
+    end = x
+    while end < A.shape[0] and A[end, col] == now:
+        end += 1
+    return end - x
+
+
 @njit(cache=True, _nrt=False)
 def room(now, S, T, HT, JI, pol):
     """Whether ``T`` and the heap have room for everything one step at ``now`` can add:
@@ -1088,11 +1099,7 @@ def room(now, S, T, HT, JI, pol):
     eight per waiting job and two per overdue one for the decision, two heap entries per
     job it can start and a wake-up. Else the sizes needed go to ``S[NEED_T]``,
     ``S[NEED_H]``."""
-    arrivals = 0
-    x = S[NA]
-    while x < JI.shape[0] and JI[x, SUB] == now:
-        arrivals += 1
-        x += 1
+    arrivals = arrivals_at(JI, S[NA], SUB, now)
     q = S[QT] - S[QH] + arrivals
     need_h = S[HN] + 2 * q + 8
     need_t = 0

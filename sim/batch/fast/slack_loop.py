@@ -37,7 +37,7 @@ from numba import njit
 from heuristics import compress_kernel
 from heuristics import slack_kernel as SK
 from sim.batch.fast import kernel as batch_kernel
-from sim.batch.fast.kernel import HN, N_S, grown_heap, hpop, hpush
+from sim.batch.fast.kernel import HN, N_S, arrivals_at, grown_heap, hpop, hpush
 from sim.numba_cache import refresh
 
 # ---- job ints JT
@@ -123,12 +123,7 @@ def _room(now, S, JT, HT, WK, WF, WB):
     every waiting job and every arrival at ``now``
     (``heuristics.slack_kernel.decide_ws_sizes``). Else the sizes needed go to
     ``S[NEED_H]``, ``S[NEED_K]``, ``S[NEED_F]``, ``S[NEED_B]``."""
-    arrivals = 0
-    x = S[NA]
-    while x < JT.shape[0] and JT[x, SUB] == now:
-        arrivals += 1
-        x += 1
-    m = S[WN] + arrivals
+    m = S[WN] + arrivals_at(JT, S[NA], SUB, now)
     ni, nf, nb = SK.decide_ws_sizes(m, S[RN])
     S[NEED_H] = S[HN] + 2 * m + 1
     S[NEED_K] = ni
