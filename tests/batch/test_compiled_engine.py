@@ -232,7 +232,6 @@ def test_by_reservation_is_a_stable_sort():
         assert np.array_equal(R[row, :q], want)
 
 
-
 def test_arrivals_at_counts_the_run_of_equal_submit_times():
     """The arrivals a step must make room for (both compiled loops size their arrays by
     it): the rows from the next arrival on that share its submit time, none past the
@@ -258,6 +257,7 @@ def test_bursts_of_arrivals(policy, overrun):
         jobs = tuple(dataclasses.replace(j, submit=j.submit - j.submit % step)
                      for j in w.jobs)
         assert_same(Workload(jobs, w.capacity, f"bursts-{step}"), policy, overrun)
+
 
 SELECT_OPTIONS = [
     {"select": "bl"}, {"select": "bl", "window": 2}, {"select": "bl", "window": 0},

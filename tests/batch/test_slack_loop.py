@@ -13,6 +13,7 @@ run is refused by name.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -69,6 +70,17 @@ def _same(w: Workload, overrun: str, **options) -> None:
     assert_same_schedule(co, py, (w.name, overrun, options))
     assert (got.n_insert, got.n_remove) == (ref.n_insert, ref.n_remove)
     assert got.promises() == ref.promises()
+
+
+@pytest.mark.parametrize("overrun", ["kill", "run"])
+def test_loop_sizes_its_arrays_for_bursts_of_arrivals(overrun):
+    """120 jobs submitted at two instants, 60 at each (the loop sizes its heap and the
+    search's scratch by the arrivals at each step, ``sim.batch.fast.kernel.arrivals_at``):
+    the Python engine's schedule."""
+    w = _random(5)
+    jobs = tuple(dataclasses.replace(j, submit=0 if i < 60 else 5000)
+                 for i, j in enumerate(w.jobs[:120]))
+    _same(Workload(jobs, w.capacity, "bursts"), overrun, order="AST")
 
 
 @pytest.mark.parametrize("overrun", ["kill", "run"])
