@@ -37,6 +37,12 @@ class CellTimeout(Exception):
     """A cell ran past its time limit."""
 
 
+#: after its time limit a cell's alarm repeats at this interval (s) until the cell stops:
+#: Python drops an exception raised while it runs a weakref callback or a finalizer
+#: (reported as "unraisable"), so a single alarm can be lost
+ALARM_REPEAT = 0.05
+
+
 @lru_cache(maxsize=8)
 def _file_sha256(path: str) -> str:
     h = hashlib.sha256()
@@ -255,6 +261,12 @@ def _alarm(signum: int, frame: Any) -> None:
     raise CellTimeout("cell exceeded its time limit")
 
 
+def _disarm(use_alarm: bool) -> None:
+    """Stop the cell's alarm (and its repeats), first thing once the cell has stopped."""
+    if use_alarm:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """Run one cell and return its result row (never raises for a failing cell).
 
@@ -279,7 +291,7 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     try:
         if use_alarm:
             old = signal.signal(signal.SIGALRM, _alarm)
-            signal.setitimer(signal.ITIMER_REAL, float(limit))
+            signal.setitimer(signal.ITIMER_REAL, float(limit), ALARM_REPEAT)
         row["policy_config"] = policy_config(cell["policy"], cell.get("options", {}))
         if takes_priorities(cell["policy"]):  # the scheme, never the table
             row["policy_config"]["priorities"] = cell.get("priorities")
@@ -293,14 +305,16 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
         row["metrics"] = cell_metrics(s, table)
         row["status"] = "done"
     except CellTimeout as exc:
+        _disarm(use_alarm)
         row["error"] = f"CellTimeout: {exc}"
     except Exception as exc:  # a failing cell is data, not the end of the sweep
+        _disarm(use_alarm)
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" (at {Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
         row["error"] = f"{type(exc).__name__}: {exc}{where}"
     finally:
+        _disarm(use_alarm)
         if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
     row["wall_seconds"] = time.perf_counter() - t0
     return row

@@ -99,6 +99,35 @@ def test_a_cell_past_its_time_limit_is_recorded_and_does_not_stop_the_sweep(tmp_
     assert "time limit" in s.errors[0][1]
 
 
+def test_a_swallowed_alarm_is_raised_again(monkeypatch):
+    """Python drops an exception raised inside a weakref callback or a finalizer (it
+    reports it as "unraisable"), so a cell's alarm repeats every ``ALARM_REPEAT`` seconds
+    until the cell stops: a cell whose first CellTimeout is lost (here, a stage that
+    catches it and goes on without progress ticks) still stops at its limit."""
+    import sim.sweep.cell as C
+
+    swallowed = []
+
+    def stuck(cell, deadline):
+        end = time.monotonic() + 5.0
+        while time.monotonic() < end:
+            try:
+                while time.monotonic() < end:
+                    pass
+            except C.CellTimeout:
+                if swallowed:
+                    raise
+                swallowed.append(1)
+        raise AssertionError("the cell outlived its limit")
+
+    monkeypatch.setattr(C, "_simulate", stuck)
+    t0 = time.monotonic()
+    row = C.run_cell({"policy": "easy", "options": {}, "time_limit": 0.2})
+    assert row["status"] == "failed" and "time limit" in row["error"], row["error"]
+    assert swallowed == [1]
+    assert time.monotonic() - t0 < 1.2
+
+
 def _done(path: Path) -> int:
     import sqlite3
 
