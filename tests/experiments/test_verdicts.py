@@ -1,0 +1,144 @@
+"""The verdicts of the studies follow from their targets' rules and the committed results;
+the reports' verdict tables and the README's reproductions table say what the code computes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sim.experiments import verdicts as v
+
+
+def test_every_study_table_and_the_readme_agree_with_the_computed_verdicts() -> None:
+    stale = [str(p) for p, text in v.expected_files().items() if p.read_text() != text]
+    assert not stale, ("run `python -m sim.experiments.verdicts --write`; these disagree with "
+                       f"the verdicts computed from results/: {stale}")
+
+
+def test_an_edited_verdict_word_in_a_report_table_is_caught(tmp_path: Path) -> None:
+    report = v.EXPERIMENTS / "talby" / "REPORT.md"
+    text = report.read_text()
+    table = text.split(v.BEGIN, 1)[1].split(v.END, 1)[0]
+    assert "**trend only**" in table
+    edited = text.replace("**trend only**", "**reproduced**", 1)
+    outcomes = v.study_outcomes("talby")
+    assert v.replace_between(edited, v.report_table(outcomes), "talby") != edited
+    assert v.replace_between(text, v.report_table(outcomes), "talby") == text
+
+
+def test_every_target_names_its_rule_and_where_our_value_is() -> None:
+    for study in v.STUDIES:
+        for t in v.load_targets(study):
+            assert t["why"].strip(), (study, t["id"])
+            assert "ours" in t or "missing" in t, (study, t["id"])
+            out = v.evaluate(study, t)
+            assert out.verdict in v.VERDICTS, (study, t["id"])
+
+
+def val(x: float, half: float | None = None, label: str = "") -> v.Value:
+    return v.Value(label, str(x), x, half)
+
+
+def test_relative_rule_reproduced_trend_and_not() -> None:
+    t = {"points": 5.0, "paper_value": [10.0, 20.0]}
+    assert v.rule_relative(t, [val(12), val(18)], None)[0] == v.REPRODUCED
+    assert v.rule_relative(t, [val(12), val(30)], None)[0] == v.TREND
+    assert v.rule_relative(t, [val(12), val(-3)], None)[0] == v.NOT
+    assert v.rule_relative({**t, "signed": False}, [val(12), val(30)], None)[0] == v.NOT
+    assert v.rule_relative({"tolerance": 0.1, "paper_value": 100.0}, [val(109)],
+                           None)[0] == v.REPRODUCED
+
+
+def test_range_rule_with_a_trend_band() -> None:
+    t = {"low": 10.0, "high": 30.0, "trend_low": 0.0}
+    assert v.rule_range(t, [val(12), val(25)], None)[0] == v.REPRODUCED
+    assert v.rule_range(t, [val(2), val(25)], None)[0] == v.TREND
+    assert v.rule_range(t, [val(-2), val(25)], None)[0] == v.NOT
+    assert v.rule_range({"high": 0.0, "need": 1}, [val(-1), val(3)], None)[0] == v.REPRODUCED
+
+
+def test_ci_sign_rule_needs_intervals_clear_of_zero() -> None:
+    t = {"sign": 1}
+    assert v.rule_ci_sign(t, [val(5, 2), val(9, 1)], None)[0] == v.REPRODUCED
+    assert v.rule_ci_sign(t, [val(5, 6), val(9, 1)], None)[0] == v.TREND
+    assert v.rule_ci_sign(t, [val(-5, 6), val(9, 1)], None)[0] == v.NOT
+    assert v.rule_ci_sign({"sign": -1}, [val(-5, 2)], None)[0] == v.REPRODUCED
+    with pytest.raises(v.TargetError):
+        v.rule_ci_sign(t, [val(5)], None)
+
+
+def test_sign_test_rule() -> None:
+    ours = [val(x) for x in (5, 6, 7, 8, 9, 10)]
+    other = [val(0)] * 6
+    assert v.rule_sign_test({"sign": 1, "low": 3, "high": 20}, ours, other)[0] == v.REPRODUCED
+    assert v.rule_sign_test({"sign": 1, "low": 10}, ours, other)[0] == v.TREND
+    mixed = [val(x) for x in (5, -6, 7, -8, 9, 10)]
+    assert v.rule_sign_test({"sign": 1}, mixed, other)[0] == v.NOT  # 4/6: p = 0.34
+    assert v._sign_p(9, 9) == pytest.approx(1 / 512)
+
+
+def test_paired_rule_uses_the_interval_of_the_differences() -> None:
+    a = [val(x) for x in (10, 11, 12, 13, 14)]
+    b = [val(x) for x in (9, 10, 11, 12, 13)]
+    assert v.rule_paired({"sign": 1}, a, b)[0] == v.REPRODUCED  # +1 exactly, half-width 0
+    noisy = [val(x) for x in (5, 15, 8, 16, 9)]
+    assert v.rule_paired({"sign": 1}, noisy, b)[0] == v.NOT
+
+
+def test_ranking_rule() -> None:
+    vals = [val(1, label="A"), val(2, label="B"), val(3, label="C"), val(4, label="D")]
+    assert v.rule_ranking({"order": ["A", "B", "C", "D"]}, vals, None)[0] == v.REPRODUCED
+    assert v.rule_ranking({"order": ["A", "C", "B", "D"]}, vals, None)[0] == v.TREND
+    assert v.rule_ranking({"order": ["D", "C", "B", "A"]}, vals, None)[0] == v.NOT
+    assert v.rule_ranking({"order": ["D", "C", "B", "A"], "descending": True}, vals,
+                          None)[0] == v.REPRODUCED
+
+
+def test_monotone_and_check_and_names_rules() -> None:
+    up = [val(x) for x in (1, 2, 3, 1, 3, 2)]
+    assert v.rule_monotone({"length": 3, "direction": "rising"}, up, None)[0] == v.NOT
+    t = {"length": 3, "direction": "rising", "trend_need": 1}
+    assert v.rule_monotone(t, up, None)[0] == v.TREND
+    assert v.rule_check({}, [v.Value("a", "yes", None), v.Value("b", "NO", None)],
+                        None)[0] == v.NOT
+    assert v.rule_check({}, [v.Value("a", "yes", None)], None)[0] == v.REPRODUCED
+    t = {"pattern": "[A-F]{3},[A-F]{3}"}
+    ours = [v.Value("w", "0.7 ADE,BCF (-2%)", 0.7), v.Value("b", "0.3 ABC,DEF", 0.3)]
+    paper = [v.Value("w", "0.7 ADE,BCF", 0.7), v.Value("b", "0.3 ADF,BCE", 0.3)]
+    assert v.rule_names(t, ours, paper)[0] == v.NOT
+    assert v.rule_names({**t, "need": 1}, ours, paper)[0] == v.REPRODUCED
+
+
+def test_markdown_locators(tmp_path: Path) -> None:
+    text = ("# T\n\n| k | x | paper | x |\n|---|---|---|---|\n"
+            "| a | **1,200.5** | 3 | +2.0 +- 0.5 |\n| b | 17.0% | 4 / 5 | -1 |\n")
+    p = tmp_path / "t.md"
+    p.write_text(text)
+    assert [c.mean for c in v.read_md(p, {"column": "x"})] == [1200.5, 17.0]
+    cell = v.read_md(p, {"column": "x#2", "where": {"k": "a"}})[0]
+    assert (cell.mean, cell.half) == (2.0, 0.5)
+    assert v.read_md(p, {"column": "paper", "where": {"k": "b"}, "part": 1})[0].mean == 5
+    change = v.read_md(p, {"column": "paper", "where": {"k": "b"}, "change_from": {"k": "a"}})
+    assert change[0].mean == pytest.approx(100 / 3)
+    with pytest.raises(v.TargetError):
+        v.read_md(p, {"column": "missing"})
+
+
+def test_a_target_without_its_results_file_is_not_computed() -> None:
+    t = {"id": "x", "rule": "range", "high": 1.0, "ours": {"file": "results/nope.md",
+                                                          "column": "a"}}
+    assert v.evaluate("talby", t).verdict == v.NOT_COMPUTED
+    assert v.evaluate("talby", {"id": "y", "rule": "range"}).verdict == v.NOT_COMPUTED
+
+
+def test_the_command_checks_and_refuses_a_broken_target_file(tmp_path: Path, capsys,
+                                                              monkeypatch) -> None:
+    assert v.main(["--check"]) == 0
+    study = tmp_path / "talby"
+    study.mkdir()
+    (study / "targets.toml").write_text('[[target]]\nid = "a"\n')
+    monkeypatch.setattr(v, "EXPERIMENTS", tmp_path)
+    monkeypatch.setattr(v, "STUDIES", ("talby",))
+    assert v.main([]) == 2
+    assert "lacks" in capsys.readouterr().err
