@@ -40,7 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.slack import ORDERS
-from sim.experiments.common import csv_text, markdown_row, markdown_table
+from sim.experiments.common import (
+    command,
+    commit,
+    csv_text,
+    load_average,
+    markdown_row,
+    markdown_table,
+)
 from sim.sweep.execute import run_sweep
 from sim.sweep.report import load_rows
 
@@ -205,8 +212,9 @@ def _intro(quick: bool, rows: list[dict[str, Any]]) -> list[str]:
             f"{kept} by the reader; jobs killed at their requested time; each month "
             "from an empty machine; yearly = total wait / jobs over the year (as the "
             "paper). Deviation = (ours - paper) / paper. Code: "
-            f"{', '.join(v[:12] + ('+dirty' if v.endswith('+dirty') else '') for v in versions)}.",
-            ""]
+            f"{', '.join(v[:12] + ('+dirty' if v.endswith('+dirty') else '') for v in versions)}"
+            f"; table written at commit {commit()}, command `{command()}`, load average "
+            f"{load_average()}.", ""]
     return out
 
 
@@ -291,8 +299,8 @@ def table1(rows: list[dict[str, Any]], quick: bool) -> list[str]:
     ys = {v: p[(f"conservative-{v}",)].year() for v in variants}
     closest = min(ys, key=lambda v: abs(ys[v] - pc))
     lines += [
-        f"- Conservative: our year deviates {_dev(c, pc)} from the paper's; an independent "
-        "simulator agrees with ours. The paper's C++ simulator does not say how "
+        f"- Conservative: our year deviates {_dev(c, pc)} from the paper's. The paper's C++ "
+        "simulator does not say how "
         "it compresses, so the readings above are measured: against our default they "
         "move the year by " + ", ".join(f"{v} {_dev(ys[v], c)}" for v in variants
                                         if v != "arrival")
