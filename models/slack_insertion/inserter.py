@@ -16,7 +16,7 @@ from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result
 
-__all__ = ["insert", "CpsatInserter"]
+__all__ = ["insert", "CpsatInserter", "guard_reached"]
 
 _SOLVERS: dict[str, Callable[..., Result]] = {
     "cpsat": solve_cpsat, "ilp": solve_ilp, "brute": solve_brute}
@@ -36,8 +36,15 @@ class CpsatInserter:
     Parameters
     ----------
     time_limit : float, optional
-        Seconds per insertion; a stopped search returns its best schedule (never worse
-        than the current one, which is always feasible).
+        Wall-clock seconds per insertion; a stopped search returns its best schedule
+        (never worse than the current one, which is always feasible). With ``dtime`` it
+        is only the outer guard.
+    dtime : float, optional
+        CP-SAT's deterministic time limit per stage (its own work units, about seconds on
+        a quiet machine; ``solver="cpsat"`` only). A search stopped by it returns the same
+        schedule on any machine, so a simulation is reproducible as long as the wall
+        guard ``time_limit`` never fires; ``stats["guard"]`` counts the calls that reached
+        90% of it (and so may have been stopped by the clock).
     seed : int
         Solver seed (CP-SAT runs one worker, so deterministic without a time limit).
     solver : str
@@ -49,12 +56,13 @@ class CpsatInserter:
     Attributes
     ----------
     stats : dict
-        Counts of calls by status (``OPTIMAL``, ``FEASIBLE``) and ``trivial`` (empty
-        queue, answered without a solver), and the total solver seconds.
+        Counts of calls by status (``OPTIMAL``, ``FEASIBLE``), ``trivial`` (empty
+        queue, answered without a solver) and ``guard`` (see ``dtime``), and the total
+        solver seconds.
     """
 
     def __init__(self, time_limit: float | None = 10.0, seed: int = 0,
-                 solver: str = "cpsat") -> None:
+                 solver: str = "cpsat", dtime: float | None = None) -> None:
         from sim import registry
 
         family = ins.FAMILY
@@ -65,24 +73,40 @@ class CpsatInserter:
             raise ValueError(f"slack-optimal: solver must be an exact insertion solver "
                              f"(cpsat, ilp, brute) or a combination such as cpsat+scip, "
                              f"got {solver!r}")
+        if dtime is not None and (solver != "cpsat" or not dtime > 0):
+            raise ValueError(f"slack-optimal: dtime (CP-SAT's deterministic time) must be "
+                             f"> 0 and needs solver='cpsat', got dtime={dtime!r}, "
+                             f"solver={solver!r}")
         self.time_limit = time_limit
+        self.dtime = dtime
         self.seed = seed
         self.solver = solver
         self._solve = solve_cpsat if solver == "cpsat" else registry.solver(family, solver)
         self.stats: dict[str, float] = {"OPTIMAL": 0, "FEASIBLE": 0, "trivial": 0,
-                                        "seconds": 0.0}
+                                        "guard": 0, "seconds": 0.0}
 
     def __call__(self, problem: InsertionProblem) -> InsertionSchedule:
         if not problem.waiting:
             # nothing can move: the optimum is the new job at its earliest fit
             self.stats["trivial"] += 1
             return ins.current_schedule(problem)
-        res = self._solve(problem, time_limit=self.time_limit, seed=self.seed)
+        extra = ({} if self.dtime is None
+                 else {"sat_params": {"max_deterministic_time": self.dtime}})
+        res = self._solve(problem, time_limit=self.time_limit, seed=self.seed, **extra)
         self.stats[res.status.value] = self.stats.get(res.status.value, 0) + 1
         self.stats["seconds"] += res.runtime
+        if guard_reached(res.runtime, self.time_limit):
+            self.stats["guard"] += 1
         if res.solution is None:  # no member gave a schedule: the current one is feasible
             return ins.current_schedule(problem)
         return res.solution
 
     def __repr__(self) -> str:
-        return f"CpsatInserter(time_limit={self.time_limit!r}, solver={self.solver!r})"
+        return (f"CpsatInserter(time_limit={self.time_limit!r}, dtime={self.dtime!r}, "
+                f"solver={self.solver!r})")
+
+
+def guard_reached(runtime: float, time_limit: float | None) -> bool:
+    """Whether a call of ``runtime`` seconds reached 90% of its wall-clock limit, so that
+    the clock (rather than a deterministic limit or a proof) may have stopped it."""
+    return time_limit is not None and runtime >= 0.9 * time_limit

@@ -35,6 +35,7 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     check: bool = False,
     order: str | None = None,
     solver: str = "cpsat",
+    dtime: float | None = None,
 ) -> Any:
     """The slack-based priority scheduler with the optimal inserter (CP-SAT by default).
 
@@ -51,7 +52,11 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     alpha_u, alpha_t, alpha_p, alpha_f : float
         Price exponents; ``alpha_t`` must be 1 (the CP-SAT model is linear in delays).
     time_limit : float, optional
-        Solver seconds per insertion (default 10).
+        Solver seconds per insertion (default 10); with ``dtime``, the wall-clock guard.
+    dtime : float, optional
+        CP-SAT's deterministic time limit per stage (``--set dtime=...``; CP-SAT only):
+        the same inputs then give the same schedule on any machine while the guard does
+        not fire (``inserter.stats["guard"]`` counts the calls that reached it).
     seed : int
         Solver seed.
     reset_slack, priorities, default_priority, record, check
@@ -79,7 +84,8 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
     if float(alpha_t) != 1.0:
         raise ValueError(f"slack-optimal needs alpha_t = 1 (CP-SAT model), got {alpha_t!r}")
     return SlackScheduler(
-        CpsatInserter(time_limit=time_limit, seed=seed, solver=solver), sf=sf, awt=awt,
+        CpsatInserter(time_limit=time_limit, seed=seed, solver=solver, dtime=dtime),
+        sf=sf, awt=awt,
         alpha_u=alpha_u, alpha_t=alpha_t, alpha_p=alpha_p, alpha_f=alpha_f, reset_slack=reset_slack,
         priorities=priorities, default_priority=default_priority, record=record, check=check,
         name="slack-optimal")

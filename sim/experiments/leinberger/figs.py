@@ -114,7 +114,7 @@ def fig1(out: Path, partial: bool) -> dict[str, Any]:
         return f"{u[0]:02d}/{u[1]:02d}"
 
     lines = ["# Figure 1: jobs per scheduling epoch (16 CPUs, 32 GB; six jobs of spec 1.6)", "",
-             "Command: `python -m sim.experiments.leinberger.figs fig1`", "",
+             f"Produced at {common.stamp()}.", "",
              *markdown_table(["scheme", "epochs (paper)", "epochs (ours)",
                               "paper: jobs P/M per epoch", "ours: jobs P/M per epoch"], [])]
     for name, sol in schemes.items():
@@ -720,7 +720,7 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
                            "frac_optimal": float(np.mean(np.array(v) <= 0))}
                     for rule, v in res.items()}}
     lines = ["# Gaps to the exact models", "",
-             "Command: `python -m sim.experiments.leinberger.figs gaps`"
+             f"Produced at {common.stamp()}."
              + ("  \n**PARTIAL run (reduced configuration)**" if partial else ""), "",
              "Not in the paper (its exact UNC is only the Figure 1 example).", "",
              f"## Per-decision gap to the optimal selection ({cfg['gap_jobs']} jobs, uniform, "
@@ -821,7 +821,7 @@ def response(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
     labels = [lab for lab in ["FCFS"] + [p[0] for p in POLICIES]
               if any(lab in r["ratios"] for r in rows)]
     lines = ["# Online policies against the offline minimum total response time", "",
-             "Command: `python -m sim.experiments.leinberger.figs response`"
+             f"Produced at {common.stamp()}."
              + ("  \n**PARTIAL run (reduced configuration)**" if partial else ""), "",
              f"{cfg['response_jobs']} consecutive jobs, K = {cfg['response_K']}, of the "
              "workload on a 16-processor Feitelson machine, times in 5-minute units (ceil), "
