@@ -302,6 +302,20 @@ BY_FREQUENCY = {"fig7": (FIG7_TITLE, FIG7_PANELS, FIG7_LABELS),
                 "fig12": None}  # drawn from the data of Figures 8-9 and 10-11
 
 
+def scaled(title: str, scale: float | None) -> str:
+    """``title`` with the scale of tc and memory when it is not the paper's (1)."""
+    return title if scale in (None, 1.0) else f"{title}; tc and memory x {scale:g}"
+
+
+def scale_of(data: dict[str, Any]) -> float | None:
+    """The tc scale of a figure's committed JSON (from its first point's ``ident``)."""
+    for v in data.values():
+        ident = json.loads(v["ident"]) if isinstance(v.get("ident"), str) else None
+        if ident and isinstance(ident[0], dict):
+            return ident[0].get("tc_scale")
+    return None
+
+
 def redraw(name: str, out: Path) -> Path:
     """Redraw ``out/<name>.png`` from ``out/<name>.json`` (the committed per-seed metrics)
     against the message frequency, computing nothing; ``name`` is a key of
@@ -318,14 +332,15 @@ def redraw(name: str, out: Path) -> Path:
     src = out / f"{name}.json"
     if not src.exists():
         raise ValueError(f"{src}: no data to redraw (run {name} first)")
-    res = {k: v["metrics"] for k, v in json.loads(src.read_text()).items()}
+    data = json.loads(src.read_text())
+    res = {k: v["metrics"] for k, v in data.items()}
     pols = tuple(dict.fromkeys(k.split("/m")[0] for k in res))
     mfreq = sorted({float(k.split("/m")[1]) for k in res})
     if not pols or not mfreq:
         raise ValueError(f"{src}: no points")
     title, panels, labels = BY_FREQUENCY[name]
     path = out / f"{name}.png"
-    plot_frequency(path, title, res, pols, mfreq, panels, labels)
+    plot_frequency(path, scaled(title, scale_of(data)), res, pols, mfreq, panels, labels)
     return path
 
 
@@ -529,8 +544,8 @@ def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod:
     head = ["mfreq [ms]"] + [f"{m} {p}" for m in metrics for p in pols]
     md = setup.header(title) + markdown_text(head, rows) + "\n" + paper + "\n"
     title_, panels, labels = BY_FREQUENCY[name]  # the paper's axis: message frequency
-    plot_frequency(setup.out / f"{name}.png", title_, res, pols, list(setup.mfreq), panels,
-                   labels)
+    plot_frequency(setup.out / f"{name}.png", scaled(title_, setup.scale), res, pols,
+                   list(setup.mfreq), panels, labels)
     return md
 
 
@@ -550,8 +565,8 @@ def fig_mnod(setup: Setup) -> str:
            "increases with MNOD; slowdown falls as communication frequency rises; MNOD = 2 "
            "chosen. Target 3.7.11: large-job slowdown non-increasing in MNOD.\n")
     title_, panels, labels = BY_FREQUENCY["fig7"]  # the paper's axis: message frequency
-    plot_frequency(setup.out / "fig7.png", title_, res, ("mnod1", "mnod2", "mnod3"),
-                   list(setup.mfreq), panels, labels)
+    plot_frequency(setup.out / "fig7.png", scaled(title_, setup.scale), res,
+                   ("mnod1", "mnod2", "mnod3"), list(setup.mfreq), panels, labels)
     return md
 
 
@@ -614,7 +629,7 @@ def draw_fig12(path: Path, r1: dict, r15: dict) -> None:
                "mem_load 1.5": r15[k]["metrics"]["slowdown_local"]} for k in r1}
     pols = tuple(dict.fromkeys(k.split("/m")[0] for k in res))
     mfreq = sorted({float(k.split("/m")[1]) for k in res})
-    plot_frequency(path, FIG12_TITLE, res, pols, mfreq, FIG12_PANELS)
+    plot_frequency(path, scaled(FIG12_TITLE, scale_of(r1)), res, pols, mfreq, FIG12_PANELS)
 
 
 def fig_gang(setup: Setup) -> str:

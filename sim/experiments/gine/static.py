@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling
@@ -271,7 +272,7 @@ def run_static(setup: Any) -> str:
            f"({100 * (j1c - j1p) / j1p:+.0f}%); J2 CSM {j2c:.0f} s vs PRED {j2p:.0f} s "
            f"({100 * (j2c - j2p) / j2p:+.0f}%). Target 3.7.4: J1 >= 20% earlier under "
            f"CSM, J2 no later.\n")
-    _plot(setup.out / "fig4.png", res["pred"][0]["samples"], res["csm"][0]["samples"])
+    _plot(setup.out / "fig4.png", res["pred"][0]["samples"], res["csm"][0]["samples"], scale)
     return md
 
 
@@ -282,10 +283,14 @@ def _f(vals: list[float], digits: int = 0) -> str:
     return f"{m:.{digits}f} +- {h:.{digits}f}"
 
 
-def _plot(path, pred, csm) -> None:
+def _plot(path: Path, pred: list, csm: list, scale: float) -> None:
+    """Figure 4: resident pages and cumulative CPU of each task on node N1 against time,
+    PRED beside CSM (first seed)."""
     plt = pyplot()
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
+    fig.suptitle(f"Figure 4 (E-4.2): static run, node N1, first seed; tc and memory x "
+                 f"{scale:g} in the simulation, times unscaled", fontsize=10)
     for col, (name, smp) in enumerate((("PRED", pred), ("CSM", csm))):
         for task in ("J1", "J2", "L1", "L2"):
             xs = [t for t, row in smp if task in row]
@@ -293,7 +298,10 @@ def _plot(path, pred, csm) -> None:
             axes[1][col].plot(xs, [row[task][1] for t, row in smp if task in row], label=task)
         axes[0][col].set_title(f"{name}: resident pages on N1 (scaled memory)", fontsize=9)
         axes[1][col].set_title(f"{name}: cumulative CPU [s] vs time [s]", fontsize=9)
+        axes[0][col].set_xlabel("time [s]")
+        axes[0][col].set_ylabel("resident pages (scaled memory)")
         axes[1][col].set_xlabel("time [s]")
+        axes[1][col].set_ylabel("cumulative CPU time [s]")
         axes[0][col].legend(fontsize=8)
         axes[1][col].legend(fontsize=8)
     fig.tight_layout()
