@@ -28,8 +28,8 @@ UNRECORDED = {
     "gine/results/fig5-6.md", "gine/results/fig7.json", "gine/results/fig7.md",
     "gine/results/gang.json", "gine/results/gang.md", "gine/results/gang_exact.json",
     "gine/results/gang_exact.md", "gine/results/sens.json", "gine/results/sens.md",
-    # leinberger: written before the writer named its commit; gaps' epoch part stops
-    # CP-SAT at 10 s of wall clock, so a rerun is not the same run
+    # leinberger: written before the writer named its commit; not rerun (its run time is
+    # not recorded, and its epoch part gives CP-SAT 10 s of wall clock per instance)
     "leinberger/results/gaps.json", "leinberger/results/gaps.md",
     # suh: the writers name the command but not the commit
     "suh/results/memory_casestudy/tables.md", "suh/results/memory_fig2.md",
