@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling
-from sim.experiments.common import markdown_text, mean_ci, pyplot
+from sim.experiments.common import markdown_text, mean_ci, pyplot, stamp
 from sim.timeshare.cluster import Cluster
 from sim.timeshare.csm import MSG_MODELS, initial_resident, local_program, message_program
 from sim.timeshare.memory import WorkingSet
@@ -263,7 +263,7 @@ def run_static(setup: Any) -> str:
     head = ["policy", "J1 end [s]", "J2 end [s]", "L1 end [s]", "L2 end [s]",
             "J1 faults/task", "J2 faults/task"]
     md = (f"# E-4.2 (Fig. 4): static workload, PRED vs CSM\n\n"
-          f"{setup.label}: {len(seeds)} "
+          f"Produced at {stamp()}.\n\n{setup.label}: {len(seeds)} "
           f"seeds, {STATIC['n_nodes']} nodes, tc and memory scaled by {scale} for the "
           f"simulation and reported in unscaled seconds; parameters {STATIC}.\n\n")
     md += markdown_text(head, rows)
