@@ -191,7 +191,7 @@ def read_md(path: Path, loc: dict[str, Any]) -> list[Value]:
     against that row's cell, in %); ``order_by`` (columns the rows are sorted by, numbers
     by value); ``part`` (the n-th piece, from 0, of cells written ``a / b / c``);
     ``number`` (the n-th number of the cell, from 0, instead of the first; a list: one per
-    column).
+    column); ``halves`` (the largest ratio of the cell's ``a/b`` pairs).
     ``column`` may be a list: the cells of each in turn (of each row in turn with
     ``row_major``).
     """
@@ -219,8 +219,9 @@ def read_md(path: Path, loc: dict[str, Any]) -> list[Value]:
         name = columns[i]
         suffix = f" {str(name).split(':')[0]}" if len(columns) > 1 else ""
         label = (" ".join(r[j].replace("**", "") for j in label_cols) + suffix).strip()
-        out.append(parse_cell(label, _part(r[_column(table, name)], loc.get("part")),
-                              int(nth[i])))
+        cell = _part(r[_column(table, name)], loc.get("part"))
+        out.append(_halves(label, cell) if loc.get("halves") else
+                   parse_cell(label, cell, int(nth[i])))
     if not out:
         raise TargetError(f"{path.name}: the locator {loc} selects no cell")
     if "change_from" in loc:
@@ -231,6 +232,16 @@ def read_md(path: Path, loc: dict[str, Any]) -> list[Value]:
         out = [Value(v.label, f"{100 * (v.mean - base) / base:+.1f}% ({v.text})",
                      100 * (v.mean - base) / base) for v in out]
     return out
+
+
+def _halves(label: str, cell: str) -> Value:
+    """The largest ratio of the pairs ``a/b`` of a cell (a queue's first and second
+    halves, one pair per seed): 1 for a stationary queue."""
+    pairs = [(float(a), float(b)) for a, b in re.findall(r"([\d.]+)/([\d.]+)", cell)]
+    if not pairs:
+        raise TargetError(f"cell {cell!r} has no a/b pair")
+    worst = max(max(a, b) / min(a, b) if min(a, b) > 0 else math.inf for a, b in pairs)
+    return Value(label, f"{worst:.1f}x", worst)
 
 
 def _part(cell: str, part: int | None) -> str:
@@ -488,7 +499,13 @@ def rule_names(t: dict[str, Any], vals: Sequence[Value],
 def _shown(kind: str) -> Callable[..., tuple[str, str]]:
     def rule(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tuple[str, str]:
         shown = "; ".join(f"{v.label}: {v.text}" for v in vals[:3])
-        return kind, shown + (f"; ... ({len(vals)} cells)" if len(vals) > 3 else "")
+        if len(vals) > 3:
+            shown += f"; ... ({len(vals)} cells"
+            if all(v.mean is not None for v in vals):
+                shown += (f", {min(v.mean for v in vals):.3g} to "
+                          f"{max(v.mean for v in vals):.3g}")
+            shown += ")"
+        return kind, shown
     rule.__doc__ = f"Shown as *{kind}*: the values are listed, nothing is tested."
     return rule
 
