@@ -142,3 +142,12 @@ def test_the_command_checks_and_refuses_a_broken_target_file(tmp_path: Path, cap
     monkeypatch.setattr(v, "STUDIES", ("talby",))
     assert v.main([]) == 2
     assert "lacks" in capsys.readouterr().err
+
+
+def test_halves_locator_gives_the_worst_ratio_of_a_cells_pairs(tmp_path: Path) -> None:
+    p = tmp_path / "c.md"
+    p.write_text("| k | halves |\n|---|---|\n| a | 10/20, 30/15, 5/40 |\n")
+    (cell,) = v.read_md(p, {"column": "halves", "halves": True})
+    assert cell.mean == 8.0
+    out = v.RULES["calibration"]({}, [cell] * 4, None)
+    assert out[0] == v.CALIBRATION and "4 cells, 8 to 8" in out[1]
