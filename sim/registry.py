@@ -137,7 +137,7 @@ def policy_factory(name: str) -> Callable[..., Any]:
 
     if is_reference(name):
         return load_reference(name, what="policy")
-    _plugins()
+    check_plugins("policy")
     try:
         target = POLICIES[name]
     except KeyError:
@@ -153,25 +153,67 @@ _PLUGINS_READ = False
 PLUGINS: set[tuple[str, str]] = set()
 
 
+#: why installed packages' entry points were refused, per kind ("solver", "policy"):
+#: a name that shadows a built-in one, a solver name without ``family/``, an unknown family
+PLUGIN_ERRORS: dict[str, list[str]] = {"solver": [], "policy": []}
+
+
 def _plugins() -> None:
     """Add the policies and solvers that installed packages register as entry points
-    (``sim.plugins``), once; a built-in name is never replaced."""
+    (``sim.plugins``), once. An entry point that would shadow a built-in name, a solver
+    name without ``family/`` or of an unknown family is refused: recorded in
+    :data:`PLUGIN_ERRORS` and raised by :func:`check_plugins` when a name of that kind is
+    looked up."""
     global _PLUGINS_READ
     if _PLUGINS_READ:
         return
     _PLUGINS_READ = True
-    from sim.plugins import entry_point_policies, entry_point_solvers
+    from sim.plugins import POLICY_GROUP, SOLVER_GROUP, entry_point_names
 
-    for name, target in entry_point_policies().items():
-        if name not in POLICIES:
+    for name, target, dist in entry_point_names(POLICY_GROUP):
+        where = f"plug-in {name!r} = {target!r} (package {dist}, group {POLICY_GROUP})"
+        if name in POLICIES:
+            PLUGIN_ERRORS["policy"].append(f"{where}: shadows the built-in policy {name!r}; "
+                                           "rename it")
+        else:
             POLICIES[name] = target
             PLUGINS.add(("", name))
-    for family, names in entry_point_solvers().items():
-        if family in SOLVERS:
-            for name, target in names.items():
-                if name not in SOLVERS[family]:
-                    SOLVERS[family][name] = target
-                    PLUGINS.add((family, name))
+    for full, target, dist in entry_point_names(SOLVER_GROUP):
+        where = f"plug-in {full!r} = {target!r} (package {dist}, group {SOLVER_GROUP})"
+        family, sep, name = full.partition("/")
+        if not sep or not family or not name:
+            PLUGIN_ERRORS["solver"].append(f"{where}: expected the name FAMILY/NAME")
+        elif family not in SOLVERS:
+            PLUGIN_ERRORS["solver"].append(f"{where}: unknown problem family {family!r}; "
+                                           f"known: {', '.join(sorted(SOLVERS))}")
+        elif name in SOLVERS[family] and (family, name) not in PLUGINS:
+            PLUGIN_ERRORS["solver"].append(f"{where}: shadows the built-in solver {name!r} "
+                                           f"of {family}; rename it")
+        else:
+            SOLVERS[family][name] = target
+            PLUGINS.add((family, name))
+
+
+def check_plugins(kind: str) -> None:
+    """Raise ValueError (one line naming the plug-in) when an installed package's entry
+    point of ``kind`` (``"solver"`` or ``"policy"``) was refused."""
+    _plugins()
+    errors = PLUGIN_ERRORS[kind]
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ValueError(errors[0] + more)
+
+
+def is_foreign(family: str, name: str) -> bool:
+    """Whether the solver ``name`` of ``family`` (``family`` = ``""``: the policy
+    ``name``) is code the project does not control: a user's ``MODULE:NAME`` or an
+    installed package's entry point."""
+    from sim.plugins import is_reference
+
+    if is_reference(name):
+        return True
+    check_plugins("solver" if family else "policy")
+    return (family, name) in PLUGINS
 
 
 def policy_options(name: str) -> set[str] | None:
@@ -218,7 +260,7 @@ def is_combination(name: str) -> bool:
 def has_solver(family: str, name: str) -> bool:
     """Whether ``name`` is a registered solver of ``family`` or a valid combination of
     its solvers."""
-    _plugins()
+    check_plugins("solver")
     if name in SOLVERS.get(family, {}):
         return True
     if family not in SOLVERS or not is_combination(name):
@@ -238,7 +280,7 @@ def solver(family: str, name: str) -> Callable[..., Any]:
 
     if is_reference(name):
         return load_reference(name, what="solver")
-    _plugins()
+    check_plugins("solver")
     if family not in SOLVERS:
         raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
     if name not in SOLVERS[family] and is_combination(name):

@@ -270,6 +270,36 @@ def _disarm(use_alarm: bool) -> None:
 def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """Run one cell and return its result row (never raises for a failing cell).
 
+    A cell whose policy the project does not control (``sim.registry.is_foreign``: a
+    user's ``MODULE:FACTORY`` or an installed package's) runs in a worker process
+    (:mod:`sim.sandbox`) that is killed at the cell's time limit plus a grace, so a policy
+    in a C loop, one that swallows the time-out or one that crashes is a failed row;
+    every other cell runs here (:func:`run_cell_here`).
+    """
+    from sim import registry
+
+    if not registry.is_foreign("", cell["policy"]):
+        return run_cell_here(cell)
+    from sim import sandbox
+
+    t0 = time.perf_counter()
+    limit = cell.get("time_limit")
+    try:
+        return sandbox.call("sim.sweep.cell:run_cell_here", (cell,),
+                            seconds=sandbox.deadline(limit),
+                            what=f"policy {cell['policy']!r}")
+    except sandbox.ForeignError as exc:
+        kind = "CellTimeout" if "time limit exceeded" in str(exc) else "ForeignError"
+        return {"status": "failed", "error": f"{kind}: {exc}", "metrics": None,
+                "policy_config": None, "trace_sha256": None, "workload_sha256": None,
+                "cleaning": None, "worker": f"{socket.gethostname()}:{os.getpid()}",
+                "wall_seconds": time.perf_counter() - t0}
+
+
+def run_cell_here(cell: dict[str, Any]) -> dict[str, Any]:
+    """Run one cell in this process and return its result row (never raises for a
+    failing cell).
+
     The row holds ``status`` ("done" or "failed"), ``error``, ``metrics``,
     ``policy_config``, ``trace_sha256``, ``workload_sha256``, ``cleaning``,
     ``validated`` and the timings ``wall_seconds`` (the whole cell), ``sim_seconds``
