@@ -61,7 +61,6 @@ class Worker:
             stdin=subprocess.DEVNULL)
         theirs.close()
         self.conn = Connection(ours.detach())
-        self.conn.send((list(sys.path), os.getcwd()))
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -139,7 +138,7 @@ def call(target: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None 
         worker = _worker()
         t0 = time.monotonic()
         try:
-            worker.conn.send((target, args, kwargs or {}))
+            worker.conn.send((list(sys.path), os.getcwd(), target, args, kwargs or {}))
         except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
             _discard()
             raise ForeignError(f"{what}: its arguments could not be sent to the worker "
@@ -211,15 +210,14 @@ def _answer(conn: Connection, target: str, args: tuple[Any, ...],
 def _serve(fd: int, parent: int) -> None:
     conn = Connection(fd)
     _watch_parent(parent)
-    path, cwd = conn.recv()
-    sys.path[:] = path
-    os.chdir(cwd)
     cache: dict[str, Any] = {}
     while True:
         try:
-            target, args, kwargs = conn.recv()
+            path, cwd, target, args, kwargs = conn.recv()
         except EOFError:
             return
+        sys.path[:] = path  # the caller's: its current folder and PYTHONPATH
+        os.chdir(cwd)
         _answer(conn, target, args, kwargs, cache)
 
 
