@@ -339,10 +339,14 @@ class Store:
         self._staged.update(items)
 
     def flush_meta(self) -> None:
-        """Write the staged meta rows now (when no cell was put)."""
-        if self._staged:
-            self.set_meta(**self._staged)
-            self._staged = {}
+        """Write the staged meta rows now (when no cell was put); rows that hold these
+        values already are not written again, so a run that stores nothing leaves the
+        file's bytes as they were."""
+        stored = self.meta()
+        changed = {k: v for k, v in self._staged.items() if stored.get(k) != v}
+        if changed:
+            self.set_meta(**changed)
+        self._staged = {}
 
     # ------------------------------------------------------------------ checks
     @staticmethod
