@@ -188,6 +188,8 @@ def read_file(path: Path) -> tuple[str | None, dict[str, Any] | None, str, str |
     """``(family, data, sha256, error)`` of a problem file read once: the SHA-256 is that
     of the bytes parsed (``sim.problems.read_bytes``: size-limited, never a device or a
     pipe). ``error`` (one line naming the file) when it cannot be read or parsed."""
+    if path.is_symlink() and not path.exists():
+        return None, None, "", f"{path}: a dangling symbolic link, not a problem file"
     try:
         raw = problems.read_bytes(path)
     except ValueError as exc:
