@@ -15,12 +15,21 @@ by its time limit, the portfolio's time split). From Python::
                     solvers=["cpsat", "ff", "bl", "bb"], time_limit=10)
     summary.runs            # one dict per run, the columns of runs.csv
 
+Nothing a solver or a file says is taken on trust. Every answer passes
+:func:`run_solver` (the family's check and objective, :func:`sim.result.verify`; a user's
+or plug-in solver runs in a worker process killed at its time limit plus a grace,
+:mod:`sim.sandbox`), and a failed check is a failed run naming the violation. Each file
+is read once: the runs are keyed by the SHA-256 of the bytes read, and a run whose file
+changed since is a failed run. A file's ``best_known``/``proved``/``certificate`` are
+claims (:func:`check_claim`).
+
 Definitions (one family's sense decides the sign; a worse value is always positive):
 
-- ``best_known`` of a file: the best objective any run of this bench found, or the file's
-  own ``best_known`` field when that is better;
+- ``best_known`` of a file: the best objective a solution attains, a run's or the file's
+  verified certificate (a claimed value without a certificate is never used);
 - ``best_proved``: a run proved that value optimal (status OPTIMAL, or a bound of any run
-  meets it), or the file says ``"proved": true`` for it;
+  meets it) and no solution contradicts a proof (:func:`judge`: contradictions and false
+  claims are listed in ``report.md`` and :attr:`BenchSummary.issues`);
 - ``gap_to_best`` = (objective - best_known) / |best_known| for minimisation,
   (best_known - objective) / |best_known| for maximisation; 0 when both are 0; empty when
   the run has no solution or best_known is 0 and the run's objective is not.
