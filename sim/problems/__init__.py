@@ -57,8 +57,8 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["MODULES", "MAX_FILE_BYTES", "MAXIMISE", "Infeasible", "module", "family_of",
-           "sense", "claim_error", "read_bytes", "read_json", "parse_json", "solution_from_json", "ensure_feasible",
-           "checker", "objective", "scorer", "schema", "example"]
+           "sense", "claim_error", "read_bytes", "read_json", "parse_json", "solution_from_json",
+           "ensure_feasible", "checker", "objective", "scorer", "schema", "example"]
 
 MODULES: dict[str, str] = {
     "slack_insertion": "sim.problems.insertion",
