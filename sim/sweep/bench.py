@@ -546,9 +546,10 @@ def judge(runs: Sequence[dict[str, Any]], claim: Claim, how: str
 
     ``best_known`` is the best value a solution attains: a run's (each passed the
     family's check and objective) or the file's verified certificate; a claimed
-    ``best_known`` without a certificate is never used. ``best_proved`` when a run
-    proved it (OPTIMAL at that value, or a bound that meets it) and nothing contradicts
-    a proof. ``issues`` name each contradiction: an OPTIMAL run worse than a solution
+    ``best_known`` without a certificate is never used. A solution is a checked fact, so
+    a run's proof that excludes it is false (a contradiction) and proves nothing;
+    ``best_proved`` when a run whose proofs hold proved ``best_known`` (OPTIMAL at that
+    value, or a bound that meets it). ``issues`` name each contradiction: an OPTIMAL run worse than a solution
     found, a bound beyond a solution found, INFEASIBLE while a solution exists, a file's
     claim beyond a run's proved bound, a file's "proved" value that a run beats, and the
     claim's own issues (:func:`check_claim`)."""
@@ -567,29 +568,31 @@ def judge(runs: Sequence[dict[str, Any]], claim: Claim, how: str
     proved = False
     for r in runs:
         v, b, s = r["objective"], r["bound"], r["solver"]
-        if best is not None and r["status"] == "OPTIMAL" and v is not None:
-            if better(best, v):
-                issues.append(f"{label}: contradiction: {s} proved {v!r} optimal, but "
-                              f"{where} attains {best!r}")
-            else:
-                proved = True
-        if best is not None and b is not None:
-            if better(b, best):
-                issues.append(f"{label}: contradiction: {s}'s bound {b!r} excludes {best!r}, "
-                              f"which {where} attains")
-            elif _close(b, best):
-                proved = True
+        lied = False
+        if best is not None and r["status"] == "OPTIMAL" and v is not None \
+                and better(best, v):
+            issues.append(f"{label}: contradiction: {s} proved {v!r} optimal, but "
+                          f"{where} attains {best!r}")
+            lied = True
+        if best is not None and b is not None and better(best, b):
+            issues.append(f"{label}: contradiction: {s}'s bound {b!r} excludes {best!r}, "
+                          f"which {where} attains")
+            lied = True
         if best is not None and r["status"] == "INFEASIBLE":
             issues.append(f"{label}: contradiction: {s} says infeasible, but {where} "
                           f"attains {best!r}")
+            lied = True
+        if lied:
+            continue
+        if best is not None and ((r["status"] == "OPTIMAL" and v is not None
+                                  and _close(v, best)) or (b is not None and _close(b, best))):
+            proved = True
         if claim.best_known is not None and b is not None and better(claim.best_known, b):
             issues.append(f"{label}: false claim: the file claims best_known "
                           f"{claim.best_known!r}, {s} proved the bound {b!r}")
     if claim.proved and best is not None and better(best, claim.best_known):
         issues.append(f"{label}: false claim: the file claims {claim.best_known!r} proved "
                       f"optimal, but {where} attains {best!r}")
-    if len(issues) > len(claim.issues):
-        proved = False  # a proof that contradicts a solution proves nothing here
     return best, proved, list(dict.fromkeys(issues))
 
 

@@ -93,3 +93,20 @@ def test_a_run_solves_the_bytes_whose_hash_keys_it(tmp_path, monkeypatch):
     monkeypatch.setattr(bench_mod, "run_bench_cell", original)
     again = bench([f], tmp_path / "out", solvers=["cpsat"], time_limit=10, plots=False)
     assert again.runs[0]["status"] == "OPTIMAL" and again.skipped == 0, again.runs
+
+
+def test_a_bound_below_the_best_solution_is_a_gap_not_a_contradiction():
+    from sim.sweep.bench import Claim, judge
+
+    runs = [{"file": "f", "solver": "a", "status": "FEASIBLE", "objective": 5.0,
+             "bound": 3.0},
+            {"file": "f", "solver": "b", "status": "FEASIBLE", "objective": 4.0,
+             "bound": None}]
+    assert judge(runs, Claim(), "min") == (4.0, False, [])
+    runs[0]["bound"] = 4.5  # excludes b's solution
+    best, proved, issues = judge(runs, Claim(), "min")
+    assert not proved and issues == ["f: contradiction: a's bound 4.5 excludes 4.0, which "
+                                     "b's solution attains"]
+    runs[0]["bound"] = 4.0
+    assert judge(runs, Claim(best_known=3.0, proved=True), "min")[1:] == (
+        True, ["f: false claim: the file claims best_known 3.0, a proved the bound 4.0"])
