@@ -149,7 +149,8 @@ def solver_kind(family: str, name: str) -> str:
 
 
 def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
-    """Refuse, before anything runs, a name no family of the files knows, and a user's
+    """Refuse, before anything runs, a name no family of the files knows (when a file
+    could be read: every run of an unreadable one is refused anyway), and a user's
     ``MODULE:FUNCTION`` or an installed package's solver that does not import."""
     from sim import registry
     from sim.plugins import load_reference
@@ -158,7 +159,7 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
     for name in names:
         if is_reference(name):
             load_reference(name, what="solver")
-        elif not any(registry.has_solver(f, name) for f in families):
+        elif families and not any(registry.has_solver(f, name) for f in families):
             valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
@@ -180,8 +181,8 @@ def problem_files(paths: Sequence[str | Path]) -> list[Path]:
             if not found:
                 raise ValueError(f"{p}: no problem files (*.json) in this directory")
             out += found
-        elif p.is_file():
-            out.append(p)
+        elif p.exists() or p.is_symlink():
+            out.append(p)  # a FIFO, a device or a dangling link: its runs are refused
         else:
             raise ValueError(f"{p}: no such file or directory")
     return list(dict.fromkeys(out))
@@ -549,10 +550,10 @@ def judge(runs: Sequence[dict[str, Any]], claim: Claim, how: str
     ``best_known`` without a certificate is never used. A solution is a checked fact, so
     a run's proof that excludes it is false (a contradiction) and proves nothing;
     ``best_proved`` when a run whose proofs hold proved ``best_known`` (OPTIMAL at that
-    value, or a bound that meets it). ``issues`` name each contradiction: an OPTIMAL run worse than a solution
-    found, a bound beyond a solution found, INFEASIBLE while a solution exists, a file's
-    claim beyond a run's proved bound, a file's "proved" value that a run beats, and the
-    claim's own issues (:func:`check_claim`)."""
+    value, or a bound that meets it). ``issues`` name each contradiction: an OPTIMAL
+    run worse than a solution found, a bound that excludes a solution found, INFEASIBLE
+    while a solution exists, a file's claim beyond a proved bound that holds, a file's
+    "proved" value that a solution beats, and the claim's own issues (:func:`check_claim`)."""
     better = (lambda a, b: a < b and not _close(a, b)) if how == "min" else \
         (lambda a, b: a > b and not _close(a, b))
     label = runs[0]["file"] if runs else "?"

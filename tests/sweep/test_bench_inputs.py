@@ -56,6 +56,9 @@ def test_hostile_files_in_a_bench_folder_are_refused_by_name(tmp_path):
         assert name in by[name]["error"] and message in by[name]["error"], by[name]["error"]
     report = (tmp_path / "out" / "report.md").read_text()
     assert all(name in report for name in expected)
+    named = bench([d / "fifo.json", d / "dangling.json"], tmp_path / "out2",
+                  solvers=["fcfs"], plots=False)  # named one by one: the same refusals
+    assert [r["status"] for r in named.runs] == ["FAILED", "FAILED"]
 
 
 @pytest.mark.parametrize("argv, words", [
