@@ -46,6 +46,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import math
 import os
 import time
@@ -129,9 +130,56 @@ def run_solver(family: str, name: str, problem: Any, *, time_limit: float | None
     if target is None:
         result = resolve_solver(family, name)(problem, **kwargs)
     else:
-        result = sandbox.call(target, (problem,), kwargs, seconds=sandbox.deadline(time_limit),
-                              what=f"solver {name!r}")
+        plain = sandbox.call("sim.sweep.bench:call_foreign", (target, problem, kwargs),
+                             seconds=sandbox.deadline(time_limit), what=f"solver {name!r}")
+        result = from_plain(family, name, plain)
     return verify(problem, result, solver=name)
+
+
+#: the fields of a foreign solver's Result that come back from its worker process
+PLAIN_FIELDS = ("solver", "status", "objective", "bound", "runtime", "solution", "seed",
+                "params", "note")
+
+
+def call_foreign(target: str, problem: Any, kwargs: dict[str, Any]) -> Any:
+    """Run in the sandbox's worker process: call the foreign solver ``target`` and return
+    its answer as plain data (a :class:`sim.result.Result`'s fields, its solution in its
+    JSON form, every value through ``json``), so that no object of the foreign code's
+    making reaches the process that checks it; anything else as its type's name."""
+    from sim.plugins import load_reference
+    from sim.result import Result, Status, _jsonable
+
+    result = load_reference(target, what="solver")(problem, **kwargs)
+    if not isinstance(result, Result):
+        return type(result).__name__
+    status = result.status.value if isinstance(result.status, Status) else result.status
+    fields = {f: getattr(result, f) for f in PLAIN_FIELDS}
+    fields.update(status=status, solution=_jsonable(result.solution))
+    try:
+        return json.loads(json.dumps(fields, allow_nan=True))
+    except (TypeError, ValueError) as exc:
+        return {"unplain": f"{type(exc).__name__}: {exc}"[:200]}
+
+
+def from_plain(family: str, name: str, plain: Any) -> Any:
+    """The :class:`sim.result.Result` of :func:`call_foreign`'s plain answer from the
+    solver ``name`` (its fields unchecked: :func:`sim.result.verify` names what is
+    wrong); InvalidResult when it was no Result or not JSON data."""
+    from sim.result import InvalidResult, Result
+
+    bad = f"solver {name!r} returned an invalid result: "
+    if isinstance(plain, str):
+        raise InvalidResult(f"{bad}a {plain}, not a sim.result.Result")
+    if not isinstance(plain, dict) or "unplain" in plain:
+        why = plain.get("unplain") if isinstance(plain, dict) else repr(plain)
+        raise InvalidResult(f"{bad}values that are not JSON data ({why})")
+    solution = plain["solution"]
+    if solution is not None:
+        try:
+            solution = problems.solution_from_json(family, solution)
+        except ValueError:
+            pass  # the family's check names what is wrong with it
+    return Result(**{**plain, "solution": solution})
 
 
 def solver_kind(family: str, name: str) -> str:

@@ -49,6 +49,9 @@ GARBAGE = textwrap.dedent('''
     def not_a_solution(problem, *, time_limit=None, seed=0):
         return _r(Status.FEASIBLE, 4.0, None, 42)
 
+    def opaque(problem, *, time_limit=None, seed=0):
+        return _r(Status.FEASIBLE, 4.0, None, object())
+
     def false_proof(problem, *, time_limit=None, seed=0):  # feasible, said optimal: a lie
         return _r(Status.OPTIMAL, 4.0, 4.0, FCFS)
 ''')
@@ -86,6 +89,7 @@ KINDS = [
     ("bad_status", "status 'GREAT' is not one of"),
     ("text_objective", "objective '4' is not a finite number"),
     ("not_a_solution", "must be a list of epochs"),
+    ("opaque", "not JSON data"),
 ]
 
 
