@@ -123,7 +123,8 @@ def side_by_side(rows: list[dict[str, Any]], family: str) -> tuple[str, str]:
     if proved:
         ref, label = pick(proved), "gap to optimum"
     elif bounds:
-        ref = min(bounds) if how == "min" else max(bounds)
+        # the tightest bound: the largest lower bound of a minimisation
+        ref = max(bounds) if how == "min" else min(bounds)
         label = "gap to best bound"
     else:
         return "gap to best found", "gap_to_best"
