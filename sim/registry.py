@@ -25,7 +25,10 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.batch.policy import PolicySpec
 
 POLICIES: dict[str, str] = {
     "fcfs": "heuristics.backfill:FCFS",
@@ -216,35 +219,37 @@ def is_foreign(family: str, name: str) -> bool:
     return (family, name) in PLUGINS
 
 
+def policy_spec(name: str, **options: Any) -> PolicySpec:
+    """Resolve the policy ``name`` (registered, or a user's ``MODULE:FACTORY``) with
+    ``options`` into a :class:`sim.batch.policy.PolicySpec`, once, at the edge; every layer
+    below takes the spec (or the policy it builds), never the name.
+
+    Raises ValueError on an unknown name, or naming an option the policy does not take.
+    """
+    from sim.batch.policy import PolicySpec
+
+    factory = policy_factory(name)
+    params = inspect.signature(factory).parameters
+    accepted = None if any(p.kind is p.VAR_KEYWORD for p in params.values()) \
+        else frozenset(params)
+    defaults = tuple((p.name, p.default) for p in params.values()
+                     if p.default is not p.empty and p.kind is not p.VAR_KEYWORD)
+    return PolicySpec(name, factory, (), accepted, defaults).with_options(**options)
+
+
 def policy_options(name: str) -> set[str] | None:
     """Keyword options the policy ``name`` takes (None: any)."""
-    params = inspect.signature(policy_factory(name)).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return None
-    return set(params)
+    accepted = policy_spec(name).accepted
+    return None if accepted is None else set(accepted)
 
 
 def make_policy(name: str, **options: Any) -> Any:
-    """Instantiate the policy registered as ``name`` with ``options``.
+    """Instantiate the policy registered as ``name`` with ``options``
+    (``policy_spec(name, **options).build()``).
 
     Raises ValueError naming the option when the policy does not take it.
     """
-    factory = policy_factory(name)
-    accepted = policy_options(name)
-    unknown = sorted(set(options) - accepted) if accepted is not None else []
-    if unknown:
-        raise ValueError(f"policy {name!r} does not take option(s) {unknown}; "
-                         f"it takes {sorted(accepted)}")
-    policy = factory(**options)
-    from sim.batch.policy import Policy
-
-    if not isinstance(policy, Policy):
-        missing = [m for m in ("name", "reset", "on_arrival", "on_end", "on_overrun",
-                               "schedule", "next_wakeup", "promises", "guarantees")
-                   if not hasattr(policy, m)]
-        raise ValueError(f"policy {name!r}: {type(policy).__name__} is not a policy "
-                         f"(sim.batch.policy.Policy); it lacks {', '.join(missing)}")
-    return policy
+    return policy_spec(name, **options).build()
 
 
 COMBINATION = "models.portfolio:combination"
@@ -320,17 +325,9 @@ def policy_config(name: str, **options: Any) -> dict[str, Any]:
     parameter of its factory with its default, ``options`` applied (for the records
     of a run: SF, AWT, order, alphas, time limits...). Raises ValueError like
     :func:`make_policy` on an unknown option."""
-    factory = policy_factory(name)
-    accepted = policy_options(name)
-    unknown = sorted(set(options) - accepted) if accepted is not None else []
-    if unknown:
-        raise ValueError(f"policy {name!r} does not take option(s) {unknown}; "
-                         f"it takes {sorted(accepted)}")
-    sig = inspect.signature(factory)
-    config = {p.name: p.default for p in sig.parameters.values()
-              if p.default is not p.empty and p.kind is not p.VAR_KEYWORD}
-    config.update(options)
-    return {"policy": name, **config}
+    spec = policy_spec(name, **options)
+    config = {"policy": name, **dict(spec.defaults), **options}
+    return config
 
 # memory-feasible gang schedule (spec 3.8 M7)
 PROBLEM_LOADERS["gang_schedule"] = "sim.problems.gang_schedule:from_dict"

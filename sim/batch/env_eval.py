@@ -43,7 +43,9 @@ import numpy as np
 from sim.batch.env import SchedulingEnv, _window_workload
 from sim.batch.machine import Schedule, simulate
 from sim.batch.metrics import summary
+from sim.batch.policy import PolicySpec
 from sim.batch.validate import validate
+from sim.registry import policy_spec
 
 #: metrics kept per row (from ``sim.batch.metrics.summary``)
 METRICS = ("avg_wait", "avg_bounded_slowdown", "utilization", "makespan")
@@ -61,11 +63,11 @@ class EnvPolicy:
 
 @dataclass(frozen=True)
 class SimPolicy:
-    """A registered simulator policy run by ``simulate`` on the same window."""
+    """A simulator policy, resolved (``sim.registry.policy_spec``), run by ``simulate``
+    on the same window."""
 
     name: str
-    registry_name: str
-    options: tuple[tuple[str, Any], ...] = ()
+    spec: PolicySpec
 
 
 def first(env: SchedulingEnv) -> int:
@@ -83,7 +85,7 @@ BUILTINS: dict[str, EnvPolicy | SimPolicy] = {
     "sjf": EnvPolicy("sjf", shortest),
     "easy": EnvPolicy("easy", first, "easy"),
     "sjf-easy": EnvPolicy("sjf-easy", shortest, "easy"),
-    "slack": SimPolicy("slack", "slack"),
+    "slack": SimPolicy("slack", policy_spec("slack")),
 }
 
 
@@ -210,9 +212,7 @@ def evaluate(policies: Sequence[str | EnvPolicy | SimPolicy] = tuple(BUILTINS),
             if isinstance(p, EnvPolicy):
                 m = run_policy(p, envs[p.backfill], start, length)
             else:
-                from sim.registry import make_policy
-
-                sched = simulate(part, make_policy(p.registry_name, **dict(p.options)))
+                sched = simulate(part, p.spec.build())
                 validate(sched)
                 m = summary(sched)
             block.append(_row(start, length, p.name, m, "", opt))

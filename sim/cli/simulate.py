@@ -150,12 +150,12 @@ def _workload(args: argparse.Namespace):
 def cmd_simulate(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
-    opts = _policy_options(args)
-    registry.make_policy(args.policy, **opts)  # a bad policy or option fails before reading
+    spec = registry.policy_spec(args.policy, **_policy_options(args))
+    spec.build()  # a bad policy, option or value fails before reading
     w = _workload(args)
-    row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
+    row = run(w, spec, overrun=args.overrun, by_month=args.by_month,
               check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
-              priorities=args.priorities, **opts)
+              priorities=args.priorities)
     row["trace"] = w.name
     row["trace_sha256"] = _trace_sha256(args.trace)
     row["priorities"] = args.priorities
@@ -179,23 +179,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-    for p in policies:
-        registry.policy_factory(p)  # fail early on an unknown name
+    bare = [registry.policy_spec(p) for p in policies]  # fail early on an unknown name
     w = _workload(args)
     given = {k: v for k, v in _policy_options(args).items() if v is not None}
-    takers = {p: registry.policy_options(p) for p in policies}
-    unused = [k for k in given if all(t is not None and k not in t for t in takers.values())]
+    unused = [k for k in given
+              if all(s.accepted is not None and k not in s.accepted for s in bare)]
     if unused:
         raise ValueError(f"no policy among {policies} takes option(s) {unused}")
+    # each policy gets the options it takes (for example --sf only the slack ones)
+    specs = [s.with_options(**{k: v for k, v in given.items()
+                               if s.accepted is None or k in s.accepted}) for s in bare]
+    for s in specs:
+        s.build()  # a bad value fails before the first simulation
     rows = []
     sha = _trace_sha256(args.trace)
-    for p in policies:
-        # each policy gets the options it takes (for example --sf only the slack ones)
-        opts = {k: v for k, v in given.items() if takers[p] is None or k in takers[p]}
-        registry.make_policy(p, **opts)
-        rows.append(run(w, p, overrun=args.overrun, by_month=args.by_month,
+    for spec in specs:
+        rows.append(run(w, spec, overrun=args.overrun, by_month=args.by_month,
                         check=not args.no_validate, progress=not args.quiet, engine=args.engine,
-                        priorities=args.priorities, **opts))
+                        priorities=args.priorities))
         rows[-1]["trace_sha256"] = sha
         rows[-1]["priorities"] = args.priorities
     if args.json:

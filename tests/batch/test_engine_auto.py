@@ -19,7 +19,7 @@ from instances.synthetic import random_workload  # noqa: E402
 from sim.batch.fast import cache  # noqa: E402
 from sim.batch.machine import choose_engine, simulate  # noqa: E402
 from sim.batch.runner import run  # noqa: E402
-from sim.registry import make_policy  # noqa: E402
+from sim.registry import make_policy, policy_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +49,7 @@ def test_auto_runs_python_where_the_compiled_engine_does_not_run_the_policy(warm
     assert choose_engine(w, MyEASY()) == "python"
     assert choose_engine(w, make_policy("slack", order="exhaustive")) == "python"
     assert simulate(w, MyEASY(), engine="auto").engine == "python"
-    row = run(w, "opt-easy", engine="auto")
+    row = run(w, policy_spec("opt-easy"), engine="auto")
     assert row["engine"] == "python"
 
 

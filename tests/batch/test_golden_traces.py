@@ -98,7 +98,7 @@ def test_run_gives_the_golden_average_wait(label: str) -> None:
     """The runner's path (policy resolved at the edge, built below) gives the same."""
     name, options, size = POLICIES[label]
     trace = "KTH-SP2"
-    row = run(_prefix(trace, JOBS[size]), name, **options)
+    row = run(_prefix(trace, JOBS[size]), registry.policy_spec(name, **options))
     assert row["avg_wait"] == pytest.approx(_golden()[trace][label]["avg_wait"], abs=1e-9)
 
 
