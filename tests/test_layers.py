@@ -149,3 +149,76 @@ def test_a_planted_circle_is_reported() -> None:
     g.add_edge("sim.batch.planner", "heuristics.backfill", line=7)
     circles = _circles(g)
     assert len(circles) == 1 and "sim.batch.planner (line 7) -> heuristics.backfill" in circles[0]
+
+
+#: modules below the edge: they receive a resolved policy (``sim.batch.policy.PolicySpec``)
+#: or a built policy, never a policy's name (the edge: ``sim.cli``, ``sim.sweep.spec``,
+#: ``sim.registry``, the studies under ``sim.experiments``)
+BELOW_THE_EDGE = ("instances", "heuristics", "models", "sim.batch", "sim.sweep.cell",
+                  "sim.sweep.execute")
+#: parameter names that can only hold a policy's name
+NAME_PARAMETERS = ("policy_name", "registry_name", "policy_factory_name")
+#: Python entry points below the edge's packages that are themselves an edge: each
+#: resolves the names it is given once, at its top
+EDGE_FUNCTIONS = {
+    "sim.batch.env_eval.evaluate": "the Gym evaluation's Python call: its own built-in "
+                                   "names resolved once by _resolve",
+}
+
+
+def _below_the_edge(module: str) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in BELOW_THE_EDGE)
+
+
+def _annotation_names(node: ast.expr | None) -> set[str]:
+    if node is None:
+        return set()
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string annotation
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def policy_name_parameters(source: str, module: str = "<module>") -> list[str]:
+    """Each function parameter (and dataclass field) of ``source`` that carries a policy
+    by name: named like one (:data:`NAME_PARAMETERS`), or named ``policy``/``*_policy``
+    and annotated ``str``."""
+    found = []
+
+    def named_like_a_policy(arg: str, annotation: ast.expr | None) -> bool:
+        policy_like = arg == "policy" or arg.endswith("_policy") or arg == "policies"
+        return arg in NAME_PARAMETERS or (policy_like and "str" in _annotation_names(annotation))
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if f"{module}.{node.name}" in EDGE_FUNCTIONS:
+                continue
+            a = node.args
+            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+                if named_like_a_policy(arg.arg, arg.annotation):
+                    found.append(f"{module}.{node.name} (line {node.lineno}): {arg.arg}")
+        elif isinstance(node, ast.ClassDef):  # a field holding a name to look up
+            for stmt in node.body:  # (``Schedule.policy``, a label for the records, is not)
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                        and stmt.target.id in NAME_PARAMETERS:
+                    found.append(f"{module}.{node.name} (line {stmt.lineno}): "
+                                 f"{stmt.target.id}")
+    return found
+
+
+def test_no_policy_name_below_the_edge() -> None:
+    found = [hit for name, path in MODULES.items() if _below_the_edge(name)
+             for hit in policy_name_parameters(path.read_text(encoding="utf-8"), name)]
+    assert found == [], "a policy passed by name below the edge:\n" + "\n".join(found)
+
+
+def test_a_policy_name_in_a_signature_is_found() -> None:
+    src = ("def run(workload, policy: str, *, engine='python'): ...\n"
+           "def simulate_months(w, policy: 'str | None' = None): ...\n"
+           "def build(policy_name): ...\n"
+           "class Cell:\n    registry_name: str\n"
+           "def fine(policy: PolicySpec, name: str): ...\n")
+    assert [h.split(": ")[1] for h in policy_name_parameters(src)] == \
+        ["policy", "policy", "policy_name", "registry_name"]

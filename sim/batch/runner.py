@@ -121,11 +121,12 @@ def simulate_months(workload: Workload, policy: PolicySpec, *, overrun: str = "k
             for label, month in split_months(workload)]
 
 
-def _combined(schedules: Sequence[Schedule], policy: str) -> dict[str, Any]:
-    """Aggregate over the jobs of several schedules (for example all months)."""
+def _combined(schedules: Sequence[Schedule]) -> dict[str, Any]:
+    """Aggregate over the jobs of several schedules (for example all months), under the
+    first schedule's policy label."""
     ms = [job_metrics(s) for s in schedules]
     cat = {k: np.concatenate([m[k] for m in ms]) for k in ms[0]}
-    row = {"policy": policy, **aggregate(cat, schedules[0].workload.procs)}
+    row = {"policy": schedules[0].policy, **aggregate(cat, schedules[0].workload.procs)}
     row["killed"] = int(sum(int(s.killed.sum()) for s in schedules))
     row["sim_seconds"] = float(sum(s.sim_seconds for s in schedules))
     return row
@@ -195,7 +196,7 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
                 src = workload.cleaning.source if workload.cleaning else workload.name
                 raise ValueError(f"{src}: no jobs to simulate by month")
             schedules = [s for _, s in months]
-            row = _combined(schedules, schedules[0].policy)
+            row = _combined(schedules)
             row["months"] = [{"month": label, **summary(s)} for label, s in months]
         else:
             schedules = [simulate(workload, policy.build(table), overrun=overrun,
