@@ -34,6 +34,15 @@ GUARANTEES = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND, FCFS_ORDER)
 #: the kinds whose bounds are ``promises()``
 PROMISE_KINDS = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND)
 
+#: The compiled engine's kernels a policy may declare (``compiled_kernels()``), as
+#: (module, function) of the numba entry points: the batch engine's event loop...
+BATCH_KERNELS = (("sim.batch.fast.kernel", "run"),)
+#: ...the slack scheduler's whole loop...
+SLACK_KERNELS = (("sim.batch.fast.slack_loop", "run"),)
+#: ...and, for a slack scheduler recording or checking its problems, the compiled slot
+#: search under the Python loop
+SLACK_SEARCH_KERNELS = (("heuristics.slack_kernel", "_decide"),)
+
 
 @dataclass(frozen=True)
 class MachineInfo:
@@ -86,6 +95,14 @@ class Policy(Protocol):
         """The guarantee kinds (``GUARANTEES``) this policy keeps on the machine it was
         last reset for; the simulator records them in the schedule and the validator
         checks each. Called after the simulation."""
+
+
+def compiled_kernels(policy: Policy) -> tuple[tuple[str, str], ...]:
+    """The (module, function) numba kernels the compiled engine runs ``policy`` with, as
+    the policy declares them (an optional method ``compiled_kernels()``); empty when the
+    compiled engine does not run it."""
+    declared = getattr(policy, "compiled_kernels", None)
+    return tuple(declared()) if callable(declared) else ()
 
 
 class BasePolicy:

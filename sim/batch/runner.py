@@ -167,8 +167,9 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         compiled one (FCFS, EASY, conservative and unconstrained with any selection, and the
         slack orders AST, AAT, DU, DC and DP with their search compiled; the same schedule;
         anything else refused by name); ``"auto"``: the compiled one where it runs the
-        policy and its kernels are already cached, else Python
-        (``sim.batch.machine.choose_engine``). ``engine`` in the result names the one run.
+        policy, the jobs pay for its load and its kernels are already cached, else Python
+        (``sim.batch.engine.engine_choice``). ``engine`` in the result names the one run,
+        ``engine_reason`` why ``auto`` chose it.
     Returns
     -------
     dict
@@ -210,6 +211,9 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
             validate(s)
     row["validated"] = bool(check)
     row["engine"] = "+".join(sorted({s.engine for s in schedules}))
+    reasons = sorted({s.engine_reason for s in schedules if s.engine_reason})
+    if reasons:
+        row["engine_reason"] = "; ".join(reasons)
     row["policy_config"] = policy.config(priorities)  # the scheme, never the table
     if workload.cleaning is not None:
         row["cleaning"] = workload.cleaning.to_dict()

@@ -7,9 +7,10 @@ solver; ``schedsearch traces``: the bundled traces; ``schedsearch sweep SPEC --o
 RESULTS``: a grid of cells into a resumable results store; ``schedsearch report
 RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper's table;
 ``schedsearch csm``: one CSM experiment point; ``schedsearch bsp``: one BSP cell under
-Karl's scheduling servers (times in microseconds).
+Karl's scheduling servers (times in microseconds); ``schedsearch compile``: the compiled
+batch engine's kernels, once, at install.
 
-One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces),
+One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces, compile),
 :mod:`sim.cli.solve`, :mod:`sim.cli.timeshare` (csm, bsp), :mod:`sim.cli.generate`,
 :mod:`sim.cli.sweep` (sweep, report, reproduce); :mod:`sim.cli.common` holds what they
 share. This module assembles the parser and runs it (:func:`main`).
@@ -25,7 +26,7 @@ from typing import Any
 
 from sim.cli.common import Fmt, Parser
 from sim.cli.generate import add_generate
-from sim.cli.simulate import add_simulate, add_traces, parse_set
+from sim.cli.simulate import add_compile, add_simulate, add_traces, parse_set
 from sim.cli.solve import add_solve
 from sim.cli.sweep import add_sweep_commands
 from sim.cli.timeshare import add_bsp, add_csm
@@ -95,6 +96,7 @@ FAMILIES: tuple[tuple[Callable[[Any], None], tuple[str, ...]], ...] = (
     (add_bsp, ("bsp",)),
     (add_generate, ("generate",)),
     (add_traces, ("traces",)),
+    (add_compile, ("compile",)),
     (lambda sub: add_sweep_commands(sub, Fmt), ("sweep", "report", "reproduce")),
     (add_gym_eval, ("gym-eval",)),
 )

@@ -166,7 +166,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 0
     print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
           f"{', each month from an empty machine' if args.by_month else ''}, "
-          f"{row['engine']} engine")
+          f"{row['engine']} engine"
+          + (f" ({row['engine_reason']})" if row.get("engine_reason") else ""))
     if args.by_month:
         print(table(row["months"], ("month", "month")))
         print()
@@ -284,3 +285,27 @@ def add_traces(sub: Any) -> None:
     """Register ``traces`` on the ``schedsearch`` parser."""
     p = sub.add_parser("traces", help="list the bundled traces")
     p.set_defaults(func=cmd_traces)
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """Compile and cache the compiled batch engine's kernels, saying each on stderr."""
+    from sim.batch.fast.cache import compile_kernels, numba_installed
+
+    if not numba_installed():
+        raise ValueError("numba is not installed: pip install 'schedsearch[fast]'")
+
+    def say(what: str) -> None:
+        print(f"compiling {what} (30-90 s the first time, instant once cached)...",
+              file=sys.stderr, flush=True)
+
+    ok = compile_kernels(progress=say)
+    print(f"compiled engine's kernels cached: {ok}")
+    return 0 if ok else 1
+
+
+def add_compile(sub: Any) -> None:
+    """Register ``compile`` on the ``schedsearch`` parser."""
+    p = sub.add_parser("compile", help="compile the compiled batch engine's kernels once "
+                                       "(numba; at install), so no run waits for it",
+                       formatter_class=Fmt)
+    p.set_defaults(func=cmd_compile)
