@@ -10,7 +10,8 @@ on-disk cache, and a kernel's very first use on a machine compiles it (30-90 s o
   :func:`sim.batch.policy.compiled_kernels`),
 - the work in front of it pays for the load: the jobs are at least the policy's
   crossover (:data:`CROSSOVER`, measured by ``python -m
-  sim.experiments.engine.crossover``), or this process has loaded the kernels already,
+  sim.experiments.engine.crossover``, times :data:`MARGIN`), or this process has loaded
+  the kernels already,
 - the kernels are compiled and cached on this machine (:mod:`sim.batch.fast.cache`):
   ``auto`` never starts a compile (``schedsearch compile`` does, once),
 - and the compiled engine runs this policy with these options
@@ -22,6 +23,7 @@ else the Python engine. The choice and its reason go into the schedule
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
 
@@ -35,15 +37,21 @@ ENGINE_CHOICES = ("auto", *ENGINES)
 
 #: jobs from which the compiled engine's per-process load (numba and the cached kernels)
 #: is paid back by its saving per job, per policy name (``Policy.name``; the slack
-#: scheduler's names ``slack-AST``... under ``slack``), from ``python -m
-#: sim.experiments.engine.crossover`` (load / saving per job; see the engine REPORT)
+#: scheduler's names ``slack-AST``... under ``slack``): the larger of two runs of ``python -m
+#: sim.experiments.engine.crossover`` (load / saving per job; the first 10,000 jobs of
+#: lublin_256 and KTH-SP2, 2,000 for the slack scheduler; all of KTH-SP2), at load average
+#: 9-12 on 2 cores (the engine REPORT gives both runs)
 CROSSOVER: dict[str, int] = {
-    "fcfs": 0,
-    "easy": 0,
-    "conservative": 0,
-    "unconstrained": 0,
-    "slack": 0,
+    "fcfs": 55_742,
+    "easy": 26_017,
+    "conservative": 17_738,
+    "unconstrained": 33_032,
+    "slack": 420,
 }
+#: ``auto`` runs the compiled engine from MARGIN times the measured crossover: the figures
+#: come from a loaded machine, and below it the Python reference costs at most a fraction
+#: of a second more than the compiled run
+MARGIN = 1.5
 #: a policy the table does not name (a compiled policy added later): the largest crossover
 DEFAULT_CROSSOVER = max(CROSSOVER.values())
 
@@ -60,7 +68,7 @@ def crossover(policy: Policy) -> int:
     """The jobs from which the compiled engine pays for its load on ``policy``."""
     name = str(getattr(policy, "name", ""))
     key = "slack" if name.startswith("slack-") else name
-    return CROSSOVER.get(key, DEFAULT_CROSSOVER)
+    return math.ceil(MARGIN * CROSSOVER.get(key, DEFAULT_CROSSOVER))
 
 
 def _loaded(kernels: tuple[tuple[str, str], ...]) -> bool:
