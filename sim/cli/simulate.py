@@ -53,8 +53,10 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
                         "FCFS, EASY, conservative, unconstrained with FF/BL/BB, and the slack "
                         "orders AST/AAT/DU/DC/DP with their search compiled; the same "
                         "schedules; other policies refused by name; its first run compiles "
-                        "for 30-90 s); auto (default): compiled where it runs the policy and "
-                        "is already compiled on this machine, else python")
+                        "for 30-90 s, `schedsearch compile` does it once); auto (default): "
+                        "compiled where it runs the policy, the jobs pay for loading it "
+                        "(sim.batch.engine.CROSSOVER) and it is compiled on this machine, "
+                        "else python; the output says which and why")
     p.add_argument("--procs", type=procs_arg, metavar="N|from-jobs",
                    help="machine size in processors (overrides MaxProcs); required when the "
                         "log has no MaxProcs/MaxNodes header; 'from-jobs' takes the widest job")
