@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from instances.job import Job, Workload
 
 __all__ = ["KResourceSpec", "generate", "with_rate", "write_kswf", "read_kswf", "is_kswf",
@@ -313,7 +314,7 @@ def write_kswf(path: str | Path, workload: Workload, *,
         f = [j.id, j.submit, wait, run, d[0], -1, mem, d[0], j.requested, mem, status,
              j.user, j.group, -1, -1, -1, -1, -1, *d[2:]]
         lines.append(" ".join(str(x) for x in f))
-    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+    write_atomic(path, "\n".join(lines) + "\n", encoding="ascii")
 
 
 def is_kswf(path: str | Path) -> bool:

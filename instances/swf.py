@@ -108,6 +108,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from instances.atomic import write_atomic
 from instances.job import Job, JobColumns, Workload
 from instances.swf_fast import count_lines, read_fast
 
@@ -760,4 +761,4 @@ def write_swf(
         with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
             gz.write(data)
         data = buf.getvalue()
-    path.write_bytes(data)
+    write_atomic(path, data)

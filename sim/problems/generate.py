@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from instances.atomic import write_atomic
+
 
 @dataclass(frozen=True)
 class Size:
@@ -223,5 +225,5 @@ def write_set(family: str, count: int, seed: int, out: str | Path, **size: Any
     texts = [json.dumps(instance(family, seed + i, **size)) + "\n" for i in range(count)]
     out.mkdir(parents=True, exist_ok=True)
     for p, text in zip(paths, texts, strict=True):
-        p.write_text(text)
+        write_atomic(p, text)
     return paths
