@@ -82,15 +82,17 @@ import time as _time
 from bisect import bisect_left, insort
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from instances.job import Workload
 from sim.batch.machine import Schedule
 from sim.batch.metrics import BSLD_TAU, summary
 from sim.batch.policy import FCFS_ORDER, HEAD_RESERVATION
 from sim.batch.validate import validate
+from sim.extras import require
+
+gym = require("gymnasium", "the Gymnasium environment (sim.batch.env)")
+spaces = require("gymnasium.spaces", "the Gymnasium environment (sim.batch.env)")
 
 REWARDS = ("bsld", "wait", "bsld-step", "wait-step")
 BACKFILLS = (None, "easy")

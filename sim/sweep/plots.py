@@ -36,12 +36,10 @@ def save(fig: Any, out: str | Path) -> None:
 
 
 def _plt():
-    import matplotlib
+    from sim.extras import require
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    require("matplotlib", "plots").use("Agg")
+    return require("matplotlib.pyplot", "plots")
 
 
 #: units of the parameters that can be an x axis
