@@ -83,6 +83,23 @@ def procs_arg(text: str) -> int | str:
         f"must be a positive integer or 'from-jobs', got {short(text)}")
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]{1,20}\Z")
+
+
+def int_arg(lo: int, hi: int, hi_text: str | None = None) -> Callable[[str], int]:
+    """An argparse type: a plain decimal integer in ``[lo, hi]`` (``hi_text`` names
+    ``hi`` in the message). No underscores, spaces or exponents: ``1_000`` and ``1e12``
+    are refused, not read as 1000 or left to fail later."""
+    top = hi_text or str(hi)
+
+    def parse(text: str) -> int:
+        if _INTEGER.match(text) and lo <= int(text) <= hi:
+            return int(text)
+        raise argparse.ArgumentTypeError(f"must be an integer in [{lo}, {top}], "
+                                         f"got {short(text)}")
+    return parse
+
+
 def seconds_arg(text: str) -> float:
     """``--time-limit``: a finite number of seconds >= 0."""
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import dump, field_default, param_default
+from sim.cli.common import dump, field_default, int_arg, param_default
 
 QUEUE = 128.0
 """Default target queue length of ``generate kresource`` (jobs)."""
@@ -134,7 +134,8 @@ def _add_problem_generators(gen: Any) -> None:
                            "KEY=VALUE): " + "; ".join(
                                f"{k}: {s.meaning}, default {s.default}, in [{s.minimum}, "
                                f"{s.maximum}]" for k, s in sizes.items()))
-        g.add_argument("--n", type=int, required=True, help="number of files")
+        g.add_argument("--n", type=int_arg(1, 100_000), required=True,
+                   help="number of files, 1..100000")
         g.add_argument("--seed", type=_seed, default=0, help="seed of the first file")
         g.add_argument("--size", action="append", default=[], metavar="KEY=VALUE",
                        help="a size parameter: " + ", ".join(sizes))
@@ -144,7 +145,8 @@ def _add_problem_generators(gen: Any) -> None:
 
 def add_generate(sub: Any) -> None:
     """Register ``generate`` (and its models) on the ``schedsearch`` parser."""
-    from instances.kresource import KResourceSpec
+    from instances import lublin
+    from instances.kresource import MAX_JOBS, KResourceSpec
     from sim.batch.calibrate import calibrate
 
     def spec(name: str) -> Any:
@@ -153,7 +155,7 @@ def add_generate(sub: Any) -> None:
     p = sub.add_parser("generate", help="generate a synthetic workload")
     gen = p.add_subparsers(dest="model", required=True)
     g = gen.add_parser("kresource", help="K-resource workload (Leinberger et al. 1999)")
-    g.add_argument("--K", type=int, required=True, help="number of resources, 1..8")
+    g.add_argument("--K", type=int_arg(1, 8), required=True, help="number of resources, 1..8")
     g.add_argument("--dist", choices=("uniform", "exponential"), default=spec("dist"))
     g.add_argument("--scaling", choices=("G-b", "G-a"), default=spec("scaling"),
                    help="how requirements scale with job size (AMB-1.14)")
@@ -175,8 +177,9 @@ def add_generate(sub: Any) -> None:
                    help="engine of the calibration's FF-EASY runs (the same rate; compiled "
                         "needs numba; default python)")
     g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
-    g.add_argument("--jobs", type=int, default=spec("jobs"))
-    g.add_argument("--seed", type=int, default=spec("seed"))
+    g.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=spec("jobs"),
+                   help=f"number of jobs, 1..{MAX_JOBS}")
+    g.add_argument("--seed", type=_seed, default=spec("seed"))
     g.add_argument("--out", required=True, help="output .kswf file")
     g.set_defaults(func=cmd_generate_kresource)
 
@@ -184,8 +187,10 @@ def add_generate(sub: Any) -> None:
                        description="Jobs of the Lublin-Feitelson model (sizes, run times, "
                        "arrivals with the daily cycle), seeded and byte-reproducible; "
                        "requested times equal run times unless --tsafrir adds estimates.")
-    g.add_argument("--jobs", type=int, required=True, help="number of jobs")
-    g.add_argument("--procs", type=int, required=True, help="machine size (>= 8)")
+    g.add_argument("--jobs", type=int_arg(1, lublin.MAX_JOBS), required=True,
+                   help=f"number of jobs, 1..{lublin.MAX_JOBS}")
+    g.add_argument("--procs", type=int_arg(8, lublin.MAX_PROCS, "2**53"), required=True,
+                   help="machine size, 8..2**53")
     g.add_argument("--seed", type=_seed, default=0)
     g.add_argument("--tsafrir", type=_seed, metavar="SEED",
                    help="add Tsafrir-model user estimates drawn with this seed")
