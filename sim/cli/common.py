@@ -83,7 +83,7 @@ def procs_arg(text: str) -> int | str:
         f"must be a positive integer or 'from-jobs', got {short(text)}")
 
 
-_INTEGER = re.compile(r"[+-]?[0-9]{1,20}\Z")
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
 
 
 def int_arg(lo: int, hi: int, hi_text: str | None = None) -> Callable[[str], int]:
@@ -93,11 +93,26 @@ def int_arg(lo: int, hi: int, hi_text: str | None = None) -> Callable[[str], int
     top = hi_text or str(hi)
 
     def parse(text: str) -> int:
-        if _INTEGER.match(text) and lo <= int(text) <= hi:
+        if _INTEGER.match(text) and len(text) <= 40 and lo <= int(text) <= hi:
             return int(text)
         raise argparse.ArgumentTypeError(f"must be an integer in [{lo}, {top}], "
                                          f"got {short(text)}")
     return parse
+
+
+_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+
+
+def number(text: str) -> int | float | None:
+    """A plain decimal number from text: an int for ``[+-]digits``, a float for a decimal
+    or exponent form or ``inf``/``nan``, else None. Unlike ``int()``/``float()``, refuses
+    ``1_000``, non-ASCII digits and inner spaces; an integer has at most 4000 digits."""
+    t = text.strip()
+    if _INTEGER.match(t) and len(t) <= 4000:
+        return int(t)
+    if _REAL.match(t) or t.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return float(t)
+    return None
 
 
 def seconds_arg(text: str) -> float:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import dump, field_default, int_arg, param_default
+from sim.cli.common import dump, field_default, int_arg, number, param_default
 
 QUEUE = 128.0
 """Default target queue length of ``generate kresource`` (jobs)."""
@@ -99,12 +99,9 @@ def cmd_generate_problems(args: argparse.Namespace) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--size {item!r}: expected KEY=VALUE")
-        try:
-            size[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() \
-                else float(value)
-        except ValueError:
-            raise ValueError(f"--size {key.strip()}: expected a number, got {value!r}") \
-                from None
+        size[key.strip()] = number(value)
+        if size[key.strip()] is None:
+            raise ValueError(f"--size {key.strip()}: expected a number, got {value!r}")
     paths = write_set(args.family, args.n, args.seed, args.out, **size)
     print(dump({"out": args.out, "family": args.family, "files": len(paths),
                 "seeds": [args.seed, args.seed + args.n - 1]}))

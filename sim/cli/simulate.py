@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim import registry
-from sim.cli.common import LEGEND, Fmt, dump, procs_arg, seconds_arg, short, table
+from sim.cli.common import LEGEND, Fmt, dump, number, procs_arg, seconds_arg, short, table
 
 
 def _trace_sha256(trace: str) -> str:
@@ -104,12 +104,20 @@ def _parse_value(text: str) -> Any:
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
+    value = number(text)
+    if value is None and _python_number(text):
+        raise ValueError(f"--set value {text!r}: not a plain decimal number (no underscores "
+                         "or non-ASCII digits)")
+    return text if value is None else value
+
+
+def _python_number(text: str) -> bool:
+    """Whether Python's ``float()`` would read ``text`` as a number."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_set(items: Sequence[str]) -> dict[str, Any]:
@@ -148,10 +156,13 @@ def _workload(args: argparse.Namespace):
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from sim.batch.runner import run
+    from sim.batch.runner import run, takes_priorities
 
     opts = _policy_options(args)
     registry.make_policy(args.policy, **opts)  # a bad policy or option fails before reading
+    if args.priorities is not None and not takes_priorities(args.policy):
+        raise ValueError(f"--priorities: policy {args.policy!r} takes no priorities (the "
+                         "slack-based policies do)")
     w = _workload(args)
     row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
               check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
@@ -176,7 +187,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from sim.batch.runner import run
+    from sim.batch.runner import run, takes_priorities
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     for p in policies:
@@ -187,6 +198,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     unused = [k for k in given if all(t is not None and k not in t for t in takers.values())]
     if unused:
         raise ValueError(f"no policy among {policies} takes option(s) {unused}")
+    if args.priorities is not None and not any(map(takes_priorities, policies)):
+        raise ValueError(f"--priorities: no policy among {policies} takes priorities (the "
+                         "slack-based policies do)")
     rows = []
     sha = _trace_sha256(args.trace)
     for p in policies:
