@@ -181,6 +181,13 @@ def _fit_from_top(t: int, held: list[tuple[int, int]], demand: list[tuple[int, .
     ``(release, job)``) holds its demand from t until its release: walk down from the
     latest release while the jobs still holding fit beside ``need``."""
     room = [c - x for c, x in zip(cap, need, strict=True)]
+    if len(cap) == 1:  # the common case, on plain integers
+        r, acc0 = room[0], 0
+        for e, j in reversed(held):
+            acc0 += demand[j][0]
+            if acc0 > r:
+                return max(t, e)
+        return t
     acc = [0] * len(cap)
     for e, j in reversed(held):
         acc = [a + d for a, d in zip(acc, demand[j], strict=True)]
