@@ -72,6 +72,22 @@ def test_generated_problems_and_kswf_survive_a_full_disk(tmp_path, monkeypatch, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p", "w.kswf"]
 
 
+def test_a_problem_set_is_written_whole_or_not_at_all(tmp_path, monkeypatch, capsys):
+    calls = []
+    real = os.fsync
+
+    def second_fails(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 3:  # file 1, its directory, then file 2
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd)
+
+    monkeypatch.setattr(atomic.os, "fsync", second_fails)
+    assert main(["generate", "grouping", "--n", "3", "--out", str(tmp_path / "p")]) == 2
+    assert len(calls) == 3
+    assert list((tmp_path / "p").iterdir()) == []
+
+
 def test_report_and_plots_survive_a_full_disk(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
