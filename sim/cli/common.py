@@ -115,6 +115,25 @@ def number(text: str) -> int | float | None:
     return None
 
 
+def plain_int(text: str) -> int:
+    """An argparse type: a plain decimal integer of at most 19 digits (its range is the
+    option's own check); ``1_000``, ``1e3`` and non-ASCII digits are refused."""
+    t = text.strip()
+    if _INTEGER.match(t) and len(t.lstrip("+-")) <= 19:
+        return int(t)
+    raise argparse.ArgumentTypeError(f"must be a plain decimal integer, got {short(text)}")
+
+
+def plain_float(text: str) -> float:
+    """An argparse type: a finite plain decimal number (``1.5``, ``2e-3``); ``1_0``,
+    non-ASCII digits, ``nan`` and ``inf`` are refused."""
+    t = text.strip()
+    value = float(t) if _REAL.match(t) else math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite decimal number, got {short(text)}")
+    return value
+
+
 def seconds_arg(text: str) -> float:
     """``--time-limit``: a finite number of seconds >= 0."""
     try:

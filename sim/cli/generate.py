@@ -7,7 +7,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import dump, field_default, int_arg, number, param_default
+from sim.cli.common import (
+    dump,
+    field_default,
+    int_arg,
+    number,
+    param_default,
+    plain_float,
+)
 
 QUEUE = 128.0
 """Default target queue length of ``generate kresource`` (jobs)."""
@@ -156,24 +163,24 @@ def add_generate(sub: Any) -> None:
     g.add_argument("--dist", choices=("uniform", "exponential"), default=spec("dist"))
     g.add_argument("--scaling", choices=("G-b", "G-a"), default=spec("scaling"),
                    help="how requirements scale with job size (AMB-1.14)")
-    g.add_argument("--queue", type=float,
+    g.add_argument("--queue", type=plain_float,
                    help=f"target FF-EASY time-averaged queue length (calibrated; default "
                         f"{QUEUE:g})")
-    g.add_argument("--tol", type=float,
+    g.add_argument("--tol", type=plain_float,
                    help=f"relative calibration tolerance (default "
                         f"{param_default(calibrate, 'tol'):g})")
-    g.add_argument("--stationarity", type=float, metavar="S",
+    g.add_argument("--stationarity", type=plain_float, metavar="S",
                    help=f"the FF-EASY queue must also be stationary: its mean over each half "
                         f"of the arrival window within S of --queue and of the other half's "
                         f"(refused when no rate gives it); 0 calibrates the mean only "
                         f"(default {STATIONARITY:g})")
-    g.add_argument("--warmup", type=float, metavar="F",
+    g.add_argument("--warmup", type=plain_float, metavar="F",
                    help="fraction of the jobs whose arrivals come before the calibrated "
                         "window (the queue's fill from an empty machine left out; default 0)")
     g.add_argument("--engine", choices=("python", "compiled"),
                    help="engine of the calibration's FF-EASY runs (the same rate; compiled "
                         "needs numba; default python)")
-    g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
+    g.add_argument("--rate", type=plain_float, help="arrival rate [jobs/s] (skips calibration)")
     g.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=spec("jobs"),
                    help=f"number of jobs, 1..{MAX_JOBS}")
     g.add_argument("--seed", type=_seed, default=spec("seed"))

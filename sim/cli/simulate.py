@@ -9,7 +9,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim import registry
-from sim.cli.common import LEGEND, Fmt, dump, number, procs_arg, seconds_arg, short, table
+from sim.cli.common import (
+    LEGEND,
+    Fmt,
+    dump,
+    number,
+    plain_float,
+    plain_int,
+    procs_arg,
+    seconds_arg,
+    short,
+    table,
+)
 
 
 def _trace_sha256(trace: str) -> str:
@@ -76,17 +87,17 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("aliases of --set for the slack policies")
     g.add_argument("--order", choices=ORDERS + (EXHAUSTIVE,),
                    help="compress order of the slack scheduler (= --set order=...)")
-    g.add_argument("--sf", type=float, help="slack factor SF (= --set sf=...)")
-    g.add_argument("--awt", type=float, help="average wait time AWT [s] (= --set awt=...)")
+    g.add_argument("--sf", type=plain_float, help="slack factor SF (= --set sf=...)")
+    g.add_argument("--awt", type=plain_float, help="average wait time AWT [s] (= --set awt=...)")
     for a in ("u", "t", "p", "f"):
-        g.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
+        g.add_argument(f"--alpha-{a}", type=plain_float, help=f"price exponent alpha_{a} in [0, 1]")
     g.add_argument("--time-limit", type=seconds_arg,
                    help="seconds per CP-SAT call of the slack-optimal policy")
     # K-resource job selection (heuristics.backfill): fcfs, easy, conservative, unconstrained
     g = p.add_argument_group("aliases of --set for the K-resource job selection")
     g.add_argument("--select", choices=("ff", "bl", "bb"),
                    help="job selection rule (= --set select=...)")
-    g.add_argument("--window", type=int, help="BL's window w (= --set window=...)")
+    g.add_argument("--window", type=plain_int, help="BL's window w (= --set window=...)")
     g.add_argument("--fullness", choices=("mult", "none"),
                    help="BB's fullness modifier (= --set fullness=...)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

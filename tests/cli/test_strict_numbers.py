@@ -76,3 +76,14 @@ def test_size_values_python_would_stretch_are_refused(tmp_path, capsys):
                  "--out", str(tmp_path / "g")]) == 2
     assert "--size jobs: expected a number, got '1_0'" in capsys.readouterr().err
     assert not (tmp_path / "g").exists()
+
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["csm", "--nodes", "1_0"], "--nodes"),
+    (["simulate", "KTH-SP2", "--policy", "slack", "--sf", "1_0"], "--sf"),
+    (["simulate", "KTH-SP2", "--policy", "easy", "--window", "٣"], "--window"),
+    (["generate", "kresource", "--K", "2", "--rate", "1_0", "--out", "x.kswf"], "--rate"),
+])
+def test_numeric_options_python_would_stretch_are_refused_by_name(capsys, argv, option):
+    assert main(argv) == 2
+    assert f"argument {option}: must be a " in capsys.readouterr().err
