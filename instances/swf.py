@@ -107,6 +107,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from instances.atomic import write_atomic
 from instances.job import Job, JobColumns, Workload
 from instances.swf_fast import count_lines, read_fast
 from instances.swf_rules import (  # noqa: F401  (the reader's rules, re-exported)
@@ -636,4 +637,4 @@ def write_swf(
         with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
             gz.write(data)
         data = buf.getvalue()
-    path.write_bytes(data)
+    write_atomic(path, data)

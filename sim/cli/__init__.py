@@ -24,12 +24,15 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sim.batch.machine import PolicyError
+from sim.batch.validate import ValidationError
 from sim.cli.common import Fmt, Parser
 from sim.cli.generate import add_generate
 from sim.cli.simulate import add_compile, add_simulate, add_traces, parse_set
 from sim.cli.solve import add_solve
 from sim.cli.sweep import add_sweep_commands
 from sim.cli.timeshare import add_bsp, add_csm
+from sim.extras import missing_extra
 
 __all__ = ["build_parser", "main", "parse_set"]
 
@@ -147,6 +150,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             exc = OSError(exc.errno, f"{out}: {exc.strerror}")  # a write to --out failed
         print(f"schedsearch: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except (PolicyError, ValidationError) as exc:  # a policy's bug (often a user's policy)
+        what = "decided what the machine cannot do" if isinstance(exc, PolicyError) \
+            else "produced a schedule the validator rejects"
+        print(f"schedsearch: error: the policy {what} (a bug in that policy): "
+              f"{_one_line(exc)}", file=sys.stderr)
+        return 2
     except MemoryError:
         print("schedsearch: error: out of memory (the input is too large for this command)",
               file=sys.stderr)
@@ -154,9 +163,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("schedsearch: interrupted", file=sys.stderr)
         return 130
+    except ImportError as exc:  # an optional package (an extra) not installed
+        msg = missing_extra(exc)
+        if msg is None or os.environ.get("SCHEDSEARCH_DEBUG"):
+            return _internal(exc)
+        print(f"schedsearch: error: {msg}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug: one line, the traceback on request
-        if os.environ.get("SCHEDSEARCH_DEBUG"):
-            raise
-        print(f"schedsearch: internal error ({type(exc).__name__}): {_one_line(exc)}; "
-              "please report it (SCHEDSEARCH_DEBUG=1 shows the traceback)", file=sys.stderr)
-        return 1
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    """Report a bug in one line (exit 1); ``SCHEDSEARCH_DEBUG=1`` raises it instead."""
+    if os.environ.get("SCHEDSEARCH_DEBUG"):
+        raise exc
+    print(f"schedsearch: internal error ({type(exc).__name__}): {_one_line(exc)}; "
+          "please report it (SCHEDSEARCH_DEBUG=1 shows the traceback)", file=sys.stderr)
+    return 1

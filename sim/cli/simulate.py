@@ -9,7 +9,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim import registry
-from sim.cli.common import LEGEND, Fmt, dump, procs_arg, seconds_arg, short, table
+from sim.cli.common import (
+    LEGEND,
+    Fmt,
+    dump,
+    number,
+    plain_float,
+    plain_int,
+    procs_arg,
+    seconds_arg,
+    short,
+    table,
+)
 
 
 def _trace_sha256(trace: str) -> str:
@@ -78,17 +89,17 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("aliases of --set for the slack policies")
     g.add_argument("--order", choices=ORDERS + (EXHAUSTIVE,),
                    help="compress order of the slack scheduler (= --set order=...)")
-    g.add_argument("--sf", type=float, help="slack factor SF (= --set sf=...)")
-    g.add_argument("--awt", type=float, help="average wait time AWT [s] (= --set awt=...)")
+    g.add_argument("--sf", type=plain_float, help="slack factor SF (= --set sf=...)")
+    g.add_argument("--awt", type=plain_float, help="average wait time AWT [s] (= --set awt=...)")
     for a in ("u", "t", "p", "f"):
-        g.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
+        g.add_argument(f"--alpha-{a}", type=plain_float, help=f"price exponent alpha_{a} in [0, 1]")
     g.add_argument("--time-limit", type=seconds_arg,
                    help="seconds per CP-SAT call of the slack-optimal policy")
     # K-resource job selection (heuristics.backfill): fcfs, easy, conservative, unconstrained
     g = p.add_argument_group("aliases of --set for the K-resource job selection")
     g.add_argument("--select", choices=("ff", "bl", "bb"),
                    help="job selection rule (= --set select=...)")
-    g.add_argument("--window", type=int, help="BL's window w (= --set window=...)")
+    g.add_argument("--window", type=plain_int, help="BL's window w (= --set window=...)")
     g.add_argument("--fullness", choices=("mult", "none"),
                    help="BB's fullness modifier (= --set fullness=...)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -106,12 +117,20 @@ def _parse_value(text: str) -> Any:
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
+    value = number(text)
+    if value is None and _python_number(text):
+        raise ValueError(f"--set value {text!r}: not a plain decimal number (no underscores "
+                         "or non-ASCII digits)")
+    return text if value is None else value
+
+
+def _python_number(text: str) -> bool:
+    """Whether Python's ``float()`` would read ``text`` as a number."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_set(items: Sequence[str]) -> dict[str, Any]:
@@ -154,6 +173,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     spec = registry.policy_spec(args.policy, **_policy_options(args))
     spec.build()  # a bad policy, option or value fails before reading
+    if args.priorities is not None and not spec.takes_priorities:
+        raise ValueError(f"--priorities: policy {args.policy!r} takes no priorities (the "
+                         "slack-based policies do)")
     w = _workload(args)
     row = run(w, spec, overrun=args.overrun, by_month=args.by_month,
               check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
@@ -189,6 +211,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
               if all(s.accepted is not None and k not in s.accepted for s in bare)]
     if unused:
         raise ValueError(f"no policy among {policies} takes option(s) {unused}")
+    if args.priorities is not None and not any(s.takes_priorities for s in bare):
+        raise ValueError(f"--priorities: no policy among {policies} takes priorities (the "
+                         "slack-based policies do)")
     # each policy gets the options it takes (for example --sf only the slack ones)
     specs = [s.with_options(**{k: v for k, v in given.items()
                                if s.accepted is None or k in s.accepted}) for s in bare]
