@@ -41,7 +41,7 @@ from instances.job import Workload
 
 
 def head_reservation_error(workload: Workload, start: np.ndarray, end: np.ndarray,
-                           policy: str) -> str | None:
+                           label: str) -> str | None:
     """The first job that started after its recomputed EASY head reservation, or None.
 
     Parameters
@@ -49,8 +49,8 @@ def head_reservation_error(workload: Workload, start: np.ndarray, end: np.ndarra
     workload : Workload
     start, end : numpy.ndarray of int64
         Start and end time (s) of each job, aligned with ``workload.jobs``.
-    policy : str
-        Named in the message.
+    label : str
+        The schedule's label (its policy's display name), the messages' first word.
     """
     cols = workload.columns()
     n = len(cols)
@@ -95,7 +95,7 @@ def head_reservation_error(workload: Workload, start: np.ndarray, end: np.ndarra
                 extra.append((int(est[j]), j))
         shadow = _earliest_fit(t, running, sorted(extra), used, demand, demand[h], cap)
         if start[h] > shadow:
-            return (f"{policy}: job {cols.id[h]} starts at {start[h]}, later than its head "
+            return (f"{label}: job {cols.id[h]} starts at {start[h]}, later than its head "
                     f"reservation {shadow} recomputed from the schedule (head of the queue "
                     f"at t={t}) (head-reservation)")
     return None
@@ -119,7 +119,7 @@ def _earliest_fit(t: int, running: list[tuple[int, int]], extra: list[tuple[int,
 
 
 def arrival_reservation_error(workload: Workload, start: np.ndarray, end: np.ndarray,
-                              policy: str) -> str | None:
+                              label: str) -> str | None:
     """The first job that started after the latest reservation conservative backfilling
     can have given it at its arrival (recomputed from the schedule), or None.
 
@@ -128,8 +128,8 @@ def arrival_reservation_error(workload: Workload, start: np.ndarray, end: np.nda
     workload : Workload
     start, end : numpy.ndarray of int64
         Start and end time (s) of each job, aligned with ``workload.jobs``.
-    policy : str
-        Named in the message.
+    label : str
+        The schedule's label (its policy's display name), the messages' first word.
     """
     cols = workload.columns()
     n = len(cols)
@@ -158,7 +158,7 @@ def arrival_reservation_error(workload: Workload, start: np.ndarray, end: np.nda
                 _drop(held, release, j)
         bound = _fit_from_top(t, held, demand, demand[i], cap)
         if start[i] > bound:
-            return (f"{policy}: job {cols.id[i]} starts at {start[i]}, after {bound}, the "
+            return (f"{label}: job {cols.id[i]} starts at {start[i]}, after {bound}, the "
                     f"latest reservation it can have got at its arrival (t={t}), recomputed "
                     f"from the schedule (arrival-reservation)")
         if start[i] >= t:
