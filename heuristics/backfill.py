@@ -65,6 +65,7 @@ from instances.job import Job
 from sim.batch.planner import Planner
 from sim.batch.policy import (
     ARRIVAL_RESERVATION,
+    BATCH_KERNELS,
     FCFS_ORDER,
     HEAD_RESERVATION,
     BasePolicy,
@@ -77,6 +78,12 @@ class _Selecting:
     the waiting queue in arrival order that each of them keeps."""
 
     base_name = "policy"
+
+    def compiled_kernels(self) -> tuple[tuple[str, str], ...]:
+        """The compiled engine's kernels for this policy (``sim.batch.policy``): the batch
+        kernel for FCFS, EASY, Conservative and Unconstrained themselves, none for a
+        subclass (the compiled engine runs exactly these classes)."""
+        return BATCH_KERNELS if type(self) in (FCFS, EASY, Conservative, Unconstrained) else ()
 
     def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
                  bl_fallback: str = "ff", bl_fullness: str = "none",

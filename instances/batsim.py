@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from instances.job import Job, Workload
 from instances.swf import _cut, rule_lines
 
@@ -434,7 +435,7 @@ def write_batsim_workload(path: str | os.PathLike[str], workload: Workload) -> N
            "description": f"{workload.name}: written by schedsearch "
                           "(instances.batsim.write_batsim_workload)",
            "jobs": jobs_out, "profiles": profiles}
-    Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(doc, indent=1) + "\n")
 
 
 def interval_string(ids: Sequence[int] | np.ndarray) -> str:
@@ -579,5 +580,5 @@ def write_batsim_jobs(
                     0 if k[i] else 1, _STATE_KILLED if k[i] else _STATE_DONE, int(s[i]), run,
                     int(e[i]), int(s[i] - submit[i]), turnaround, stretch,
                     interval_string(alloc[i]), -1, ""))
-    Path(path).write_text(buf.getvalue(), encoding="utf-8")
+    write_atomic(path, buf.getvalue())
     return alloc

@@ -38,13 +38,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from instances.job import Job, Workload
+from instances.swf import FIELD_NAMES, MAX_INT, _cut
 
 __all__ = ["KResourceSpec", "generate", "with_rate", "write_kswf", "read_kswf", "is_kswf",
            "size_distribution", "job_sizes"]
@@ -313,7 +316,7 @@ def write_kswf(path: str | Path, workload: Workload, *,
         f = [j.id, j.submit, wait, run, d[0], -1, mem, d[0], j.requested, mem, status,
              j.user, j.group, -1, -1, -1, -1, -1, *d[2:]]
         lines.append(" ".join(str(x) for x in f))
-    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+    write_atomic(path, "\n".join(lines) + "\n", encoding="ascii")
 
 
 def is_kswf(path: str | Path) -> bool:
@@ -367,25 +370,17 @@ def read_kswf(path: str | Path) -> Workload:
             key, _, val = s[1:].partition(":")
             key, val = key.strip(), val.strip()
             if key == "KResource":
-                try:
-                    K = int(val)
-                except ValueError:
-                    raise ValueError(f"{p}:{ln}: KResource must be an integer, "
-                                     f"got {val!r}") from None
+                K = _integer(val, "KResource", f"{p}:{ln}")
                 if not 1 <= K <= 8:
                     raise ValueError(f"{p}:{ln}: KResource must be in 1..8, got {K}")
             elif key == "Capacities":
-                try:
-                    cap = tuple(int(x) for x in val.split())
-                except ValueError:
-                    raise ValueError(f"{p}:{ln}: Capacities must be integers, "
-                                     f"got {val!r}") from None
+                cap = tuple(_integer(x, "Capacities", f"{p}:{ln}") for x in val.split())
                 if any(c < 1 for c in cap):
                     raise ValueError(f"{p}:{ln}: every capacity must be >= 1, got {val!r}")
             elif key in ("KResourceSpec", "ClippedJobs", "Calibration"):
                 try:
                     header[key] = json.loads(val)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # bad, 5000-digit or too deep JSON
                     raise ValueError(f"{p}:{ln}: {key} is not valid JSON") from None
             continue
         if K is None or cap is None:
@@ -397,11 +392,7 @@ def read_kswf(path: str | Path) -> Workload:
         want = 18 + max(0, K - 2)
         if len(f) != want:
             raise ValueError(f"{p}:{ln}: {len(f)} fields, expected {want} for K={K}")
-        try:
-            v = [int(x) for x in f]
-        except ValueError:
-            bad = next(x for x in f if not _is_int(x))
-            raise ValueError(f"{p}:{ln}: non-integer field {bad!r}") from None
+        v = [_integer(x, _field_name(i), f"{p}:{ln}") for i, x in enumerate(f, 1)]
         demand = (v[7],) + ((v[9],) if K >= 2 else ()) + tuple(v[18:])
         for k, d in enumerate(demand):
             if d < 1 if k == 0 else d < 0:
@@ -425,9 +416,22 @@ def read_kswf(path: str | Path) -> Workload:
         raise ValueError(f"{p}: {exc}") from None
 
 
-def _is_int(x: str) -> bool:
-    try:
-        int(x)
-    except ValueError:
-        return False
-    return True
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def _field_name(i: int) -> str:
+    """Field ``i`` (1-based) of a ``.kswf`` job line, named: SWF's 18, then demands."""
+    return f"field {i} ({FIELD_NAMES[i - 1] if i <= 18 else f'demand[{i - 17}]'})"
+
+
+def _integer(token: str, what: str, where: str) -> int:
+    """A ``.kswf`` integer: plain ASCII decimal digits with an optional sign, at most
+    ``2**53`` in absolute value (as SWF, ``instances.swf.MAX_INT``). Python's ``int()``
+    would also take ``1_000``, non-ASCII digits and any size: a ValueError naming
+    ``where`` (file and line) and ``what`` instead."""
+    if not _INTEGER.match(token):
+        raise ValueError(f"{where}: {what} must be an integer, got {_cut(token)}")
+    if len(token.lstrip("+-").lstrip("0")) > 16 or abs(int(token)) > MAX_INT:
+        raise ValueError(f"{where}: {what} is out of range (above 2**53 in absolute "
+                         f"value): {_cut(token)}")
+    return int(token)

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from instances.job import Job, Workload
+from instances.swf import MAX_INT
 
 __all__ = ["BATCH", "INTERACTIVE", "PARAMS", "ClassParams", "LublinSample", "daily_weights",
            "gamma_cdf", "generate", "sample"]
@@ -68,6 +69,11 @@ CYCLIC_DAY_START = 11
 TOO_MUCH_TIME = 12.0
 TOO_MUCH_ARRIVE_TIME = 13.0
 REFERENCE_PROCS = 128
+#: most jobs :func:`sample` draws (the K-resource generator's limit; the largest archive
+#: logs hold well under a million jobs)
+MAX_JOBS = 2_000_000
+#: largest machine: the SWF reader's bound on every integer field (``instances.swf.MAX_INT``)
+MAX_PROCS = MAX_INT
 
 
 @dataclass(frozen=True)
@@ -179,16 +185,18 @@ class _Arrivals:
 
 
 def sample(n_jobs: int, procs: int, seed: int) -> LublinSample:
-    """Draw ``n_jobs`` jobs of the model for a machine of ``procs`` processors (>= 8).
+    """Draw ``n_jobs`` jobs (at most ``MAX_JOBS``) of the model for a machine of ``procs``
+    processors (``8 .. MAX_PROCS``).
 
     One ``numpy.random.Generator`` (PCG64 seeded by ``seed``) drives every draw, so the
     same arguments give the same arrays on every platform numpy supports.
     """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 0:
-        raise ValueError(f"n_jobs must be a non-negative integer, got {n_jobs!r}")
-    if isinstance(procs, bool) or not isinstance(procs, int) or procs < 8:
-        raise ValueError(f"procs must be an integer >= 8 (the model's size parameters need "
-                         f"log2(procs) - 2.5 >= 1), got {procs!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not 0 <= n_jobs <= MAX_JOBS:
+        raise ValueError(f"n_jobs must be an integer in [0, {MAX_JOBS}], got {n_jobs!r}")
+    if isinstance(procs, bool) or not isinstance(procs, int) or not 8 <= procs <= MAX_PROCS:
+        raise ValueError(f"procs must be an integer in [8, 2**53] (the model's size parameters "
+                         f"need log2(procs) - 2.5 >= 1; the SWF reader takes at most 2**53), "
+                         f"got {procs!r}")
     rng = np.random.default_rng(seed)
     streams = [_Arrivals(PARAMS[INTERACTIVE], rng), _Arrivals(PARAMS[BATCH], rng)]
     sizes = [size_params(c, procs) for c in PARAMS]

@@ -21,7 +21,7 @@ Regular input, accepted here:
 - the used fields (1, 2, 4, 5, 8, 9, 12, 13) have no non-zero digit after the point;
 - no submit time below -1, no duplicate job number among jobs with a known submit time,
   no job that the options refuse (``too_wide="error"``, ``missing_request="error"``), and
-  a machine size that :func:`instances.swf._machine_size` accepts.
+  a machine size that :func:`instances.swf_rules._machine_size` accepts.
 
 A used number is parsed exactly: its integer part as ``sum d * 10**e`` over its digits,
 its fraction only checked for non-zero digits. The unused fields are parsed only as far as
@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from instances import swf_rules as rules
 from instances.job import JobColumns, strictly_increasing
 
 __all__ = ["count_lines", "read_fast"]
@@ -199,7 +200,6 @@ def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
 
     Same arguments and rules as :func:`instances.swf.read_swf` (which calls this first).
     """
-    from instances import swf  # the reference's header and machine-size rules
 
     split = _split_header(text)
     if split is None:
@@ -215,14 +215,14 @@ def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
     known = jid[submit >= 0]
     if not strictly_increasing(known) and np.unique(known).size != known.size:
         return None  # a duplicate job number (increasing numbers are all distinct)
-    header, header_at = swf._parse_header(header_lines)
+    header, header_at = rules._parse_header(header_lines)
     widest = int(np.where(p5 > 0, p5, p8).max())
     try:
-        machine, source = swf._machine_size(path, header, header_at, widest, procs)
-    except swf.SwfError:
+        machine, source = rules._machine_size(path, header, header_at, widest, procs)
+    except rules.SwfError:
         return None
 
-    counts = dict.fromkeys(swf.RULES, 0)
+    counts = dict.fromkeys(rules.RULES, 0)
     masks: dict[str, np.ndarray] = {}
     keep = submit >= 0
     masks["unknown_submit"] = ~keep
@@ -254,10 +254,10 @@ def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
         masks["missing_request"] = missing
         masks["zero_request"] = keep & (req == 0)
         r = np.where(missing, at_least_run, np.where(req == 0, 1, req))
-    examples: dict[str, tuple[int, ...]] = {rule: () for rule in swf.RULES}
+    examples: dict[str, tuple[int, ...]] = {rule: () for rule in rules.RULES}
     for rule, mask in masks.items():
         counts[rule] = int(np.count_nonzero(mask))
-        examples[rule] = _first(jid, mask, swf._N_EXAMPLES)
+        examples[rule] = _first(jid, mask, rules._N_EXAMPLES)
 
     kept = np.flatnonzero(keep)
     s = submit[kept]
@@ -265,7 +265,7 @@ def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
         late = np.r_[False, s[1:] < np.maximum.accumulate(s)[:-1]]
         if late.any():
             counts["unsorted_submit"] = int(np.count_nonzero(late))
-            examples["unsorted_submit"] = _first(jid[kept], late, swf._N_EXAMPLES)
+            examples["unsorted_submit"] = _first(jid[kept], late, rules._N_EXAMPLES)
             kept = kept[np.argsort(s, kind="stable")]
     jobs = JobColumns(jid[kept], submit[kept], run[kept], r[kept], p[kept][:, None], user[kept],
                       group[kept])

@@ -7,7 +7,8 @@ Parallel Workloads Archive's "Models" page); only the model's default path is im
 (no user-supplied bins).
 
 The model first draws an estimate histogram for ``n`` jobs and a maximal estimate ``M``
-(seconds, at least one hour), then hands the estimates to the jobs:
+(seconds, at least one hour; the head below needs ``M >= smallest_max_estimate()``, 95
+minutes and a second, which is the default floor), then hands the estimates to the jobs:
 
 Number of distinct estimates (bins)
     Piecewise linear in ``n`` through (0, 0), (20, 10), (200, 20), (1000, 35),
@@ -46,12 +47,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import cache
 
 import numpy as np
 
 from instances.job import Job, Workload
 
-__all__ = ["add_estimates", "estimate_distribution", "head_sizes", "n_bins"]
+__all__ = ["add_estimates", "estimate_distribution", "head_sizes", "n_bins",
+           "smallest_max_estimate"]
 
 MIN, HOUR = 60, 3600
 TOP = 20
@@ -96,6 +99,18 @@ def _head_times(max_est: int) -> list[int]:
                 v.append(est)
             est -= mul
     return [v[0]] + sorted(v[1:])
+
+
+@cache
+def smallest_max_estimate() -> int:
+    """The smallest maximal estimate (s, at least one hour) from which the head's rounding
+    rules give the model's 20 most popular estimates (every larger one gives them too:
+    ``tests/instances/test_tsafrir_bounds.py`` samples up to 10^9 s). Below it, from one
+    hour, too few multiples of the rounding units fit under ``M``."""
+    m = HOUR
+    while len(_head_times(m)) != TOP:
+        m += 1
+    return m
 
 
 def head_sizes() -> list[float]:
@@ -173,7 +188,10 @@ def estimate_distribution(n_jobs: int, max_estimate: int,
     a = 1.0 + BINTIM_P * binnum**BINTIM_Q if binnum > 0 else 2.0
     times = _head_times(max_estimate)
     if len(times) != TOP:
-        raise AssertionError(f"{len(times)} head estimates below {max_estimate} s")
+        raise ValueError(
+            f"max_estimate {max_estimate} s: the model's rounding rules give only "
+            f"{len(times)} of its {TOP} most popular estimates below it; give at least "
+            f"{smallest_max_estimate()} s")
     sizes = head_sizes()
     mapping = _timrnk_to_poprnk(rng)
     time2p = {t: sizes[mapping[i] - 1] for i, t in enumerate(times)}
@@ -210,8 +228,10 @@ def add_estimates(workload: Workload, seed: int, *, max_estimate: int | None = N
     seed : int
         Seed of the ``numpy.random.Generator``; the same seed gives the same estimates.
     max_estimate : int, optional
-        The system's maximal estimate in seconds (at least 3600); default the longest run
-        time, at least one hour. A run time above it is an error (the reference
+        The system's maximal estimate in seconds (at least 3600, and at least
+        :func:`smallest_max_estimate` for the model's head of 20 estimates); default the
+        longest run time, at least :func:`smallest_max_estimate` (5701 s). A run time
+        above it is an error (the reference
         truncates the run time; schedsearch never changes a run time).
     name : str, optional
         Workload name; default the original name with ``+tsafrir``.
@@ -225,14 +245,15 @@ def add_estimates(workload: Workload, seed: int, *, max_estimate: int | None = N
     Raises
     ------
     ValueError
-        A run time above ``max_estimate``, or more long jobs than the model's long
+        A run time above ``max_estimate``, a ``max_estimate`` too small for the head's 20
+        estimates, or more long jobs than the model's long
         estimates (the reference's "FAILED" case; raise ``max_estimate``).
     """
     jobs = workload.jobs
     n = len(jobs)
     run = np.fromiter((j.runtime for j in jobs), dtype=np.int64, count=n)
     longest = int(run.max()) if n else 0
-    m = max(longest, HOUR) if max_estimate is None else int(max_estimate)
+    m = max(longest, smallest_max_estimate()) if max_estimate is None else int(max_estimate)
     if m < HOUR:
         raise ValueError(f"max_estimate must be at least one hour (3600 s), got {m}")
     if longest > m:

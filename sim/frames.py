@@ -23,12 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _pd() -> Any:
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError("data frames need pandas: pip install 'schedsearch[frames]'"
-                          ) from None
-    return pd
+    from sim.extras import require
+
+    return require("pandas", "data frames")
 
 
 def store_frame(path: str | Path, status: str | None = "done") -> pd.DataFrame:

@@ -62,17 +62,10 @@ def load_reference(ref: str, *, what: str = "object") -> Callable[..., Any]:
     return obj
 
 
-def entry_point_policies() -> dict[str, str]:
-    """Policies registered by installed packages: name -> ``module:factory``."""
-    return {ep.name: ep.value for ep in entry_points(group=POLICY_GROUP)}
-
-
-def entry_point_solvers() -> dict[str, dict[str, str]]:
-    """Solvers registered by installed packages: family -> name -> ``module:function``
-    (the entry point's name is ``family/name``)."""
-    out: dict[str, dict[str, str]] = {}
-    for ep in entry_points(group=SOLVER_GROUP):
-        family, sep, name = ep.name.partition("/")
-        if sep and family and name:
-            out.setdefault(family, {})[name] = ep.value
+def entry_point_names(group: str) -> list[tuple[str, str, str]]:
+    """``(name, "module:function", distribution)`` of every entry point of ``group``."""
+    out = []
+    for ep in entry_points(group=group):
+        dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
+        out.append((ep.name, ep.value, dist))
     return out

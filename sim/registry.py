@@ -25,7 +25,10 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.batch.policy import PolicySpec
 
 POLICIES: dict[str, str] = {
     "fcfs": "heuristics.backfill:FCFS",
@@ -137,7 +140,7 @@ def policy_factory(name: str) -> Callable[..., Any]:
 
     if is_reference(name):
         return load_reference(name, what="policy")
-    _plugins()
+    check_plugins("policy")
     try:
         target = POLICIES[name]
     except KeyError:
@@ -153,56 +156,100 @@ _PLUGINS_READ = False
 PLUGINS: set[tuple[str, str]] = set()
 
 
+#: why installed packages' entry points were refused, per kind ("solver", "policy"):
+#: a name that shadows a built-in one, a solver name without ``family/``, an unknown family
+PLUGIN_ERRORS: dict[str, list[str]] = {"solver": [], "policy": []}
+
+
 def _plugins() -> None:
     """Add the policies and solvers that installed packages register as entry points
-    (``sim.plugins``), once; a built-in name is never replaced."""
+    (``sim.plugins``), once. An entry point that would shadow a built-in name, a solver
+    name without ``family/`` or of an unknown family is refused: recorded in
+    :data:`PLUGIN_ERRORS` and raised by :func:`check_plugins` when a name of that kind is
+    looked up."""
     global _PLUGINS_READ
     if _PLUGINS_READ:
         return
     _PLUGINS_READ = True
-    from sim.plugins import entry_point_policies, entry_point_solvers
+    from sim.plugins import POLICY_GROUP, SOLVER_GROUP, entry_point_names
 
-    for name, target in entry_point_policies().items():
-        if name not in POLICIES:
+    for name, target, dist in entry_point_names(POLICY_GROUP):
+        where = f"plug-in {name!r} = {target!r} (package {dist}, group {POLICY_GROUP})"
+        if name in POLICIES:
+            PLUGIN_ERRORS["policy"].append(f"{where}: shadows the built-in policy {name!r}; "
+                                           "rename it")
+        else:
             POLICIES[name] = target
             PLUGINS.add(("", name))
-    for family, names in entry_point_solvers().items():
-        if family in SOLVERS:
-            for name, target in names.items():
-                if name not in SOLVERS[family]:
-                    SOLVERS[family][name] = target
-                    PLUGINS.add((family, name))
+    for full, target, dist in entry_point_names(SOLVER_GROUP):
+        where = f"plug-in {full!r} = {target!r} (package {dist}, group {SOLVER_GROUP})"
+        family, sep, name = full.partition("/")
+        if not sep or not family or not name:
+            PLUGIN_ERRORS["solver"].append(f"{where}: expected the name FAMILY/NAME")
+        elif family not in SOLVERS:
+            PLUGIN_ERRORS["solver"].append(f"{where}: unknown problem family {family!r}; "
+                                           f"known: {', '.join(sorted(SOLVERS))}")
+        elif name in SOLVERS[family] and (family, name) not in PLUGINS:
+            PLUGIN_ERRORS["solver"].append(f"{where}: shadows the built-in solver {name!r} "
+                                           f"of {family}; rename it")
+        else:
+            SOLVERS[family][name] = target
+            PLUGINS.add((family, name))
+
+
+def check_plugins(kind: str) -> None:
+    """Raise ValueError (one line naming the plug-in) when an installed package's entry
+    point of ``kind`` (``"solver"`` or ``"policy"``) was refused."""
+    _plugins()
+    errors = PLUGIN_ERRORS[kind]
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ValueError(errors[0] + more)
+
+
+def is_foreign(family: str, name: str) -> bool:
+    """Whether the solver ``name`` of ``family`` (``family`` = ``""``: the policy
+    ``name``) is code the project does not control: a user's ``MODULE:NAME`` or an
+    installed package's entry point."""
+    from sim.plugins import is_reference
+
+    if is_reference(name):
+        return True
+    check_plugins("solver" if family else "policy")
+    return (family, name) in PLUGINS
+
+
+def policy_spec(name: str, **options: Any) -> PolicySpec:
+    """Resolve the policy ``name`` (registered, or a user's ``MODULE:FACTORY``) with
+    ``options`` into a :class:`sim.batch.policy.PolicySpec`, once, at the edge; every layer
+    below takes the spec (or the policy it builds), never the name.
+
+    Raises ValueError on an unknown name, or naming an option the policy does not take.
+    """
+    from sim.batch.policy import PolicySpec
+
+    factory = policy_factory(name)
+    params = inspect.signature(factory).parameters
+    accepted = None if any(p.kind is p.VAR_KEYWORD for p in params.values()) \
+        else frozenset(params)
+    defaults = tuple((p.name, p.default) for p in params.values()
+                     if p.default is not p.empty and p.kind is not p.VAR_KEYWORD)
+    return PolicySpec(name, factory, (), accepted, defaults).with_options(**options)
 
 
 def policy_options(name: str) -> set[str] | None:
     """Keyword options the policy ``name`` takes (None: any)."""
-    params = inspect.signature(policy_factory(name)).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return None
-    return set(params)
+    accepted = policy_spec(name).accepted
+    return None if accepted is None else set(accepted)
 
 
 def make_policy(name: str, **options: Any) -> Any:
-    """Instantiate the policy registered as ``name`` with ``options``.
+    """Instantiate the policy registered as ``name`` with ``options``
+    (``policy_spec(name, **options).build()``).
 
     Raises ValueError naming the option when the policy does not take it.
     """
-    factory = policy_factory(name)
-    accepted = policy_options(name)
-    unknown = sorted(set(options) - accepted) if accepted is not None else []
-    if unknown:
-        raise ValueError(f"policy {name!r} does not take option(s) {unknown}; "
-                         f"it takes {sorted(accepted)}")
-    policy = factory(**options)
-    from sim.batch.policy import Policy
-
-    if not isinstance(policy, Policy):
-        missing = [m for m in ("name", "reset", "on_arrival", "on_end", "on_overrun",
-                               "schedule", "next_wakeup", "promises", "guarantees")
-                   if not hasattr(policy, m)]
-        raise ValueError(f"policy {name!r}: {type(policy).__name__} is not a policy "
-                         f"(sim.batch.policy.Policy); it lacks {', '.join(missing)}")
-    return policy
+    return policy_spec(name, **options).build()
 
 
 COMBINATION = "models.portfolio:combination"
@@ -218,7 +265,7 @@ def is_combination(name: str) -> bool:
 def has_solver(family: str, name: str) -> bool:
     """Whether ``name`` is a registered solver of ``family`` or a valid combination of
     its solvers."""
-    _plugins()
+    check_plugins("solver")
     if name in SOLVERS.get(family, {}):
         return True
     if family not in SOLVERS or not is_combination(name):
@@ -238,7 +285,7 @@ def solver(family: str, name: str) -> Callable[..., Any]:
 
     if is_reference(name):
         return load_reference(name, what="solver")
-    _plugins()
+    check_plugins("solver")
     if family not in SOLVERS:
         raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
     if name not in SOLVERS[family] and is_combination(name):
@@ -278,17 +325,9 @@ def policy_config(name: str, **options: Any) -> dict[str, Any]:
     parameter of its factory with its default, ``options`` applied (for the records
     of a run: SF, AWT, order, alphas, time limits...). Raises ValueError like
     :func:`make_policy` on an unknown option."""
-    factory = policy_factory(name)
-    accepted = policy_options(name)
-    unknown = sorted(set(options) - accepted) if accepted is not None else []
-    if unknown:
-        raise ValueError(f"policy {name!r} does not take option(s) {unknown}; "
-                         f"it takes {sorted(accepted)}")
-    sig = inspect.signature(factory)
-    config = {p.name: p.default for p in sig.parameters.values()
-              if p.default is not p.empty and p.kind is not p.VAR_KEYWORD}
-    config.update(options)
-    return {"policy": name, **config}
+    spec = policy_spec(name, **options)
+    config = {"policy": name, **dict(spec.defaults), **options}
+    return config
 
 # memory-feasible gang schedule (spec 3.8 M7)
 PROBLEM_LOADERS["gang_schedule"] = "sim.problems.gang_schedule:from_dict"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -175,3 +175,100 @@ def build(*, solver: str, status: Status, solution: Any,
         raise ValueError(f"{solver}: status INFEASIBLE with a solution")
     return Result(solver, status, value, bound, runtime, solution, seed, dict(params or {}),
                   "; ".join(notes))
+
+
+class InvalidResult(ValueError):
+    """A solver's answer that does not pass its family's check and objective."""
+
+
+def _real(x: Any) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def verify(problem: Any, result: Any, *, solver: str, tolerance: float = 1e-6) -> Result:
+    """The one gate every solver's answer passes before anyone sees it, the project's
+    solvers and a user's alike: the answer re-checked by the problem family's own
+    ``check`` and ``objective`` (``sim.problems``), which share no code with any solver.
+
+    Parameters
+    ----------
+    problem : a problem of a known family
+    result : what the solver returned
+    solver : str
+        The name the solver was called by, for the messages.
+    tolerance : float
+        Relative tolerance (of ``max(1, |objective|)``) for a claimed objective and a
+        bound against the recomputed objective.
+
+    Returns
+    -------
+    Result
+        ``result`` with its objective replaced by the recomputed one (equal within
+        ``tolerance``), and the bound of an OPTIMAL result without one set to it.
+
+    Raises
+    ------
+    InvalidResult
+        One line naming ``solver`` and the first violation: not a :class:`Result`, an
+        unknown status, a field of the wrong type, an infeasible solution (the family's
+        first violation), a claimed objective the solution does not have, a bound on the
+        wrong side of its own solution, OPTIMAL with a gap or without a solution, a
+        solution with INFEASIBLE, an objective without a solution.
+    """
+    from sim import problems
+
+    def bad(why: str) -> InvalidResult:
+        return InvalidResult(f"solver {solver!r} returned an invalid result: {why}")
+
+    if not isinstance(result, Result):
+        raise bad(f"a {type(result).__name__}, not a sim.result.Result")
+    try:
+        status = Status(result.status)
+    except ValueError:
+        raise bad(f"status {result.status!r} is not one of "
+                  f"{', '.join(s.value for s in Status)}") from None
+    for name in ("objective", "bound"):
+        v = getattr(result, name)
+        if v is not None and not _real(v):
+            raise bad(f"{name} {v!r} is not a finite number")
+    if not _real(result.runtime) or result.runtime < 0:
+        raise bad(f"runtime {result.runtime!r} is not a number of seconds >= 0")
+    if not isinstance(result.note, str) or not isinstance(result.params, dict):
+        raise bad("note must be a str and params a dict")
+    if result.solution is None:
+        if status in (Status.OPTIMAL, Status.FEASIBLE):
+            raise bad(f"status {status.value} without a solution")
+        if result.objective is not None:
+            raise bad(f"objective {result.objective!r} without a solution")
+        return replace(result, status=status)
+    if status is Status.INFEASIBLE:
+        raise bad("status INFEASIBLE with a solution")
+    family = problems.family_of(problem)
+    mod = problems.module(family)
+    try:
+        violations = mod.check(problem, result.solution)
+        value = None if violations else float(mod.objective(problem, result.solution))
+    except Exception as exc:  # a solution of the wrong shape may break the check anywhere
+        raise bad(f"its solution is not a {family} solution ({type(exc).__name__}: "
+                  f"{' '.join(str(exc).split())[:200]})") from None
+    if violations:
+        more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+        raise bad(f"infeasible solution: {violations[0]}{more}")
+    if not math.isfinite(value):
+        raise bad(f"its solution's objective is {value!r}")
+    tol = tolerance * max(1.0, abs(value))
+    if result.objective is None or abs(result.objective - value) > tol:
+        raise bad(f"objective {result.objective!r} claimed, its solution's objective is "
+                  f"{value!r}")
+    bound = result.bound
+    if bound is not None:
+        wrong = bound > value + tol if problems.sense(family) == "min" else bound < value - tol
+        if wrong:
+            raise bad(f"bound {bound!r} on the wrong side of its own solution's objective "
+                      f"{value!r}")
+    if status is Status.OPTIMAL:
+        if bound is None:
+            bound = value
+        elif abs(bound - value) > tol:
+            raise bad(f"status OPTIMAL with a gap (objective {value!r}, bound {bound!r})")
+    return replace(result, status=status, objective=value, bound=bound)

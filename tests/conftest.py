@@ -29,16 +29,36 @@ try:
 except ImportError:  # not POSIX: timed tests may overlap
     fcntl = None
 
-LIMITS = Path(__file__).resolve().parent / "limits"
+TESTS = Path(__file__).resolve().parent
+LIMITS = TESTS / "limits"
+#: the ``quick`` set (``pytest -m quick``, under a minute on 2 cores, no numba compile): the
+#: edit-test loop's files, one or two per layer: layers and import circles, the policy
+#: golden scenarios, metrics, the SWF reader, the problem definitions, the memory model, the
+#: sweep cell's policy records, the CLI's parser
+QUICK = ("test_layers.py", "test_result.py", "batch/test_golden.py", "batch/test_metrics.py",
+         "instances/test_swf.py", "instances/test_job_checks.py", "problems/test_fields.py",
+         "problems/test_insertion.py", "memory/test_memory_model.py",
+         "sweep/test_cell_priorities.py", "cli/test_parser_families.py")
 #: a run of at least this many tests is a whole run: its workers compile numba's kernels
 #: first, one group each (a run of a few files compiles only what it calls)
 WHOLE_RUN = 1000
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    missing = [name for name in QUICK if not (TESTS / name).is_file()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py QUICK names missing files: {missing}")
     config.addinivalue_line(
         "markers", "untimed: under tests/limits/ but neither times itself nor starts worker "
         "processes: runs beside timed tests (tests/conftest.py)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of the :data:`QUICK` files ``quick``."""
+    quick = {TESTS / name for name in QUICK}
+    for item in items:
+        if Path(item.path).resolve() in quick:
+            item.add_marker(pytest.mark.quick)
 
 
 def _timed(item: pytest.Item) -> bool:

@@ -12,6 +12,7 @@ from instances.swf import read_swf, write_swf
 from instances.synthetic import random_workload
 from sim.batch.runner import run
 from sim.cli import main
+from sim.registry import policy_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
@@ -37,7 +38,7 @@ def test_simulate_json_has_the_documented_fields_and_matches_the_api(small_swf, 
                 "makespan", "sim_seconds", "cleaning", "validated"):
         assert key in out, key
     assert out["policy"] == "easy" and out["jobs"] == 300 and out["validated"] is True
-    api = run(read_swf(small_swf), "easy")
+    api = run(read_swf(small_swf), policy_spec("easy"))
     assert out["avg_wait"] == pytest.approx(api["avg_wait"])
     assert out["makespan"] == api["makespan"]
 
@@ -75,7 +76,7 @@ def test_out_writes_an_swf_schedule_with_the_wait_field(small_swf, tmp_path, cap
     with gzip.open(target, "rt") as fh:
         rows = [line.split() for line in fh if line.strip() and not line.startswith(";")]
     w = read_swf(small_swf)
-    api = run(w, "conservative")
+    api = run(w, policy_spec("conservative"))
     waits = [int(r[2]) for r in rows]
     assert len(waits) == len(w)
     assert sum(waits) / len(waits) == pytest.approx(api["avg_wait"])

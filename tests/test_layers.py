@@ -4,7 +4,9 @@ Dependencies run one way: ``instances`` (data and generators) -> ``sim`` core an
 simulators -> ``heuristics`` -> ``models`` -> sweeps, experiments and the CLI. Checked here:
 ``instances`` imports nothing of ``sim``, ``heuristics`` or ``models``, and ``heuristics``
 nothing of ``models``, counting every import (module level and inside functions); and no
-two modules import each other in a circle through their module-level imports.
+two modules import each other in a circle, neither through their module-level imports nor
+through any import at all (one inside a function, or under ``if TYPE_CHECKING:``, still
+ties the two modules together).
 """
 
 from __future__ import annotations
@@ -117,11 +119,18 @@ def test_heuristics_never_import_models() -> None:
     assert _violations("heuristics", ("models",)) == []
 
 
-def _graph() -> nx.DiGraph:
+def _graph(every_import: bool = False) -> nx.DiGraph:
+    """The import graph: module-level imports, or ``every_import`` (inside functions and
+    ``if TYPE_CHECKING:`` blocks too, leaving out a module's import of its own package,
+    which Python has run before the module: a package's ``__init__`` may import its
+    modules inside a function); each edge with the line of its first import."""
     g = nx.DiGraph()
     g.add_nodes_from(MODULES)
     for imp in IMPORTS:
-        if imp.top_level and imp.target in MODULES and imp.target != imp.source:
+        if every_import and imp.source.startswith(imp.target + "."):
+            continue
+        if (imp.top_level or every_import) and imp.target in MODULES \
+                and imp.target != imp.source and not g.has_edge(imp.source, imp.target):
             g.add_edge(imp.source, imp.target, line=imp.line)
     return g
 
@@ -143,9 +152,96 @@ def test_no_import_circle_among_module_level_imports() -> None:
     assert circles == [], "import circles:\n" + "\n".join(circles)
 
 
+def test_no_import_circle_through_any_import() -> None:
+    circles = _circles(_graph(every_import=True))
+    assert circles == [], "import circles (counting imports inside functions):\n" + \
+        "\n".join(circles)
+
+
+def test_a_planted_function_level_circle_is_reported() -> None:
+    g = _graph(every_import=True)
+    assert g.has_edge("sim.batch.machine", "sim.batch.fast.run")  # imported in simulate()
+    g.add_edge("sim.batch.fast.run", "sim.batch.machine", line=9)
+    circles = _circles(g)
+    assert len(circles) == 1 and "sim.batch.fast.run (line 9) -> sim.batch.machine" in circles[0]
+
+
 def test_a_planted_circle_is_reported() -> None:
     g = _graph()
     assert g.has_edge("heuristics.backfill", "sim.batch.planner")
     g.add_edge("sim.batch.planner", "heuristics.backfill", line=7)
     circles = _circles(g)
     assert len(circles) == 1 and "sim.batch.planner (line 7) -> heuristics.backfill" in circles[0]
+
+
+#: modules below the edge: they receive a resolved policy (``sim.batch.policy.PolicySpec``)
+#: or a built policy, never a policy's name (the edge: ``sim.cli``, ``sim.sweep.spec``,
+#: ``sim.registry``, the studies under ``sim.experiments``)
+BELOW_THE_EDGE = ("instances", "heuristics", "models", "sim.batch", "sim.sweep.cell",
+                  "sim.sweep.execute")
+#: parameter names that can only hold a policy's name
+NAME_PARAMETERS = ("policy_name", "registry_name", "policy_factory_name")
+#: Python entry points below the edge's packages that are themselves an edge: each
+#: resolves the names it is given once, at its top
+EDGE_FUNCTIONS = {
+    "sim.batch.env_eval.evaluate": "the Gym evaluation's Python call: its own built-in "
+                                   "names resolved once by _resolve",
+}
+
+
+def _below_the_edge(module: str) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in BELOW_THE_EDGE)
+
+
+def _annotation_names(node: ast.expr | None) -> set[str]:
+    if node is None:
+        return set()
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string annotation
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def policy_name_parameters(source: str, module: str = "<module>") -> list[str]:
+    """Each function parameter (and dataclass field) of ``source`` that carries a policy
+    by name: named like one (:data:`NAME_PARAMETERS`), or named ``policy``/``*_policy``
+    and annotated ``str``."""
+    found = []
+
+    def named_like_a_policy(arg: str, annotation: ast.expr | None) -> bool:
+        policy_like = arg == "policy" or arg.endswith("_policy") or arg == "policies"
+        return arg in NAME_PARAMETERS or (policy_like and "str" in _annotation_names(annotation))
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if f"{module}.{node.name}" in EDGE_FUNCTIONS:
+                continue
+            a = node.args
+            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+                if named_like_a_policy(arg.arg, arg.annotation):
+                    found.append(f"{module}.{node.name} (line {node.lineno}): {arg.arg}")
+        elif isinstance(node, ast.ClassDef):  # a field holding a name to look up
+            for stmt in node.body:  # (``Schedule.policy``, a label for the records, is not)
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                        and stmt.target.id in NAME_PARAMETERS:
+                    found.append(f"{module}.{node.name} (line {stmt.lineno}): "
+                                 f"{stmt.target.id}")
+    return found
+
+
+def test_no_policy_name_below_the_edge() -> None:
+    found = [hit for name, path in MODULES.items() if _below_the_edge(name)
+             for hit in policy_name_parameters(path.read_text(encoding="utf-8"), name)]
+    assert found == [], "a policy passed by name below the edge:\n" + "\n".join(found)
+
+
+def test_a_policy_name_in_a_signature_is_found() -> None:
+    src = ("def run(workload, policy: str, *, engine='python'): ...\n"
+           "def simulate_months(w, policy: 'str | None' = None): ...\n"
+           "def build(policy_name): ...\n"
+           "class Cell:\n    registry_name: str\n"
+           "def fine(policy: PolicySpec, name: str): ...\n")
+    assert [h.split(": ")[1] for h in policy_name_parameters(src)] == \
+        ["policy", "policy", "policy_name", "registry_name"]

@@ -42,7 +42,6 @@ import numpy as np
 
 from instances.kresource import KResourceSpec, generate, with_rate
 from sim.batch.machine import ENGINES, simulate
-from sim.registry import policy_factory as registered_policy
 
 __all__ = ["Calibration", "calibrate", "queue_average", "queue_halves", "is_stationary"]
 
@@ -236,7 +235,9 @@ def calibrate(spec: KResourceSpec, target: float, *, tol: float = 0.05,
         raise ValueError(f"calibrate: field 'engine' must be 'python' or 'compiled', "
                          f"got {engine!r}")
     if policy_factory is None:
-        policy_factory = registered_policy("easy")  # heuristics.backfill.EASY
+        from heuristics.backfill import EASY
+
+        policy_factory = EASY
     else:
         memo = None  # the memo is keyed for the default baseline only
     hist: list[tuple[float, float]] = []

@@ -20,8 +20,12 @@ other action raises ``ValueError``; the environment never substitutes one.
   event instant it is reserved at its shadow time (the earliest time it fits by the
   running jobs' estimated ends, ``start + requested``), and every other waiting job that
   fits now and does not delay that reservation starts at once (first fit, in submit
-  order). The shadow time at the pick is recorded as the job's promise and the
-  validator checks it (``head-reservation``).
+  order). The shadow time at the pick is recorded as the job's promise. When every pick
+  was the oldest waiting job the schedule is EASY's and declares ``head-reservation``,
+  which the validator recomputes from the schedule alone (``sim.batch.evidence``);
+  otherwise which job was the head is the agent's choice, which the schedule does not
+  show, and it declares no guarantee (the promises are kept, unchecked). Without
+  backfilling, oldest-only picks declare FCFS's ``fcfs-order``.
 - When the queue is empty the environment advances to the next arrival; the episode
   ends (``terminated``) once every job of the window has started. There is no
   truncation.
@@ -78,15 +82,17 @@ import time as _time
 from bisect import bisect_left, insort
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from instances.job import Workload
 from sim.batch.machine import Schedule
 from sim.batch.metrics import BSLD_TAU, summary
-from sim.batch.policy import HEAD_RESERVATION
+from sim.batch.policy import FCFS_ORDER, HEAD_RESERVATION
 from sim.batch.validate import validate
+from sim.extras import require
+
+gym = require("gymnasium", "the Gymnasium environment (sim.batch.env)")
+spaces = require("gymnasium.spaces", "the Gymnasium environment (sim.batch.env)")
 
 REWARDS = ("bsld", "wait", "bsld-step", "wait-step")
 BACKFILLS = (None, "easy")
@@ -247,6 +253,7 @@ class SchedulingEnv(gym.Env):
         self._est: list[tuple[int, int]] = []  # sorted (estimated end, job) of running jobs
         self._startt = [-1] * n
         self._promises: dict[int, int] = {}
+        self._oldest_only = True  # every pick so far was the oldest waiting job
         self._acc = 0.0  # shaped reward of the current step
         self._done = False
         self._steps = 0
@@ -361,6 +368,7 @@ class SchedulingEnv(gym.Env):
             raise ValueError(f"action {a} is outside the mask: {k} waiting job(s) selectable "
                              f"(indices 0..{k - 1}, info['action_mask'])")
         j = q[a]
+        self._oldest_only = self._oldest_only and a == 0
         self._acc = 0.0
         self._steps += 1
         if self._procs[j] <= self._free:
@@ -412,11 +420,18 @@ class SchedulingEnv(gym.Env):
         sched = Schedule(
             workload=_window_workload(self.workload, s, n), policy=self.name, start=start,
             end=end, killed=killed, overrun="kill", promises=promises,
-            guarantees=frozenset({HEAD_RESERVATION}) if self.backfill == "easy"
-            else frozenset(), sim_seconds=_time.perf_counter() - self._t_wall)
+            guarantees=self._guarantees(), sim_seconds=_time.perf_counter() - self._t_wall)
         if self.check:
             validate(sched)
         return {"metrics": summary(sched), "schedule": sched}
+
+    def _guarantees(self) -> frozenset[str]:
+        """What the episode's schedule keeps: with every pick the oldest waiting job it is
+        FCFS's (``fcfs-order``) or EASY's (``head-reservation``) schedule; with other
+        picks the queue order was the agent's, and nothing is declared."""
+        if not self._oldest_only:
+            return frozenset()
+        return frozenset({HEAD_RESERVATION if self.backfill == "easy" else FCFS_ORDER})
 
     # ------------------------------------------------------------------ views
     def _observe(self) -> np.ndarray:

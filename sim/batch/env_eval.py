@@ -32,6 +32,7 @@ Command line: ``main(argv)`` (``python -m sim.batch.env_eval --trace lublin_256 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -43,7 +44,9 @@ import numpy as np
 from sim.batch.env import SchedulingEnv, _window_workload
 from sim.batch.machine import Schedule, simulate
 from sim.batch.metrics import summary
+from sim.batch.policy import PolicySpec
 from sim.batch.validate import validate
+from sim.registry import policy_spec
 
 #: metrics kept per row (from ``sim.batch.metrics.summary``)
 METRICS = ("avg_wait", "avg_bounded_slowdown", "utilization", "makespan")
@@ -61,11 +64,11 @@ class EnvPolicy:
 
 @dataclass(frozen=True)
 class SimPolicy:
-    """A registered simulator policy run by ``simulate`` on the same window."""
+    """A simulator policy, resolved (``sim.registry.policy_spec``), run by ``simulate``
+    on the same window."""
 
     name: str
-    registry_name: str
-    options: tuple[tuple[str, Any], ...] = ()
+    spec: PolicySpec
 
 
 def first(env: SchedulingEnv) -> int:
@@ -83,7 +86,7 @@ BUILTINS: dict[str, EnvPolicy | SimPolicy] = {
     "sjf": EnvPolicy("sjf", shortest),
     "easy": EnvPolicy("easy", first, "easy"),
     "sjf-easy": EnvPolicy("sjf-easy", shortest, "easy"),
-    "slack": SimPolicy("slack", "slack"),
+    "slack": SimPolicy("slack", policy_spec("slack")),
 }
 
 
@@ -125,8 +128,9 @@ def optimum(workload, *, solver: str = "cpsat", time_limit: float | None = 10.0,
                                name=f"{workload.name} offline")
         res = get_solver("kresource_response", solver)(prob, time_limit=time_limit, seed=seed)
         if res.solution is None:
-            raise RuntimeError(f"{workload.name}: {solver} found no schedule "
-                               f"(status {res.status.value})")
+            raise ValueError(f"{workload.name}: {solver} found no schedule within the time "
+                             f"limit of {time_limit} s (status {res.status.value}): give a "
+                             "longer time limit, or no optimum (solver 'none')")
         start[busy] = np.asarray(res.solution, dtype=np.int64) + t0
         status = res.status.value
         # objective = sum(start - release + run): the wait is the objective less the runs
@@ -210,9 +214,7 @@ def evaluate(policies: Sequence[str | EnvPolicy | SimPolicy] = tuple(BUILTINS),
             if isinstance(p, EnvPolicy):
                 m = run_policy(p, envs[p.backfill], start, length)
             else:
-                from sim.registry import make_policy
-
-                sched = simulate(part, make_policy(p.registry_name, **dict(p.options)))
+                sched = simulate(part, p.spec.build())
                 validate(sched)
                 m = summary(sched)
             block.append(_row(start, length, p.name, m, "", opt))
@@ -264,19 +266,49 @@ def random_windows(n_jobs: int, count: int, length: int, seed: int = 0
     return [(int(s), length) for s in rng.integers(0, n_jobs - length + 1, size=count)]
 
 
+#: most windows ``gym-eval`` takes (each is a simulation per policy and an optimum)
+MAX_WINDOWS = 100_000
+
+
+def _at_least(lo: int, hi: int = 2**63 - 1, top: str = "2**63 - 1"
+              ) -> Callable[[str], int]:
+    """An argparse type: a decimal integer in ``[lo, hi]`` (``top`` names ``hi``)."""
+    def parse(text: str) -> int:
+        t = text.strip()
+        if t.isascii() and t.lstrip("-").isdigit() and len(t) <= 20 and lo <= int(t) <= hi:
+            return int(t)
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [{lo}, {top}], got {text[:40]!r}")
+    return parse
+
+
+def _positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not text.isascii() or not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds > 0, got {text[:40]!r}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``gym-eval``: the built-in policies and the optimum on random windows; prints the
     table and the wall time. Returns 0, or 2 with a one-line error on bad input."""
     ap = argparse.ArgumentParser(prog="gym-eval", description=__doc__.split("\n")[0])
     ap.add_argument("--trace", default="lublin_256")
-    ap.add_argument("--procs", type=int, default=None)
-    ap.add_argument("--windows", type=int, default=20)
-    ap.add_argument("--length", type=int, default=32)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--procs", type=_at_least(1), default=None)
+    ap.add_argument("--windows", type=_at_least(1, MAX_WINDOWS, f"{MAX_WINDOWS}"), default=20,
+                    help=f"random windows, at most {MAX_WINDOWS}")
+    ap.add_argument("--length", type=_at_least(1), default=32)
+    ap.add_argument("--seed", type=_at_least(0), default=0)
     ap.add_argument("--policies", default=",".join(BUILTINS),
                     help=f"comma-separated, of {sorted(BUILTINS)}")
     ap.add_argument("--solver", default="cpsat", help="'none' for no optimum")
-    ap.add_argument("--time-limit", type=float, default=10.0, help="s per optimum")
+    ap.add_argument("--time-limit", type=_positive_seconds, default=10.0,
+                    help="s per optimum (> 0)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args(argv)
     t = time.perf_counter()

@@ -10,9 +10,9 @@ Times are integer seconds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, runtime_checkable
 
 from instances.job import Job
 
@@ -33,6 +33,15 @@ submitted earlier."""
 GUARANTEES = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND, FCFS_ORDER)
 #: the kinds whose bounds are ``promises()``
 PROMISE_KINDS = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND)
+
+#: The compiled engine's kernels a policy may declare (``compiled_kernels()``), as
+#: (module, function) of the numba entry points: the batch engine's event loop...
+BATCH_KERNELS = (("sim.batch.fast.kernel", "run"),)
+#: ...the slack scheduler's whole loop...
+SLACK_KERNELS = (("sim.batch.fast.slack_loop", "run"),)
+#: ...and, for a slack scheduler recording or checking its problems, the compiled slot
+#: search under the Python loop
+SLACK_SEARCH_KERNELS = (("heuristics.slack_kernel", "_decide"),)
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,14 @@ class Policy(Protocol):
         checks each. Called after the simulation."""
 
 
+def compiled_kernels(policy: Policy) -> tuple[tuple[str, str], ...]:
+    """The (module, function) numba kernels the compiled engine runs ``policy`` with, as
+    the policy declares them (an optional method ``compiled_kernels()``); empty when the
+    compiled engine does not run it."""
+    declared = getattr(policy, "compiled_kernels", None)
+    return tuple(declared()) if callable(declared) else ()
+
+
 class BasePolicy:
     """Convenience base with no-op defaults for the optional parts of ``Policy``."""
 
@@ -107,3 +124,75 @@ class BasePolicy:
 
     def guarantees(self) -> frozenset[str]:
         return frozenset()
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy resolved once, at the edge (CLI, sweep spec, Python call): everything a run
+    needs to build it and record it, so no layer below asks the registry again.
+
+    Made by :func:`sim.registry.policy_spec` from a registered name or a user's
+    ``MODULE:FACTORY``; a misspelt option is refused there.
+
+    Parameters
+    ----------
+    name : str
+        The name it was resolved from (for the run's records).
+    factory : callable
+        Builds the policy from keyword options.
+    options : tuple of (str, object)
+        The validated options, sorted by name (a priority table is never among them: it
+        is given to :meth:`build`).
+    accepted : frozenset of str, optional
+        The options the factory takes; None when it takes any keyword.
+    defaults : tuple of (str, object)
+        Every factory parameter with a default, and that default.
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    options: tuple[tuple[str, Any], ...] = ()
+    accepted: frozenset[str] | None = None
+    defaults: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def takes_priorities(self) -> bool:
+        """Whether the policy takes a priority table (its factory names ``priorities``,
+        like the slack policies)."""
+        return self.accepted is not None and "priorities" in self.accepted
+
+    def with_options(self, **options: Any) -> PolicySpec:
+        """This spec with ``options`` set; ValueError naming an option the factory does
+        not take."""
+        given = dict(options)
+        unknown = sorted(set(given) - self.accepted) if self.accepted is not None else []
+        if unknown:
+            raise ValueError(f"policy {self.name!r} does not take option(s) {unknown}; "
+                             f"it takes {sorted(self.accepted or ())}")
+        merged = {**dict(self.options), **given}
+        return replace(self, options=tuple(sorted(merged.items())))
+
+    def config(self, priorities: str | None = None) -> dict[str, Any]:
+        """The full configuration for a run's records: ``policy`` (the name), every factory
+        parameter with its default, the options applied; a policy taking priorities
+        records the scheme name ``priorities`` (never the table)."""
+        out = {"policy": self.name, **dict(self.defaults), **dict(self.options)}
+        if self.takes_priorities:
+            out["priorities"] = priorities
+        return out
+
+    def build(self, priorities: Mapping[int, tuple[float, float]] | None = None) -> Policy:
+        """A fresh policy; ``priorities`` (job id -> priority pair) goes to a policy that
+        takes a table and is ignored by one that does not. ValueError when the factory's
+        object does not follow :class:`Policy`."""
+        options = dict(self.options)
+        if priorities is not None and self.takes_priorities:
+            options["priorities"] = priorities
+        policy = self.factory(**options)
+        if not isinstance(policy, Policy):
+            missing = [m for m in ("name", "reset", "on_arrival", "on_end", "on_overrun",
+                                   "schedule", "next_wakeup", "promises", "guarantees")
+                       if not hasattr(policy, m)]
+            raise ValueError(f"policy {self.name!r}: {type(policy).__name__} is not a policy "
+                             f"(sim.batch.policy.Policy); it lacks {', '.join(missing)}")
+        return policy

@@ -3,19 +3,21 @@
 The CLI is a thin layer over these functions, so a study is a few lines of Python::
 
     from sim.batch.runner import load_workload, run
+    from sim.registry import policy_spec
     w = load_workload("KTH-SP2", procs=128)
-    for policy in ("fcfs", "easy", "conservative"):
-        row = run(w, policy, by_month=True)
-        print(policy, row["avg_wait"], [m["avg_wait"] for m in row["months"]])
+    for name in ("fcfs", "easy", "conservative"):
+        row = run(w, policy_spec(name), by_month=True)
+        print(name, row["avg_wait"], [m["avg_wait"] for m in row["months"]])
 
-Times are integer seconds.
+A policy arrives here resolved (a :class:`sim.batch.policy.PolicySpec`, made once by
+:func:`sim.registry.policy_spec` at the edge), never as a name. Times are integer seconds.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,8 @@ import numpy as np
 from instances.job import Workload
 from sim.batch.machine import Schedule, simulate
 from sim.batch.metrics import aggregate, job_metrics, summary
+from sim.batch.policy import PolicySpec
 from sim.batch.validate import validate
-from sim.registry import make_policy, policy_config, policy_options
 
 WIDE_MODES = ("error", "drop", "clip")
 
@@ -105,41 +107,37 @@ def _progress_bar(total: int, enabled: bool) -> tuple[Callable[[int], None] | No
     return bar.update, bar
 
 
-def simulate_months(workload: Workload, policy: str, *, overrun: str = "kill",
+def simulate_months(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
                     progress: Callable[[int], None] | None = None, engine: str = "python",
-                    **policy_options: Any) -> list[tuple[str, Schedule]]:
+                    priorities: Mapping[int, tuple[float, float]] | None = None
+                    ) -> list[tuple[str, Schedule]]:
     """Simulate each calendar month of ``workload`` (in the log's time zone) on its own,
-    from an empty machine, with a fresh policy per month (a priority table in
-    ``policy_options`` is keyed by job id, so one table serves every month)."""
+    from an empty machine, with a fresh policy per month built from ``policy`` (a priority
+    table is keyed by job id, so one table serves every month)."""
     from instances.months import split_months
 
-    return [(label, simulate(month, make_policy(policy, **policy_options), overrun=overrun,
+    return [(label, simulate(month, policy.build(priorities), overrun=overrun,
                              progress=progress, engine=engine))
             for label, month in split_months(workload)]
 
 
-def _combined(schedules: Sequence[Schedule], policy: str) -> dict[str, Any]:
-    """Aggregate over the jobs of several schedules (for example all months)."""
+def _combined(schedules: Sequence[Schedule]) -> dict[str, Any]:
+    """Aggregate over the jobs of several schedules (for example all months), under the
+    first schedule's policy label."""
     ms = [job_metrics(s) for s in schedules]
     cat = {k: np.concatenate([m[k] for m in ms]) for k in ms[0]}
-    row = {"policy": policy, **aggregate(cat, schedules[0].workload.procs)}
+    row = {"policy": schedules[0].policy, **aggregate(cat, schedules[0].workload.procs)}
     row["killed"] = int(sum(int(s.killed.sum()) for s in schedules))
     row["sim_seconds"] = float(sum(s.sim_seconds for s in schedules))
     return row
 
 
-def takes_priorities(policy: str) -> bool:
-    """Whether the registered policy ``policy`` takes a priority table (its factory names
-    the option ``priorities``, like the slack policies)."""
-    accepted = policy_options(policy)
-    return accepted is not None and "priorities" in accepted
-
-
-def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: bool = False,
-        check: bool = True, progress: bool = False, out: str | os.PathLike[str] | None = None,
-        priorities: str | None = None, engine: str = "python",
-        **policy_options: Any) -> dict[str, Any]:
-    """Simulate ``policy`` (a registered name) on ``workload`` and return its metrics.
+def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
+        by_month: bool = False, check: bool = True, progress: bool = False,
+        out: str | os.PathLike[str] | None = None, priorities: str | None = None,
+        engine: str = "python") -> dict[str, Any]:
+    """Simulate ``policy`` (resolved with its options by :func:`sim.registry.policy_spec`)
+    on ``workload`` and return its metrics.
 
     Parameters
     ----------
@@ -169,12 +167,9 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
         compiled one (FCFS, EASY, conservative and unconstrained with any selection, and the
         slack orders AST, AAT, DU, DC and DP with their search compiled; the same schedule;
         anything else refused by name); ``"auto"``: the compiled one where it runs the
-        policy and its kernels are already cached, else Python
-        (``sim.batch.machine.choose_engine``). ``engine`` in the result names the one run.
-    policy_options
-        Passed to the policy factory (for example ``order="AST", sf=3``); None values
-        are dropped.
-
+        policy, the jobs pay for its load and its kernels are already cached, else Python
+        (``sim.batch.engine.engine_choice``). ``engine`` in the result names the one run,
+        ``engine_reason`` why ``auto`` chose it.
     Returns
     -------
     dict
@@ -188,26 +183,25 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
     kswf_out = out is not None and (workload.K > 1 or str(out).endswith(".kswf"))
     if kswf_out and by_month:
         raise ValueError(f"{out}: a K-resource schedule (.kswf) is one machine; drop by_month")
-    opts = {k: v for k, v in policy_options.items() if v is not None}
-    table_opts = dict(opts)
-    if priorities is not None and takes_priorities(policy):
+    table = None
+    if priorities is not None and policy.takes_priorities:
         from instances.priorities import priorities_of
 
-        table_opts["priorities"] = priorities_of(workload, priorities)
+        table = priorities_of(workload, priorities)
     update, bar = _progress_bar(len(workload), progress)
     try:
         if by_month:
             months = simulate_months(workload, policy, overrun=overrun, progress=update,
-                                     engine=engine, **table_opts)
+                                     engine=engine, priorities=table)
             if not months:
                 src = workload.cleaning.source if workload.cleaning else workload.name
                 raise ValueError(f"{src}: no jobs to simulate by month")
             schedules = [s for _, s in months]
-            row = _combined(schedules, schedules[0].policy)
+            row = _combined(schedules)
             row["months"] = [{"month": label, **summary(s)} for label, s in months]
         else:
-            schedules = [simulate(workload, make_policy(policy, **table_opts),
-                                  overrun=overrun, progress=update, engine=engine)]
+            schedules = [simulate(workload, policy.build(table), overrun=overrun,
+                                  progress=update, engine=engine)]
             row = summary(schedules[0])
     finally:
         if bar is not None:
@@ -217,9 +211,10 @@ def run(workload: Workload, policy: str, *, overrun: str = "kill", by_month: boo
             validate(s)
     row["validated"] = bool(check)
     row["engine"] = "+".join(sorted({s.engine for s in schedules}))
-    row["policy_config"] = policy_config(policy, **opts)
-    if takes_priorities(policy):  # the scheme, never the table
-        row["policy_config"]["priorities"] = priorities
+    reasons = sorted({s.engine_reason for s in schedules if s.engine_reason})
+    if reasons:
+        row["engine_reason"] = "; ".join(reasons)
+    row["policy_config"] = policy.config(priorities)  # the scheme, never the table
     if workload.cleaning is not None:
         row["cleaning"] = workload.cleaning.to_dict()
     row["overrun"] = overrun

@@ -67,7 +67,13 @@ import numpy as np
 
 from instances.job import Job
 from sim.batch.planner import Planner
-from sim.batch.policy import SLACK_BOUND, BasePolicy, MachineInfo
+from sim.batch.policy import (
+    SLACK_BOUND,
+    SLACK_KERNELS,
+    SLACK_SEARCH_KERNELS,
+    BasePolicy,
+    MachineInfo,
+)
 from sim.problems.insertion import (
     InsertionProblem,
     InsertionSchedule,
@@ -231,6 +237,14 @@ class SlackScheduler(BasePolicy):
 
     def promises(self) -> dict[int, int]:
         return self._promises
+
+    def compiled_kernels(self) -> tuple[tuple[str, str], ...]:
+        """The compiled engine's kernels for this scheduler (``sim.batch.policy``): the
+        whole compiled loop, or, when it records or checks its insertion problems, the
+        compiled slot search under the Python loop; none for a subclass."""
+        if type(self) is not SlackScheduler:
+            return ()
+        return SLACK_SEARCH_KERNELS if self.record or self.check else SLACK_KERNELS
 
     def guarantees(self) -> frozenset[str]:
         # the slack bound holds when no job outlives its request (see ``overrun="run"``)

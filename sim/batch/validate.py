@@ -12,22 +12,32 @@ code with the simulator or the policies:
 - the guarantees the policy declared (``Schedule.guarantees``), each by its own rule,
   whatever the policy is called:
 
-  ``head-reservation`` (EASY), ``slack-bound`` (the slack-based scheduler)
-      every job in ``Schedule.promises`` starts no later than its promise;
+  ``head-reservation`` (EASY)
+      every job starts no later than its head reservation recomputed from the schedule
+      (:mod:`sim.batch.evidence`), and every job in ``Schedule.promises`` no later than
+      its promise;
   ``arrival-reservation`` (conservative)
-      the same, and every job has a promise (each got a reservation at arrival);
+      every job starts no later than the latest reservation it can have got at its
+      arrival, recomputed from the schedule (:mod:`sim.batch.evidence`); every job has a
+      promise (each got a reservation at arrival) and starts no later than it;
+  ``slack-bound`` (the slack-based scheduler)
+      every job in ``Schedule.promises`` starts no later than its promise; the slack
+      depends on the policy's parameters, not on the schedule, so the promises are the
+      evidence and a schedule of jobs declaring it with no promise at all is an error;
   ``fcfs-order`` (FCFS)
       no job starts before a job submitted earlier (workload order).
 
-  A policy declares only what holds on the machine it ran on (the backfilling policies
-  promise nothing when jobs may outlive their request), and a kind the validator does
-  not know is an error, so a guarantee is never silently left unchecked.
+  A policy declares only what holds on the machine it ran on: the reservation kinds
+  hold only when jobs are killed at their request, and declaring one with
+  ``overrun="run"`` is an error (the backfilling policies then declare none). A kind the
+  validator does not know is an error, so a guarantee is never silently left unchecked.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from sim.batch.evidence import arrival_reservation_error, head_reservation_error
 from sim.batch.machine import Schedule
 
 
@@ -106,7 +116,7 @@ def validate(schedule: Schedule, *, check_promises: bool | None = None) -> None:
         raise ValidationError(
             f"{schedule.policy}: declares guarantee(s) {unknown} the validator cannot check; "
             f"known: {sorted(KNOWN_GUARANTEES)}")
-    broken = promise_error(schedule)
+    broken = promise_error(schedule) or _evidence_error(schedule, declared)
     if broken is not None:
         raise ValidationError(broken)
     if "fcfs-order" in declared:
@@ -116,6 +126,29 @@ def validate(schedule: Schedule, *, check_promises: bool | None = None) -> None:
             raise ValidationError(
                 f"{schedule.policy}: job {ids[i]} starts at {start[i]}, before job "
                 f"{ids[i - 1]} submitted earlier (start {start[i - 1]}) (fcfs-order)")
+
+
+def _evidence_error(schedule: Schedule, declared: set[str]) -> str | None:
+    """The first declared promise kind the schedule itself disproves, or one declared
+    where nothing can hold it (``overrun="run"``, or no promise to check)."""
+    kinds = sorted(declared & _PROMISE_KINDS)
+    if kinds and schedule.overrun != "kill":
+        return (f"{schedule.policy}: declares {'/'.join(kinds)} with overrun="
+                f"{schedule.overrun!r}, where a job may outlive its request and no "
+                "reservation holds")
+    args = (schedule.workload, schedule.start, schedule.end, schedule.policy)
+    if "head-reservation" in declared:
+        broken = head_reservation_error(*args)
+        if broken is not None:
+            return broken
+    if "arrival-reservation" in declared:
+        broken = arrival_reservation_error(*args)
+        if broken is not None:
+            return broken
+    if "slack-bound" in declared and not schedule.promises and len(schedule.start):
+        return (f"{schedule.policy}: declares slack-bound but promises no job a latest "
+                "start: nothing to check (slack-bound)")
+    return None
 
 
 def promise_error(schedule: Schedule) -> str | None:

@@ -7,9 +7,10 @@ solver; ``schedsearch traces``: the bundled traces; ``schedsearch sweep SPEC --o
 RESULTS``: a grid of cells into a resumable results store; ``schedsearch report
 RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper's table;
 ``schedsearch csm``: one CSM experiment point; ``schedsearch bsp``: one BSP cell under
-Karl's scheduling servers (times in microseconds).
+Karl's scheduling servers (times in microseconds); ``schedsearch compile``: the compiled
+batch engine's kernels, once, at install.
 
-One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces),
+One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces, compile),
 :mod:`sim.cli.solve`, :mod:`sim.cli.timeshare` (csm, bsp), :mod:`sim.cli.generate`,
 :mod:`sim.cli.sweep` (sweep, report, reproduce); :mod:`sim.cli.common` holds what they
 share. This module assembles the parser and runs it (:func:`main`).
@@ -23,12 +24,15 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sim.batch.machine import PolicyError
+from sim.batch.validate import ValidationError
 from sim.cli.common import Fmt, Parser
 from sim.cli.generate import add_generate
-from sim.cli.simulate import add_simulate, add_traces, parse_set
+from sim.cli.simulate import add_compile, add_simulate, add_traces, parse_set
 from sim.cli.solve import add_solve
 from sim.cli.sweep import add_sweep_commands
 from sim.cli.timeshare import add_bsp, add_csm
+from sim.extras import missing_extra
 
 __all__ = ["build_parser", "main", "parse_set"]
 
@@ -95,6 +99,7 @@ FAMILIES: tuple[tuple[Callable[[Any], None], tuple[str, ...]], ...] = (
     (add_bsp, ("bsp",)),
     (add_generate, ("generate",)),
     (add_traces, ("traces",)),
+    (add_compile, ("compile",)),
     (lambda sub: add_sweep_commands(sub, Fmt), ("sweep", "report", "reproduce")),
     (add_gym_eval, ("gym-eval",)),
 )
@@ -145,6 +150,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             exc = OSError(exc.errno, f"{out}: {exc.strerror}")  # a write to --out failed
         print(f"schedsearch: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except (PolicyError, ValidationError) as exc:  # a policy's bug (often a user's policy)
+        what = "decided what the machine cannot do" if isinstance(exc, PolicyError) \
+            else "produced a schedule the validator rejects"
+        print(f"schedsearch: error: the policy {what} (a bug in that policy): "
+              f"{_one_line(exc)}", file=sys.stderr)
+        return 2
     except MemoryError:
         print("schedsearch: error: out of memory (the input is too large for this command)",
               file=sys.stderr)
@@ -152,9 +163,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("schedsearch: interrupted", file=sys.stderr)
         return 130
+    except ImportError as exc:  # an optional package (an extra) not installed
+        msg = missing_extra(exc)
+        if msg is None or os.environ.get("SCHEDSEARCH_DEBUG"):
+            return _internal(exc)
+        print(f"schedsearch: error: {msg}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug: one line, the traceback on request
-        if os.environ.get("SCHEDSEARCH_DEBUG"):
-            raise
-        print(f"schedsearch: internal error ({type(exc).__name__}): {_one_line(exc)}; "
-              "please report it (SCHEDSEARCH_DEBUG=1 shows the traceback)", file=sys.stderr)
-        return 1
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    """Report a bug in one line (exit 1); ``SCHEDSEARCH_DEBUG=1`` raises it instead."""
+    if os.environ.get("SCHEDSEARCH_DEBUG"):
+        raise exc
+    print(f"schedsearch: internal error ({type(exc).__name__}): {_one_line(exc)}; "
+          "please report it (SCHEDSEARCH_DEBUG=1 shows the traceback)", file=sys.stderr)
+    return 1

@@ -83,6 +83,57 @@ def procs_arg(text: str) -> int | str:
         f"must be a positive integer or 'from-jobs', got {short(text)}")
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def int_arg(lo: int, hi: int, hi_text: str | None = None) -> Callable[[str], int]:
+    """An argparse type: a plain decimal integer in ``[lo, hi]`` (``hi_text`` names
+    ``hi`` in the message). No underscores, spaces or exponents: ``1_000`` and ``1e12``
+    are refused, not read as 1000 or left to fail later."""
+    top = hi_text or str(hi)
+
+    def parse(text: str) -> int:
+        if _INTEGER.match(text) and len(text) <= 40 and lo <= int(text) <= hi:
+            return int(text)
+        raise argparse.ArgumentTypeError(f"must be an integer in [{lo}, {top}], "
+                                         f"got {short(text)}")
+    return parse
+
+
+_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+
+
+def number(text: str) -> int | float | None:
+    """A plain decimal number from text: an int for ``[+-]digits``, a float for a decimal
+    or exponent form or ``inf``/``nan``, else None. Unlike ``int()``/``float()``, refuses
+    ``1_000``, non-ASCII digits and inner spaces; an integer has at most 4000 digits."""
+    t = text.strip()
+    if _INTEGER.match(t) and len(t) <= 4000:
+        return int(t)
+    if _REAL.match(t) or t.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return float(t)
+    return None
+
+
+def plain_int(text: str) -> int:
+    """An argparse type: a plain decimal integer of at most 19 digits (its range is the
+    option's own check); ``1_000``, ``1e3`` and non-ASCII digits are refused."""
+    t = text.strip()
+    if _INTEGER.match(t) and len(t.lstrip("+-")) <= 19:
+        return int(t)
+    raise argparse.ArgumentTypeError(f"must be a plain decimal integer, got {short(text)}")
+
+
+def plain_float(text: str) -> float:
+    """An argparse type: a finite plain decimal number (``1.5``, ``2e-3``); ``1_0``,
+    non-ASCII digits, ``nan`` and ``inf`` are refused."""
+    t = text.strip()
+    value = float(t) if _REAL.match(t) else math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite decimal number, got {short(text)}")
+    return value
+
+
 def seconds_arg(text: str) -> float:
     """``--time-limit``: a finite number of seconds >= 0."""
     try:

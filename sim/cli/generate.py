@@ -7,7 +7,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import dump, field_default, param_default
+from sim.cli.common import (
+    dump,
+    field_default,
+    int_arg,
+    number,
+    param_default,
+    plain_float,
+)
 
 QUEUE = 128.0
 """Default target queue length of ``generate kresource`` (jobs)."""
@@ -99,12 +106,9 @@ def cmd_generate_problems(args: argparse.Namespace) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--size {item!r}: expected KEY=VALUE")
-        try:
-            size[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() \
-                else float(value)
-        except ValueError:
-            raise ValueError(f"--size {key.strip()}: expected a number, got {value!r}") \
-                from None
+        size[key.strip()] = number(value)
+        if size[key.strip()] is None:
+            raise ValueError(f"--size {key.strip()}: expected a number, got {value!r}")
     paths = write_set(args.family, args.n, args.seed, args.out, **size)
     print(dump({"out": args.out, "family": args.family, "files": len(paths),
                 "seeds": [args.seed, args.seed + args.n - 1]}))
@@ -134,7 +138,8 @@ def _add_problem_generators(gen: Any) -> None:
                            "KEY=VALUE): " + "; ".join(
                                f"{k}: {s.meaning}, default {s.default}, in [{s.minimum}, "
                                f"{s.maximum}]" for k, s in sizes.items()))
-        g.add_argument("--n", type=int, required=True, help="number of files")
+        g.add_argument("--n", type=int_arg(1, 100_000), required=True,
+                   help="number of files, 1..100000")
         g.add_argument("--seed", type=_seed, default=0, help="seed of the first file")
         g.add_argument("--size", action="append", default=[], metavar="KEY=VALUE",
                        help="a size parameter: " + ", ".join(sizes))
@@ -144,7 +149,8 @@ def _add_problem_generators(gen: Any) -> None:
 
 def add_generate(sub: Any) -> None:
     """Register ``generate`` (and its models) on the ``schedsearch`` parser."""
-    from instances.kresource import KResourceSpec
+    from instances import lublin
+    from instances.kresource import MAX_JOBS, KResourceSpec
     from sim.batch.calibrate import calibrate
 
     def spec(name: str) -> Any:
@@ -153,30 +159,31 @@ def add_generate(sub: Any) -> None:
     p = sub.add_parser("generate", help="generate a synthetic workload")
     gen = p.add_subparsers(dest="model", required=True)
     g = gen.add_parser("kresource", help="K-resource workload (Leinberger et al. 1999)")
-    g.add_argument("--K", type=int, required=True, help="number of resources, 1..8")
+    g.add_argument("--K", type=int_arg(1, 8), required=True, help="number of resources, 1..8")
     g.add_argument("--dist", choices=("uniform", "exponential"), default=spec("dist"))
     g.add_argument("--scaling", choices=("G-b", "G-a"), default=spec("scaling"),
                    help="how requirements scale with job size (AMB-1.14)")
-    g.add_argument("--queue", type=float,
+    g.add_argument("--queue", type=plain_float,
                    help=f"target FF-EASY time-averaged queue length (calibrated; default "
                         f"{QUEUE:g})")
-    g.add_argument("--tol", type=float,
+    g.add_argument("--tol", type=plain_float,
                    help=f"relative calibration tolerance (default "
                         f"{param_default(calibrate, 'tol'):g})")
-    g.add_argument("--stationarity", type=float, metavar="S",
+    g.add_argument("--stationarity", type=plain_float, metavar="S",
                    help=f"the FF-EASY queue must also be stationary: its mean over each half "
                         f"of the arrival window within S of --queue and of the other half's "
                         f"(refused when no rate gives it); 0 calibrates the mean only "
                         f"(default {STATIONARITY:g})")
-    g.add_argument("--warmup", type=float, metavar="F",
+    g.add_argument("--warmup", type=plain_float, metavar="F",
                    help="fraction of the jobs whose arrivals come before the calibrated "
                         "window (the queue's fill from an empty machine left out; default 0)")
     g.add_argument("--engine", choices=("python", "compiled"),
                    help="engine of the calibration's FF-EASY runs (the same rate; compiled "
                         "needs numba; default python)")
-    g.add_argument("--rate", type=float, help="arrival rate [jobs/s] (skips calibration)")
-    g.add_argument("--jobs", type=int, default=spec("jobs"))
-    g.add_argument("--seed", type=int, default=spec("seed"))
+    g.add_argument("--rate", type=plain_float, help="arrival rate [jobs/s] (skips calibration)")
+    g.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=spec("jobs"),
+                   help=f"number of jobs, 1..{MAX_JOBS}")
+    g.add_argument("--seed", type=_seed, default=spec("seed"))
     g.add_argument("--out", required=True, help="output .kswf file")
     g.set_defaults(func=cmd_generate_kresource)
 
@@ -184,8 +191,10 @@ def add_generate(sub: Any) -> None:
                        description="Jobs of the Lublin-Feitelson model (sizes, run times, "
                        "arrivals with the daily cycle), seeded and byte-reproducible; "
                        "requested times equal run times unless --tsafrir adds estimates.")
-    g.add_argument("--jobs", type=int, required=True, help="number of jobs")
-    g.add_argument("--procs", type=int, required=True, help="machine size (>= 8)")
+    g.add_argument("--jobs", type=int_arg(1, lublin.MAX_JOBS), required=True,
+                   help=f"number of jobs, 1..{lublin.MAX_JOBS}")
+    g.add_argument("--procs", type=int_arg(8, lublin.MAX_PROCS, "2**53"), required=True,
+                   help="machine size, 8..2**53")
     g.add_argument("--seed", type=_seed, default=0)
     g.add_argument("--tsafrir", type=_seed, metavar="SEED",
                    help="add Tsafrir-model user estimates drawn with this seed")

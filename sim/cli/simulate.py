@@ -9,7 +9,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim import registry
-from sim.cli.common import LEGEND, Fmt, dump, procs_arg, seconds_arg, short, table
+from sim.cli.common import (
+    LEGEND,
+    Fmt,
+    dump,
+    number,
+    plain_float,
+    plain_int,
+    procs_arg,
+    seconds_arg,
+    short,
+    table,
+)
 
 
 def _trace_sha256(trace: str) -> str:
@@ -53,8 +64,10 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
                         "FCFS, EASY, conservative, unconstrained with FF/BL/BB, and the slack "
                         "orders AST/AAT/DU/DC/DP with their search compiled; the same "
                         "schedules; other policies refused by name; its first run compiles "
-                        "for 30-90 s); auto (default): compiled where it runs the policy and "
-                        "is already compiled on this machine, else python")
+                        "for 30-90 s, `schedsearch compile` does it once); auto (default): "
+                        "compiled where it runs the policy, the jobs pay for loading it "
+                        "(sim.batch.engine.CROSSOVER) and it is compiled on this machine, "
+                        "else python; the output says which and why")
     p.add_argument("--procs", type=procs_arg, metavar="N|from-jobs",
                    help="machine size in processors (overrides MaxProcs); required when the "
                         "log has no MaxProcs/MaxNodes header; 'from-jobs' takes the widest job")
@@ -76,17 +89,17 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("aliases of --set for the slack policies")
     g.add_argument("--order", choices=ORDERS + (EXHAUSTIVE,),
                    help="compress order of the slack scheduler (= --set order=...)")
-    g.add_argument("--sf", type=float, help="slack factor SF (= --set sf=...)")
-    g.add_argument("--awt", type=float, help="average wait time AWT [s] (= --set awt=...)")
+    g.add_argument("--sf", type=plain_float, help="slack factor SF (= --set sf=...)")
+    g.add_argument("--awt", type=plain_float, help="average wait time AWT [s] (= --set awt=...)")
     for a in ("u", "t", "p", "f"):
-        g.add_argument(f"--alpha-{a}", type=float, help=f"price exponent alpha_{a} in [0, 1]")
+        g.add_argument(f"--alpha-{a}", type=plain_float, help=f"price exponent alpha_{a} in [0, 1]")
     g.add_argument("--time-limit", type=seconds_arg,
                    help="seconds per CP-SAT call of the slack-optimal policy")
     # K-resource job selection (heuristics.backfill): fcfs, easy, conservative, unconstrained
     g = p.add_argument_group("aliases of --set for the K-resource job selection")
     g.add_argument("--select", choices=("ff", "bl", "bb"),
                    help="job selection rule (= --set select=...)")
-    g.add_argument("--window", type=int, help="BL's window w (= --set window=...)")
+    g.add_argument("--window", type=plain_int, help="BL's window w (= --set window=...)")
     g.add_argument("--fullness", choices=("mult", "none"),
                    help="BB's fullness modifier (= --set fullness=...)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -104,12 +117,20 @@ def _parse_value(text: str) -> Any:
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
+    value = number(text)
+    if value is None and _python_number(text):
+        raise ValueError(f"--set value {text!r}: not a plain decimal number (no underscores "
+                         "or non-ASCII digits)")
+    return text if value is None else value
+
+
+def _python_number(text: str) -> bool:
+    """Whether Python's ``float()`` would read ``text`` as a number."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_set(items: Sequence[str]) -> dict[str, Any]:
@@ -150,12 +171,15 @@ def _workload(args: argparse.Namespace):
 def cmd_simulate(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
-    opts = _policy_options(args)
-    registry.make_policy(args.policy, **opts)  # a bad policy or option fails before reading
+    spec = registry.policy_spec(args.policy, **_policy_options(args))
+    spec.build()  # a bad policy, option or value fails before reading
+    if args.priorities is not None and not spec.takes_priorities:
+        raise ValueError(f"--priorities: policy {args.policy!r} takes no priorities (the "
+                         "slack-based policies do)")
     w = _workload(args)
-    row = run(w, args.policy, overrun=args.overrun, by_month=args.by_month,
+    row = run(w, spec, overrun=args.overrun, by_month=args.by_month,
               check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
-              priorities=args.priorities, **opts)
+              priorities=args.priorities)
     row["trace"] = w.name
     row["trace_sha256"] = _trace_sha256(args.trace)
     row["priorities"] = args.priorities
@@ -166,7 +190,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 0
     print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
           f"{', each month from an empty machine' if args.by_month else ''}, "
-          f"{row['engine']} engine")
+          f"{row['engine']} engine"
+          + (f" ({row['engine_reason']})" if row.get("engine_reason") else ""))
     if args.by_month:
         print(table(row["months"], ("month", "month")))
         print()
@@ -179,23 +204,27 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-    for p in policies:
-        registry.policy_factory(p)  # fail early on an unknown name
+    bare = [registry.policy_spec(p) for p in policies]  # fail early on an unknown name
     w = _workload(args)
     given = {k: v for k, v in _policy_options(args).items() if v is not None}
-    takers = {p: registry.policy_options(p) for p in policies}
-    unused = [k for k in given if all(t is not None and k not in t for t in takers.values())]
+    unused = [k for k in given
+              if all(s.accepted is not None and k not in s.accepted for s in bare)]
     if unused:
         raise ValueError(f"no policy among {policies} takes option(s) {unused}")
+    if args.priorities is not None and not any(s.takes_priorities for s in bare):
+        raise ValueError(f"--priorities: no policy among {policies} takes priorities (the "
+                         "slack-based policies do)")
+    # each policy gets the options it takes (for example --sf only the slack ones)
+    specs = [s.with_options(**{k: v for k, v in given.items()
+                               if s.accepted is None or k in s.accepted}) for s in bare]
+    for s in specs:
+        s.build()  # a bad value fails before the first simulation
     rows = []
     sha = _trace_sha256(args.trace)
-    for p in policies:
-        # each policy gets the options it takes (for example --sf only the slack ones)
-        opts = {k: v for k, v in given.items() if takers[p] is None or k in takers[p]}
-        registry.make_policy(p, **opts)
-        rows.append(run(w, p, overrun=args.overrun, by_month=args.by_month,
+    for spec in specs:
+        rows.append(run(w, spec, overrun=args.overrun, by_month=args.by_month,
                         check=not args.no_validate, progress=not args.quiet, engine=args.engine,
-                        priorities=args.priorities, **opts))
+                        priorities=args.priorities))
         rows[-1]["trace_sha256"] = sha
         rows[-1]["priorities"] = args.priorities
     if args.json:
@@ -283,3 +312,27 @@ def add_traces(sub: Any) -> None:
     """Register ``traces`` on the ``schedsearch`` parser."""
     p = sub.add_parser("traces", help="list the bundled traces")
     p.set_defaults(func=cmd_traces)
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """Compile and cache the compiled batch engine's kernels, saying each on stderr."""
+    from sim.batch.fast.cache import compile_kernels, numba_installed
+
+    if not numba_installed():
+        raise ValueError("numba is not installed: pip install 'schedsearch[fast]'")
+
+    def say(what: str) -> None:
+        print(f"compiling {what} (30-90 s the first time, instant once cached)...",
+              file=sys.stderr, flush=True)
+
+    ok = compile_kernels(progress=say)
+    print(f"compiled engine's kernels cached: {ok}")
+    return 0 if ok else 1
+
+
+def add_compile(sub: Any) -> None:
+    """Register ``compile`` on the ``schedsearch`` parser."""
+    p = sub.add_parser("compile", help="compile the compiled batch engine's kernels once "
+                                       "(numba; at install), so no run waits for it",
+                       formatter_class=Fmt)
+    p.set_defaults(func=cmd_compile)

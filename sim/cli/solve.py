@@ -65,12 +65,13 @@ def _backend_options(args: argparse.Namespace, family: str, name: str) -> dict[s
 
 
 def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> int:
-    from sim.sweep.bench import resolve_solver
+    from sim.sweep.bench import resolve_solver, run_solver
 
-    solve = resolve_solver(family, name)
+    resolve_solver(family, name)  # an unknown name is refused without the file's name
     options = _backend_options(args, family, name)
     try:
-        result = solve(problem, time_limit=args.time_limit, seed=args.seed, **options)
+        result = run_solver(family, name, problem, time_limit=args.time_limit,
+                            seed=args.seed, options=options)
     except ValueError as exc:  # a refusal (e.g. too large for the model): name the file
         raise ValueError(f"{args.problem}: {exc}") from None
     d = result.to_dict()
@@ -107,18 +108,23 @@ def _gap_text(d: dict[str, Any]) -> str:
 
 
 def side_by_side(rows: list[dict[str, Any]], family: str) -> tuple[str, str]:
-    """``(header, label)`` of the comparison column: the gap to the best proved optimum
-    when a solver proved one, else to the best bound (a certified gap), else to the best
+    """``(header, label)`` of the comparison column: the gap to the best found when runs
+    contradict each other (their ``issues``), to the proved optimum when a solver proved
+    one, else to the best bound (a certified gap), else to the best
     objective found."""
     from sim.sweep.bench import gap_to_best, sense
 
     how = sense(family)
+    pick = min if how == "min" else max
     proved = [r["objective"] for r in rows if r["status"] == "OPTIMAL"]
     bounds = [r["bound"] for r in rows if r["bound"] is not None]
+    if any(r.get("issues") for r in rows):  # a contradicted proof is no reference
+        return "gap to best found", "gap_to_best"
     if proved:
-        ref, label = proved[0], "gap to optimum"
+        ref, label = pick(proved), "gap to optimum"
     elif bounds:
-        ref = min(bounds) if how == "min" else max(bounds)
+        # the tightest bound: the largest lower bound of a minimisation
+        ref = max(bounds) if how == "min" else min(bounds)
         label = "gap to best bound"
     else:
         return "gap to best found", "gap_to_best"
@@ -147,6 +153,11 @@ def _several(args: argparse.Namespace, family: str, names: list[str]) -> int:
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
     for line in [head, *body]:
         print("  ".join(str(x).rjust(w) for x, w in zip(line, widths, strict=True)))
+    for r in rows:
+        if r["status"] == "FAILED":
+            print(f"FAILED {r['solver']}: {r['error']}")
+    for issue in dict.fromkeys(i for r in rows for i in r.get("issues", ())):
+        print(f"ERROR: {issue}")
     print(f"{family} in {args.problem}. solver gap: the solver's own (objective - bound); "
           f"{label}: (objective - reference) / |reference|, worse is positive; seconds: "
           "wall clock.")
@@ -172,6 +183,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from sim.sweep.bench import bench, library_paths
 
     paths = list(args.paths)
+    if args.update_library and not args.library:
+        raise ValueError("--update-library goes with --library FAMILY (it rewrites that "
+                         "family's table)")
+    if args.dask is not None and args.jobs is not None:
+        raise ValueError("--dask and --jobs: give one (--dask runs on the cluster's workers)")
     if args.library:
         paths += library_paths(args.library)
     if not paths:
@@ -184,10 +200,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         solvers = sorted(registry.SOLVERS[args.library])
     out = args.out
     summary = bench(paths, out, solvers=solvers, time_limit=args.time_limit, seed=args.seed,
-                    jobs=args.jobs, dask=args.dask, progress=not args.quiet)
+                    jobs=1 if args.jobs is None else args.jobs, dask=args.dask,
+                    progress=not args.quiet)
     print((summary.out / "report.md").read_text())
     print(summary.text())
-    if args.library and args.update_library:
+    if args.update_library:
         from sim.sweep.bench import write_library_table
 
         print(f"wrote {write_library_table(args.library, summary.runs)}")
@@ -248,7 +265,7 @@ def add_solve(sub: Any) -> None:
     p.add_argument("--time-limit", type=seconds_arg, default=10.0, help="seconds per run")
     p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    p.add_argument("--jobs", type=int, help="local worker processes (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler instead")
     p.add_argument("--library", metavar="FAMILY",
                    help="add the benchmark library's files of FAMILY "

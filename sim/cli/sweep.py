@@ -14,6 +14,8 @@ from typing import Any
 def cmd_sweep(args: argparse.Namespace) -> int:
     from sim.sweep.execute import run_sweep
 
+    if args.dask is not None and args.jobs is not None:
+        raise ValueError("--dask and --jobs: give one (--dask runs on the cluster's workers)")
     summary = run_sweep(args.spec, args.out, jobs=args.jobs, dask=args.dask,
                         retry_failed=args.retry_failed,
                         progress=not args.quiet and sys.stderr.isatty())

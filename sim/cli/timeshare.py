@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sim.cli.common import dump, field_default, param_default
+from sim.cli.common import dump, field_default, param_default, plain_float, plain_int
 
 
 def cmd_csm(args: argparse.Namespace) -> int:
@@ -81,30 +81,31 @@ def add_csm(sub: Any) -> None:
     p = sub.add_parser("csm", help="time-sharing cluster: one CSM experiment point")
     p.add_argument("--policies", default="rr,pred,dyn,csm",
                    help="comma-separated: " + ", ".join(POLICY_NAMES))
-    p.add_argument("--nodes", type=int, default=cfg("n_nodes"))
-    p.add_argument("--mem-pages", type=int, default=cfg("mem_pages"), help="M, pages per node")
-    p.add_argument("--mem-load", type=float, default=cfg("mem_load"))
-    p.add_argument("--pdt", type=float, default=cfg("pdt"))
-    p.add_argument("--jobs", type=int, default=cfg("n_jobs"))
-    p.add_argument("--mfreq", type=float, default=cfg("mfreq_ms"),
+    p.add_argument("--nodes", type=plain_int, default=cfg("n_nodes"))
+    p.add_argument("--mem-pages", type=plain_int, default=cfg("mem_pages"),
+                   help="M, pages per node")
+    p.add_argument("--mem-load", type=plain_float, default=cfg("mem_load"))
+    p.add_argument("--pdt", type=plain_float, default=cfg("pdt"))
+    p.add_argument("--jobs", type=plain_int, default=cfg("n_jobs"))
+    p.add_argument("--mfreq", type=plain_float, default=cfg("mfreq_ms"),
                    help="ms of CPU between messages")
     p.add_argument("--class-mix", default=cfg("class_mix"),
                    help="AMB-4.7: a (two streams) or b")
     # the command's own default: 1/100 of the paper's times and memory, a quick point
-    p.add_argument("--scale", type=float, default=0.01, help="tc and memory scale")
+    p.add_argument("--scale", type=plain_float, default=0.01, help="tc and memory scale")
     p.add_argument("--pgfault", default=cfg("pgfault_formula"),
                    help="eq. 3: corrected or literal")
     p.add_argument("--msg-model", default=cfg("msg_model"),
                    help="AMB-4.10: pairwise, exchange, ring, async or probe")
     p.add_argument("--fault-service", default=cfg("fault_service"),
                    help="AMB-4.11: parallel or fifo (one fault server per node)")
-    p.add_argument("--refs-per-dispatch", type=int, default=cfg("refs_per_dispatch"),
+    p.add_argument("--refs-per-dispatch", type=plain_int, default=cfg("refs_per_dispatch"),
                    help="page references per dispatch (AMB-4.11)")
-    p.add_argument("--mnol", type=int, default=param_default(Coscheduling, "mnol"))
-    p.add_argument("--mnod", type=int, default=param_default(Coscheduling, "mnod"))
-    p.add_argument("--p", type=float, default=param_default(Coscheduling, "p"),
+    p.add_argument("--mnol", type=plain_int, default=param_default(Coscheduling, "mnol"))
+    p.add_argument("--mnod", type=plain_int, default=param_default(Coscheduling, "mnod"))
+    p.add_argument("--p", type=plain_float, default=param_default(Coscheduling, "p"),
                    help="P of eq. 2, in [0, 1]")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=plain_int, default=0)
     p.add_argument("--check", action="store_true", help="re-validate the run from its log")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_csm)
@@ -119,28 +120,29 @@ def add_bsp(sub: Any) -> None:
         return param_default(SlotSchedule.for_share, name)
 
     p = sub.add_parser("bsp", help="one BSP cell under scheduling servers (Karl; µs)")
-    p.add_argument("--g-us", type=int, required=True, help="granularity g in µs")
-    p.add_argument("--v", type=float, default=field_default(BSPParams, "v"),
+    p.add_argument("--g-us", type=plain_int, required=True, help="granularity g in µs")
+    p.add_argument("--v", type=plain_float, default=field_default(BSPParams, "v"),
                    help="load imbalance, fraction of g")
-    p.add_argument("--n", type=int, default=field_default(BSPParams, "n"),
+    p.add_argument("--n", type=plain_int, default=field_default(BSPParams, "n"),
                    help="supersteps per measurement")
-    p.add_argument("--i", type=int, default=param_default(measure_cell, "i"),
+    p.add_argument("--i", type=plain_int, default=param_default(measure_cell, "i"),
                    help="measurements")
     p.add_argument("--pattern", default=field_default(BSPParams, "pattern"),
                    help="barrier | complete")
-    p.add_argument("--spin-us", type=int, default=field_default(BSPParams, "spin_us"),
+    p.add_argument("--spin-us", type=plain_int, default=field_default(BSPParams, "spin_us"),
                    help="spin time in µs (0 = blocking)")
-    p.add_argument("--share", type=float, default=share("share"),
+    p.add_argument("--share", type=plain_float, default=share("share"),
                    help="CPU share of the program")
-    p.add_argument("--round-us", type=int, default=share("round_us"), help="round length in µs")
-    p.add_argument("--slot-us", type=int, default=share("slot_us"), help="slot length in µs")
+    p.add_argument("--round-us", type=plain_int, default=share("round_us"),
+                   help="round length in µs")
+    p.add_argument("--slot-us", type=plain_int, default=share("slot_us"), help="slot length in µs")
     p.add_argument("--placement", default=share("place"), help="contiguous | spread")
     p.add_argument("--regime", default=field_default(ServerParams, "regime"),
                    help="none | unsync | sync")
     p.add_argument("--wakeup", default=field_default(ServerParams, "ctl_block_wakeup"),
                    help="immediate | tick")
-    p.add_argument("--latency-us", type=int, default=field_default(NetParams, "latency_us"),
+    p.add_argument("--latency-us", type=plain_int, default=field_default(NetParams, "latency_us"),
                    help="message latency in µs")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=plain_int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bsp)

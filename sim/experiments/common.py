@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from instances import atomic
 from sim.sweep.plots import label_colours  # one definition, for studies and reports
 from sim.timeshare.metrics import mean_ci
 
@@ -171,12 +172,7 @@ def write_atomic(path: str | Path, text: str) -> None:
     The directory is created when missing (a partial run's git-ignored ``results/``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic.write_atomic(path, text)
 
 
 # ------------------------------------------------------------------------------ plots

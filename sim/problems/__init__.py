@@ -51,11 +51,13 @@ Every solver of a family (``sim.registry.SOLVERS[family]``) is a function
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["MODULES", "MAX_FILE_BYTES", "Infeasible", "module", "family_of", "read_json",
+__all__ = ["MODULES", "MAX_FILE_BYTES", "MAXIMISE", "Infeasible", "module", "family_of",
+           "sense", "claim_error", "read_bytes", "read_json", "parse_json", "solution_from_json",
            "ensure_feasible", "checker", "objective", "scorer", "schema", "example"]
 
 MODULES: dict[str, str] = {
@@ -70,6 +72,15 @@ MODULES: dict[str, str] = {
     "slot_placement": "sim.problems.placement",
 }
 """Module defining each family (imported on first use)."""
+
+MAXIMISE = frozenset({"kresource_selection"})
+"""Families whose objective is maximised (every other family minimises)."""
+
+NONNEGATIVE = frozenset(MODULES) - {"slack_insertion"}
+"""Families whose objective is never negative (counts, pages, idle or response time)."""
+
+INTEGRAL = frozenset({"kresource_epochs", "kresource_selection", "slot_assignment"})
+"""Families whose objective is always a whole number."""
 
 MAX_FILE_BYTES = 256 << 20
 """Largest problem file read (bytes, gzip unpacked; 256 MiB)."""
@@ -99,15 +110,49 @@ def family_of(problem: Any) -> str:
     return fam
 
 
+def sense(family: str) -> str:
+    """``"max"`` or ``"min"``: the direction of ``family``'s objective."""
+    return "max" if family in MAXIMISE else "min"
+
+
+def claim_error(family: str, value: Any) -> str | None:
+    """Why ``value`` cannot be an objective value of ``family`` (a number that is not
+    finite, negative for a family whose objective never is, fractional for one whose
+    objective is a whole number); None when it can be."""
+    from sim.problems.fields import short
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"{short(value)} is not a number"
+    if not math.isfinite(value):
+        return f"{short(value)} is not finite"
+    if family in NONNEGATIVE and value < 0:
+        return f"{short(value)} is negative; a {family} objective never is"
+    if family in INTEGRAL and value != int(value):
+        return f"{short(value)} is fractional; a {family} objective is a whole number"
+    return None
+
+
+def read_bytes(path: Any) -> bytes:
+    """The bytes of a problem file (gzip unpacked); a device (``/dev/zero``), a pipe or a
+    file over :data:`MAX_FILE_BYTES` is refused (ValueError naming it) before it is read."""
+    from instances.files import read_bytes as read
+
+    return read(path, limit=MAX_FILE_BYTES, what="problem file")
+
+
 def read_json(path: Any) -> Any:
     """A problem file (JSON, plain or gzip) as Python data; every failure a one-line
     ValueError naming the file. A device (``/dev/zero``), a pipe or a file over
     :data:`MAX_FILE_BYTES` is refused before it is read."""
+    return parse_json(read_bytes(path), path)
+
+
+def parse_json(raw: bytes, path: Any) -> Any:
+    """The bytes of problem file ``path`` (:func:`read_bytes`) as Python data; every
+    failure (not UTF-8, invalid JSON, nested too deeply, a number too long) a one-line
+    ValueError naming the file."""
     import json
 
-    from instances.files import read_bytes
-
-    raw = read_bytes(path, limit=MAX_FILE_BYTES, what="problem file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -122,6 +167,20 @@ def read_json(path: Any) -> Any:
         from sim.problems.fields import short
 
         raise ValueError(f"{path}: invalid JSON: {short(str(exc), 120)}") from None
+
+
+def solution_from_json(family: str, data: Any) -> Any:
+    """The solution object of ``family`` from its JSON form (``Result.to_dict``'s
+    ``solution``, a library file's ``certificate``): the insertion schedule is a typed
+    object, every other family's solution is the JSON data itself."""
+    if family == "slack_insertion":
+        from sim.problems.insertion import InsertionSchedule
+
+        if not isinstance(data, dict):
+            raise ValueError(f"expected an object with new_start and starts, got "
+                             f"{type(data).__name__}")
+        return InsertionSchedule.from_dict(data)
+    return data
 
 
 def ensure_feasible(problem: Any, solution: Any) -> None:

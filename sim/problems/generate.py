@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from instances.atomic import write_atomic
+
 
 @dataclass(frozen=True)
 class Size:
@@ -222,6 +224,13 @@ def write_set(family: str, count: int, seed: int, out: str | Path, **size: Any
                          "(use another directory)")
     texts = [json.dumps(instance(family, seed + i, **size)) + "\n" for i in range(count)]
     out.mkdir(parents=True, exist_ok=True)
-    for p, text in zip(paths, texts, strict=True):
-        p.write_text(text)
+    written: list[Path] = []
+    try:
+        for p, text in zip(paths, texts, strict=True):
+            write_atomic(p, text)
+            written.append(p)
+    except BaseException:  # all or nothing: a failed set leaves no part of itself
+        for p in written:
+            p.unlink(missing_ok=True)
+        raise
     return paths

@@ -15,12 +15,21 @@ by its time limit, the portfolio's time split). From Python::
                     solvers=["cpsat", "ff", "bl", "bb"], time_limit=10)
     summary.runs            # one dict per run, the columns of runs.csv
 
+Nothing a solver or a file says is taken on trust. Every answer passes
+:func:`run_solver` (the family's check and objective, :func:`sim.result.verify`; a user's
+or plug-in solver runs in a worker process killed at its time limit plus a grace,
+:mod:`sim.sandbox`), and a failed check is a failed run naming the violation. Each file
+is read once: the runs are keyed by the SHA-256 of the bytes read, and a run whose file
+changed since is a failed run. A file's ``best_known``/``proved``/``certificate`` are
+claims (:func:`check_claim`).
+
 Definitions (one family's sense decides the sign; a worse value is always positive):
 
-- ``best_known`` of a file: the best objective any run of this bench found, or the file's
-  own ``best_known`` field when that is better;
+- ``best_known`` of a file: the best objective a solution attains, a run's or the file's
+  verified certificate (a claimed value without a certificate is never used);
 - ``best_proved``: a run proved that value optimal (status OPTIMAL, or a bound of any run
-  meets it), or the file says ``"proved": true`` for it;
+  meets it) and no solution contradicts a proof (:func:`judge`: contradictions and false
+  claims are listed in ``report.md`` and :attr:`BenchSummary.issues`);
 - ``gap_to_best`` = (objective - best_known) / |best_known| for minimisation,
   (best_known - objective) / |best_known| for maximisation; 0 when both are 0; empty when
   the run has no solution or best_known is 0 and the run's objective is not.
@@ -46,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim import problems
 from sim.plugins import is_reference
 
 #: columns of ``runs.csv``, in order
@@ -60,12 +70,16 @@ BENCH_VERSION = 1
 BATCH_SECONDS = 0.05
 
 #: families whose objective is maximised (every other family minimises)
-MAXIMISE = frozenset({"kresource_selection"})
+MAXIMISE = problems.MAXIMISE
+
+#: relative tolerance (of ``max(1, |value|)``) within which two objective values or a
+#: bound and a value are equal (the one of ``sim.result.verify``)
+TOLERANCE = 1e-6
 
 
 def sense(family: str) -> str:
     """``"max"`` or ``"min"``: the direction of the family's objective."""
-    return "max" if family in MAXIMISE else "min"
+    return problems.sense(family)
 
 
 # --------------------------------------------------------------------------- solvers
@@ -78,6 +92,94 @@ def resolve_solver(family: str, name: str) -> Any:
     if is_reference(name):
         return load_reference(name, what="solver")
     return registry.solver(family, name)
+
+
+def foreign_target(family: str, name: str) -> str | None:
+    """``MODULE:FUNCTION`` of a solver the project does not control (a user's reference,
+    an installed package's entry point), None for the project's own."""
+    from sim import registry
+
+    if is_reference(name):
+        return name
+    if registry.is_foreign(family, name):
+        return registry.SOLVERS[family][name]
+    return None
+
+
+def run_solver(family: str, name: str, problem: Any, *, time_limit: float | None,
+               seed: int, options: dict[str, Any] | None = None) -> Any:
+    """Solve ``problem`` with the solver ``name`` of ``family`` and return its
+    :class:`sim.result.Result` once it passed :func:`sim.result.verify` (the family's
+    check and objective): the one edge where every solver's answer comes back.
+
+    A solver the project does not control (:func:`foreign_target`) runs in a worker
+    process (:mod:`sim.sandbox`) killed ``time_limit`` plus a grace after it started.
+
+    Raises
+    ------
+    ValueError
+        One line naming the solver: a refusal, an invalid result
+        (:class:`sim.result.InvalidResult`), or a foreign solver that raised, exited,
+        crashed or ran past its time (:class:`sim.sandbox.ForeignError`).
+    """
+    from sim import sandbox
+    from sim.result import verify
+
+    kwargs = {"time_limit": time_limit, "seed": seed, **(options or {})}
+    target = foreign_target(family, name)
+    if target is None:
+        result = resolve_solver(family, name)(problem, **kwargs)
+    else:
+        plain = sandbox.call("sim.sweep.bench:call_foreign", (target, problem, kwargs),
+                             seconds=sandbox.deadline(time_limit), what=f"solver {name!r}")
+        result = from_plain(family, name, plain)
+    return verify(problem, result, solver=name)
+
+
+#: the fields of a foreign solver's Result that come back from its worker process
+PLAIN_FIELDS = ("solver", "status", "objective", "bound", "runtime", "solution", "seed",
+                "params", "note")
+
+
+def call_foreign(target: str, problem: Any, kwargs: dict[str, Any]) -> Any:
+    """Run in the sandbox's worker process: call the foreign solver ``target`` and return
+    its answer as plain data (a :class:`sim.result.Result`'s fields, its solution in its
+    JSON form, every value through ``json``), so that no object of the foreign code's
+    making reaches the process that checks it; anything else as its type's name."""
+    from sim.plugins import load_reference
+    from sim.result import Result, Status, _jsonable
+
+    result = load_reference(target, what="solver")(problem, **kwargs)
+    if not isinstance(result, Result):
+        return type(result).__name__
+    status = result.status.value if isinstance(result.status, Status) else result.status
+    fields = {f: getattr(result, f) for f in PLAIN_FIELDS}
+    fields.update(status=status, solution=_jsonable(result.solution))
+    try:
+        return json.loads(json.dumps(fields, allow_nan=True))
+    except (TypeError, ValueError) as exc:
+        return {"unplain": f"{type(exc).__name__}: {exc}"[:200]}
+
+
+def from_plain(family: str, name: str, plain: Any) -> Any:
+    """The :class:`sim.result.Result` of :func:`call_foreign`'s plain answer from the
+    solver ``name`` (its fields unchecked: :func:`sim.result.verify` names what is
+    wrong); InvalidResult when it was no Result or not JSON data."""
+    from sim.result import InvalidResult, Result
+
+    bad = f"solver {name!r} returned an invalid result: "
+    if isinstance(plain, str):
+        raise InvalidResult(f"{bad}a {plain}, not a sim.result.Result")
+    if not isinstance(plain, dict) or "unplain" in plain:
+        why = plain.get("unplain") if isinstance(plain, dict) else repr(plain)
+        raise InvalidResult(f"{bad}values that are not JSON data ({why})")
+    solution = plain["solution"]
+    if solution is not None:
+        try:
+            solution = problems.solution_from_json(family, solution)
+        except ValueError:
+            pass  # the family's check names what is wrong with it
+    return Result(**{**plain, "solution": solution})
 
 
 def solver_kind(family: str, name: str) -> str:
@@ -95,7 +197,8 @@ def solver_kind(family: str, name: str) -> str:
 
 
 def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
-    """Refuse, before anything runs, a name no family of the files knows, and a user's
+    """Refuse, before anything runs, a name no family of the files knows (when a file
+    could be read: every run of an unreadable one is refused anyway), and a user's
     ``MODULE:FUNCTION`` or an installed package's solver that does not import."""
     from sim import registry
     from sim.plugins import load_reference
@@ -104,7 +207,7 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
     for name in names:
         if is_reference(name):
             load_reference(name, what="solver")
-        elif not any(registry.has_solver(f, name) for f in families):
+        elif families and not any(registry.has_solver(f, name) for f in families):
             valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
@@ -116,17 +219,18 @@ def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
 # --------------------------------------------------------------------------- files
 def problem_files(paths: Sequence[str | Path]) -> list[Path]:
     """The problem files named by ``paths``: a JSON file as given, a directory's ``*.json``
-    files (recursively, sorted). Raises ValueError naming a path that does not exist or a
-    directory with no problem file."""
+    entries (recursively, sorted; an entry that is not a regular file, such as a dangling
+    link, a FIFO or a device, is kept so that its run is reported as refused). Raises
+    ValueError naming a path that does not exist or a directory with no problem file."""
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(q for q in p.rglob("*.json") if q.is_file())
+            found = sorted(q for q in p.rglob("*.json") if not q.is_dir())
             if not found:
                 raise ValueError(f"{p}: no problem files (*.json) in this directory")
             out += found
-        elif p.is_file():
-            out.append(p)
+        elif p.exists() or p.is_symlink():
+            out.append(p)  # a FIFO, a device or a dangling link: its runs are refused
         else:
             raise ValueError(f"{p}: no such file or directory")
     return list(dict.fromkeys(out))
@@ -134,13 +238,28 @@ def problem_files(paths: Sequence[str | Path]) -> list[Path]:
 
 def read_family(path: Path) -> tuple[str | None, dict[str, Any] | None, str | None]:
     """``(family, data, error)`` of a problem file, without building the problem."""
+    family, data, _, error = read_file(path)
+    return family, data, error
+
+
+def read_file(path: Path) -> tuple[str | None, dict[str, Any] | None, str, str | None]:
+    """``(family, data, sha256, error)`` of a problem file read once: the SHA-256 is that
+    of the bytes parsed (``sim.problems.read_bytes``: size-limited, never a device or a
+    pipe). ``error`` (one line naming the file) when it cannot be read or parsed."""
+    if path.is_symlink() and not path.exists():
+        return None, None, "", f"{path}: a dangling symbolic link, not a problem file"
     try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return None, None, f"{path}: not a readable JSON problem ({exc})"
+        raw = problems.read_bytes(path)
+    except ValueError as exc:
+        return None, None, "", str(exc)
+    sha = hashlib.sha256(raw).hexdigest()
+    try:
+        data = problems.parse_json(raw, path)
+    except ValueError as exc:
+        return None, None, sha, str(exc)
     if not isinstance(data, dict) or not isinstance(data.get("problem"), str):
-        return None, None, f"{path}: missing field 'problem' (the problem family)"
-    return data["problem"], data, None
+        return None, None, sha, f"{path}: missing field 'problem' (the problem family)"
+    return data["problem"], data, sha, None
 
 
 def check_directories(paths: Sequence[str | Path],
@@ -174,8 +293,61 @@ def load(data: dict[str, Any], source: str) -> tuple[str, Any]:
                                  source=source)
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+@dataclass(frozen=True)
+class Claim:
+    """What a problem file says of itself (:data:`LIBRARY_FIELDS`), once checked.
+
+    ``best_known`` is the claimed value when it is in the family's range (else None);
+    ``proved`` whether the file says it is optimal; ``certified`` the objective of the
+    file's certificate when the family's check accepts it (else None); ``issues`` one
+    line per claim that does not hold (out of range, a certificate that is infeasible or
+    does not attain ``best_known``)."""
+
+    best_known: float | None = None
+    proved: bool = False
+    certified: float | None = None
+    issues: tuple[str, ...] = ()
+
+
+def check_claim(path: str | Path, family: str, problem: Any, data: dict[str, Any]) -> Claim:
+    """The file's claims (:class:`Claim`) checked against the family: the range of
+    ``best_known`` (:func:`sim.problems.claim_error`), ``proved`` a boolean, the
+    certificate by the family's ``check`` and ``objective``."""
+    issues = []
+    best = data.get("best_known")
+    if best is not None and (why := problems.claim_error(family, best)):
+        issues.append(f"{path}: best_known: {why}")
+        best = None
+    proved = data.get("proved", False)
+    if not isinstance(proved, bool):
+        issues.append(f"{path}: proved: expected true or false, got {proved!r}")
+        proved = False
+    if proved and best is None:
+        issues.append(f"{path}: proved: true without a valid best_known")
+        proved = False
+    certified = None
+    if data.get("certificate") is not None:
+        certified, why = _certificate_value(family, problem, data["certificate"])
+        if why:
+            issues.append(f"{path}: certificate: {why}")
+        elif best is not None and abs(certified - best) > TOLERANCE * max(1.0, abs(best)):
+            issues.append(f"{path}: certificate: its objective is {certified!r}, the file "
+                          f"claims best_known {best!r}")
+    return Claim(None if best is None else float(best), proved, certified, tuple(issues))
+
+
+def _certificate_value(family: str, problem: Any, certificate: Any
+                       ) -> tuple[float | None, str | None]:
+    mod = problems.module(family)
+    try:
+        solution = problems.solution_from_json(family, certificate)
+        violations = mod.check(problem, solution)
+        if violations:
+            return None, f"infeasible: {violations[0]}"
+        value = float(mod.objective(problem, solution))
+    except Exception as exc:  # a certificate of the wrong shape may break the check
+        return None, f"not a {family} solution ({type(exc).__name__}: {exc})"[:300]
+    return value, None
 
 
 # --------------------------------------------------------------------------- one run
@@ -194,19 +366,20 @@ def run_bench_cell(cell: dict[str, Any]) -> dict[str, Any]:
                            "worker": f"{os.getpid()}"}
     path = Path(cell["file"])
     try:
-        family, data, error = read_family(path)
+        family, data, sha, error = read_file(path)  # these bytes are hashed and solved
         if error:
             raise ValueError(error)
-        if family != cell["family"]:
-            raise ValueError(f"{path}: the file changed family since the bench began")
+        if sha != cell["file_sha256"]:
+            raise ValueError(f"{path}: the file changed since the bench began (its "
+                             "SHA-256 differs); rerun the bench")
         fam, problem = load(data, str(path))
-        solve = resolve_solver(fam, cell["solver"])
-        result = solve(problem, time_limit=cell["time_limit"], seed=cell["seed"])
+        result = run_solver(fam, cell["solver"], problem, time_limit=cell["time_limit"],
+                            seed=cell["seed"])
         row["metrics"] = _metrics(result)
         row["status"] = "done"
-    except (ValueError, TypeError, KeyError, OSError, RuntimeError, MemoryError,
-            ImportError, AttributeError, ArithmeticError) as exc:
-        row["error"] = f"{path}: {cell['solver']}: {exc}".replace("\n", " ")[:500]
+    except Exception as exc:  # a failed run is data; the bench goes on
+        text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        row["error"] = " ".join(f"{path}: {cell['solver']}: {text}".split())[:500]
     row["wall_seconds"] = time.perf_counter() - t0
     return row
 
@@ -214,7 +387,8 @@ def run_bench_cell(cell: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- bench
 @dataclass
 class BenchSummary:
-    """What :func:`bench` did and found."""
+    """What :func:`bench` did and found; ``issues`` are the contradictions between runs
+    and the problem files' claims that do not hold (also in ``report.md``)."""
 
     out: Path
     runs: list[dict[str, Any]]
@@ -223,23 +397,54 @@ class BenchSummary:
     failed: int = 0
     seconds: float = 0.0
     written: list[Path] = field(default_factory=list)
+    issues: list[str] = field(default_factory=list)
 
     def text(self) -> str:
-        return (f"{self.out}: {len(self.runs)} runs ({self.ran} run now, {self.skipped} "
-                f"already in the store, {self.failed} failed) in {self.seconds:.1f} s; "
-                f"wrote {', '.join(p.name for p in self.written)}")
+        s = (f"{self.out}: {len(self.runs)} runs ({self.ran} run now, {self.skipped} "
+             f"already in the store, {self.failed} failed) in {self.seconds:.1f} s; "
+             f"wrote {', '.join(p.name for p in self.written)}")
+        if self.issues:
+            s += (f"\nERROR: {len(self.issues)} contradiction(s) or false claim(s) "
+                  "(report.md, Contradictions):")
+            s += "".join(f"\n  {i}" for i in self.issues[:10])
+        return s
 
 
-def _cells(files: dict[Path, tuple[str | None, str | None]], solvers: Sequence[str],
+@dataclass(frozen=True)
+class Planned:
+    """A problem file as the bench read it once: its family, SHA-256 of the bytes read,
+    the file's checked claims, or the error that refuses its runs."""
+
+    family: str | None
+    sha256: str
+    claim: Claim
+    error: str | None
+
+
+def plan_file(path: Path) -> Planned:
+    """Read ``path`` once (:func:`read_file`), build its problem and check its claims."""
+    family, data, sha, error = read_file(path)
+    if error is not None:
+        return Planned(family, sha, Claim(), error)
+    try:
+        fam, problem = load(data, str(path))
+    except ValueError as exc:
+        return Planned(family, sha, Claim(), str(exc))
+    except RecursionError:
+        return Planned(family, sha, Claim(), f"{path}: nested too deeply")
+    return Planned(fam, sha, check_claim(path, fam, problem, data), None)
+
+
+def _cells(files: dict[Path, Planned], solvers: Sequence[str],
            time_limit: float | None, seed: int) -> list[dict[str, Any]]:
     from sim import registry
 
     cells = []
-    for f, (family, error) in files.items():
-        sha = _sha256(f) if f.is_file() else ""
-        resolved = str(f.resolve())
+    for f, plan in files.items():
+        family, error = plan.family, plan.error
+        resolved = str(f.absolute() if f.is_symlink() and not f.exists() else f.resolve())
         for s in solvers:
-            cell = {"file": resolved, "file_sha256": sha, "family": family or "?",
+            cell = {"file": resolved, "file_sha256": plan.sha256, "family": family or "?",
                     "solver": s, "time_limit": time_limit, "seed": seed,
                     "workload": str(f), "policy": s, "label": s,
                     "kind": solver_kind(family, s) if error is None else "heuristic"}
@@ -254,11 +459,30 @@ def _cells(files: dict[Path, tuple[str | None, str | None]], solvers: Sequence[s
     return cells
 
 
+def check_options(solvers: Sequence[str], time_limit: float | None, jobs: Any,
+                  dask: Any) -> None:
+    """Refuse bad options before anything is read or written."""
+    if not solvers:
+        raise ValueError("--solvers: give at least one solver")
+    if time_limit is not None and not (isinstance(time_limit, (int, float))
+                                       and math.isfinite(time_limit) and time_limit > 0):
+        raise ValueError(f"--time-limit: expected a positive number of seconds, got {time_limit}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"--jobs {jobs!r}: expected a positive number of worker processes")
+    if dask is not None and jobs != 1:
+        raise ValueError("--dask and --jobs: give one (--dask runs on the cluster's workers)")
+
+
 def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str],
           time_limit: float | None = 10.0, seed: int = 0, jobs: int = 1, dask: Any = None,
           plots: bool = True, progress: bool = False) -> BenchSummary:
     """Run every solver on every problem file under ``paths``; write ``out/runs.csv``,
     ``out/report.md`` and (with matplotlib) the gap and performance-profile plots.
+
+    Every file is read once here (its bytes hashed, its claims checked); a run reads it
+    again and is a failed run when the bytes differ. Every answer passes
+    :func:`run_solver` (the family's check and objective; a user's solver in a process
+    killed at its time limit plus a grace).
 
     Parameters
     ----------
@@ -268,38 +492,37 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     time_limit : seconds per run (None: no limit)
     seed : passed to every solver
     jobs : local worker processes (1: this process)
-    dask : a Dask scheduler address or ``distributed.Client``
+    dask : a Dask scheduler address or ``distributed.Client`` (with ``jobs`` = 1)
 
     Raises
     ------
     ValueError
-        Bad paths, a directory mixing families, an unknown solver, a store of another
-        kind at ``out``; nothing is run or written then.
+        Bad options or paths, a directory mixing families, an unknown solver, a store of
+        another kind at ``out``, a store another bench is writing or one that cannot be
+        written; nothing is run or written then.
     """
     from sim.sweep.execute import code_version, run_cells
     from sim.sweep.spec import cell_key
-    from sim.sweep.store import Store
+    from sim.sweep.store import Store, check_writable
 
     t0 = time.perf_counter()
-    if not solvers:
-        raise ValueError("--solvers: give at least one solver")
-    if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
-        raise ValueError(f"--time-limit: expected a positive number of seconds, got {time_limit}")
+    check_options(solvers, time_limit, jobs, dask)
     files = problem_files(paths)
-    read = {f: read_family(f) for f in files}  # each file parsed once here
-    check_directories(paths, {f: fam for f, (fam, _, _) in read.items()})
-    check_solvers(solvers, {fam for fam, _, _ in read.values()} - {None})
-    cells = _cells({f: (fam, err) for f, (fam, _, err) in read.items()}, solvers,
-                   time_limit, seed)
+    plans = {f: plan_file(f) for f in files}  # each file read once here
+    check_directories(paths, {f: p.family for f, p in plans.items()})
+    check_solvers(solvers, {p.family for p in plans.values()} - {None})
+    cells = _cells(plans, solvers, time_limit, seed)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out}: exists and is not a directory")
+    check_writable(out)
     out.mkdir(parents=True, exist_ok=True)
     store = Store.open(out / "runs.sqlite", spec_name="bench", spec_version=BENCH_VERSION)
     try:
-        status = store.statuses()
+        stored = {r["key"]: r for r in store.rows(None)}
         keyed = [(cell_key(c), c) for c in cells]
-        todo = [(k, c) for k, c in keyed if status.get(k) != "done"]
+        todo = [(k, c) for k, c in keyed if k not in stored or (
+            stored[k]["status"] != "done" and "refused" not in c)]
         version = code_version()
         store.put_many([(k, c, {"status": "failed", "error": c["refused"]})
                         for k, c in todo if "refused" in c], version)
@@ -309,9 +532,11 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
         rows = {r["key"]: r for r in store.rows(None)}
     finally:
         store.close()
-    runs = table([(c, rows.get(k)) for k, c in keyed])
+    claims = {c["file"]: plans[Path(c["workload"])].claim for c in cells}
+    runs = table([(c, rows.get(k)) for k, c in keyed], claims)
     summary = BenchSummary(out, runs, ran=len(todo), skipped=len(cells) - len(todo),
-                           failed=sum(r["status"] == "FAILED" for r in runs))
+                           failed=sum(r["status"] == "FAILED" for r in runs),
+                           issues=issues_of(runs))
     summary.written = write_outputs(runs, out, plots=plots)
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -329,10 +554,12 @@ def gap_to_best(objective: float | None, best: float | None, how: str) -> float 
     return diff / abs(best)
 
 
-def table(pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]]
-          ) -> list[dict[str, Any]]:
+def table(pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]],
+          claims: dict[str, Claim] | None = None) -> list[dict[str, Any]]:
     """The rows of ``runs.csv`` from (cell, stored row) pairs: the best known value and
-    the gaps are computed over every run of the same file."""
+    the gaps are computed over every run of the same file and its claims (``claims``,
+    by the cell's ``file``; see :func:`judge`). Each row also carries ``issues``, its
+    file's contradictions and false claims."""
     by_file: dict[str, list[dict[str, Any]]] = {}
     out = []
     for cell, stored in pairs:
@@ -344,40 +571,83 @@ def table(pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]]
              "objective": None if failed else m.get("objective"),
              "bound": None if failed else m.get("bound"),
              "seconds": None if failed else m.get("seconds"),
-             "error": (stored or {}).get("error") if failed else None,
-             "_data": cell["file"]}
+             "error": (stored or {}).get("error") if failed else None}
         out.append(r)
         by_file.setdefault(cell["file"], []).append(r)
     for path, runs in by_file.items():
-        how = sense(runs[0]["family"])
-        best, proved = _file_best(path, how)
-        for r in runs:
-            v = r["objective"]
-            if v is not None and (best is None or (v < best if how == "min" else v > best)):
-                best, proved = v, False
-        for r in runs:
-            v, b = r["objective"], r["bound"]
-            if best is not None and v is not None and v == best and r["status"] == "OPTIMAL":
-                proved = True
-            if best is not None and b is not None and b == best:
-                proved = True
+        claim = (claims or {}).get(path, Claim())
+        best, proved, issues = judge(runs, claim, sense(runs[0]["family"]))
         for r in runs:
             r["best_known"] = best
             r["best_proved"] = proved
-            r["gap_to_best"] = gap_to_best(r["objective"], best, how)
-            del r["_data"]
+            r["gap_to_best"] = gap_to_best(r["objective"], best, sense(r["family"]))
+            r["issues"] = issues
     return out
 
 
-def _file_best(path: str, how: str) -> tuple[float | None, bool]:
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return None, False
-    v = data.get("best_known") if isinstance(data, dict) else None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        return None, False
-    return float(v), bool(data.get("proved", False))
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+def judge(runs: Sequence[dict[str, Any]], claim: Claim, how: str
+          ) -> tuple[float | None, bool, list[str]]:
+    """``(best_known, best_proved, issues)`` of one file from its runs and its claim.
+
+    ``best_known`` is the best value a solution attains: a run's (each passed the
+    family's check and objective) or the file's verified certificate; a claimed
+    ``best_known`` without a certificate is never used. A solution is a checked fact, so
+    a run's proof that excludes it is false (a contradiction) and proves nothing;
+    ``best_proved`` when a run whose proofs hold proved ``best_known`` (OPTIMAL at that
+    value, or a bound that meets it). ``issues`` name each contradiction: an OPTIMAL
+    run worse than a solution found, a bound that excludes a solution found, INFEASIBLE
+    while a solution exists, a file's claim beyond a proved bound that holds, a file's
+    "proved" value that a solution beats, and the claim's own issues (:func:`check_claim`)."""
+    better = (lambda a, b: a < b and not _close(a, b)) if how == "min" else \
+        (lambda a, b: a > b and not _close(a, b))
+    label = runs[0]["file"] if runs else "?"
+    found = [(r["objective"], f"{r['solver']}'s solution") for r in runs
+             if r["objective"] is not None]
+    if claim.certified is not None:
+        found.append((claim.certified, "the file's certificate"))
+    best, where = None, ""
+    for v, w in found:
+        if best is None or better(v, best):
+            best, where = v, w
+    issues = list(claim.issues)
+    proved = False
+    for r in runs:
+        v, b, s = r["objective"], r["bound"], r["solver"]
+        lied = False
+        if best is not None and r["status"] == "OPTIMAL" and v is not None \
+                and better(best, v):
+            issues.append(f"{label}: contradiction: {s} proved {v!r} optimal, but "
+                          f"{where} attains {best!r}")
+            lied = True
+        if best is not None and b is not None and better(best, b):
+            issues.append(f"{label}: contradiction: {s}'s bound {b!r} excludes {best!r}, "
+                          f"which {where} attains")
+            lied = True
+        if best is not None and r["status"] == "INFEASIBLE":
+            issues.append(f"{label}: contradiction: {s} says infeasible, but {where} "
+                          f"attains {best!r}")
+            lied = True
+        if lied:
+            continue
+        if best is not None and ((r["status"] == "OPTIMAL" and v is not None
+                                  and _close(v, best)) or (b is not None and _close(b, best))):
+            proved = True
+        if claim.best_known is not None and b is not None and better(claim.best_known, b):
+            issues.append(f"{label}: false claim: the file claims best_known "
+                          f"{claim.best_known!r}, {s} proved the bound {b!r}")
+    if claim.proved and best is not None and better(best, claim.best_known):
+        issues.append(f"{label}: false claim: the file claims {claim.best_known!r} proved "
+                      f"optimal, but {where} attains {best!r}")
+    return best, proved, list(dict.fromkeys(issues))
+
+
+def issues_of(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """Every file's issues (:func:`judge`), each once, in run order."""
+    return list(dict.fromkeys(i for r in runs for i in r.get("issues", ())))
 
 
 def to_csv(runs: Sequence[dict[str, Any]]) -> str:
@@ -442,6 +712,13 @@ def to_markdown(runs: Sequence[dict[str, Any]]) -> str:
             f"{_pct(s['median_gap'])} | {_pct(s['p90_gap'])} | {s['share_optimal']:.0%} | "
             + ("-" if s["mean_seconds"] is None else f"{s['mean_seconds']:.3f}") + " | "
             + ("-" if s["total_seconds"] is None else f"{s['total_seconds']:.2f}") + " |")
+    issues = issues_of(runs)
+    if issues:
+        lines += ["", f"## Contradictions and false claims ({len(issues)})", "",
+                  "A run's proof (OPTIMAL, a bound) that a solution contradicts, or a problem "
+                  "file's claim that does not hold; a contradicted proof proves nothing here.",
+                  ""]
+        lines += [f"- ERROR: {i}" for i in issues[:50]]
     failed = [r for r in runs if r["status"] == "FAILED"]
     if failed:
         lines += ["", f"Failed runs ({len(failed)}):", ""]
@@ -475,27 +752,32 @@ def write_outputs(runs: Sequence[dict[str, Any]], out: Path, *, plots: bool = Tr
 
 def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | None = None,
             seed: int = 0) -> list[dict[str, Any]]:
-    """Solve one problem file with several solvers in this process, side by side; rows as
-    in ``runs.csv`` plus ``solver_gap`` (the solver's own optimality gap) and
-    ``solution`` (JSON-ready, jobs named as the problem names them)."""
+    """Solve one problem file with several solvers, side by side; rows as in ``runs.csv``
+    plus ``solver_gap`` (the solver's own optimality gap), ``solution`` (JSON-ready,
+    jobs named as the problem names them) and ``issues`` (:func:`judge`). Every answer
+    passes :func:`run_solver`; one that does not is a FAILED row with its ``error``."""
     from sim.result import _jsonable
 
     path = Path(path)
-    family, data, error = read_family(path)
+    family, data, _, error = read_file(path)
     if error:
         raise ValueError(error)
     fam, problem = load(data, str(path))
-    fns = [(s, resolve_solver(fam, s)) for s in solvers]
+    claim = check_claim(path, fam, problem, data)
     pairs, extra = [], []
-    for s, fn in fns:
-        result = fn(problem, time_limit=time_limit, seed=seed)
+    for s in solvers:
         cell = {"file": str(path.resolve()), "workload": str(path), "family": fam,
                 "solver": s, "kind": solver_kind(fam, s)}
-        stored = {"status": "done", "metrics": _metrics(result)}
-        pairs.append((cell, stored))
+        try:
+            result = run_solver(fam, s, problem, time_limit=time_limit, seed=seed)
+        except ValueError as exc:
+            pairs.append((cell, {"status": "failed", "error": str(exc)}))
+            extra.append({"solver_gap": None, "note": "", "solution": None})
+            continue
+        pairs.append((cell, {"status": "done", "metrics": _metrics(result)}))
         extra.append({"solver_gap": result.gap, "note": result.note,
                       "solution": _jsonable(result.solution)})
-    rows = table(pairs)
+    rows = table(pairs, {str(path.resolve()): claim})
     for r, e in zip(rows, extra, strict=True):
         r.update(e)
     return rows

@@ -26,11 +26,14 @@ import traceback
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from instances.job import Workload
+
+if TYPE_CHECKING:
+    from sim.batch.policy import PolicySpec
 
 
 class CellTimeout(Exception):
@@ -216,28 +219,41 @@ def cell_metrics(schedule: Any,
     return out
 
 
-def policy_config(name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The full configuration of a policy: every parameter of its factory, defaults
-    included, with ``options`` applied."""
-    from sim.registry import policy_config as full
+def cell_policy(cell: dict[str, Any]) -> PolicySpec:
+    """The cell's policy, resolved once from its stored name and options (the cell is the
+    serialised form of a policy spec, checked by ``sim.sweep.spec`` when the grid was
+    made)."""
+    from sim.registry import policy_spec
 
-    return full(name, **options)
+    options = dict(cell.get("options", {}))
+    if "priorities" in options:
+        raise ValueError("give the priority scenario as the workload's 'priorities' "
+                         "(a scheme name), not as a policy option")
+    return policy_spec(cell["policy"], **options)
+
+
+def policy_config(spec: PolicySpec, cell: dict[str, Any]) -> dict[str, Any]:
+    """The full configuration of a cell's policy: every parameter of its factory, defaults
+    included, with its options applied; a policy taking priorities records the scheme
+    (and ``priority_high``), never the table."""
+    config = spec.config(cell.get("priorities"))
+    if spec.takes_priorities and cell.get("priority_high") is not None:
+        config["priority_high"] = cell["priority_high"]
+    return config
 
 
 def simulate_cell(cell: dict[str, Any], *, deadline: float | None = None):
     """Build the workload and simulate the cell's policy; returns ``(schedule, info)``.
 
     ``deadline`` (``time.monotonic()`` seconds) is checked every thousand arrivals."""
-    s, info, _ = _simulate(cell, deadline)
+    s, info, _ = _simulate(cell, cell_policy(cell), deadline)
     return s, info
 
 
-def _simulate(cell: dict[str, Any], deadline: float | None):
+def _simulate(cell: dict[str, Any], spec: PolicySpec, deadline: float | None):
     """:func:`simulate_cell` plus the cell's priority table (for :func:`cell_metrics`).
-    The table goes to the policy only when it takes one (:func:`takes_priorities`)."""
+    The table goes to the policy only when it takes one."""
     from sim.batch.machine import simulate
-    from sim.batch.runner import takes_priorities
-    from sim.registry import make_policy
 
     w, info, table = build_scenario(cell)
 
@@ -245,14 +261,7 @@ def _simulate(cell: dict[str, Any], deadline: float | None):
         if deadline is not None and time.monotonic() > deadline:
             raise CellTimeout(f"cell exceeded its time limit of {cell['time_limit']} s")
 
-    options = dict(cell.get("options", {}))
-    if takes_priorities(cell["policy"]):
-        if "priorities" in options:
-            raise ValueError("give the priority scenario as the workload's 'priorities' "
-                             "(a scheme name), not as a policy option")
-        options["priorities"] = table
-    policy = make_policy(cell["policy"], **options)
-    s = simulate(w, policy, overrun=cell.get("overrun", "kill"),
+    s = simulate(w, spec.build(table), overrun=cell.get("overrun", "kill"),
                  progress=tick if deadline is not None else None)
     return s, info, table
 
@@ -270,12 +279,41 @@ def _disarm(use_alarm: bool) -> None:
 def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """Run one cell and return its result row (never raises for a failing cell).
 
+    A cell whose policy the project does not control (``sim.registry.is_foreign``: a
+    user's ``MODULE:FACTORY`` or an installed package's) runs in a worker process
+    (:mod:`sim.sandbox`) that is killed at the cell's time limit plus a grace, so a policy
+    in a C loop, one that swallows the time-out or one that crashes is a failed row;
+    every other cell runs here (:func:`run_cell_here`).
+    """
+    from sim import registry
+
+    if not registry.is_foreign("", cell["policy"]):
+        return run_cell_here(cell)
+    from sim import sandbox
+
+    t0 = time.perf_counter()
+    limit = cell.get("time_limit")
+    try:
+        return sandbox.call("sim.sweep.cell:run_cell_here", (cell,),
+                            seconds=sandbox.deadline(limit),
+                            what=f"policy {cell['policy']!r}")
+    except sandbox.ForeignError as exc:
+        kind = "CellTimeout" if "time limit exceeded" in str(exc) else "ForeignError"
+        return {"status": "failed", "error": f"{kind}: {exc}", "metrics": None,
+                "policy_config": None, "trace_sha256": None, "workload_sha256": None,
+                "cleaning": None, "worker": f"{socket.gethostname()}:{os.getpid()}",
+                "wall_seconds": time.perf_counter() - t0}
+
+
+def run_cell_here(cell: dict[str, Any]) -> dict[str, Any]:
+    """Run one cell in this process and return its result row (never raises for a
+    failing cell).
+
     The row holds ``status`` ("done" or "failed"), ``error``, ``metrics``,
     ``policy_config``, ``trace_sha256``, ``workload_sha256``, ``cleaning``,
     ``validated`` and the timings ``wall_seconds`` (the whole cell), ``sim_seconds``
     (the simulation) and ``load_seconds`` (reading and preparing the workload).
     """
-    from sim.batch.runner import takes_priorities
     from sim.batch.validate import validate
 
     t0 = time.perf_counter()
@@ -292,12 +330,9 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
         if use_alarm:
             old = signal.signal(signal.SIGALRM, _alarm)
             signal.setitimer(signal.ITIMER_REAL, float(limit), ALARM_REPEAT)
-        row["policy_config"] = policy_config(cell["policy"], cell.get("options", {}))
-        if takes_priorities(cell["policy"]):  # the scheme, never the table
-            row["policy_config"]["priorities"] = cell.get("priorities")
-            if cell.get("priority_high") is not None:
-                row["policy_config"]["priority_high"] = cell["priority_high"]
-        s, info, table = _simulate(cell, deadline)
+        spec = cell_policy(cell)
+        row["policy_config"] = policy_config(spec, cell)
+        s, info, table = _simulate(cell, spec, deadline)
         row.update(info)
         row["load_seconds"] = max(0.0, time.perf_counter() - t0 - s.sim_seconds)
         row["sim_seconds"] = s.sim_seconds

@@ -65,7 +65,7 @@ def _papers(family: str) -> list[tuple[str, dict[str, Any]]]:
 def _solve_best(family: str, data: dict[str, Any], time_limit: float) -> dict[str, Any]:
     from sim import registry
     from sim.result import Status, _jsonable
-    from sim.sweep.bench import sense
+    from sim.sweep.bench import run_solver, sense
 
     fam, problem = registry.load_problem(data, source=family)
     how = sense(fam)
@@ -75,7 +75,7 @@ def _solve_best(family: str, data: dict[str, Any], time_limit: float) -> dict[st
         if not target.startswith("models.") or name == "brute":
             continue
         try:
-            r = registry.solver(fam, name)(problem, time_limit=time_limit)
+            r = run_solver(fam, name, problem, time_limit=time_limit, seed=0)
         except ValueError:  # a model that refuses this size
             continue
         if r.objective is None:

@@ -21,16 +21,25 @@ from typing import Any
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from sim.sweep.report import pivot
 
 
+def save(fig: Any, out: str | Path) -> None:
+    """Render ``fig`` (format from the suffix of ``out``, PNG by default) and write it
+    whole or not at all (``instances.atomic.write_atomic``)."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(out).suffix[1:].lower() or "png", dpi=110)
+    write_atomic(out, buf.getvalue())
+
+
 def _plt():
-    import matplotlib
+    from sim.extras import require
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    require("matplotlib", "plots").use("Agg")
+    return require("matplotlib.pyplot", "plots")
 
 
 #: units of the parameters that can be an x axis
@@ -119,7 +128,7 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
                  fontsize=10)
     fig.tight_layout()
     out = Path(out)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
     return out
 
@@ -165,7 +174,7 @@ def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
     fig.suptitle(_title(f"gap of {metric} to {baseline}", rows, where), fontsize=10)
     fig.tight_layout()
     out = Path(out)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
     return out
 
@@ -241,7 +250,7 @@ def plot_schedule(cell: dict[str, Any], out: str | Path, *, max_jobs: int | None
     a3.set_xlabel("hours since first submit")
     fig.tight_layout()
     out = Path(out)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
     return out
 
@@ -278,7 +287,7 @@ def plot_bench_gaps(runs: list[dict[str, Any]], out: str | Path) -> Path:
     ax.grid(alpha=0.3, axis="y")
     fig.tight_layout()
     out = Path(out)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
     return out
 
@@ -311,6 +320,6 @@ def plot_performance_profile(runs: list[dict[str, Any]], out: str | Path) -> Pat
     ax.grid(alpha=0.3)
     fig.tight_layout()
     out = Path(out)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
     return out

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from instances.atomic import write_atomic
 from sim.sweep.spec import METRICS, closest, flat_params, short
 from sim.sweep.store import Store, StoreError
 
@@ -458,7 +459,7 @@ def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequenc
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "report.md").write_text(text)
+        write_atomic(out / "report.md", text)
         for p in pivots:
-            (out / f"{p.metric}.csv").write_text(to_csv(p))
+            write_atomic(out / f"{p.metric}.csv", to_csv(p))
     return text

@@ -367,18 +367,17 @@ def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[s
     name = p.get("name")
     from sim.plugins import is_reference
 
-    if isinstance(name, str) and is_reference(name):
-        try:
-            registry.policy_factory(name)  # a user's MODULE:FACTORY must import
-        except ValueError as exc:
-            raise _err(source, f"{where}.name", str(exc)) from None
-    elif name not in registry.POLICIES:
+    if not (isinstance(name, str) and is_reference(name)) and name not in registry.POLICIES:
         raise _err(source, f"{where}.name", f"unknown policy {short(name)}; "
                    f"{closest(name, registry.POLICIES, 'policies')} or MODULE:FACTORY")
+    try:
+        bare = registry.policy_spec(name)  # resolved once; a MODULE:FACTORY must import
+    except ValueError as exc:
+        raise _err(source, f"{where}.name", str(exc)) from None
     options = p.get("options", {})
     _check_keys(options, set(options) if isinstance(options, dict) else set(), source,
                 f"{where}.options")
-    accepted = registry.policy_options(name)
+    accepted = bare.accepted
     for k, v in options.items():
         if accepted is not None and k not in accepted:
             raise _err(source, f"{where}.options.{_cut(str(k), 40)}",
@@ -393,7 +392,7 @@ def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[s
     out = []
     for combo in _expand_dict(options):
         try:  # check option values by building the policy once (cheap)
-            registry.make_policy(name, **combo)
+            bare.with_options(**combo).build()
         except (TypeError, ValueError, OverflowError) as exc:
             raise _err(source, f"{where}.options",
                        f"{short(combo)}: {_cut(str(exc))}") from None

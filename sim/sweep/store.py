@@ -25,7 +25,9 @@ that only read (``report``) never open it for writing.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -99,6 +101,37 @@ def _check_path(path: Path, create: bool) -> bool:
             raise StoreError(f"{path}: not a results store (not an SQLite file); "
                              "nothing was changed")
     return True
+
+
+def check_writable(path: Path) -> None:
+    """Raise StoreError when ``path`` (a file or directory, existing or not) cannot be
+    written: it, or the nearest folder that exists above it, is read-only. Nothing is
+    created."""
+    path = Path(path)
+    probe = path
+    while not probe.exists() and not probe.is_symlink() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not os.access(probe, os.W_OK | (os.X_OK if probe.is_dir() else 0)):
+        what = "folder" if probe.is_dir() else "file"
+        raise StoreError(f"{path}: read-only ({probe} is a {what} this user cannot write); "
+                         "nothing was changed")
+
+
+def _lock(path: Path) -> int:
+    """An exclusive lock (``flock``) on the store file, held while it is open for
+    writing; StoreError when another process holds it. Creates the file when missing."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write the results store ({exc.strerror or exc}); "
+                         "nothing was changed") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise StoreError(f"{path}: another sweep or bench is writing this results store; "
+                         "wait for it to end or give another --out") from None
+    return fd
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
@@ -188,9 +221,10 @@ def _cut(text: str, limit: int = 80) -> str:
 class Store:
     """A results store (see the module docstring). Use :meth:`open`."""
 
-    def __init__(self, path: Path, con: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, con: sqlite3.Connection, lock: int | None = None) -> None:
         self.path = path
         self.con = con
+        self._lock = lock
         self._staged: dict[str, str] = {}
 
     # ------------------------------------------------------------------ opening
@@ -237,16 +271,21 @@ class Store:
             con.close()
         elif readonly:
             raise StoreError(f"{path}: an empty file, not a results store; nothing was changed")
-        if not exists:
+        check_writable(path)
+        if exists:
+            check_writable(path.parent)  # the -wal and -shm files go beside it
+        else:
             path.parent.mkdir(parents=True, exist_ok=True)
+        lock = _lock(path)
         try:
             con = sqlite3.connect(path, timeout=30, isolation_level=None)
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA synchronous=NORMAL")
             con.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
+            os.close(lock)
             raise StoreError(f"{path}: cannot write the results store ({exc})") from None
-        store = cls(path, con)
+        store = cls(path, con, lock)
         with store.transaction():
             store._set_meta("schema_version", str(SCHEMA_VERSION), overwrite=False)
             if spec_version is not None:
@@ -257,6 +296,9 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def __enter__(self) -> Store:
         return self
@@ -297,10 +339,14 @@ class Store:
         self._staged.update(items)
 
     def flush_meta(self) -> None:
-        """Write the staged meta rows now (when no cell was put)."""
-        if self._staged:
-            self.set_meta(**self._staged)
-            self._staged = {}
+        """Write the staged meta rows now (when no cell was put); rows that hold these
+        values already are not written again, so a run that stores nothing leaves the
+        file's bytes as they were."""
+        stored = self.meta()
+        changed = {k: v for k, v in self._staged.items() if stored.get(k) != v}
+        if changed:
+            self.set_meta(**changed)
+        self._staged = {}
 
     # ------------------------------------------------------------------ checks
     @staticmethod

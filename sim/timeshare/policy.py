@@ -23,10 +23,25 @@ readies a blocked task and its insertion; ``cause`` is ``"recv"``), ``attach(clu
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from sim.timeshare.cluster import Cluster, Node, Task
+#: a task of the cluster (``sim.timeshare.cluster.Task``): a policy only orders them
+Task = Any
+
+
+class Node(Protocol):
+    """What a policy sees of a node (``sim.timeshare.cluster.Node`` follows it): its ready
+    queue, index 0 next to run."""
+
+    rq: list[Task]
+
+
+class Cluster(Protocol):
+    """What every policy sees of the cluster it is attached to
+    (``sim.timeshare.cluster.Cluster`` follows it): the run's seed. A policy that needs
+    more (tasks, jobs, page-fault times) reads it from the cluster it was given."""
+
+    seed: int
 
 
 class Policy:
@@ -51,7 +66,7 @@ class Policy:
         self.quantum_us = quantum_us
         self.quantum_dist = quantum_dist
         self.rng = random.Random(0)
-        self.cluster: Cluster | None = None
+        self.cluster: Any = None
 
     def attach(self, cluster: Cluster) -> None:
         """Called once by the cluster before the run; seeds the quantum stream."""

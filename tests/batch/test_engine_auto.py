@@ -1,10 +1,12 @@
-"""``engine="auto"``: the compiled engine only where it runs the policy and its kernels are
-already compiled on this machine, else the Python engine; the same schedule either way, and
-the result says which engine ran."""
+"""``engine="auto"``: the compiled engine only where it runs the policy, the jobs pay for its
+per-process load (or the kernels are loaded already) and its kernels are already compiled on
+this machine, else the Python engine; the same schedule either way, and the result says
+which engine ran and why."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -16,10 +18,11 @@ pytest.importorskip("numba")
 
 from heuristics.backfill import EASY  # noqa: E402
 from instances.synthetic import random_workload  # noqa: E402
+from sim.batch import engine as engine_mod  # noqa: E402
 from sim.batch.fast import cache  # noqa: E402
 from sim.batch.machine import choose_engine, simulate  # noqa: E402
 from sim.batch.runner import run  # noqa: E402
-from sim.registry import make_policy  # noqa: E402
+from sim.registry import make_policy, policy_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,6 +43,29 @@ def test_auto_runs_the_compiled_engine_once_its_kernels_are_cached(warm):
         assert auto.start.tobytes() == py.start.tobytes()
 
 
+def test_auto_runs_python_below_the_crossover_in_a_fresh_process(warm, monkeypatch):
+    """Where this process has not loaded the kernels, the jobs must pay for the load."""
+    w = random_workload(300, (64,), seed=3, load=0.9)
+    monkeypatch.setattr(engine_mod, "_loaded", lambda kernels: False)
+    choice = engine_mod.engine_choice(w, make_policy("easy"))
+    assert choice.engine == "python"
+    need = engine_mod.crossover(make_policy("easy"))
+    assert need == math.ceil(engine_mod.MARGIN * engine_mod.CROSSOVER["easy"]) > 300
+    assert f"300 jobs, below the {need} " in choice.reason
+    s = simulate(w, make_policy("easy"), engine="auto")
+    assert (s.engine, s.engine_reason) == ("python", choice.reason)
+    monkeypatch.setitem(engine_mod.CROSSOVER, "easy", 200)
+    assert engine_mod.engine_choice(w, make_policy("easy")) == \
+        engine_mod.EngineChoice("compiled", "auto: 300 jobs >= 300")
+    assert engine_mod.crossover(make_policy("slack", order="DP")) == \
+        math.ceil(engine_mod.MARGIN * engine_mod.CROSSOVER["slack"])
+
+
+def test_the_crossovers_are_measured_figures():
+    assert set(engine_mod.CROSSOVER) == {"fcfs", "easy", "conservative", "unconstrained", "slack"}
+    assert all(n > 100 for n in engine_mod.CROSSOVER.values())
+
+
 def test_auto_runs_python_where_the_compiled_engine_does_not_run_the_policy(warm):
     w = random_workload(50, (16,), seed=1, load=0.9)
 
@@ -49,7 +75,7 @@ def test_auto_runs_python_where_the_compiled_engine_does_not_run_the_policy(warm
     assert choose_engine(w, MyEASY()) == "python"
     assert choose_engine(w, make_policy("slack", order="exhaustive")) == "python"
     assert simulate(w, MyEASY(), engine="auto").engine == "python"
-    row = run(w, "opt-easy", engine="auto")
+    row = run(w, policy_spec("opt-easy"), engine="auto")
     assert row["engine"] == "python"
 
 
@@ -81,9 +107,26 @@ def test_the_cli_says_which_engine_ran(warm, tmp_path):
                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert p.returncode == 0, p.stderr
         out[engine] = json.loads(p.stdout)
-    assert (out["auto"]["engine"], out["python"]["engine"]) == ("compiled", "python")
+    # 10,000 jobs of EASY do not pay for loading numba in a fresh process
+    assert (out["auto"]["engine"], out["python"]["engine"]) == ("python", "python")
+    assert "10000 jobs, below the" in out["auto"]["engine_reason"]
+    assert "engine_reason" not in out["python"]
     assert out["auto"]["avg_wait"] == out["python"]["avg_wait"]
     p = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "lublin_256", "--policy",
                         "easy", "--quiet"], cwd=tmp_path, env=env, capture_output=True,
                        text=True, timeout=300)
+    first = p.stdout.splitlines()[0]
+    assert p.returncode == 0 and "python engine (auto: 10000 jobs, below" in first, p.stdout
+    p = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "lublin_256", "--policy",
+                        "easy", "--quiet", "--engine", "compiled"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and "compiled engine" in p.stdout.splitlines()[0], p.stdout
+
+
+def test_compile_command_caches_the_kernels_and_says_so(warm, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([sys.executable, "-m", "sim.cli", "compile"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "compiled engine's kernels cached: True"
+    assert p.stderr.count("compiling ") == 3

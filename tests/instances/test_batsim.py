@@ -23,7 +23,7 @@ from instances.bundled import load_trace
 from instances.job import Job, Workload
 from sim.batch.machine import simulate
 from sim.batch.runner import load_workload, run
-from sim.registry import make_policy
+from sim.registry import make_policy, policy_spec
 
 
 def _doc(**over):
@@ -235,14 +235,14 @@ def test_assign_processors_random_schedules():
 def test_run_out_csv(tmp_path):
     w = load_trace("lublin_256")
     out = tmp_path / "sched.csv"
-    row = run(w, "easy", out=out)
+    row = run(w, policy_spec("easy"), out=out)
     with open(out, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == len(w) and row["validated"]
     waits = np.array([int(r["waiting_time"]) for r in rows])
     assert waits.mean() == pytest.approx(row["avg_wait"])
     with pytest.raises(ValueError, match="jobs.csv is one machine"):
-        run(w, "easy", out=out, by_month=True)
+        run(w, policy_spec("easy"), out=out, by_month=True)
 
 
 def test_evalys_reads_jobs_csv(tmp_path):

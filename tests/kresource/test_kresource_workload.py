@@ -82,7 +82,7 @@ def test_bad_K(K, tmp_path, capsys):
     (lambda ls: ls[:6] + [" ".join(ls[6].split()[:9] + ["-3"] + ls[6].split()[10:])]
      + ls[7:], "must be >= 0"),
     (lambda ls: ls[:6] + [" ".join(ls[6].split()[:9] + ["x"] + ls[6].split()[10:])]
-     + ls[7:], "non-integer field 'x'"),
+     + ls[7:], "field 10 (requested memory) must be an integer, got 'x'"),
     (lambda ls: [x.replace("Capacities: 1024 1024", "Capacities: 1024 0") for x in ls],
      "capacity must be >= 1"),
 ])

@@ -99,11 +99,13 @@ def test_priorities_as_a_policy_option_is_refused():
 def test_both_slack_policies_take_the_table_and_the_runner_passes_it_only_to_them():
     import math
 
-    from sim.batch.runner import run, takes_priorities
-    from sim.registry import make_policy
+    from sim.batch.runner import run
+    from sim.registry import make_policy, policy_spec
 
-    assert takes_priorities("slack") and takes_priorities("slack-optimal")
-    assert not takes_priorities("conservative") and not takes_priorities("easy")
+    assert policy_spec("slack").takes_priorities
+    assert policy_spec("slack-optimal").takes_priorities
+    assert not policy_spec("conservative").takes_priorities
+    assert not policy_spec("easy").takes_priorities
     table = {7: (1.0, -math.inf)}
     assert make_policy("slack-optimal", priorities=table).priorities == table
     with pytest.raises(ValueError, match="job 7: UP"):
@@ -111,6 +113,7 @@ def test_both_slack_policies_take_the_table_and_the_runner_passes_it_only_to_the
     from instances.synthetic import random_workload
 
     w = random_workload(40, (16,), seed=3, load=0.9)
-    row = run(w, "easy", priorities="fifth")  # ignored by a policy that takes none
-    assert row["avg_wait"] == run(w, "easy")["avg_wait"]
+    easy = policy_spec("easy")
+    row = run(w, easy, priorities="fifth")  # ignored by a policy that takes none
+    assert row["avg_wait"] == run(w, easy)["avg_wait"]
     assert "priorities" not in row["policy_config"]

@@ -68,6 +68,7 @@ def test_the_registry_names_every_reproduction_and_refuses_unknown_ones(capsys):
 def test_full_table1_matches_the_runner_month_by_month(tmp_path):
     """The full sweep behind Table 1 gives the runner's own by-month figures."""
     from sim.batch.runner import load_workload, run
+    from sim.registry import policy_spec
     from sim.sweep.report import load_rows
 
     d = tmp_path / "full"
@@ -76,7 +77,8 @@ def test_full_table1_matches_the_runner_month_by_month(tmp_path):
     assert "PARTIAL" not in (d / "slack_table1.md").read_text()
     rows = [r for r in load_rows(d / "talby-table1.sqlite")
             if r["label"] == "conservative-arrival"]
-    ref = run(load_workload("KTH-SP2", procs=128), "conservative", by_month=True)
+    ref = run(load_workload("KTH-SP2", procs=128), policy_spec("conservative"),
+              by_month=True)
     assert {r["month"]: r["avg_wait"] for r in rows} == \
         {m["month"]: m["avg_wait"] for m in ref["months"]}
     assert slack_tables.Pool(rows).year() == pytest.approx(ref["avg_wait"])

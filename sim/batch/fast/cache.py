@@ -2,10 +2,11 @@
 
 numba compiles a kernel at its first call (30-90 s of CPU for the batch engine) and keeps it
 on disk (``cache=True``: in ``__pycache__`` beside the source, or under
-``NUMBA_CACHE_DIR``). The ``auto`` engine (:func:`sim.batch.machine.choose_engine`) runs the
-compiled engine only when every kernel the policy needs is in that cache for the current
-source and this machine, so that no run pays a compile nobody asked for; any
-``--engine compiled`` run (or ``python -m sim.batch.fast.cache``) fills it.
+``NUMBA_CACHE_DIR``). The ``auto`` engine (:func:`sim.batch.engine.engine_choice`) runs the
+compiled engine only when every kernel the policy needs (its ``compiled_kernels()``) is in
+that cache for the current source and this machine, so that no run pays a compile nobody
+asked for; ``schedsearch compile`` (:func:`compile_kernels`, also ``python -m
+sim.batch.fast.cache``) or any ``--engine compiled`` run fills it.
 
 The check reads numba's own cache index the way numba does before it loads a kernel (the
 index key holds the signature, the machine's code generator and a hash of the function's
@@ -18,28 +19,16 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-#: the kernels each kind of policy runs: (module, function) of the numba entry points
-BATCH_KERNELS = (("sim.batch.fast.kernel", "run"),)
-SLACK_KERNELS = (("sim.batch.fast.slack_loop", "run"),)
-#: the slack scheduler recording or checking its problems: the Python loop, compiled search
-SLACK_SEARCH_KERNELS = (("heuristics.slack_kernel", "_decide"),)
+from sim.batch.policy import BATCH_KERNELS, SLACK_KERNELS, SLACK_SEARCH_KERNELS
 
 
 def numba_installed() -> bool:
     """Whether numba can be imported (without importing it)."""
     return importlib.util.find_spec("numba") is not None
-
-
-def kernels_for(policy: Any) -> tuple[tuple[str, str], ...]:
-    """The (module, function) entry points the compiled engine runs for ``policy``."""
-    from sim.batch.slack_scheduler import SlackScheduler
-
-    if not isinstance(policy, SlackScheduler):
-        return BATCH_KERNELS
-    return SLACK_SEARCH_KERNELS if policy.record or policy.check else SLACK_KERNELS
 
 
 def _index_file_exists(module: str, function: str) -> bool:
@@ -76,20 +65,24 @@ def kernels_cached(kernels: tuple[tuple[str, str], ...]) -> bool:
     return all(is_cached(getattr(importlib.import_module(m), f)) for m, f in kernels)
 
 
-def compile_kernels() -> bool:
+def compile_kernels(progress: Callable[[str], None] | None = None) -> bool:
     """Compile and cache the batch engine's, the slack scheduler's and the slack search's
-    kernels (one small run of each); whether they are cached now."""
+    kernels (one small run of each, 30-90 s of CPU each the first time; ``progress`` is
+    told each group before it starts); whether they are cached now."""
     from heuristics.backfill import EASY
+    from heuristics.slack import SlackPolicy
     from instances.job import Job, Workload
-    from sim.batch.machine import simulate
-    from sim.registry import make_policy
+    from sim.batch.fast.run import simulate_compiled
 
     jobs = tuple(Job(id=i + 1, submit=i, runtime=5 + i, requested=10 + i,
                      demand=(1 + i % 2,)) for i in range(6))
     w = Workload(jobs=jobs, capacity=(2,), name="warm-up")
-    simulate(w, EASY(), engine="compiled")
-    simulate(w, make_policy("slack", order="AST"), engine="compiled")
-    simulate(w, make_policy("slack", order="AST", check=True), engine="compiled")
+    for what, policy in (("the batch engine", EASY()),
+                         ("the slack scheduler", SlackPolicy(order="AST")),
+                         ("the slack search", SlackPolicy(order="AST", check=True))):
+        if progress is not None:
+            progress(what)
+        simulate_compiled(w, policy)
     return kernels_cached(BATCH_KERNELS + SLACK_KERNELS + SLACK_SEARCH_KERNELS)
 
 

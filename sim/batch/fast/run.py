@@ -30,8 +30,8 @@ import numpy as np
 from heuristics.compress_kernel import ERRORS
 from instances.job import Workload
 from sim.batch.fast import kernel as K
-from sim.batch.machine import OVERRUN_MODES, PolicyError, Schedule
 from sim.batch.policy import MachineInfo
+from sim.batch.schedule import OVERRUN_MODES, PolicyError, Schedule
 
 _SELECT = {"ff": K.FF, "bl": K.BL, "bb": K.BB}
 _FALLBACK = {"ff": K.FB_FF, "next": K.FB_NEXT, "stop": K.FB_STOP}
@@ -199,12 +199,12 @@ def _simulate_slack(workload: Workload, policy: Any, *, overrun: str,
     search (the policy's inserter swapped for the compiled one for the run and restored
     after it). Both give the Python engine's schedule."""
     if policy.record or policy.check:
-        from sim.batch.machine import simulate
+        from sim.batch.reference import simulate_python
 
         inserter = policy.inserter
         policy.inserter = inserter.with_compiled()
         try:
-            schedule = simulate(workload, policy, overrun=overrun, progress=progress)
+            schedule = simulate_python(workload, policy, overrun=overrun, progress=progress)
         finally:
             policy.inserter = inserter
         return dataclasses.replace(schedule, engine="compiled")

@@ -1,0 +1,226 @@
+"""Code the project does not control (a user's solver or policy, an installed plug-in),
+run in a worker process that a time limit or a kill can stop.
+
+:func:`call` sends ``MODULE:FUNCTION`` and its arguments (pickled) to a worker process
+and waits for the answer at most ``seconds``. A worker that runs past that deadline is
+killed with its whole process group (a solver's own child processes too); one that dies
+(a segfault, ``os._exit``) is noticed at once; an exception or ``sys.exit`` inside the
+function comes back as its text. Each of these raises :class:`ForeignError` (a
+ValueError) with one line saying what happened; the caller records it as a failed run
+and goes on.
+
+The worker is started once per process (``python -m sim.sandbox``, about half a second)
+and reused by later calls until it is killed or dies, so its imports and the caches of
+the code it runs (a trace read once, say) serve every call. It ends with the process
+that started it. Times are wall-clock seconds.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+#: seconds a worker gets past its time limit before it is killed: this plus
+#: :data:`GRACE_SHARE` of the limit (a solver stops at its limit, then returns its answer)
+GRACE_SECONDS = 2.0
+
+#: share of the time limit added to :data:`GRACE_SECONDS`
+GRACE_SHARE = 0.1
+
+
+class ForeignError(ValueError):
+    """The foreign function raised, exited, crashed, or ran past its deadline."""
+
+
+def deadline(time_limit: float | None) -> float | None:
+    """Seconds a call with ``time_limit`` may take before its worker is killed (None:
+    no limit): the limit plus the grace (:data:`GRACE_SECONDS`, :data:`GRACE_SHARE`)."""
+    if time_limit is None:
+        return None
+    return float(time_limit) + GRACE_SECONDS + GRACE_SHARE * float(time_limit)
+
+
+class Worker:
+    """One worker process serving :func:`call` requests over a socket pair."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sim.sandbox", str(theirs.fileno()), str(os.getpid())],
+            pass_fds=[theirs.fileno()], start_new_session=True, env=env,
+            stdin=subprocess.DEVNULL)
+        theirs.close()
+        self.conn = Connection(ours.detach())
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        """Kill the worker and every process of its group, and reap it."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.conn.close()
+
+    def died(self) -> str:
+        """How the worker ended (after it closed its end)."""
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return "stopped answering"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"crashed ({name})"
+        return f"exited with code {code}"
+
+
+_WORKER: Worker | None = None
+_LOCK = threading.Lock()
+
+
+def _worker() -> Worker:
+    global _WORKER
+    if _WORKER is None or not _WORKER.alive():
+        _WORKER = Worker()
+    return _WORKER
+
+
+def _discard() -> None:
+    global _WORKER
+    if _WORKER is not None:
+        _WORKER.kill()
+        _WORKER = None
+
+
+atexit.register(_discard)
+
+
+def call(target: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, *,
+         seconds: float | None = None, what: str = "function") -> Any:
+    """``target(*args, **kwargs)`` in the worker process; its return value.
+
+    Parameters
+    ----------
+    target : str
+        ``MODULE:FUNCTION``, imported in the worker (``sim.plugins.load_reference``).
+    seconds : float, optional
+        Wall-clock seconds before the worker is killed (None: no limit).
+    what : str
+        What ``target`` is, for the messages (``"solver 'mymod:fast'"``).
+
+    Raises
+    ------
+    ForeignError
+        One line: the function raised (its exception type and message) or called
+        ``sys.exit``, the worker crashed or ended, the deadline passed, or the value does
+        not pickle.
+    """
+    with _LOCK:
+        worker = _worker()
+        t0 = time.monotonic()
+        try:
+            worker.conn.send((list(sys.path), os.getcwd(), target, args, kwargs or {}))
+        except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
+            _discard()
+            raise ForeignError(f"{what}: its arguments could not be sent to the worker "
+                               f"process ({type(exc).__name__}: {exc})") from None
+        try:
+            ready = worker.conn.poll(seconds)
+        except KeyboardInterrupt:
+            _discard()
+            raise
+        if not ready:
+            _discard()
+            raise ForeignError(f"{what}: time limit exceeded (killed after "
+                               f"{time.monotonic() - t0:.1f} s)")
+        try:
+            kind, value = worker.conn.recv()
+        except (EOFError, OSError):
+            how = worker.died()
+            _discard()
+            raise ForeignError(f"{what}: its process {how}") from None
+        except Exception as exc:  # a value the parent cannot unpickle
+            _discard()
+            raise ForeignError(f"{what}: its answer could not be read ({type(exc).__name__}: "
+                               f"{exc})") from None
+    if kind == "ok":
+        return value
+    raise ForeignError(f"{what}: {value}")
+
+
+# --------------------------------------------------------------------------- worker side
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _watch_parent(parent: int, interval: float = 0.5) -> None:
+    """End this worker once the process that started it is gone."""
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+            time.sleep(interval)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def _answer(conn: Connection, target: str, args: tuple[Any, ...],
+            kwargs: dict[str, Any], cache: dict[str, Any]) -> None:
+    from sim.plugins import load_reference
+
+    try:
+        fn = cache.get(target) or cache.setdefault(target, load_reference(target))
+        reply: tuple[str, Any] = ("ok", fn(*args, **kwargs))
+    except SystemExit as exc:
+        reply = ("error", f"called sys.exit({exc.code!r})")
+    except BaseException as exc:  # whatever the foreign code raises is its answer
+        reply = ("error", f"raised {_one_line(exc)}")
+    try:
+        data = pickle.dumps(reply)
+    except Exception as exc:
+        data = pickle.dumps(("error", f"returned a value that does not pickle "
+                                      f"({_one_line(exc)})"))
+    conn.send_bytes(data)
+
+
+def _serve(fd: int, parent: int) -> None:
+    conn = Connection(fd)
+    _watch_parent(parent)
+    cache: dict[str, Any] = {}
+    while True:
+        try:
+            path, cwd, target, args, kwargs = conn.recv()
+        except EOFError:
+            return
+        sys.path[:] = path  # the caller's: its current folder and PYTHONPATH
+        os.chdir(cwd)
+        _answer(conn, target, args, kwargs, cache)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it kills the group
+    _serve(int(sys.argv[1]), int(sys.argv[2]))

@@ -1,0 +1,112 @@
+"""A problem file's ``best_known``, ``proved`` and ``certificate`` are claims: checked
+against the family's range and its check and objective, never allowed to override a
+solver's proof; a claim that does not hold is an error in the report. A run solves the
+bytes whose SHA-256 keys it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sim.sweep.bench import bench
+
+ROOT = Path(__file__).resolve().parents[2]
+FIG1 = ROOT / "instances" / "data" / "kresource" / "figure1.json"  # optimum: 2 epochs
+OPTIMUM = [[0, 2, 4], [1, 3, 5]]
+
+
+def lying(tmp_path: Path, **claims) -> Path:
+    data = {**json.loads(FIG1.read_text()), **claims}
+    path = tmp_path / "lies.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_false_proved_claim_does_not_make_the_optimum_look_worse(tmp_path):
+    f = lying(tmp_path, best_known=1, proved=True)
+    s = bench([f], tmp_path / "out", solvers=["cpsat", "fcfs"], time_limit=10, plots=False)
+    by = {r["solver"]: r for r in s.runs}
+    assert by["cpsat"]["status"] == "OPTIMAL" and by["cpsat"]["gap_to_best"] == 0.0
+    assert by["cpsat"]["best_known"] == 2.0 and by["fcfs"]["gap_to_best"] == pytest.approx(1.0)
+    assert any("false claim" in i and "best_known 1.0" in i for i in s.issues), s.issues
+
+
+@pytest.mark.parametrize("claim, message", [
+    (-5, "is negative"),
+    (2.5, "is fractional"),
+    ("two", "is not a number"),
+])
+def test_a_best_known_outside_the_family_range_is_reported_and_unused(tmp_path, claim,
+                                                                      message):
+    f = lying(tmp_path, best_known=claim)
+    s = bench([f], tmp_path / "out", solvers=["fcfs"], time_limit=10, plots=False)
+    (row,) = s.runs
+    assert row["best_known"] == 4.0  # the heuristic's own value, not the claim
+    assert any("best_known" in i and message in i for i in s.issues), s.issues
+
+
+def test_an_infeasible_certificate_is_reported_and_unused(tmp_path):
+    f = lying(tmp_path, best_known=1, certificate=[[0, 1, 2, 3, 4, 5]])
+    s = bench([f], tmp_path / "out", solvers=["fcfs"], time_limit=10, plots=False)
+    (row,) = s.runs
+    assert row["best_known"] == 4.0
+    assert any("certificate: infeasible" in i for i in s.issues), s.issues
+
+
+def test_a_certificate_that_does_not_attain_best_known_is_reported(tmp_path):
+    f = lying(tmp_path, best_known=1, certificate=OPTIMUM)
+    s = bench([f], tmp_path / "out", solvers=["fcfs"], time_limit=10, plots=False)
+    (row,) = s.runs
+    assert row["best_known"] == 2.0  # what the certificate attains
+    assert any("its objective is 2.0" in i for i in s.issues), s.issues
+
+
+def test_a_verified_certificate_is_the_best_known_value(tmp_path):
+    f = lying(tmp_path, best_known=2, certificate=OPTIMUM)
+    s = bench([f], tmp_path / "out", solvers=["fcfs"], time_limit=10, plots=False)
+    (row,) = s.runs
+    assert row["best_known"] == 2.0 and row["gap_to_best"] == pytest.approx(1.0)
+    assert not s.issues
+
+
+def test_a_run_solves_the_bytes_whose_hash_keys_it(tmp_path, monkeypatch):
+    """The file is swapped after the bench read it: the run refuses the new bytes
+    instead of storing their answer under the old bytes' hash."""
+    import sim.sweep.bench as bench_mod
+
+    f = tmp_path / "p.json"
+    f.write_text(FIG1.read_text())
+    other = json.loads(FIG1.read_text())
+    other["demands"][0] = [1, 1]
+    original = bench_mod.run_bench_cell
+
+    def swap_then_run(cell):
+        f.write_text(json.dumps(other))
+        return original(cell)
+
+    monkeypatch.setattr(bench_mod, "run_bench_cell", swap_then_run)
+    s = bench([f], tmp_path / "out", solvers=["cpsat"], time_limit=10, plots=False)
+    (row,) = s.runs
+    assert row["status"] == "FAILED" and "the file changed" in row["error"]
+    monkeypatch.setattr(bench_mod, "run_bench_cell", original)
+    again = bench([f], tmp_path / "out", solvers=["cpsat"], time_limit=10, plots=False)
+    assert again.runs[0]["status"] == "OPTIMAL" and again.skipped == 0, again.runs
+
+
+def test_a_bound_below_the_best_solution_is_a_gap_not_a_contradiction():
+    from sim.sweep.bench import Claim, judge
+
+    runs = [{"file": "f", "solver": "a", "status": "FEASIBLE", "objective": 5.0,
+             "bound": 3.0},
+            {"file": "f", "solver": "b", "status": "FEASIBLE", "objective": 4.0,
+             "bound": None}]
+    assert judge(runs, Claim(), "min") == (4.0, False, [])
+    runs[0]["bound"] = 4.5  # excludes b's solution
+    best, proved, issues = judge(runs, Claim(), "min")
+    assert not proved and issues == ["f: contradiction: a's bound 4.5 excludes 4.0, which "
+                                     "b's solution attains"]
+    runs[0]["bound"] = 4.0
+    assert judge(runs, Claim(best_known=3.0, proved=True), "min")[1:] == (
+        True, ["f: false claim: the file claims best_known 3.0, a proved the bound 4.0"])

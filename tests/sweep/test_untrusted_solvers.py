@@ -1,0 +1,168 @@
+"""A user's solver is untrusted: whatever it returns passes the family's check and
+objective before ``solve`` prints it or ``bench`` counts it; one that raises, exits,
+crashes or runs past its time limit is a failed run with the reason, and the bench goes
+on; two proofs that contradict each other are an error in the report."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+from sim.sweep.bench import bench
+
+ROOT = Path(__file__).resolve().parents[2]
+FIG1 = ROOT / "instances" / "data" / "kresource" / "figure1.json"  # optimum: 2 epochs
+
+GARBAGE = textwrap.dedent('''
+    from sim.result import Result, Status
+
+    FCFS = [[0, 1], [2], [3, 4], [5]]  # feasible, 4 epochs
+
+    def _r(status, objective, bound, solution, **kw):
+        return Result("mine", status, objective, bound, 0.01, solution, **kw)
+
+    def infeasible(problem, *, time_limit=None, seed=0):  # every job in one epoch
+        return _r(Status.OPTIMAL, 1.0, 1.0, [[0, 1, 2, 3, 4, 5]])
+
+    def wrong_objective(problem, *, time_limit=None, seed=0):
+        return _r(Status.FEASIBLE, 1.0, None, FCFS)
+
+    def wrong_bound(problem, *, time_limit=None, seed=0):
+        return _r(Status.FEASIBLE, 4.0, 5.0, FCFS)
+
+    def optimal_with_gap(problem, *, time_limit=None, seed=0):
+        return _r(Status.OPTIMAL, 4.0, 2.0, FCFS)
+
+    def not_a_result(problem, *, time_limit=None, seed=0):
+        return {"status": "OPTIMAL", "objective": 1}
+
+    def bad_status(problem, *, time_limit=None, seed=0):
+        return _r("GREAT", 4.0, None, FCFS)
+
+    def text_objective(problem, *, time_limit=None, seed=0):
+        return _r(Status.FEASIBLE, "4", None, FCFS)
+
+    def not_a_solution(problem, *, time_limit=None, seed=0):
+        return _r(Status.FEASIBLE, 4.0, None, 42)
+
+    def opaque(problem, *, time_limit=None, seed=0):
+        return _r(Status.FEASIBLE, 4.0, None, object())
+
+    def false_proof(problem, *, time_limit=None, seed=0):  # feasible, said optimal: a lie
+        return _r(Status.OPTIMAL, 4.0, 4.0, FCFS)
+''')
+
+CRASHING = textwrap.dedent('''
+    import ctypes, os, sys, time
+
+    def raises(problem, *, time_limit=None, seed=0):
+        raise KeyError("boom")
+
+    def exits(problem, *, time_limit=None, seed=0):
+        sys.exit(3)
+
+    def hard_exit(problem, *, time_limit=None, seed=0):
+        os._exit(9)
+
+    def segfault(problem, *, time_limit=None, seed=0):
+        ctypes.string_at(0)
+
+    def endless(problem, *, time_limit=None, seed=0):
+        while True:  # ignores its time limit and swallows every exception
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pass
+''')
+
+#: (function, what the error must say)
+KINDS = [
+    ("infeasible", "infeasible solution"),
+    ("wrong_objective", "objective 1.0 claimed, its solution's objective is 4.0"),
+    ("wrong_bound", "bound 5.0 on the wrong side"),
+    ("optimal_with_gap", "status OPTIMAL with a gap"),
+    ("not_a_result", "a dict, not a sim.result.Result"),
+    ("bad_status", "status 'GREAT' is not one of"),
+    ("text_objective", "objective '4' is not a finite number"),
+    ("not_a_solution", "must be a list of epochs"),
+    ("opaque", "not JSON data"),
+]
+
+
+@pytest.fixture
+def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's folder, current, with the garbage and crashing solvers."""
+    (tmp_path / "garbage_solvers.py").write_text(GARBAGE)
+    (tmp_path / "crashing_solvers.py").write_text(CRASHING)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("fn, message", KINDS, ids=[k for k, _ in KINDS])
+def test_solve_refuses_each_kind_of_garbage_from_a_user_solver(user, capsys, fn, message):
+    code = main(["solve", str(FIG1), "--solver", f"garbage_solvers:{fn}"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "OPTIMAL" not in out
+    assert message in err and "garbage_solvers:" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.timed
+def test_bench_fails_each_garbage_result_and_keeps_cpsat_proved(user):
+    solvers = ["cpsat"] + [f"garbage_solvers:{fn}" for fn, _ in KINDS]
+    s = bench([FIG1], user / "out", solvers=solvers, time_limit=10, plots=False)
+    by = {r["solver"]: r for r in s.runs}
+    assert by["cpsat"]["status"] == "OPTIMAL" and by["cpsat"]["gap_to_best"] == 0.0
+    assert all(r["best_known"] == 2.0 and r["best_proved"] is True for r in s.runs)
+    for fn, message in KINDS:
+        row = by[f"garbage_solvers:{fn}"]
+        assert row["status"] == "FAILED" and message in row["error"], row
+    assert not s.issues
+
+
+@pytest.mark.timed
+def test_two_contradicting_proofs_are_an_error_in_the_report(user):
+    s = bench([FIG1], user / "out", solvers=["cpsat", "garbage_solvers:false_proof"],
+              time_limit=10, plots=False)
+    by = {r["solver"]: r for r in s.runs}
+    assert by["garbage_solvers:false_proof"]["status"] == "OPTIMAL"  # it passed the check
+    # the lie is an error in the report; CP-SAT's proof, which no solution contradicts,
+    # stands
+    assert by["cpsat"]["best_known"] == 2.0 and by["cpsat"]["best_proved"] is True
+    assert any("contradiction" in i and "false_proof proved 4.0 optimal" in i
+               for i in s.issues), s.issues
+    report = (user / "out" / "report.md").read_text()
+    assert "Contradictions" in report and "ERROR:" in report
+    assert "ERROR" in s.text()
+
+
+@pytest.mark.timed
+def test_bench_survives_solvers_that_raise_exit_crash_or_never_stop(user):
+    kinds = {"raises": "raised KeyError", "exits": "called sys.exit(3)",
+             "hard_exit": "exited with code 9", "segfault": "crashed (SIGSEGV)",
+             "endless": "time limit exceeded"}
+    t0 = time.monotonic()
+    s = bench([FIG1], user / "out", solvers=[f"crashing_solvers:{k}" for k in kinds]
+              + ["cpsat"], time_limit=1, plots=False)
+    took = time.monotonic() - t0
+    by = {r["solver"]: r for r in s.runs}
+    for k, message in kinds.items():
+        row = by[f"crashing_solvers:{k}"]
+        assert row["status"] == "FAILED" and message in row["error"], row
+    assert by["cpsat"]["status"] == "OPTIMAL"  # the bench went on after every crash
+    assert (user / "out" / "runs.csv").read_text().count("FAILED") == len(kinds)
+    assert took < 30, took  # the endless solver was killed at 1 s plus the grace
+
+
+@pytest.mark.timed
+def test_solve_stops_a_user_solver_at_its_time_limit(user, capsys):
+    t0 = time.monotonic()
+    code = main(["solve", str(FIG1), "--solver", "crashing_solvers:endless",
+                 "--time-limit", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "time limit exceeded" in err
+    assert time.monotonic() - t0 < 15
