@@ -230,7 +230,8 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
     def solve(lp: pulp.LpProblem, limit: float | None) -> bool:
         """The backend with ``limit`` seconds, stopped ``overhead`` + 0.2 s past it
         (``models.mip.solve``); False when stopped without an answer."""
-        return mip.solve(lp, backend=backend, time_limit=limit, grace=overhead + 0.2)
+        return mip.solve(lp, backend=backend, time_limit=limit, grace=overhead + 0.2,
+                         data=problem)
 
     t_build = time.perf_counter()
     try:

@@ -76,9 +76,9 @@ from typing import Any
 
 from models.cbc import _alive, bound_from_log, kill_group, solve_guarded
 
-__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "WORKER_MEMORY_MB", "check_backend",
-           "killed_note", "solve", "bound", "rejected", "run_worker", "translate",
-           "worker_peak_mb"]
+__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "WORKER_MEMORY_MB",
+           "check_backend", "check_magnitude", "killed_note", "magnitude", "solve", "bound",
+           "rejected", "run_worker", "translate", "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -115,6 +115,65 @@ def check_backend(backend: str) -> str:
         raise ValueError(f"unknown MIP backend {backend!r}; valid backends: "
                          f"{', '.join(BACKENDS)}")
     return backend
+
+
+MAX_MAGNITUDE: dict[str, float] = {"cbc": 1e6, "highs": 1e6, "scip": 1e6}
+"""Largest absolute number in a row or a bound (a coefficient, a right-hand side, a
+variable's bound: :func:`magnitude`) a model may hold on each backend: all three solve in
+doubles with absolute tolerances (integrality 1e-6 and feasibility 1e-6 to 1e-9), so a
+binary within tolerance of 0 or 1 times a large coefficient moves a row or the objective
+by whole units, and a proof or a bound stops being one. Measured against brute force at
+growing magnitudes by ``sim/experiments/engine/mip_range.py`` (its table is in
+``sim/experiments/engine/REPORT.md``); :func:`solve` refuses a model beyond it
+(:func:`check_magnitude`)."""
+
+
+def magnitude(prob: Any) -> tuple[float, str]:
+    """The largest absolute finite number in the rows and bounds of the PuLP model
+    ``prob`` and where it is (``"coefficient of x_1_0 in row _C3"``, ``"right-hand side
+    of row _C3"``, ``"bound of z"``); ``(0.0, "")`` for a model without one.
+
+    The objective's coefficients are not counted: an error in them is relative to the
+    objective, which the relative tolerance of a proof (``sim.result.build``) covers;
+    an error in a row is absolute (a binary within the integrality tolerance of 0 times
+    a large coefficient), which nothing downstream can see."""
+    best, where = 0.0, ""
+
+    def see(value: Any, what: Any) -> None:
+        nonlocal best, where
+        v = abs(float(value))
+        if math.isfinite(v) and v > best:
+            best, where = v, what() if callable(what) else what
+
+    cons = prob.constraints
+    for c in (cons() if callable(cons) else cons.values()):
+        for var, a in c.items():
+            see(a, lambda var=var, c=c: f"coefficient of {var.name} in row {c.name}")
+        see(c.constant, lambda c=c: f"right-hand side of row {c.name}")
+    for var in prob.variables():
+        for b in (var.lowBound, var.upBound):
+            if b is not None:
+                see(b, lambda var=var: f"bound of {var.name}")
+    return best, where
+
+
+def check_magnitude(prob: Any, backend: str, data: Any = None) -> None:
+    """Refuse (ValueError, one line naming the backend and, with ``data``, the problem's
+    largest field) a model beyond :data:`MAX_MAGNITUDE` of ``backend``."""
+    from sim.problems.fields import largest
+
+    value, where = magnitude(prob)
+    limit = MAX_MAGNITUDE[backend]
+    if value <= limit:
+        return
+    field = ""
+    if data is not None:
+        path, top = largest(data)
+        if path:
+            field = f"field {path!r} = {top:.15g}: "
+    raise ValueError(f"{field}the {NAMES[backend]} backend is exact only on models whose "
+                     f"numbers are at most {limit:.0e} in absolute value, and this one holds "
+                     f"{value:.15g} ({where}); use --solver cpsat or scale the data down")
 
 
 def killed_note(backend: str, prob: Any = None) -> str:
@@ -421,7 +480,7 @@ def _record_peak(mb: float) -> None:
 
 
 def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
-          grace: float = 0.5, log_path: str | None = None) -> bool:
+          grace: float = 0.5, log_path: str | None = None, data: Any = None) -> bool:
     """Solve the PuLP model ``prob`` on ``backend`` (module docstring).
 
     Parameters
@@ -434,6 +493,8 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         Seconds past the limit after which CBC or the HiGHS/SCIP worker is killed.
     log_path : str, optional
         CBC only: the log file :func:`bound` reads CBC's bound from.
+    data : optional
+        The problem the model was built from: named in a refusal.
 
     Returns
     -------
@@ -441,10 +502,16 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         True when the backend ended and its answer was read into ``prob``; False when
         it was killed (time or memory), its worker crashed, or the limit left no time
         to solve (no values read; :func:`killed_note` says which).
+
+    Raises
+    ------
+    ValueError
+        An unknown backend, or a model beyond the backend's :data:`MAX_MAGNITUDE`.
     """
     import pulp
 
     check_backend(backend)
+    check_magnitude(prob, backend, data)
     setattr(prob, _BOUND_ATTR, None)
     setattr(prob, _BACKEND_ATTR, backend)
     setattr(prob, _REJECTED_ATTR, False)
@@ -503,7 +570,8 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
 
 
 def solve_logged(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
-                 grace: float = 0.5, prefix: str = "cbc_") -> tuple[str, float | None]:
+                 grace: float = 0.5, prefix: str = "cbc_", data: Any = None
+                 ) -> tuple[str, float | None]:
     """:func:`solve` with CBC's log in a temporary file (name ``prefix...``), removed
     before returning.
 
@@ -522,7 +590,7 @@ def solve_logged(prob: Any, *, backend: str = "cbc", time_limit: float | None = 
     os.close(fd)
     try:
         if not solve(prob, backend=backend, time_limit=time_limit, grace=grace,
-                     log_path=logfile):
+                     log_path=logfile, data=data):
             return "stopped", None
         found = bound(prob, logfile)
     finally:

@@ -226,7 +226,7 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
 
     def run_cbc() -> bool:
         return mip.solve(prob, backend=backend, time_limit=deadline.left(0.01),
-                         grace=CBC_GRACE, log_path=logfile)
+                         grace=CBC_GRACE, log_path=logfile, data=problem)
 
     def read() -> InsertionSchedule:
         chosen = {jid: max(x[jid], key=lambda tau: (x[jid][tau].value() or 0.0, -tau))
