@@ -240,6 +240,9 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
 
     import pulp
 
+    from models.deadline import limit_of
+
+    time_limit = limit_of(time_limit)
     if time_limit is None:
         lp.solve(command(log_path=log_path))
         return True

@@ -146,10 +146,11 @@ def magnitude(prob: Any) -> tuple[float, str]:
             best, where = v, what() if callable(what) else what
 
     cons = prob.constraints
-    for c in (cons() if callable(cons) else cons.values()):
+    for i, c in enumerate(cons() if callable(cons) else cons.values()):
+        row = c.name or f"#{i + 1}"
         for var, a in c.items():
-            see(a, lambda var=var, c=c: f"coefficient of {var.name} in row {c.name}")
-        see(c.constant, lambda c=c: f"right-hand side of row {c.name}")
+            see(a, lambda var=var, row=row: f"coefficient of {var.name} in row {row}")
+        see(c.constant, lambda row=row: f"right-hand side of row {row}")
     for var in prob.variables():
         for b in (var.lowBound, var.upBound):
             if b is not None:
@@ -510,8 +511,11 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
     """
     import pulp
 
+    from models.deadline import limit_of
+
     check_backend(backend)
     check_magnitude(prob, backend, data)
+    time_limit = limit_of(time_limit)
     setattr(prob, _BOUND_ATTR, None)
     setattr(prob, _BACKEND_ATTR, backend)
     setattr(prob, _REJECTED_ATTR, False)
