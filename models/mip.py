@@ -69,12 +69,11 @@ from __future__ import annotations
 import math
 import os
 import subprocess
-import tempfile
 import threading
 import time
 from typing import Any
 
-from models.cbc import _alive, bound_from_log, kill_group, solve_guarded
+from models.cbc import _alive, bound_from_log, kill_group, log_file, run_dir, solve_guarded
 
 __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "WORKER_MEMORY_MB",
            "check_backend", "check_magnitude", "killed_note", "magnitude", "solve", "bound",
@@ -423,12 +422,11 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         empty otherwise); ``status`` None when the worker gave no answer.
     """
     import json
-    import tempfile
 
     import numpy as np
 
     memory_mb = WORKER_MEMORY_MB if memory_mb is None else float(memory_mb)
-    with tempfile.TemporaryDirectory(prefix="schedsearch_mip_") as tmp:
+    with run_dir("schedsearch_mip_") as tmp:
         if not model.write_model_to_proto_file(os.path.join(tmp, "model.pb")):
             raise RuntimeError("could not write the model for the MIP worker")
         with open(os.path.join(tmp, "job.json"), "w") as fh:
@@ -590,8 +588,7 @@ def solve_logged(prob: Any, *, backend: str = "cbc", time_limit: float | None = 
     """
     import pulp
 
-    fd, logfile = tempfile.mkstemp(suffix=".log", prefix=prefix)
-    os.close(fd)
+    logfile = log_file(prefix)
     try:
         if not solve(prob, backend=backend, time_limit=time_limit, grace=grace,
                      log_path=logfile, data=data):

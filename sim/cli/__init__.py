@@ -116,14 +116,40 @@ def _one_line(exc: BaseException, limit: int = 500) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt: every
+    ``finally`` runs (a solver's child processes are killed, its temporary files
+    removed) before the command ends with exit 143."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; exit code 0, or 2 with one line on stderr for bad input.
 
     No input gives a traceback: bad input (``ValueError``, ``OSError``, a JSON nested too
     deep) is exit 2 naming the file and the line or field; a closed output pipe
-    (``schedsearch ... | head``) ends quietly; anything else is a bug, reported in one
-    line with exit 1 (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
+    (``schedsearch ... | head``) ends quietly; Ctrl-C ends with exit 130 and SIGTERM
+    with 143 (:class:`Terminated`), their child processes stopped and temporary files
+    removed; anything else is a bug, reported in one line with exit 1
+    (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
     """
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = None
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
@@ -160,6 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("schedsearch: error: out of memory (the input is too large for this command)",
               file=sys.stderr)
         return 2
+    except Terminated:
+        print("schedsearch: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("schedsearch: interrupted", file=sys.stderr)
         return 130
