@@ -312,7 +312,7 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
     bound = lb if found is None else max(found, lb)
     if problem.objective == "rows":
-        bound = float(math.ceil(bound - 1e-6))
+        bound = float(mip.ceil_bound(bound))
     return _result("ilp", problem, rows, Status.FEASIBLE, bound, t0, seed, params)
 
 

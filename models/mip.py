@@ -37,6 +37,14 @@ After :func:`solve`, the PuLP model reads as if CBC had solved it: ``prob.status
 Honesty (what each backend's statuses mean, checked against OR-Tools' sources of its
 HiGHS and SCIP proto solvers):
 
+- Exact range: all three backends solve in doubles with absolute tolerances, so a model
+  whose rows hold large numbers gets false optima and bounds beyond the optimum
+  (measured against brute force: ``sim/experiments/engine/mip_range.py``). :func:`solve`
+  refuses a model whose largest number in a row or a bound exceeds the backend's
+  :data:`MAX_MAGNITUDE` (ValueError naming the backend and the problem's largest
+  field); a backend's bound on an integral objective is rounded up only after
+  :func:`ceil_bound` moved it down by the backends' tolerance.
+
 - SCIP: ``OPTIMAL`` includes SCIP's gap-limit stop; SCIP's default gap limit is 0, and
   :func:`solve` additionally requires the reported dual bound to meet the objective
   within ``1e-6`` relative (the tolerance of ``sim.result.build``) before it calls a
@@ -62,6 +70,13 @@ HiGHS and SCIP proto solvers):
 
 All backends run single-threaded (CBC serially, HiGHS ``threads=1``; SCIP is
 sequential).
+
+Nothing outlives the solve: CBC, the fork server and its workers die with this process
+(also when it is killed by SIGKILL: ``models.cbc.die_with_parent``, the server watching
+its parent), an interrupted solve (Ctrl-C; SIGTERM, which the CLI raises as an
+exception) kills them before it returns, and their files live in per-run temporary
+folders (``models.cbc.run_dir``) removed when the solve ends, those of a process killed
+by SIGKILL by the next MIP run (the fork server removes its own workers' folders).
 """
 
 from __future__ import annotations
@@ -75,9 +90,10 @@ from typing import Any
 
 from models.cbc import _alive, bound_from_log, kill_group, log_file, run_dir, solve_guarded
 
-__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "WORKER_MEMORY_MB",
-           "check_backend", "check_magnitude", "killed_note", "magnitude", "solve", "bound",
-           "rejected", "run_worker", "translate", "worker_peak_mb"]
+__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "ROUND_TOL",
+           "WORKER_MEMORY_MB", "ceil_bound", "check_backend", "check_magnitude", "killed_note",
+           "magnitude", "solve", "bound", "rejected", "run_worker", "translate",
+           "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -116,14 +132,21 @@ def check_backend(backend: str) -> str:
     return backend
 
 
-MAX_MAGNITUDE: dict[str, float] = {"cbc": 1e6, "highs": 1e6, "scip": 1e6}
+MAX_MAGNITUDE: dict[str, float] = {"cbc": 1e9, "highs": 1e7, "scip": 1e8}
 """Largest absolute number in a row or a bound (a coefficient, a right-hand side, a
 variable's bound: :func:`magnitude`) a model may hold on each backend: all three solve in
 doubles with absolute tolerances (integrality 1e-6 and feasibility 1e-6 to 1e-9), so a
 binary within tolerance of 0 or 1 times a large coefficient moves a row or the objective
 by whole units, and a proof or a bound stops being one. Measured against brute force at
-growing magnitudes by ``sim/experiments/engine/mip_range.py`` (its table is in
-``sim/experiments/engine/REPORT.md``); :func:`solve` refuses a model beyond it
+growing magnitudes by ``sim/experiments/engine/mip_range.py``
+(``results/mip_range.md``): the first wrong answer (false optimum) came on task
+mapping, at a largest model number of 1.57e9 on HiGHS and 1.63e10 on SCIP, with every
+answer right up to 1.76e8 and 1.57e9; CBC answered every instance right up to 8.85e10
+in every family (a bound beyond the optimum at 2.16e13 on slack insertion). Each limit
+is a power of ten one decade below the largest at which every family agreed: the
+sweep's models are tiny, and a row with more terms adds up more tolerance. The same
+limit holds for every family (grouping and slot assignment hold only 0/1 coefficients
+and counts in their rows). :func:`solve` refuses a model beyond it
 (:func:`check_magnitude`)."""
 
 
@@ -138,28 +161,48 @@ def magnitude(prob: Any) -> tuple[float, str]:
     a large coefficient), which nothing downstream can see."""
     best, where = 0.0, ""
 
-    def see(value: Any, what: Any) -> None:
-        nonlocal best, where
-        v = abs(float(value))
-        if math.isfinite(v) and v > best:
-            best, where = v, what() if callable(what) else what
+    def finite(values: Any) -> float:
+        values = list(values)
+        if not values:
+            return 0.0
+        top = max(max(values), -min(values))  # builtins: no Python call per value
+        if top == math.inf:
+            return max((v for v in map(abs, values) if v != math.inf), default=0.0)
+        return top
 
     cons = prob.constraints
     for i, c in enumerate(cons() if callable(cons) else cons.values()):
-        row = c.name or f"#{i + 1}"
-        for var, a in c.items():
-            see(a, lambda var=var, row=row: f"coefficient of {var.name} in row {row}")
-        see(c.constant, lambda row=row: f"right-hand side of row {row}")
+        top = finite(c.values())
+        if top > best:
+            var = next(v for v, a in c.items() if abs(a) == top)
+            best, where = float(top), f"coefficient of {var.name} in row {c.name or f'#{i + 1}'}"
+        if c.constant is not None and math.inf != abs(c.constant) > best:
+            best, where = float(abs(c.constant)), f"right-hand side of row {c.name or f'#{i + 1}'}"
     for var in prob.variables():
-        for b in (var.lowBound, var.upBound):
-            if b is not None:
-                see(b, lambda var=var: f"bound of {var.name}")
+        top = finite(b for b in (var.lowBound, var.upBound) if b is not None)
+        if top > best:
+            best, where = float(top), f"bound of {var.name}"
     return best, where
+
+
+ROUND_TOL = 1e-6
+"""Relative tolerance (of ``max(1, |bound|)``) a backend's bound is moved down by before
+it is rounded up to an integer (:func:`ceil_bound`): it covers the backends'
+feasibility and optimality tolerances (1e-6 and tighter) and their relative gap
+(:data:`GAP_TOL`)."""
+
+
+def ceil_bound(bound: float) -> int:
+    """A backend's lower bound on an integral minimum rounded up safely: ``ceil(bound -
+    ROUND_TOL * max(1, |bound|))`` (a bound a floating backend overshot by its tolerance
+    never rounds up past the optimum)."""
+    return math.ceil(bound - ROUND_TOL * max(1.0, abs(bound)))
 
 
 def check_magnitude(prob: Any, backend: str, data: Any = None) -> None:
     """Refuse (ValueError, one line naming the backend and, with ``data``, the problem's
-    largest field) a model beyond :data:`MAX_MAGNITUDE` of ``backend``."""
+    field holding the model's largest number, else its largest field) a model beyond
+    :data:`MAX_MAGNITUDE` of ``backend``."""
     from sim.problems.fields import largest
 
     value, where = magnitude(prob)
@@ -168,7 +211,7 @@ def check_magnitude(prob: Any, backend: str, data: Any = None) -> None:
         return
     field = ""
     if data is not None:
-        path, top = largest(data)
+        path, top = largest(data, value)
         if path:
             field = f"field {path!r} = {top:.15g}: "
     raise ValueError(f"{field}the {NAMES[backend]} backend is exact only on models whose "

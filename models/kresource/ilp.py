@@ -19,7 +19,6 @@ UNKNOWN.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -130,7 +129,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(n) if vals.get((j, e), 0) > 0.5] for e in range(E)])
         if status is Status.FEASIBLE:
-            bound = lb if bound is None else max(lb, math.ceil(bound - 1e-6))
+            bound = lb if bound is None else max(lb, mip.ceil_bound(bound))
     elif status is Status.UNKNOWN:
         sol, status, bound = ub_sol, Status.FEASIBLE, lb
     return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),

@@ -80,21 +80,24 @@ def exact(total: float, what: str, *, source: str | None = None) -> None:
                          f"exactly; scale the data down")
 
 
-def largest(problem: Any) -> tuple[str, float]:
+def largest(problem: Any, value: float | None = None) -> tuple[str, float]:
     """The field path (``"jobs[1][0]"``, ``"jobs[2].mem[0]"``) and the absolute value of
-    the largest number in ``problem`` (a family's dataclass: every public field, into
-    tuples, lists and nested dataclasses; booleans and text skipped); ``("", 0.0)``
-    without a number."""
+    the first number in ``problem`` whose absolute value is ``value``, else of the
+    largest number (a family's dataclass: every public field, into tuples, lists and
+    nested dataclasses; booleans and text skipped); ``("", 0.0)`` without a number."""
     import dataclasses
 
     best: tuple[str, float] = ("", 0.0)
+    hit: tuple[str, float] | None = None
 
     def walk(x: Any, path: str) -> None:
-        nonlocal best
+        nonlocal best, hit
         if isinstance(x, bool) or isinstance(x, str) or x is None:
             return
         if isinstance(x, (int, float)):
             v = abs(float(x)) if not isinstance(x, int) or abs(x) < 2**1023 else math.inf
+            if hit is None and value is not None and v == value:
+                hit = (path, v)
             if v > best[1] or not best[0]:
                 best = (path, v)
         elif dataclasses.is_dataclass(x) and not isinstance(x, type):
@@ -106,7 +109,7 @@ def largest(problem: Any) -> tuple[str, float]:
                 walk(y, f"{path}[{i}]")
 
     walk(problem, "")
-    return best
+    return best if hit is None else hit
 
 
 def short(value: Any, limit: int = MAX_ECHO) -> str:
