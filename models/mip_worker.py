@@ -22,7 +22,9 @@ It writes ``values.npy`` (the solution, when there is one) and then ``result.jso
 passed before the solve; ``has_solution``, ``objective``, ``bound``, ``highspy``: whether
 ``highspy`` was imported; ``peak_mb``: its peak resident memory). The parent kills
 it, with its process group, past the deadline plus a grace; a killed worker writes
-nothing the parent reads.
+nothing the parent reads. A worker dies with the fork server (Linux
+``PR_SET_PDEATHSIG``), and the server ends with its parent, killing the workers it
+started and removing their folders (:func:`serve`).
 """
 
 from __future__ import annotations
