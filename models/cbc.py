@@ -338,6 +338,11 @@ def _kill(procs: list[Any], path: str) -> bool:
     return sent
 
 
+STOPPED_ATTR = "_schedsearch_cbc_stopped"
+"""Attribute :func:`solve_guarded` sets on the model: why CBC was killed
+(``"killed"`` past its limit, ``"interrupted"`` by Ctrl-C; empty when it ended)."""
+
+
 def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
                   log_path: str | None = None) -> bool:
     """Solve ``lp`` with CBC (as :func:`command`) and kill CBC if it outlives its limit.
@@ -350,7 +355,11 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
     ``time_limit`` (seconds); the model then has no values. With or without a limit,
     CBC dies with this process (:func:`die_with_parent`), an interrupted call
     (Ctrl-C, SIGTERM turned into an exception by the CLI) kills it before returning,
-    and its files are in a folder of :func:`run_dir` removed when the call ends.
+    and its files are in a folder of :func:`run_dir` removed when the call ends. The
+    first Ctrl-C in the main thread asks CBC to stop (SIGINT to it: it writes its best
+    solution, read as a run stopped with a solution; ``models.interrupt``), killing it
+    ``models.interrupt.GRACE`` seconds later if it has not; a second Ctrl-C, or one
+    before CBC started, raises KeyboardInterrupt.
 
     Returns
     -------
@@ -400,16 +409,39 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
             if stop.wait(0.05):
                 return
 
+    def ask() -> bool:  # Ctrl-C: CBC stops and writes its best solution
+        from models.interrupt import GRACE
+
+        with _started_lock:
+            mine = [p for p in procs if p.returncode is None and _alive(p.pid)]
+        for proc in mine:
+            try:
+                os.killpg(proc.pid, signal.SIGINT)
+            except OSError:
+                pass
+
+        def overdue() -> None:  # one that does not stop is killed (no answer)
+            if not stop.wait(GRACE) and _kill(mine, path):
+                killed.set()
+
+        threading.Thread(target=overdue, daemon=True).start()
+        return bool(mine)
+
+    from models.interrupt import CtrlC
+
     me = threading.get_ident()
+    setattr(lp, STOPPED_ATTR, "")
     with _started_lock:
         _started[me] = procs
     guard = threading.Thread(target=watchdog, daemon=True)
     guard.start()
     try:
-        lp.solve(solver)
+        with CtrlC(ask) as ctrl:
+            lp.solve(solver)
     except pulp.PulpSolverError:
         if not killed.is_set():
             raise
+        setattr(lp, STOPPED_ATTR, "interrupted" if ctrl.asked.is_set() else "killed")
         return False
     finally:
         stop.set()

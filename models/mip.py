@@ -224,12 +224,18 @@ def killed_note(backend: str, prob: Any = None) -> str:
     HiGHS/SCIP not run, killed past the limit or beyond :data:`WORKER_MEMORY_MB`, or
     their worker crashed (said when ``prob``, the model of that run, is given)."""
     if backend == "cbc":
+        from models.cbc import STOPPED_ATTR
+
+        if prob is not None and getattr(prob, STOPPED_ATTR, "") == "interrupted":
+            return "CBC stopped by Ctrl-C without an answer"
         return "CBC killed past the time limit"
     why = "" if prob is None else str(getattr(prob, _WHY_ATTR, ""))
     if why == "killed":
         return f"{NAMES[backend]} killed past the time limit"
     if why == "memory":
         return f"{NAMES[backend]} killed beyond {WORKER_MEMORY_MB} MB of memory"
+    if why == "interrupted":
+        return f"{NAMES[backend]} stopped by Ctrl-C without an answer"
     if why.startswith("crashed"):
         return f"{NAMES[backend]} {why}"
     return f"{NAMES[backend]} gave no answer within the time limit"
@@ -480,20 +486,33 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         pid = _SERVER.fork(tmp, deadline)
         why = ""
         peak = 0.0
+        kill_at = None if deadline is None else deadline + grace
+
+        def ask() -> bool:  # Ctrl-C: the worker's solver stops, keeping its answer
+            nonlocal kill_at
+            from models.interrupt import GRACE
+
+            open(os.path.join(tmp, "interrupt"), "w").close()
+            end = time.monotonic() + GRACE
+            kill_at = end if kill_at is None else min(kill_at, end)
+            return True
+
+        from models.interrupt import CtrlC
+
         try:
-            kill_at = None if deadline is None else deadline + grace
             pause = 0.001
-            while not _done(pid, tmp):
-                time.sleep(pause)
-                pause = min(2 * pause, _POLL)
-                rss, hwm = _memory_mb(pid)
-                peak = max(peak, hwm)
-                if kill_at is not None and time.monotonic() >= kill_at:
-                    why = "killed"
-                elif rss > memory_mb:
-                    why = "memory"
-                if why:
-                    break
+            with CtrlC(ask) as ctrl:
+                while not _done(pid, tmp):
+                    time.sleep(pause)
+                    pause = min(2 * pause, _POLL)
+                    rss, hwm = _memory_mb(pid)
+                    peak = max(peak, hwm)
+                    if kill_at is not None and time.monotonic() >= kill_at:
+                        why = "interrupted" if ctrl.asked.is_set() else "killed"
+                    elif rss > memory_mb:
+                        why = "memory"
+                    if why:
+                        break
         finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
             _kill_group(pid)
         result_path = os.path.join(tmp, "result.json")

@@ -16,6 +16,8 @@ used: it re-runs the parent's main script in the server.) A worker's ``DIR`` hol
     before the parent's kill; SCIP heeds it, HiGHS's root does not).
 ``model.pb`` (written by the parent)
     The model, a ``MPModelProto`` (``ModelBuilderHelper.write_model_to_proto_file``).
+``interrupt`` (written by the parent on Ctrl-C)
+    Asks the solver to stop now, keeping its answer (:data:`INTERRUPT`).
 
 It writes ``values.npy`` (the solution, when there is one) and then ``result.json``
 (``status``: the name of OR-Tools' ``SolveStatus`` or ``"NO_TIME"`` when the deadline
@@ -72,12 +74,14 @@ def main(directory: str) -> int:
                                     threading.TIMEOUT_MAX), solver.interrupt_solve)
         timer.daemon = True
         timer.start()
+    done = _watch_interrupt(directory, solver)
     solver.solve(model)
+    done.set()
     if timer is not None:
         timer.cancel()
     status = solver.status()
-    has = status in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE) and \
-        solver.has_solution()
+    has = status in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE,
+                     mbh.SolveStatus.CANCELLED_BY_USER) and solver.has_solution()
     out["status"] = status.name
     out["has_solution"] = bool(has)
     if has:
@@ -94,6 +98,29 @@ def main(directory: str) -> int:
     out["peak_mb"] = _peak_mb()
     _write_json(os.path.join(directory, "result.json"), out)
     return 0
+
+
+INTERRUPT = "interrupt"
+"""The file whose appearance in ``DIR`` (the parent's Ctrl-C) asks the solver to stop,
+keeping its answer."""
+
+
+def _watch_interrupt(directory: str, solver: object) -> object:
+    """A daemon thread that asks ``solver`` to stop (``interrupt_solve``, again every
+    50 ms: a request before the solve starts is not kept) once :data:`INTERRUPT`
+    appears in ``directory``; returns the event that ends it."""
+    import threading
+
+    done = threading.Event()
+    path = os.path.join(directory, INTERRUPT)
+
+    def watch() -> None:
+        while not done.wait(0.05):
+            if os.path.exists(path):
+                solver.interrupt_solve()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return done
 
 
 def _peak_mb() -> float:
