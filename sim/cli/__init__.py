@@ -28,6 +28,7 @@ from sim.batch.machine import PolicyError
 from sim.batch.validate import ValidationError
 from sim.cli.common import Fmt, Parser
 from sim.cli.generate import add_generate
+from sim.cli.signals import Terminated, sigterm_raises
 from sim.cli.simulate import add_compile, add_simulate, add_traces, parse_set
 from sim.cli.solve import add_solve
 from sim.cli.sweep import add_sweep_commands
@@ -116,37 +117,19 @@ def _one_line(exc: BaseException, limit: int = 500) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt: every
-    ``finally`` runs (a solver's child processes are killed, its temporary files
-    removed) before the command ends with exit 143."""
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; exit code 0, or 2 with one line on stderr for bad input.
 
     No input gives a traceback: bad input (``ValueError``, ``OSError``, a JSON nested too
     deep) is exit 2 naming the file and the line or field; a closed output pipe
-    (``schedsearch ... | head``) ends quietly; Ctrl-C ends with exit 130 and SIGTERM
-    with 143 (:class:`Terminated`), their child processes stopped and temporary files
+    (``schedsearch ... | head``) ends quietly; Ctrl-C ends with exit 130 (a MIP solve
+    prints its answer so far instead, ``models.interrupt``) and SIGTERM with 143
+    (:mod:`sim.cli.signals`), their child processes stopped and temporary files
     removed; anything else is a bug, reported in one line with exit 1
     (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
     """
-    import signal
-    import threading
-
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
+    with sigterm_raises():
         return _main(argv)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -121,3 +121,22 @@ def test_a_killed_solve_leaves_no_process_and_no_file(tmp_path: Path, backend: s
     out, err = again.communicate(timeout=60)
     assert again.returncode == 0, err
     assert sorted(os.listdir(tmp)) == []
+
+
+def test_sigterm_ends_a_solve_stuck_in_a_native_call(tmp_path: Path) -> None:
+    """CP-SAT without a limit runs no Python until it returns: the watcher of
+    ``sim.cli.signals`` ends the command TERM_GRACE seconds after SIGTERM."""
+    from sim.cli.signals import TERM_GRACE
+
+    problem = tmp_path / "tm.json"
+    problem.write_text(json.dumps(tm.random_problem(16, 14, 7, objective="max").to_dict()))
+    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "solve", str(problem),
+                             "--solver", "cpsat"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)
+    assert proc.poll() is None
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and "terminated" in err
+    assert time.monotonic() - sent < TERM_GRACE + 3.0
