@@ -21,7 +21,8 @@ import threading
 import time
 from typing import Any
 
-__all__ = ["bound_from_log", "cbc_path", "command", "kill_group", "solve_guarded", "variable"]
+__all__ = ["bound_from_log", "cbc_path", "command", "die_with_parent", "kill_group",
+           "log_file", "run_dir", "solve_guarded", "sweep_stale", "variable"]
 
 
 def cbc_path() -> str | None:
@@ -105,6 +106,120 @@ def _cbc_children(path: str) -> list[int]:
     return found
 
 
+# ------------------------------------------------------ children that die with this process
+def _prctl() -> Any:
+    """libc's ``prctl`` (Linux), resolved once in the parent: the child between fork and
+    exec only calls it."""
+    global _PRCTL
+    if _PRCTL is None:
+        _PRCTL = False
+        if os.uname().sysname == "Linux":
+            try:
+                import ctypes
+
+                _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+            except (OSError, AttributeError):
+                pass
+    return _PRCTL
+
+
+_PRCTL: Any = None
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> Any:
+    """A ``preexec_fn`` making the started program receive SIGKILL when the thread that
+    started it ends (Linux ``prctl(PR_SET_PDEATHSIG)``: also when this process is killed
+    by SIGKILL), or ending it at once if this process is already gone; None elsewhere.
+    The starting thread must outlive the program (it waits for it)."""
+    prctl = _prctl()
+    if not prctl:
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the line above
+            os._exit(1)
+
+    return arm
+
+
+TEMP_PREFIXES = ("schedsearch_cbc_", "schedsearch_mip_")
+"""Prefixes of the per-run temporary folders (``PREFIX<pid>_...``, :func:`run_dir`)."""
+
+
+def run_dir(prefix: str) -> Any:
+    """A ``tempfile.TemporaryDirectory`` named ``PREFIX<this pid>_...`` for one solve's
+    files (removed when the solve ends, also by Ctrl-C or SIGTERM); the folders of
+    processes killed by SIGKILL are removed by the next run (:func:`sweep_stale`)."""
+    import tempfile
+
+    sweep_stale()
+    return tempfile.TemporaryDirectory(prefix=f"{prefix}{os.getpid()}_")
+
+
+def log_file(prefix: str) -> str:
+    """A new empty temporary file ``schedsearch_cbc_<this pid>_PREFIX....log`` for CBC's
+    log (the caller removes it; :func:`sweep_stale` removes those of a process killed by
+    SIGKILL)."""
+    import tempfile
+
+    sweep_stale()
+    fd, path = tempfile.mkstemp(suffix=".log", prefix=f"schedsearch_cbc_{os.getpid()}_{prefix}")
+    os.close(fd)
+    return path
+
+
+_SWEPT = False
+
+
+def sweep_stale() -> int:
+    """Remove (once per process) the temporary folders and log files of
+    :data:`TEMP_PREFIXES` whose process is gone (killed by SIGKILL before it could
+    remove them); the number removed."""
+    global _SWEPT
+    if _SWEPT:
+        return 0
+    _SWEPT = True
+    import shutil
+    import tempfile
+
+    removed = 0
+    root = tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return 0
+    for name in names:
+        prefix = next((p for p in TEMP_PREFIXES if name.startswith(p)), None)
+        if prefix is None:
+            continue
+        pid = name[len(prefix):].split("_", 1)[0]
+        if not pid.isdigit() or _exists(int(pid)):
+            continue
+        path = os.path.join(root, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                continue
+        removed += 1
+    return removed
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
 # --------------------------------------------------------------- CBC in its own session
 _started: dict[int, list[Any]] = {}  # solving thread id -> CBC processes it started
 _started_lock = threading.Lock()
@@ -114,8 +229,10 @@ class _SessionSubprocess:
     """Stands in for ``subprocess`` inside ``pulp.apis.coin_api``: a ``Popen`` there from
     a thread inside :func:`solve_guarded` starts its program in a new session (so its
     process group can be killed whole; :func:`solve_guarded` also ends it if the call
-    is interrupted, since a terminal's Ctrl-C no longer reaches it) and is recorded for
-    the watchdog. Everything else is the real ``subprocess`` module, unchanged."""
+    is interrupted, since a terminal's Ctrl-C no longer reaches it), dies with the
+    thread that started it (:func:`die_with_parent`: this process killed by SIGKILL
+    takes CBC with it) and is recorded for the watchdog. Everything else is the real
+    ``subprocess`` module, unchanged."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(subprocess, name)
@@ -128,6 +245,9 @@ class _SessionSubprocess:
             return subprocess.Popen(*args, **kwargs)
         if os.name == "posix":
             kwargs.setdefault("start_new_session", True)
+            arm = die_with_parent()
+            if arm is not None and kwargs.get("preexec_fn") is None:
+                kwargs["preexec_fn"] = arm
         proc = subprocess.Popen(*args, **kwargs)
         with _started_lock:
             mine.append(proc)
@@ -218,6 +338,11 @@ def _kill(procs: list[Any], path: str) -> bool:
     return sent
 
 
+STOPPED_ATTR = "_schedsearch_cbc_stopped"
+"""Attribute :func:`solve_guarded` sets on the model: why CBC was killed
+(``"killed"`` past its limit, ``"interrupted"`` by Ctrl-C; empty when it ended)."""
+
+
 def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
                   log_path: str | None = None) -> bool:
     """Solve ``lp`` with CBC (as :func:`command`) and kill CBC if it outlives its limit.
@@ -227,7 +352,14 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
     only in its search: reading a large model, the root LP and its preprocessing can
     run far past it (measured: 50 s on an 18 s limit). CBC is started in its own
     session, and a watchdog kills its whole process group ``grace`` seconds after
-    ``time_limit`` (seconds); the model then has no values.
+    ``time_limit`` (seconds); the model then has no values. With or without a limit,
+    CBC dies with this process (:func:`die_with_parent`), an interrupted call
+    (Ctrl-C, SIGTERM turned into an exception by the CLI) kills it before returning,
+    and its files are in a folder of :func:`run_dir` removed when the call ends. The
+    first Ctrl-C in the main thread asks CBC to stop (SIGINT to it: it writes its best
+    solution, read as a run stopped with a solution; ``models.interrupt``), killing it
+    ``models.interrupt.GRACE`` seconds later if it has not; a second Ctrl-C, or one
+    before CBC started, raises KeyboardInterrupt.
 
     Returns
     -------
@@ -236,15 +368,16 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
         when it was killed (no solution read).
     """
     import shutil
-    import tempfile
 
     import pulp
 
-    if time_limit is None:
-        lp.solve(command(log_path=log_path))
-        return True
+    from models.deadline import limit_of
+
+    time_limit = limit_of(time_limit)
     start = time.perf_counter()
-    kw: dict[str, Any] = {"msg": False, "timeLimit": float(time_limit)}
+    kw: dict[str, Any] = {"msg": False}
+    if time_limit is not None:
+        kw["timeLimit"] = float(time_limit)
     if log_path is not None:
         kw["logPath"] = log_path
     cls = _guarded_solver_class()
@@ -253,9 +386,10 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
     if not solver.available():
         raise RuntimeError("no CBC binary found: install PuLP < 4 (bundles CBC) or "
                            "`pip install pulp[cbc]`")
-    solver.deadline_at = start + float(time_limit)
+    if time_limit is not None:
+        solver.deadline_at = start + float(time_limit)
     path = shutil.which(solver.path) or solver.path
-    tmp = tempfile.TemporaryDirectory(prefix="schedsearch_cbc_")
+    tmp = run_dir("schedsearch_cbc_")
     solver.tmpDir = tmp.name  # a killed CBC leaves its model files: removed with it
     procs: list[Any] = []
     killed = threading.Event()
@@ -264,7 +398,8 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
     def watchdog() -> None:
         # PuLP writes the model before it starts CBC, and a large model can take longer
         # to write than the limit: keep looking for CBC until solve returns
-        if stop.wait(max(start + float(time_limit) + grace - time.perf_counter(), 0.0)):
+        if time_limit is None or \
+                stop.wait(max(start + float(time_limit) + grace - time.perf_counter(), 0.0)):
             return
         while True:
             with _started_lock:
@@ -274,16 +409,39 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
             if stop.wait(0.05):
                 return
 
+    def ask() -> bool:  # Ctrl-C: CBC stops and writes its best solution
+        from models.interrupt import GRACE
+
+        with _started_lock:
+            mine = [p for p in procs if p.returncode is None and _alive(p.pid)]
+        for proc in mine:
+            try:
+                os.killpg(proc.pid, signal.SIGINT)
+            except OSError:
+                pass
+
+        def overdue() -> None:  # one that does not stop is killed (no answer)
+            if not stop.wait(GRACE) and _kill(mine, path):
+                killed.set()
+
+        threading.Thread(target=overdue, daemon=True).start()
+        return bool(mine)
+
+    from models.interrupt import CtrlC
+
     me = threading.get_ident()
+    setattr(lp, STOPPED_ATTR, "")
     with _started_lock:
         _started[me] = procs
     guard = threading.Thread(target=watchdog, daemon=True)
     guard.start()
     try:
-        lp.solve(solver)
+        with CtrlC(ask) as ctrl:
+            lp.solve(solver)
     except pulp.PulpSolverError:
         if not killed.is_set():
             raise
+        setattr(lp, STOPPED_ATTR, "interrupted" if ctrl.asked.is_set() else "killed")
         return False
     finally:
         stop.set()

@@ -1,26 +1,51 @@
-"""A wall-clock budget shared by model building and the back end."""
+"""A wall-clock budget shared by model building and the back end, and the one reading
+of a ``time_limit`` every exact solver shares (:func:`limit_of`)."""
 
 from __future__ import annotations
 
+import math
 import time
+from typing import Any
 
-__all__ = ["Deadline"]
+__all__ = ["Deadline", "MAX_SECONDS", "limit_of"]
+
+MAX_SECONDS = 1e9
+"""Longest time limit (seconds, about 31.7 years) a solver, a thread's wait or a child
+process is given. A longer limit outlasts any run, so it is no limit: :func:`limit_of`
+reads it as None (exact), and nothing downstream meets a number a clock, a thread's
+timeout (``threading.TIMEOUT_MAX``, about 292 years) or a solver's own limit (SCIP's
+``limits/time`` stops at 1e20) cannot hold."""
+
+
+def limit_of(time_limit: Any, field: str = "time_limit") -> float | None:
+    """``time_limit`` (seconds) as the solvers use it: None for no limit or one over
+    :data:`MAX_SECONDS`, else the float. Raises ValueError naming ``field`` for a
+    value that is not a finite number >= 0 (NaN, infinity, negative, text)."""
+    if time_limit is None:
+        return None
+    try:
+        value = float(time_limit)
+    except (TypeError, ValueError, OverflowError):
+        value = math.nan
+    if isinstance(time_limit, bool) or not math.isfinite(value) or value < 0:
+        from sim.problems.fields import short
+
+        raise ValueError(f"{field} must be a finite number of seconds >= 0, got "
+                         f"{short(time_limit)}")
+    return None if value > MAX_SECONDS else value
 
 
 class Deadline:
     """``time_limit`` seconds from construction, or from ``start`` (a
-    ``time.perf_counter`` value) when given (None = no limit).
+    ``time.perf_counter`` value) when given (None, or over :data:`MAX_SECONDS`: no
+    limit; ValueError for one that is not a finite number >= 0).
 
     Solvers call :meth:`expired` while they build a model or enumerate, and pass
     :meth:`left` (seconds) on to CP-SAT or CBC.
     """
 
     def __init__(self, time_limit: float | None, start: float | None = None) -> None:
-        if time_limit is not None:
-            time_limit = float(time_limit)
-            if not time_limit >= 0 or time_limit == float("inf"):
-                raise ValueError(f"time_limit must be a finite number >= 0 seconds, "
-                                 f"got {time_limit!r}")
+        time_limit = limit_of(time_limit)
         self.t0 = time.perf_counter() if start is None else start  # perf_counter value
         self.limit = time_limit
 

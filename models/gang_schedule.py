@@ -301,7 +301,7 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     if dl.expired():
         return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
     outcome, found = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
-                                      prefix="cbc_gang_")
+                                      prefix="cbc_gang_", data=problem)
     if outcome == "infeasible":
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
     if outcome not in ("optimal", "feasible"):
@@ -312,7 +312,7 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
     bound = lb if found is None else max(found, lb)
     if problem.objective == "rows":
-        bound = float(math.ceil(bound - 1e-6))
+        bound = float(mip.ceil_bound(bound))
     return _result("ilp", problem, rows, Status.FEASIBLE, bound, t0, seed, params)
 
 

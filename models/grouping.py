@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from models import mip
+from models.deadline import limit_of
 from sim.problems import checker, scorer
 from sim.problems.grouping import GroupingProblem, check, objective
 from sim.result import Result, Status, build
@@ -62,7 +63,8 @@ class _Deadline:
 
     def __init__(self, t0: float, time_limit: float | None) -> None:
         self.t0 = t0
-        self.end = None if time_limit is None else t0 + float(time_limit)
+        time_limit = limit_of(time_limit)
+        self.end = None if time_limit is None else t0 + time_limit
 
     def passed(self) -> bool:
         return self.end is not None and time.perf_counter() >= self.end
@@ -230,7 +232,8 @@ def solve_ilp(problem: GroupingProblem, *, time_limit: float | None = None,
     def solve(lp: pulp.LpProblem, limit: float | None) -> bool:
         """The backend with ``limit`` seconds, stopped ``overhead`` + 0.2 s past it
         (``models.mip.solve``); False when stopped without an answer."""
-        return mip.solve(lp, backend=backend, time_limit=limit, grace=overhead + 0.2)
+        return mip.solve(lp, backend=backend, time_limit=limit, grace=overhead + 0.2,
+                         data=problem)
 
     t_build = time.perf_counter()
     try:

@@ -37,6 +37,14 @@ After :func:`solve`, the PuLP model reads as if CBC had solved it: ``prob.status
 Honesty (what each backend's statuses mean, checked against OR-Tools' sources of its
 HiGHS and SCIP proto solvers):
 
+- Exact range: all three backends solve in doubles with absolute tolerances, so a model
+  whose rows hold large numbers gets false optima and bounds beyond the optimum
+  (measured against brute force: ``sim/experiments/engine/mip_range.py``). :func:`solve`
+  refuses a model whose largest number in a row or a bound exceeds the backend's
+  :data:`MAX_MAGNITUDE` (ValueError naming the backend and the problem's largest
+  field); a backend's bound on an integral objective is rounded up only after
+  :func:`ceil_bound` moved it down by the backends' tolerance.
+
 - SCIP: ``OPTIMAL`` includes SCIP's gap-limit stop; SCIP's default gap limit is 0, and
   :func:`solve` additionally requires the reported dual bound to meet the objective
   within ``1e-6`` relative (the tolerance of ``sim.result.build``) before it calls a
@@ -62,6 +70,13 @@ HiGHS and SCIP proto solvers):
 
 All backends run single-threaded (CBC serially, HiGHS ``threads=1``; SCIP is
 sequential).
+
+Nothing outlives the solve: CBC, the fork server and its workers die with this process
+(also when it is killed by SIGKILL: ``models.cbc.die_with_parent``, the server watching
+its parent), an interrupted solve (Ctrl-C; SIGTERM, which the CLI raises as an
+exception) kills them before it returns, and their files live in per-run temporary
+folders (``models.cbc.run_dir``) removed when the solve ends, those of a process killed
+by SIGKILL by the next MIP run (the fork server removes its own workers' folders).
 """
 
 from __future__ import annotations
@@ -69,15 +84,15 @@ from __future__ import annotations
 import math
 import os
 import subprocess
-import tempfile
 import threading
 import time
 from typing import Any
 
-from models.cbc import _alive, bound_from_log, kill_group, solve_guarded
+from models.cbc import _alive, bound_from_log, kill_group, log_file, run_dir, solve_guarded
 
-__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "WORKER_MEMORY_MB", "check_backend",
-           "killed_note", "solve", "bound", "rejected", "run_worker", "translate",
+__all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "ROUND_TOL",
+           "WORKER_MEMORY_MB", "ceil_bound", "check_backend", "check_magnitude", "killed_note",
+           "magnitude", "solve", "bound", "rejected", "run_worker", "translate",
            "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
@@ -117,17 +132,110 @@ def check_backend(backend: str) -> str:
     return backend
 
 
+MAX_MAGNITUDE: dict[str, float] = {"cbc": 1e9, "highs": 1e7, "scip": 1e8}
+"""Largest absolute number in a row or a bound (a coefficient, a right-hand side, a
+variable's bound: :func:`magnitude`) a model may hold on each backend: all three solve in
+doubles with absolute tolerances (integrality 1e-6 and feasibility 1e-6 to 1e-9), so a
+binary within tolerance of 0 or 1 times a large coefficient moves a row or the objective
+by whole units, and a proof or a bound stops being one. Measured against brute force at
+growing magnitudes by ``sim/experiments/engine/mip_range.py``
+(``results/mip_range.md``): the first wrong answer (false optimum) came on task
+mapping, at a largest model number of 1.57e9 on HiGHS and 1.63e10 on SCIP, with every
+answer right up to 1.76e8 and 1.57e9; CBC answered every instance right up to 8.85e10
+in every family (a bound beyond the optimum at 2.16e13 on slack insertion). Each limit
+is a power of ten one decade below the largest at which every family agreed: the
+sweep's models are tiny, and a row with more terms adds up more tolerance. The same
+limit holds for every family (grouping and slot assignment hold only 0/1 coefficients
+and counts in their rows). :func:`solve` refuses a model beyond it
+(:func:`check_magnitude`)."""
+
+
+def magnitude(prob: Any) -> tuple[float, str]:
+    """The largest absolute finite number in the rows and bounds of the PuLP model
+    ``prob`` and where it is (``"coefficient of x_1_0 in row _C3"``, ``"right-hand side
+    of row _C3"``, ``"bound of z"``); ``(0.0, "")`` for a model without one.
+
+    The objective's coefficients are not counted: an error in them is relative to the
+    objective, which the relative tolerance of a proof (``sim.result.build``) covers;
+    an error in a row is absolute (a binary within the integrality tolerance of 0 times
+    a large coefficient), which nothing downstream can see."""
+    best, where = 0.0, ""
+
+    def finite(values: Any) -> float:
+        values = list(values)
+        if not values:
+            return 0.0
+        top = max(max(values), -min(values))  # builtins: no Python call per value
+        if top == math.inf:
+            return max((v for v in map(abs, values) if v != math.inf), default=0.0)
+        return top
+
+    cons = prob.constraints
+    for i, c in enumerate(cons() if callable(cons) else cons.values()):
+        top = finite(c.values())
+        if top > best:
+            var = next(v for v, a in c.items() if abs(a) == top)
+            best, where = float(top), f"coefficient of {var.name} in row {c.name or f'#{i + 1}'}"
+        if c.constant is not None and math.inf != abs(c.constant) > best:
+            best, where = float(abs(c.constant)), f"right-hand side of row {c.name or f'#{i + 1}'}"
+    for var in prob.variables():
+        top = finite(b for b in (var.lowBound, var.upBound) if b is not None)
+        if top > best:
+            best, where = float(top), f"bound of {var.name}"
+    return best, where
+
+
+ROUND_TOL = 1e-6
+"""Relative tolerance (of ``max(1, |bound|)``) a backend's bound is moved down by before
+it is rounded up to an integer (:func:`ceil_bound`): it covers the backends'
+feasibility and optimality tolerances (1e-6 and tighter) and their relative gap
+(:data:`GAP_TOL`)."""
+
+
+def ceil_bound(bound: float) -> int:
+    """A backend's lower bound on an integral minimum rounded up safely: ``ceil(bound -
+    ROUND_TOL * max(1, |bound|))`` (a bound a floating backend overshot by its tolerance
+    never rounds up past the optimum)."""
+    return math.ceil(bound - ROUND_TOL * max(1.0, abs(bound)))
+
+
+def check_magnitude(prob: Any, backend: str, data: Any = None) -> None:
+    """Refuse (ValueError, one line naming the backend and, with ``data``, the problem's
+    field holding the model's largest number, else its largest field) a model beyond
+    :data:`MAX_MAGNITUDE` of ``backend``."""
+    from sim.problems.fields import largest
+
+    value, where = magnitude(prob)
+    limit = MAX_MAGNITUDE[backend]
+    if value <= limit:
+        return
+    field = ""
+    if data is not None:
+        path, top = largest(data, value)
+        if path:
+            field = f"field {path!r} = {top:.15g}: "
+    raise ValueError(f"{field}the {NAMES[backend]} backend is exact only on models whose "
+                     f"numbers are at most {limit:.0e} in absolute value, and this one holds "
+                     f"{value:.15g} ({where}); use --solver cpsat or scale the data down")
+
+
 def killed_note(backend: str, prob: Any = None) -> str:
     """The note of a run :func:`solve` returned False for: CBC killed past its limit,
     HiGHS/SCIP not run, killed past the limit or beyond :data:`WORKER_MEMORY_MB`, or
     their worker crashed (said when ``prob``, the model of that run, is given)."""
     if backend == "cbc":
+        from models.cbc import STOPPED_ATTR
+
+        if prob is not None and getattr(prob, STOPPED_ATTR, "") == "interrupted":
+            return "CBC stopped by Ctrl-C without an answer"
         return "CBC killed past the time limit"
     why = "" if prob is None else str(getattr(prob, _WHY_ATTR, ""))
     if why == "killed":
         return f"{NAMES[backend]} killed past the time limit"
     if why == "memory":
         return f"{NAMES[backend]} killed beyond {WORKER_MEMORY_MB} MB of memory"
+    if why == "interrupted":
+        return f"{NAMES[backend]} stopped by Ctrl-C without an answer"
     if why.startswith("crashed"):
         return f"{NAMES[backend]} {why}"
     return f"{NAMES[backend]} gave no answer within the time limit"
@@ -363,12 +471,11 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         empty otherwise); ``status`` None when the worker gave no answer.
     """
     import json
-    import tempfile
 
     import numpy as np
 
     memory_mb = WORKER_MEMORY_MB if memory_mb is None else float(memory_mb)
-    with tempfile.TemporaryDirectory(prefix="schedsearch_mip_") as tmp:
+    with run_dir("schedsearch_mip_") as tmp:
         if not model.write_model_to_proto_file(os.path.join(tmp, "model.pb")):
             raise RuntimeError("could not write the model for the MIP worker")
         with open(os.path.join(tmp, "job.json"), "w") as fh:
@@ -379,20 +486,33 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         pid = _SERVER.fork(tmp, deadline)
         why = ""
         peak = 0.0
+        kill_at = None if deadline is None else deadline + grace
+
+        def ask() -> bool:  # Ctrl-C: the worker's solver stops, keeping its answer
+            nonlocal kill_at
+            from models.interrupt import GRACE
+
+            open(os.path.join(tmp, "interrupt"), "w").close()
+            end = time.monotonic() + GRACE
+            kill_at = end if kill_at is None else min(kill_at, end)
+            return True
+
+        from models.interrupt import CtrlC
+
         try:
-            kill_at = None if deadline is None else deadline + grace
             pause = 0.001
-            while not _done(pid, tmp):
-                time.sleep(pause)
-                pause = min(2 * pause, _POLL)
-                rss, hwm = _memory_mb(pid)
-                peak = max(peak, hwm)
-                if kill_at is not None and time.monotonic() >= kill_at:
-                    why = "killed"
-                elif rss > memory_mb:
-                    why = "memory"
-                if why:
-                    break
+            with CtrlC(ask) as ctrl:
+                while not _done(pid, tmp):
+                    time.sleep(pause)
+                    pause = min(2 * pause, _POLL)
+                    rss, hwm = _memory_mb(pid)
+                    peak = max(peak, hwm)
+                    if kill_at is not None and time.monotonic() >= kill_at:
+                        why = "interrupted" if ctrl.asked.is_set() else "killed"
+                    elif rss > memory_mb:
+                        why = "memory"
+                    if why:
+                        break
         finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
             _kill_group(pid)
         result_path = os.path.join(tmp, "result.json")
@@ -421,7 +541,7 @@ def _record_peak(mb: float) -> None:
 
 
 def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
-          grace: float = 0.5, log_path: str | None = None) -> bool:
+          grace: float = 0.5, log_path: str | None = None, data: Any = None) -> bool:
     """Solve the PuLP model ``prob`` on ``backend`` (module docstring).
 
     Parameters
@@ -434,6 +554,8 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         Seconds past the limit after which CBC or the HiGHS/SCIP worker is killed.
     log_path : str, optional
         CBC only: the log file :func:`bound` reads CBC's bound from.
+    data : optional
+        The problem the model was built from: named in a refusal.
 
     Returns
     -------
@@ -441,10 +563,19 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         True when the backend ended and its answer was read into ``prob``; False when
         it was killed (time or memory), its worker crashed, or the limit left no time
         to solve (no values read; :func:`killed_note` says which).
+
+    Raises
+    ------
+    ValueError
+        An unknown backend, or a model beyond the backend's :data:`MAX_MAGNITUDE`.
     """
     import pulp
 
+    from models.deadline import limit_of
+
     check_backend(backend)
+    check_magnitude(prob, backend, data)
+    time_limit = limit_of(time_limit)
     setattr(prob, _BOUND_ATTR, None)
     setattr(prob, _BACKEND_ATTR, backend)
     setattr(prob, _REJECTED_ATTR, False)
@@ -503,7 +634,8 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
 
 
 def solve_logged(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
-                 grace: float = 0.5, prefix: str = "cbc_") -> tuple[str, float | None]:
+                 grace: float = 0.5, prefix: str = "cbc_", data: Any = None
+                 ) -> tuple[str, float | None]:
     """:func:`solve` with CBC's log in a temporary file (name ``prefix...``), removed
     before returning.
 
@@ -518,11 +650,10 @@ def solve_logged(prob: Any, *, backend: str = "cbc", time_limit: float | None = 
     """
     import pulp
 
-    fd, logfile = tempfile.mkstemp(suffix=".log", prefix=prefix)
-    os.close(fd)
+    logfile = log_file(prefix)
     try:
         if not solve(prob, backend=backend, time_limit=time_limit, grace=grace,
-                     log_path=logfile):
+                     log_path=logfile, data=data):
             return "stopped", None
         found = bound(prob, logfile)
     finally:

@@ -16,13 +16,17 @@ used: it re-runs the parent's main script in the server.) A worker's ``DIR`` hol
     before the parent's kill; SCIP heeds it, HiGHS's root does not).
 ``model.pb`` (written by the parent)
     The model, a ``MPModelProto`` (``ModelBuilderHelper.write_model_to_proto_file``).
+``interrupt`` (written by the parent on Ctrl-C)
+    Asks the solver to stop now, keeping its answer (:data:`INTERRUPT`).
 
 It writes ``values.npy`` (the solution, when there is one) and then ``result.json``
 (``status``: the name of OR-Tools' ``SolveStatus`` or ``"NO_TIME"`` when the deadline
 passed before the solve; ``has_solution``, ``objective``, ``bound``, ``highspy``: whether
 ``highspy`` was imported; ``peak_mb``: its peak resident memory). The parent kills
 it, with its process group, past the deadline plus a grace; a killed worker writes
-nothing the parent reads.
+nothing the parent reads. A worker dies with the fork server (Linux
+``PR_SET_PDEATHSIG``), and the server ends with its parent, killing the workers it
+started and removing their folders (:func:`serve`).
 """
 
 from __future__ import annotations
@@ -66,16 +70,18 @@ def main(directory: str) -> int:
     if job.get("interrupt_at") is not None:  # a soft stop before the parent's kill
         import threading
 
-        timer = threading.Timer(max(float(job["interrupt_at"]) - time.monotonic(), 0.0),
-                                solver.interrupt_solve)
+        timer = threading.Timer(min(max(float(job["interrupt_at"]) - time.monotonic(), 0.0),
+                                    threading.TIMEOUT_MAX), solver.interrupt_solve)
         timer.daemon = True
         timer.start()
+    done = _watch_interrupt(directory, solver)
     solver.solve(model)
+    done.set()
     if timer is not None:
         timer.cancel()
     status = solver.status()
-    has = status in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE) and \
-        solver.has_solution()
+    has = status in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE,
+                     mbh.SolveStatus.CANCELLED_BY_USER) and solver.has_solution()
     out["status"] = status.name
     out["has_solution"] = bool(has)
     if has:
@@ -94,6 +100,29 @@ def main(directory: str) -> int:
     return 0
 
 
+INTERRUPT = "interrupt"
+"""The file whose appearance in ``DIR`` (the parent's Ctrl-C) asks the solver to stop,
+keeping its answer."""
+
+
+def _watch_interrupt(directory: str, solver: object) -> object:
+    """A daemon thread that asks ``solver`` to stop (``interrupt_solve``, again every
+    50 ms: a request before the solve starts is not kept) once :data:`INTERRUPT`
+    appears in ``directory``; returns the event that ends it."""
+    import threading
+
+    done = threading.Event()
+    path = os.path.join(directory, INTERRUPT)
+
+    def watch() -> None:
+        while not done.wait(0.05):
+            if os.path.exists(path):
+                solver.interrupt_solve()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return done
+
+
 def _peak_mb() -> float:
     """This process's peak resident memory, MB (``ru_maxrss``, KB on Linux)."""
     try:
@@ -104,11 +133,29 @@ def _peak_mb() -> float:
         return 0.0
 
 
-def child(directory: str, deadline: float | None = None) -> None:
-    """The worker's body: leads a new session (so that the parent can kill its whole
-    process group), ends itself ``SELF_KILL`` seconds past ``deadline`` (``time.monotonic``;
-    a guard for a worker whose parent died), runs :func:`main`, and writes an error to
+def _die_with_parent(parent: int) -> None:
+    """Receive SIGKILL when the fork server ``parent`` ends (Linux
+    ``prctl(PR_SET_PDEATHSIG)``); end at once if it already has."""
+    import signal
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if os.getppid() != parent:
+        os._exit(3)
+
+
+def child(directory: str, deadline: float | None = None, parent: int | None = None) -> None:
+    """The worker's body: dies with the fork server ``parent`` (whose end follows its
+    own parent's), leads a new session (so that the parent can kill its whole process
+    group), ends itself ``SELF_KILL`` seconds past ``deadline`` (``time.monotonic``; a
+    guard for a worker whose parent died), runs :func:`main`, and writes an error to
     ``error.txt``."""
+    if parent is not None:
+        _die_with_parent(parent)
     if hasattr(os, "setsid"):
         try:
             os.setsid()
@@ -117,10 +164,12 @@ def child(directory: str, deadline: float | None = None) -> None:
     if deadline is not None:
         import threading
 
-        t = threading.Timer(max(deadline + SELF_KILL - time.monotonic(), 0.0),
-                            os._exit, args=(3,))
-        t.daemon = True
-        t.start()
+        def end() -> None:  # waits in steps: a thread's timeout stops at TIMEOUT_MAX
+            while time.monotonic() < deadline + SELF_KILL:
+                time.sleep(min(deadline + SELF_KILL - time.monotonic(), 3600.0))
+            os._exit(3)
+
+        threading.Thread(target=end, daemon=True).start()
     try:
         main(directory)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
@@ -144,15 +193,37 @@ def _write_text(path: str, text: str) -> None:
 def serve() -> None:
     """The fork server: with NumPy and OR-Tools imported once, read one request per line
     on stdin (``DIR`` or ``DIR DEADLINE``), fork a worker (:func:`child`) for it, and
-    answer its process id on stdout. Ends at the end of stdin (its parent ended).
-    Workers are reaped by the kernel (``SIGCHLD`` ignored)."""
+    answer its process id on stdout. Ends at the end of stdin (its parent ended, even
+    by SIGKILL) or when its parent is gone (polled every :data:`PARENT_POLL` seconds),
+    killing the workers it started and removing their folders (a parent killed by
+    SIGKILL leaves both behind). Workers are reaped by the kernel (``SIGCHLD``
+    ignored)."""
     import signal
+    import threading
 
     import numpy  # noqa: F401  (imported once here, inherited by every worker)
     from ortools.linear_solver.python import model_builder_helper  # noqa: F401
 
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent's Ctrl-C is the parent's
+    me, parent = os.getpid(), os.getppid()
+    started: dict[int, str] = {}
+    lock = threading.Lock()
+
+    def end() -> None:
+        with lock:
+            for pid, directory in started.items():
+                if _running(pid):
+                    _kill_worker(pid)
+                _remove(directory)
+            os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        end()
+
+    threading.Thread(target=watch, daemon=True).start()
     out = sys.stdout
     out.write("ready\n")
     out.flush()
@@ -162,18 +233,61 @@ def serve() -> None:
             continue
         directory = words[0]
         deadline = float(words[1]) if len(words) > 1 else None
-        pid = os.fork()
-        if pid == 0:  # the worker
-            code = 0
-            try:
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                child(directory, deadline)
-            except BaseException:  # noqa: BLE001 - written to error.txt by child
-                code = 1
-            finally:
-                os._exit(code)
+        with lock:
+            pid = os.fork()
+            if pid == 0:  # the worker
+                code = 0
+                try:
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    child(directory, deadline, me)
+                except BaseException:  # noqa: BLE001 - written to error.txt by child
+                    code = 1
+                finally:
+                    os._exit(code)
+            started[pid] = directory
+            for old in [p for p in started if p != pid and not _running(p)]:
+                del started[old]
         out.write(f"{pid}\n")
         out.flush()
+    end()
+
+
+PARENT_POLL = 0.2
+"""Seconds between two looks of the fork server at its parent."""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is still a child of this process (a worker that ended is reaped
+    at once, SIGCHLD being ignored, and its pid may be anyone's later)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1]) == os.getpid()
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, IndexError):  # pragma: no cover - no /proc
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+
+
+def _kill_worker(pid: int) -> None:
+    """SIGKILL the worker ``pid`` with its process group (it leads one once started)."""
+    import signal
+
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+
+
+def _remove(directory: str) -> None:
+    """Remove a worker's folder (its parent's, gone with it)."""
+    import shutil
+
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

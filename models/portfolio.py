@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from models.deadline import limit_of
 from sim.result import Result, Status, build
 
 __all__ = ["SEPARATOR", "BOUND_TOL", "members_of", "combination", "solve",
@@ -123,6 +124,7 @@ def _run(family: str, label: str, members: list[tuple[str, str, dict[str, Any]]]
     from sim.sweep.bench import sense as family_sense
 
     sense = family_sense(family)
+    time_limit = limit_of(time_limit)
     t0 = time.perf_counter()
     results: list[tuple[str, Result]] = []
     refused: list[str] = []

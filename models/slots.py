@@ -343,7 +343,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     if dl.expired():
         return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
     outcome, bound = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
-                                      prefix="cbc_slots_")
+                                      prefix="cbc_slots_", data=problem)
     if outcome == "infeasible":
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
     if outcome not in ("optimal", "feasible"):

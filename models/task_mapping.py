@@ -214,7 +214,7 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     if dl.expired():
         return _stopped("ilp", p, dl, seed, params)
     outcome, found = mip.solve_logged(lp, backend=backend, time_limit=dl.left(), grace=0.2,
-                                      prefix="cbc_tm_")
+                                      prefix="cbc_tm_", data=problem)
     if outcome == "stopped":
         return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
     rt = time.perf_counter() - t0

@@ -139,8 +139,10 @@ def build(*, solver: str, status: Status, solution: Any,
     Result
         OPTIMAL only when the bound meets the recomputed objective within ``tolerance``
         (otherwise FEASIBLE, said in ``note``); a bound on the wrong side of the
-        solution is dropped (None) and said in ``note``; OPTIMAL without a bound gets
-        the objective as its bound.
+        solution beyond ``tolerance`` is dropped (None) and said in ``note``, one within
+        it is moved onto the objective (never on the wrong side of the solution: a
+        floating-point solver's bound can overshoot by its tolerances); OPTIMAL without
+        a bound gets the objective as its bound.
     """
     if sense not in ("min", "max"):
         raise ValueError(f"sense must be 'min' or 'max', got {sense!r}")
@@ -164,6 +166,8 @@ def build(*, solver: str, status: Status, solution: Any,
             notes.append(f"solver bound {bound!r} dropped: wrong side of the recomputed "
                          f"objective {value!r}")
             bound = None
+        else:  # within the tolerance: the solution itself is the tighter valid bound
+            bound = min(bound, value) if sense == "min" else max(bound, value)
     if status is Status.OPTIMAL:
         if bound is None and not notes:
             bound = value

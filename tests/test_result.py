@@ -61,3 +61,13 @@ def test_to_dict_converts_typed_solutions():
 
     r = _build(Status.FEASIBLE, Sol())
     assert r.to_dict()["solution"] == {"x": 2}
+
+
+@pytest.mark.parametrize(("sense", "over"), [("min", 3.0), ("max", -3.0)])
+def test_a_bound_within_tolerance_on_the_wrong_side_is_moved_onto_the_solution(sense, over):
+    """CBC reported its ``z`` (a bound) 3 pages above the optimum 120759637 of a task
+    mapping at 1e8 pages: within the relative tolerance, yet beyond a known solution."""
+    value = 120759637.0
+    r = _build(Status.OPTIMAL, {"x": value / 2}, bound=value + over, sense=sense)
+    assert r.status is Status.OPTIMAL
+    assert r.bound == value

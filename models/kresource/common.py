@@ -50,9 +50,13 @@ def check_clock(t0: float, time_limit: float | None) -> None:
 
 
 def remaining(t0: float, time_limit: float | None) -> float | None:
-    """Seconds left of ``time_limit`` since ``t0`` (``time.perf_counter``), >= 0."""
+    """Seconds left of ``time_limit`` since ``t0`` (``time.perf_counter``), >= 0; None
+    without a limit or one over ``models.deadline.MAX_SECONDS``."""
     import time
 
+    from models.deadline import limit_of
+
+    time_limit = limit_of(time_limit)
     if time_limit is None:
         return None
     return max(0.0, time_limit - (time.perf_counter() - t0))

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from models.deadline import Deadline
+from models.deadline import Deadline, limit_of
 from models.kresource.common import (
     OutOfTime,
     best_packing,
@@ -48,8 +48,9 @@ def _solver(time_limit: float | None, seed: int,
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.random_seed = int(seed)
+    time_limit = limit_of(time_limit)
     if time_limit is not None:
-        s.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+        s.parameters.max_time_in_seconds = time_limit
     if deterministic_limit is not None:
         s.parameters.max_deterministic_time = max(0.0, float(deterministic_limit))
     return s

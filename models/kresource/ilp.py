@@ -19,7 +19,6 @@ UNKNOWN.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -32,22 +31,25 @@ from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProbl
 from sim.result import Result, Status, build
 
 
-def _run(make: Any, time_limit: float | None,
-         backend: str = "cbc") -> tuple[Status, dict, float | None]:
+def _run(make: Any, time_limit: float | None, backend: str = "cbc",
+         data: Any = None) -> tuple[Status, dict, float | None]:
     """Solve the binary model; returns (status, variable values, LP bound if stopped).
     The LP relaxation (for the bound) gets what is left of ``time_limit`` (seconds).
     CBC runs under ``models.cbc.solve_guarded``: it is killed shortly after the limit
     when it overruns it while reading the model or at the root (then UNKNOWN). Each CBC
     run starts only with at least the model's build time left (PuLP's writing of the
-    model, which cannot be interrupted, takes about as long)."""
+    model, which cannot be interrupted, takes about as long). A model beyond the
+    backend's ``models.mip.MAX_MAGNITUDE`` is refused (ValueError naming ``data``'s
+    largest field)."""
     import time
 
     import pulp
 
     def run(lp: Any, left: float | None) -> bool:
         if backend == "cbc":  # CBC itself, as models.mip runs it
+            mip.check_magnitude(lp, backend, data)
             return solve_guarded(lp, time_limit=left, grace=0.2)
-        return mip.solve(lp, backend=backend, time_limit=left, grace=0.2)
+        return mip.solve(lp, backend=backend, time_limit=left, grace=0.2, data=data)
 
     t0 = time.perf_counter()
     prob, xs = make(pulp.LpBinary)
@@ -116,7 +118,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         return prob, x
 
     try:
-        status, vals, bound = _run(make, remaining(t0, time_limit), backend)
+        status, vals, bound = _run(make, remaining(t0, time_limit), backend, problem)
     except OutOfTime:
         return build(solver="ilp", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem),
@@ -127,7 +129,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(n) if vals.get((j, e), 0) > 0.5] for e in range(E)])
         if status is Status.FEASIBLE:
-            bound = lb if bound is None else max(lb, math.ceil(bound - 1e-6))
+            bound = lb if bound is None else max(lb, mip.ceil_bound(bound))
     elif status is Status.UNKNOWN:
         sol, status, bound = ub_sol, Status.FEASIBLE, lb
     return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
@@ -159,7 +161,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     if not elig:
         status, vals, bound = Status.OPTIMAL, {}, None
     else:
-        status, vals, bound = _run(make, time_limit, backend)
+        status, vals, bound = _run(make, time_limit, backend, problem)
     sol = [j for j in elig if vals.get(j, 0) > 0.5] if status in (
         Status.OPTIMAL, Status.FEASIBLE) else None
     return build(solver="ilp", status=status, solution=sol, bound=bound, check=checker(problem),
@@ -213,7 +215,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
         return prob, x
 
     try:
-        status, vals, bound = _run(make, time_limit, backend)
+        status, vals, bound = _run(make, time_limit, backend, problem)
     except OutOfTime:
         return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=checker(problem),
                      objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,

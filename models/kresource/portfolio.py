@@ -52,7 +52,7 @@ import time
 
 from models.kresource import bounds, cpsat, ilp
 from models.kresource.common import remaining
-from models.portfolio import meets
+from models.portfolio import BOUND_TOL, meets
 from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
 from sim.result import Result, Status, build
@@ -305,10 +305,21 @@ def _name(seconds: float | None) -> str:
 
 def _result(problem: ResponseProblem, t0: float, time_limit: float | None, seed: int,
             results: list[Result], found: list[float | None], note: str) -> Result:
-    """The best solution of ``results`` with the best of the valid bounds ``found``."""
+    """The best solution of ``results`` with the best of the bounds ``found`` that no
+    stage's solution contradicts (a bound above a stage's objective, beyond
+    ``models.portfolio.BOUND_TOL``, is dropped and said in the note)."""
     sols = [r for r in results if r.solution is not None]
     best = min(sols, key=lambda r: r.objective) if sols else None
-    valid = [b for b in found if b is not None]
+    valid = []
+    for b in found:
+        if b is None or math.isnan(b):
+            continue
+        beyond = [r.objective for r in sols if b > r.objective + BOUND_TOL *
+                  max(1.0, abs(r.objective))]
+        if beyond:
+            note += f"; bound {b!r} dropped: above the objective {beyond[0]!r} of a stage"
+        else:
+            valid.append(b)
     bound = max(valid) if valid else None
     status = Status.UNKNOWN if best is None else (
         Status.OPTIMAL if meets(best.objective, bound) else Status.FEASIBLE)

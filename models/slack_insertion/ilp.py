@@ -50,13 +50,12 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from bisect import bisect_right
 from types import EllipsisType
 from typing import Any
 
 from models import mip
-from models.cbc import variable
+from models.cbc import log_file, variable
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
 from sim.problems import insertion as ins
@@ -221,12 +220,11 @@ def solve_ilp(problem: InsertionProblem, *, time_limit: float | None = None, see
         return _fallback(problem, cur, deadline, seed, params, None,
                          f"too little time left to write the model for {mip.NAMES[backend]}")
     ast = _ast(problem)
-    fd, logfile = tempfile.mkstemp(suffix=".log", prefix="cbc_")
-    os.close(fd)
+    logfile = log_file("slack_")
 
     def run_cbc() -> bool:
         return mip.solve(prob, backend=backend, time_limit=deadline.left(0.01),
-                         grace=CBC_GRACE, log_path=logfile)
+                         grace=CBC_GRACE, log_path=logfile, data=problem)
 
     def read() -> InsertionSchedule:
         chosen = {jid: max(x[jid], key=lambda tau: (x[jid][tau].value() or 0.0, -tau))

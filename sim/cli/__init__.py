@@ -28,6 +28,7 @@ from sim.batch.machine import PolicyError
 from sim.batch.validate import ValidationError
 from sim.cli.common import Fmt, Parser
 from sim.cli.generate import add_generate
+from sim.cli.signals import Terminated, sigterm_raises
 from sim.cli.simulate import add_compile, add_simulate, add_traces, parse_set
 from sim.cli.solve import add_solve
 from sim.cli.sweep import add_sweep_commands
@@ -121,9 +122,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     No input gives a traceback: bad input (``ValueError``, ``OSError``, a JSON nested too
     deep) is exit 2 naming the file and the line or field; a closed output pipe
-    (``schedsearch ... | head``) ends quietly; anything else is a bug, reported in one
-    line with exit 1 (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
+    (``schedsearch ... | head``) ends quietly; Ctrl-C ends with exit 130 (a MIP solve
+    prints its answer so far instead, ``models.interrupt``) and SIGTERM with 143
+    (:mod:`sim.cli.signals`), their child processes stopped and temporary files
+    removed; anything else is a bug, reported in one line with exit 1
+    (``SCHEDSEARCH_DEBUG=1`` shows the traceback).
     """
+    with sigterm_raises():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = None
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
@@ -160,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("schedsearch: error: out of memory (the input is too large for this command)",
               file=sys.stderr)
         return 2
+    except Terminated:
+        print("schedsearch: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("schedsearch: interrupted", file=sys.stderr)
         return 130

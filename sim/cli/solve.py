@@ -75,6 +75,11 @@ def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> i
     except ValueError as exc:  # a refusal (e.g. too large for the model): name the file
         raise ValueError(f"{args.problem}: {exc}") from None
     d = result.to_dict()
+    from models.interrupt import happened
+
+    if happened():
+        d["note"] = "; ".join(filter(None, [d["note"], "stopped by Ctrl-C: the best answer "
+                                                      "found so far"]))
     d["problem"] = family
     d["solution"] = named(problem, d["solution"])
     if args.json:

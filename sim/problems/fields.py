@@ -34,6 +34,7 @@ __all__ = [
     "MAX_ECHO",
     "EXACT_MAX",
     "exact",
+    "largest",
     "names_source",
     "short",
     "where",
@@ -77,6 +78,38 @@ def exact(total: float, what: str, *, source: str | None = None) -> None:
         raise ValueError(f"{source + ': ' if source else ''}{what} is {short(total, 40)}, "
                          f"over {EXACT_MAX:.0e}, the largest the exact models represent "
                          f"exactly; scale the data down")
+
+
+def largest(problem: Any, value: float | None = None) -> tuple[str, float]:
+    """The field path (``"jobs[1][0]"``, ``"jobs[2].mem[0]"``) and the absolute value of
+    the first number in ``problem`` whose absolute value is ``value``, else of the
+    largest number (a family's dataclass: every public field, into tuples, lists and
+    nested dataclasses; booleans and text skipped); ``("", 0.0)`` without a number."""
+    import dataclasses
+
+    best: tuple[str, float] = ("", 0.0)
+    hit: tuple[str, float] | None = None
+
+    def walk(x: Any, path: str) -> None:
+        nonlocal best, hit
+        if isinstance(x, bool) or isinstance(x, str) or x is None:
+            return
+        if isinstance(x, (int, float)):
+            v = abs(float(x)) if not isinstance(x, int) or abs(x) < 2**1023 else math.inf
+            if hit is None and value is not None and v == value:
+                hit = (path, v)
+            if v > best[1] or not best[0]:
+                best = (path, v)
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            for f in dataclasses.fields(x):
+                if not f.name.startswith("_"):
+                    walk(getattr(x, f.name), f"{path}.{f.name}" if path else f.name)
+        elif isinstance(x, (tuple, list)):
+            for i, y in enumerate(x):
+                walk(y, f"{path}[{i}]")
+
+    walk(problem, "")
+    return best if hit is None else hit
 
 
 def short(value: Any, limit: int = MAX_ECHO) -> str:

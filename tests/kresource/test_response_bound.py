@@ -236,3 +236,21 @@ def test_a_stopped_probe_with_a_low_bound_proves_nothing_more(monkeypatch):
     found, proved, _ = portfolio.probe_bound(p, lb, loose, time_limit=10.0)
     assert found == [] and len(asked) == 1 and asked[0] > lb.bound
     assert proved is None or proved <= lb.bound
+
+
+def test_the_portfolio_drops_a_stage_bound_above_another_stages_schedule():
+    """A stage's bound above the objective of another stage's schedule is wrong (a
+    floating backend's, say): dropped and said, the other stages' bounds kept."""
+    import time
+
+    from models.kresource import cpsat
+    from models.kresource.portfolio import _result
+    from sim.result import Status
+
+    rng = random.Random(5)
+    p = _problem(rng, 5, 2, tight=False)
+    r = cpsat.solve_response(p)
+    assert r.status is Status.OPTIMAL
+    out = _result(p, time.perf_counter(), None, 0, [r], [r.bound, r.objective + 5], "t")
+    assert out.status is Status.OPTIMAL and out.bound == r.objective
+    assert "dropped" in out.note
