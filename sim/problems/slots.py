@@ -272,10 +272,25 @@ def max_gap(table: Sequence[Sequence[str]], name: str) -> int:
 
 
 def objective(problem: SlotProblem, table: Sequence[Sequence[str]]) -> float:
-    """Round length (``"round"``) or the largest gap over all applications (``"gap"``)."""
+    """Round length (``"round"``) or the largest gap over all applications (``"gap"``,
+    :func:`max_gap` of each, found in one pass over the table)."""
     if problem.objective == "round":
         return float(len(table))
-    return float(max(max_gap(table, a.name) for a in problem.apps))
+    S = len(table)
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    widest: dict[str, int] = {}
+    for s, slot in enumerate(table):
+        for name in slot:
+            if name in last:
+                if s != last[name]:
+                    widest[name] = max(widest[name], s - last[name])
+            else:
+                first[name] = s
+                widest[name] = 0
+            last[name] = s
+    return float(max(max(widest[a.name], first[a.name] + S - last[a.name])
+                     if a.name in first else S for a in problem.apps))
 
 
 def lower_bound(problem: SlotProblem) -> int:
