@@ -34,6 +34,7 @@ comparison is about the grouping, not the number of slices).
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -45,6 +46,11 @@ from sim.problems.grouping import GroupingProblem, SliceCosts, objective
 from sim.result import Result, Status, build
 
 __all__ = ["greedy", "footprint_balancing", "knee", "curve_knee"]
+
+
+CHUNK_CELLS = 1 << 21
+"""Most cells (candidate groups x jobs) of one vectorised costing call of the greedy
+algorithm: its arrays stay near 16 MB each, and the deadline is checked between calls."""
 
 
 def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None, t0: float,
@@ -95,8 +101,14 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
             return _first_fit(problem, slices, used, left, grow)
         best = None
         cur = costs.many(slices)
-        costs.many([slices[s] + [names[j]] for j in left for s in range(len(slices))
-                    if used[s] + Q[j] <= P])  # cost all candidates in one call
+        # cost all candidates in a few vectorised calls, of at most CHUNK_CELLS cells
+        # (groups x jobs) each, the deadline checked between them
+        cands = (slices[s] + [names[j]] for j in left for s in range(len(slices))
+                 if used[s] + Q[j] <= P)
+        while chunk := list(itertools.islice(cands, max(1, CHUNK_CELLS // len(names)))):
+            if deadline is not None and time.perf_counter() >= deadline:
+                return _first_fit(problem, slices, used, left, grow)
+            costs.many(chunk)
         for j in left:
             if deadline is not None and time.perf_counter() >= deadline:
                 return _first_fit(problem, slices, used, left, grow)
