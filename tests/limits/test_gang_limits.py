@@ -39,7 +39,7 @@ def test_coloring_of_5000_jobs_stops_at_the_limit() -> None:
     p = gs.random_problem(1, n_nodes=256, n_jobs=5000)
     t = time.perf_counter()
     r = coloring(p, time_limit=1.0)
-    assert time.perf_counter() - t < 2.0
+    assert time.perf_counter() - t < 3.0  # the limit + 2 s
     assert r.status in (Status.FEASIBLE, Status.UNKNOWN)
     if r.status is Status.FEASIBLE:
         assert gs.check(p, r.solution) == []
@@ -63,10 +63,10 @@ def test_check_of_a_million_nodes_reads_only_the_rows_nodes() -> None:
     jobs = tuple(gs.GangJob(f"J{i}", (0,), (1,)) for i in range(200))
     p = gs.GangProblem(gs.MAX_NODES, 10, jobs, (0,) * gs.MAX_NODES, 200)
     rows = [[j.name] for j in jobs]
-    t = time.perf_counter()
+    t = time.process_time()
     assert gs.check(p, rows) == []
     assert gs.check(p, [["J0", "J1"]] + rows[2:]) == ["row 0: 2 tasks on node 0"]
-    assert time.perf_counter() - t < 2.0
+    assert time.process_time() - t < 2.0  # CPU s
 
 
 @pytest.mark.untimed
@@ -85,7 +85,7 @@ def test_ilp_counts_its_variables_before_listing_them() -> None:
     t = time.perf_counter()
     with pytest.raises(ValueError, match="field 'jobs' gives 4000000 row-assignment"):
         mg.solve_ilp(p, time_limit=1.0)
-    assert time.perf_counter() - t < 1.5
+    assert time.perf_counter() - t < 2.0
 
 
 @pytest.mark.untimed

@@ -201,8 +201,10 @@ def test_placement_with_almost_every_slot_stops_at_the_limit() -> None:
     prob = pl.PlacementProblem(g_us=10, n=1, i=1, k=9_999, n_slots=10_000)
     t = time.perf_counter()
     r = solve_placement(prob, time_limit=1.0)
-    assert time.perf_counter() - t < 2.0
-    assert r.status in (Status.FEASIBLE, Status.OPTIMAL) and r.params["evaluated"] >= 1
+    assert time.perf_counter() - t < 3.0  # the limit + 2 s (it took 10-17 s)
+    # the first measurement takes about 0.9 s of CPU: on a loaded machine none may fit
+    assert r.status in (Status.FEASIBLE, Status.UNKNOWN)
+    assert (r.status is Status.FEASIBLE) == (r.params["evaluated"] >= 1)
 
 
 @pytest.mark.untimed
@@ -225,9 +227,9 @@ def test_canonical_rotation_is_the_smallest_and_quick() -> None:
         S = rng.randint(2, 14)
         c = rng.sample(range(S), rng.randint(1, S - 1))
         assert pl.canonical(c, S) == smallest(c, S)
-    t = time.perf_counter()
+    t = time.process_time()
     assert pl.canonical(range(1, 10_000), 10_000) == tuple(range(9_999))
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 1.0  # CPU s; 10^4 rotations sorted took seconds
 
 
 def test_a_large_json_document_is_written_quickly() -> None:
@@ -236,7 +238,29 @@ def test_a_large_json_document_is_written_quickly() -> None:
     from sim.cli.common import dump
 
     doc = {"solver": "x", "bound": float("inf"), "solution": [[] for _ in range(2 * 10**6)]}
-    t = time.perf_counter()
+    t = time.process_time()
     text = dump(doc)
-    assert time.perf_counter() - t < 2.0
+    assert time.process_time() - t < 2.0  # CPU s; about 5 s indented by Python
     assert json.loads(text) == {**doc, "bound": "inf"}
+
+
+def test_slot_heuristics_on_the_largest_problem_stop_at_the_limit() -> None:
+    import heuristics.slots as hs
+    from sim.problems import slots as sp
+
+    # 2,000 applications on 256 nodes: 1.4e6 conflict pairs were listed before the clock
+    p = sp.random_problem(1, n_nodes=256, n_apps=sp.MAX_APPS, n_slots=sp.MAX_SLOTS, free=0)
+    for solve in (hs.round_robin, hs.coloring):
+        t = time.perf_counter()
+        solve(p, time_limit=0.2)
+        assert time.perf_counter() - t < 0.7
+
+
+@pytest.mark.untimed
+def test_neighbour_masks_are_the_conflict_pairs() -> None:
+    from sim.problems import slots as sp
+
+    p = sp.random_problem(3, n_nodes=30, n_apps=40, nodes_range=(1, 4))
+    masks = sp.neighbour_masks(p)
+    pairs = {(i, j) for i in range(40) for j in range(i + 1, 40) if masks[i] >> j & 1}
+    assert pairs == set(sp.conflicts(p))
