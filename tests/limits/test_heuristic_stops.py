@@ -46,3 +46,21 @@ def test_integer_lists_pass_in_one_sweep_and_name_the_bad_entry() -> None:
     assert fields.integers([1, 2.0], "base", minimum=0) == (1, 2)
     with pytest.raises(ValueError, match=r"field 'base\[2\]' must be >= 0"):
         fields.integers([1, 2, -1], "base", minimum=0)
+
+
+@pytest.mark.timed
+def test_grouping_heuristics_on_10000_jobs_stop_at_the_limit() -> None:
+    import time
+
+    from heuristics.grouping import footprint_balancing, greedy, knee
+    from sim.problems import grouping
+    from sim.result import Status
+
+    # costing one schedule of 10^4 jobs by eq. 4 takes about 4 s of CPU: too late within
+    # 1 s, the heuristics say UNKNOWN instead of costing it past the limit
+    p = grouping.random_problem(10_000, 64, max_procs=8, memory=100, seed=1)
+    for solve in (footprint_balancing, knee, greedy):
+        t = time.perf_counter()
+        r = solve(p, time_limit=1.0)
+        assert time.perf_counter() - t < 3.0, solve.__name__
+        assert r.status in (Status.FEASIBLE, Status.UNKNOWN)
