@@ -40,8 +40,9 @@ or another ``--limits``, the repository top's ``results/``).
 
 Run: ``python -m sim.experiments.engine.limits_bench`` (every family, 1, 10 and 30 s limits,
 about 10-15 minutes; writes ``sim/experiments/engine/results/limits_bench.md``). ``--family
-NAME``, ``--solvers a,b`` or other ``--limits`` run a part and write
-``results/limits_bench.md`` at the repository top instead, marked partial.
+NAME``, ``--solvers a,b``, other ``--limits`` or another watchdog (``--kill-after``,
+``--kill-mb``) run a part and write ``results/limits_bench.md`` at the repository top
+instead, marked partial.
 """
 
 from __future__ import annotations
@@ -378,7 +379,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--limits: the sweep runs at one limit, got {args.limits!r}")
     only = None if args.solvers is None else set(args.solvers.split(","))
     families = None if args.family is None else set(args.family.split(","))
-    partial = families is not None or only is not None or tuple(limits) != full
+    partial = families is not None or only is not None or tuple(limits) != full \
+        or args.kill_after != ap.get_default("kill_after") \
+        or args.kill_mb != ap.get_default("kill_mb")
     if args.sweep:
         return _main_sweep(args, argv, limits[0], families, only, partial)
     lines = [
