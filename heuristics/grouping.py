@@ -207,7 +207,8 @@ def _search_slices(problem: GroupingProblem, build, t0: float,
     best_obj = objective(problem, best)
     step = time.perf_counter() - t  # one more S costs about as much as the last one
     while S < len(problem.jobs):
-        if time_limit is not None and time.perf_counter() + step - t0 > time_limit:
+        # the next S and the final costing of the schedule (at most a step) must fit
+        if time_limit is not None and time.perf_counter() + 2 * step - t0 > time_limit:
             break
         S += 1
         t = time.perf_counter()
