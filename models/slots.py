@@ -475,10 +475,12 @@ def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int 
     evaluated and ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous
     default among them.
 
-    The classes are generated one at a time; ``time_limit`` (seconds) stops the
-    enumeration with the best so far (FEASIBLE, no bound; at least one class is
-    evaluated). Without a time limit, more than ``max_candidates`` candidate placements
-    (``C(n_slots - 1, k - 1)``) are refused up front (ValueError)."""
+    The classes are generated one at a time, the clock read at every candidate (the
+    search for the next class may skip many) and inside each measurement;
+    ``time_limit`` (seconds) stops the enumeration with the best so far (FEASIBLE, no
+    bound), or UNKNOWN when not one placement was measured in time. Without a time
+    limit, more than ``max_candidates`` candidate placements (``C(n_slots - 1, k - 1)``)
+    are refused up front (ValueError)."""
     from sim.problems import placement as pl
     from sim.timeshare.bsp import TimeUp
 
