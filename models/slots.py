@@ -418,7 +418,8 @@ def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: 
     for every table of a round or for none), its table built only when it is the best so
     far. ``time_limit`` (s) is checked while the candidates are listed and before each
     one, :data:`CHECK_SECONDS_PER_ENTRY` kept back per slot and copy: stopped, the best
-    table so far is FEASIBLE with the load lower bound, or UNKNOWN without one."""
+    table so far is FEASIBLE with the lower bound (OPTIMAL when it meets the bound), or
+    UNKNOWN without one."""
     dl = Deadline(time_limit)
     t0 = dl.t0
     apps = problem.apps
@@ -454,9 +455,14 @@ def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                 if problem.objective == "round":
                     break  # every table of round S has the objective S
         if choices is None:  # stopped by the time limit
-            return _result("brute", problem, best, Status.FEASIBLE if best else
-                           Status.UNKNOWN, float(lb) if best else None, t0, seed, params,
-                           "stopped by the time limit")
+            if best is None:
+                return _result("brute", problem, None, Status.UNKNOWN, None, t0, seed,
+                               params, "stopped by the time limit")
+            proved = best_val is not None and best_val <= lb  # the bound meets it
+            return _result("brute", problem, best,
+                           Status.OPTIMAL if proved else Status.FEASIBLE, float(lb), t0,
+                           seed, params, "stopped by the time limit" + (
+                               "; the table meets the lower bound" if proved else ""))
         if best is not None and problem.objective == "round":
             break
     if best is None:

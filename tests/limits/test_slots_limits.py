@@ -264,3 +264,18 @@ def test_neighbour_masks_are_the_conflict_pairs() -> None:
     masks = sp.neighbour_masks(p)
     pairs = {(i, j) for i in range(40) for j in range(i + 1, 40) if masks[i] >> j & 1}
     assert pairs == set(sp.conflicts(p))
+
+
+def test_slot_brute_stopped_on_a_table_at_its_bound_is_optimal() -> None:
+    from models.slots import solve_brute
+    from sim.problems import slots as sp
+
+    # one application of demand 1 in a round of 10^6: every table has the gap 10^6, the
+    # lower bound; the 10^6 candidates do not all fit in the limit
+    p = sp.SlotProblem(1, (sp.SlotApp("A", (0,), 1),), 10**6, (0,), "gap")
+    t = time.perf_counter()
+    r = solve_brute(p, time_limit=3.0)  # about 1 s kept back to check a 10^6-row table
+    assert time.perf_counter() - t < 5.0
+    assert r.status in (Status.OPTIMAL, Status.UNKNOWN)
+    if r.status is Status.OPTIMAL:
+        assert r.objective == r.bound == 10**6 and "lower bound" in r.note
