@@ -34,6 +34,7 @@ comparison is about the grouping, not the number of slices).
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -44,13 +45,42 @@ from sim.problems import checker, scorer
 from sim.problems.grouping import GroupingProblem, SliceCosts, objective
 from sim.result import Result, Status, build
 
-__all__ = ["greedy", "footprint_balancing", "knee", "curve_knee"]
+__all__ = ["greedy", "footprint_balancing", "knee", "curve_knee", "scoring_seconds"]
+
+
+CHUNK_CELLS = 1 << 21
+"""Most cells (candidate groups x jobs) of one vectorised costing call of the greedy
+algorithm: its arrays stay near 16 MB each, and the deadline is checked between calls."""
+
+
+def scoring_seconds(problem: GroupingProblem, slices: list[list[str]]) -> float:
+    """Seconds that costing ``slices`` by eq. 4 (the objective) will take, extrapolated
+    from costing its first slices (about 64 jobs): the steady state of a batch of slices
+    costs in proportion to the jobs in them (about 0.4 ms each, 4 s at 10^4 jobs)."""
+    sample: list[list[str]] = []
+    for g in slices:
+        if sum(map(len, sample)) >= 64:
+            break
+        sample.append(g)
+    members = sum(map(len, sample))
+    if not members:
+        return 0.0
+    t = time.perf_counter()
+    problem.slice_costs(sample)
+    return (time.perf_counter() - t) * sum(map(len, slices)) / members
 
 
 def _result(name: str, problem: GroupingProblem, slices: list[list[str]] | None, t0: float,
             seed: int, params: dict[str, Any], deadline: float | None = None) -> Result:
     stopped = deadline is not None and time.perf_counter() >= deadline
     note = "stopped by the time limit" if stopped else ""
+    if slices is not None and deadline is not None:
+        need = scoring_seconds(problem, slices)
+        grace = min(0.5, 0.1 * (deadline - t0))  # seconds the costing may run past it
+        if time.perf_counter() + need > deadline + grace:  # too late to cost the schedule
+            slices, stopped = None, True
+            note = (f"stopped by the time limit: costing the schedule by eq. 4 would take "
+                    f"about {need:.2g} s, past the limit")
     if slices is None:  # a stopped search proves nothing: UNKNOWN, not INFEASIBLE
         return Result(name, Status.UNKNOWN if stopped else Status.INFEASIBLE, None, None,
                       time.perf_counter() - t0, None, seed, params, note)
@@ -95,8 +125,14 @@ def _greedy_fixed(problem: GroupingProblem, S: int, grow: bool, gain: str,
             return _first_fit(problem, slices, used, left, grow)
         best = None
         cur = costs.many(slices)
-        costs.many([slices[s] + [names[j]] for j in left for s in range(len(slices))
-                    if used[s] + Q[j] <= P])  # cost all candidates in one call
+        # cost all candidates in a few vectorised calls, of at most CHUNK_CELLS cells
+        # (groups x jobs) each, the deadline checked between them
+        cands = (slices[s] + [names[j]] for j in left for s in range(len(slices))
+                 if used[s] + Q[j] <= P)
+        while chunk := list(itertools.islice(cands, max(1, CHUNK_CELLS // len(names)))):
+            if deadline is not None and time.perf_counter() >= deadline:
+                return _first_fit(problem, slices, used, left, grow)
+            costs.many(chunk)
         for j in left:
             if deadline is not None and time.perf_counter() >= deadline:
                 return _first_fit(problem, slices, used, left, grow)
@@ -135,17 +171,22 @@ def _first_fit(problem: GroupingProblem, slices: list[list[str]], used: list[int
     """Complete a partial schedule: jobs ``left`` by decreasing demand, each to the first
     slice with room (a new slice when ``grow``); None when a job finds none."""
     Q = problem.demand
+    names = problem.names  # built per access
+    free = problem.processors - np.asarray(used, dtype=np.int64)  # scanned in C
     for j in sorted(left, key=lambda i: (-int(Q[i]), i)):
-        s = next((r for r in range(len(slices)) if used[r] + Q[j] <= problem.processors),
-                 None)
-        if s is None:
+        room = np.flatnonzero(free >= Q[j])
+        if room.size:
+            s = int(room[0])
+        else:
             if not grow:
                 return None
             slices.append([])
             used.append(0)
+            free = np.append(free, problem.processors)
             s = len(slices) - 1
-        slices[s].append(problem.names[j])
+        slices[s].append(names[j])
         used[s] += int(Q[j])
+        free[s] -= int(Q[j])
     return slices
 
 
@@ -158,14 +199,22 @@ def _search_slices(problem: GroupingProblem, build, t0: float,
     S = problem.min_slices
     t = time.perf_counter()
     best = build(S, True)
+    if best is None:  # stopped by the time limit
+        return None
+    if time_limit is not None and time.perf_counter() - t0 + \
+            2 * scoring_seconds(problem, best) > time_limit:
+        return best  # no time to cost it twice: the first schedule stands
     best_obj = objective(problem, best)
     step = time.perf_counter() - t  # one more S costs about as much as the last one
     while S < len(problem.jobs):
-        if time_limit is not None and time.perf_counter() + step - t0 > time_limit:
+        # the next S and the final costing of the schedule (at most a step) must fit
+        if time_limit is not None and time.perf_counter() + 2 * step - t0 > time_limit:
             break
         S += 1
         t = time.perf_counter()
         cand = build(S, True)
+        if cand is None:
+            break
         obj = objective(problem, cand)
         step = time.perf_counter() - t
         if not obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
@@ -203,17 +252,20 @@ def greedy(problem: GroupingProblem, *, time_limit: float | None = None, seed: i
     return _result("greedy", problem, sol, t0, seed, params, end)
 
 
-def _balance(problem: GroupingProblem, size: np.ndarray, S: int, grow: bool) -> \
-        list[list[str]] | None:
+def _balance(problem: GroupingProblem, size: np.ndarray, S: int, grow: bool,
+             deadline: float | None = None) -> list[list[str]] | None:
     """Jobs by decreasing ``size``, each to the slice with the smallest total size among
-    those with enough free processors (a new slice when none has and ``grow``)."""
+    those with enough free processors (a new slice when none has and ``grow``); None
+    when none has and not ``grow``, or once ``deadline`` (``time.perf_counter``) passed."""
     names = problem.names
     Q = problem.demand
     P = problem.processors
     slices: list[list[str]] = [[] for _ in range(S)]
     used = [0] * S
     total = [0.0] * S
-    for j in sorted(range(len(names)), key=lambda i: (-size[i], i)):
+    for n, j in enumerate(sorted(range(len(names)), key=lambda i: (-size[i], i))):
+        if deadline is not None and n % 64 == 0 and time.perf_counter() >= deadline:
+            return None
         room = [s for s in range(len(slices)) if used[s] + Q[j] <= P]
         if not room:
             if not grow:
@@ -236,9 +288,10 @@ def footprint_balancing(problem: GroupingProblem, *, time_limit: float | None = 
     t0 = time.perf_counter()
     params: dict[str, Any] = {}
     size = np.array([j.curve.saturation for j in problem.jobs], dtype=float)
-    sol = _search_slices(problem, lambda S, grow: _balance(problem, size, S, grow), t0,
+    end = _deadline(t0, time_limit)
+    sol = _search_slices(problem, lambda S, grow: _balance(problem, size, S, grow, end), t0,
                          time_limit)
-    return _result("footprint", problem, sol, t0, seed, params, _deadline(t0, time_limit))
+    return _result("footprint", problem, sol, t0, seed, params, end)
 
 
 def curve_knee(curve: MissRateCurve) -> int:
@@ -261,7 +314,7 @@ def knee(problem: GroupingProblem, *, time_limit: float | None = None,
     t0 = time.perf_counter()
     params: dict[str, Any] = {}
     size = np.array([curve_knee(j.curve) for j in problem.jobs], dtype=float)
-    sol = _search_slices(
-        problem, lambda S, grow: _balance(problem, size, S, grow), t0,
-        time_limit)
-    return _result("knee", problem, sol, t0, seed, params, _deadline(t0, time_limit))
+    end = _deadline(t0, time_limit)
+    sol = _search_slices(problem, lambda S, grow: _balance(problem, size, S, grow, end), t0,
+                         time_limit)
+    return _result("knee", problem, sol, t0, seed, params, end)

@@ -74,42 +74,42 @@ def round_robin(problem: SlotProblem, *, time_limit: float | None = None,
     if crowded is not None:
         return _stopped("round-robin", problem, t0, seed, crowded)
     apps = problem.apps
-    conflict = {a.name: set() for a in apps}
-    for i, j in sp.conflicts(problem):
-        conflict[apps[i].name].add(apps[j].name)
-        conflict[apps[j].name].add(apps[i].name)
-    left = {a.name: a.demand for a in apps}
+    conflict = sp.neighbour_masks(problem)
+    left = [a.demand for a in apps]
     table: list[list[str]] = []
+    owners: list[int] = []  # per slot, the bits of the applications in it
     ptr = placements = 0
-    while any(left.values()):
-        for a in apps:
-            if not left[a.name]:
+    while any(left):
+        for i, a in enumerate(apps):
+            if not left[i]:
                 continue
             if len(table) > problem.n_slots:
                 return _stopped("round-robin", problem, t0, seed,
                                 f"needs more than n_slots = {problem.n_slots} slots")
             placements += 1
-            if deadline is not None and placements % 256 == 0 and \
-                    time.perf_counter() > deadline:
+            if deadline is not None and time.perf_counter() > deadline:
                 return _stopped("round-robin", problem, t0, seed,
                                 f"time limit reached after {placements - 1} placements")
-            ptr = _place(table, a.name, conflict[a.name], ptr)
-            left[a.name] -= 1
+            ptr = _place(table, owners, i, a.name, conflict[i], ptr)
+            left[i] -= 1
     return _finish("round-robin", problem, table, t0, seed, {})
 
 
-def _place(table: list[list[str]], name: str, conflict: set[str], ptr: int) -> int:
-    """Put one copy of ``name`` into the first slot from ``ptr`` (cyclically) where
-    neither ``name`` nor an application of ``conflict`` sits, else into a new slot;
-    the next pointer."""
+def _place(table: list[list[str]], owners: list[int], i: int, name: str, conflict: int,
+           ptr: int) -> int:
+    """Put one copy of application ``i`` (``name``) into the first slot from ``ptr``
+    (cyclically) where neither it nor an application of the bits ``conflict`` sits, else
+    into a new slot; the next pointer."""
     R = len(table)
+    own = 1 << i
     for j in range(R):
         s = (ptr + j) % R
-        slot = table[s]
-        if name not in slot and not conflict.intersection(slot):
-            slot.append(name)
+        if not owners[s] & (own | conflict):
+            table[s].append(name)
+            owners[s] |= own
             return (s + 1) % R
     table.append([name])
+    owners.append(own)
     return 0
 
 
@@ -180,10 +180,18 @@ def _largest_first(problem: SlotProblem,
     search starts after its previous copy's slot, since every slot before it was
     refused for the same reason then and still is (slots only fill up)."""
     apps = problem.apps
-    nbr_demand = [0] * len(apps)
-    for i, j in sp.conflicts(problem):
-        nbr_demand[i] += apps[j].demand
-        nbr_demand[j] += apps[i].demand
+    # the demands of each application's neighbours summed bit by bit of the demand:
+    # sum_b 2^b |{neighbours with bit b of their demand set}|, no pair listed
+    by_bit = [0] * max(a.demand for a in apps).bit_length()
+    for i, a in enumerate(apps):
+        for b in range(a.demand.bit_length()):
+            if a.demand >> b & 1:
+                by_bit[b] |= 1 << i
+    nbr_demand = []
+    for n, m in enumerate(sp.neighbour_masks(problem)):
+        if deadline is not None and n % 64 == 0 and time.perf_counter() > deadline:
+            return None
+        nbr_demand.append(sum((m & bits).bit_count() << b for b, bits in enumerate(by_bit)))
     order = sorted(range(len(apps)), key=lambda i: apps[i].demand - 1 + nbr_demand[i],
                    reverse=True)
     busy: list[set[int]] = []       # nodes occupied in each slot

@@ -45,6 +45,7 @@ from models.deadline import Deadline
 from sim.problems import checker
 from sim.problems import gang_schedule as gs
 from sim.problems.gang_schedule import GangProblem
+from sim.problems.slots import MAX_APPS
 from sim.result import Result, Status, build
 
 __all__ = ["solve_cpsat", "solve_ilp", "solve_brute", "to_slots"]
@@ -102,8 +103,8 @@ def _overloaded(name: str, problem: GangProblem, t0: float, seed: int,
 
 def _refuse(name: str, n_vars: int, max_vars: int) -> None:
     if n_vars > max_vars:
-        raise ValueError(f"gang_schedule {name}: {n_vars} row-assignment variables > "
-                         f"max_vars = {max_vars}; use the coloring heuristic")
+        raise ValueError(f"gang_schedule {name}: field 'jobs' gives {n_vars} row-assignment "
+                         f"variables > max_vars = {max_vars}; use the coloring heuristic")
 
 
 def to_slots(problem: GangProblem) -> Any:
@@ -118,10 +119,8 @@ def to_slots(problem: GangProblem) -> Any:
 
 
 def _degrees(problem: GangProblem) -> list[int]:
-    deg = [0] * len(problem.jobs)
-    for i, j in gs.conflicts(problem):
-        deg[i] += 1
-        deg[j] += 1
+    deg = gs.degrees(problem)
+    assert deg is not None  # no deadline
     return deg
 
 
@@ -176,6 +175,11 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
         if lb > problem.max_rows:
             return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params,
                            f"a node holds {lb:.0f} jobs > max_rows")
+        n = len(problem.jobs)
+        if n > MAX_APPS:  # named here in this family's fields, not the slot problem's
+            raise ValueError(f"gang_schedule cpsat: field 'jobs' holds {n} jobs, over the "
+                             f"{MAX_APPS} the round model accepts; use the coloring heuristic")
+        _refuse("cpsat", n * min(problem.max_rows, n), slots.MAX_VARS_CPSAT)
         # the slots model gets only the time left of this call's limit
         r = slots.solve_cpsat(to_slots(problem), time_limit=dl.left(0.0), seed=seed,
                               workers=workers, linearization_level=linearization_level)
@@ -256,12 +260,10 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     n = len(problem.jobs)
     R = _row_limit(problem)
     deg = _degrees(problem)
+    rows_of = [R if problem.objective == "rows" else min(R, d + 1) for d in deg]
+    _refuse("ilp", sum(rows_of), max_vars)  # counted before any is listed
     prob = pulp.LpProblem("gang_schedule", pulp.LpMinimize)
-    if problem.objective == "rows":
-        keys = [(j, r) for j in range(n) for r in range(R)]
-    else:
-        keys = [(j, r) for j in range(n) for r in range(min(R, deg[j] + 1))]
-    _refuse("ilp", len(keys), max_vars)
+    keys = [(j, r) for j in range(n) for r in range(rows_of[j])]
     fallback = _fallback(problem)
     x = {}
     for i, (j, r) in enumerate(keys):
@@ -325,9 +327,10 @@ def solve_brute(problem: GangProblem, *, time_limit: float | None = None, seed: 
     params = {"max_assignments": max_assignments}
     n = len(problem.jobs)
     R = min(problem.max_rows, n)
-    if R ** n > max_assignments:
-        raise ValueError(f"brute: {R}^{n} assignments exceed max_assignments = "
-                         f"{max_assignments}")
+    # the logarithm first: R^n is formed only when it is near max_assignments
+    if n * math.log(R) > math.log(max_assignments) + 1.0 or R ** n > max_assignments:
+        raise ValueError(f"gang_schedule brute: field 'jobs' holds {n} jobs: {R}^{n} row "
+                         f"assignments exceed max_assignments = {max_assignments}")
     best: list[list[str]] | None = None
     best_val = math.inf
     for combo in itertools.product(range(R), repeat=n):

@@ -21,6 +21,7 @@ Both objectives are recomputed from the table by the shared problem code
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from typing import Any
 
@@ -359,46 +360,114 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
 
 
+CHECK_SECONDS_PER_ENTRY = 1e-6
+"""Seconds kept back at the end of a time limit per slot and per copy of a table, for
+building, checking and scoring the answer (about 0.5 s per 10^6 slots measured)."""
+
+
+def _count_tables(S: int, demands: list[int], cap: int) -> int:
+    """``prod_a C(S, d_a)``, the candidate tables of round ``S``, or ``cap + 1`` as soon as
+    the partial product exceeds ``cap`` (the product of 2,000 binomials of a 10^6 round
+    is never formed)."""
+    total = 1
+    for d in demands:
+        total *= math.comb(S, d)
+        if total > cap:
+            return cap + 1
+    return total
+
+
+def _choices(S: int, demands: list[int], dl: Deadline) -> list[list[tuple[int, ...]]] | None:
+    """Every slot set of each application (``C(S, d_a)`` each, their product already
+    bounded); None when ``dl`` expires while they are listed."""
+    out: list[list[tuple[int, ...]]] = []
+    for d in demands:
+        sets: list[tuple[int, ...]] = []
+        for i, c in enumerate(itertools.combinations(range(S), d)):
+            if i % 4096 == 0 and dl.expired():
+                return None
+            sets.append(c)
+        out.append(sets)
+    return out
+
+
+def _widest_gap(slots_: tuple[int, ...], S: int) -> int:
+    """The largest cyclic gap between consecutive slots of the sorted ``slots_``."""
+    return max([b - a for a, b in itertools.pairwise(slots_)] + [slots_[0] + S - slots_[-1]])
+
+
+def _table(problem: SlotProblem, S: int, combo: tuple[tuple[int, ...], ...]
+           ) -> list[list[str]]:
+    """The table of round ``S`` in which application ``a`` owns the slots ``combo[a]``."""
+    table: list[list[str]] = [[] for _ in range(S)]
+    for a, slots_ in enumerate(combo):
+        for s in slots_:
+            table[s].append(problem.apps[a].name)
+    return table
+
+
 def solve_brute(problem: SlotProblem, *, time_limit: float | None = None, seed: int = 0,
                 max_tables: int = 2_000_000) -> Result:
-    """Exhaustive enumeration of every slot table (tiny instances only; refuses more
-    than ``max_tables`` candidate tables per round length). Sizes ``S`` are tried in
-    increasing order for ``"round"``. ``time_limit`` (s) ends it with UNKNOWN."""
-    t0 = time.perf_counter()
+    """Exhaustive enumeration of every slot table (tiny instances only). Round lengths
+    ``S`` are tried in increasing order for ``"round"``, from the load lower bound
+    (:func:`sim.problems.slots.lower_bound`: no shorter table keeps every node's free
+    slots); for ``"gap"`` only ``n_slots``. The candidate tables of a round,
+    ``prod_a C(S, d_a)``, are counted before any is listed: more than ``max_tables`` is
+    refused (ValueError naming ``n_slots`` and the demands). A candidate is scored from
+    its slot sets (conflicting applications' sets disjoint; every node's free slots hold
+    for every table of a round or for none), its table built only when it is the best so
+    far. ``time_limit`` (s) is checked while the candidates are listed and before each
+    one, :data:`CHECK_SECONDS_PER_ENTRY` kept back per slot and copy: stopped, the best
+    table so far is FEASIBLE with the lower bound (OPTIMAL when it meets the bound), or
+    UNKNOWN without one."""
+    dl = Deadline(time_limit)
+    t0 = dl.t0
     apps = problem.apps
-    sizes = range(1, problem.n_slots + 1) if problem.objective == "round" else \
-        [problem.n_slots]
+    demands = [a.demand for a in apps]
+    params = {"max_tables": max_tables}
+    lb = sp.lower_bound(problem)
+    pairs = sp.conflicts(problem)
+    sizes = range(min(lb, problem.n_slots + 1), problem.n_slots + 1) \
+        if problem.objective == "round" else [problem.n_slots]
     best: list[list[str]] | None = None
     best_val = None
     for S in sizes:
-        choices = [list(itertools.combinations(range(S), a.demand)) for a in apps]
-        total = 1
-        for c in choices:
-            total *= len(c)
+        total = _count_tables(S, demands, max_tables)
         if total > max_tables:
-            raise ValueError(f"brute: {total} tables at S = {S} exceed max_tables = "
-                             f"{max_tables}")
-        for combo in itertools.product(*choices):
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                return _result("brute", problem, best, Status.FEASIBLE if best else
-                               Status.UNKNOWN, None, t0, seed, {"max_tables": max_tables},
-                               "time limit")
-            table: list[list[str]] = [[] for _ in range(S)]
-            for a, slots_ in enumerate(combo):
-                for s in slots_:
-                    table[s].append(apps[a].name)
-            if sp.check(problem, table):
+            raise ValueError(f"slot_assignment brute: fields 'n_slots' and 'apps[*].demand' "
+                             f"give more than max_tables = {max_tables} candidate tables "
+                             f"(prod over applications of C({S}, demand)); use cpsat or ilp")
+        if any(S - load < f for load, f in zip(problem.loads(), problem.free, strict=True)):
+            continue  # a node cannot keep its free slots in any table of this round
+        choices = _choices(S, demands, dl)
+        # kept back for building, checking and scoring the answer's table of S rows
+        margin = dl.reserve() + CHECK_SECONDS_PER_ENTRY * (S + sum(demands))
+        for combo in () if choices is None else itertools.product(*choices):
+            if dl.expired(margin):
+                choices = None
+                break
+            if any(not set(combo[i]).isdisjoint(combo[j]) for i, j in pairs):
                 continue
-            val = sp.objective(problem, table)
+            val = float(S) if problem.objective == "round" else \
+                float(max(_widest_gap(c, S) for c in combo))
             if best_val is None or val < best_val:
-                best, best_val = table, val
+                best, best_val = _table(problem, S, combo), val
+                if problem.objective == "round":
+                    break  # every table of round S has the objective S
+        if choices is None:  # stopped by the time limit
+            if best is None:
+                return _result("brute", problem, None, Status.UNKNOWN, None, t0, seed,
+                               params, "stopped by the time limit")
+            proved = best_val is not None and best_val <= lb  # the bound meets it
+            return _result("brute", problem, best,
+                           Status.OPTIMAL if proved else Status.FEASIBLE, float(lb), t0,
+                           seed, params, "stopped by the time limit" + (
+                               "; the table meets the lower bound" if proved else ""))
         if best is not None and problem.objective == "round":
             break
     if best is None:
-        return _result("brute", problem, None, Status.INFEASIBLE, None, t0, seed,
-                       {"max_tables": max_tables})
-    return _result("brute", problem, best, Status.OPTIMAL, best_val, t0, seed,
-                   {"max_tables": max_tables})
+        return _result("brute", problem, None, Status.INFEASIBLE, None, t0, seed, params)
+    return _result("brute", problem, best, Status.OPTIMAL, best_val, t0, seed, params)
 
 
 def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int = 0,
@@ -412,10 +481,12 @@ def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int 
     evaluated and ``params["contiguous_rank"]`` the rank (1 = best) of the contiguous
     default among them.
 
-    The classes are generated one at a time; ``time_limit`` (seconds) stops the
-    enumeration with the best so far (FEASIBLE, no bound; at least one class is
-    evaluated). Without a time limit, more than ``max_candidates`` candidate placements
-    (``C(n_slots - 1, k - 1)``) are refused up front (ValueError)."""
+    The classes are generated one at a time, the clock read at every candidate (the
+    search for the next class may skip many) and inside each measurement;
+    ``time_limit`` (seconds) stops the enumeration with the best so far (FEASIBLE, no
+    bound), or UNKNOWN when not one placement was measured in time. Without a time
+    limit, more than ``max_candidates`` candidate placements (``C(n_slots - 1, k - 1)``)
+    are refused up front (ValueError)."""
     from sim.problems import placement as pl
     from sim.timeshare.bsp import TimeUp
 
@@ -432,15 +503,14 @@ def solve_placement(problem: Any, *, time_limit: float | None = None, seed: int 
     deadline = None if dl.limit is None else dl.t0 + dl.limit
     means: dict[tuple[int, ...], float] = {}
     complete = True
-    for c in pl.iter_placements(problem):
-        try:
+    try:
+        for c in pl.iter_placements(problem, deadline=deadline):
             means[c] = pl.measurement(problem, c, deadline=deadline)["mean_us"]
-        except TimeUp:
-            complete = False
-            break
-        if dl.expired():
-            complete = False
-            break
+            if dl.expired():
+                complete = False
+                break
+    except TimeUp:
+        complete = False
     if not means:
         return build(solver="exhaustive", status=Status.UNKNOWN, solution=None,
                      check=lambda s: None, objective=lambda s: 0.0, runtime=dl.elapsed(),

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -158,6 +158,20 @@ def integer(value: Any, field: str, *, minimum: int | None = None,
     if maximum is not None and value > maximum:
         raise ValueError(f"{where(source, field)} must be <= {maximum}, got {short(value)}")
     return value
+
+
+def integers(values: Sequence[Any], field: str, *, minimum: int | None = None,
+             maximum: int | None = INT64_MAX,
+             source: str | None = None) -> tuple[int, ...]:
+    """:func:`integer` of every entry of a list, ``field[i]`` named for the first bad one;
+    a list of plain ints within the bounds is passed in one sweep (10^6 entries: a
+    tenth of a second rather than seconds)."""
+    lo = -INT64_MAX - 1 if minimum is None else minimum
+    hi = INT64_MAX if maximum is None else maximum
+    if all(type(v) is int and lo <= v <= hi for v in values):
+        return tuple(values)
+    return tuple(integer(v, f"{field}[{i}]", minimum=minimum, maximum=maximum, source=source)
+                 for i, v in enumerate(values))
 
 
 def real(value: Any, field: str, *, minimum: float | None = None,

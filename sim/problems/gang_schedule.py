@@ -57,9 +57,13 @@ MEMORY = ("row", "resident")
 MAX_NODES = 1_000_000
 """Largest cluster (``n_nodes``) accepted: the problem and the models keep per-node lists."""
 
+MAX_JOBS = 20_000
+"""Most jobs accepted: reading and checking 10^5 jobs of up to 16 tasks takes longer than a
+short time limit by itself; the exact models refuse far fewer (``models.gang_schedule``)."""
+
 __all__ = ["FAMILY", "OBJECTIVES", "GangJob", "GangProblem", "from_dict", "to_dict", "load",
-           "check", "objective", "conflicts", "lower_bound", "random_problem", "resident_overload",
-           "MEMORY"]
+           "check", "objective", "conflicts", "degrees", "jobs_on_nodes", "lower_bound",
+           "random_problem", "resident_overload", "MEMORY"]
 
 Rows = list[list[str]]
 
@@ -130,11 +134,15 @@ class GangProblem:
         fields.text(self.objective, "objective", choices=OBJECTIVES)
         if not self.jobs:
             raise ValueError("field 'jobs' must hold at least one job")
+        if len(self.jobs) > MAX_JOBS:
+            raise ValueError(f"field 'jobs' holds {len(self.jobs)} jobs, over the {MAX_JOBS} "
+                             f"accepted")
         if len(self.local_mem) != self.n_nodes:
             raise ValueError(f"field 'local_mem' must have {self.n_nodes} entries, "
                              f"got {len(self.local_mem)}")
-        for k, b in enumerate(self.local_mem):
-            fields.integer(b, f"local_mem[{k}]", minimum=0)
+        if not all(type(b) is int and 0 <= b <= fields.INT64_MAX for b in self.local_mem):
+            for k, b in enumerate(self.local_mem):  # the first bad one, named
+                fields.integer(b, f"local_mem[{k}]", minimum=0)
         names = [j.name for j in self.jobs]
         if len(set(names)) != len(names):
             dup = next(x for i, x in enumerate(names) if x in names[:i])
@@ -193,13 +201,19 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> GangProblem:
     M = fields.integer(obj["mem"], "mem", minimum=1, source=source)
     local = obj.get("local_mem", 0)
     if isinstance(local, (list, tuple)):
-        local = [fields.integer(b, f"local_mem[{k}]", minimum=0, source=source)
-                 for k, b in enumerate(fields.sequence(local, "local_mem", length=n,
-                                                       source=source))]
+        local = fields.sequence(local, "local_mem", length=n, source=source)
+        if not all(type(b) is int and 0 <= b <= fields.INT64_MAX for b in local):
+            local = [fields.integer(b, f"local_mem[{k}]", minimum=0, source=source)
+                     for k, b in enumerate(local)]  # integral floats, or the bad one named
+        local = list(local)
     else:
         local = [fields.integer(local, "local_mem", minimum=0, source=source)] * n
     jobs = []
-    for i, item in enumerate(fields.sequence(obj["jobs"], "jobs", min_length=1, source=source)):
+    items = fields.sequence(obj["jobs"], "jobs", min_length=1, source=source)
+    if len(items) > MAX_JOBS:
+        raise ValueError(f"{fields.where(source, 'jobs')} holds {len(items)} jobs, over the "
+                         f"{MAX_JOBS} accepted")
+    for i, item in enumerate(items):
         rec = fields.record(item, f"jobs[{i}]", required=("nodes", "mem"),
                             optional=("name", "weight"), source=source)
         raw = fields.sequence(rec["nodes"], f"jobs[{i}].nodes", min_length=1, source=source)
@@ -252,6 +266,64 @@ def conflicts(problem: GangProblem) -> list[tuple[int, int]]:
             if sets[i] & sets[j]]
 
 
+def jobs_on_nodes(problem: GangProblem) -> dict[int, list[int]]:
+    """The indices of the jobs on each node that holds any, in job order."""
+    per: dict[int, list[int]] = {}
+    for i, j in enumerate(problem.jobs):
+        for k in j.nodes:
+            per.setdefault(k, []).append(i)
+    return per
+
+
+DEGREE_MASK_BYTES = 256 << 20
+"""Most bytes of per-node job bit masks :func:`degrees` builds; past it (many nodes
+holding late jobs) it unions the nodes' job lists per job instead, slower but in the
+memory of the lists."""
+
+
+def degrees(problem: GangProblem, deadline: float | None = None) -> list[int] | None:
+    """The degree of every job in the conflict graph (the jobs it shares a node with),
+    without listing the graph's edges (up to ``jobs**2 / 2``): per job, the distinct jobs
+    on its nodes, as the bits of the union of its nodes' job masks. ``deadline`` (a
+    ``time.perf_counter`` value): None once it has passed."""
+    import time
+
+    per = jobs_on_nodes(problem)
+    if sum(v[-1] for v in per.values()) // 8 > DEGREE_MASK_BYTES:
+        return _degrees_by_lists(problem, per, deadline)
+    mask: dict[int, int] = {}
+    for k, js in per.items():
+        m = 0
+        for i in js:
+            m |= 1 << i
+        mask[k] = m
+    out = []
+    for i, j in enumerate(problem.jobs):
+        if deadline is not None and i % 256 == 0 and time.perf_counter() > deadline:
+            return None
+        m = 0
+        for k in j.nodes:
+            m |= mask[k]
+        out.append(m.bit_count() - 1)
+    return out
+
+
+def _degrees_by_lists(problem: GangProblem, per: dict[int, list[int]],
+                      deadline: float | None) -> list[int] | None:
+    """:func:`degrees` by a sorted union of the nodes' job lists per job."""
+    import time
+
+    import numpy as np
+
+    arrays = {k: np.asarray(v, dtype=np.int64) for k, v in per.items()}
+    out = []
+    for i, j in enumerate(problem.jobs):
+        if deadline is not None and i % 64 == 0 and time.perf_counter() > deadline:
+            return None
+        out.append(len(np.unique(np.concatenate([arrays[k] for k in j.nodes]))) - 1)
+    return out
+
+
 def resident_overload(problem: GangProblem) -> list[tuple[int, int]]:
     """Under ``memory = "resident"`` (eq. 4): the nodes ``k`` whose resident pages
     ``local_mem[k] + sum of the tasks mapped to k`` exceed ``mem``, as ``(k, pages)``
@@ -288,12 +360,13 @@ def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> list[str]:
         out.append(f"schedule has {T} rows, allowed 1..{problem.max_rows}")
     by_name = {j.name: j for j in problem.jobs}
     seen: dict[str, int] = {}
+    over_alone = {k for k, b in enumerate(problem.local_mem) if b > problem.mem}
     for r, row in enumerate(rows):
         if not row:
             out.append(f"row {r} is empty")
             continue
-        tasks = [0] * problem.n_nodes
-        pages = list(problem.local_mem)
+        tasks: dict[int, int] = {}  # the row's nodes only (a row touches few of 10^6)
+        pages: dict[int, int] = {}
         for name in row:
             if name not in by_name:
                 out.append(f"row {r}: unknown job {name!r}")
@@ -304,13 +377,14 @@ def check(problem: GangProblem, rows: Sequence[Sequence[str]]) -> list[str]:
             seen[name] = r
             job = by_name[name]
             for k, m in zip(job.nodes, job.mem, strict=True):
-                tasks[k] += 1
-                pages[k] += m
-        for k in range(problem.n_nodes):
-            if tasks[k] > 1:
+                tasks[k] = tasks.get(k, 0) + 1
+                pages[k] = pages.get(k, problem.local_mem[k]) + m
+        for k in sorted(set(tasks) | over_alone):
+            if tasks.get(k, 0) > 1:
                 out.append(f"row {r}: {tasks[k]} tasks on node {k}")
-            if pages[k] > problem.mem:
-                out.append(f"row {r}: node {k} needs {pages[k]} pages > mem {problem.mem}")
+            if pages.get(k, problem.local_mem[k]) > problem.mem:
+                out.append(f"row {r}: node {k} needs {pages.get(k, problem.local_mem[k])} "
+                           f"pages > mem {problem.mem}")
     missing = [n for n in by_name if n not in seen]
     if missing:
         out.append(f"jobs without a row: {missing}")

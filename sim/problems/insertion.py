@@ -772,7 +772,8 @@ def random_problem(seed: int, k: int, *, capacity: int = 8, max_t: int = 6,
     earliest fit after a random offset in ``[0, gap]`` from the previous placement; slacks
     are uniform in ``[0, max_slack]`` (integral), infinite with probability ``inf_slack``;
     ``s0`` is at least ``s`` most of the time and sometimes below it (a job that was moved
-    earlier); priorities are multiples of 1/6 in [0, 1].
+    earlier); priorities are multiples of 1/6 in [0, 1]. Waiting jobs have ids ``1..k``,
+    running jobs ``1000, 1001, ...`` (``k + 1, ...`` when ``k >= 1000``).
     """
     import random
 
@@ -785,7 +786,9 @@ def random_problem(seed: int, k: int, *, capacity: int = 8, max_t: int = 6,
         if n > free:
             break
         free -= n
-        run.append(RunningJob(1000 + r, n, now + rng.randint(1, max_t)))
+        # ids 1000, 1001...: above the waiting jobs' 1..k up to k = 999, after them beyond
+        run.append(RunningJob((1000 if k < 1000 else k + 1) + r, n,
+                              now + rng.randint(1, max_t)))
     pb = InsertionProblem(now=now, capacity=capacity, running=tuple(run))
     prof = profile_of(pb)
     waiting = []

@@ -393,20 +393,21 @@ def _check_epochs(p: EpochProblem, solution: Sequence[Sequence[int]]) -> list[st
     if not isinstance(solution, (list, tuple)):
         return ["solution: must be a list of epochs"]
     out: list[str] = []
-    seen = [0] * p.n
+    n, dem, cap = p.n, p.demands, p.capacity  # locals: 10^5 jobs are checked in a loop
+    seen = [0] * n
     for e, ep in enumerate(solution):
-        tot = [0] * p.K
+        tot = [0] * len(cap)
         for j in ep:
-            if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < p.n:
+            if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < n:
                 out.append(f"solution: epoch {e} names unknown job {j!r}")
                 continue
             seen[j] += 1
-            for k in range(p.K):
-                tot[k] += p.demands[j][k]
-        for k in range(p.K):
-            if tot[k] > p.capacity[k]:
+            for k, r in enumerate(dem[j]):
+                tot[k] += r
+        for k, c in enumerate(cap):
+            if tot[k] > c:
                 out.append(f"solution: epoch {e} needs {tot[k]} of resource {k} > "
-                           f"capacity {p.capacity[k]}")
+                           f"capacity {c}")
     for j, c in enumerate(seen):
         if c != 1:
             out.append(f"solution: job {j} is in {c} epochs, must be in exactly 1")

@@ -123,8 +123,45 @@ def rotation_invariant(problem: PlacementProblem) -> bool:
 
 
 def canonical(slots: Sequence[int], S: int) -> tuple[int, ...]:
-    """The lexicographically smallest rotation of a placement."""
-    return min(tuple(sorted((s - r) % S for s in slots)) for r in range(S))
+    """The lexicographically smallest rotation of a placement, in ``O(k log k)``.
+
+    A rotation that puts no slot at 0 starts above 0, so the smallest puts some slot
+    ``s_i`` at 0 and reads ``(0, g_i, g_i + g_{i+1}, ...)`` with the cyclic gaps ``g`` of
+    the sorted placement; prefix sums of positive gaps compare as the gaps do, so it is
+    the least rotation of the gap sequence (Booth's algorithm) summed up."""
+    own = sorted(set(slots))
+    if not own:
+        return ()
+    k = len(own)
+    gaps = [own[(i + 1) % k] - own[i] for i in range(k - 1)] + [own[0] + S - own[-1]]
+    start = _least_rotation(gaps)
+    out, at = [0], 0
+    for i in range(k - 1):
+        at += gaps[(start + i) % k]
+        out.append(at)
+    return tuple(out)
+
+
+def _least_rotation(seq: Sequence[int]) -> int:
+    """Index at which the lexicographically least rotation of ``seq`` starts (Booth's
+    algorithm, ``O(len(seq))``)."""
+    doubled = list(seq) * 2
+    fail = [-1] * len(doubled)
+    k = 0
+    for j in range(1, len(doubled)):
+        c = doubled[j]
+        i = fail[j - k - 1]
+        while i != -1 and c != doubled[k + i + 1]:
+            if c < doubled[k + i + 1]:
+                k = j - i - 1
+            i = fail[i]
+        if c != doubled[k + i + 1]:  # i == -1
+            if c < doubled[k]:  # k + i + 1 == k
+                k = j
+            fail[j - k] = -1
+        else:
+            fail[j - k] = i + 1
+    return k
 
 
 def placements(problem: PlacementProblem) -> list[tuple[int, ...]]:
@@ -143,18 +180,27 @@ def count_candidates(problem: PlacementProblem) -> int:
     return math.comb(problem.n_slots, problem.k)
 
 
-def iter_placements(problem: PlacementProblem) -> Iterator[tuple[int, ...]]:
+def iter_placements(problem: PlacementProblem, *,
+                    deadline: float | None = None) -> Iterator[tuple[int, ...]]:
     """The placements of :func:`placements`, in the same (sorted) order, one at a time:
     the placements containing slot 0 that are their own :func:`canonical` rotation, or
-    every placement when rotations are not equivalent."""
+    every placement when rotations are not equivalent. ``deadline`` (a
+    ``time.perf_counter`` value): :class:`sim.timeshare.bsp.TimeUp` once it has passed,
+    checked at every candidate (the search for the next class may scan many)."""
     import itertools
+    import time
+
+    from sim.timeshare.bsp import TimeUp
+
     S = problem.n_slots
-    if not rotation_invariant(problem):
-        yield from itertools.combinations(range(S), problem.k)
-        return
-    for rest in itertools.combinations(range(1, S), problem.k - 1):
-        c = (0, *rest)
-        if canonical(c, S) == c:
+    if rotation_invariant(problem):
+        cands = ((0, *rest) for rest in itertools.combinations(range(1, S), problem.k - 1))
+    else:
+        cands = itertools.combinations(range(S), problem.k)
+    for c in cands:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TimeUp("the deadline passed while placements were listed")
+        if not rotation_invariant(problem) or canonical(c, S) == c:
             yield c
 
 
@@ -187,7 +233,8 @@ def measurement(problem: PlacementProblem, slots: Sequence[int], *,
         slots = canonical(slots, problem.n_slots)
     bsp = BSPParams(g_us=problem.g_us, v=problem.v, n=problem.n, pattern=problem.pattern,
                     spin_us=problem.spin_us)
-    sch = SlotSchedule(problem.slot_us, tuple(0 if s in set(slots) else None
+    own = set(slots)
+    sch = SlotSchedule(problem.slot_us, tuple(0 if s in own else None
                                               for s in range(problem.n_slots)))
     sp = ServerParams(regime="sync", ctl_block_wakeup=problem.ctl_block_wakeup)
     times = [run_measurement(bsp, sch, sp, NetParams(), seed=problem.seed + j,

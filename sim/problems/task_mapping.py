@@ -64,8 +64,7 @@ class TaskMapping:
         if self.base and len(self.base) != self.n_nodes:
             raise ValueError(f"field 'base' must have n_nodes = {self.n_nodes} entries, "
                              f"got {len(self.base)}")
-        for k, b in enumerate(self.base):
-            fields.integer(b, f"base[{k}]", minimum=0)
+        fields.integers(self.base, "base", minimum=0)
         if not self.base:
             object.__setattr__(self, "base", (0,) * self.n_nodes)
         fields.exact(sum(self.base) + sum(sum(j) for j in self.jobs),
@@ -185,9 +184,8 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
                              f"wider than the cluster (n_nodes = {n})")
         jobs.append(tuple(fields.integer(x, f"jobs[{j}][{t}]", minimum=1, maximum=m,
                                          source=source) for t, x in enumerate(tasks)))
-    base = tuple(fields.integer(b, f"base[{k}]", minimum=0, source=source) for k, b in
-                 enumerate(fields.sequence(obj.get("base", [0] * n), "base", length=n,
-                                           source=source)))
+    base = fields.integers(fields.sequence(obj.get("base", [0] * n), "base", length=n,
+                                           source=source), "base", minimum=0, source=source)
     return TaskMapping(n, m, tuple(jobs), base, obj.get("objective", "max"),
                        obj.get("name", "task_mapping"))
 

@@ -167,3 +167,115 @@ def test_measurement_with_a_deadline_is_measure_cells() -> None:
     got = pl.measurement(prob, (0, 2), deadline=time.perf_counter() + 3600)
     assert (got["mean_us"], got["std_us"]) == (cell["mean_us"], cell["std_us"])
     assert pl.measurement(prob, (0, 2)) == got
+
+
+def _limited_memory() -> None:  # in the child: 4 GB of address space, not the machine's
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def test_slot_brute_counts_the_tables_before_listing_them(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    # C(10^6, 2) = 5e11 slot pairs: listed, they took 17 GB; counted, a refusal at once
+    f = tmp_path / "lone.json"
+    f.write_text(json.dumps({"problem": "slot_assignment", "n_nodes": 1, "n_slots": 10**6,
+                             "free": 0, "objective": "gap",
+                             "apps": [{"nodes": [0], "demand": 2}]}))
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "sim.cli", "solve", str(f), "--solver",
+                          "brute", "--time-limit", "2"], capture_output=True, text=True,
+                         timeout=60, preexec_fn=_limited_memory)
+    assert time.perf_counter() - t < 4.0
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "'n_slots'" in out.stderr and "max_tables" in out.stderr
+
+
+def test_placement_with_almost_every_slot_stops_at_the_limit() -> None:
+    # k = S - 1 = 9,999: one rotation class, found first, then 9,998 non-canonical
+    # candidates to skip, and a set built per slot of the schedule took seconds
+    prob = pl.PlacementProblem(g_us=10, n=1, i=1, k=9_999, n_slots=10_000)
+    t = time.perf_counter()
+    r = solve_placement(prob, time_limit=1.0)
+    assert time.perf_counter() - t < 3.0  # the limit + 2 s (it took 10-17 s)
+    # the first measurement takes about 0.9 s of CPU: on a loaded machine none may fit
+    assert r.status in (Status.FEASIBLE, Status.UNKNOWN)
+    assert (r.status is Status.FEASIBLE) == (r.params["evaluated"] >= 1)
+
+
+@pytest.mark.untimed
+def test_listing_placements_past_the_deadline_is_time_up() -> None:
+    from sim.timeshare.bsp import TimeUp
+
+    prob = pl.PlacementProblem(g_us=100, n_slots=40, k=12)
+    with pytest.raises(TimeUp):
+        next(pl.iter_placements(prob, deadline=time.perf_counter() - 1.0))
+
+
+def test_canonical_rotation_is_the_smallest_and_quick() -> None:
+    import random
+
+    def smallest(slots: list[int], S: int) -> tuple[int, ...]:
+        return min(tuple(sorted((s - r) % S for s in slots)) for r in range(S))
+
+    rng = random.Random(0)
+    for _ in range(2000):
+        S = rng.randint(2, 14)
+        c = rng.sample(range(S), rng.randint(1, S - 1))
+        assert pl.canonical(c, S) == smallest(c, S)
+    t = time.process_time()
+    assert pl.canonical(range(1, 10_000), 10_000) == tuple(range(9_999))
+    assert time.process_time() - t < 1.0  # CPU s; 10^4 rotations sorted took seconds
+
+
+def test_a_large_json_document_is_written_quickly() -> None:
+    import json
+
+    from sim.cli.common import dump
+
+    doc = {"solver": "x", "bound": float("inf"), "solution": [[] for _ in range(2 * 10**6)]}
+    t = time.process_time()
+    text = dump(doc)
+    assert time.process_time() - t < 2.0  # CPU s; about 5 s indented by Python
+    assert json.loads(text) == {**doc, "bound": "inf"}
+
+
+def test_slot_heuristics_on_the_largest_problem_stop_at_the_limit() -> None:
+    import heuristics.slots as hs
+    from sim.problems import slots as sp
+
+    # 2,000 applications on 256 nodes: 1.4e6 conflict pairs were listed before the clock
+    p = sp.random_problem(1, n_nodes=256, n_apps=sp.MAX_APPS, n_slots=sp.MAX_SLOTS, free=0)
+    for solve in (hs.round_robin, hs.coloring):
+        t = time.perf_counter()
+        solve(p, time_limit=0.2)
+        assert time.perf_counter() - t < 0.7
+
+
+@pytest.mark.untimed
+def test_neighbour_masks_are_the_conflict_pairs() -> None:
+    from sim.problems import slots as sp
+
+    p = sp.random_problem(3, n_nodes=30, n_apps=40, nodes_range=(1, 4))
+    masks = sp.neighbour_masks(p)
+    pairs = {(i, j) for i in range(40) for j in range(i + 1, 40) if masks[i] >> j & 1}
+    assert pairs == set(sp.conflicts(p))
+
+
+def test_slot_brute_stopped_on_a_table_at_its_bound_is_optimal() -> None:
+    from models.slots import solve_brute
+    from sim.problems import slots as sp
+
+    # one application of demand 1 in a round of 10^6: every table has the gap 10^6, the
+    # lower bound; the 10^6 candidates do not all fit in the limit
+    p = sp.SlotProblem(1, (sp.SlotApp("A", (0,), 1),), 10**6, (0,), "gap")
+    t = time.perf_counter()
+    r = solve_brute(p, time_limit=3.0)  # about 1 s kept back to check a 10^6-row table
+    assert time.perf_counter() - t < 5.0
+    assert r.status in (Status.OPTIMAL, Status.UNKNOWN)
+    if r.status is Status.OPTIMAL:
+        assert r.objective == r.bound == 10**6 and "lower bound" in r.note

@@ -4,7 +4,9 @@ Each (solver, instance) runs ``schedsearch solve FILE --solver NAME --time-limit
 in a fresh subprocess, the way a user runs it; the table gives its wall time (process
 start to exit, so Python start-up, imports and reading the problem are included), the
 solver's own ``runtime`` from its result, its peak resident memory (``ru_maxrss`` of that
-child alone, from ``os.wait4``), its exit code and status. Targets:
+child, from ``os.wait4``, which also covers the children it waited for, and counts what
+the benchmark's own process held when it started the child; with the larger ``VmHWM`` read
+from ``/proc`` every 50 ms), its exit code and status. Targets:
 wall time within the limit + 2 s, peak memory under 1 GB and the solver's own runtime within
 the limit + 0.5 s. A watchdog kills a child
 ``--kill-after`` seconds past its limit or above ``--kill-mb`` MB (it would otherwise take
@@ -29,10 +31,18 @@ Instances (seconds, processors):
   assignment and placement, gang schedule): seeded random instances of 500 jobs (or
   applications) where the family has jobs (see ``_other_families``).
 
+Size sweep (``--sweep``): every solver of every family on instances of growing size up
+to the family's documented maxima (``MAX_*`` in ``sim/problems/*.py``, 10^5 jobs where a
+family documents none; :func:`sweep_sizes`), at 2 s; the same targets, a refusal (exit 2,
+one line naming the field) meeting them. ``python -m sim.experiments.engine.limits_bench
+--sweep`` writes ``results/limits_sweep.md`` (a partial sweep: ``--family``, ``--solvers``
+or another ``--limits``, the repository top's ``results/``).
+
 Run: ``python -m sim.experiments.engine.limits_bench`` (every family, 1, 10 and 30 s limits,
 about 10-15 minutes; writes ``sim/experiments/engine/results/limits_bench.md``). ``--family
-NAME``, ``--solvers a,b`` or other ``--limits`` run a part and write
-``results/limits_bench.md`` at the repository top instead, marked partial.
+NAME``, ``--solvers a,b``, other ``--limits`` or another watchdog (``--kill-after``,
+``--kill-mb``) run a part and write ``results/limits_bench.md`` at the repository top
+instead, marked partial.
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sim import registry
@@ -115,11 +126,138 @@ def _other_families(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
     return out
 
 
-def _rss_mb(pid: int) -> float:
+SWEEP_LIMIT = 2.0  # seconds, the size sweep's full configuration
+
+
+def sweep_sizes() -> dict[str, list[tuple[str, Callable[[], dict]]]]:
+    """The size sweep: per family, instances of growing size up to the family's
+    documented maxima (``MAX_*`` of ``sim/problems/*.py``; 10^5 jobs, as the K-resource
+    families' ``MAX_JOBS``, where a family documents none), as ``(label, make)`` with
+    ``make()`` the problem's JSON dictionary (built only when its row runs)."""
+    import random
+
+    from sim.problems import gang_schedule, grouping, insertion, kresource, placement, slots
+    from sim.problems import task_mapping as tm
+
+    def kres(n: int, kind: str) -> dict:
+        rng = random.Random(n)
+        cap = (64, 64, 64)
+        dem = tuple(tuple(rng.randint(1, 32) for _ in cap) for _ in range(n))
+        if kind == "epochs":
+            return kresource.EpochProblem(capacity=cap, demands=dem).to_dict()
+        if kind == "selection":
+            return kresource.SelectionProblem(
+                capacity=cap, free=(40, 40, 40), extra=(20, 20, 20), demands=dem,
+                late=tuple(rng.random() < 0.5 for _ in dem)).to_dict()
+        return kresource.ResponseProblem(
+            capacity=cap, release=tuple(sorted(rng.randint(0, 50 * n) for _ in dem)),
+            duration=tuple(rng.randint(1, 100) for _ in dem), demands=dem).to_dict()
+
+    def slot(apps: int, n_slots: int, objective: str, demand: int = 5) -> dict:
+        return slots.random_problem(1, n_nodes=256, n_apps=apps, n_slots=n_slots, free=0,
+                                    demand_range=(1, demand),
+                                    objective=objective).to_dict()
+
+    def lone(n_slots: int, demand: int) -> dict:  # one application, a round of n_slots
+        return {"problem": "slot_assignment", "n_nodes": 1, "n_slots": n_slots, "free": 0,
+                "objective": "gap", "apps": [{"nodes": [0], "demand": demand}]}
+
+    def gang(jobs: int, nodes: int = 256) -> dict:
+        return gang_schedule.random_problem(1, n_nodes=nodes, n_jobs=jobs).to_dict()
+
+    out: dict[str, list[tuple[str, Callable[[], dict]]]] = {
+        "grouping": [(f"J={n} P=64", lambda n=n: grouping.random_problem(
+            n, 64, max_procs=8, memory=100, seed=1).to_dict()) for n in (100, 1000, 10_000)],
+        "slack_insertion": [(f"k={n}", lambda n=n: insertion.random_problem(
+            1, n, capacity=128, max_t=3600, max_slack=7200).to_dict())
+            for n in (100, 1000, 10_000)],
+        "task_mapping": [(f"{n} jobs, 1024 nodes", lambda n=n: tm.random_problem(
+            1024, n, 1).to_dict()) for n in (100, 1000, 10_000)]
+        + [("1000 jobs, 10^6 nodes (max)", lambda: tm.random_problem(
+            tm.MAX_NODES, 1000, 1).to_dict())],
+        "slot_assignment": [
+            ("20 apps, 1000 slots, round", lambda: slot(20, 1000, "round")),
+            ("200 apps, 10^5 slots, round", lambda: slot(200, 100_000, "round")),
+            (f"{slots.MAX_APPS} apps (max), 10^6 slots (max), round",
+             lambda: slot(slots.MAX_APPS, slots.MAX_SLOTS, "round")),
+            (f"{slots.MAX_APPS} apps (max), 10^6 slots (max), gap",
+             lambda: slot(slots.MAX_APPS, slots.MAX_SLOTS, "gap")),
+            ("1 app of demand 1, 10^6 slots (max), gap", lambda: lone(slots.MAX_SLOTS, 1)),
+            ("1 app of demand 2, 10^6 slots (max), gap", lambda: lone(slots.MAX_SLOTS, 2)),
+            ("10 apps of demand 10^6 - 1 (10^7 copies, max)", lambda: {
+                "problem": "slot_assignment", "n_nodes": 10, "n_slots": slots.MAX_SLOTS,
+                "free": 0, "apps": [{"nodes": [i], "demand": slots.MAX_SLOTS - 1}
+                                    for i in range(10)]})],
+        "slot_placement": [
+            (f"n_slots={s_}, k={k}", lambda s_=s_, k=k, n=n: placement.PlacementProblem(
+                g_us=10, n=n, i=1, n_slots=s_, k=k).to_dict())
+            for s_, k, n in ((40, 12, 20), (1000, 500, 1), (placement.MAX_SLOTS, 2, 1),
+                             (placement.MAX_SLOTS, placement.MAX_SLOTS - 1, 1))],
+        "gang_schedule": [(f"{n} jobs, 256 nodes", lambda n=n: gang(n))
+                          for n in (100, 1000, 10_000)]
+        + [(f"{gang_schedule.MAX_JOBS} jobs (max), 256 nodes",
+            lambda: gang(gang_schedule.MAX_JOBS))]
+        + [("10^4 jobs, 10^6 nodes (max)", lambda: gang(10_000, gang_schedule.MAX_NODES))],
+    }
+    for kind in ("epochs", "selection", "response"):
+        out[f"kresource_{kind}"] = [(f"{n} jobs K=3", lambda n=n, kind=kind: kres(n, kind))
+                                    for n in (100, 10_000, kresource.MAX_JOBS)]
+    return out
+
+
+def run_sweep(limit: float, families: set[str] | None, only: set[str] | None,
+              kill_after: float, kill_mb: float, tmp: Path) -> tuple[list[str], int]:
+    """The size sweep (:func:`sweep_sizes`): every solver of every family on every size
+    at ``limit`` seconds; its table rows (family x solver x size: wall, peak, status) and
+    the number of runs that missed a target."""
+    lines = markdown_table(["family", "size", "solver", "limit [s]", "exit", "status",
+                            "runtime [s]", "wall [s]", "cpu [s]", "peak [MB]", "verdict",
+                            "message"], [])
+    print("\n".join(lines), flush=True)
+    fails = 0
+    for family, sizes in sweep_sizes().items():
+        if families is not None and family not in families:
+            continue
+        for label, _ in sizes:
+            path = tmp / f"{family}.json"
+            # written by a child of its own: this process stays small, and so does the
+            # peak that its next children inherit until their exec (``ru_maxrss``)
+            made = subprocess.run([sys.executable, "-m", "sim.experiments.engine.limits_bench",
+                                   "--write-instance", family, label, str(path)], cwd=ROOT,
+                                  capture_output=True, text=True)
+            if made.returncode != 0:  # a generator that cannot build this size
+                fails += 1
+                why = " ".join(made.stderr.strip().splitlines()[-1:])[:120]
+                lines.append(markdown_row([family, label, "-", f"{limit:g}", "-", "-", "-",
+                                           "-", "-", "-", "FAIL (instance)", why]))
+                print(lines[-1], flush=True)
+                continue
+            for solver in registry.SOLVERS.get(family, {}):
+                if only is not None and solver not in only:
+                    continue
+                r = run_one(path, solver, limit, kill_after, kill_mb)
+                v = verdict(r)
+                fails += v != "ok"
+                if v != "ok" and r["cpu"] <= limit + TARGET_SLACK and not r["killed"]:
+                    v += "; CPU within"  # the wall time waited for a core
+                line = markdown_row([family, label, solver, f"{limit:g}", r["exit"],
+                                     r["status"] or "-", _fmt(r["runtime"], ".2f"),
+                                     f"{r['wall']:.2f}", f"{r['cpu']:.2f}",
+                                     f"{r['peak_mb']:.0f}", v,
+                                     r["message"].replace("|", "/")])
+                lines.append(line)
+                print(line, flush=True)
+            path.unlink()
+    return lines, fails
+
+
+def _rss_mb(pid: int, key: str = "VmRSS") -> float:
+    """``key`` of ``/proc/PID/status`` in MB (VmRSS: resident now; VmHWM: its peak since
+    the process's exec); 0 when unreadable."""
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
-                if line.startswith("VmRSS:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -137,10 +275,12 @@ def run_one(path: Path, solver: str, limit: float, kill_after: float,
         t0 = time.perf_counter()
         child = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT)
         killed = ""
+        hwm = 0.0
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
+            hwm = max(hwm, _rss_mb(child.pid, "VmHWM"))
             wall = time.perf_counter() - t0
             if wall > kill_after:
                 killed = f"killed after {kill_after:.0f} s"
@@ -156,7 +296,9 @@ def run_one(path: Path, solver: str, limit: float, kill_after: float,
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    row = {"solver": solver, "limit": limit, "wall": wall, "peak_mb": usage.ru_maxrss / 1024,
+    row = {"solver": solver, "limit": limit, "wall": wall,
+           "peak_mb": max(hwm, usage.ru_maxrss / 1024),
+           "cpu": usage.ru_utime + usage.ru_stime,
            "exit": child.returncode, "killed": killed, "status": "", "runtime": None,
            "objective": None, "bound": None, "message": ""}
     if child.returncode == 0 and not killed:
@@ -204,23 +346,44 @@ def _fmt(x, spec: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--family", help="only this problem family")
+    ap.add_argument("--family", help="only these problem families (comma-separated)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="the size sweep instead: every solver of every family on instances "
+                         f"up to the family's maxima, at the first limit (default "
+                         f"{SWEEP_LIMIT:g} s)")
     ap.add_argument("--solvers", help="comma-separated solver names (a partial run)")
-    ap.add_argument("--limits", default=",".join(f"{x:g}" for x in LIMITS),
+    ap.add_argument("--limits", default=None,
                     help="comma-separated time limits, seconds (the first for every solver, "
                          "the others for the solvers that use their limit)")
     ap.add_argument("--kill-after", type=float, default=30.0,
                     help="seconds past the limit (watchdog)")
     ap.add_argument("--kill-mb", type=float, default=2048.0, help="MB (watchdog)")
+    ap.add_argument("--write-instance", nargs=3, metavar=("FAMILY", "LABEL", "PATH"),
+                    help=argparse.SUPPRESS)  # the sweep's instance writer (run_sweep)
     args = ap.parse_args(argv)
+    if args.write_instance:
+        family, label, path = args.write_instance
+        make = dict(sweep_sizes()[family])[label]
+        Path(path).write_text(json.dumps(make()))
+        return 0
+    full = (SWEEP_LIMIT,) if args.sweep else LIMITS
+    if args.limits is None:
+        args.limits = ",".join(f"{x:g}" for x in full)
     try:
         limits = [float(x) for x in args.limits.split(",")]
         if not limits or not all(0 < x < float("inf") for x in limits):
             raise ValueError
     except ValueError:
         ap.error(f"--limits: comma-separated positive seconds, got {args.limits!r}")
+    if args.sweep and len(limits) != 1:
+        ap.error(f"--limits: the sweep runs at one limit, got {args.limits!r}")
     only = None if args.solvers is None else set(args.solvers.split(","))
-    partial = args.family is not None or only is not None or tuple(limits) != LIMITS
+    families = None if args.family is None else set(args.family.split(","))
+    partial = families is not None or only is not None or tuple(limits) != full \
+        or args.kill_after != ap.get_default("kill_after") \
+        or args.kill_mb != ap.get_default("kill_mb")
+    if args.sweep:
+        return _main_sweep(args, argv, limits[0], families, only, partial)
     lines = [
         "# Solvers under their time limit", "",
         f"`python -m sim.experiments.engine.limits_bench{' ' + ' '.join(argv or sys.argv[1:])}`"
@@ -241,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         files = instances(Path(tmp))
         for family, cases in files.items():
-            if args.family is not None and family != args.family:
+            if families is not None and family not in families:
                 continue
             for label, path in cases:
                 for solver in registry.SOLVERS.get(family, {}):
@@ -270,6 +433,37 @@ def main(argv: list[str] | None = None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "limits_bench.md").write_text("\n".join(lines) + "\n")
     print(f"\nwritten to {out_dir / 'limits_bench.md'}"
+          + (" (partial run, not the committed results)" if partial else ""))
+    return 0
+
+
+def _main_sweep(args: argparse.Namespace, argv: list[str] | None, limit: float,
+                families: set[str] | None, only: set[str] | None, partial: bool) -> int:
+    """The size sweep's run and its file ``limits_sweep.md``."""
+    head = [
+        "# Solvers under their time limit: size sweep", "",
+        f"`python -m sim.experiments.engine.limits_bench{' ' + ' '.join(argv or sys.argv[1:])}`"
+        f" at commit {provenance.commit()}" + (" (PARTIAL run)" if partial else ""), "",
+        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores "
+        f"shared with other work (timings are noisy; load average at the start "
+        f"{provenance.load_average()}). Every solver of every family on instances of growing "
+        "size up to the family's documented maxima (`sim/problems/*.py`). Targets: wall <= "
+        "limit + 2 s, peak < 1 GB, the solver's own runtime <= limit + 0.5 s; a refusal "
+        "(exit 2, one line naming the field) meets them. Wall time is the whole `schedsearch "
+        "solve` process; `cpu` is its user + system time (below the wall time on a machine "
+        "shared with other work: a run whose CPU time is within the target missed it by "
+        "waiting for a core).", ""]
+    print("\n".join(head), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        rows, fails = run_sweep(limit, families, only, args.kill_after, args.kill_mb, Path(tmp))
+    lines = head + rows + ["", (f"{fails} run(s) missed a target." if fails else
+                                "Every run met every target.")
+                           + f" Load average at the end (1/5/15 min): "
+                           f"{provenance.load_average()}."]
+    out_dir = PARTIAL_DIR if partial else RESULTS
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "limits_sweep.md").write_text("\n".join(lines) + "\n")
+    print(f"\nwritten to {out_dir / 'limits_sweep.md'}"
           + (" (partial run, not the committed results)" if partial else ""))
     return 0
 
