@@ -84,10 +84,12 @@ def _version() -> str:
 
 
 def add_gym_eval(sub: argparse._SubParsersAction) -> None:
-    """Register ``gym-eval``: built-in policies of the Gymnasium environment and the
-    proved offline optimum on the same windows (``sim.batch.env_eval``)."""
-    sub.add_parser("gym-eval", help="environment policies against the proved optimum on "
-                                     "windows of a trace (gymnasium extra; gym-eval --help)",
+    """Register ``gym-eval``: built-in policies and users' agents in the Gymnasium
+    environment against the proved offline optimum on the same windows
+    (``sim.batch.env_eval``)."""
+    sub.add_parser("gym-eval", help="environment policies and your agents (MODULE:NAME) "
+                                     "against the proved optimum on windows of a trace "
+                                     "(gymnasium extra; gym-eval --help)",
                    add_help=False)
 
 
