@@ -8,11 +8,13 @@ RESULTS``: a grid of cells into a resumable results store; ``schedsearch report
 RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper's table;
 ``schedsearch csm``: one CSM experiment point; ``schedsearch bsp``: one BSP cell under
 Karl's scheduling servers (times in microseconds); ``schedsearch compile``: the compiled
-batch engine's kernels, once, at install.
+batch engine's kernels, once, at install; ``schedsearch convert IN OUT``: a workload between
+SWF, ``.kswf`` and Batsim JSON.
 
 One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces, compile),
 :mod:`sim.cli.solve`, :mod:`sim.cli.timeshare` (csm, bsp), :mod:`sim.cli.generate`,
-:mod:`sim.cli.sweep` (sweep, report, reproduce); :mod:`sim.cli.common` holds what they
+:mod:`sim.cli.sweep` (sweep, report, reproduce), :mod:`sim.cli.convert`;
+:mod:`sim.cli.common` holds what they
 share. This module assembles the parser and runs it (:func:`main`).
 """
 
@@ -27,6 +29,7 @@ from typing import Any
 from sim.batch.machine import PolicyError
 from sim.batch.validate import ValidationError
 from sim.cli.common import Fmt, Parser
+from sim.cli.convert import add_convert
 from sim.cli.generate import add_generate
 from sim.cli.simulate import add_compile, add_simulate, add_traces, parse_set
 from sim.cli.solve import add_solve
@@ -102,6 +105,7 @@ FAMILIES: tuple[tuple[Callable[[Any], None], tuple[str, ...]], ...] = (
     (add_generate, ("generate",)),
     (add_traces, ("traces",)),
     (add_compile, ("compile",)),
+    (add_convert, ("convert",)),
     (lambda sub: add_sweep_commands(sub, Fmt), ("sweep", "report", "reproduce")),
     (add_gym_eval, ("gym-eval",)),
 )
