@@ -96,7 +96,7 @@ SOLVERS["kresource_epochs"] = {
     "cpsat": "models.kresource.cpsat:solve_epochs",
     "ilp": "models.kresource.ilp:solve_epochs",
     "brute": "models.kresource.brute:solve_epochs",
-    "unc": "models.kresource.cpsat:solve_epochs",
+    "unc": "models.kresource.cpsat:solve_unc",
     **{r: f"heuristics.kresource:solve_{r.replace('-', '_')}"
        for r in ("fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff", "unc-bl", "unc-bb")},
 }

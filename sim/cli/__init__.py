@@ -9,11 +9,13 @@ RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper'
 ``schedsearch csm``: one CSM experiment point; ``schedsearch bsp``: one BSP cell under
 Karl's scheduling servers (times in microseconds); ``schedsearch compile``: the compiled
 batch engine's kernels, once, at install; ``schedsearch convert IN OUT``: a workload between
-SWF, ``.kswf`` and Batsim JSON.
+SWF, ``.kswf`` and Batsim JSON; ``schedsearch solvers [FAMILY]``: every solver and policy
+with what it is.
 
 One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces, compile),
 :mod:`sim.cli.solve`, :mod:`sim.cli.timeshare` (csm, bsp), :mod:`sim.cli.generate`,
-:mod:`sim.cli.sweep` (sweep, report, reproduce), :mod:`sim.cli.convert`;
+:mod:`sim.cli.sweep` (sweep, report, reproduce), :mod:`sim.cli.convert`,
+:mod:`sim.cli.catalog` (solvers);
 :mod:`sim.cli.common` holds what they
 share. This module assembles the parser and runs it (:func:`main`).
 """
@@ -28,6 +30,7 @@ from typing import Any
 
 from sim.batch.machine import PolicyError
 from sim.batch.validate import ValidationError
+from sim.cli.catalog import add_solvers
 from sim.cli.common import Fmt, Parser
 from sim.cli.convert import add_convert
 from sim.cli.generate import add_generate
@@ -106,6 +109,7 @@ FAMILIES: tuple[tuple[Callable[[Any], None], tuple[str, ...]], ...] = (
     (add_traces, ("traces",)),
     (add_compile, ("compile",)),
     (add_convert, ("convert",)),
+    (add_solvers, ("solvers",)),
     (lambda sub: add_sweep_commands(sub, Fmt), ("sweep", "report", "reproduce")),
     (add_gym_eval, ("gym-eval",)),
 )
