@@ -168,12 +168,10 @@ def _resolve(p: str | Policy) -> Policy:
 
     if ":" in p or p in entry_point_agents():
         return resolve_agent(p)
-    import difflib
+    from sim.catalog import did_you_mean
 
-    close = difflib.get_close_matches(p, list(BUILTINS), n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise ValueError(f"policies: unknown policy {p!r}{hint} (built-in: {sorted(BUILTINS)}; "
-                     f"an agent is MODULE:NAME)")
+    raise ValueError(f"policies: unknown policy {p!r}; {did_you_mean(p, BUILTINS)}built-in: "
+                     f"{sorted(BUILTINS)}; an agent is MODULE:NAME")
 
 
 def evaluate(policies: Sequence[str | Policy] = tuple(BUILTINS),

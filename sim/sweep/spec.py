@@ -160,7 +160,12 @@ def closest(name: Any, known: Iterable[str], what: str = "known") -> str:
     whole list when it is long."""
     known = sorted(set(known))
     if len(known) <= 8:
-        return f"{what}: {', '.join(known)}"
+        from sim.catalog import did_you_mean
+
+        return f"{did_you_mean(name, known)}{what}: {', '.join(known)}"
+    same = [k for k in known if k.lower() == str(name)[:200].lower() and k != name]
+    if same:
+        return f"closest: {same[0]} (names are case-sensitive; {len(known)} {what})"
     near = difflib.get_close_matches(str(name)[:200], known, n=3, cutoff=0.5)
     if near:
         return f"closest: {', '.join(near)} ({len(known)} {what})"
