@@ -88,7 +88,7 @@ def test_bad_agent_references_are_one_line_errors(agents, capsys):
         with pytest.raises(ValueError, match=field):
             resolve_agent(ref)
     assert main(["--windows", "1", "--length", "8", "--policies", "esay"]) == 2
-    assert "did you mean easy" in capsys.readouterr().err
+    assert "did you mean 'easy'?" in capsys.readouterr().err
     for opt in (["--windows", "-1"], ["--seed", "-1"], ["--time-limit", "0"],
                 ["--agent-time-limit", "nan"]):
         assert main(opt) == 2
