@@ -157,6 +157,11 @@ def build_scenario(cell: dict[str, Any]
             w = _months(trace, procs, wide, perfect)[cell["month"]]
         else:
             w = base
+        if cell.get("replicate") is not None:
+            from instances.replicate import replicate
+
+            rep = dict(cell["replicate"])
+            w = replicate(w, rep.pop("method"), int(cell.get("seed", 0)), **rep)
     else:
         from instances.synthetic import random_workload
 

@@ -8,7 +8,12 @@ half-width of its two-sided Student-t confidence interval,
 run (n = 1: a trace is deterministic, so its cells have one seed) has no interval, and
 the text says so (``spread_phrase``) instead of announcing one. The gap of a column to
 the baseline column is ``(mean - mean_baseline) / mean_baseline`` in percent, on the
-means.
+means. With a baseline and replicated cells, the paired difference ``value - baseline`` on
+the same run (the same seed, and the same value of each ``over`` parameter, such as the
+month of a month split) is reported with its own interval over the pairs: the runs of two
+policies on one replica share the replica's own variation, which the difference cancels.
+``over`` makes parameters (``month``) replication axes like the seed: their values become
+the runs of a table cell instead of rows.
 
 ``load`` is a compression of the submit times (each job's submit time after the first is
 divided by the factor), not an offered load; the report shows the offered load each
@@ -48,17 +53,19 @@ SATURATION_GROWTH = 0.02
 SATURATION_BACKLOG = 86_400.0
 
 
-def spread_phrase(ns: Iterable[int], level: float) -> str:
-    """What a table of means says about its spread, given the runs per cell ``ns``:
-    an interval only where one was computed (n >= 2)."""
+def spread_phrase(ns: Iterable[int], level: float, over: Sequence[str] = ("seed",)) -> str:
+    """What a table of means says about its spread, given the runs per cell ``ns`` (one
+    run per value of the ``over`` parameters): an interval only where one was computed
+    (n >= 2)."""
     ns = sorted(set(ns))
     if not ns or ns[-1] < 2:
         return "one run per cell (n = 1), so no interval"
     ci = f"mean ± {level:.0%} confidence half-width (Student t)"
+    per = f"one per {', '.join(over)}"
     if ns[0] >= 2:
         counts = f"n = {ns[0]}" if len(ns) == 1 else f"n = {ns[0]}..{ns[-1]}"
-        return f"{ci} over the runs (seeds) of each cell, {counts}"
-    return f"{ci} where a cell has n >= 2 runs (seeds); a cell of n = 1 shows its one value"
+        return f"{ci} over the runs ({per}) of each cell, {counts}"
+    return f"{ci} where a cell has n >= 2 runs ({per}); a cell of n = 1 shows its one value"
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -219,6 +226,17 @@ class Pivot:
     cells: dict[tuple[tuple[str, ...], str], tuple[float, float, int]]
     level: float
     baseline: str | None = None
+    runs: dict[tuple[tuple[str, ...], str], dict[tuple[str, ...], float]] | None = None
+    over: tuple[str, ...] = ("seed",)
+
+    def paired(self, rk: tuple[str, ...], ck: str) -> tuple[float, float, int] | None:
+        """Mean, half-width and n of ``value - baseline`` over the runs (seed and ``over``
+        values) both columns have in row ``rk``; None without a baseline or pairs."""
+        if self.baseline is None or self.runs is None:
+            return None
+        a, b = self.runs.get((rk, ck), {}), self.runs.get((rk, self.baseline), {})
+        diffs = [a[k] - b[k] for k in sorted(set(a) & set(b))]
+        return mean_ci(diffs, self.level) if diffs else None
 
     def gap(self, rk: tuple[str, ...], ck: str) -> float | None:
         """Percent gap of the mean to the baseline column in the same row."""
@@ -249,9 +267,9 @@ _META = {"key", "status", "error", "code_version", "trace_sha256", "workload_sha
 
 def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | None = None,
           cols_by: str = "label", baseline: str | None = None, level: float = 0.95,
-          col_order: Sequence[str] = ()) -> Pivot:
+          col_order: Sequence[str] = (), over: Sequence[str] = ()) -> Pivot:
     """Group ``rows`` by ``rows_by`` x ``cols_by`` and average ``metric`` over the rest
-    (the seeds).
+    (the seeds, and the values of the ``over`` parameters).
 
     Raises ValueError when a parameter other than ``seed`` varies inside a group (add
     it to ``rows_by`` or filter it out), or for an unknown metric / parameter.
@@ -263,21 +281,23 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
     if not rows:
         raise ValueError("no finished cells to report")
     vary = varying(rows)
+    reps = ("seed", *[k for k in over if k != "seed"])
     if rows_by is None:
-        rows_by = [k for k in vary if k not in (cols_by, "seed", "policy")]
+        rows_by = [k for k in vary if k not in (cols_by, *reps, "policy")]
         if cols_by == "label":
             rows_by = [k for k in rows_by if k not in _option_keys(rows)]
     known = set().union(*(r.keys() for r in rows))
-    for opt, keys in (("--rows", rows_by), ("--cols", [cols_by])):
+    for opt, keys in (("--rows", rows_by), ("--cols", [cols_by]), ("--over", list(over))):
         for k in keys:
             if k not in known:
                 raise ValueError(f"{opt} {short(k)}: unknown parameter; "
                                  f"{closest(k, known - _META - set(METRICS), 'parameters')}")
-    group = set(rows_by) | {cols_by, "seed"}
+    group = set(rows_by) | {cols_by, *reps}
     if cols_by == "label":
         group |= {"policy"} | _option_keys(rows)
     free = [k for k in vary if k not in group]
     values: dict[tuple[tuple[str, ...], str], list[float]] = {}
+    runs: dict[tuple[tuple[str, ...], str], dict[tuple[str, ...], float]] = {}
     firsts: dict[tuple[tuple[str, ...], str], dict[str, Any]] = {}
     for r in rows:
         rk = tuple(_label(r.get(k)) for k in rows_by)
@@ -292,6 +312,7 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
         v = r.get(metric)
         if v is not None:
             values.setdefault((rk, ck), []).append(float(v))
+            runs.setdefault((rk, ck), {})[tuple(_label(r.get(k)) for k in reps)] = float(v)
     row_keys = sorted({k[0] for k in firsts}, key=_sort_key)
     present = {_label(r.get(cols_by)) for r in rows}
     col_keys = [c for c in col_order if c in present]
@@ -300,7 +321,8 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
         raise ValueError(f"--baseline {short(baseline)}: not a value of {short(cols_by)}; "
                          f"{closest(baseline, col_keys, 'values')}")
     cells = {k: mean_ci(v, level) for k, v in values.items()}
-    return Pivot(metric, list(rows_by), cols_by, row_keys, col_keys, cells, level, baseline)
+    return Pivot(metric, list(rows_by), cols_by, row_keys, col_keys, cells, level, baseline,
+                 runs, reps)
 
 
 def _option_keys(rows: list[dict[str, Any]]) -> set[str]:
@@ -342,7 +364,7 @@ def to_markdown(p: Pivot, digits: int = 2) -> str:
     """The pivot as a Markdown table (plus a gap table when there is a baseline)."""
     head = [_heading(k) for k in p.rows_by] if p.rows_by else [""]
     ns = {c[2] for c in p.cells.values()}
-    lines = [f"**{p.metric}** ({METRICS[p.metric]}): {spread_phrase(ns, p.level)}; "
+    lines = [f"**{p.metric}** ({METRICS[p.metric]}): {spread_phrase(ns, p.level, p.over)}; "
              f"columns: {p.cols_by}", ""]
     lines.append("| " + " | ".join(head + p.col_keys) + " |")
     lines.append("|" + "---|" * (len(head) + len(p.col_keys)))
@@ -360,7 +382,25 @@ def to_markdown(p: Pivot, digits: int = 2) -> str:
             gaps = [p.gap(rk, ck) for ck in p.col_keys]
             lines.append("| " + " | ".join(list(rk or ("all",)) + [
                 "-" if g is None else f"{g:+.1f}" for g in gaps]) + " |")
+        lines += _paired_table(p, head, digits)
     return "\n".join(lines) + "\n"
+
+
+def _paired_table(p: Pivot, head: list[str], digits: int) -> list[str]:
+    """The paired differences to the baseline, when some pair has n >= 2."""
+    pairs = {(rk, ck): p.paired(rk, ck) for rk in p.row_keys for ck in p.col_keys
+             if ck != p.baseline}
+    ns = {c[2] for c in pairs.values() if c is not None}
+    if not ns or max(ns) < 2:
+        return []
+    cols = [ck for ck in p.col_keys if ck != p.baseline]
+    lines = ["", f"Paired difference to `{p.baseline}` (value - {p.baseline} on the same run: "
+             f"same {', '.join(p.over)}), {spread_phrase(ns, p.level, p.over)}:", "",
+             "| " + " | ".join(head + cols) + " |", "|" + "---|" * (len(head) + len(cols))]
+    for rk in p.row_keys:
+        cells = [_fmt_cell(pairs.get((rk, ck)), digits) for ck in cols]
+        lines.append("| " + " | ".join(list(rk or ("all",)) + cells) + " |")
+    return lines
 
 
 def to_csv(p: Pivot) -> str:
@@ -486,14 +526,16 @@ def cleaning_note(rows: list[dict[str, Any]]) -> str:
 def report(path: str | Path, *, metrics: Sequence[str] | None = None,
            rows_by: Sequence[str] | None = None, cols_by: str = "label",
            baseline: str | None = None, where: Sequence[str] = (), level: float = 0.95,
-           out_dir: str | Path | None = None) -> str:
+           out_dir: str | Path | None = None, over: Sequence[str] = ()) -> str:
     """Markdown report of a store (one pivot per metric, percentiles, failures); with
-    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there.
+    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there;
+    ``over``: parameters averaged over like the seed (``pivot``).
 
     Every ValueError names the store file (and the option or field)."""
     try:
         return _report(path, metrics=metrics, rows_by=rows_by, cols_by=cols_by,
-                       baseline=baseline, where=where, level=level, out_dir=out_dir)
+                       baseline=baseline, where=where, level=level, out_dir=out_dir,
+                       over=over)
     except StoreError:
         raise
     except ValueError as exc:
@@ -513,7 +555,7 @@ def _meta_list(path: str | Path, meta: dict[str, str], key: str, default: str) -
 
 def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequence[str] | None,
             cols_by: str, baseline: str | None, where: Sequence[str], level: float,
-            out_dir: str | Path | None) -> str:
+            out_dir: str | Path | None, over: Sequence[str] = ()) -> str:
     level = check_level(level)
     with Store.open(path, create=False) as st:
         meta = st.meta()
@@ -532,7 +574,7 @@ def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequenc
     pivots = []
     for m in metrics:
         p = pivot(rows, m, rows_by=rows_by, cols_by=cols_by, baseline=baseline, level=level,
-                  col_order=labels if cols_by == "label" else ())
+                  col_order=labels if cols_by == "label" else (), over=over)
         pivots.append(p)
         parts += [to_markdown(p), ""]
     group = [*pivots[0].rows_by, cols_by] if pivots else [cols_by]
