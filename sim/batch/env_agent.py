@@ -8,9 +8,12 @@ selectable jobs). An optional attribute ``env_options`` (a dict) gives the keywo
 arguments of ``SchedulingEnv`` it was trained with (``backfill``, ``obs_jobs``,
 ``reward``, ``mask_obs``); any other key is refused.
 
-The agent is untrusted. It runs in a separate process (``multiprocessing``, spawn), one
-per agent, reused across windows; a window that takes longer than ``time_limit`` seconds
-kills the process (a fresh one serves the next window). The worker only returns the
+The agent is untrusted: its module is imported and its code runs only in a separate
+process (``multiprocessing``, spawn), one per agent, reused across windows. The worker
+imports the agent and reports its ``env_options`` first (a module that does not import or
+load within ``time_limit`` seconds, or bad options, is a ValueError naming the agent); a
+window that takes longer than ``time_limit`` seconds kills the process (a fresh one serves
+the next window). The worker only returns the
 agent's actions: the caller replays them in its own environment (``replay``), so the
 metrics come from the project's code and its validator, never from the agent's process.
 An action outside the mask, an exception in the agent, a crash or the time limit make a
@@ -41,12 +44,10 @@ class AgentFailure(Exception):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A user's agent: ``ref`` (``MODULE:NAME``) shown as ``name``, run with
-    ``env_options`` (keyword arguments of ``SchedulingEnv``)."""
+    """A user's agent: ``ref`` (``MODULE:NAME``) shown as ``name``."""
 
     name: str
     ref: str
-    env_options: tuple[tuple[str, Any], ...] = ()
 
 
 def entry_point_agents() -> dict[str, str]:
@@ -62,32 +63,32 @@ def _load(ref: str) -> Any:
     return load_reference(ref, what="agent")
 
 
-def _options(name: str, act: Any) -> tuple[tuple[str, Any], ...]:
-    opts = getattr(act, "env_options", None) or {}
+def resolve_agent(name: str) -> AgentSpec:
+    """``MODULE:NAME`` or an entry point's name as an ``AgentSpec``; a malformed
+    reference is a ValueError. Nothing of the agent is imported here (the worker does)."""
+    ref = entry_point_agents().get(name, name)
+    module, sep, attr = ref.partition(":")
+    if not sep or not all(p.isidentifier() for p in [*module.split("."), *attr.split(".")]):
+        raise ValueError(f"agent {name!r}: expected MODULE:NAME (for example mymod:act)")
+    return AgentSpec(name, ref)
+
+
+def check_options(name: str, opts: Any) -> dict[str, Any]:
+    """An agent's ``env_options`` as checked keyword arguments of ``SchedulingEnv``
+    (ValueError naming the agent and the option)."""
     if not isinstance(opts, dict):
         raise ValueError(f"agent {name!r}: env_options must be a dict, got "
                          f"{type(opts).__name__}")
-    unknown = sorted(set(opts) - set(ENV_OPTIONS))
+    unknown = sorted(map(str, set(opts) - set(ENV_OPTIONS)))
     if unknown:
         raise ValueError(f"agent {name!r}: env_options {unknown} not among {list(ENV_OPTIONS)}")
-    return tuple(sorted(opts.items()))
-
-
-def resolve_agent(name: str) -> AgentSpec:
-    """``MODULE:NAME`` or an entry point's name as an ``AgentSpec``. The module is
-    imported here once to read ``env_options`` and report a bad reference in one line
-    (ValueError); the agent then only runs in the worker."""
-    eps = entry_point_agents()
-    ref = eps.get(name, name)
-    act = _load(ref)
-    opts = _options(name, act)
     from sim.batch.env import SchedulingEnv
 
     try:  # the options are checked by the environment itself, on a one-job machine
-        SchedulingEnv(_one_job(), window=1, **dict(opts))
+        SchedulingEnv(_one_job(), window=1, **opts)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"agent {name!r}: env_options: {exc}") from None
-    return AgentSpec(name, ref, opts)
+    return dict(opts)
 
 
 def _one_job() -> Workload:
@@ -157,15 +158,19 @@ def replay(actions: list[int], workload: Workload, options: dict[str, Any]
                        f"{len(workload)} jobs")
 
 
-def _serve(conn: Any, ref: str, options: dict[str, Any], cwd: str) -> None:
-    """The worker: load the agent, then play every workload received until ``None``."""
+def _serve(conn: Any, name: str, ref: str, cwd: str) -> None:
+    """The worker: load the agent, report its options, then play every workload
+    received until ``None``."""
     if cwd not in sys.path:
         sys.path.append(cwd)
     try:
         act = _load(ref)
-    except ValueError as exc:
-        conn.send(("error", str(exc)))
+        options = check_options(name, getattr(act, "env_options", None) or {})
+    except Exception as exc:  # the user's module may raise anything while importing
+        conn.send(("error", str(exc) if isinstance(exc, ValueError)
+                   else f"agent {name!r}: {type(exc).__name__}: {exc}"))
         return
+    conn.send(("ready", options))
     while True:
         job = conn.recv()
         if job is None:
@@ -185,6 +190,7 @@ class AgentRunner:
     def __init__(self, spec: AgentSpec, time_limit: float | None = 60.0) -> None:
         self.spec = spec
         self.time_limit = time_limit
+        self.options: dict[str, Any] | None = None
         self._proc: Any = None
         self._conn: Any = None
 
@@ -194,14 +200,41 @@ class AgentRunner:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _start(self) -> None:
+    def start(self) -> dict[str, Any]:
+        """Start the worker and wait for the agent to load; its ``env_options``.
+        ValueError naming the agent when it does not load within the time limit, fails
+        to import, or has bad options."""
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(target=_serve, daemon=True, args=(
-            child, self.spec.ref, dict(self.spec.env_options), os.getcwd()))
+            child, self.spec.name, self.spec.ref, os.getcwd()))
         self._proc.start()
         child.close()
         self._conn = parent
+        name = self.spec.name
+        try:
+            if not parent.poll(self.time_limit):
+                raise ValueError(f"agent {name!r}: did not load within the time limit of "
+                                 f"{self.time_limit:g} s")
+            kind, value = parent.recv()
+        except (EOFError, OSError):
+            self._proc.join(5.0)
+            code = self._proc.exitcode
+            self._kill()
+            raise ValueError(f"agent {name!r}: worker process ended while loading (exit "
+                             f"code {code})") from None
+        except ValueError:
+            self._kill()
+            raise
+        if kind != "ready":
+            self._kill()
+            raise ValueError(str(value))
+        options = check_options(name, value)  # checked here too: the worker is the agent's
+        if self.options is not None and options != self.options:
+            self._kill()
+            raise AgentFailure(f"agent {name!r}: env_options changed between workers")
+        self.options = options
+        return options
 
     def close(self) -> None:
         """Stop the worker (asked first, killed when it does not exit at once)."""
@@ -226,9 +259,12 @@ class AgentRunner:
 
     def run(self, window: Workload) -> dict[str, Any]:
         """The agent's episode on ``window``, replayed and validated here."""
-        if self._proc is None:
-            self._start()
         name = self.spec.name
+        if self._proc is None:
+            try:
+                self.start()
+            except ValueError as exc:
+                raise AgentFailure(str(exc)) from None
         try:
             self._conn.send(window)
             ready = self._conn.poll(self.time_limit)
@@ -247,11 +283,8 @@ class AgentRunner:
             raise AgentFailure(f"agent {name!r}: worker process ended (exit code {code})"
                                ) from None
         if kind != "ok":
-            if value.startswith("agent "):  # the reference itself failed to load
-                self._kill()
-                raise AgentFailure(value)
             raise AgentFailure(f"agent {name!r}: {value}")
         try:
-            return replay(value, window, dict(self.spec.env_options))
+            return replay(value, window, dict(self.options or {}))
         except AgentFailure as exc:
             raise AgentFailure(f"agent {name!r}: {exc}") from None

@@ -215,6 +215,8 @@ def evaluate(policies: Sequence[str | Policy] = tuple(BUILTINS),
     runners = {p.name: AgentRunner(p, agent_time_limit) for p in pols
                if isinstance(p, AgentSpec)}
     try:
+        for r in runners.values():  # an agent that does not load is bad input
+            r.start()
         return _evaluate(pols, windows, trace, procs, solver, time_limit, obs_jobs, runners)
     finally:
         for r in runners.values():

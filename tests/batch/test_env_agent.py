@@ -48,6 +48,16 @@ pytestmark = pytest.mark.timed
 @pytest.fixture
 def agents(tmp_path, monkeypatch):
     (tmp_path / "study_agents.py").write_text(AGENTS)
+    (tmp_path / "slow_import.py").write_text("import time\ntime.sleep(60)\n")
+    (tmp_path / "raises_at_import.py").write_text("1 / 0\n")
+    (tmp_path / "where_agent.py").write_text(textwrap.dedent('''
+        import os
+        import pathlib
+        pathlib.Path("imported_in").write_text(str(os.getpid()))
+
+        def act(obs, info):
+            return 0
+    '''))
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
@@ -83,16 +93,27 @@ def test_a_failing_agent_is_a_failed_window_naming_it(agents, agent, reason):
 
 
 def test_bad_agent_references_are_one_line_errors(agents, capsys):
+    with pytest.raises(ValueError, match="MODULE:NAME"):
+        resolve_agent("study_agents:1x")
     for ref, field in (("nomodule:act", "does not import"), ("study_agents:nope", "nope"),
-                       ("study_agents:typo", "backfil")):
+                       ("study_agents:typo", "backfil"), ("slow_import:act", "did not load"),
+                       ("raises_at_import:act", "ZeroDivisionError")):
         with pytest.raises(ValueError, match=field):
-            resolve_agent(ref)
+            evaluate(["fcfs", ref], [(40, 8)], solver=None, agent_time_limit=3)
     assert main(["--windows", "1", "--length", "8", "--policies", "esay"]) == 2
     assert "did you mean 'easy'?" in capsys.readouterr().err
     for opt in (["--windows", "-1"], ["--seed", "-1"], ["--time-limit", "0"],
                 ["--agent-time-limit", "nan"]):
         assert main(opt) == 2
         assert opt[0] in capsys.readouterr().err
+
+
+def test_the_agent_is_imported_only_in_the_worker(agents):
+    import os
+
+    rows = evaluate(["where_agent:act"], [(40, 8)], solver=None)
+    assert rows[0]["avg_wait"] is not None
+    assert int((agents / "imported_in").read_text()) != os.getpid()
 
 
 def test_replayed_actions_not_the_workers_figures(agents):
