@@ -74,17 +74,24 @@ def test_a_study_end_to_end(tmp_path, monkeypatch, capsys):
     assert "| ilp[highs] | exact | 3 | OPTIMAL 3 |" in out and "mine:one_per_epoch" in out
 
     # own policy -> sweep -> report: n = 1 says so, load is named, saturation measured
-    spec = {"version": 1, "name": "study", "metrics": ["avg_wait"],
+    spec = {"version": 1, "name": "study", "metrics": ["avg_wait"], "seeds": [0, 1, 2],
             "workloads": [{"name": "l", "trace": "lublin_256", "max_jobs": 300,
-                           "load": [1.0, 3.0]}],
+                           "load": [1.0, 3.0]},
+                          {"name": "lr", "trace": "lublin_256", "max_jobs": 300,
+                           "replicate": {"method": "jitter", "amount": 0.2}}],
             "policies": [{"name": "easy"}, {"name": "mine:Serial"}]}
     (tmp_path / "s.json").write_text(json.dumps(spec))
     assert main(["sweep", "s.json", "--out", "s.sqlite", "--jobs", "1", "--quiet"]) == 0
-    assert main(["report", "s.sqlite", "--baseline", "easy"]) == 0
+    capsys.readouterr()
+    assert main(["report", "s.sqlite", "--baseline", "easy", "--where", "workload=l"]) == 0
     rep = capsys.readouterr().out
     assert "one run per cell (n = 1), so no interval" in rep and "±" not in rep
     assert "compresses the submit times" in rep and "| l | 3 |" in rep
     assert "cells saturate" in rep and "mine:Serial" in rep
+    assert main(["report", "s.sqlite", "--baseline", "easy", "--where", "workload=lr"]) == 0
+    rep = capsys.readouterr().out  # replicas of the log: intervals over n = 3, paired
+    assert "over the runs (one per seed) of each cell, n = 3" in rep and "±" in rep
+    assert "Paired difference to `easy`" in rep
 
     # own agent -> gym-eval against the proved optimum
     assert main(["gym-eval", "--windows", "2", "--length", "10", "--policies",
