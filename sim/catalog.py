@@ -131,33 +131,3 @@ def policy_line(name: str) -> str:
 
     return "plug-in: " + _docline(registry.policy_factory(name))
 
-
-def did_you_mean(name: Any, known: Any, n: int = 3) -> str:
-    """``"did you mean 'easy'? "`` for a name that differs from a known one only in case
-    (names are case-sensitive) or is close to some (difflib); ``""`` otherwise."""
-    import difflib
-
-    text = str(name)[:200]
-    known = sorted({str(k) for k in known})
-    same = [k for k in known if k.lower() == text.lower() and k != text]
-    if same:
-        return f"did you mean {same[0]!r}? (names are case-sensitive); "
-    by_lower = {k.lower(): k for k in known}
-    near = difflib.get_close_matches(text.lower(), list(by_lower), n=n, cutoff=0.6)
-    return f"did you mean {', '.join(repr(by_lower[k]) for k in near)}? " if near else ""
-
-
-def family_like(data: dict[str, Any], exclude: str | None = None) -> str | None:
-    """The problem family (other than ``exclude``) whose loader accepts ``data`` once
-    its ``"problem"`` field names that family; None when no other family does."""
-    from sim import registry
-
-    for family in sorted(registry.PROBLEM_LOADERS):
-        if family == exclude:
-            continue
-        try:
-            registry.load_problem({**data, "problem": family}, source="<guess>")
-        except (ValueError, TypeError, KeyError, RecursionError):
-            continue
-        return family
-    return None

@@ -144,7 +144,7 @@ def policy_factory(name: str) -> Callable[..., Any]:
     try:
         target = POLICIES[name]
     except KeyError:
-        from sim.catalog import did_you_mean
+        from sim.names import did_you_mean
 
         raise ValueError(f"unknown policy {name!r}; {did_you_mean(name, POLICIES)}known: "
                          f"{sorted(POLICIES)} or MODULE:FACTORY") from None
@@ -313,7 +313,7 @@ def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any
     if not isinstance(data, dict):
         raise ValueError(f"{source}: the problem must be a JSON object, got "
                          f"{type(data).__name__}")
-    from sim.catalog import did_you_mean, family_like
+    from sim.names import did_you_mean
 
     if "problem" not in data:
         like = family_like(data) if source != "<guess>" else None
@@ -332,6 +332,20 @@ def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any
             raise
         raise ValueError(f"{exc}; the fields are those of a {like!r} problem, not of the "
                          f"{family!r} its field 'problem' names") from None
+
+
+def family_like(data: dict[str, Any], exclude: str | None = None) -> str | None:
+    """The problem family (other than ``exclude``) whose loader accepts ``data`` once
+    its ``"problem"`` field names that family; None when no other family does."""
+    for family in sorted(PROBLEM_LOADERS):
+        if family == exclude:
+            continue
+        try:
+            load_problem({**data, "problem": family}, source="<guess>")
+        except (ValueError, TypeError, KeyError, RecursionError):
+            continue
+        return family
+    return None
 
 
 def policy_config(name: str, **options: Any) -> dict[str, Any]:

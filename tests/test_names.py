@@ -8,9 +8,10 @@ import json
 import pytest
 
 from sim import registry
-from sim.catalog import did_you_mean, family_like
 from sim.cli import main
+from sim.names import did_you_mean
 from sim.problems import example
+from sim.registry import family_like
 
 
 def test_policy_names_are_case_sensitive_with_a_hint(capsys):

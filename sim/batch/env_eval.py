@@ -168,7 +168,7 @@ def _resolve(p: str | Policy) -> Policy:
 
     if ":" in p or p in entry_point_agents():
         return resolve_agent(p)
-    from sim.catalog import did_you_mean
+    from sim.names import did_you_mean
 
     raise ValueError(f"policies: unknown policy {p!r}; {did_you_mean(p, BUILTINS)}built-in: "
                      f"{sorted(BUILTINS)}; an agent is MODULE:NAME")
@@ -403,7 +403,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t = time.perf_counter()
     try:
-        _check_args(args)
         env = SchedulingEnv(args.trace, procs=args.procs, window=1)
         wins = random_windows(len(env.workload), args.windows, args.length, args.seed)
         rows = evaluate(args.policies.split(","), wins, trace=env.workload,
@@ -429,18 +428,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"failed window {r['start']}+{r['length']}: {r['error']}")
     print(f"wall time {wall:.1f} s")
     return 0
-
-
-def _check_args(args: argparse.Namespace) -> None:
-    """Refuse counts and limits out of range, naming the option."""
-    for opt, lo in (("windows", 1), ("length", 1), ("seed", 0)):
-        if getattr(args, opt) < lo:
-            raise ValueError(f"--{opt} must be >= {lo}, got {getattr(args, opt)}")
-    for opt in ("time_limit", "agent_time_limit"):
-        v = getattr(args, opt)
-        if not (v > 0 and math.isfinite(v)):
-            raise ValueError(f"--{opt.replace('_', '-')} must be a positive number of "
-                             f"seconds, got {v}")
 
 
 if __name__ == "__main__":

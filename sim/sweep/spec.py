@@ -165,7 +165,7 @@ def closest(name: Any, known: Iterable[str], what: str = "known") -> str:
     whole list when it is long."""
     known = sorted(set(known))
     if len(known) <= 8:
-        from sim.catalog import did_you_mean
+        from sim.names import did_you_mean
 
         return f"{did_you_mean(name, known)}{what}: {', '.join(known)}"
     same = [k for k in known if k.lower() == str(name)[:200].lower() and k != name]
