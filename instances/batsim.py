@@ -18,7 +18,9 @@ Workload (JSON), as documented in Batsim's ``docs/input-workload.rst`` and
  nb_res       machine size                ``Workload.capacity[0]`` (unless ``procs`` given)
  id           job identifier (string)     ``Job.id``: an integer or a string of digits is
                                           kept; otherwise jobs are numbered 1..n in file
-                                          order (the report says so and keeps the map)
+                                          order (the report says so and keeps the map);
+                                          the writers write the id as the file had it. A
+                                          malformed number (``"+-7"``, ``"1.5"``) is refused
  subtime      submit time (s, float)      ``Job.submit``
  res          resources requested (>= 1)  ``Job.demand[0]``; above the machine: see
                                           ``too_wide`` (default: an error naming ``res``)
@@ -28,6 +30,7 @@ Workload (JSON), as documented in Batsim's ``docs/input-workload.rst`` and
  profile      name of a profile           the profile must be ``{"type": "delay",
                                           "delay": d}``: ``Job.runtime`` is ``d``. Another
                                           profile type used by a job is refused by name.
+                                          The writers keep the name.
  user, group  not Batsim fields           ``Job.user``, ``Job.group`` when present
 ============  ==========================  ==================================================
 
@@ -39,17 +42,19 @@ missing field, a wrong type, a negative time, a duplicate id, an undefined profi
 
 Output ``jobs.csv`` (Batsim's ``docs/output-jobs.rst``): the columns of :data:`JOBS_COLUMNS`,
 one line per job; ``allocated_resources`` is an interval set such as ``"0-3 8"``
-(processors 0 to 3 and 8). Processor ids are assigned by :func:`assign_processors` so that no
-two jobs hold one processor at any instant.
+(processors 0 to 3 and 8). Processor ranges are assigned by :func:`assign_intervals` so that
+no two jobs hold one processor at any instant, in memory that does not grow with ``nb_res``.
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,8 +70,10 @@ __all__ = [
     "JOBS_COLUMNS",
     "BatsimError",
     "BatsimReport",
+    "assign_intervals",
     "assign_processors",
     "interval_string",
+    "intervals_text",
     "is_batsim_workload",
     "read_batsim",
     "write_batsim_jobs",
@@ -125,6 +132,11 @@ class BatsimReport:
         Batsim id -> ``Job.id`` when the ids were renumbered; empty otherwise.
     options : dict
         Reader options used.
+    ids : dict of int to str
+        ``Job.id`` -> the id as written in the file, where the two differ (renumbered
+        ids, or integers written otherwise, such as ``"007"``).
+    profiles : dict of int to str
+        ``Job.id`` -> the job's profile name (for the writers).
     """
 
     source: str
@@ -136,6 +148,8 @@ class BatsimReport:
     examples: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     id_map: dict[str, int] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    ids: dict[int, str] = field(default_factory=dict, repr=False)
+    profiles: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
     def dropped(self) -> int:
@@ -197,16 +211,29 @@ def _count(value: Any, where: str) -> int:
     return value
 
 
+_SIGNED = re.compile(r"[+-]?[0-9]+")
+_NUMERIC_LOOKING = re.compile(r"[\s+\-0-9.eE]+")
+
+
 def _int_id(raw: Any) -> int | None:
-    """An integral id (``7`` or ``"7"``), else None."""
+    """An integral id (``7`` or ``"7"``, an optional sign and ASCII digits), else None."""
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int):
         return raw if abs(raw) <= MAX_INT else None
-    if isinstance(raw, str) and raw.isascii() and raw.strip().lstrip("+-").isdigit():
+    if isinstance(raw, str) and _SIGNED.fullmatch(raw.strip()):
         v = int(raw)
         return v if abs(v) <= MAX_INT else None
     return None
+
+
+def _check_id(jid: Any, where: str) -> None:
+    """Refuse a string id made of signs, digits and dots that is no integer (``"+-7"``,
+    ``"1.5"``, ``"1e3"``): a malformed number, not a name."""
+    if isinstance(jid, str) and _NUMERIC_LOOKING.fullmatch(jid) and not _SIGNED.fullmatch(
+            jid.strip()):
+        raise BatsimError(f"{where}: field 'id' {_cut(jid)} is a malformed number (an id is "
+                          f"an integer or a name)")
 
 
 def read_batsim(
@@ -282,6 +309,7 @@ def read_batsim(
     # Pass 1: parse and check every job; delays come from the profiles.
     delays: dict[str, tuple[int, bool]] = {}
     parsed: list[tuple[Any, int, int, int, int | None, int, int, bool]] = []
+    pnames: list[str] = []
     seen: dict[Any, int] = {}
     for i, jd in enumerate(jobs_in):
         where = f"{path}: jobs[{i}]"
@@ -294,6 +322,7 @@ def read_batsim(
         if isinstance(jid, bool) or not isinstance(jid, (int, str)) or jid == "":
             raise BatsimError(f"{where}: field 'id' must be a string or an integer, "
                               f"got {_cut(jid)}")
+        _check_id(jid, where)
         where = f"{path}: job {jid!s}"
         key_id = str(jid)
         if key_id in seen:
@@ -331,6 +360,7 @@ def read_batsim(
             if isinstance(v, bool) or not isinstance(v, int):
                 raise BatsimError(f"{where}: field '{fname}' must be an integer, got {_cut(v)}")
         parsed.append((jid, submit, run, res, req, user, group, r1 or r2 or r3))
+        pnames.append(pname)
 
     # Machine size.
     if isinstance(procs, int):
@@ -352,6 +382,8 @@ def read_batsim(
 
     # Pass 2: cleaning rules.
     jobs: list[Job] = []
+    written: dict[int, str] = {}
+    profile_of: dict[int, str] = {}
     for k, (jid, submit, run, res, req, user, group, rounded) in enumerate(parsed):
         if res > machine:
             if too_wide == "error":
@@ -380,6 +412,9 @@ def read_batsim(
             r = req
         job_id = k + 1 if renumber else ints[k]
         assert job_id is not None
+        if str(jid) != str(job_id):
+            written[job_id] = str(jid)
+        profile_of[job_id] = pnames[k]
         jobs.append(Job(job_id, submit, run, r, (res,), user, group))
 
     latest = None
@@ -396,13 +431,23 @@ def read_batsim(
         machine_source=source, counts=counts,
         examples={r: tuple(ex) for r, ex in examples.items()}, id_map=id_map,
         options={"procs": procs, "perfect_estimates": perfect_estimates,
-                 "too_wide": too_wide})
+                 "too_wide": too_wide}, ids=written, profiles=profile_of)
     default = path.name[:-5] if path.name.endswith(".json") else path.name
     return Workload(tuple(jobs), (machine,), name if name is not None else default,
                     {"format": "batsim", "nb_res": nb_res}, report)
 
 
 # ----------------------------------------------------------------------------- writing
+
+def batsim_names(workload: Workload) -> tuple[dict[int, str], dict[int, str]]:
+    """The Batsim ids (where they differ from ``str(Job.id)``) and profile names of the
+    jobs of a workload read by :func:`read_batsim`, keyed by ``Job.id``; empty maps for
+    any other workload."""
+    rep = workload.cleaning
+    if isinstance(rep, BatsimReport):
+        return rep.ids, rep.profiles
+    return {}, {}
+
 
 def _profile_name(runtime: int) -> str:
     return f"delay_{runtime}"
@@ -414,23 +459,32 @@ def write_batsim_workload(path: str | os.PathLike[str], workload: Workload) -> N
     ``nb_res`` is the machine's processors; each job has ``id`` (the job number as a
     string, as Batsim documents ids), ``subtime``, ``res``, ``walltime`` (the requested
     time), ``profile`` (``"delay_<run time>"``, one delay profile per distinct run time),
-    and ``user`` / ``group`` when known. :func:`read_batsim` of the file gives the same jobs.
-    The bytes depend only on the workload (keys in a fixed order).
+    and ``user`` / ``group`` when known. A workload read from a Batsim file keeps its own
+    ids and profile names (:func:`batsim_names`; a profile name then holds the run time of
+    its jobs). :func:`read_batsim` of the file gives the same jobs. The bytes depend only on
+    the workload (keys in a fixed order).
     """
     if workload.K != 1:
         raise ValueError(f"write_batsim_workload: Batsim delay workloads hold processors only, "
                          f"workload has K={workload.K}")
+    ids, profile_of = batsim_names(workload)
     jobs_out = []
+    delays: dict[str, int] = {}
     for j in workload.jobs:
-        d: dict[str, Any] = {"id": str(j.id), "subtime": j.submit, "res": j.demand[0],
-                             "walltime": j.requested, "profile": _profile_name(j.runtime)}
+        pname = profile_of.get(j.id, _profile_name(j.runtime))
+        if delays.setdefault(pname, j.runtime) != j.runtime:  # a name of two run times
+            pname = _profile_name(j.runtime)
+            if delays.setdefault(pname, j.runtime) != j.runtime:
+                raise ValueError(f"write_batsim_workload: profile name {pname!r} is taken "
+                                 f"by another run time (job {j.id})")
+        d: dict[str, Any] = {"id": ids.get(j.id, str(j.id)), "subtime": j.submit,
+                             "res": j.demand[0], "walltime": j.requested, "profile": pname}
         if j.user >= 0:
             d["user"] = j.user
         if j.group >= 0:
             d["group"] = j.group
         jobs_out.append(d)
-    profiles = {_profile_name(r): {"type": "delay", "delay": r}
-                for r in sorted({j.runtime for j in workload.jobs})}
+    profiles = {p: {"type": "delay", "delay": delays[p]} for p in sorted(delays)}
     doc = {"nb_res": workload.procs,
            "description": f"{workload.name}: written by schedsearch "
                           "(instances.batsim.write_batsim_workload)",
@@ -449,15 +503,69 @@ def interval_string(ids: Sequence[int] | np.ndarray) -> str:
     return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(starts, ends, strict=True))
 
 
-def assign_processors(procs: Sequence[int], start: Sequence[int], end: Sequence[int],
-                      capacity: int) -> list[np.ndarray]:
-    """Processor ids for each job of a schedule, no processor held by two jobs at once.
+Intervals = tuple[tuple[int, int], ...]
+"""Processor ids as sorted, disjoint, inclusive ranges ``((first, last), ...)``."""
+
+
+def intervals_text(ranges: Intervals) -> str:
+    """Batsim's interval-set text of ranges: ``((0, 3), (8, 8))`` -> ``"0-3 8"``."""
+    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
+
+
+class _FreeRanges:
+    """The free processors of a machine as sorted disjoint ranges: memory and time per
+    operation grow with the number of ranges (at most the running jobs plus one), never
+    with the machine's size."""
+
+    def __init__(self, capacity: int) -> None:
+        self.first = [0]
+        self.last = [capacity - 1]
+        self.count = capacity
+
+    def take(self, p: int) -> Intervals:
+        """The ``p`` lowest-numbered free processors (the caller checked ``p <= count``)."""
+        out = []
+        while p > 0:
+            a, b = self.first[0], self.last[0]
+            if b - a + 1 <= p:
+                out.append((a, b))
+                del self.first[0], self.last[0]
+                p -= b - a + 1
+                self.count -= b - a + 1
+            else:
+                out.append((a, a + p - 1))
+                self.first[0] = a + p
+                self.count -= p
+                p = 0
+        return tuple(out)
+
+    def give(self, ranges: Intervals) -> None:
+        """Free ``ranges`` again, merging with adjacent free ranges."""
+        first, last = self.first, self.last
+        for a, b in ranges:
+            k = bisect.bisect_left(first, a)
+            if k > 0 and last[k - 1] == a - 1:  # joins the range below
+                k -= 1
+                last[k] = b
+            else:
+                first.insert(k, a)
+                last.insert(k, b)
+            if k + 1 < len(first) and first[k + 1] == last[k] + 1:  # and the one above
+                last[k] = last[k + 1]
+                del first[k + 1], last[k + 1]
+            self.count += b - a + 1
+
+
+def assign_intervals(procs: Sequence[int], start: Sequence[int], end: Sequence[int],
+                     capacity: int) -> list[Intervals]:
+    """Processor ranges for each job of a schedule, no processor held by two jobs at once.
 
     Jobs hold their processors over ``[start, end)``. Events are taken in time order, the
     ends at a time before the starts at that time; the starts at one time go zero-length
     jobs first, then by index. Each starting job takes the lowest-numbered free processors
     (so a job usually gets one contiguous range). A job with ``start == end`` gets free
-    processors at its start and gives them back at once.
+    processors at its start and gives them back at once. Memory and time do not grow with
+    ``capacity`` (the free processors are kept as ranges).
 
     Parameters
     ----------
@@ -468,8 +576,8 @@ def assign_processors(procs: Sequence[int], start: Sequence[int], end: Sequence[
 
     Returns
     -------
-    list of numpy.ndarray of int64
-        Sorted processor ids per job.
+    list of Intervals
+        Each job's processors as sorted inclusive ranges.
 
     Raises
     ------
@@ -487,26 +595,35 @@ def assign_processors(procs: Sequence[int], start: Sequence[int], end: Sequence[
         i = int(np.flatnonzero(e < s)[0])
         raise ValueError(f"assign_processors: job index {i} ends at {e[i]} before its start "
                          f"{s[i]}")
-    free = np.ones(capacity, dtype=bool)
-    out: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * n
-    by_start = np.lexsort((np.arange(n), s < e, s))  # by time, zero-length jobs first
-    by_end = np.argsort(e, kind="stable")
+    free = _FreeRanges(int(capacity))
+    out: list[Intervals] = [()] * n
+    by_start = np.lexsort((np.arange(n), s < e, s)).tolist()  # by time, zero-length first
+    by_end = np.argsort(e, kind="stable").tolist()
+    sl, el, pl = s.tolist(), e.tolist(), p.tolist()
     k_end = 0
     for i in by_start:
-        t = s[i]
-        while k_end < n and e[by_end[k_end]] <= t:  # release every job ended by t
+        t = sl[i]
+        while k_end < n and el[by_end[k_end]] <= t:  # release every job ended by t
             j = by_end[k_end]
-            if s[j] < e[j]:  # started before t (s < e <= t), so it holds processors
-                free[out[j]] = True
+            if sl[j] < el[j]:  # started before t (s < e <= t), so it holds processors
+                free.give(out[j])
             k_end += 1
-        ids = np.flatnonzero(free)[: p[i]]
-        if ids.size < p[i]:
-            raise ValueError(f"assign_processors: job index {i} needs {p[i]} processors at "
-                             f"time {t}, only {ids.size} of {capacity} free")
-        if s[i] < e[i]:
-            free[ids] = False
-        out[i] = ids.astype(np.int64)
+        if pl[i] > free.count:
+            raise ValueError(f"assign_processors: job index {i} needs {pl[i]} processors at "
+                             f"time {t}, only {free.count} of {capacity} free")
+        out[i] = free.take(pl[i])
+        if sl[i] == el[i]:
+            free.give(out[i])
     return out
+
+
+def assign_processors(procs: Sequence[int], start: Sequence[int], end: Sequence[int],
+                      capacity: int) -> list[np.ndarray]:
+    """:func:`assign_intervals` as arrays of processor ids per job (sorted int64; memory
+    proportional to each job's processors: use the ranges for wide jobs)."""
+    return [np.concatenate([np.arange(a, b + 1, dtype=np.int64) for a, b in r])
+            if r else np.empty(0, dtype=np.int64)
+            for r in assign_intervals(procs, start, end, capacity)]
 
 
 def write_batsim_jobs(
@@ -517,7 +634,7 @@ def write_batsim_jobs(
     *,
     killed: Sequence[bool] | None = None,
     workload_name: str | None = None,
-) -> list[np.ndarray]:
+) -> list[Intervals]:
     """Write a simulated schedule as Batsim's ``jobs.csv`` (columns :data:`JOBS_COLUMNS`).
 
     Parameters
@@ -535,12 +652,14 @@ def write_batsim_jobs(
 
     Returns
     -------
-    list of numpy.ndarray
-        The processor ids given to each job (see :func:`assign_processors`).
+    list of Intervals
+        The processors given to each job (see :func:`assign_intervals`).
 
     Notes
     -----
-    ``profile`` is ``"delay_<run time>"`` as :func:`write_batsim_workload` names it;
+    ``job_id`` and ``profile`` are the workload's own when it was read from a Batsim file
+    (:func:`batsim_names`), else the job number and ``"delay_<run time>"`` as
+    :func:`write_batsim_workload` names them;
     ``success`` is 1 and ``final_state`` ``COMPLETED_SUCCESSFULLY`` for a job that ran to
     its end, 0 and ``COMPLETED_WALLTIME_REACHED`` for a killed one; ``execution_time`` is
     ``end - start``, ``waiting_time`` ``start - submit``, ``turnaround_time``
@@ -567,8 +686,9 @@ def write_batsim_jobs(
     k = (e - s < runtime) if killed is None else np.asarray(killed, dtype=bool)
     if len(k) != n:
         raise ValueError(f"write_batsim_jobs: killed has {len(k)} entries, workload has {n}")
-    alloc = assign_processors(procs, s, e, workload.procs)
+    alloc = assign_intervals(procs, s, e, workload.procs)
     wname = workload_name if workload_name is not None else (workload.name or "w0")
+    ids, profile_of = batsim_names(workload)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(JOBS_COLUMNS)
@@ -576,9 +696,10 @@ def write_batsim_jobs(
         run = int(e[i] - s[i])
         turnaround = int(e[i] - submit[i])
         stretch = repr(turnaround / run) if run > 0 else "inf"
-        w.writerow((j.id, wname, _profile_name(j.runtime), j.submit, j.demand[0], j.requested,
+        w.writerow((ids.get(j.id, j.id), wname, profile_of.get(j.id, _profile_name(j.runtime)),
+                    j.submit, j.demand[0], j.requested,
                     0 if k[i] else 1, _STATE_KILLED if k[i] else _STATE_DONE, int(s[i]), run,
                     int(e[i]), int(s[i] - submit[i]), turnaround, stretch,
-                    interval_string(alloc[i]), -1, ""))
+                    intervals_text(alloc[i]), -1, ""))
     write_atomic(path, buf.getvalue())
     return alloc

@@ -96,7 +96,7 @@ SOLVERS["kresource_epochs"] = {
     "cpsat": "models.kresource.cpsat:solve_epochs",
     "ilp": "models.kresource.ilp:solve_epochs",
     "brute": "models.kresource.brute:solve_epochs",
-    "unc": "models.kresource.cpsat:solve_epochs",
+    "unc": "models.kresource.cpsat:solve_unc",
     **{r: f"heuristics.kresource:solve_{r.replace('-', '_')}"
        for r in ("fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff", "unc-bl", "unc-bb")},
 }
@@ -144,8 +144,10 @@ def policy_factory(name: str) -> Callable[..., Any]:
     try:
         target = POLICIES[name]
     except KeyError:
-        raise ValueError(f"unknown policy {name!r}; known: {sorted(POLICIES)} or "
-                         "MODULE:FACTORY") from None
+        from sim.names import did_you_mean
+
+        raise ValueError(f"unknown policy {name!r}; {did_you_mean(name, POLICIES)}known: "
+                         f"{sorted(POLICIES)} or MODULE:FACTORY") from None
     return _load_entry(target, f"policy {name!r} (entry point of group {POLICY_GROUP})",
                        ("", name) in PLUGINS)
 
@@ -311,13 +313,39 @@ def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any
     if not isinstance(data, dict):
         raise ValueError(f"{source}: the problem must be a JSON object, got "
                          f"{type(data).__name__}")
+    from sim.names import did_you_mean
+
     if "problem" not in data:
-        raise ValueError(f"{source}: missing field 'problem' (one of {sorted(PROBLEM_LOADERS)})")
+        like = family_like(data) if source != "<guess>" else None
+        raise ValueError(f"{source}: missing field 'problem' (one of {sorted(PROBLEM_LOADERS)})"
+                         + (f"; the fields are those of a {like!r} problem" if like else ""))
     family = data["problem"]
     if not isinstance(family, str) or family not in PROBLEM_LOADERS:
-        raise ValueError(f"{source}: field 'problem' = {short(family)} is unknown; known: "
+        raise ValueError(f"{source}: field 'problem' = {short(family)} is unknown; "
+                         f"{did_you_mean(family, PROBLEM_LOADERS)}known: "
                          f"{sorted(PROBLEM_LOADERS)}")
-    return family, _load(PROBLEM_LOADERS[family])(data, source=source)
+    try:
+        return family, _load(PROBLEM_LOADERS[family])(data, source=source)
+    except ValueError as exc:
+        like = family_like(data, exclude=family) if source != "<guess>" else None
+        if like is None:
+            raise
+        raise ValueError(f"{exc}; the fields are those of a {like!r} problem, not of the "
+                         f"{family!r} its field 'problem' names") from None
+
+
+def family_like(data: dict[str, Any], exclude: str | None = None) -> str | None:
+    """The problem family (other than ``exclude``) whose loader accepts ``data`` once
+    its ``"problem"`` field names that family; None when no other family does."""
+    for family in sorted(PROBLEM_LOADERS):
+        if family == exclude:
+            continue
+        try:
+            load_problem({**data, "problem": family}, source="<guess>")
+        except (ValueError, TypeError, KeyError, RecursionError):
+            continue
+        return family
+    return None
 
 
 def policy_config(name: str, **options: Any) -> dict[str, Any]:

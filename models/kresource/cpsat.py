@@ -23,6 +23,7 @@ are linear in the number of jobs.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -346,3 +347,12 @@ def _answer(s: Any, status: Status, starts: Callable[[], list[int]]
     if status is Status.UNKNOWN and math.isfinite(s.best_objective_bound):
         return status, None, s.best_objective_bound  # a stop without a schedule
     return status, None, None
+
+
+def solve_unc(problem: EpochProblem, *, time_limit: float | None = None, seed: int = 0,
+              greedy_bound: bool = True) -> Result:
+    """The registered ``unc``: :func:`solve_epochs` (CP-SAT) under the name it was asked
+    by, so that its results say ``unc``; ``params["model"]`` says ``cpsat``. It is the
+    unconstrained optimum (any job order) that Leinberger et al.'s UNC rules approach."""
+    res = solve_epochs(problem, time_limit=time_limit, seed=seed, greedy_bound=greedy_bound)
+    return dataclasses.replace(res, solver="unc", params={**res.params, "model": "cpsat"})

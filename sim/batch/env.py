@@ -10,8 +10,16 @@ The decision protocol (RLScheduler's)
 The agent is asked whenever at least one job is waiting, after every event of the current
 instant (ends, then arrivals) has been processed. The action is the index of a waiting
 job in submit order (0 = the oldest waiting job); only the first ``obs_jobs`` waiting jobs
-are selectable, and ``info["action_mask"]`` (int8, length ``obs_jobs``) marks them. Any
-other action raises ``ValueError``; the environment never substitutes one.
+are selectable, and ``info["action_mask"]`` (int8, length ``obs_jobs``) marks them;
+``action_masks()`` returns the same mask as booleans (the method sb3-contrib's
+``MaskablePPO`` calls). What an action outside the mask does is ``invalid_action``:
+
+``"raise"`` (default)
+    ``ValueError`` naming the action; the environment never substitutes one.
+``"oldest"``
+    The action is replaced by 0, the oldest waiting job (always valid), and the step
+    goes on; ``info["invalid_action"]`` says whether this step's action was replaced and
+    ``info["invalid_actions"]`` counts the replacements of the episode.
 
 - The picked job fits now: it starts now, and the agent is asked again (same instant).
 - It does not fit: the environment advances time, event by event (ends, arrivals), until
@@ -54,6 +62,19 @@ the machine's state: free processors / ``P``; queue length ``q`` (all waiting jo
 ``d / (d + 3600)`` (0 when nothing runs); the fraction of the window's jobs not yet
 submitted.
 
+With ``mask_obs=True`` the observation is a ``Dict`` of that vector (key
+``"observation"``) and the mask (key ``"action_mask"``, ``MultiBinary(obs_jobs)``,
+int8), the layout of masked-action agents that read the mask from the observation.
+
+Registration
+------------
+Importing this module registers ``"schedsearch/Batch-v0"`` (entry point
+``SchedulingEnv``, default ``trace="lublin_256"``): ``gymnasium.make(
+"sim.batch.env:schedsearch/Batch-v0", window=32, backfill="easy")`` imports and makes
+it in one call, with a spec (``check_env`` on it raises no warning). There is one
+variant: the environment has one resource (processors) and is space-sharing; the
+K-resource and time-sharing machines have no environment.
+
 Rewards (``reward=``)
 ---------------------
 ``"bsld"``
@@ -75,6 +96,7 @@ schedule (the figures ``schedsearch simulate --json`` prints) and ``info["schedu
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import operator
 import os
@@ -96,6 +118,8 @@ spaces = require("gymnasium.spaces", "the Gymnasium environment (sim.batch.env)"
 
 REWARDS = ("bsld", "wait", "bsld-step", "wait-step")
 BACKFILLS = (None, "easy")
+INVALID_ACTIONS = ("raise", "oldest")
+ENV_ID = "schedsearch/Batch-v0"
 JOB_FEATURES = 4
 MACHINE_FEATURES = 4
 TIME_SCALE = 3600.0  # s: the half-saturation time of the wait and estimate features
@@ -153,13 +177,19 @@ class SchedulingEnv(gym.Env):
         Seed of the first ``reset`` that is given none (random windows).
     check : bool
         Validate every episode's schedule with the independent validator.
+    mask_obs : bool
+        Observations as ``{"observation": vector, "action_mask": mask}``.
+    invalid_action : {"raise", "oldest"}
+        An action outside the mask raises, or is replaced by 0 (the oldest waiting job)
+        and counted in ``info["invalid_actions"]``.
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, trace: str | os.PathLike[str] | Workload, *, procs: int | None = None,
                  window: int = 256, obs_jobs: int = 64, backfill: str | None = None,
-                 reward: str = "bsld", seed: int | None = None, check: bool = True) -> None:
+                 reward: str = "bsld", seed: int | None = None, check: bool = True,
+                 mask_obs: bool = False, invalid_action: str = "raise") -> None:
         super().__init__()
         if isinstance(trace, Workload):
             w = trace
@@ -178,6 +208,11 @@ class SchedulingEnv(gym.Env):
             raise ValueError(f"backfill must be one of {BACKFILLS}, got {backfill!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if invalid_action not in INVALID_ACTIONS:
+            raise ValueError(f"invalid_action must be one of {INVALID_ACTIONS}, "
+                             f"got {invalid_action!r}")
+        if not isinstance(mask_obs, bool):
+            raise ValueError(f"mask_obs must be True or False, got {mask_obs!r}")
         self.workload = w
         self.P = w.procs
         self.window = window
@@ -185,6 +220,9 @@ class SchedulingEnv(gym.Env):
         self.backfill = backfill
         self.reward_kind = reward
         self.check = check
+        self.mask_obs = mask_obs
+        self.invalid_action = invalid_action
+        self._invalid = 0
         self._init_seed = seed
         jobs = w.jobs
         self._sub_all = np.fromiter((j.submit for j in jobs), np.int64, len(jobs))
@@ -193,17 +231,25 @@ class SchedulingEnv(gym.Env):
         runtime = np.fromiter((j.runtime for j in jobs), np.int64, len(jobs))
         self._run_all = np.minimum(runtime, self._req_all)
         self._killed_all = runtime > self._req_all
-        self.observation_space = spaces.Box(0.0, 1.0, (JOB_FEATURES * obs_jobs
-                                                       + MACHINE_FEATURES,), np.float32)
+        vector = spaces.Box(0.0, 1.0, (JOB_FEATURES * obs_jobs + MACHINE_FEATURES,),
+                            np.float32)
+        self.observation_space = (spaces.Dict({"observation": vector,
+                                               "action_mask": spaces.MultiBinary(obs_jobs)})
+                                  if mask_obs else vector)
         self.action_space = MaskedDiscrete(obs_jobs)
         self.name = "env" + ("+easy" if backfill == "easy" else "")
+        # the spec gymnasium.make would give (make replaces it by its own)
+        self.spec = dataclasses.replace(gym.spec(ENV_ID), kwargs={
+            "trace": trace, "procs": procs, "window": window, "obs_jobs": obs_jobs,
+            "backfill": backfill, "reward": reward, "seed": seed, "check": check,
+            "mask_obs": mask_obs, "invalid_action": invalid_action})
         self._done = True
         self.last_obs: np.ndarray | None = None
         self.last_info: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[np.ndarray, dict[str, Any]]:
+              ) -> tuple[Any, dict[str, Any]]:
         """Start an episode on jobs ``start .. start+length-1`` of the workload
         (``options={"start": i, "length": n}``; ``length`` defaults to ``window``), or
         on a random window of ``window`` jobs drawn with the environment's generator."""
@@ -224,7 +270,8 @@ class SchedulingEnv(gym.Env):
         else:
             start = int(self.np_random.integers(0, total - length + 1))
         self._begin(start, length)
-        return self._observe(), self._info()
+        info = self._info()
+        return self._view(), info
 
     def _begin(self, start: int, n: int) -> None:
         sl = slice(start, start + n)
@@ -257,6 +304,7 @@ class SchedulingEnv(gym.Env):
         self._acc = 0.0  # shaped reward of the current step
         self._done = False
         self._steps = 0
+        self._invalid = 0
         self._t_wall = _time.perf_counter()
         self._arrive()
 
@@ -349,7 +397,7 @@ class SchedulingEnv(gym.Env):
             gone = set(started)
             self._queue = [c for c in q if c not in gone]
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Start the waiting job ``action`` (index in submit order) as soon as it fits;
         see the module docstring for the protocol."""
         if self._done:
@@ -364,9 +412,13 @@ class SchedulingEnv(gym.Env):
                                  ) from None
         q = self._queue
         k = min(len(q), self.obs_jobs)
-        if not 0 <= a < k:
-            raise ValueError(f"action {a} is outside the mask: {k} waiting job(s) selectable "
-                             f"(indices 0..{k - 1}, info['action_mask'])")
+        replaced = not 0 <= a < k
+        if replaced:
+            if self.invalid_action == "raise":
+                raise ValueError(f"action {a} is outside the mask: {k} waiting job(s) "
+                                 f"selectable (indices 0..{k - 1}, info['action_mask'])")
+            a = 0
+            self._invalid += 1
         j = q[a]
         self._oldest_only = self._oldest_only and a == 0
         self._acc = 0.0
@@ -402,13 +454,14 @@ class SchedulingEnv(gym.Env):
         kind = self.reward_kind
         reward = -self._acc / self._n if kind.endswith("-step") else 0.0
         info = self._info()
+        info["invalid_action"] = replaced
         if self._done:
             info.update(self._finish())
             if kind == "bsld":
                 reward = -info["metrics"]["avg_bounded_slowdown"]
             elif kind == "wait":
                 reward = -info["metrics"]["avg_wait"] / TIME_SCALE
-        return self._observe(), float(reward), self._done, False, info
+        return self._view(), float(reward), self._done, False, info
 
     def _finish(self) -> dict[str, Any]:
         n, s = self._n, self._start
@@ -434,6 +487,20 @@ class SchedulingEnv(gym.Env):
         return frozenset({HEAD_RESERVATION if self.backfill == "easy" else FCFS_ORDER})
 
     # ------------------------------------------------------------------ views
+    def _view(self) -> Any:
+        """The observation: the vector, or with ``mask_obs`` the vector and the mask
+        (call after ``_info``, which sets the mask)."""
+        obs = self._observe()
+        if self.mask_obs:
+            return {"observation": obs, "action_mask": self.last_info["action_mask"].copy()}
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        """The selectable actions of the current state (bool, length ``obs_jobs``): the
+        first ``min(waiting, obs_jobs)`` are True. sb3-contrib's ``MaskablePPO`` calls
+        this method."""
+        return self.action_space.current_mask.astype(bool)
+
     def _observe(self) -> np.ndarray:
         m = self.obs_jobs
         obs = np.zeros(JOB_FEATURES * m + MACHINE_FEATURES, dtype=np.float32)
@@ -461,7 +528,8 @@ class SchedulingEnv(gym.Env):
         mask = np.zeros(self.obs_jobs, dtype=np.int8)
         mask[:min(len(self._queue), self.obs_jobs)] = 1
         self.action_space.current_mask = mask
-        info = {"action_mask": mask, "now": self._now, "waiting": len(self._queue)}
+        info = {"action_mask": mask, "now": self._now, "waiting": len(self._queue),
+                "invalid_actions": self._invalid}
         self.last_info = info
         return info
 
@@ -489,3 +557,13 @@ def _check_count(name: str, value: Any, lo: int, hi: int | None = None,
         rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
         extra = f" ({why})" if why else ""
         raise ValueError(f"{name} must be {rng}{extra}, got {value}")
+
+
+def _register() -> None:
+    """Register ``ENV_ID`` once (a second import of this module keeps the first)."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point="sim.batch.env:SchedulingEnv",
+                     kwargs={"trace": "lublin_256"})
+
+
+_register()

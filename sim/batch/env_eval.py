@@ -25,6 +25,13 @@ slack-based scheduler, registry name ``slack`` with its defaults: its reservatio
 slack are not a pick-the-next-job rule, so it runs through ``simulate`` on the same
 window, not as an environment policy).
 
+A user's agent (``sim.batch.env_agent``: ``act(obs, info) -> action`` named
+``MODULE:NAME`` or by an entry point of ``schedsearch.agents``) runs beside them in a
+worker process stopped at ``agent_time_limit`` seconds per window; its actions are
+replayed and validated here. A window it does not finish (an invalid action, an
+exception, a crash, the limit) is a failed row: ``status`` ``"failed"``, the reason in
+``error``, no metrics; the summary counts failed windows and averages the others.
+
 Command line: ``main(argv)`` (``python -m sim.batch.env_eval --trace lublin_256 --windows
 20 --length 32``) prints the table and the wall time; it returns 0, or 2 on bad input.
 """
@@ -42,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from sim.batch.env import SchedulingEnv, _window_workload
+from sim.batch.env_agent import AgentFailure, AgentRunner, AgentSpec, resolve_agent
 from sim.batch.machine import Schedule, simulate
 from sim.batch.metrics import summary
 from sim.batch.policy import PolicySpec
@@ -147,24 +155,37 @@ def optimum(workload, *, solver: str = "cpsat", time_limit: float | None = 10.0,
     return out
 
 
-def _resolve(p: str | EnvPolicy | SimPolicy) -> EnvPolicy | SimPolicy:
-    if isinstance(p, (EnvPolicy, SimPolicy)):
+Policy = EnvPolicy | SimPolicy | AgentSpec
+
+
+def _resolve(p: str | Policy) -> Policy:
+    """A built-in name, an agent (``MODULE:NAME`` or an entry point) or a policy object."""
+    if isinstance(p, (EnvPolicy, SimPolicy, AgentSpec)):
         return p
-    if p not in BUILTINS:
-        raise ValueError(f"policies: unknown policy {p!r}; built-in: {sorted(BUILTINS)}")
-    return BUILTINS[p]
+    if p in BUILTINS:
+        return BUILTINS[p]
+    from sim.batch.env_agent import entry_point_agents
+
+    if ":" in p or p in entry_point_agents():
+        return resolve_agent(p)
+    from sim.names import did_you_mean
+
+    raise ValueError(f"policies: unknown policy {p!r}; {did_you_mean(p, BUILTINS)}built-in: "
+                     f"{sorted(BUILTINS)}; an agent is MODULE:NAME")
 
 
-def evaluate(policies: Sequence[str | EnvPolicy | SimPolicy] = tuple(BUILTINS),
+def evaluate(policies: Sequence[str | Policy] = tuple(BUILTINS),
              windows: Sequence[tuple[int, int]] = (), *, trace: Any = "lublin_256",
              procs: int | None = None, solver: str | None = "cpsat",
-             time_limit: float | None = 10.0, obs_jobs: int = 64) -> list[dict[str, Any]]:
+             time_limit: float | None = 10.0, obs_jobs: int = 64,
+             agent_time_limit: float | None = 60.0) -> list[dict[str, Any]]:
     """Every policy's metrics on every window, and its gap to the offline optimum.
 
     Parameters
     ----------
-    policies : sequence of str, EnvPolicy or SimPolicy
-        Built-in names (``BUILTINS``) or policy objects.
+    policies : sequence of str, EnvPolicy, SimPolicy or AgentSpec
+        Built-in names (``BUILTINS``), agents (``MODULE:NAME``, entry points) or policy
+        objects.
     windows : sequence of (start, length)
         Jobs ``start .. start+length-1`` of the cleaned workload.
     trace, procs
@@ -175,6 +196,8 @@ def evaluate(policies: Sequence[str | EnvPolicy | SimPolicy] = tuple(BUILTINS),
         Seconds per optimum.
     obs_jobs : int
         Selectable waiting jobs of the environment policies.
+    agent_time_limit : float or None
+        Seconds per window of an agent's episode (its worker is killed beyond).
 
     Returns
     -------
@@ -183,11 +206,26 @@ def evaluate(policies: Sequence[str | EnvPolicy | SimPolicy] = tuple(BUILTINS),
         ``start, length, policy, status`` (the optimum's solver status, else ``""``),
         the ``METRICS``, and ``gap_s`` (average wait minus the optimum's, s),
         ``gap`` (that over the optimum's average wait; None when it is 0) and
-        ``gap_bound_s`` (average wait minus the proved lower bound, s).
+        ``gap_bound_s`` (average wait minus the proved lower bound, s). A failed
+        agent window has ``status`` ``"failed"``, ``error`` and None for the figures.
     """
     pols = [_resolve(p) for p in policies]
     if not windows:
         raise ValueError("windows: give at least one (start, length)")
+    runners = {p.name: AgentRunner(p, agent_time_limit) for p in pols
+               if isinstance(p, AgentSpec)}
+    try:
+        for r in runners.values():  # an agent that does not load is bad input
+            r.start()
+        return _evaluate(pols, windows, trace, procs, solver, time_limit, obs_jobs, runners)
+    finally:
+        for r in runners.values():
+            r.close()
+
+
+def _evaluate(pols: list[Policy], windows: Sequence[tuple[int, int]], trace: Any,
+              procs: int | None, solver: str | None, time_limit: float | None,
+              obs_jobs: int, runners: dict[str, AgentRunner]) -> list[dict[str, Any]]:
     envs: dict[str | None, SchedulingEnv] = {}
     workload = None
     rows: list[dict[str, Any]] = []
@@ -211,7 +249,13 @@ def evaluate(policies: Sequence[str | EnvPolicy | SimPolicy] = tuple(BUILTINS),
             opt = optimum(part, solver=solver, time_limit=time_limit)
             block.append(_row(start, length, "optimum", opt, opt["status"], opt))
         for p in pols:
-            if isinstance(p, EnvPolicy):
+            if isinstance(p, AgentSpec):
+                try:
+                    m = runners[p.name].run(part)
+                except AgentFailure as exc:
+                    block.append(_failed(start, length, p.name, str(exc), opt))
+                    continue
+            elif isinstance(p, EnvPolicy):
                 m = run_policy(p, envs[p.backfill], start, length)
             else:
                 sched = simulate(part, p.spec.build())
@@ -234,15 +278,57 @@ def _row(start: int, length: int, name: str, m: dict[str, Any], status: str,
     return row
 
 
+def _failed(start: int, length: int, name: str, error: str, opt: dict[str, Any] | None
+            ) -> dict[str, Any]:
+    row: dict[str, Any] = {"start": start, "length": length, "policy": name,
+                           "status": "failed", "error": error}
+    row.update(dict.fromkeys(METRICS))
+    if opt is not None:
+        row.update(gap_s=None, gap=None, gap_bound_s=None)
+    return row
+
+
+def window_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Per window (its first job and length): the optimum's status and each policy's
+    gap to the optimum's average wait (s), ``failed`` where the policy did not finish."""
+    names = [n for n in dict.fromkeys(r["policy"] for r in rows) if n != "optimum"]
+    if not any("gap_s" in r for r in rows):
+        return ""
+    width = max([10, *(len(n) for n in names)])
+    lines = [f"{'window':>13} {'optimum':>9} " + " ".join(f"{n:>{width}}" for n in names)
+             + "   (gap to the optimum's average wait, s)"]
+    by_window: dict[tuple[int, int], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        by_window.setdefault((r["start"], r["length"]), {})[r["policy"]] = r
+    for (start, length), block in by_window.items():
+        cells = []
+        for n in names:
+            r = block.get(n)
+            cells.append("failed" if r is None or r["gap_s"] is None
+                         else f"{r['gap_s']:.1f}")
+        status = block["optimum"]["status"] if "optimum" in block else "-"
+        lines.append(f"{f'{start}+{length}':>13} {status:>9} "
+                     + " ".join(f"{c:>{width}}" for c in cells))
+    return "\n".join(lines)
+
+
 def table(rows: Sequence[dict[str, Any]]) -> str:
     """Per policy over all windows: mean average wait (s) and bounded slowdown, mean gap
     to the optimum's average wait (s), the windows where the policy matched the optimum,
-    and for the optimum how many windows were proved."""
+    for the optimum how many windows were proved, and the failed windows (averages are
+    over the others)."""
     names = list(dict.fromkeys(r["policy"] for r in rows))
-    lines = [f"{'policy':<10} {'windows':>7} {'avg_wait_s':>11} {'avg_bsld':>9} "
-             f"{'gap_s':>9} {'=opt':>5} {'proved':>7}"]
+    width = max([10, *(len(n) for n in names)])
+    lines = [f"{'policy':<{width}} {'windows':>7} {'avg_wait_s':>11} {'avg_bsld':>9} "
+             f"{'gap_s':>9} {'=opt':>5} {'proved':>7} {'failed':>6}"]
     for nm in names:
-        rs = [r for r in rows if r["policy"] == nm]
+        every = [r for r in rows if r["policy"] == nm]
+        rs = [r for r in every if r["status"] != "failed"]
+        failed = len(every) - len(rs)
+        if not rs:
+            lines.append(f"{nm:<{width}} {len(every):>7} {'-':>11} {'-':>9} {'-':>9} "
+                         f"{'-':>5} {'':>7} {failed:>6}")
+            continue
         wait = np.mean([r["avg_wait"] for r in rs])
         bsld = np.mean([r["avg_bounded_slowdown"] for r in rs])
         if "gap_s" in rs[0]:
@@ -252,7 +338,8 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
             gap, same = f"{'-':>9}", f"{'-':>5}"
         proved = (f"{sum(r['status'] == 'OPTIMAL' for r in rs):7d}" if nm == "optimum"
                   else f"{'':>7}")
-        lines.append(f"{nm:<10} {len(rs):>7} {wait:11.1f} {bsld:9.3f} {gap} {same} {proved}")
+        lines.append(f"{nm:<{width}} {len(every):>7} {wait:11.1f} {bsld:9.3f} {gap} {same} "
+                     f"{proved} {failed:>6}")
     return "\n".join(lines)
 
 
@@ -305,10 +392,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--length", type=_at_least(1), default=32)
     ap.add_argument("--seed", type=_at_least(0), default=0)
     ap.add_argument("--policies", default=",".join(BUILTINS),
-                    help=f"comma-separated, of {sorted(BUILTINS)}")
+                    help=f"comma-separated, of {sorted(BUILTINS)}, or agents MODULE:NAME "
+                         f"(act(obs, info) -> action) and entry points of schedsearch.agents")
     ap.add_argument("--solver", default="cpsat", help="'none' for no optimum")
     ap.add_argument("--time-limit", type=_positive_seconds, default=10.0,
                     help="s per optimum (> 0)")
+    ap.add_argument("--agent-time-limit", type=_positive_seconds, default=60.0,
+                    help="s per window of an agent's episode (> 0, default 60)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args(argv)
     t = time.perf_counter()
@@ -317,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         wins = random_windows(len(env.workload), args.windows, args.length, args.seed)
         rows = evaluate(args.policies.split(","), wins, trace=env.workload,
                         solver=None if args.solver == "none" else args.solver,
-                        time_limit=args.time_limit)
+                        time_limit=args.time_limit, agent_time_limit=args.agent_time_limit)
     except ValueError as exc:
         print(f"gym-eval: error: {exc}", file=sys.stderr)
         return 2
@@ -330,7 +420,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{env.workload.name}: {args.windows} windows of {args.length} jobs (seed "
           f"{args.seed}), {env.P} processors; optimum: {args.solver} "
           f"(minimum total wait, limit {args.time_limit} s)")
+    if args.solver != "none":
+        print(window_table(rows))
     print(table(rows))
+    for r in rows:
+        if r["status"] == "failed":
+            print(f"failed window {r['start']}+{r['length']}: {r['error']}")
     print(f"wall time {wall:.1f} s")
     return 0
 

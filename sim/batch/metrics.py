@@ -12,7 +12,16 @@ the machine, after any kill at its request):
   (``utilization_per_resource`` gives every resource);
 - makespan = last end - first submit;
 - queue length = number of submitted, not yet started jobs, as a step function of time;
-  its time average is taken over [first submit, last end].
+  its time average is taken over [first submit, last end];
+- offered load = sum(procs * run) / (P * (last submit - first submit)): the work the
+  jobs bring per unit of machine over the span of their arrivals (``offered_load``);
+- backlog at time t = sum(procs * run) of the jobs submitted by t and not started at t,
+  divided by P: seconds of the whole machine's work queued (``backlog``);
+- backlog growth = the least-squares slope of the backlog against time at
+  ``TREND_POINTS`` instants evenly spread from the first to the last submit (s of
+  queued machine work per s; ``backlog_trend``). A stationary queue has a slope near 0;
+  a queue that grows without bound (a saturated machine) a clearly positive one: at an
+  offered load rho > 1 the slope tends to rho - 1.
 
 Every aggregate is computed over all jobs of the schedule unless an explicit boolean
 ``mask`` selects a subset; the returned dict then names the filter.
@@ -99,7 +108,9 @@ def summary(schedule: Schedule, mask: np.ndarray | None = None, label: str | Non
     dict
         ``policy, jobs, avg_wait, max_wait, avg_response, avg_slowdown,
         avg_bounded_slowdown, avg_weighted_response, utilization, makespan, killed,
-        avg_queue_length, max_queue_length, sim_seconds, filter``.
+        avg_queue_length, max_queue_length, sim_seconds, filter``; with more than one
+        resource also ``utilization_per_resource`` (a list, resource 0 first;
+        ``utilization`` is resource 0's, the processors).
     """
     return _summary(schedule, job_metrics(schedule), mask, label)
 
@@ -127,6 +138,46 @@ def aggregate(m: dict[str, np.ndarray], procs: int) -> dict[str, Any]:
     return out
 
 
+def offered_load(schedule: Schedule) -> float | None:
+    """sum(procs * run) / (P * (last submit - first submit)); None when every job
+    arrives at one instant."""
+    m = job_metrics(schedule)
+    if not len(m["submit"]):
+        return None
+    span = int(m["submit"].max() - m["submit"].min())
+    if span <= 0:
+        return None
+    return float((m["procs"] * m["run"]).astype(float).sum()
+                 / (schedule.workload.procs * span))
+
+
+def backlog(schedule: Schedule, t: int) -> float:
+    """Seconds of the whole machine's work queued at time ``t`` (s): sum(procs * run) of
+    the jobs with ``submit <= t < start``, divided by the processors."""
+    m = job_metrics(schedule)
+    waiting = (m["submit"] <= t) & (m["start"] > t)
+    return float((m["procs"][waiting] * m["run"][waiting]).astype(float).sum()
+                 / schedule.workload.procs)
+
+
+TREND_POINTS = 20
+
+
+def backlog_trend(schedule: Schedule, points: int = TREND_POINTS) -> dict[str, float]:
+    """``backlog_growth`` (the slope of the backlog over the arrivals, s per s) and
+    ``backlog_end_s`` (the backlog at the last submit, s); see the module docstring.
+    Both 0.0 when every job arrives at one instant."""
+    m = job_metrics(schedule)
+    sub, start = m["submit"], m["start"]
+    if not len(sub) or sub.max() == sub.min():
+        return {"backlog_growth": 0.0, "backlog_end_s": 0.0}
+    work = (m["procs"] * m["run"]).astype(float) / schedule.workload.procs
+    t = np.linspace(float(sub.min()), float(sub.max()), points)
+    queued = np.array([work[(sub <= x) & (start > x)].sum() for x in t])
+    slope = float(np.polyfit(t - t[0], queued, 1)[0])
+    return {"backlog_growth": slope, "backlog_end_s": float(queued[-1])}
+
+
 def _summary(schedule: Schedule, m: dict[str, np.ndarray], mask: np.ndarray | None,
              label: str | None) -> dict[str, Any]:
     n = len(schedule.workload)
@@ -137,6 +188,8 @@ def _summary(schedule: Schedule, m: dict[str, np.ndarray], mask: np.ndarray | No
     if out["jobs"] == 0:
         return out
     out["killed"] = int(schedule.killed[sel].sum())
+    if schedule.workload.K > 1:
+        out["utilization_per_resource"] = utilization_per_resource(schedule, sel)
     if mask is None:
         t0, t1 = int(m["submit"].min()), int(m["end"].max())
         times, lengths = _queue_length(m)

@@ -132,6 +132,29 @@ def _combined(schedules: Sequence[Schedule]) -> dict[str, Any]:
     return row
 
 
+#: schedule writers of ``run(out=...)`` by the end of the file name
+OUT_FORMATS: dict[str, str] = {".swf": "swf", ".swf.gz": "swf", ".kswf": "kswf",
+                               ".csv": "batsim-jobs"}
+
+
+def out_format(out: str | os.PathLike[str], K: int = 1) -> str:
+    """The format a schedule written to ``out`` takes, by the end of its name
+    (``OUT_FORMATS``): ``"swf"``, ``"kswf"`` or ``"batsim-jobs"``. ValueError naming the
+    file for any other name, and for SWF or ``jobs.csv`` of a K-resource workload (they
+    hold processors only: write ``.kswf``)."""
+    name = os.fspath(out).lower()
+    fmt = next((f for ext, f in OUT_FORMATS.items() if name.endswith(ext)), None)
+    if fmt is None:
+        hint = (" (a Batsim JSON workload holds no schedule: `schedsearch convert` writes "
+                "one)" if name.endswith(".json") else "")
+        raise ValueError(f"--out {os.fspath(out)}: unknown format; a schedule is written as "
+                         f"{', '.join(OUT_FORMATS)} (Batsim jobs.csv){hint}")
+    if K > 1 and fmt != "kswf":
+        raise ValueError(f"--out {os.fspath(out)}: a K-resource schedule (K = {K}) is "
+                         f"written as .kswf; SWF and jobs.csv hold processors only")
+    return fmt
+
+
 def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         by_month: bool = False, check: bool = True, progress: bool = False,
         out: str | os.PathLike[str] | None = None, priorities: str | None = None,
@@ -153,11 +176,13 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
     progress : bool
         A progress bar on stderr for runs longer than two seconds (only on a terminal).
     out : path, optional
-        Write the simulated schedule: Batsim's ``jobs.csv`` when the name ends with
-        ``.csv`` (``instances.batsim.write_batsim_jobs``, processor ids assigned; not with
+        Write the simulated schedule in the format its name ends with (``out_format``;
+        another name is refused before simulating): ``.csv`` Batsim's ``jobs.csv``
+        (``instances.batsim.write_batsim_jobs``, processor ids assigned; not with
         ``by_month``, whose months are separate machines); ``.kswf``
-        (``instances.kresource.write_kswf``) for a K-resource workload or a name ending
-        ``.kswf`` (not with ``by_month``); else SWF (wait, run and status fields filled).
+        (``instances.kresource.write_kswf``, the only one for a K-resource workload; not
+        with ``by_month``); ``.swf`` or ``.swf.gz`` SWF (wait, run and status fields
+        filled).
     priorities : {"equal", "fifth"}, optional
         Priority scenario (``instances.priorities.priorities_of`` over the whole
         ``workload``, before any month split), given to the policy when it takes a
@@ -177,10 +202,11 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         sim_seconds``, the other ``sim.batch.metrics.summary`` fields, ``overrun``,
         ``procs``, ``validated``, ``engine``, and ``months`` when ``by_month``.
     """
-    if out is not None and by_month and str(out).endswith(".csv"):
+    fmt = None if out is None else out_format(out, workload.K)
+    if fmt == "batsim-jobs" and by_month:
         raise ValueError(f"{out}: a Batsim jobs.csv is one machine; by_month simulates each "
                          "month on its own machine (write SWF, or drop by_month)")
-    kswf_out = out is not None and (workload.K > 1 or str(out).endswith(".kswf"))
+    kswf_out = fmt == "kswf"
     if kswf_out and by_month:
         raise ValueError(f"{out}: a K-resource schedule (.kswf) is one machine; drop by_month")
     table = None
@@ -219,7 +245,7 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         row["cleaning"] = workload.cleaning.to_dict()
     row["overrun"] = overrun
     row["procs"] = workload.procs
-    if out is not None and str(out).endswith(".csv"):
+    if fmt == "batsim-jobs":
         from instances.batsim import write_batsim_jobs
 
         s = schedules[0]

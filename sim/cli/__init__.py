@@ -8,11 +8,15 @@ RESULTS``: a grid of cells into a resumable results store; ``schedsearch report
 RESULTS``: tables and plots of a store; ``schedsearch reproduce NAME``: a paper's table;
 ``schedsearch csm``: one CSM experiment point; ``schedsearch bsp``: one BSP cell under
 Karl's scheduling servers (times in microseconds); ``schedsearch compile``: the compiled
-batch engine's kernels, once, at install.
+batch engine's kernels, once, at install; ``schedsearch convert IN OUT``: a workload between
+SWF, ``.kswf`` and Batsim JSON; ``schedsearch solvers [FAMILY]``: every solver and policy
+with what it is.
 
 One module per command family: :mod:`sim.cli.simulate` (simulate, compare, traces, compile),
 :mod:`sim.cli.solve`, :mod:`sim.cli.timeshare` (csm, bsp), :mod:`sim.cli.generate`,
-:mod:`sim.cli.sweep` (sweep, report, reproduce); :mod:`sim.cli.common` holds what they
+:mod:`sim.cli.sweep` (sweep, report, reproduce), :mod:`sim.cli.convert`,
+:mod:`sim.cli.catalog` (solvers);
+:mod:`sim.cli.common` holds what they
 share. This module assembles the parser and runs it (:func:`main`).
 """
 
@@ -26,7 +30,9 @@ from typing import Any
 
 from sim.batch.machine import PolicyError
 from sim.batch.validate import ValidationError
+from sim.cli.catalog import add_solvers
 from sim.cli.common import Fmt, Parser
+from sim.cli.convert import add_convert
 from sim.cli.generate import add_generate
 from sim.cli.signals import Terminated, sigterm_raises
 from sim.cli.simulate import add_compile, add_simulate, add_traces, parse_set
@@ -85,10 +91,12 @@ def _version() -> str:
 
 
 def add_gym_eval(sub: argparse._SubParsersAction) -> None:
-    """Register ``gym-eval``: built-in policies of the Gymnasium environment and the
-    proved offline optimum on the same windows (``sim.batch.env_eval``)."""
-    sub.add_parser("gym-eval", help="environment policies against the proved optimum on "
-                                     "windows of a trace (gymnasium extra; gym-eval --help)",
+    """Register ``gym-eval``: built-in policies and users' agents in the Gymnasium
+    environment against the proved offline optimum on the same windows
+    (``sim.batch.env_eval``)."""
+    sub.add_parser("gym-eval", help="environment policies and your agents (MODULE:NAME) "
+                                     "against the proved optimum on windows of a trace "
+                                     "(gymnasium extra; gym-eval --help)",
                    add_help=False)
 
 
@@ -101,6 +109,8 @@ FAMILIES: tuple[tuple[Callable[[Any], None], tuple[str, ...]], ...] = (
     (add_generate, ("generate",)),
     (add_traces, ("traces",)),
     (add_compile, ("compile",)),
+    (add_convert, ("convert",)),
+    (add_solvers, ("solvers",)),
     (lambda sub: add_sweep_commands(sub, Fmt), ("sweep", "report", "reproduce")),
     (add_gym_eval, ("gym-eval",)),
 )

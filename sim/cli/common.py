@@ -226,8 +226,7 @@ def table(rows: Sequence[dict[str, Any]], first: tuple[str, str] | None = None) 
     cols = ([(first[0], first[1], "{}")] if first else []) + list(COLUMNS)
     cells = [[title for _, title, _ in cols]]
     for r in rows:
-        cells.append([fmt.format(r[key]) if r.get(key) is not None else "-"
-                      for key, _, fmt in cols])
+        cells.append([_cell(r, key, fmt) for key, _, fmt in cols])
     widths = [max(len(c[i]) for c in cells) for i in range(len(cols))]
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
                        enumerate(zip(row, widths, strict=True))) for row in cells]
@@ -235,7 +234,15 @@ def table(rows: Sequence[dict[str, Any]], first: tuple[str, str] | None = None) 
     return "\n".join(lines)
 
 
+def _cell(r: dict[str, Any], key: str, fmt: str) -> str:
+    """One table cell; a K-resource row's utilization is every resource's, r0/r1/..."""
+    if key == "utilization" and r.get("utilization_per_resource"):
+        return "/".join(fmt.format(u) for u in r["utilization_per_resource"])
+    return fmt.format(r[key]) if r.get(key) is not None else "-"
+
+
 LEGEND = ("avg wait: mean start - submit; avg bsld: mean bounded slowdown, response / "
           "max(run, 10 s); avg sld: mean slowdown, response / run; util: processor-seconds "
-          "used / (processors x makespan); makespan: last end - first submit; killed: jobs "
+          "used / (processors x makespan), for K-resource runs every resource's, r0/r1/...; "
+          "makespan: last end - first submit; killed: jobs "
           "killed at their requested time; sim: wall-clock seconds of the simulation.")

@@ -53,6 +53,9 @@ def _check_out(args: argparse.Namespace) -> None:
         raise ValueError(f"--out {out}: refusing to overwrite {what}")
     if not dst.parent.is_dir():
         raise ValueError(f"--out {out}: directory {dst.parent} does not exist")
+    from sim.batch.runner import out_format
+
+    out_format(out)  # the name's format (K is checked once the workload is read)
 
 
 def _add_trace_options(p: argparse.ArgumentParser) -> None:
@@ -295,8 +298,9 @@ def add_simulate(sub: Any) -> None:
                    help="registered policy: " + ", ".join(sorted(registry.POLICIES))
                    + "; or a user's MODULE:FACTORY (importable from the current directory "
                      "or PYTHONPATH)")
-    p.add_argument("--out", help="write the simulated schedule as SWF (wait field filled); a "
-                        "K-resource workload (or a name ending .kswf) as .kswf")
+    p.add_argument("--out", help="write the simulated schedule, by the name's end: .swf or "
+                        ".swf.gz SWF (wait field filled), .kswf (K-resource), .csv Batsim's "
+                        "jobs.csv; any other name is refused")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("compare", help="several policies side by side on one trace",

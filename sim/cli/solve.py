@@ -206,7 +206,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     out = args.out
     summary = bench(paths, out, solvers=solvers, time_limit=args.time_limit, seed=args.seed,
                     jobs=1 if args.jobs is None else args.jobs, dask=args.dask,
-                    progress=not args.quiet)
+                    progress=not args.quiet, backend=args.backend)
     print((summary.out / "report.md").read_text())
     print(summary.text())
     if args.update_library:
@@ -278,6 +278,9 @@ def add_solve(sub: Any) -> None:
     p.add_argument("--update-library", action="store_true",
                    help="with --library: rewrite the library's table of gaps "
                         "(instances/data/library/FAMILY/TABLE.md)")
+    p.add_argument("--backend", choices=("cbc", "highs", "scip"),
+                   help="MIP backend of the families' ILPs among --solvers (ilp, exact-ilp); "
+                        "their runs are labelled ilp[BACKEND]")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_bench)
 

@@ -31,9 +31,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metric.split(",")] if args.metric else None
     rows_by = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows is not None \
         else None
+    over = [o.strip() for o in args.over.split(",") if o.strip()] if args.over else []
     text = report(args.results, metrics=metrics, rows_by=rows_by, cols_by=args.cols,
                   baseline=args.baseline, where=args.where, level=args.level,
-                  out_dir=args.out)
+                  out_dir=args.out, over=over)
     print(text)
     cells = select(load_rows(args.results), args.where)
     if args.keys or len(cells) <= 200:
@@ -153,6 +154,9 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                    help="keep only cells with this parameter value (repeatable)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level")
+    p.add_argument("--over", metavar="P,Q",
+                   help="parameters averaged over like the seed (e.g. month: the months of a "
+                        "split become the runs of a cell, paired across policies)")
     p.add_argument("--out", help="directory for report.md, <metric>.csv and the PNGs")
     p.add_argument("--plot", metavar="PARAM",
                    help="PNG of each metric (--metric, default every metric of the spec) vs "

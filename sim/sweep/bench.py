@@ -374,7 +374,7 @@ def run_bench_cell(cell: dict[str, Any]) -> dict[str, Any]:
                              "SHA-256 differs); rerun the bench")
         fam, problem = load(data, str(path))
         result = run_solver(fam, cell["solver"], problem, time_limit=cell["time_limit"],
-                            seed=cell["seed"])
+                            seed=cell["seed"], options=cell.get("options"))
         row["metrics"] = _metrics(result)
         row["status"] = "done"
     except Exception as exc:  # a failed run is data; the bench goes on
@@ -436,7 +436,9 @@ def plan_file(path: Path) -> Planned:
 
 
 def _cells(files: dict[Path, Planned], solvers: Sequence[str],
-           time_limit: float | None, seed: int) -> list[dict[str, Any]]:
+           time_limit: float | None, seed: int, backend: str | None = None
+           ) -> list[dict[str, Any]]:
+    from models.mip import ILP_SOLVERS
     from sim import registry
 
     cells = []
@@ -448,6 +450,8 @@ def _cells(files: dict[Path, Planned], solvers: Sequence[str],
                     "solver": s, "time_limit": time_limit, "seed": seed,
                     "workload": str(f), "policy": s, "label": s,
                     "kind": solver_kind(family, s) if error is None else "heuristic"}
+            if backend is not None and family is not None and ILP_SOLVERS.get(family) == s:
+                cell.update(options={"backend": backend}, label=f"{s}[{backend}]")
             if error is None and not is_reference(s) \
                     and not registry.has_solver(family, s):
                 known = ", ".join(sorted(registry.SOLVERS.get(family, {})))
@@ -475,7 +479,8 @@ def check_options(solvers: Sequence[str], time_limit: float | None, jobs: Any,
 
 def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str],
           time_limit: float | None = 10.0, seed: int = 0, jobs: int = 1, dask: Any = None,
-          plots: bool = True, progress: bool = False) -> BenchSummary:
+          plots: bool = True, progress: bool = False, backend: str | None = None
+          ) -> BenchSummary:
     """Run every solver on every problem file under ``paths``; write ``out/runs.csv``,
     ``out/report.md`` and (with matplotlib) the gap and performance-profile plots.
 
@@ -493,6 +498,8 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     seed : passed to every solver
     jobs : local worker processes (1: this process)
     dask : a Dask scheduler address or ``distributed.Client`` (with ``jobs`` = 1)
+    backend : MIP backend (``models.mip.BACKENDS``) of the families' ILPs among
+        ``solvers``; their runs are labelled ``ilp[BACKEND]``
 
     Raises
     ------
@@ -511,7 +518,7 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     plans = {f: plan_file(f) for f in files}  # each file read once here
     check_directories(paths, {f: p.family for f, p in plans.items()})
     check_solvers(solvers, {p.family for p in plans.values()} - {None})
-    cells = _cells(plans, solvers, time_limit, seed)
+    cells = _cells(plans, solvers, time_limit, seed, _check_backend(backend, solvers))
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out}: exists and is not a directory")
@@ -542,6 +549,20 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     return summary
 
 
+def _check_backend(backend: str | None, solvers: Sequence[str]) -> str | None:
+    """``backend`` when it is a MIP backend and some solver is a family's ILP."""
+    if backend is None:
+        return None
+    from models.mip import BACKENDS, ILP_SOLVERS
+
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend {backend!r}: one of {', '.join(BACKENDS)}")
+    if not set(solvers) & set(ILP_SOLVERS.values()):
+        raise ValueError(f"--backend {backend}: no solver among --solvers is a family's ILP "
+                         f"({', '.join(sorted(set(ILP_SOLVERS.values())))})")
+    return backend
+
+
 # --------------------------------------------------------------------------- tables
 def gap_to_best(objective: float | None, best: float | None, how: str) -> float | None:
     """Signed relative gap of ``objective`` to ``best`` (worse is positive); None when it
@@ -565,7 +586,8 @@ def table(pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]],
     for cell, stored in pairs:
         m = (stored or {}).get("metrics") or {}
         failed = stored is None or stored["status"] != "done"
-        r = {"file": cell["workload"], "family": cell["family"], "solver": cell["solver"],
+        r = {"file": cell["workload"], "family": cell["family"],
+             "solver": cell.get("label", cell["solver"]),
              "kind": cell["kind"],
              "status": "FAILED" if failed else m["status"],
              "objective": None if failed else m.get("objective"),

@@ -157,6 +157,11 @@ def build_scenario(cell: dict[str, Any]
             w = _months(trace, procs, wide, perfect)[cell["month"]]
         else:
             w = base
+        if cell.get("replicate") is not None:
+            from instances.replicate import replicate
+
+            rep = dict(cell["replicate"])
+            w = replicate(w, rep.pop("method"), int(cell.get("seed", 0)), **rep)
     else:
         from instances.synthetic import random_workload
 
@@ -194,10 +199,13 @@ def cell_metrics(schedule: Any,
     figures, so that equal inputs give equal metrics). With a priority table
     ``{job id: (UP, PP)}`` the jobs whose ``UP + PP`` is above the lowest form the
     high group and the others the low group (``jobs_high``, ``avg_wait_low``, ...)."""
-    from sim.batch.metrics import job_metrics, summary
+    from sim.batch.metrics import backlog_trend, job_metrics, offered_load, summary
 
     s = summary(schedule)
-    out = {k: v for k, v in s.items() if k not in ("policy", "filter", "sim_seconds")}
+    out = {k: v for k, v in s.items() if k not in ("policy", "filter", "sim_seconds",
+                                                   "utilization_per_resource")}
+    out["offered_load"] = offered_load(schedule)
+    out.update(backlog_trend(schedule))
     m = job_metrics(schedule)
     wait = m["wait"].astype(float)
     bsld = m["bounded_slowdown"].astype(float)

@@ -1,7 +1,8 @@
 """PNG plots of a results store (matplotlib, the ``plots`` extra).
 
 - :func:`plot_metric`: a metric versus one parameter, one line per policy label, with
-  the confidence interval over seeds as error bars;
+  the confidence interval over seeds as error bars where a point has n >= 2 runs (a
+  point of one run has none, and the title gives n);
 - :func:`plot_gap`: the gap of every label to a baseline label (for example a heuristic
   to the optimum), per value of a parameter;
 - :func:`plot_schedule`: one cell re-simulated (cells are deterministic) and drawn as a
@@ -54,11 +55,10 @@ def _axis_label(param: str) -> str:
 
 
 def _metric_label(metric: str) -> str:
+    """The metric in words with its unit (``sim.sweep.spec.METRICS``)."""
     from sim.sweep.spec import METRICS
 
-    desc = METRICS.get(metric, "")
-    unit = desc[desc.rindex("[") + 1:-1] if desc.endswith("]") else ""
-    return f"{metric} [{unit}]" if unit else metric
+    return METRICS.get(metric) or metric
 
 
 def facets(rows: list[dict[str, Any]], x: str, cols_by: str = "label",
@@ -105,6 +105,7 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
         labels = sorted({_label(r.get(cols_by)) for r in rows})
     colours = label_colours(labels)
     plt, fig, axes = _panels(len(panels))
+    ns: set[int] = set()
     for ax, (name, part) in zip(axes.flat, panels, strict=False):
         p = pivot(part, metric, rows_by=[x], cols_by=cols_by, level=level)
         xs = [float(rk[0]) for rk in p.row_keys]
@@ -113,9 +114,14 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
                    if (rk, ck) in p.cells]
             if not pts:
                 continue
-            err = [0.0 if math.isnan(c[1]) else c[1] for _, c in pts]
-            ax.errorbar([a for a, _ in pts], [c[0] for _, c in pts], yerr=err, marker="o",
-                        capsize=3, label=ck, color=colours.get(ck))
+            ns.update(c[2] for _, c in pts)
+            bars = [(a, c) for a, c in pts if c[2] >= 2 and not math.isnan(c[1])]
+            ax.plot([a for a, _ in pts], [c[0] for _, c in pts], marker="o", label=ck,
+                    color=colours.get(ck))
+            if bars:  # an interval only where one was computed
+                ax.errorbar([a for a, _ in bars], [c[0] for _, c in bars],
+                            yerr=[c[1] for _, c in bars], fmt="none", capsize=3,
+                            color=colours.get(ck))
         ax.set_xlabel(_axis_label(x))
         ax.set_ylabel(_metric_label(metric))
         if logy:
@@ -124,7 +130,9 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
             ax.set_title(name, fontsize=9)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
-    fig.suptitle(_title(f"{metric} vs {x} (mean, {level:.0%} CI over seeds)", rows, where),
+    from sim.sweep.report import spread_phrase
+
+    fig.suptitle(_title(f"{metric} vs {x} ({spread_phrase(ns, level)})", rows, where),
                  fontsize=10)
     fig.tight_layout()
     out = Path(out)

@@ -2,11 +2,26 @@
 intervals over seeds, percentiles of wait and bounded slowdown, and the gap to a named
 baseline; Markdown and CSV.
 
-The mean of a metric over the n cells of a table cell (the seeds) is reported with the
+The mean of a metric over the n runs of a table cell (its seeds) is reported with the
 half-width of its two-sided Student-t confidence interval,
-``t_{(1+level)/2, n-1} * s / sqrt(n)`` (s the sample standard deviation); one seed
-gives no interval. The gap of a column to the baseline column is
-``(mean - mean_baseline) / mean_baseline`` in percent, on the means.
+``t_{(1+level)/2, n-1} * s / sqrt(n)`` (s the sample standard deviation). A cell of one
+run (n = 1: a trace is deterministic, so its cells have one seed) has no interval, and
+the text says so (``spread_phrase``) instead of announcing one. The gap of a column to
+the baseline column is ``(mean - mean_baseline) / mean_baseline`` in percent, on the
+means. With a baseline and replicated cells, the paired difference ``value - baseline`` on
+the same run (the same seed, and the same value of each ``over`` parameter, such as the
+month of a month split) is reported with its own interval over the pairs: the runs of two
+policies on one replica share the replica's own variation, which the difference cancels.
+``over`` makes parameters (``month``) replication axes like the seed: their values become
+the runs of a table cell instead of rows.
+
+``load`` is a compression of the submit times (each job's submit time after the first is
+divided by the factor), not an offered load; the report shows the offered load each
+factor gives (``offered_load``, work / (processors x span of submits)). A cell whose
+queued work grows across its arrivals (``backlog_growth`` at least ``SATURATION_GROWTH``
+s per s and ``backlog_end_s`` at least ``SATURATION_BACKLOG`` s; ``sim.batch.metrics``)
+is saturated: its waits grow with the length of the run, and the report warns with
+those measures.
 
 A store is only read (see ``sim.sweep.store``). Every refusal names the store file and
 the option or field in one line: a stored row whose JSON is invalid or whose metric is
@@ -31,6 +46,26 @@ from sim.sweep.store import Store, StoreError
 
 #: parameters never used to group cells (they are not settings of the experiment)
 _NOT_PARAMS = {"time_limit"}
+#: a cell saturates when its queued work grows by at least this much per second of
+#: arrivals (s per s; least squares, ``sim.batch.metrics.backlog_trend``) ...
+SATURATION_GROWTH = 0.02
+#: ... and at least this much machine work is queued at its last submit (s: one day)
+SATURATION_BACKLOG = 86_400.0
+
+
+def spread_phrase(ns: Iterable[int], level: float, over: Sequence[str] = ("seed",)) -> str:
+    """What a table of means says about its spread, given the runs per cell ``ns`` (one
+    run per value of the ``over`` parameters): an interval only where one was computed
+    (n >= 2)."""
+    ns = sorted(set(ns))
+    if not ns or ns[-1] < 2:
+        return "one run per cell (n = 1), so no interval"
+    ci = f"mean ± {level:.0%} confidence half-width (Student t)"
+    per = f"one per {', '.join(over)}"
+    if ns[0] >= 2:
+        counts = f"n = {ns[0]}" if len(ns) == 1 else f"n = {ns[0]}..{ns[-1]}"
+        return f"{ci} over the runs ({per}) of each cell, {counts}"
+    return f"{ci} where a cell has n >= 2 runs ({per}); a cell of n = 1 shows its one value"
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -191,6 +226,17 @@ class Pivot:
     cells: dict[tuple[tuple[str, ...], str], tuple[float, float, int]]
     level: float
     baseline: str | None = None
+    runs: dict[tuple[tuple[str, ...], str], dict[tuple[str, ...], float]] | None = None
+    over: tuple[str, ...] = ("seed",)
+
+    def paired(self, rk: tuple[str, ...], ck: str) -> tuple[float, float, int] | None:
+        """Mean, half-width and n of ``value - baseline`` over the runs (seed and ``over``
+        values) both columns have in row ``rk``; None without a baseline or pairs."""
+        if self.baseline is None or self.runs is None:
+            return None
+        a, b = self.runs.get((rk, ck), {}), self.runs.get((rk, self.baseline), {})
+        diffs = [a[k] - b[k] for k in sorted(set(a) & set(b))]
+        return mean_ci(diffs, self.level) if diffs else None
 
     def gap(self, rk: tuple[str, ...], ck: str) -> float | None:
         """Percent gap of the mean to the baseline column in the same row."""
@@ -221,9 +267,9 @@ _META = {"key", "status", "error", "code_version", "trace_sha256", "workload_sha
 
 def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | None = None,
           cols_by: str = "label", baseline: str | None = None, level: float = 0.95,
-          col_order: Sequence[str] = ()) -> Pivot:
+          col_order: Sequence[str] = (), over: Sequence[str] = ()) -> Pivot:
     """Group ``rows`` by ``rows_by`` x ``cols_by`` and average ``metric`` over the rest
-    (the seeds).
+    (the seeds, and the values of the ``over`` parameters).
 
     Raises ValueError when a parameter other than ``seed`` varies inside a group (add
     it to ``rows_by`` or filter it out), or for an unknown metric / parameter.
@@ -235,21 +281,23 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
     if not rows:
         raise ValueError("no finished cells to report")
     vary = varying(rows)
+    reps = ("seed", *[k for k in over if k != "seed"])
     if rows_by is None:
-        rows_by = [k for k in vary if k not in (cols_by, "seed", "policy")]
+        rows_by = [k for k in vary if k not in (cols_by, *reps, "policy")]
         if cols_by == "label":
             rows_by = [k for k in rows_by if k not in _option_keys(rows)]
     known = set().union(*(r.keys() for r in rows))
-    for opt, keys in (("--rows", rows_by), ("--cols", [cols_by])):
+    for opt, keys in (("--rows", rows_by), ("--cols", [cols_by]), ("--over", list(over))):
         for k in keys:
             if k not in known:
                 raise ValueError(f"{opt} {short(k)}: unknown parameter; "
                                  f"{closest(k, known - _META - set(METRICS), 'parameters')}")
-    group = set(rows_by) | {cols_by, "seed"}
+    group = set(rows_by) | {cols_by, *reps}
     if cols_by == "label":
         group |= {"policy"} | _option_keys(rows)
     free = [k for k in vary if k not in group]
     values: dict[tuple[tuple[str, ...], str], list[float]] = {}
+    runs: dict[tuple[tuple[str, ...], str], dict[tuple[str, ...], float]] = {}
     firsts: dict[tuple[tuple[str, ...], str], dict[str, Any]] = {}
     for r in rows:
         rk = tuple(_label(r.get(k)) for k in rows_by)
@@ -264,6 +312,7 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
         v = r.get(metric)
         if v is not None:
             values.setdefault((rk, ck), []).append(float(v))
+            runs.setdefault((rk, ck), {})[tuple(_label(r.get(k)) for k in reps)] = float(v)
     row_keys = sorted({k[0] for k in firsts}, key=_sort_key)
     present = {_label(r.get(cols_by)) for r in rows}
     col_keys = [c for c in col_order if c in present]
@@ -272,7 +321,8 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
         raise ValueError(f"--baseline {short(baseline)}: not a value of {short(cols_by)}; "
                          f"{closest(baseline, col_keys, 'values')}")
     cells = {k: mean_ci(v, level) for k, v in values.items()}
-    return Pivot(metric, list(rows_by), cols_by, row_keys, col_keys, cells, level, baseline)
+    return Pivot(metric, list(rows_by), cols_by, row_keys, col_keys, cells, level, baseline,
+                 runs, reps)
 
 
 def _option_keys(rows: list[dict[str, Any]]) -> set[str]:
@@ -312,18 +362,17 @@ def legend(metrics: Iterable[str]) -> str:
 
 def to_markdown(p: Pivot, digits: int = 2) -> str:
     """The pivot as a Markdown table (plus a gap table when there is a baseline)."""
-    head = [*p.rows_by] if p.rows_by else [""]
-    lines = [f"**{p.metric}** ({METRICS[p.metric]}): mean ± {p.level:.0%} confidence "
-             f"half-width over seeds; columns: {p.cols_by}", ""]
+    head = [_heading(k) for k in p.rows_by] if p.rows_by else [""]
+    ns = {c[2] for c in p.cells.values()}
+    lines = [f"**{p.metric}** ({METRICS[p.metric]}): {spread_phrase(ns, p.level, p.over)}; "
+             f"columns: {p.cols_by}", ""]
     lines.append("| " + " | ".join(head + p.col_keys) + " |")
     lines.append("|" + "---|" * (len(head) + len(p.col_keys)))
-    ns = set()
     for rk in p.row_keys:
         cells = [_fmt_cell(p.cells.get((rk, ck)), digits) for ck in p.col_keys]
-        ns |= {p.cells[(rk, ck)][2] for ck in p.col_keys if (rk, ck) in p.cells}
         lines.append("| " + " | ".join(list(rk or ("all",)) + cells) + " |")
     lines.append("")
-    lines.append(f"Seeds per cell: {', '.join(str(n) for n in sorted(ns))}.")
+    lines.append(f"Runs per cell (n): {', '.join(str(n) for n in sorted(ns))}.")
     if p.baseline is not None:
         lines += ["", f"Gap to `{p.baseline}` ((value - {p.baseline}) / {p.baseline}, "
                   "on the means), %:", ""]
@@ -333,7 +382,25 @@ def to_markdown(p: Pivot, digits: int = 2) -> str:
             gaps = [p.gap(rk, ck) for ck in p.col_keys]
             lines.append("| " + " | ".join(list(rk or ("all",)) + [
                 "-" if g is None else f"{g:+.1f}" for g in gaps]) + " |")
+        lines += _paired_table(p, head, digits)
     return "\n".join(lines) + "\n"
+
+
+def _paired_table(p: Pivot, head: list[str], digits: int) -> list[str]:
+    """The paired differences to the baseline, when some pair has n >= 2."""
+    pairs = {(rk, ck): p.paired(rk, ck) for rk in p.row_keys for ck in p.col_keys
+             if ck != p.baseline}
+    ns = {c[2] for c in pairs.values() if c is not None}
+    if not ns or max(ns) < 2:
+        return []
+    cols = [ck for ck in p.col_keys if ck != p.baseline]
+    lines = ["", f"Paired difference to `{p.baseline}` (value - {p.baseline} on the same run: "
+             f"same {', '.join(p.over)}), {spread_phrase(ns, p.level, p.over)}:", "",
+             "| " + " | ".join(head + cols) + " |", "|" + "---|" * (len(head) + len(cols))]
+    for rk in p.row_keys:
+        cells = [_fmt_cell(pairs.get((rk, ck)), digits) for ck in cols]
+        lines.append("| " + " | ".join(list(rk or ("all",)) + cells) + " |")
+    return lines
 
 
 def to_csv(p: Pivot) -> str:
@@ -363,15 +430,80 @@ def percentile_table(rows: list[dict[str, Any]], group_by: Sequence[str], digits
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(tuple(_label(r.get(k)) for k in group_by), []).append(r)
-    lines = ["Percentiles per cell (mean over seeds): wait in s, bsld = bounded slowdown "
+    ns = {len(g) for g in groups.values()}
+    over = ("one run per cell" if max(ns, default=1) < 2
+            else f"mean over the runs (seeds) of each cell, n = {min(ns)}..{max(ns)}")
+    lines = [f"Percentiles per cell ({over}): wait in s, bsld = bounded slowdown "
              "(response / max(run, 10 s)); p50 = median.", "",
-             "| " + " | ".join([*group_by, "wait p50", "wait p90", "wait p99", "bsld p50",
-                                "bsld p90", "bsld p99"]) + " |",
+             "| " + " | ".join([*map(_heading, group_by), "wait p50", "wait p90", "wait p99",
+                                "bsld p50", "bsld p90", "bsld p99"]) + " |",
              "|" + "---|" * (len(group_by) + 6)]
     for gk in sorted(groups, key=_sort_key):
         vals = [mean_ci([float(r[m]) for r in groups[gk] if r.get(m) is not None])[0]
                 for m in PERCENTILES]
         lines.append("| " + " | ".join([*gk] + [f"{v:.{digits}f}" for v in vals]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _heading(key: str) -> str:
+    """A table heading for a parameter: ``load`` says what it is."""
+    return "load (submit times / factor)" if key == "load" else key
+
+
+def load_note(rows: list[dict[str, Any]]) -> str:
+    """Markdown: what ``load`` is, and the offered load each factor gives per workload
+    (the mean over its cells of ``offered_load``); empty without a ``load`` parameter."""
+    if not any("load" in r for r in rows):
+        return ""
+    groups: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        if r.get("offered_load") is not None:
+            key = (_label(r.get("workload")), _label(r.get("load", 1.0)))
+            groups.setdefault(key, []).append(float(r["offered_load"]))
+    lines = ["`load` compresses the submit times: each job's submit time after the first is "
+             "divided by the factor (the same jobs arrive over 1/load of the span); it is not "
+             "the offered load."]
+    if not groups:
+        return lines[0] + " (This store's cells hold no `offered_load`.)\n"
+    lines += [" The offered load it gives (work / (processors x span of submits)):", "",
+              "| workload | load (submit times / factor) | offered load |", "|---|---|---|"]
+    lines[0] += lines.pop(1)
+    for (wl, ld) in sorted(groups, key=_sort_key):
+        v = groups[(wl, ld)]
+        lines.append(f"| {wl} | {ld} | {math.fsum(v) / len(v):.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def saturated(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cells whose queue grows without bound (module docstring)."""
+    return [r for r in rows if r.get("backlog_growth") is not None
+            and r.get("backlog_end_s") is not None
+            and r["backlog_growth"] >= SATURATION_GROWTH
+            and r["backlog_end_s"] >= SATURATION_BACKLOG]
+
+
+def saturation_warning(rows: list[dict[str, Any]], limit: int = 20) -> str:
+    """Markdown warning listing the saturated cells with the measures; empty if none."""
+    sat = saturated(rows)
+    if not sat:
+        return ""
+    lines = [f"**Warning: {len(sat)} of {len(rows)} cells saturate**: their queued work "
+             f"grows across the arrivals (slope >= {SATURATION_GROWTH} s per s, and more "
+             f"than {SATURATION_BACKLOG / 3600:.0f} h of the whole machine queued at the "
+             "last submit), so their waits grow with the length of the run and their means "
+             "describe the run's length more than the policy.", "",
+             "| cell | label | load | offered load | backlog growth [s/s] | "
+             "backlog at last submit [h] | wait p99 [d] |", "|---|---|---|---|---|---|---|"]
+    for r in sat[:limit]:
+        off = r.get("offered_load")
+        p99 = r.get("wait_p99")
+        lines.append(f"| `{str(r.get('key'))[:12]}` | {_label(r.get('label'))} | "
+                     f"{_label(r.get('load', 1.0))} | "
+                     f"{'-' if off is None else f'{off:.3f}'} | "
+                     f"{r['backlog_growth']:.3f} | {r['backlog_end_s'] / 3600:.1f} | "
+                     f"{'-' if p99 is None else f'{p99 / 86400:.1f}'} |")
+    if len(sat) > limit:
+        lines.append(f"| ... {len(sat) - limit} more | | | | | | |")
     return "\n".join(lines) + "\n"
 
 
@@ -394,14 +526,16 @@ def cleaning_note(rows: list[dict[str, Any]]) -> str:
 def report(path: str | Path, *, metrics: Sequence[str] | None = None,
            rows_by: Sequence[str] | None = None, cols_by: str = "label",
            baseline: str | None = None, where: Sequence[str] = (), level: float = 0.95,
-           out_dir: str | Path | None = None) -> str:
+           out_dir: str | Path | None = None, over: Sequence[str] = ()) -> str:
     """Markdown report of a store (one pivot per metric, percentiles, failures); with
-    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there.
+    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there;
+    ``over``: parameters averaged over like the seed (``pivot``).
 
     Every ValueError names the store file (and the option or field)."""
     try:
         return _report(path, metrics=metrics, rows_by=rows_by, cols_by=cols_by,
-                       baseline=baseline, where=where, level=level, out_dir=out_dir)
+                       baseline=baseline, where=where, level=level, out_dir=out_dir,
+                       over=over)
     except StoreError:
         raise
     except ValueError as exc:
@@ -421,7 +555,7 @@ def _meta_list(path: str | Path, meta: dict[str, str], key: str, default: str) -
 
 def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequence[str] | None,
             cols_by: str, baseline: str | None, where: Sequence[str], level: float,
-            out_dir: str | Path | None) -> str:
+            out_dir: str | Path | None, over: Sequence[str] = ()) -> str:
     level = check_level(level)
     with Store.open(path, create=False) as st:
         meta = st.meta()
@@ -434,16 +568,22 @@ def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequenc
              f"Cells: {counts.get('done', 0)} done, {counts.get('failed', 0)} failed"
              + (f"; selected {len(rows)} with {' and '.join(where)}" if where else "") + ".",
              ""]
+    warn = saturation_warning(rows)
+    if warn:
+        parts += [warn]
     pivots = []
     for m in metrics:
         p = pivot(rows, m, rows_by=rows_by, cols_by=cols_by, baseline=baseline, level=level,
-                  col_order=labels if cols_by == "label" else ())
+                  col_order=labels if cols_by == "label" else (), over=over)
         pivots.append(p)
         parts += [to_markdown(p), ""]
     group = [*pivots[0].rows_by, cols_by] if pivots else [cols_by]
     if rows and all(r.get("wait_p50") is not None for r in rows):
         parts += [percentile_table(rows, group), ""]
     parts += [f"Abbreviations: {legend(metrics)}.", ""]
+    loads = load_note(rows)
+    if loads:
+        parts += [loads]
     note = cleaning_note(rows)
     if note:
         parts += [note]

@@ -37,8 +37,13 @@ except ``seed``; list values expand), and optionally ``months`` ("each" or a lis
 (``[start, end)`` in seconds after the first submit), ``max_jobs`` (the first N jobs of
 the selection), ``load`` (list expands), ``priorities`` ("equal"/"fifth") with
 ``priority_high`` (UP = PP of the high-priority jobs, default 1) and
-``perfect_estimates``. A trace workload is deterministic, so its cells get seed 0;
-synthetic workloads get one cell per seed (``seeds`` of the workload, else of the spec).
+``perfect_estimates``. A trace workload is deterministic, so its cells get seed 0, unless
+it has ``replicate``: a method of ``instances.replicate`` (``"resample"``, users drawn with
+replacement after Zakay & Feitelson 2013; ``"jitter"``, run times times a factor in
+``[1 - amount, 1 + amount]``; ``"estimates"``, Tsafrir-model requested times), as a string
+or a table ``{method = "jitter", amount = 0.1}``; each seed is then a replica of the log
+(after the month selection, before ``window``, ``max_jobs`` and ``load``). Synthetic and
+replicated workloads get one cell per seed (``seeds`` of the workload, else of the spec).
 Policy keys: ``name`` (registered), ``label`` (default: the name, followed by the
 options that vary), ``options`` (keyword options of the policy factory, checked against
 its signature; list values expand).
@@ -79,7 +84,7 @@ SPEC_VERSION = 1
 TOP_KEYS = {"version", "name", "description", "metrics", "seeds", "procs", "overrun",
             "wide", "time_limit", "workloads", "policies"}
 WORKLOAD_KEYS = {"name", "trace", "synthetic", "months", "window", "max_jobs", "load",
-                 "priorities", "priority_high", "perfect_estimates", "seeds"}
+                 "priorities", "priority_high", "perfect_estimates", "seeds", "replicate"}
 POLICY_KEYS = {"name", "label", "options"}
 WIDE_MODES = ("error", "drop", "clip")
 OVERRUN_MODES = ("kill", "run")
@@ -99,6 +104,9 @@ METRICS: dict[str, str] = {
     "killed": "jobs killed at their requested time",
     "avg_queue_length": "time-averaged number of waiting jobs",
     "max_queue_length": "largest number of waiting jobs",
+    "offered_load": "work / (procs x span of submits): the load the cell offers",
+    "backlog_growth": "slope of the queued work over the arrivals [s per s]; > 0: growing",
+    "backlog_end_s": "queued work at the last submit [s of the whole machine]",
     "wait_p50": "median wait [s]",
     "wait_p90": "90th percentile of wait [s]",
     "wait_p99": "99th percentile of wait [s]",
@@ -157,7 +165,12 @@ def closest(name: Any, known: Iterable[str], what: str = "known") -> str:
     whole list when it is long."""
     known = sorted(set(known))
     if len(known) <= 8:
-        return f"{what}: {', '.join(known)}"
+        from sim.names import did_you_mean
+
+        return f"{did_you_mean(name, known)}{what}: {', '.join(known)}"
+    same = [k for k in known if k.lower() == str(name)[:200].lower() and k != name]
+    if same:
+        return f"closest: {same[0]} (names are case-sensitive; {len(known)} {what})"
     near = difflib.get_close_matches(str(name)[:200], known, n=3, cutoff=0.5)
     if near:
         return f"closest: {', '.join(near)} ({len(known)} {what})"
@@ -421,9 +434,14 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
         base["trace"] = _check_trace(w["trace"], source, f"{where}.trace")
         synth = [None]
         wseeds = [0]
-        if "seeds" in w:
+        if "replicate" in w:
+            base["replicate"] = _replicate(w["replicate"], w, source, f"{where}.replicate")
+            wseeds = [int(x) for x in _num_list(w.get("seeds", seeds), source,
+                                                f"{where}.seeds", integer=True,
+                                                positive=False, minimum=0, maximum=MAX_SEED)]
+        elif "seeds" in w:
             raise _err(source, f"{where}.seeds", "a trace is deterministic; seeds apply "
-                       "to synthetic workloads only")
+                       "to synthetic workloads and to a trace with 'replicate'")
     else:
         s = w["synthetic"]
         params = set(inspect.signature(random_workload).parameters) - {"seed", "name"}
@@ -500,6 +518,34 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
                   "priorities": pri, "priority_high": high, "perfect_estimates": pe,
                   "seed": seed})
         out.append(d)
+    return out
+
+
+def _replicate(value: Any, w: dict[str, Any], source: str, key: str) -> dict[str, Any]:
+    """The ``replicate`` entry of a trace workload as ``{"method": ..., "amount": ...}``."""
+    from instances.replicate import JITTER, METHODS
+
+    spec = {"method": value} if isinstance(value, str) else value
+    if not isinstance(spec, dict) or not isinstance(spec.get("method"), str):
+        raise _err(source, key, f"expected a method name or {{method = ...}}, got "
+                   f"{short(value)}")
+    _check_keys(spec, {"method", "amount"}, source, key)
+    method = spec["method"]
+    if method not in METHODS:
+        raise _err(source, f"{key}.method", f"unknown method {short(method)}; "
+                   f"{closest(method, METHODS, 'methods')}")
+    if "amount" in spec and method != "jitter":
+        raise _err(source, f"{key}.amount", f"applies to 'jitter' only, not {method!r}")
+    out: dict[str, Any] = {"method": method}
+    if method == "jitter":
+        amount = spec.get("amount", JITTER)
+        if isinstance(amount, bool) or not isinstance(amount, (int, float)) \
+                or not 0 <= amount < 1:
+            raise _err(source, f"{key}.amount", f"must be in [0, 1), got {short(amount)}")
+        out["amount"] = float(amount)
+    if method == "resample" and w.get("priorities") is not None:
+        raise _err(source, key, "'resample' renumbers the jobs, so the trace's priority "
+                   "table cannot follow them: drop 'priorities' or use another method")
     return out
 
 

@@ -231,3 +231,55 @@ def test_example_quick_variant():
     assert out["train_score"] <= out["easy_train_score"]  # starts from EASY, keeps the best
     names = {r["policy"] for r in out["rows"]}
     assert names == {"optimum", "learned", "easy", "fcfs"}
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"window": 32, "backfill": "easy", "mask_obs": True},
+                                    {"obs_jobs": 8, "invalid_action": "oldest"}])
+def test_registered_env_passes_check_env_without_a_warning(kwargs):
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("sim.batch.env:schedsearch/Batch-v0", **kwargs)
+    assert env.spec.id == "schedsearch/Batch-v0"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped)
+        check_env(SchedulingEnv("lublin_256", window=16, **{k: v for k, v in kwargs.items()
+                                                             if k != "window"}))
+    assert [str(w.message) for w in caught] == []
+
+
+def test_action_masks_and_mask_in_a_dict_observation():
+    env = SchedulingEnv("lublin_256", obs_jobs=8, mask_obs=True)
+    obs, info = env.reset(options={"start": 0, "length": 20})
+    assert set(obs) == {"observation", "action_mask"} and obs in env.observation_space
+    masks = env.action_masks()
+    assert masks.dtype == bool and masks.tolist() == info["action_mask"].astype(bool).tolist()
+    np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+        assert obs in env.observation_space
+        np.testing.assert_array_equal(obs["action_mask"], env.action_masks().astype(np.int8))
+
+
+def test_invalid_action_oldest_maps_to_zero_and_counts():
+    plain = SchedulingEnv("lublin_256", obs_jobs=8)
+    mapped = SchedulingEnv("lublin_256", obs_jobs=8, invalid_action="oldest")
+    _, info = mapped.reset(options={"start": 0, "length": 20})
+    plain.reset(options={"start": 0, "length": 20})
+    steps = invalid = 0
+    done = False
+    while not done:
+        bad = 8 if steps % 2 else 100  # never selectable
+        _, _, done, _, info = mapped.step(bad)
+        plain.step(0)
+        steps += 1
+        invalid += 1
+        assert info["invalid_action"] and info["invalid_actions"] == invalid
+    np.testing.assert_array_equal(info["schedule"].start, plain._finish()["schedule"].start)
+    _, info = mapped.reset(options={"start": 0, "length": 20})
+    assert info["invalid_actions"] == 0
+    _, _, _, _, info = mapped.step(0)
+    assert not info["invalid_action"] and info["invalid_actions"] == 0
+    with pytest.raises(ValueError, match="invalid_action"):
+        SchedulingEnv("lublin_256", invalid_action="clip")

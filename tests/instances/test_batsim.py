@@ -263,3 +263,74 @@ def test_writers_refuse_k_above_one(tmp_path):
         write_batsim_workload(tmp_path / "w.json", w)
     with pytest.raises(ValueError, match="K=2"):
         write_batsim_jobs(tmp_path / "j.csv", w, [0], [5])
+
+
+@pytest.mark.parametrize("bad", ["+-7", "--7", "1.5", "1e3", " + "])
+def test_an_id_that_is_a_malformed_number_is_refused_naming_the_file(tmp_path, bad):
+    doc = _doc()
+    doc["jobs"][1]["id"] = bad
+    path = _write(tmp_path, doc)
+    with pytest.raises(BatsimError, match=r"w\.json: jobs\[1\]: field 'id' .* malformed number"):
+        read_batsim(path)
+
+
+def test_jobs_csv_keeps_the_workloads_own_ids_and_profile_names(tmp_path):
+    doc = _doc()
+    doc["jobs"][0]["id"] = "w0!a"
+    doc["jobs"][1]["id"] = "007"
+    w = read_batsim(_write(tmp_path, doc))
+    assert [j.id for j in w.jobs] == [1, 2, 3]  # renumbered inside, as the report says
+    s = simulate(w, make_policy("easy"))
+    write_batsim_jobs(tmp_path / "jobs.csv", w, s.start, s.end, killed=s.killed)
+    with open(tmp_path / "jobs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["job_id"], r["profile"]) for r in rows] == [
+        ("w0!a", "d60"), ("007", "d80"), ("3", "d60")]
+    write_batsim_workload(tmp_path / "again.json", w)
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert [(j["id"], j["profile"]) for j in again["jobs"]] == [
+        ("w0!a", "d60"), ("007", "d80"), ("3", "d60")]
+    assert again["profiles"] == {"d60": {"type": "delay", "delay": 60},
+                                 "d80": {"type": "delay", "delay": 80}}
+
+
+def test_jobs_csv_of_a_huge_machine_takes_no_memory_per_processor(tmp_path):
+    import tracemalloc
+
+    nb = 10**9
+    jobs = tuple(Job(i + 1, i, 100, 100, (nb // 2 + i,)) for i in range(200))
+    w = Workload(jobs, (nb,), "huge")
+    start = np.arange(200, dtype=np.int64) * 100
+    tracemalloc.start()
+    write_batsim_jobs(tmp_path / "jobs.csv", w, start, start + 100)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50 * 2**20  # a boolean per processor would be 1 GB
+    with open(tmp_path / "jobs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows[0]["allocated_resources"] == f"0-{nb // 2 - 1}"
+    assert rows[1]["allocated_resources"] == f"0-{nb // 2}"
+
+
+def test_swf_to_batsim_and_back_gives_the_same_jobs(tmp_path):
+    w = load_trace("lublin_256")
+    write_batsim_workload(tmp_path / "l.json", w)
+    back = read_batsim(tmp_path / "l.json")
+    assert back.jobs == w.jobs and back.capacity == w.capacity
+    assert back.cleaning.counts == dict.fromkeys(back.cleaning.counts, 0)
+
+
+def test_assign_intervals_match_the_processor_ids():
+    from instances.batsim import assign_intervals, intervals_text
+
+    rng = np.random.default_rng(3)
+    from instances.synthetic import random_workload
+
+    for _ in range(10):
+        w = random_workload(80, (16,), seed=int(rng.integers(1 << 30)), load=0.9)
+        s = simulate(w, make_policy("easy"))
+        procs = [j.procs for j in w.jobs]
+        ranges = assign_intervals(procs, s.start, s.end, 16)
+        ids = assign_processors(procs, s.start, s.end, 16)
+        assert [intervals_text(r) for r in ranges] == [interval_string(x) for x in ids]
+        assert all(len(x) == p for x, p in zip(ids, procs, strict=True))

@@ -56,7 +56,7 @@ def test_panels_titles_units_and_colours():
             for s in (0, 1)]
     panels = plots.facets(rows, "procs")
     assert [name for name, _ in panels] == ["syn.load=0.7", "syn.load=0.9"]
-    assert plots._metric_label("avg_wait") == "avg_wait [s]"
+    assert plots._metric_label("avg_wait") == "mean wait (start - submit) [s]"
     assert plots._axis_label("procs") == "procs [processors]"
     assert "16 processors" not in plots._title("t", rows, ["load=1"])
     assert "where load=1" in plots._title("t", rows, ["load=1"])

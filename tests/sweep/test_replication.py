@@ -1,0 +1,81 @@
+"""Replication on logs as sweep options: seeds of a replicated trace, paired differences
+between policies on the same replica, months as runs."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sim.sweep.report import mean_ci, pivot, report
+from sim.sweep.spec import SpecError, expand
+from sim.sweep.store import Store
+
+
+def _spec(**w):
+    return {"version": 1, "name": "r", "seeds": [0, 1, 2],
+            "workloads": [{"name": "k", "trace": "lublin_256", "max_jobs": 50, **w}],
+            "policies": [{"name": "easy"}]}
+
+
+def test_a_replicated_trace_gets_one_cell_per_seed():
+    cells = expand(_spec(replicate={"method": "jitter", "amount": 0.3}))
+    assert sorted(c["seed"] for c in cells) == [0, 1, 2]
+    assert all(c["replicate"] == {"method": "jitter", "amount": 0.3} for c in cells)
+    assert [c["seed"] for c in expand(_spec(replicate="resample", seeds=[7]))] == [7]
+    assert [c["seed"] for c in expand(_spec())] == [0]  # a plain trace: one run
+
+
+@pytest.mark.parametrize("w,match", [
+    ({"seeds": [1, 2]}, "seeds apply to synthetic workloads and to a trace with 'replicate'"),
+    ({"replicate": "bootstrap"}, r"replicate\.method: unknown method"),
+    ({"replicate": {"method": "resample", "amount": 0.1}}, "applies to 'jitter' only"),
+    ({"replicate": {"method": "jitter", "amount": 2}}, r"amount: must be in \[0, 1\)"),
+    ({"replicate": "resample", "priorities": "fifth"}, "renumbers the jobs"),
+])
+def test_bad_replication_is_refused_naming_the_key(w, match):
+    with pytest.raises(SpecError, match=match):
+        expand(_spec(**w))
+
+
+def test_replicated_cells_differ_by_seed_and_run():
+    from sim.sweep.cell import build_workload
+
+    a, b = (build_workload(c)[0] for c in expand(_spec(replicate="jitter"))[:2])
+    assert [j.runtime for j in a.jobs] != [j.runtime for j in b.jobs]
+    assert [j.submit for j in a.jobs] == [j.submit for j in b.jobs]
+
+
+def _store(path, values, over="seed"):
+    with Store.open(path, spec_name="hand", spec_version=1) as st:
+        st.set_meta(metrics='["avg_wait"]', labels='["base", "new"]')
+        for label, runs in values.items():
+            for i, v in enumerate(runs):
+                cell = {"workload": "w", "policy": "fcfs", "label": label, "seed": 0,
+                        "options": {}, "trace": "t"}
+                cell[over] = i if over == "seed" else f"1996-{i + 1:02d}"
+                st.put(f"{label}-{i}", cell, {"status": "done",
+                                              "metrics": {"avg_wait": v, "jobs": 5}}, "t")
+
+
+def test_paired_differences_are_the_hand_computed_ones(tmp_path):
+    base, new = [10.0, 50.0, 90.0], [12.0, 53.0, 91.0]
+    _store(tmp_path / "p.sqlite", {"base": base, "new": new})
+    from sim.sweep.report import load_rows
+
+    p = pivot(load_rows(tmp_path / "p.sqlite"), "avg_wait", baseline="base")
+    d = mean_ci([2.0, 3.0, 1.0])
+    assert p.paired((), "new") == pytest.approx(d)
+    assert d[1] < mean_ci(new)[1] / 10  # the pairing removes the replicas' spread
+    text = report(tmp_path / "p.sqlite", baseline="base")
+    assert f"| all | 2.00 ± {d[1]:.2f} |" in text and "same seed" in text
+
+
+def test_months_as_runs_with_over(tmp_path):
+    _store(tmp_path / "m.sqlite", {"base": [10.0, 20.0], "new": [11.0, 23.0]}, over="month")
+    with pytest.raises(ValueError, match="'month' varies inside a table cell"):
+        report(tmp_path / "m.sqlite", rows_by=[], baseline="base")
+    text = report(tmp_path / "m.sqlite", baseline="base", over=["month"])
+    hw = 12.706204736174707 * math.sqrt(2.0 / 2)  # differences 1 and 3: s^2 = 2
+    assert f"| all | 2.00 ± {hw:.2f} |" in text and "same seed, month" in text
+    assert "one per seed, month" in text
