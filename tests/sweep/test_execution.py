@@ -108,7 +108,7 @@ def test_a_swallowed_alarm_is_raised_again(monkeypatch):
 
     swallowed = []
 
-    def stuck(cell, deadline):
+    def stuck(cell, spec, deadline):
         end = time.monotonic() + 5.0
         while time.monotonic() < end:
             try:
