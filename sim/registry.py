@@ -94,6 +94,7 @@ PROBLEM_LOADERS["kresource_selection"] = "sim.problems.kresource:from_dict"
 PROBLEM_LOADERS["kresource_response"] = "sim.problems.kresource:from_dict"
 SOLVERS["kresource_epochs"] = {
     "cpsat": "models.kresource.cpsat:solve_epochs",
+    "colgen": "models.kresource.colgen:solve_epochs",
     "ilp": "models.kresource.ilp:solve_epochs",
     "brute": "models.kresource.brute:solve_epochs",
     "unc": "models.kresource.cpsat:solve_epochs",
