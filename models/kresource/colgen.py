@@ -33,9 +33,10 @@ falls), the incumbent, or no column prices out.
 :func:`solve_epochs` (price-and-branch), every stage within ``time_limit`` seconds of
 wall clock:
 
-1. the first-fit-decreasing packings (:func:`ffd`, four size measures) and the greedy
-   packings of the heuristics (:func:`models.kresource.common.best_packing`): the
-   incumbent and the first columns;
+1. the first-fit-decreasing packings (:func:`ffd`, four size measures; on 500 jobs they
+   beat the queue-order rules of :func:`models.kresource.common.best_packing` under a
+   short limit, which overran a 0.5 s limit by itself): the incumbent and the first
+   columns;
 2. column generation (:class:`_Generator`) on at most :data:`LP_SHARE` of the time;
 3. diving (:func:`dive`): round up the largest fractional column, generate columns by
    the greedy pricing only, until the LP solution is integral (a packing) or its value
@@ -59,7 +60,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from models.deadline import Deadline
-from models.kresource.common import OutOfTime, best_packing, relabel
+from models.kresource.common import OutOfTime, relabel
 from models.kresource.pricing import best_pattern, complete, greedy_patterns, job_sizes
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem
@@ -72,6 +73,8 @@ SCALE = 10**6
 most ``n / SCALE`` of an epoch's worth of weight to the rounding."""
 ENOUGH = 10
 """An exact pricing call stops after this many improving columns (unless it proves)."""
+FFD_SHARE = 0.1
+"""Share of ``time_limit`` after which no further first-fit-decreasing packing starts."""
 LP_SHARE = 0.5
 """Largest share of ``time_limit`` for column generation (stage 2)."""
 DIVE_SHARE = 0.5
@@ -166,16 +169,20 @@ def farley(weights: Sequence[int], z: int) -> int:
     return math.ceil(Fraction(total, z))
 
 
-def ffd(problem: EpochProblem) -> list[list[list[int]]]:
+def ffd(problem: EpochProblem, deadline: Deadline | None = None) -> list[list[list[int]]]:
     """First-fit-decreasing packings, one per size measure of a job (the sum, the
     largest and the sum of squares of its normalised demands ``r_jk / C_k``, and the
-    largest then the sum), each an epoch list."""
+    largest then the sum), each an epoch list. The measures only order the jobs
+    (floating point); every fit is checked in integers. With a ``deadline``, the
+    measures after the first are skipped once it has expired."""
     cap, dem, K = problem.capacity, problem.demands, problem.K
-    norm = [[Fraction(d[k], cap[k]) for k in range(K)] for d in dem]
+    norm = [[d[k] / cap[k] for k in range(K)] for d in dem]
     measures = (lambda v: sum(v), lambda v: max(v), lambda v: sum(x * x for x in v),
                 lambda v: (max(v), sum(v)))
     out = []
     for measure in measures:
+        if out and deadline is not None and deadline.expired():
+            break
         order = sorted(range(problem.n), key=lambda j: measure(norm[j]), reverse=True)
         free: list[list[int]] = []
         epochs: list[list[int]] = []
@@ -410,8 +417,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     deadline = Deadline(time_limit)
     params = {"time_limit": time_limit, "lp_share": lp_share, "dive_share": dive_share,
               "master_share": master_share, "fallback": fallback}
-    packings = ffd(problem) + [best_packing(problem, None if time_limit is None
-                                            else 0.1 * time_limit)]
+    packings = ffd(problem, _share(deadline, FFD_SHARE))
     best = min(packings, key=len)
     notes = [f"greedy {len(best)}"]
     volume = problem.lower_bound()
