@@ -38,9 +38,12 @@ wall clock:
    short limit, which overran a 0.5 s limit by itself): the incumbent and the first
    columns;
 2. column generation (:class:`_Generator`) on at most :data:`LP_SHARE` of the time;
-3. diving (:func:`dive`): round up the largest fractional column, generate columns by
-   the greedy pricing only, until the LP solution is integral (a packing) or its value
-   rounded up reaches the incumbent; on at most :data:`DIVE_SHARE` of the time left;
+3. when the LP value rounded up already meets the incumbent (no dive can beat it), more
+   column generation on this stage's time first; then diving (:func:`dives`): round up
+   the largest fractional column, generate columns by the greedy pricing only, until
+   the LP solution is integral (a packing) or its value rounded up reaches the
+   incumbent; again, rounding up one of the largest at random, until a packing meets
+   the bound; on at most :data:`DIVE_SHARE` of the time left;
 4. the integer master over the generated columns by CP-SAT (a cover; a job in two chosen
    patterns is kept in the first, which stays feasible), on at most
    :data:`MASTER_SHARE` of the time left;
@@ -55,6 +58,7 @@ when the incumbent's recomputed objective equals the certified bound.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -71,7 +75,7 @@ __all__ = ["ColgenOptions", "Bound", "lp_bound", "farley", "ffd", "solve_epochs"
 SCALE = 10**6
 """Integer weight of a dual value of 1 (weights ``floor(y_j SCALE)``): the bound loses at
 most ``n / SCALE`` of an epoch's worth of weight to the rounding."""
-ENOUGH = 10
+ENOUGH = 1
 """An exact pricing call stops after this many improving columns (unless it proves)."""
 FFD_SHARE = 0.1
 """Share of ``time_limit`` after which no further first-fit-decreasing packing starts."""
@@ -81,6 +85,8 @@ DIVE_SHARE = 0.5
 """Largest share of the time left after stage 2 for diving (stage 3)."""
 MASTER_SHARE = 0.5
 """Largest share of the time left after stage 3 for the integer master (stage 4)."""
+DIVE_CHOICES = 3
+"""A dive after the first rounds up one of this many largest fractional columns."""
 EPS = 1e-9
 """A greedy column enters when its dual value exceeds ``1 + EPS``."""
 LP_TOL = 1e-6
@@ -223,9 +229,9 @@ class _Master:
             self.rows[j].SetCoefficient(v, 1.0)
         self.vars.append(v)
 
-    def fix(self, i: int) -> None:
-        """Round column ``i`` up: its value at least 1."""
-        self.vars[i].SetLb(1.0)
+    def fix(self, i: int, lower: float = 1.0) -> None:
+        """Round column ``i`` up (its value at least 1), or release it (``lower=0``)."""
+        self.vars[i].SetLb(lower)
 
     def solve(self, time_limit: float | None) -> tuple[float, list[float], dict[int, float]]:
         """LP value, duals per job and the positive column values; raises OutOfTime
@@ -328,29 +334,61 @@ def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
     return gen.out
 
 
-def dive(gen: _Generator, *, upper: int, time_limit: float | None
-         ) -> list[list[int]] | None:
-    """Diving from the root LP of ``gen``: fix (round up) the column of largest
-    fractional LP value, and every column at 1, generate columns again, until the LP
-    solution is integral (an epoch list, returned) or its value rounded up reaches
-    ``upper`` (None: this dive cannot beat the incumbent) or time runs out (None)."""
+def dive(gen: _Generator, *, upper: int, time_limit: float | None,
+         rng: random.Random | None = None) -> list[list[int]] | None:
+    """One dive from the current LP of ``gen``: fix (round up) the column of largest
+    fractional LP value (with ``rng``, one of the :data:`DIVE_CHOICES` largest, at
+    random), and every column at 1, generate columns again (greedy pricing), until the
+    LP solution is integral (an epoch list, returned) or its value rounded up reaches
+    ``upper`` (None: this dive cannot beat the incumbent) or time runs out (None). The
+    columns fixed are released at the end."""
     deadline = Deadline(time_limit)
     fixed: set[int] = set()
+    try:
+        while not deadline.expired():
+            lp, sol = gen.out.lp, gen.out.lp_solution
+            if lp is None or math.ceil(lp - LP_TOL) >= upper:
+                return None
+            ones = [i for i, v in sol.items() if v > 1 - 1e-6]
+            frac = sorted(((v, i) for i, v in sol.items()
+                           if v <= 1 - 1e-6 and i not in fixed), reverse=True)
+            if not frac:
+                return _cover_to_partition(gen.problem, [gen.columns[i] for i in ones])
+            _, pick = frac[0] if rng is None else rng.choice(frac[:DIVE_CHOICES])
+            for i in ones + [pick]:
+                if i not in fixed:
+                    fixed.add(i)
+                    gen.master.fix(i)
+            gen.run(deadline, certify=False)
+        return None
+    finally:
+        for i in fixed:
+            gen.master.fix(i, 0.0)
+
+
+def dives(gen: _Generator, *, upper: int, lower: int, time_limit: float | None,
+          seed: int = 0) -> tuple[list[list[int]] | None, int]:
+    """Dives (:func:`dive`) until one meets ``lower`` or the time is spent (at most one
+    without a limit): the first takes the largest column, the others choose at random
+    (``random.Random(seed)``) and start from the LP over every column generated so far.
+    Returns the best packing found below ``upper`` (or None) and the number of dives."""
+    deadline = Deadline(time_limit)
+    rng = random.Random(seed)
+    best, count = None, 0
     while not deadline.expired():
-        lp, sol = gen.out.lp, gen.out.lp_solution
-        if lp is None or math.ceil(lp - LP_TOL) >= upper:
-            return None
-        ones = [i for i, v in sol.items() if v > 1 - 1e-6]
-        frac = [(v, i) for i, v in sol.items() if v <= 1 - 1e-6 and i not in fixed]
-        if not frac:
-            return _cover_to_partition(gen.problem, [gen.columns[i] for i in ones])
-        _, pick = max(frac)
-        for i in ones + [pick]:
-            if i not in fixed:
-                fixed.add(i)
-                gen.master.fix(i)
-        gen.run(deadline, certify=False)
-    return None
+        if count:
+            gen.run(deadline, certify=False)  # the LP again, nothing fixed
+        lp = gen.out.lp
+        if lp is None or math.ceil(lp - LP_TOL) >= (upper if best is None else len(best)):
+            break  # no dive from this LP can beat the incumbent
+        sol = dive(gen, upper=upper if best is None else len(best),
+                   time_limit=deadline.left(), rng=rng if count else None)
+        count += 1
+        if sol is not None and (best is None or len(sol) < len(best)):
+            best = sol
+        if best is not None and len(best) <= lower or time_limit is None:
+            break
+    return best, count
 
 
 def _cover_to_partition(problem: EpochProblem, patterns: Sequence[Sequence[int]]
@@ -442,11 +480,21 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
                  f"{deadline.elapsed():.2f} s)")
     if len(best) <= bound or deadline.expired():
         return done(best, bound)
-    sol = dive(gen, upper=len(best), time_limit=_share(deadline, opts.dive_share).limit)
+    if not lb.converged and lb.lp is not None and math.ceil(lb.lp - LP_TOL) >= len(best):
+        # no dive can beat the incumbent from this LP: the dives' time goes to the bound
+        gen.run(_share(deadline, opts.dive_share), target=len(best))
+        bound = max(bound, gen.out.bound)
+        notes.append(f"more columns: bound {bound} (LP {round(gen.out.lp, 4)}, "
+                     f"{gen.out.exact} exact pricings{', converged' if lb.converged else ''}, "
+                     f"{deadline.elapsed():.2f} s)")
+        if len(best) <= bound or deadline.expired():
+            return done(best, bound)
+    sol, count = dives(gen, upper=len(best), lower=bound, seed=seed,
+                       time_limit=_share(deadline, opts.dive_share).limit)
     if sol is not None and len(sol) < len(best):
         best = sol
-    notes.append(f"dive {'-' if sol is None else len(sol)} ({len(gen.columns)} columns, "
-                 f"{deadline.elapsed():.2f} s)")
+    notes.append(f"{count} dive(s) {'-' if sol is None else len(sol)} ({len(gen.columns)} "
+                 f"columns, {deadline.elapsed():.2f} s)")
     if len(best) <= bound or deadline.expired():
         return done(best, bound)
     left = deadline.solver_time()
