@@ -345,12 +345,14 @@ SOLVERS["gang_schedule"] = {
 #: CBC, HiGHS and SCIP; the engine report gives the figures and the reasons): the grouping
 #: ILP on CBC (it proves what CP-SAT proves, about 10x faster); CP-SAT where it proves
 #: the most at the largest sizes (insertion, gang, slots, task mapping) or ties there
-#: (selection); CP-SAT then SCIP for epochs (never worse than CP-SAT alone where measured,
-#: one more proof at 40 jobs); the portfolio for offline response; exhaustive placement
+#: (selection); column generation for epochs (``colgen``: its certified bound and its
+#: packings proved what CP-SAT and the ILPs did and far more on the published
+#: vector-packing classes, ``python -m sim.experiments.engine.vbp_bench``); the portfolio
+#: for offline response; exhaustive placement
 DEFAULT_SOLVERS: dict[str, str] = {
     "slack_insertion": "cpsat",
     "grouping": "exact-ilp",
-    "kresource_epochs": "cpsat+scip",
+    "kresource_epochs": "colgen",
     "kresource_selection": "cpsat",
     "kresource_response": "portfolio",
     "task_mapping": "cpsat",
