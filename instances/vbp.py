@@ -27,7 +27,8 @@ Classes (``CLASSES``):
         ``L = ceil(max_k S_k / 1000)``
   ct10  triplets: per resource, a, b in [25, 50] and        capacity 100
         c = 100 - a - b (three jobs filling an epoch;
-        a triplet whose c is all 0 is drawn again)
+        a triplet whose c is all 0 is drawn again;
+        the jobs shuffled)
   ====  =================================================  ============
 
   For K > 2 the classes go to K resources as Panigrahy et al. (2011) and Mommessin et
@@ -90,6 +91,7 @@ def _triplets(rng: random.Random, n: int, K: int) -> list[list[int]]:
         c = [100 - x - y for x, y in zip(a, b, strict=True)]
         if any(c):  # a job needing nothing at all is not a job: the triplet is drawn again
             out += [a, b, c]
+    rng.shuffle(out)  # in drawn order, first fit in queue order would find the triplets
     return out
 
 

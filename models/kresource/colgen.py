@@ -33,7 +33,7 @@ falls), the incumbent, or no column prices out.
 :func:`solve_epochs` (price-and-branch), every stage within ``time_limit`` seconds of
 wall clock:
 
-1. the first-fit-decreasing packings (:func:`ffd`, four size measures; on 500 jobs they
+1. the first-fit packings (:func:`ffd`: queue order, four size measures; on 500 jobs they
    beat the queue-order rules of :func:`models.kresource.common.best_packing` under a
    short limit, which overran a 0.5 s limit by itself): the incumbent and the first
    columns;
@@ -78,7 +78,7 @@ most ``n / SCALE`` of an epoch's worth of weight to the rounding."""
 ENOUGH = 1
 """An exact pricing call stops after this many improving columns (unless it proves)."""
 FFD_SHARE = 0.1
-"""Share of ``time_limit`` after which no further first-fit-decreasing packing starts."""
+"""Share of ``time_limit`` after which no further first-fit packing starts."""
 LP_SHARE = 0.5
 """Largest share of ``time_limit`` for column generation (stage 2)."""
 DIVE_SHARE = 0.5
@@ -176,20 +176,21 @@ def farley(weights: Sequence[int], z: int) -> int:
 
 
 def ffd(problem: EpochProblem, deadline: Deadline | None = None) -> list[list[list[int]]]:
-    """First-fit-decreasing packings, one per size measure of a job (the sum, the
-    largest and the sum of squares of its normalised demands ``r_jk / C_k``, and the
-    largest then the sum), each an epoch list. The measures only order the jobs
-    (floating point); every fit is checked in integers. With a ``deadline``, the
-    measures after the first are skipped once it has expired."""
+    """First-fit packings: in queue order, then decreasing by each size measure of a job
+    (the sum, the largest and the sum of squares of its normalised demands
+    ``r_jk / C_k``, and the largest then the sum), each an epoch list. The measures only
+    order the jobs (floating point); every fit is checked in integers. With a
+    ``deadline``, the orders after the first are skipped once it has expired."""
     cap, dem, K = problem.capacity, problem.demands, problem.K
     norm = [[d[k] / cap[k] for k in range(K)] for d in dem]
-    measures = (lambda v: sum(v), lambda v: max(v), lambda v: sum(x * x for x in v),
+    measures = (None, lambda v: sum(v), lambda v: max(v), lambda v: sum(x * x for x in v),
                 lambda v: (max(v), sum(v)))
     out = []
     for measure in measures:
         if out and deadline is not None and deadline.expired():
             break
-        order = sorted(range(problem.n), key=lambda j: measure(norm[j]), reverse=True)
+        order = range(problem.n) if measure is None else sorted(
+            range(problem.n), key=lambda j, m=measure: m(norm[j]), reverse=True)
         free: list[list[int]] = []
         epochs: list[list[int]] = []
         for j in order:

@@ -30,9 +30,11 @@ def test_class_ranges() -> None:
     assert all(abs(d[0] - d[1]) <= 10 and 20 <= d[2] <= 100 for d in p.demands)
     p = from_dict(instance("ct8", 200, 2, 1))
     assert all(110 <= d[0] + d[1] <= 130 for d in p.demands)
-    p = from_dict(instance("ct10", 60, 3, 1))  # triplets fill an epoch exactly
-    for t in range(0, 60, 3):
-        assert all(sum(p.demands[t + i][k] for i in range(3)) == 100 for k in range(3))
+    p = from_dict(instance("ct10", 60, 3, 1))  # 20 triplets, each filling an epoch exactly
+    assert all(sum(d[k] for d in p.demands) == 20 * 100 for k in range(3))
+    assert all(0 <= x <= 50 for d in p.demands for x in d)
+    assert not all(sum(p.demands[t + i][0] for i in range(3)) == 100
+                   for t in range(0, 60, 3))  # shuffled: not in drawn order
     p = from_dict(instance("ct9", 100, 2, 1))  # the volume bound is about 1000 per epoch
     assert all(c >= max(d[k] for d in p.demands) for k, c in enumerate(p.capacity))
     p = from_dict(instance("pan", 100, 5, 1))
