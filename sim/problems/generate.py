@@ -20,6 +20,10 @@ Distributions (all integer draws inclusive, uniform unless said):
   minus a used share in [0, 0.5] per resource, ``extra`` = free; no job late.
 - ``kresource_response``: ``n`` jobs, releases in [0, ``horizon``] s, durations in
   [1, ``max_duration``] s, demands as for epochs, unit weights.
+- ``kresource_vbp`` (files of family ``kresource_epochs``): the published vector-packing
+  classes of :mod:`instances.vbp`, ``cls`` 1-10 the Caprara-Toth classes ``ct1``-``ct10``,
+  11 the class of Panigrahy et al. (``pan``); ``n`` jobs (a multiple of 3 for class 10),
+  ``K`` resources (at least 2 for classes 7 and 8).
 - ``task_mapping``: ``n_jobs`` jobs on ``n_nodes`` nodes as the CSM workload draws them
   (``task_mapping.random_problem``).
 - ``gang_schedule``: ``n_jobs`` jobs on ``n_nodes`` nodes, widths in [1, ``max_width``],
@@ -87,6 +91,12 @@ def _placement(rng: random.Random, k: int, n_slots: int, i: int, n: int) -> dict
             "slot_us": 20_000, "seed": rng.randint(0, 10_000)}
 
 
+def _vbp(rng: random.Random, cls: int, n: int, K: int) -> dict[str, Any]:
+    from instances.vbp import CLASSES, instance
+
+    return instance(CLASSES[cls - 1], n, K, rng.randint(0, 2**31 - 1))
+
+
 def _from_module(family: str, make: Callable[..., Any]) -> Callable[..., dict[str, Any]]:
     def gen(rng: random.Random, **size: Any) -> dict[str, Any]:
         from sim import problems
@@ -133,7 +143,10 @@ _K = {"n": Size(10, 1, 10_000, "jobs"), "K": Size(2, 1, 16, "resources"),
       "capacity": Size(10, 1, 10**6, "capacity of each resource (units)"),
       "max_share": Size(0.6, 0.01, 1.0, "largest demand as a share of the capacity")}
 
-#: family -> (generator, size parameters)
+FAMILY_OF = {"kresource_vbp": "kresource_epochs"}
+"""Generators whose files are of another family than their name."""
+
+#: generator (a family, or a key of :data:`FAMILY_OF`) -> (generator, size parameters)
 GENERATORS: dict[str, tuple[Callable[..., dict[str, Any]], dict[str, Size]]] = {
     "slack_insertion": (_from_module("slack_insertion", _insertion), {
         "k": Size(6, 0, 200, "waiting jobs"),
@@ -144,6 +157,10 @@ GENERATORS: dict[str, tuple[Callable[..., dict[str, Any]], dict[str, Size]]] = {
         "jobs": Size(8, 1, 200, "jobs"), "processors": Size(4, 1, 200, "processors"),
         "memory": Size(1000, 1, 10**9, "memory [pages]")}),
     "kresource_epochs": (_epochs, dict(_K)),
+    "kresource_vbp": (_vbp, {
+        "cls": Size(1, 1, 11, "class: 1-10 Caprara & Toth (2001), 11 Panigrahy et al. (2011)"),
+        "n": Size(60, 1, 10_000, "jobs (class 10: a multiple of 3)"),
+        "K": Size(2, 1, 20, "resources (classes 7 and 8: at least 2)")}),
     "kresource_selection": (_selection, dict(_K)),
     "kresource_response": (_response, {
         **_K, "n": Size(8, 1, 1000, "jobs"),
@@ -200,7 +217,7 @@ def instance(family: str, seed: int, **size: Any) -> dict[str, Any]:
     data = gen(random.Random(seed), **params)
     from sim import problems, registry
 
-    if "name" in problems.schema(family).get("properties", {}):
+    if "name" in problems.schema(FAMILY_OF.get(family, family)).get("properties", {}):
         data["name"] = f"{family} seed {seed} " + " ".join(f"{k}={v}"
                                                           for k, v in params.items())
     registry.load_problem(data, source=f"{family} seed {seed}")  # every generated file loads

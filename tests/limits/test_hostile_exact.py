@@ -20,7 +20,7 @@ HUGE = [1, 2, 3, 7, 10**6 + 3, 10**12 - 1, 10**12, 10**12 + 1, 2**53 - 1, 2**53 
         2**62 + 1, 2**63 - 1]
 """Magnitudes around every limit an exact model has (13 digits, 2^53, int64)."""
 
-EXACT = {"kresource_epochs": ("cpsat", "ilp"), "kresource_selection": ("cpsat", "ilp"),
+EXACT = {"kresource_epochs": ("cpsat", "colgen", "ilp"), "kresource_selection": ("cpsat", "ilp"),
          "kresource_response": ("cpsat", "ilp"), "gang_schedule": ("cpsat", "ilp"),
          "task_mapping": ("cpsat", "ilp"), "slot_assignment": ("cpsat", "ilp")}
 """The exact solvers of each family checked here against its ``brute`` solver."""

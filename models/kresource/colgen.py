@@ -1,0 +1,542 @@
+"""Minimum epochs (vector bin packing) by column generation and price-and-branch.
+
+The Gilmore-Gomory set-cover LP (Gilmore & Gomory 1961; for vector packing Caprara &
+Toth 2001, Brandao & Pedroso 2016)::
+
+    min sum_p lambda_p   s.t.   sum_{p containing j} lambda_p >= 1  (every job j),
+                                lambda_p >= 0,
+
+over the feasible patterns p (job sets that fit one epoch, :mod:`.pricing`), is solved on
+a growing set of columns by GLOP (``ortools.linear_solver.pywraplp``); its dual values
+``y_j >= 0`` price new columns, first by the greedy patterns, then exactly by CP-SAT.
+
+Certified bound (Farley 1990): for *any* non-negative weights ``w_j``, every packing
+into ``m`` epochs has ``sum_j w_j = sum_epochs w(epoch) <= m z`` with ``z`` an upper
+bound on the largest weight of a pattern, so ``m >= ceil(sum_j w_j / z)``. The weights
+are the LP's duals scaled and rounded down to integers (``floor(y_j SCALE)``) and ``z``
+is proved by CP-SAT on those integers (:func:`models.kresource.pricing.best_pattern`:
+the maximum, or its proof that no pattern weighs ``z + 1`` or more), so the bound is
+computed in integers (``fractions.Fraction``, then ceil) and holds however inexact the
+floating LP was: the LP only chooses the weights. The LP's coefficients are 0 and 1; the
+demands and capacities enter only the integer pricing, never a floating model, so no
+magnitude the family accepts (:mod:`sim.problems.kresource`, sums at most 10^12) is
+rounded anywhere. The volume bound ``max_k ceil(sum_j r_jk / C_k)`` is the floor of
+every bound.
+
+Exact pricing asks a decision, not the maximum: with ``W = sum_j w_j`` and the aim
+``B = ceil(LP value)`` (the most these duals can certify; at most the incumbent), a
+pattern of weight at least ``ceil(W / (B - 1))`` is sought. None proves ``B``; one found
+is an improving column (up to :data:`ENOUGH` are added per call). Column generation
+stops once the bound reaches ``ceil(LP value)`` (the restricted master's value only
+falls), the incumbent, or no column prices out.
+
+:func:`solve_epochs` (price-and-branch), every stage within ``time_limit`` seconds of
+wall clock:
+
+1. the first-fit packings (:func:`ffd`: queue order, four size measures; on 500 jobs they
+   beat the queue-order rules of :func:`models.kresource.common.best_packing` under a
+   short limit, which overran a 0.5 s limit by itself): the incumbent and the first
+   columns;
+2. column generation (:class:`_Generator`) on at most :data:`LP_SHARE` of the time;
+3. when the LP value rounded up already meets the incumbent (no dive can beat it), more
+   column generation on this stage's time first; then diving (:func:`dives`): round up
+   the largest fractional column, generate columns by the greedy pricing only, until
+   the LP solution is integral (a packing) or its value rounded up reaches the
+   incumbent; again, rounding up one of the largest at random, until a packing meets
+   the bound; on at most :data:`DIVE_SHARE` of the time left;
+4. the integer master over the generated columns by CP-SAT (a cover; a job in two chosen
+   patterns is kept in the first, which stays feasible), on at most
+   :data:`MASTER_SHARE` of the time left;
+5. when the incumbent is still above the bound, the CP-SAT epochs model
+   (:func:`models.kresource.cpsat.solve_epochs`' M1 model) with the certified bound as
+   a lower-bound constraint and the incumbent as its hint, on the time left.
+
+Each stage after the first is skipped once the incumbent meets the bound. OPTIMAL only
+when the incumbent's recomputed objective equals the certified bound.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from models.deadline import Deadline
+from models.kresource.common import OutOfTime, relabel
+from models.kresource.pricing import best_pattern, complete, greedy_patterns, job_sizes
+from sim.problems import checker, scorer
+from sim.problems.kresource import EpochProblem
+from sim.result import Result, Status, build
+
+__all__ = ["ColgenOptions", "Bound", "lp_bound", "farley", "ffd", "solve_epochs"]
+
+SCALE = 10**6
+"""Integer weight of a dual value of 1 (weights ``floor(y_j SCALE)``): the bound loses at
+most ``n / SCALE`` of an epoch's worth of weight to the rounding."""
+ENOUGH = 1
+"""An exact pricing call stops after this many improving columns (unless it proves)."""
+FFD_SHARE = 0.1
+"""Share of ``time_limit`` after which no further first-fit packing starts."""
+LP_SHARE = 0.5
+"""Largest share of ``time_limit`` for column generation (stage 2)."""
+DIVE_SHARE = 0.5
+"""Largest share of the time left after stage 2 for diving (stage 3)."""
+MASTER_SHARE = 0.5
+"""Largest share of the time left after stage 3 for the integer master (stage 4)."""
+DIVE_CHOICES = 3
+"""A dive after the first rounds up one of this many largest fractional columns."""
+EPS = 1e-9
+"""A greedy column enters when its dual value exceeds ``1 + EPS``."""
+LP_TOL = 1e-6
+"""Column generation stops once the certified bound reaches ``ceil(LP value - LP_TOL)``:
+the restricted master's value only falls as columns enter, so the bound cannot rise
+above that ceiling (the tolerance absorbs GLOP's; stopping early never makes a bound
+invalid, it can only leave it lower)."""
+
+
+@dataclass(frozen=True)
+class ColgenOptions:
+    """Options of :func:`solve_epochs`.
+
+    Parameters
+    ----------
+    lp_share : float
+        Share of the time limit for column generation, in (0, 1].
+    dive_share : float
+        Share of the time left after it for diving, in [0, 1].
+    master_share : float
+        Share of the time left after that for the integer master, in [0, 1].
+    fallback : bool
+        Run stage 4 (the CP-SAT epochs model with the bound) when stages 1-3 prove
+        nothing.
+    """
+
+    lp_share: float = LP_SHARE
+    dive_share: float = DIVE_SHARE
+    master_share: float = MASTER_SHARE
+    fallback: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 < self.lp_share <= 1:
+            raise ValueError(f"lp_share must be in (0, 1], got {self.lp_share!r}")
+        if not 0 <= self.dive_share <= 1:
+            raise ValueError(f"dive_share must be in [0, 1], got {self.dive_share!r}")
+        if not 0 <= self.master_share <= 1:
+            raise ValueError(f"master_share must be in [0, 1], got {self.master_share!r}")
+
+
+@dataclass
+class Bound:
+    """The outcome of column generation.
+
+    Parameters
+    ----------
+    bound : int
+        The certified lower bound on the number of epochs (at least the volume bound).
+    lp : float or None
+        The last restricted master LP value (floating; information only).
+    converged : bool
+        The exact pricing found no improving column (the LP bound is reached up to the
+        rounding of the weights).
+    columns : list of tuple of int
+        Every pattern generated (job indices, ascending), the first ones the initial
+        columns.
+    lp_solution : dict
+        Column index -> LP value of the last master LP (positive values only).
+    certificate : tuple
+        ``(weights, z)`` of the best Farley bound: integer weights per job and the upper
+        bound on a pattern's weight (empty when the volume bound stands).
+    rounds : int
+        Master LP solves.
+    exact : int
+        Exact pricing calls.
+    """
+
+    bound: int
+    lp: float | None = None
+    converged: bool = False
+    columns: list[tuple[int, ...]] = field(default_factory=list)
+    lp_solution: dict[int, float] = field(default_factory=dict)
+    certificate: tuple = ()
+    rounds: int = 0
+    exact: int = 0
+
+
+def farley(weights: Sequence[int], z: int) -> int:
+    """Farley's bound ``ceil(sum_j w_j / z)`` in exact arithmetic (module docstring);
+    ``z`` must bound every pattern's weight from above. 0 without weight."""
+    total = sum(weights)
+    if total == 0:
+        return 0
+    if z <= 0:
+        raise ValueError(f"farley: z must be positive with positive weights, got {z}")
+    return math.ceil(Fraction(total, z))
+
+
+def ffd(problem: EpochProblem, deadline: Deadline | None = None) -> list[list[list[int]]]:
+    """First-fit packings: in queue order, then decreasing by each size measure of a job
+    (the sum, the largest and the sum of squares of its normalised demands
+    ``r_jk / C_k``, and the largest then the sum), each an epoch list. The measures only
+    order the jobs (floating point); every fit is checked in integers. With a
+    ``deadline``, the orders after the first are skipped once it has expired."""
+    cap, dem, K = problem.capacity, problem.demands, problem.K
+    norm = [[d[k] / cap[k] for k in range(K)] for d in dem]
+    measures = (None, lambda v: sum(v), lambda v: max(v), lambda v: sum(x * x for x in v),
+                lambda v: (max(v), sum(v)))
+    out = []
+    for measure in measures:
+        if out and deadline is not None and deadline.expired():
+            break
+        order = range(problem.n) if measure is None else sorted(
+            range(problem.n), key=lambda j, m=measure: m(norm[j]), reverse=True)
+        free: list[list[int]] = []
+        epochs: list[list[int]] = []
+        for j in order:
+            d = dem[j]
+            for f, ep in zip(free, epochs, strict=True):
+                if all(d[k] <= f[k] for k in range(K)):
+                    for k in range(K):
+                        f[k] -= d[k]
+                    ep.append(j)
+                    break
+            else:
+                free.append([cap[k] - d[k] for k in range(K)])
+                epochs.append([j])
+        out.append(relabel(epochs))
+    return out
+
+
+class _Master:
+    """The restricted master LP in GLOP, grown one column at a time."""
+
+    def __init__(self, n: int) -> None:
+        from ortools.linear_solver import pywraplp
+
+        self.solver = pywraplp.Solver.CreateSolver("GLOP")
+        if self.solver is None:
+            raise RuntimeError("GLOP is not available in this OR-Tools build")
+        inf = self.solver.infinity()
+        self.rows = [self.solver.Constraint(1.0, inf) for _ in range(n)]
+        self.vars: list = []
+        self.objective = self.solver.Objective()
+        self.objective.SetMinimization()
+
+    def add(self, pattern: Sequence[int]) -> None:
+        v = self.solver.NumVar(0.0, self.solver.infinity(), "")
+        self.objective.SetCoefficient(v, 1.0)
+        for j in pattern:
+            self.rows[j].SetCoefficient(v, 1.0)
+        self.vars.append(v)
+
+    def fix(self, i: int, lower: float = 1.0) -> None:
+        """Round column ``i`` up (its value at least 1), or release it (``lower=0``)."""
+        self.vars[i].SetLb(lower)
+
+    def solve(self, time_limit: float | None) -> tuple[float, list[float], dict[int, float]]:
+        """LP value, duals per job and the positive column values; raises OutOfTime
+        when GLOP does not finish optimal."""
+        from ortools.linear_solver import pywraplp
+
+        if time_limit is not None:
+            self.solver.SetTimeLimit(max(1, int(time_limit * 1000)))
+        st = self.solver.Solve()
+        if st != pywraplp.Solver.OPTIMAL:
+            raise OutOfTime
+        duals = [r.dual_value() for r in self.rows]
+        sol = {i: v.solution_value() for i, v in enumerate(self.vars)
+               if v.solution_value() > 1e-9}
+        return self.objective.Value(), duals, sol
+
+
+class _Generator:
+    """Column generation on the restricted master: the columns, the LP, the pricing."""
+
+    def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int
+                 ) -> None:
+        self.problem, self.seed = problem, seed
+        self.master = _Master(problem.n)
+        self.columns: list[tuple[int, ...]] = []
+        self.index: dict[tuple[int, ...], int] = {}
+        self.sizes = job_sizes(problem)
+        self.by_size = sorted(range(problem.n), key=lambda j: -self.sizes[0][j])
+        self.out = Bound(bound=problem.lower_bound(), columns=self.columns)
+        for p in columns:
+            self.add(p)
+
+    def add(self, p: Sequence[int]) -> bool:
+        """Add pattern ``p`` as a column; False when it is there already."""
+        key = tuple(sorted(p))
+        if key in self.index:
+            return False
+        self.index[key] = len(self.columns)
+        self.columns.append(key)
+        self.master.add(key)
+        return True
+
+    def run(self, deadline: Deadline, *, target: int | None = None, certify: bool = True
+            ) -> bool:
+        """Generate columns until the LP is optimal over every pattern (True), the
+        certified bound reaches ``target`` or its ceiling, or time runs out (False).
+        ``certify`` updates the certified bound from every exact pricing."""
+        out, problem = self.out, self.problem
+        while not deadline.expired():
+            try:
+                out.lp, duals, out.lp_solution = self.master.solve(deadline.left())
+            except OutOfTime:
+                return False
+            out.rounds += 1
+            if certify and out.bound >= math.ceil(out.lp - LP_TOL):
+                out.converged = True  # the LP value only falls: its ceiling is reached
+                return True
+            added = 0
+            for p in greedy_patterns(problem, duals, sizes=self.sizes):
+                if sum(duals[j] for j in p) > 1 + EPS:
+                    added += self.add(p)
+            if added:
+                continue
+            if not certify:
+                return False  # greedy pricing only (diving)
+            weights = [math.floor(y * SCALE) if math.isfinite(y) and y > 0 else 0
+                       for y in duals]
+            aim = math.ceil(out.lp - LP_TOL)  # the best bound these duals can certify
+            if target is not None:
+                aim = min(aim, target)
+            # no pattern of weight >= at_least proves ceil(W / (at_least - 1)) >= aim
+            total = sum(weights)
+            at_least = SCALE + 1 if aim < 2 else max(SCALE + 1, -(-total // (aim - 1)))
+            hint = max(self.columns, key=lambda p: sum(weights[j] for j in p))
+            price = best_pattern(problem, weights, time_limit=deadline.left(),
+                                 seed=self.seed, hint=hint, above=SCALE, enough=ENOUGH,
+                                 at_least=at_least)
+            out.exact += 1
+            if price.upper > 0:
+                b = farley(weights, price.upper)
+                if b > out.bound:
+                    out.bound, out.certificate = b, (tuple(weights), price.upper)
+            if price.proved and price.upper <= SCALE or out.bound >= aim:
+                out.converged = True  # no column prices above 1, or the aim is proved
+                return True
+            for p in price.found:
+                added += self.add(complete(problem, p, self.by_size))
+            if not added:
+                return False  # nothing new to add: the LP cannot move
+        return False
+
+
+def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
+             time_limit: float | None, seed: int = 0, target: int | None = None) -> Bound:
+    """Column generation from ``columns`` (which must cover every job) within
+    ``time_limit`` seconds; stops early once the certified bound reaches ``target``
+    (the incumbent's number of epochs). See the module docstring."""
+    gen = _Generator(problem, columns, seed)
+    gen.run(Deadline(time_limit), target=target)
+    return gen.out
+
+
+def dive(gen: _Generator, *, upper: int, time_limit: float | None,
+         rng: random.Random | None = None) -> list[list[int]] | None:
+    """One dive from the current LP of ``gen``: fix (round up) the column of largest
+    fractional LP value (with ``rng``, one of the :data:`DIVE_CHOICES` largest, at
+    random), and every column at 1, generate columns again (greedy pricing), until the
+    LP solution is integral (an epoch list, returned) or its value rounded up reaches
+    ``upper`` (None: this dive cannot beat the incumbent) or time runs out (None). The
+    columns fixed are released at the end."""
+    deadline = Deadline(time_limit)
+    fixed: set[int] = set()
+    try:
+        while not deadline.expired():
+            lp, sol = gen.out.lp, gen.out.lp_solution
+            if lp is None or math.ceil(lp - LP_TOL) >= upper:
+                return None
+            ones = [i for i, v in sol.items() if v > 1 - 1e-6]
+            frac = sorted(((v, i) for i, v in sol.items()
+                           if v <= 1 - 1e-6 and i not in fixed), reverse=True)
+            if not frac:
+                return _cover_to_partition(gen.problem, [gen.columns[i] for i in ones])
+            _, pick = frac[0] if rng is None else rng.choice(frac[:DIVE_CHOICES])
+            for i in ones + [pick]:
+                if i not in fixed:
+                    fixed.add(i)
+                    gen.master.fix(i)
+            gen.run(deadline, certify=False)
+        return None
+    finally:
+        for i in fixed:
+            gen.master.fix(i, 0.0)
+
+
+def dives(gen: _Generator, *, upper: int, lower: int, time_limit: float | None,
+          seed: int = 0) -> tuple[list[list[int]] | None, int]:
+    """Dives (:func:`dive`) until one meets ``lower`` or the time is spent (at most one
+    without a limit): the first takes the largest column, the others choose at random
+    (``random.Random(seed)``) and start from the LP over every column generated so far.
+    Returns the best packing found below ``upper`` (or None) and the number of dives."""
+    deadline = Deadline(time_limit)
+    rng = random.Random(seed)
+    best, count = None, 0
+    while not deadline.expired():
+        if count:
+            gen.run(deadline, certify=False)  # the LP again, nothing fixed
+        lp = gen.out.lp
+        if lp is None or math.ceil(lp - LP_TOL) >= (upper if best is None else len(best)):
+            break  # no dive from this LP can beat the incumbent
+        sol = dive(gen, upper=upper if best is None else len(best),
+                   time_limit=deadline.left(), rng=rng if count else None)
+        count += 1
+        if sol is not None and (best is None or len(sol) < len(best)):
+            best = sol
+        if best is not None and len(best) <= lower or time_limit is None:
+            break
+    return best, count
+
+
+def _cover_to_partition(problem: EpochProblem, patterns: Sequence[Sequence[int]]
+                        ) -> list[list[int]]:
+    """Epochs from chosen patterns that cover every job: each job kept in its first."""
+    seen: set[int] = set()
+    out = []
+    for p in patterns:
+        ep = [j for j in p if j not in seen]
+        seen.update(ep)
+        if ep:
+            out.append(ep)
+    return relabel(out)
+
+
+def integer_master(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
+                   lower: int, incumbent: Sequence[Sequence[int]], time_limit: float | None,
+                   seed: int = 0) -> list[list[int]] | None:
+    """The fewest columns covering every job (CP-SAT, one worker), between ``lower``
+    and ``len(incumbent)`` of them, hinted with the incumbent's epochs (when they are
+    columns). Returns the epochs found, or None."""
+    from ortools.sat.python import cp_model
+
+    m = cp_model.CpModel()
+    z = [m.new_bool_var(f"z{i}") for i in range(len(columns))]
+    cover: list[list[int]] = [[] for _ in range(problem.n)]
+    for i, p in enumerate(columns):
+        for j in p:
+            cover[j].append(i)
+    for cs in cover:
+        if not cs:
+            return None
+        m.add_bool_or(z[i] for i in cs)
+    m.add(sum(z) >= lower)
+    m.add(sum(z) <= len(incumbent))
+    index = {p: i for i, p in enumerate(columns)}
+    for ep in incumbent:
+        i = index.get(tuple(sorted(ep)))
+        if i is not None:
+            m.add_hint(z[i], 1)
+    m.minimize(sum(z))
+    s = cp_model.CpSolver()
+    s.parameters.num_workers = 1
+    s.parameters.random_seed = int(seed)
+    if time_limit is not None:
+        s.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+    st = s.solve(m)
+    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    return _cover_to_partition(problem, [columns[i] for i in range(len(columns))
+                                         if s.value(z[i])])
+
+
+def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed: int = 0,
+                 lp_share: float = LP_SHARE, dive_share: float = DIVE_SHARE,
+                 master_share: float = MASTER_SHARE, fallback: bool = True) -> Result:
+    """Minimum epochs by price-and-branch (module docstring); ``time_limit`` in seconds
+    of wall clock covers every stage. The one-time imports of OR-Tools happen before
+    the clock starts."""
+    from ortools.linear_solver import pywraplp  # noqa: F401  (imported before the clock)
+    from ortools.sat.python import cp_model  # noqa: F401
+
+    opts = ColgenOptions(lp_share, dive_share, master_share, fallback)
+    deadline = Deadline(time_limit)
+    params = {"time_limit": time_limit, "lp_share": lp_share, "dive_share": dive_share,
+              "master_share": master_share, "fallback": fallback}
+    packings = ffd(problem, _share(deadline, FFD_SHARE))
+    best = min(packings, key=len)
+    notes = [f"greedy {len(best)}"]
+    volume = problem.lower_bound()
+
+    def done(sol: list[list[int]], bound: int) -> Result:
+        status = Status.OPTIMAL if len(sol) == bound else Status.FEASIBLE
+        return build(solver="colgen", status=status, solution=sol, bound=bound,
+                     check=checker(problem), objective=scorer(problem), seed=seed,
+                     runtime=deadline.elapsed(), params=params, note="; ".join(notes))
+
+    if len(best) == volume:
+        notes.append("meets the volume bound")
+        return done(best, volume)
+    columns = [tuple(sorted(ep)) for sol in packings for ep in sol]
+    gen = _Generator(problem, columns, seed)
+    gen.run(_share(deadline, opts.lp_share), target=len(best))
+    lb = gen.out
+    bound = max(volume, lb.bound)
+    notes.append(f"certified bound {bound} (LP {lb.lp if lb.lp is None else round(lb.lp, 4)}, "
+                 f"{len(lb.columns)} columns, {lb.rounds} LP solves, {lb.exact} exact "
+                 f"pricings{', converged' if lb.converged else ''}, "
+                 f"{deadline.elapsed():.2f} s)")
+    if len(best) <= bound or deadline.expired():
+        return done(best, bound)
+    if not lb.converged and lb.lp is not None and math.ceil(lb.lp - LP_TOL) >= len(best):
+        # no dive can beat the incumbent from this LP: the dives' time goes to the bound
+        gen.run(_share(deadline, opts.dive_share), target=len(best))
+        bound = max(bound, gen.out.bound)
+        notes.append(f"more columns: bound {bound} (LP {round(gen.out.lp, 4)}, "
+                     f"{gen.out.exact} exact pricings{', converged' if lb.converged else ''}, "
+                     f"{deadline.elapsed():.2f} s)")
+        if len(best) <= bound or deadline.expired():
+            return done(best, bound)
+    sol, count = dives(gen, upper=len(best), lower=bound, seed=seed,
+                       time_limit=_share(deadline, opts.dive_share).limit)
+    if sol is not None and len(sol) < len(best):
+        best = sol
+    notes.append(f"{count} dive(s) {'-' if sol is None else len(sol)} ({len(gen.columns)} "
+                 f"columns, {deadline.elapsed():.2f} s)")
+    if len(best) <= bound or deadline.expired():
+        return done(best, bound)
+    left = deadline.solver_time()
+    sol = integer_master(problem, gen.columns, lower=bound, incumbent=best, seed=seed,
+                         time_limit=None if left is None else opts.master_share * left)
+    if sol is not None and len(sol) < len(best):
+        best = sol
+    notes.append(f"integer master {len(best)} ({deadline.elapsed():.2f} s)")
+    if len(best) <= bound or not opts.fallback or deadline.expired():
+        return done(best, bound)
+    best, bound = _fallback(problem, best, bound, deadline, seed, notes)
+    return done(best, bound)
+
+
+def _share(deadline: Deadline, share: float) -> Deadline:
+    """A deadline for a stage: ``share`` of the time left of ``deadline`` (less its
+    reserve), from now."""
+    left = deadline.solver_time()
+    return Deadline(None if left is None else share * left)
+
+
+def _fallback(problem: EpochProblem, best: list[list[int]], bound: int, deadline: Deadline,
+              seed: int, notes: list[str]) -> tuple[list[list[int]], int]:
+    """Stage 4: the CP-SAT epochs model with ``sum y >= bound``, hinted with ``best``."""
+    from models.kresource.cpsat import _epochs_model, _solver, _status
+
+    try:
+        m, x, _ = _epochs_model(problem, best, bound, deadline.t0, deadline.limit)
+    except OutOfTime:
+        notes.append("no time for cpsat")
+        return best, bound
+    left = deadline.solver_time()
+    if left is not None and left <= 0:
+        return best, bound
+    s = _solver(left, seed)
+    status = _status(s.solve(m))
+    if status in (Status.OPTIMAL, Status.FEASIBLE):
+        sol = relabel([[j for j in range(problem.n) if (j, e) in x and s.value(x[j, e])]
+                       for e in range(len(best))])
+        if len(sol) < len(best):
+            best = sol
+        bound = max(bound, math.ceil(s.best_objective_bound - 1e-9))
+    notes.append(f"cpsat {status.value} {len(best)}")
+    return best, bound

@@ -1,0 +1,214 @@
+"""Pricing for the Gilmore-Gomory set-cover LP of minimum epochs (vector bin packing).
+
+A *pattern* is a set of jobs that fits one epoch: ``sum_{j in p} r_jk <= C_k`` for every
+resource k. Pricing asks for the pattern of largest dual value ``sum_{j in p} y_j`` (a
+K-dimensional 0/1 knapsack).
+
+- :func:`greedy_patterns`: heuristic patterns (jobs in decreasing order of dual value per
+  unit of normalised size, several size measures; every pattern completed with the jobs
+  that still fit), float duals; used while they find an improving pattern.
+- :func:`best_pattern`: the exact maximum for non-negative *integer* weights ``w_j``, by
+  CP-SAT (one worker, integer arithmetic throughout). Its answer ``z`` is an upper bound
+  on every pattern's weight: the optimum when proved, else CP-SAT's own bound. Farley's
+  bound ``ceil(sum_j w_j / z)`` (:mod:`models.kresource.colgen`) rests on it.
+
+All sizes are the problem's integers; nothing here rounds a demand or a capacity.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sim.problems.kresource import EpochProblem
+
+__all__ = ["Pricing", "greedy_patterns", "best_pattern", "fits", "complete", "job_sizes"]
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """One exact pricing answer.
+
+    Parameters
+    ----------
+    upper : int
+        An upper bound on ``max_p sum_{j in p} w_j`` over every feasible pattern (the
+        maximum itself when ``proved``).
+    pattern : tuple of int
+        The best pattern found (job indices, ascending; empty when none was found).
+    value : int
+        Its weight ``sum_{j in pattern} w_j``.
+    proved : bool
+        ``upper == value`` was proved by the solver.
+    found : tuple of tuple of int
+        The patterns of weight above the caller's threshold seen during the search.
+    """
+
+    upper: int
+    pattern: tuple[int, ...]
+    value: int
+    proved: bool
+    found: tuple[tuple[int, ...], ...] = ()
+
+
+def fits(problem: EpochProblem, pattern: Sequence[int]) -> bool:
+    """Whether the jobs of ``pattern`` fit one epoch (integer sums)."""
+    return all(sum(problem.demands[j][k] for j in pattern) <= c
+               for k, c in enumerate(problem.capacity))
+
+
+def complete(problem: EpochProblem, pattern: Sequence[int], order: Sequence[int]
+             ) -> tuple[int, ...]:
+    """``pattern`` with every job of ``order`` added (in that order) that still fits."""
+    dem, K = problem.demands, problem.K
+    free = [c - sum(dem[j][k] for j in pattern) for k, c in enumerate(problem.capacity)]
+    out = set(pattern)
+    for j in order:
+        if j in out:
+            continue
+        d = dem[j]
+        if all(d[k] <= free[k] for k in range(K)):
+            for k in range(K):
+                free[k] -= d[k]
+            out.add(j)
+    return tuple(sorted(out))
+
+
+def job_sizes(problem: EpochProblem) -> tuple[list[float], list[float]]:
+    """Per job: the sum and the largest of its normalised demands ``r_jk / C_k``."""
+    cap = problem.capacity
+    norm = [[d[k] / cap[k] for k in range(problem.K)] for d in problem.demands]
+    return [max(sum(v), 1e-12) for v in norm], [max(max(v), 1e-12) for v in norm]
+
+
+def greedy_patterns(problem: EpochProblem, duals: Sequence[float], *,
+                    sizes: tuple[list[float], list[float]] | None = None,
+                    ) -> list[tuple[int, ...]]:
+    """Distinct heuristic patterns for the dual values ``duals`` (one per job, >= 0),
+    best first by dual value; each one maximal (no further job fits).
+
+    Orders tried: dual per unit of the summed normalised size, per unit of the largest
+    normalised size, and the dual alone; each filled greedily, then completed by the
+    order of decreasing size (jobs of zero dual complete the epoch for free)."""
+    sum_size, max_size = sizes if sizes is not None else job_sizes(problem)
+    n = problem.n
+    pos = [j for j in range(n) if duals[j] > 0]
+    by_size = sorted(range(n), key=lambda j: -sum_size[j])
+    keys = (lambda j: duals[j] / sum_size[j], lambda j: duals[j] / max_size[j],
+            lambda j: duals[j])
+    seen: set[tuple[int, ...]] = set()
+    out: list[tuple[float, tuple[int, ...]]] = []
+    for key in keys:
+        order = sorted(pos, key=lambda j: -key(j))
+        p = complete(problem, complete(problem, (), order), by_size)
+        if p not in seen:
+            seen.add(p)
+            out.append((sum(duals[j] for j in p), p))
+    out.sort(key=lambda t: -t[0])
+    return [p for _, p in out]
+
+
+def best_pattern(problem: EpochProblem, weights: Sequence[int], *,
+                 time_limit: float | None, seed: int = 0, hint: Sequence[int] = (),
+                 above: int | None = None, enough: int | None = None,
+                 at_least: int | None = None) -> Pricing:
+    """The pattern of largest integer weight (module docstring), by CP-SAT.
+
+    Parameters
+    ----------
+    weights : sequence of int
+        ``w_j >= 0`` per job; jobs of weight 0 are left out of the model.
+    time_limit : float or None
+        Seconds of wall clock for CP-SAT.
+    hint : sequence of int
+        A feasible pattern to start from.
+    above : int or None
+        Patterns of weight above ``above`` found during the search are collected in
+        ``Pricing.found`` (the columns that price out).
+    enough : int or None
+        Stop the search once this many of them are found (the answer is then not
+        proved: ``upper`` is CP-SAT's bound at the stop).
+    at_least : int or None
+        Search only the patterns of weight at least ``at_least`` (a decision: when
+        there is none, ``upper`` is ``at_least - 1``, proved; it is much easier to
+        prove than the maximum).
+
+    Returns
+    -------
+    Pricing
+        ``upper`` is a proved upper bound on every pattern's weight, valid also when
+        CP-SAT stops early (its bound, rounded up); with no answer at all, the trivial
+        ``sum_j w_j``.
+    """
+    from ortools.sat.python import cp_model
+
+    if any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in weights):
+        raise ValueError("best_pattern: weights must be non-negative integers")
+    jobs = [j for j in range(problem.n) if weights[j] > 0]
+    total = sum(weights[j] for j in jobs)
+    floor = 0 if at_least is None else max(0, at_least - 1)
+    if not jobs or floor >= total:
+        return Pricing(min(total, floor), (), 0, True)
+    if time_limit is not None and time_limit <= 0:
+        return Pricing(total, (), 0, False)
+    m = cp_model.CpModel()
+    x = {j: m.new_bool_var(f"x{j}") for j in jobs}
+    for k, c in enumerate(problem.capacity):
+        terms = [(problem.demands[j][k], x[j]) for j in jobs if problem.demands[j][k]]
+        if sum(a for a, _ in terms) > c:
+            m.add(sum(a * v for a, v in terms) <= c)
+    value_expr = sum(weights[j] * x[j] for j in jobs)
+    if at_least is not None:
+        m.add(value_expr >= at_least)
+    m.maximize(value_expr)
+    for j in hint:
+        if j in x:
+            m.add_hint(x[j], 1)
+    s = cp_model.CpSolver()
+    s.parameters.num_workers = 1
+    s.parameters.random_seed = int(seed)
+    if time_limit is not None:
+        s.parameters.max_time_in_seconds = float(time_limit)
+    cb = _Collector(x, weights, above, enough)
+    st = s.solve(m, cb)
+    found = tuple(p for p in cb.found if fits(problem, p))
+    if len(found) < len(cb.found):  # a solver bug: never trusted
+        raise RuntimeError("CP-SAT pricing returned a pattern over a capacity")
+    if st == cp_model.INFEASIBLE:
+        return Pricing(floor, (), 0, True, found)
+    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return Pricing(total, (), 0, False, found)
+    pattern = tuple(j for j in jobs if s.value(x[j]))
+    value = sum(weights[j] for j in pattern)
+    if not fits(problem, pattern):
+        raise RuntimeError("CP-SAT pricing returned a pattern over a capacity")
+    if st == cp_model.OPTIMAL:
+        return Pricing(value, pattern, value, True, found)
+    upper = max(floor, value, min(total, math.ceil(s.best_objective_bound)))
+    return Pricing(upper, pattern, value, upper <= value, found)
+
+
+def _Collector(x: dict, weights: Sequence[int], above: int | None,  # noqa: N802
+               enough: int | None) -> Any:
+    """A CP-SAT solution callback collecting the patterns of weight above ``above``; it
+    stops the search after ``enough`` of them (the class is made here: importing this
+    module imports no solver)."""
+    from ortools.sat.python import cp_model
+
+    class Collector(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[tuple[int, ...]] = []
+
+        def on_solution_callback(self) -> None:
+            if above is None:
+                return
+            p = tuple(j for j, v in x.items() if self.boolean_value(v))
+            if sum(weights[j] for j in p) > above:
+                self.found.append(p)
+                if enough is not None and len(self.found) >= enough:
+                    self.stop_search()
+
+    return Collector()

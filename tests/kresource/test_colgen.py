@@ -1,0 +1,147 @@
+"""Column generation for minimum epochs (``models.kresource.colgen``): its answers match
+brute force, its certified bound never exceeds the optimum (hostile magnitudes
+included), its exact pricing matches enumeration, and its stages stay within the
+time limit."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+
+import pytest
+
+from instances.vbp import CLASSES, instance
+from models.kresource import brute, colgen
+from models.kresource.pricing import best_pattern, fits
+from sim.problems.kresource import EpochProblem, check, from_dict
+from sim.result import Status
+
+
+def _random(rng: random.Random, max_n: int = 10) -> EpochProblem:
+    K, n = rng.randint(1, 3), rng.randint(2, max_n)
+    cap = tuple(rng.randint(10, 30) for _ in range(K))
+    dem = tuple(tuple(rng.randint(1, max(1, c // rng.choice((2, 3, 4)))) for c in cap)
+                for _ in range(n))
+    return EpochProblem(cap, dem)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _ortools_imported() -> None:
+    from ortools.linear_solver import pywraplp  # noqa: F401  (start-up, outside limits)
+    from ortools.sat.python import cp_model  # noqa: F401
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_colgen_matches_brute_force(seed: int) -> None:
+    p = _random(random.Random(seed))
+    ref = brute.solve_epochs(p)
+    assert ref.status is Status.OPTIMAL
+    got = colgen.solve_epochs(p, time_limit=20)
+    assert check(p, got.solution) == []
+    assert got.status is Status.OPTIMAL, got.note
+    assert got.objective == ref.objective
+    assert got.bound == ref.objective
+
+
+def _large(rng: random.Random) -> EpochProblem:
+    """Jobs of a third to two thirds of a capacity: the volume bound is weak there."""
+    K, n = rng.randint(1, 3), rng.randint(5, 12)
+    cap = tuple(rng.randint(20, 40) for _ in range(K))
+    return EpochProblem(cap, tuple(tuple(rng.randint(c // 5, 2 * c // 3) for c in cap)
+                                   for _ in range(n)))
+
+
+def test_certified_bound_never_above_the_optimum() -> None:
+    """The bound of column generation alone (no search after it) against brute force;
+    its certificate re-checked by enumeration. Most of these instances need Farley's
+    bound: the volume bound is below it."""
+    above_volume = 0
+    for seed in range(30):
+        p = _large(random.Random(1000 + seed))
+        opt = brute.solve_epochs(p).objective
+        columns = [tuple(sorted(ep)) for sol in colgen.ffd(p) for ep in sol]
+        lb = colgen.lp_bound(p, columns, time_limit=20)
+        assert p.lower_bound() <= lb.bound <= opt, seed
+        if lb.certificate:
+            weights, z = lb.certificate
+            # no pattern weighs more than z: checked by enumeration
+            assert _max_pattern(p, weights) <= z
+            assert colgen.farley(weights, z) == lb.bound
+            above_volume += lb.bound > p.lower_bound()
+    assert above_volume >= 5
+
+
+def _max_pattern(p: EpochProblem, weights) -> int:
+    best = 0
+    for r in range(1, p.n + 1):
+        for sub in itertools.combinations(range(p.n), r):
+            if fits(p, sub):
+                best = max(best, sum(weights[j] for j in sub))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_exact_pricing_matches_enumeration(seed: int) -> None:
+    rng = random.Random(2000 + seed)
+    p = _random(rng, max_n=11)
+    w = [rng.choice((0, 1, 7, 10**6, 10**9 + 7)) for _ in range(p.n)]
+    price = best_pattern(p, w, time_limit=20)
+    assert price.proved and price.upper == price.value == _max_pattern(p, w)
+    # the decision form: nothing at or above the maximum + 1, the maximum itself found
+    top = _max_pattern(p, w)
+    none = best_pattern(p, w, time_limit=20, at_least=top + 1)
+    assert none.proved and none.upper == top
+    some = best_pattern(p, w, time_limit=20, at_least=max(top, 1), above=max(top, 1) - 1)
+    assert some.upper == top and all(fits(p, q) for q in some.found)
+
+
+def test_farley_is_exact_where_floats_are_not() -> None:
+    # 3 * (10**15 + 1) / (10**15 + 1) is 3 exactly; as floats, a hair above 3 would ceil
+    # to 4 and overstate the bound
+    assert colgen.farley([10**15 + 1] * 3, 10**15 + 1) == 3
+    assert colgen.farley([2**53 + 1, 2**53 + 1], 2**53 + 1) == 2
+    assert colgen.farley([0, 0], 5) == 0
+    with pytest.raises(ValueError, match="z must be positive"):
+        colgen.farley([1], 0)
+
+
+def test_huge_demands_are_compared_as_integers() -> None:
+    """Demands near the family's limit (sums up to 10^12): C/2 and C/2 + 1 share an
+    epoch exactly (sum C), two of C/2 + 1 never do (sum C + 1)."""
+    C = 4 * 10**11 + 1
+    half = C // 2
+    p = EpochProblem((C, C), ((half, 1), (half + 1, 1), (half, 1), (half + 1, 1)))
+    got = colgen.solve_epochs(p, time_limit=20)
+    assert got.status is Status.OPTIMAL
+    assert got.objective == brute.solve_epochs(p).objective == 2
+    q = EpochProblem((C, C), ((half + 1, 1), (half + 1, 1), (half + 1, 1)))
+    got = colgen.solve_epochs(q, time_limit=20)
+    assert got.status is Status.OPTIMAL and got.objective == got.bound == 3
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_benchmark_classes_load_and_solve(cls: str) -> None:
+    p = from_dict(instance(cls, 21, 3, 7))
+    r = colgen.solve_epochs(p, time_limit=5)
+    assert check(p, r.solution) == []
+    assert r.bound is not None and p.lower_bound() <= r.bound <= r.objective
+
+
+def test_time_limit_covers_every_stage() -> None:
+    p = from_dict(instance("ct1", 250, 10, 1))  # column generation alone takes longer
+    for limit in (0.0, 1.0, 3.0):
+        t = time.perf_counter()
+        r = colgen.solve_epochs(p, time_limit=limit)
+        wall = time.perf_counter() - t
+        assert wall < limit + 0.75, (limit, wall, r.note)
+        assert check(p, r.solution) == []
+        assert r.status is Status.FEASIBLE and r.bound <= r.objective
+
+
+def test_bad_options_are_refused() -> None:
+    p = EpochProblem((4,), ((1,), (2,)))
+    with pytest.raises(ValueError, match="lp_share"):
+        colgen.solve_epochs(p, lp_share=0)
+    with pytest.raises(ValueError, match="master_share"):
+        colgen.solve_epochs(p, master_share=2)
