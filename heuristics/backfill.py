@@ -60,6 +60,7 @@ from operator import attrgetter, eq, itemgetter, not_
 
 import numpy as np
 
+from heuristics.predictors import Predicted
 from heuristics.selection import make_selection
 from instances.job import Job
 from sim.batch.planner import Planner
@@ -192,12 +193,17 @@ class FCFS(_Selecting, _PlannedPolicy):
         return frozenset({FCFS_ORDER})
 
 
-class EASY(_Selecting, _PlannedPolicy):
-    """EASY backfilling (Lifka): one reservation, for the first job in the queue; the
-    backfill candidates are chosen by the selection rule."""
+class _EASYPlan(_Selecting, _PlannedPolicy):
+    """EASY's planning on the requests (or, under :class:`EASY`'s predictor, on the
+    predictions): see :class:`EASY`."""
 
     name = "easy"
     base_name = "easy"
+
+    def _backfill_order(self, waiting: list[Job]) -> list[Job]:
+        """The backfill candidates (the queue after its head) in the order tried: queue
+        order."""
+        return waiting
 
     def guarantees(self) -> frozenset[str]:
         # the head's reservation holds when no job outlives its request
@@ -261,13 +267,77 @@ class EASY(_Selecting, _PlannedPolicy):
                 if now + job.requested > shadow:
                     extra[0] = -1  # recomputed when next needed
 
-            more = plan.fill(q[1:], now, admissible, self.rule, before_start=started_one)
+            more = plan.fill(self._backfill_order(q[1:]), now, admissible, self.rule,
+                             before_start=started_one)
             profile.release(shadow, head.requested, head.demand)
             if more:
                 gone = {j.id for j in more}
                 self.queue = [j for j in q if j.id not in gone]
                 started += more
         return started
+
+
+class EASY(Predicted, _EASYPlan):
+    """EASY backfilling (Lifka): one reservation, for the first job in the queue; the
+    backfill candidates are chosen by the selection rule, tried in queue order.
+
+    ``predictor`` and ``correction``: plan with runtime predictions instead of the
+    requests (:mod:`heuristics.predictors`); then no guarantee is declared.
+    """
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first", predictor: str = "user",
+                 correction: str | None = None) -> None:
+        self._init_selection(select, window, fullness, bl_fallback, bl_fullness, ties)
+        self._init_prediction(predictor, correction)
+
+
+class SJBF(EASY):
+    """Shortest-job-backfilled-first EASY: the head of the queue gets EASY's reservation
+    (Lifka), and the backfill candidates are tried shortest first by their estimated run
+    length (the request, or the prediction under ``predictor``), ties in queue order.
+
+    The SJBF ordering compared by Srinivasan, Kettimuthu, Subramani & Sadayappan,
+    "Characterization of backfilling strategies for parallel job scheduling" (ICPP
+    workshops 2002) and used by EASY++ (Tsafrir, Etsion & Feitelson, IEEE TPDS 2007).
+    With the requests it keeps EASY's guarantee (a backfilled job never delays the
+    head's reservation, whatever the order tried); with a selection rule other than FF
+    the rule picks among the candidates in this order.
+    """
+
+    name = "sjbf"
+    base_name = "sjbf"
+
+    def _backfill_order(self, waiting: list[Job]) -> list[Job]:
+        """The backfill candidates shortest (estimated) first, ties in queue order."""
+        return sorted(waiting, key=_REQUESTED)
+
+
+class EASYPlusPlus(SJBF):
+    """EASY++ (Tsafrir, Etsion & Feitelson, "Backfilling using system-generated
+    predictions rather than user runtime estimates", IEEE TPDS 18(6), 2007): SJBF
+    planned with the ``last2`` predictions (the mean run length of the user's last two
+    ended jobs, capped by the request) and the incremental ``steps`` correction when a
+    running job outlives its prediction (:mod:`heuristics.predictors`).
+
+    The head's reservation is computed from predictions, so it is no guarantee in the
+    request's sense: EASY++ declares none and promises nothing. The options are
+    :class:`EASY`'s, with ``predictor="last2"`` as the default.
+    """
+
+    name = "easy++"
+    base_name = "easy++"
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first", predictor: str = "last2",
+                 correction: str | None = None) -> None:
+        super().__init__(select=select, window=window, fullness=fullness,
+                         bl_fallback=bl_fallback, bl_fullness=bl_fullness, ties=ties,
+                         predictor=predictor, correction=correction)
+        if predictor == "last2":
+            self.name = self.name.removesuffix("+last2")  # "easy++" says its predictor
 
 
 COMPRESSION = ("arrival", "start", "now", "none")
@@ -349,27 +419,8 @@ def _earlier_start(times: list[int], free: list[list[int]], duration: int,
     return None
 
 
-class Conservative(_Selecting, _PlannedPolicy):
-    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends;
-    with BL or BB the rule picks who takes capacity freed early (module docstring).
-
-    Parameters
-    ----------
-    select, window, fullness, bl_fallback, bl_fullness, ties
-        The job selection rule (see ``EASY``).
-    compression : {"arrival", "start", "now", "none"}
-        How the schedule is compressed when a job ends before its requested time:
-        waiting jobs re-placed at their earliest start in arrival order (default, as
-        above), in order of their current reserved start, only the jobs that can start
-        at once ("now"; the others keep their reservations), or not at all (every job
-        keeps the reservation it got at arrival; later arrivals may still backfill into
-        the freed hole). The last three are readings of the paper's simulator that
-        Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.talby.tables``.
-    compiled : bool
-        Run the compression pass compiled (``heuristics.compress_kernel``, numba) when
-        numba is installed (default); False forces the pure-Python pass. The schedule
-        is the same either way.
-    """
+class _ConservativePlan(_Selecting, _PlannedPolicy):
+    """Conservative backfilling's planning: see :class:`Conservative`."""
 
     name = "conservative"
     base_name = "conservative"
@@ -582,6 +633,43 @@ class Conservative(_Selecting, _PlannedPolicy):
         return w
 
 
+class Conservative(Predicted, _ConservativePlan):
+    """Conservative backfilling (Mu'alem & Feitelson) with compression on early ends;
+    with BL or BB the rule picks who takes capacity freed early (module docstring).
+
+    Parameters
+    ----------
+    select, window, fullness, bl_fallback, bl_fullness, ties
+        The job selection rule (see ``EASY``).
+    compression : {"arrival", "start", "now", "none"}
+        How the schedule is compressed when a job ends before its requested time:
+        waiting jobs re-placed at their earliest start in arrival order (default, as
+        above), in order of their current reserved start, only the jobs that can start
+        at once ("now"; the others keep their reservations), or not at all (every job
+        keeps the reservation it got at arrival; later arrivals may still backfill into
+        the freed hole). The last three are readings of the paper's simulator that
+        Talby & Feitelson (IPPS'99) do not rule out; see ``sim.experiments.talby.tables``.
+    compiled : bool
+        Run the compression pass compiled (``heuristics.compress_kernel``, numba) when
+        numba is installed (default); False forces the pure-Python pass. The schedule
+        is the same either way.
+    predictor, correction : str
+        Plan with runtime predictions instead of the requests
+        (:mod:`heuristics.predictors`); then no guarantee is declared.
+    """
+
+
+    def __init__(self, *, select: str = "ff", window: int = 1, fullness: str = "mult",
+                 bl_fallback: str = "ff", bl_fullness: str = "none",
+                 ties: str = "first", compression: str = "arrival",
+                 compiled: bool = True, predictor: str = "user",
+                 correction: str | None = None) -> None:
+        super().__init__(select=select, window=window, fullness=fullness,
+                         bl_fallback=bl_fallback, bl_fullness=bl_fullness, ties=ties,
+                         compression=compression, compiled=compiled)
+        self._init_prediction(predictor, correction)
+
+
 class Unconstrained(_Selecting, _PlannedPolicy):
     """UNC: no FCFS phase, no reservation; the selection rule picks among every waiting
     job that fits now, one at a time (Leinberger, Karypis & Kumar, Fig. 1)."""
@@ -601,5 +689,5 @@ class Unconstrained(_Selecting, _PlannedPolicy):
         return started
 
 
-for _cls in (FCFS, EASY, Conservative, Unconstrained):
+for _cls in (FCFS, EASY, SJBF, EASYPlusPlus, Conservative, Unconstrained):
     _cls.__doc__ = (_cls.__doc__ or "") + "\n" + _OPTIONS_DOC

@@ -105,6 +105,12 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--window", type=plain_int, help="BL's window w (= --set window=...)")
     g.add_argument("--fullness", choices=("mult", "none"),
                    help="BB's fullness modifier (= --set fullness=...)")
+    g = p.add_argument_group("alias of --set for the backfilling policies")
+    g.add_argument("--predictor", choices=("user", "last2", "actual"),
+                   help="plan with runtime predictions (= --set predictor=...; easy, sjbf, "
+                        "easy++, conservative, selective): the user's request, the mean of "
+                        "the user's last two run lengths (Tsafrir et al. 2007), or the "
+                        "actual run length; jobs are still killed at their request")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
     p.add_argument("--no-validate", action="store_true",
@@ -113,7 +119,7 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
 
 #: flags kept as aliases of ``--set key=value``
 ALIAS_OPTIONS = ("order", "sf", "awt", "alpha_u", "alpha_t", "alpha_p", "alpha_f",
-                 "time_limit", "select", "window", "fullness")
+                 "time_limit", "select", "window", "fullness", "predictor")
 
 
 def _parse_value(text: str) -> Any:

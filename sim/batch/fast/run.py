@@ -30,7 +30,7 @@ import numpy as np
 from heuristics.compress_kernel import ERRORS
 from instances.job import Workload
 from sim.batch.fast import kernel as K
-from sim.batch.policy import MachineInfo
+from sim.batch.policy import MachineInfo, compiled_kernels
 from sim.batch.schedule import OVERRUN_MODES, PolicyError, Schedule
 
 _SELECT = {"ff": K.FF, "bl": K.BL, "bb": K.BB}
@@ -74,7 +74,9 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
     The compiled engine implements exactly the classes ``FCFS``, ``EASY``, ``Conservative``
     and ``Unconstrained`` of :mod:`heuristics.backfill` (not their subclasses), with every
     value of their options (``select``, ``window``, ``fullness``, ``bl_fallback``,
-    ``bl_fullness``, ``ties``, ``compression``; ``compiled`` changes nothing), on a
+    ``bl_fullness``, ``ties``, ``compression``; ``compiled`` changes nothing; a
+    ``predictor`` other than ``"user"`` is refused: the policy then declares no
+    ``compiled_kernels()``), on a
     workload with submit times >= 0 and, with BL, at most ``MAX_K`` resources. Any further
     keyword in ``options`` (an engine option added to the Python engine, such as
     ``progress``) is refused unless it is None; ``overrun`` must be one of
@@ -94,6 +96,9 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
         return (f"policy {type(policy).__name__} (the compiled engine runs FCFS, EASY, "
                 "Conservative and Unconstrained of heuristics.backfill and the slack "
                 "scheduler's compress orders)")
+    if not compiled_kernels(policy):  # e.g. EASY planning with runtime predictions
+        return (f"policy {policy.name} (it declares no compiled kernel: it plans with "
+                "runtime predictions, the compiled engine with the requests)")
     if workload is not None:
         cols = workload.columns()
         if len(cols) and cols.submit[0] < 0:
