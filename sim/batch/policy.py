@@ -27,12 +27,16 @@ SLACK_BOUND = "slack-bound"
 """A job never starts later than its first scheduled start plus its slack (the
 slack-based scheduler); the bounds are ``promises()`` (jobs with infinite slack have
 none)."""
+RESERVATION = "reservation"
+"""A job that got a reservation never starts later than the first one it got (selective
+reservation: only some jobs get one, when the policy chooses); the reservations are
+``promises()``."""
 FCFS_ORDER = "fcfs-order"
 """Jobs start in submit order (ties in workload order): no job starts before one
 submitted earlier."""
-GUARANTEES = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND, FCFS_ORDER)
+GUARANTEES = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND, RESERVATION, FCFS_ORDER)
 #: the kinds whose bounds are ``promises()``
-PROMISE_KINDS = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND)
+PROMISE_KINDS = (HEAD_RESERVATION, ARRIVAL_RESERVATION, SLACK_BOUND, RESERVATION)
 
 #: The compiled engine's kernels a policy may declare (``compiled_kernels()``), as
 #: (module, function) of the numba entry points: the batch engine's event loop...

@@ -24,6 +24,9 @@ code with the simulator or the policies:
       every job in ``Schedule.promises`` starts no later than its promise; the slack
       depends on the policy's parameters, not on the schedule, so the promises are the
       evidence and a schedule of jobs declaring it with no promise at all is an error;
+  ``reservation`` (selective reservation)
+      every job in ``Schedule.promises`` starts no later than its promise (which jobs get
+      one, and when, depends on the policy's threshold: the promises are the evidence);
   ``fcfs-order`` (FCFS)
       no job starts before a job submitted earlier (workload order).
 
@@ -46,7 +49,7 @@ class ValidationError(AssertionError):
 
 
 #: guarantee kinds bounded by ``Schedule.promises``, and the one ordering kind
-_PROMISE_KINDS = {"head-reservation", "arrival-reservation", "slack-bound"}
+_PROMISE_KINDS = {"head-reservation", "arrival-reservation", "slack-bound", "reservation"}
 _ORDER_KINDS = {"fcfs-order"}
 KNOWN_GUARANTEES = frozenset(_PROMISE_KINDS | _ORDER_KINDS)
 
