@@ -5,7 +5,7 @@ Each file in ``tests/golden/`` holds one scenario (pyss style)::
     capacity 10 [10 ...]          # one capacity per resource
     overrun kill|run
     jobs
-      id submit runtime requested demand     # demand "6" or "8,2" (one per resource)
+      id submit runtime requested demand [user]  # demand "6" or "8,2" (one per resource)
     expect POLICY [POLICY ...]       # a registry name, options as name:key=value,key=value
       id start end [promise]  # why it starts then (required)
 
@@ -68,11 +68,12 @@ def parse(path: Path) -> Scenario:
             section = "expect"
             sc.expects.append(Expect(fields[1:]))
         elif section == "jobs":
-            if len(fields) != 5:
-                raise ValueError(f"{where}: job row needs 5 fields, got {len(fields)}")
+            if len(fields) not in (5, 6):
+                raise ValueError(f"{where}: job row needs 5 or 6 fields, got {len(fields)}")
             jid, submit, runtime, requested = (int(x) for x in fields[:4])
             demand = tuple(int(x) for x in fields[4].split(","))
-            sc.jobs.append(Job(jid, submit, runtime, requested, demand))
+            user = int(fields[5]) if len(fields) == 6 else -1
+            sc.jobs.append(Job(jid, submit, runtime, requested, demand, user))
         elif section == "expect":
             if len(fields) not in (3, 4):
                 raise ValueError(f"{where}: expect row needs 3 or 4 fields, got {len(fields)}")

@@ -8,8 +8,9 @@ name to its schedule (registry, runner, simulator, planner, policies) that moves
 time fails here. The exact policies (``slack-optimal``, ``opt-easy``) run on fewer jobs,
 where every decision is proved well inside its time limit.
 
-The file is written by ``python -m tests.batch.test_golden_traces`` from today's code:
-only after a deliberate change of schedules, with the reason in the commit message.
+The file is written by ``python -m tests.batch.test_golden_traces [LABEL ...]`` from
+today's code (every entry, or only the labels named): only after a deliberate change of
+schedules or a new policy, with the reason in the commit message.
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ POLICIES: dict[str, tuple[str, dict, str]] = {
     "easy": ("easy", {}, "backfill"),
     "conservative": ("conservative", {}, "backfill"),
     "unconstrained": ("unconstrained", {}, "backfill"),
+    "sjbf": ("sjbf", {}, "backfill"),
+    "easy++": ("easy++", {}, "backfill"),
+    "selective": ("selective", {}, "backfill"),
+    "selective:adaptive=true": ("selective", {"adaptive": True}, "backfill"),
+    "easy:predictor=last2": ("easy", {"predictor": "last2"}, "backfill"),
+    "conservative:predictor=last2": ("conservative", {"predictor": "last2"}, "backfill"),
     **{f"slack:order={o}": ("slack", {"order": o}, "slack")
        for o in ("AST", "AAT", "DU", "DC", "DP")},
     "slack-optimal": ("slack-optimal", {}, "exact"),
@@ -102,12 +109,15 @@ def test_run_gives_the_golden_average_wait(label: str) -> None:
     assert row["avg_wait"] == pytest.approx(_golden()[trace][label]["avg_wait"], abs=1e-9)
 
 
-def write() -> None:
-    """Write :data:`GOLDEN` from today's code."""
-    out = {t: {p: entry(schedule(t, p)) for p in POLICIES} for t in list_traces()}
+def write(labels: list[str] | None = None) -> None:
+    """Write :data:`GOLDEN` from today's code: every entry, or only those of ``labels``
+    (the others kept as they are)."""
+    out = _golden() if labels else {}
+    for t in list_traces():
+        out.setdefault(t, {}).update({p: entry(schedule(t, p)) for p in labels or POLICIES})
     GOLDEN.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     print(f"wrote {GOLDEN}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    write()
+    write(sys.argv[1:] or None)
