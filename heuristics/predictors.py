@@ -152,6 +152,13 @@ class Predicted:
         self.params.update(predictor=predictor, correction=correction)
         if self.predictor is not None:
             self.name = f"{self.name}+{predictor}"
+            return
+        # No predictor: the event methods are the policy's own, bound on the instance, so
+        # the Python engine runs no frame of this mixin per event (measured: 7-8% of EASY's
+        # and conservative's CPU on KTH-SP2). A subclass's own override is left in place.
+        for m in _PASS_THROUGH:
+            if getattr(type(self), m) is getattr(Predicted, m):
+                setattr(self, m, getattr(super(), m))
 
     def compiled_kernels(self) -> tuple[tuple[str, str], ...]:
         if self.predictor is not None:
@@ -239,3 +246,7 @@ class Predicted:
             return w
         e = self._ends[0][0]
         return e if w is None or e < w else w
+
+
+#: the event methods that :class:`Predicted` hands straight to the policy without a predictor
+_PASS_THROUGH = ("on_arrival", "on_end", "on_overrun", "schedule", "next_wakeup")

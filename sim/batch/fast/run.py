@@ -93,7 +93,7 @@ def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -
             return why
         return _unsupported_option(options)
     if _policy_code(policy) is None:
-        return (f"policy {getattr(policy, 'name', '?')} ({type(policy).__name__}; the "
+        return (f"policy {type(policy).__name__} ({getattr(policy, 'name', '?')}; the "
                 "compiled engine runs FCFS, EASY, Conservative and Unconstrained of "
                 "heuristics.backfill and the slack scheduler's compress orders)")
     if not compiled_kernels(policy):  # e.g. EASY planning with runtime predictions
