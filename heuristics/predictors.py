@@ -23,9 +23,9 @@ Predictors (option ``predictor``):
     Perfect predictions: ``min(runtime, requested)`` (at least 1 s). Not a real
     scheduler's knowledge: the reference point the prediction literature compares with.
 
-Correction (option ``correction``; only with a predictor that can be exceeded): a running
-job that outlives its prediction gets a longer one, and the policy re-plans (EASY
-recomputes its shadow time, conservative re-places its reservations):
+Correction (option ``correction``; only with ``last2``, the predictor that can be
+exceeded): a running job that outlives its prediction gets a longer one, and the policy
+re-plans (EASY recomputes its shadow time, conservative re-places its reservations):
 
 ``steps`` (default)
     The prediction becomes the first prediction plus the next step of 1 min, 5 min,
@@ -106,17 +106,18 @@ def make_predictor(predictor: str = "user", correction: str | None = None
     """The predictor named ``predictor`` (None for ``"user"``: plan with the request).
 
     ValueError naming the option on an unknown name, or on a ``correction`` given with
-    the ``user`` predictor (which is never exceeded when jobs are killed at their request,
-    so a correction would not act).
+    the ``user`` or ``actual`` predictor (neither is ever exceeded before the request, so
+    a correction would not act).
     """
     if predictor not in PREDICTORS:
         raise ValueError(f"predictor must be one of {PREDICTORS}, got {predictor!r}")
     if correction is not None and correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    if correction is not None and predictor in ("user", "actual"):
+        raise ValueError(f"correction={correction!r} needs the predictor 'last2' (a "
+                         f"{predictor!r} prediction is never exceeded before the request: "
+                         "nothing to correct)")
     if predictor == "user":
-        if correction is not None:
-            raise ValueError(f"correction={correction!r} needs a predictor other than "
-                             "'user' (the request is never exceeded: nothing to correct)")
         return None
     return Last2() if predictor == "last2" else Actual()
 
@@ -192,7 +193,8 @@ class Predicted:
         p = self.predictor.predict(job)
         self._given[job.id] = job
         self._first[job.id] = p
-        super().on_arrival(job if p == job.requested else replace(job, requested=p), now)  # type: ignore[misc]
+        planned = job if p == job.requested else replace(job, requested=p)
+        super().on_arrival(planned, now)  # type: ignore[misc]
 
     def on_end(self, job: Job, now: int) -> None:
         if self.predictor is None:

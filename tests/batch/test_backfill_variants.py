@@ -75,7 +75,8 @@ def test_corrections_step_from_the_first_prediction_up_to_the_request():
 @pytest.mark.parametrize(("options", "match"), [
     ({"predictor": "median"}, "predictor must be one of"),
     ({"predictor": "last2", "correction": "double"}, "correction must be one of"),
-    ({"correction": "steps"}, "needs a predictor other than 'user'"),
+    ({"correction": "steps"}, "needs the predictor 'last2'"),
+    ({"predictor": "actual", "correction": "estimate"}, "needs the predictor 'last2'"),
 ])
 def test_bad_predictor_options_are_refused_by_name(options, match):
     for name in ("easy", "sjbf", "easy++", "conservative", "selective"):
@@ -86,6 +87,20 @@ def test_bad_predictor_options_are_refused_by_name(options, match):
     with pytest.raises(ValueError, match="does not take option"):
         registry.policy_spec("fcfs", predictor="last2")
     assert make_predictor("user") is None
+
+
+def test_without_a_predictor_the_policy_runs_its_own_methods_and_overrides_stay():
+    easy = EASY()
+    assert easy.schedule.__func__ is EASY.__mro__[2].schedule  # _EASYPlan's, bound
+    calls = []
+
+    class Mine(EASY):
+        def schedule(self, now):
+            calls.append(now)
+            return super().schedule(now)
+
+    validate(simulate(_workload(1, n=20), Mine()))
+    assert calls
 
 
 # ---------------------------------------------------------------- guarantees
