@@ -19,6 +19,14 @@ selection rule handed to the planner (first fit: the first in queue order).
   which is never later than their current one. The promise: no job starts later than the
   reservation it got at arrival.
 
+- SJBF: EASY whose backfill candidates are tried shortest (estimated) job first
+  (Srinivasan et al. 2002; Tsafrir, Etsion & Feitelson 2007); EASY++ (Tsafrir, Etsion &
+  Feitelson 2007): SJBF planned with the user's last-two-jobs predictions, corrected when
+  a running job outlives its prediction. EASY, SJBF and conservative take a ``predictor``
+  (:mod:`heuristics.predictors`): predictions change only the plan, never when the
+  simulator kills a job, and a policy planning with them declares no guarantee.
+  Selective reservation is in :mod:`heuristics.selective`.
+
 - Unconstrained (UNC, Leinberger, Karypis & Kumar, Fig. 1): no FCFS phase and no
   reservation; at every decision the selection rule picks among all waiting jobs that
   fit now, one at a time, until none fits. Guarantees nothing (a job may starve).
