@@ -104,6 +104,12 @@ POLICY_NOTES: dict[str, str] = {
              "1999)",
     "slack-optimal": "exact: optimal slack-constrained insertion (CP-SAT) at every arrival",
     "opt-easy": "exact: EASY with the optimal backfill selection (CP-SAT) at each decision",
+    "sjbf": "EASY whose backfill candidates are tried shortest (estimated) job first "
+            "(Srinivasan et al. 2002; Tsafrir et al. 2007)",
+    "easy++": "EASY++ (Tsafrir, Etsion & Feitelson 2007): SJBF planned with the mean of the "
+              "user's last two run lengths, corrected when a job outlives it",
+    "selective": "selective reservation (Srinivasan et al. 2002): a waiting job gets a "
+                 "reservation once its expansion factor reaches a threshold",
 }
 
 

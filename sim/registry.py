@@ -40,18 +40,6 @@ POLICIES: dict[str, str] = {
     "selective": "heuristics.selective:SelectiveReservation",
 }
 
-#: one line saying what each backfilling variant is (its paper in its docstring); the
-#: predictors (``predictor=user|last2|actual``) are an option of easy, sjbf, easy++,
-#: conservative and selective (``heuristics.predictors``)
-POLICY_LINES: dict[str, str] = {
-    "sjbf": "EASY whose backfill candidates are tried shortest (estimated) job first "
-            "(Srinivasan et al. 2002; Tsafrir et al. 2007)",
-    "easy++": "EASY++ (Tsafrir, Etsion & Feitelson 2007): SJBF planned with the mean of "
-              "the user's last two run lengths, corrected when a job outlives it",
-    "selective": "selective reservation (Srinivasan et al. 2002): a waiting job gets a "
-                 "reservation once its expansion factor reaches a threshold",
-}
-
 SOLVERS: dict[str, dict[str, str]] = {}
 
 PROBLEM_LOADERS: dict[str, str] = {}

@@ -25,6 +25,7 @@ from sim.batch import policy as pol
 from sim.batch.engine import engine_choice
 from sim.batch.machine import simulate
 from sim.batch.validate import ValidationError, validate
+from sim.catalog import POLICY_NOTES
 from sim.cli import main
 
 
@@ -203,7 +204,7 @@ def test_variants_declare_no_compiled_kernel_and_the_compiled_engine_refuses_the
 # ---------------------------------------------------------------- edge and command line
 def test_registered_with_a_line_and_options_recorded():
     for name in ("sjbf", "easy++", "selective"):
-        assert name in registry.POLICIES and registry.POLICY_LINES[name]
+        assert name in registry.POLICIES and POLICY_NOTES[name]
     config = registry.policy_spec("easy", predictor="last2").config()
     assert config["predictor"] == "last2" and config["correction"] is None
     assert registry.policy_spec("easy++").config()["predictor"] == "last2"
