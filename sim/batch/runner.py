@@ -121,6 +121,26 @@ def simulate_months(workload: Workload, policy: PolicySpec, *, overrun: str = "k
             for label, month in split_months(workload)]
 
 
+def simulate_all(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
+                 by_month: bool = False, engine: str = "python",
+                 priorities: Mapping[int, tuple[float, float]] | None = None,
+                 progress: Callable[[int], None] | None = None
+                 ) -> list[tuple[str | None, Schedule]]:
+    """The schedules of one run of ``policy``, in this process: one per calendar month
+    (labelled, :func:`simulate_months`) with ``by_month``, else one of the whole
+    ``workload`` (labelled None)."""
+    if by_month:
+        return list(simulate_months(workload, policy, overrun=overrun, progress=progress,
+                                    engine=engine, priorities=priorities))
+    return [(None, simulate(workload, policy.build(priorities), overrun=overrun,
+                            progress=progress, engine=engine))]
+
+
+#: what runs one simulation for :func:`run`: called like :func:`simulate_all` (keywords
+#: ``overrun, by_month, engine, priorities, progress``), returns its labelled schedules
+Simulator = Callable[..., list[tuple[str | None, Schedule]]]
+
+
 def _combined(schedules: Sequence[Schedule]) -> dict[str, Any]:
     """Aggregate over the jobs of several schedules (for example all months), under the
     first schedule's policy label."""
@@ -158,7 +178,7 @@ def out_format(out: str | os.PathLike[str], K: int = 1) -> str:
 def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         by_month: bool = False, check: bool = True, progress: bool = False,
         out: str | os.PathLike[str] | None = None, priorities: str | None = None,
-        engine: str = "python") -> dict[str, Any]:
+        engine: str = "python", simulator: Simulator | None = None) -> dict[str, Any]:
     """Simulate ``policy`` (resolved with its options by :func:`sim.registry.policy_spec`)
     on ``workload`` and return its metrics.
 
@@ -195,6 +215,12 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         policy, the jobs pay for its load and its kernels are already cached, else Python
         (``sim.batch.engine.engine_choice``). ``engine`` in the result names the one run,
         ``engine_reason`` why ``auto`` chose it.
+    simulator : callable, optional
+        What runs the simulation (:data:`Simulator`; default :func:`simulate_all`, in this
+        process): the command line gives a user's policy one that runs it in a worker
+        process and rebuilds the schedules from its start and end times. The schedules
+        it returns are validated and measured here either way.
+
     Returns
     -------
     dict
@@ -216,22 +242,21 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         table = priorities_of(workload, priorities)
     update, bar = _progress_bar(len(workload), progress)
     try:
-        if by_month:
-            months = simulate_months(workload, policy, overrun=overrun, progress=update,
-                                     engine=engine, priorities=table)
-            if not months:
-                src = workload.cleaning.source if workload.cleaning else workload.name
-                raise ValueError(f"{src}: no jobs to simulate by month")
-            schedules = [s for _, s in months]
-            row = _combined(schedules)
-            row["months"] = [{"month": label, **summary(s)} for label, s in months]
-        else:
-            schedules = [simulate(workload, policy.build(table), overrun=overrun,
-                                  progress=update, engine=engine)]
-            row = summary(schedules[0])
+        pairs = (simulator or simulate_all)(workload, policy, overrun=overrun,
+                                            by_month=by_month, engine=engine,
+                                            priorities=table, progress=update)
     finally:
         if bar is not None:
             bar.close()
+    if by_month and not pairs:
+        src = workload.cleaning.source if workload.cleaning else workload.name
+        raise ValueError(f"{src}: no jobs to simulate by month")
+    schedules = [s for _, s in pairs]
+    if by_month:
+        row = _combined(schedules)
+        row["months"] = [{"month": label, **summary(s)} for label, s in pairs]
+    else:
+        row = summary(schedules[0])
     if check:
         for s in schedules:
             validate(s)

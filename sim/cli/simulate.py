@@ -115,6 +115,12 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar, no cleaning report")
     p.add_argument("--no-validate", action="store_true",
                    help="skip the independent re-check of the schedule")
+    p.add_argument("--policy-time-limit", type=seconds_arg, metavar="SECONDS",
+                   help="wall-clock seconds for each simulation of a user's or plug-in "
+                        "policy (MODULE:FACTORY or an entry point), which runs in a worker "
+                        "process killed at this limit, on a crash, or on Ctrl-C (default: "
+                        "no limit); refused when every policy is built in (they run in "
+                        "this process)")
 
 
 #: flags kept as aliases of ``--set key=value``
@@ -177,6 +183,107 @@ def _workload(args: argparse.Namespace):
     return w
 
 
+def simulate_arrays(workload: Any, name: str, options: dict[str, Any], overrun: str,
+                    by_month: bool, engine: str, priorities: Any
+                    ) -> list[tuple[Any, dict]] | dict[str, str]:
+    """The worker's side of a foreign policy's run (:func:`sandboxed`): resolve the policy
+    ``name`` with ``options``, simulate it (``sim.batch.runner.simulate_all``) and return
+    each schedule as plain data, ``(month label or None, fields of its Schedule)``; a
+    decision the machine cannot carry out is ``{"policy_error": its message}``."""
+    from sim.batch.runner import simulate_all
+    from sim.batch.schedule import PolicyError
+
+    spec = registry.policy_spec(name, **options)
+    try:
+        pairs = simulate_all(workload, spec, overrun=overrun, by_month=by_month,
+                             engine=engine, priorities=priorities)
+    except PolicyError as exc:
+        return {"policy_error": str(exc)}
+    return [(label, {"policy": s.policy, "start": s.start, "end": s.end, "killed": s.killed,
+                     "promises": dict(s.promises), "guarantees": sorted(s.guarantees),
+                     "sim_seconds": s.sim_seconds, "engine": s.engine,
+                     "engine_reason": s.engine_reason}) for label, s in pairs]
+
+
+def sandboxed(seconds: float | None) -> Any:
+    """A ``sim.batch.runner.Simulator`` running a foreign policy's simulation in the
+    worker process of :mod:`sim.sandbox` (:func:`simulate_arrays`), killed after
+    ``seconds`` of wall-clock time (None: no limit) or on Ctrl-C/SIGTERM. The schedules
+    are rebuilt here from the workload of this process and the start, end and killed
+    arrays of the answer (checked for type and length); ``run`` then validates and
+    measures them as any other. A policy that raises, crashes, exits or runs past the
+    limit is a ValueError of one line naming the policy and what happened; one whose
+    decision the worker's machine refused is a ``PolicyError`` naming the policy."""
+    def simulate(workload: Any, policy: Any, *, overrun: str, by_month: bool, engine: str,
+                 priorities: Any, progress: Any = None) -> list[tuple[Any, Any]]:
+        from sim import sandbox
+
+        what = f"policy {policy.name!r}"
+        answer = sandbox.call("sim.cli.simulate:simulate_arrays",
+                              (workload, policy.name, dict(policy.options), overrun,
+                               by_month, engine, priorities), seconds=seconds, what=what)
+        return _rebuilt(workload, by_month, overrun, answer, what)
+
+    return simulate
+
+
+def _rebuilt(workload: Any, by_month: bool, overrun: str, answer: Any,
+             what: str) -> list[tuple[Any, Any]]:
+    """The schedules of a worker's ``answer`` on this process's ``workload`` (or its
+    months); ValueError naming ``what`` when the answer does not fit them."""
+    import numpy as np
+
+    from instances.months import split_months
+    from sim.batch.machine import ENGINES, Schedule
+
+    if isinstance(answer, dict) and isinstance(answer.get("policy_error"), str):
+        from sim.batch.schedule import PolicyError
+
+        raise PolicyError(f"{what}: {' '.join(answer['policy_error'].split())[:300]}")
+    parts = split_months(workload) if by_month else [(None, workload)]
+    bad = f"{what}: the worker's answer does not fit the workload"
+    if not isinstance(answer, list) or len(answer) != len(parts):
+        raise ValueError(f"{bad} (expected {len(parts)} schedule(s))")
+    out = []
+    for (label, part), item in zip(parts, answer, strict=True):
+        got, d = item if isinstance(item, tuple) and len(item) == 2 else (None, None)
+        if got != label or not isinstance(d, dict):
+            raise ValueError(f"{bad} (schedule {label or 'of the whole workload'})")
+        arrays = {k: d.get(k) for k in ("start", "end", "killed")}
+        for k, a in arrays.items():
+            kind = "b" if k == "killed" else "i"
+            if not isinstance(a, np.ndarray) or a.shape != (len(part),) or a.dtype.kind != kind:
+                raise ValueError(f"{bad} ({k}: not {len(part)} "
+                                 f"{'booleans' if kind == 'b' else 'integers'})")
+        sim_seconds = d.get("sim_seconds")
+        engine = d.get("engine")
+        if not isinstance(sim_seconds, float) or not 0 <= sim_seconds < float("inf") \
+                or engine not in ENGINES:
+            raise ValueError(f"{bad} (sim_seconds or engine)")
+        out.append((label, Schedule(
+            workload=part, policy=str(d.get("policy")),
+            start=arrays["start"].astype(np.int64), end=arrays["end"].astype(np.int64),
+            killed=arrays["killed"].astype(bool), overrun=overrun,
+            promises={int(j): int(t) for j, t in dict(d.get("promises") or {}).items()},
+            sim_seconds=sim_seconds,
+            guarantees=frozenset(str(g) for g in d.get("guarantees") or ()),
+            engine=engine, engine_reason=str(d.get("engine_reason") or ""))))
+    return out
+
+
+def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
+    """Per policy: :func:`sandboxed` for a foreign one (a user's ``MODULE:FACTORY`` or a
+    plug-in), None (``run``'s own, in this process) for a built-in one. ValueError for
+    ``--policy-time-limit`` when no policy is foreign (it would not act)."""
+    foreign = [registry.is_foreign("", s.name) for s in specs]
+    seconds = args.policy_time_limit
+    if seconds is not None and not any(foreign):
+        raise ValueError(f"--policy-time-limit: acts on a user's or plug-in policy (run in "
+                         f"a worker process), and {', '.join(s.name for s in specs)} "
+                         f"{'is' if len(specs) == 1 else 'are'} built in")
+    return [sandboxed(seconds) if f else None for f in foreign]
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
@@ -185,10 +292,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.priorities is not None and not spec.takes_priorities:
         raise ValueError(f"--priorities: policy {args.policy!r} takes no priorities (the "
                          "slack-based policies do)")
+    simulator = _simulator([spec], args)[0]
     w = _workload(args)
     row = run(w, spec, overrun=args.overrun, by_month=args.by_month,
               check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
-              priorities=args.priorities)
+              priorities=args.priorities, simulator=simulator)
     row["trace"] = w.name
     row["trace_sha256"] = _trace_sha256(args.trace)
     row["priorities"] = args.priorities
@@ -214,6 +322,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     bare = [registry.policy_spec(p) for p in policies]  # fail early on an unknown name
+    simulators = _simulator(bare, args)
     w = _workload(args)
     given = {k: v for k, v in _policy_options(args).items() if v is not None}
     unused = [k for k in given
@@ -230,10 +339,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         s.build()  # a bad value fails before the first simulation
     rows = []
     sha = _trace_sha256(args.trace)
-    for spec in specs:
+    for spec, simulator in zip(specs, simulators, strict=True):
         rows.append(run(w, spec, overrun=args.overrun, by_month=args.by_month,
                         check=not args.no_validate, progress=not args.quiet, engine=args.engine,
-                        priorities=args.priorities))
+                        priorities=args.priorities, simulator=simulator))
         rows[-1]["trace_sha256"] = sha
         rows[-1]["priorities"] = args.priorities
     if args.json:
