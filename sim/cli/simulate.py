@@ -116,11 +116,11 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-validate", action="store_true",
                    help="skip the independent re-check of the schedule")
     p.add_argument("--policy-time-limit", type=seconds_arg, metavar="SECONDS",
-                   help="wall-clock seconds for each simulation of a user's or plug-in "
-                        "policy (MODULE:FACTORY or an entry point), which runs in a worker "
-                        "process killed at this limit, on a crash, or on Ctrl-C (default: "
-                        "no limit); refused when every policy is built in (they run in "
-                        "this process)")
+                   help="wall-clock seconds for the run of a user's or plug-in policy "
+                        "(MODULE:FACTORY or an entry point; all months together with "
+                        "--by-month), which runs in a worker process killed at this limit, "
+                        "on a crash, or on Ctrl-C (default: no limit); refused when every "
+                        "policy is built in (they run in this process)")
 
 
 #: flags kept as aliases of ``--set key=value``
