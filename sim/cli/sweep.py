@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if not Path(args.results).exists():
         raise ValueError(f"{args.results}: no such results store")
+    if args.window is not None and not args.gantt:
+        raise ValueError("--window: only with --gantt KEY (the Gantt chart's time window)")
+    _yscale(args)
+    if (args.logy or args.yscale != "auto") and not args.plot:
+        raise ValueError("--logy/--yscale: only with --plot PARAM")
+    if args.gantt_jobs < 1:
+        raise ValueError(f"--gantt-jobs {args.gantt_jobs}: expected at least 1")
+    gantt = _gantt_figure(args) if args.gantt else None  # refused before a file is written
     metrics = [m.strip() for m in args.metric.split(",")] if args.metric else None
     rows_by = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows is not None \
         else None
@@ -54,7 +63,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             for m in metrics or _metrics(args.results):
                 f = plots.plot_metric(rows, m, args.plot, out / f"{m}_vs_{args.plot}.png",
                                       cols_by=args.cols, level=args.level, facet=facet,
-                                      logy=args.logy, where=args.where, labels=labels)
+                                      yscale=_yscale(args), where=args.where, labels=labels)
                 print(f"wrote {f}", file=sys.stderr)
                 if args.baseline:
                     f = plots.plot_gap(rows, m, args.baseline, args.plot,
@@ -62,12 +71,39 @@ def cmd_report(args: argparse.Namespace) -> int:
                                        cols_by=args.cols, facet=facet, where=args.where,
                                        labels=labels)
                     print(f"wrote {f}", file=sys.stderr)
-        if args.gantt:
-            cell = _cell(args.results, args.gantt)
-            f = plots.plot_schedule(cell, out / f"schedule_{args.gantt}.png",
-                                    max_jobs=args.gantt_jobs)
+        if gantt is not None:
+            f = out / f"schedule_{args.gantt}.png"
+            plots.save(gantt, f)
             print(f"wrote {f}", file=sys.stderr)
     return 0
+
+
+def _gantt_figure(args: argparse.Namespace) -> Any:
+    """The ``--gantt`` figure of ``args`` (the cell re-simulated, the window checked)."""
+    from sim.sweep import plots
+
+    cell = _cell(args.results, args.gantt)
+    return plots.schedule_figure(cell, window=args.window, max_jobs=args.gantt_jobs)
+
+
+def _yscale(args: argparse.Namespace) -> str:
+    """``--yscale``, or ``log`` for ``--logy``; the two disagreeing is refused."""
+    if args.logy and args.yscale not in ("auto", "log"):
+        raise ValueError(f"--logy contradicts --yscale {args.yscale}; give one")
+    return "log" if args.logy else args.yscale
+
+
+def window_arg(text: str) -> tuple[float, float]:
+    """``START:END`` (seconds since the first submit) as two floats."""
+    parts = text.split(":")
+    try:
+        lo, hi = (float(v) for v in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected START:END in seconds since the first submit") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected finite START < END")
+    return lo, hi
 
 
 def _meta_list(path: str, key: str, default: str) -> list[str]:
@@ -165,14 +201,24 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p.add_argument("--facet", metavar="P,Q",
                    help="with --plot: one panel per value of these parameters (default: "
                         "every other parameter that varies)")
-    p.add_argument("--logy", action="store_true", help="with --plot: log-scale metric axis")
+    p.add_argument("--logy", action="store_true",
+                   help="with --plot: log-scale metric axis (same as --yscale log)")
+    p.add_argument("--yscale", choices=("auto", "log", "linear"), default="auto",
+                   help="with --plot: metric axis; auto is log where the positive values "
+                        "span more than two decades (symlog where some are <= 0), said in "
+                        "the axis label")
     p.add_argument("--keys", action="store_true",
                    help="list each cell's key (for --gantt) with its parameters (listed "
                         "anyway up to 200 cells)")
     p.add_argument("--gantt", metavar="KEY",
                    help="re-simulate this cell (key prefix) and draw its Gantt chart, "
                         "queue length and utilization")
-    p.add_argument("--gantt-jobs", type=int, default=400, help="jobs drawn in the Gantt chart")
+    p.add_argument("--gantt-jobs", type=int, default=400,
+                   help="most jobs drawn in the Gantt chart: a larger schedule is zoomed to "
+                        "its first jobs to start, a --window holding more is refused")
+    p.add_argument("--window", type=window_arg, metavar="START:END",
+                   help="with --gantt: draw only this time window, in seconds since the "
+                        "first submit")
     p.set_defaults(func=cmd_report)
 
     from sim.sweep.reproduce import REPRODUCTIONS

@@ -2,13 +2,15 @@
 
 - :func:`plot_metric`: a metric versus one parameter, one line per policy label, with
   the confidence interval over seeds as error bars where a point has n >= 2 runs (a
-  point of one run has none, and the title gives n);
+  point of one run has none, and the title gives n); the metric axis is logarithmic
+  where its positive values span more than two decades (:func:`y_scale`);
 - :func:`plot_gap`: the gap of every label to a baseline label (for example a heuristic
   to the optimum), per value of a parameter;
 - :func:`plot_schedule`: one cell re-simulated (cells are deterministic) and drawn as a
   Gantt chart (processors are assigned to jobs for drawing only, lowest free first,
   which the simulator itself never does), with the queue length and the utilization
-  over time below it.
+  over time below it, zoomed to a time window: given, or on a large trace the window
+  holding the first ``max_jobs`` jobs to start (:func:`gantt_window`).
 
 Times on the axes are hours since the first submit of the workload.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +64,65 @@ def _metric_label(metric: str) -> str:
     return METRICS.get(metric) or metric
 
 
+#: nonzero magnitudes spanning more than this ratio (two decades) get a log axis
+LOG_SPAN = 100.0
+
+
+@dataclass(frozen=True)
+class YScale:
+    """How a value axis is drawn.
+
+    Attributes
+    ----------
+    kind : str
+        ``"linear"``, ``"log"`` or ``"symlog"`` (matplotlib's scale names).
+    linthresh : float
+        For ``"symlog"``: the axis is linear on ``[-linthresh, linthresh]`` (units of the
+        values), logarithmic beyond.
+    """
+
+    kind: str = "linear"
+    linthresh: float = 1.0
+
+    def label(self, text: str) -> str:
+        """``text`` with the scale said in words (nothing for a linear axis)."""
+        if self.kind == "log":
+            return f"{text}, log scale"
+        if self.kind == "symlog":
+            return f"{text}, log scale (linear within ±{self.linthresh:g})"
+        return text
+
+    def apply(self, ax: Any) -> None:
+        """Set the scale on the matplotlib axes ``ax`` (its y axis)."""
+        if self.kind == "symlog":
+            ax.set_yscale("symlog", linthresh=self.linthresh)
+        elif self.kind == "log":
+            ax.set_yscale("log")
+
+
+def y_scale(values: Iterable[float], mode: str = "auto") -> YScale:
+    """The axis for ``values`` (NaN ignored): ``mode`` ``"linear"``, ``"log"`` or
+    ``"auto"`` (log where the magnitudes of the nonzero values span more than
+    :data:`LOG_SPAN`).
+
+    A log axis never hides a point: where a value is zero or negative the axis is
+    symlog, linear within the smallest nonzero magnitude, logarithmic beyond; values
+    that are all zero stay on a linear axis (the label then names no scale)."""
+    if mode not in ("auto", "log", "linear"):
+        raise ValueError(f"y scale {mode!r}: expected auto, log or linear")
+    v = np.asarray([x for x in values if not math.isnan(x)], dtype=float)
+    if mode == "linear" or not len(v):
+        return YScale()
+    mag = np.abs(v[v != 0])
+    if mode == "auto" and (not len(mag) or mag.max() / mag.min() <= LOG_SPAN):
+        return YScale()
+    if not len(mag):  # only zeros: nothing to put on a log axis
+        return YScale()
+    if (v > 0).all():
+        return YScale("log")
+    return YScale("symlog", float(mag.min()))
+
+
 def facets(rows: list[dict[str, Any]], x: str, cols_by: str = "label",
            facet: list[str] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
     """Split ``rows`` into panels: one per value of ``facet`` (default: every parameter
@@ -91,23 +153,27 @@ def _title(text: str, rows: list[dict[str, Any]], where: tuple[str, ...] | list[
 
 def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path, *,
                 cols_by: str = "label", level: float = 0.95, facet: list[str] | None = None,
-                logy: bool = False, where: tuple[str, ...] | list[str] = (),
+                yscale: str = "auto", where: tuple[str, ...] | list[str] = (),
                 labels: list[str] | None = None) -> Path:
     """``metric`` versus parameter ``x`` (numeric), one line per ``cols_by`` value, one
     panel per value of the other parameters that vary (or of ``facet``).
 
     Colours follow ``labels`` (default: every ``cols_by`` value in sorted order), so a label
-    keeps its colour across plots; ``logy`` draws the metric on a log scale."""
+    keeps its colour across plots; ``yscale`` (``"auto"``, ``"log"``, ``"linear"``) is
+    decided once for every panel by :func:`y_scale` on the plotted means and said in the
+    metric's axis label."""
     from sim.sweep.report import _label
 
     panels = facets(rows, x, cols_by, facet)
     if labels is None:
         labels = sorted({_label(r.get(cols_by)) for r in rows})
     colours = label_colours(labels)
+    pivots = [pivot(part, metric, rows_by=[x], cols_by=cols_by, level=level)
+              for _, part in panels]
+    scale = y_scale((c[0] for p in pivots for c in p.cells.values()), yscale)
     plt, fig, axes = _panels(len(panels))
     ns: set[int] = set()
-    for ax, (name, part) in zip(axes.flat, panels, strict=False):
-        p = pivot(part, metric, rows_by=[x], cols_by=cols_by, level=level)
+    for ax, (name, _), p in zip(axes.flat, panels, pivots, strict=False):
         xs = [float(rk[0]) for rk in p.row_keys]
         for ck in p.col_keys:
             pts = [(xv, p.cells[(rk, ck)]) for xv, rk in zip(xs, p.row_keys, strict=True)
@@ -123,9 +189,8 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
                             yerr=[c[1] for _, c in bars], fmt="none", capsize=3,
                             color=colours.get(ck))
         ax.set_xlabel(_axis_label(x))
-        ax.set_ylabel(_metric_label(metric))
-        if logy:
-            ax.set_yscale("log")
+        ax.set_ylabel(scale.label(_metric_label(metric)))
+        scale.apply(ax)
         if name:
             ax.set_title(name, fontsize=9)
         ax.legend(fontsize=7)
@@ -156,14 +221,18 @@ def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
              where: tuple[str, ...] | list[str] = (), labels: list[str] | None = None
              ) -> Path:
     """Percent gap of each ``cols_by`` value to ``baseline`` versus parameter ``x``, one
-    panel per value of the other varying parameters (or of ``facet``)."""
+    panel per value of the other varying parameters (or of ``facet``); the gap axis is
+    chosen by :func:`y_scale` (``"auto"``) on the drawn gaps."""
     from sim.sweep.report import _label
 
     colours = label_colours(labels or sorted({_label(r.get(cols_by)) for r in rows}))
     panels = facets(rows, x, cols_by, facet)
+    pivots = [pivot(part, metric, rows_by=[x], cols_by=cols_by, baseline=baseline)
+              for _, part in panels]
+    scale = y_scale(g for p in pivots for rk in p.row_keys for ck in p.col_keys
+                    if ck != baseline and (g := p.gap(rk, ck)) is not None)
     plt, fig, axes = _panels(len(panels))
-    for ax, (name, part) in zip(axes.flat, panels, strict=False):
-        p = pivot(part, metric, rows_by=[x], cols_by=cols_by, baseline=baseline)
+    for ax, (name, _), p in zip(axes.flat, panels, pivots, strict=False):
         others = [ck for ck in p.col_keys if ck != baseline]
         n = len(p.row_keys)
         width = 0.8 / max(1, len(others))
@@ -175,7 +244,8 @@ def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
         ax.set_xticklabels([rk[0] for rk in p.row_keys])
         ax.axhline(0, color="black", lw=0.8)
         ax.set_xlabel(_axis_label(x))
-        ax.set_ylabel(f"{metric}: gap to {baseline} [%]")
+        ax.set_ylabel(scale.label(f"{metric}: gap to {baseline} [%]"))
+        scale.apply(ax)
         if name:
             ax.set_title(name, fontsize=9)
         ax.legend(fontsize=7)
@@ -208,59 +278,151 @@ def _lanes(start: np.ndarray, end: np.ndarray, procs: np.ndarray, capacity: int
     return out
 
 
-def plot_schedule(cell: dict[str, Any], out: str | Path, *, max_jobs: int | None = 400
+def in_window(start: np.ndarray, end: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Mask of the jobs that run in ``[lo, hi)`` (times in s): started before ``hi`` and
+    ended after ``lo`` (a job of no length: started within the window)."""
+    return (start < hi) & ((end > lo) | ((start >= lo) & (end <= start)))
+
+
+def gantt_window(start: np.ndarray, end: np.ndarray, t0: float,
+                 window: tuple[float, float] | None, max_jobs: int | None
+                 ) -> tuple[float, float, bool]:
+    """The time window drawn (absolute s) and whether it was chosen automatically.
+
+    ``window`` is ``(START, END)`` in seconds since ``t0`` (the first submit). Without
+    one, the whole schedule is drawn when it holds at most ``max_jobs`` jobs; else the
+    window from ``t0`` to the start of job ``max_jobs + 1`` in start order, which holds
+    the first ``max_jobs`` jobs to start (and those already running). A given window
+    holding more than ``max_jobs`` jobs is refused (``ValueError``)."""
+    if window is not None:
+        lo, hi = t0 + float(window[0]), t0 + float(window[1])
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ValueError(f"--window {window[0]:g}:{window[1]:g}: expected START < END "
+                             "(seconds since the first submit)")
+        k = int(in_window(start, end, lo, hi).sum())
+        if max_jobs is not None and k > max_jobs:
+            raise ValueError(f"--window {window[0]:g}:{window[1]:g}: {k} jobs run in it, "
+                             f"more than --gantt-jobs {max_jobs}; narrow the window or "
+                             "raise --gantt-jobs")
+        return lo, hi, False
+    whole = (t0, float(max(end.max(), start.max() + 1)))
+    if max_jobs is None or len(start) <= max_jobs:
+        return whole[0], whole[1], False
+    cut = float(np.sort(start)[max_jobs])
+    if cut <= t0:  # more than max_jobs start at the first instant: one second shown
+        cut = t0 + 1.0
+    return t0, cut, True
+
+
+def _gantt_title(cell: dict[str, Any], lo: float, hi: float, t0: float, k: int, n: int,
+                 cap: int, auto: bool) -> str:
+    hours = 3600.0
+    where = f"{cell.get('label')} on {cell.get('workload')}" \
+            f"{' ' + cell['month'] if cell.get('month') else ''}, {cap} processors"
+    span = f"{lo - t0:g}-{hi - t0:g} s ({(lo - t0) / hours:.3g}-{(hi - t0) / hours:.3g} h)"
+    why = "; zoomed automatically (--window to choose)" if auto else ""
+    return f"{where}\n{k} of {n} jobs, window {span}{why}"
+
+
+def plot_schedule(cell: dict[str, Any], out: str | Path, *,
+                  window: tuple[float, float] | None = None, max_jobs: int | None = 400
                   ) -> Path:
-    """Re-simulate ``cell`` and draw its first ``max_jobs`` jobs as a Gantt chart, with
-    the queue length and the processor utilization over time."""
+    """:func:`schedule_figure` written to ``out`` (format from the suffix)."""
+    fig = schedule_figure(cell, window=window, max_jobs=max_jobs)
+    out = Path(out)
+    try:
+        save(fig, out)
+    finally:
+        _plt().close(fig)
+    return out
+
+
+def schedule_figure(cell: dict[str, Any], *, window: tuple[float, float] | None = None,
+                    max_jobs: int | None = 400) -> Any:
+    """Re-simulate ``cell`` and draw the jobs that run in a time window as a Gantt chart,
+    with the queue length and the processor utilization over the same window; returns
+    the matplotlib figure (nothing written).
+
+    Parameters
+    ----------
+    cell : dict
+        The cell's parameters (a store row's ``params``).
+    window : (float, float), optional
+        ``(START, END)`` in seconds since the first submit; jobs outside it are not drawn.
+        Default: the window of :func:`gantt_window` (the whole schedule up to
+        ``max_jobs`` jobs, else the first ``max_jobs`` to start).
+    max_jobs : int, optional
+        The most jobs drawn (``None``: no limit); a given window holding more is refused.
+
+    The title gives the window, the jobs drawn of the schedule's total, the processors,
+    and whether the window was chosen automatically."""
     from sim.batch.metrics import _queue_length, job_metrics
     from sim.sweep.cell import simulate_cell
 
     s, _ = simulate_cell(cell)
     m = job_metrics(s)
-    n = len(m["start"]) if max_jobs is None else min(max_jobs, len(m["start"]))
-    sel = slice(0, n)
-    start, end, procs = m["start"][sel], m["end"][sel], m["procs"][sel]
+    start, end, procs = m["start"], m["end"], m["procs"]
     cap = s.workload.procs
-    t0 = float(m["submit"][sel].min())
+    t0 = float(m["submit"].min())
+    lo, hi, auto = gantt_window(start, end, t0, window, max_jobs)
+    shown = np.flatnonzero(in_window(start, end, lo, hi))
     hours = 3600.0
     plt = _plt()
     fig, (a1, a2, a3) = plt.subplots(3, 1, figsize=(9, 7), sharex=True,
                                      gridspec_kw={"height_ratios": [3, 1, 1]})
-    lanes = _lanes(start, end, procs, cap)
+    early = np.flatnonzero(start < hi)  # every job that holds processors before hi
+    lanes = dict(zip(early.tolist(), _lanes(start[early], end[early], procs[early], cap),
+                     strict=True))
     cmap = plt.get_cmap("tab20")
-    for j in range(n):
-        ps = lanes[j]
-        if not ps or end[j] <= start[j]:
-            continue
-        runs, a = [], ps[0]
-        for prev, cur in zip(ps, ps[1:] + [None], strict=True):
-            if cur is None or cur != prev + 1:
-                runs.append((a, prev - a + 1))
-                a = cur
-        for lo, width in runs:
-            a1.broken_barh([((start[j] - t0) / hours, (end[j] - start[j]) / hours)],
-                           (lo, width), facecolors=cmap(j % 20), edgecolor="none")
+    for j in shown:
+        _draw_job(a1, lanes[int(j)], (start[j] - t0) / hours, (end[j] - start[j]) / hours,
+                  cmap(int(j) % 20))
     a1.set_ylim(0, cap)
     a1.set_ylabel("processor")
-    a1.set_title(f"{cell.get('label')} on {cell.get('workload')}"
-                 f"{' ' + cell['month'] if cell.get('month') else ''}: first {n} jobs")
-    sub = {k: v[sel] for k, v in m.items()}
-    times, lengths = _queue_length(sub)
+    a1.set_title(_gantt_title(cell, lo, hi, t0, len(shown), len(start), cap, auto),
+                 fontsize=9)
+    times, lengths = _queue_length(m)
     a2.step((times - t0) / hours, lengths, where="post")
+    a2.set_ylim(0, 1.05 * max(1, _max_on(times, lengths, lo, hi)))
     a2.set_ylabel("queue length")
-    ev = np.concatenate([start, end])
-    dv = np.concatenate([procs, -procs])
-    order = np.argsort(ev, kind="stable")
-    busy = np.cumsum(dv[order])
-    a3.step((ev[order] - t0) / hours, busy / cap, where="post")
+    ev, busy = busy_processors(start, end, procs)
+    a3.step((ev - t0) / hours, busy / cap, where="post")
     a3.set_ylim(0, 1.05)
     a3.set_ylabel("utilization")
     a3.set_xlabel("hours since first submit")
+    a3.set_xlim((lo - t0) / hours, (hi - t0) / hours)
     fig.tight_layout()
-    out = Path(out)
-    save(fig, out)
-    plt.close(fig)
-    return out
+    return fig
+
+
+def busy_processors(start: np.ndarray, end: np.ndarray, procs: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Busy processors over time: ``(times, busy)`` (s, processors), ``busy[i]`` from
+    ``times[i]`` on; at one instant the jobs ending free their processors before the
+    jobs starting take them."""
+    ev = np.concatenate([end, start])
+    dv = np.concatenate([-procs, procs])
+    order = np.argsort(ev, kind="stable")
+    return ev[order], np.cumsum(dv[order])
+
+
+def _max_on(times: np.ndarray, values: np.ndarray, lo: float, hi: float) -> float:
+    """The largest of a step function's ``values`` (``values[i]`` on
+    ``[times[i], times[i+1])``) over ``[lo, hi)``."""
+    keep = (times < hi) & (np.append(times[1:], np.inf) > lo)
+    return float(values[keep].max()) if keep.any() else 0.0
+
+
+def _draw_job(ax: Any, ps: list[int], x: float, width: float, colour: Any) -> None:
+    """One job's bars: a rectangle per run of consecutive processors ``ps`` (hours)."""
+    if not ps or width <= 0:
+        return
+    a = ps[0]
+    for prev, cur in zip(ps, ps[1:] + [None], strict=True):
+        if cur is None or cur != prev + 1:
+            ax.broken_barh([(x, width)], (a, prev - a + 1), facecolors=colour,
+                           edgecolor="none")
+            a = cur
 
 
 def label_colours(labels: Iterable[str]) -> dict[str, str]:
