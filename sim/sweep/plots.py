@@ -100,14 +100,17 @@ class YScale:
             ax.set_yscale("log")
 
 
-def y_scale(values: Iterable[float], mode: str = "auto") -> YScale:
+def y_scale(values: Iterable[float], mode: str = "auto", lows: Iterable[float] = ()
+            ) -> YScale:
     """The axis for ``values`` (NaN ignored): ``mode`` ``"linear"``, ``"log"`` or
     ``"auto"`` (log where the magnitudes of the nonzero values span more than
     :data:`LOG_SPAN`).
 
     A log axis never hides a point: where a value is zero or negative the axis is
     symlog, linear within the smallest nonzero magnitude, logarithmic beyond; values
-    that are all zero stay on a linear axis (the label then names no scale)."""
+    that are all zero stay on a linear axis (the label then names no scale). ``lows``
+    are the lower ends of error bars: one at or below zero makes a log axis symlog, so
+    that no bar is cut."""
     if mode not in ("auto", "log", "linear"):
         raise ValueError(f"y scale {mode!r}: expected auto, log or linear")
     v = np.asarray([x for x in values if not math.isnan(x)], dtype=float)
@@ -118,7 +121,7 @@ def y_scale(values: Iterable[float], mode: str = "auto") -> YScale:
         return YScale()
     if not len(mag):  # only zeros: nothing to put on a log axis
         return YScale()
-    if (v > 0).all():
+    if (v > 0).all() and all(lo > 0 for lo in lows if not math.isnan(lo)):
         return YScale("log")
     return YScale("symlog", float(mag.min()))
 
@@ -170,7 +173,9 @@ def plot_metric(rows: list[dict[str, Any]], metric: str, x: str, out: str | Path
     colours = label_colours(labels)
     pivots = [pivot(part, metric, rows_by=[x], cols_by=cols_by, level=level)
               for _, part in panels]
-    scale = y_scale((c[0] for p in pivots for c in p.cells.values()), yscale)
+    cells = [c for p in pivots for c in p.cells.values()]
+    scale = y_scale([c[0] for c in cells], yscale,
+                    lows=[c[0] - c[1] for c in cells if c[2] >= 2])
     plt, fig, axes = _panels(len(panels))
     ns: set[int] = set()
     for ax, (name, _), p in zip(axes.flat, panels, pivots, strict=False):
@@ -222,7 +227,8 @@ def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
              ) -> Path:
     """Percent gap of each ``cols_by`` value to ``baseline`` versus parameter ``x``, one
     panel per value of the other varying parameters (or of ``facet``); the gap axis is
-    chosen by :func:`y_scale` (``"auto"``) on the drawn gaps."""
+    chosen by :func:`y_scale` (``"auto"``) on the drawn gaps. Where there is no gap (a
+    cell missing, a baseline mean of 0) no bar is drawn and "n/a" is written."""
     from sim.sweep.report import _label
 
     colours = label_colours(labels or sorted({_label(r.get(cols_by)) for r in rows}))
@@ -238,8 +244,12 @@ def plot_gap(rows: list[dict[str, Any]], metric: str, baseline: str, x: str,
         width = 0.8 / max(1, len(others))
         for i, ck in enumerate(others):
             gaps = [p.gap(rk, ck) for rk in p.row_keys]
-            ax.bar(np.arange(n) + i * width, [0.0 if g is None else g for g in gaps],
+            ax.bar(np.arange(n) + i * width, [math.nan if g is None else g for g in gaps],
                    width=width, label=ck, color=colours.get(ck))
+            for k, g in enumerate(gaps):  # no gap (a cell missing, a baseline of 0): said
+                if g is None:
+                    ax.text(k + i * width, 0, "n/a", ha="center", va="bottom", fontsize=7,
+                            rotation=90)
         ax.set_xticks(np.arange(n) + width * (len(others) - 1) / 2)
         ax.set_xticklabels([rk[0] for rk in p.row_keys])
         ax.axhline(0, color="black", lw=0.8)

@@ -27,6 +27,7 @@ def test_the_log_decision_on_synthetic_data():
     assert plots.y_scale([1.0, 1e6], "linear").kind == "linear"
     assert plots.y_scale([0.0, 0.0], "log").kind == "linear"
     assert plots.y_scale([float("nan"), 2.0, 3000.0]).kind == "log"
+    assert plots.y_scale([2.0, 3000.0], lows=[-1.0, 2900.0]).kind == "symlog"
     assert "log scale" in mixed.label("mean wait [s]")
     assert plots.YScale().label("mean wait [s]") == "mean wait [s]"
     with pytest.raises(ValueError, match="expected auto, log or linear"):
@@ -61,6 +62,19 @@ def test_plot_metric_axis_follows_the_range(tmp_path, monkeypatch):
     assert [s[0] for s in seen] == ["log", "symlog", "linear", "linear"]
     assert seen[0][1].endswith("log scale") and "linear within" in seen[1][1]
     assert all(s[2] == 3 for s in seen)  # the zero is drawn, not dropped
+
+
+def test_a_gap_that_cannot_be_computed_is_said_not_drawn_as_zero(tmp_path, monkeypatch):
+    rows = [{"procs": pr, "label": lab, "policy": lab, "seed": 0, "key": f"{pr}{lab}",
+             "avg_wait": v} for pr, b, o in ((16, 0.0, 5.0), (32, 10.0, 5.0))
+            for lab, v in (("fcfs", b), ("easy", o))]
+    seen = []
+    monkeypatch.setattr(plots, "save", lambda fig, out: seen.append(fig.axes[0]))
+    plots.plot_gap(rows, "avg_wait", "fcfs", "procs", tmp_path / "g.png")
+    ax = seen[0]
+    heights = [b.get_height() for b in ax.patches]
+    assert np.isnan(heights[0]) and heights[1] == pytest.approx(-50.0)
+    assert [t.get_text() for t in ax.texts] == ["n/a"]
 
 
 def test_the_window_selects_the_jobs_running_in_it():
