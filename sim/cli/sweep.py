@@ -23,6 +23,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(summary.text())
     return 1 if summary.failed else 0
 
+GANTT_JOBS = 400
+"""Most jobs a Gantt chart draws unless ``--gantt-jobs`` says otherwise."""
+
 
 def cmd_report(args: argparse.Namespace) -> int:
     from sim.sweep.report import load_rows, report, select
@@ -34,6 +37,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     _yscale(args)
     if (args.logy or args.yscale != "auto") and not args.plot:
         raise ValueError("--logy/--yscale: only with --plot PARAM")
+    if args.gantt_jobs is not None and not args.gantt:
+        raise ValueError("--gantt-jobs: only with --gantt KEY (the most jobs its chart draws)")
+    if args.gantt_jobs is None:
+        args.gantt_jobs = GANTT_JOBS
     if args.gantt_jobs < 1:
         raise ValueError(f"--gantt-jobs {args.gantt_jobs}: expected at least 1")
     gantt = _gantt_figure(args) if args.gantt else None  # refused before a file is written
@@ -213,9 +220,10 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p.add_argument("--gantt", metavar="KEY",
                    help="re-simulate this cell (key prefix) and draw its Gantt chart, "
                         "queue length and utilization")
-    p.add_argument("--gantt-jobs", type=int, default=400,
-                   help="most jobs drawn in the Gantt chart: a larger schedule is zoomed to "
-                        "its first jobs to start, a --window holding more is refused")
+    p.add_argument("--gantt-jobs", type=int, default=None,
+                   help=f"most jobs drawn in the Gantt chart (default {GANTT_JOBS}): a larger "
+                        "schedule is zoomed to its first jobs to start, a --window holding "
+                        "more is refused")
     p.add_argument("--window", type=window_arg, metavar="START:END",
                    help="with --gantt: draw only this time window, in seconds since the "
                         "first submit")

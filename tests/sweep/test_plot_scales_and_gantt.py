@@ -165,6 +165,7 @@ def test_cli_window_and_its_refusals(store):
                       (["--gantt", key[:8], "--window", "9:1"], "START < END"),
                       (["--gantt", key[:8], "--window", "0:1e9", "--gantt-jobs", "5"],
                        "more than --gantt-jobs 5"),
+                      (["--gantt-jobs", "5"], "--gantt-jobs: only with --gantt"),
                       (["--yscale", "log"], "only with --plot"),
                       (["--plot", "procs", "--logy", "--yscale", "linear"], "contradicts")):
         p = cli("report", "r.sqlite", *args, "--out", "refused", cwd=store)
