@@ -91,7 +91,11 @@ def test_stopped_epoch_packing_finishes_fcfs() -> None:
 
     part = pack_epochs(p, "unc-ff", stop=after_three)
     ensure_feasible(p, part)
-    assert part[:3] == full[:3] and part != full
+    assert part != full
+    # the epochs before the stop are the full run's; the epoch being filled closes as a
+    # prefix of the full run's (stop is asked before each epoch and each scan of the queue)
+    i = next(i for i, (a, b) in enumerate(zip(part, full, strict=False)) if a != b)
+    assert part[i] == full[i][:len(part[i])] and len(part[i]) < len(full[i])
 
 
 def _response(n: int = 40, seed: int = 3) -> kresource.ResponseProblem:

@@ -143,6 +143,28 @@ def _done(path: Path) -> int:
         return 0
 
 
+def _wait_unlocked(path: Path, seconds: float = 10.0) -> None:
+    """Return once no process holds the store's writer lock (``flock``), as a killed
+    sweep's pool workers do until the kernel has ended them."""
+    import fcntl
+
+    if not path.exists():
+        return
+    end = time.monotonic() + seconds
+    with open(path, "rb") as f:
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                if time.monotonic() > end:
+                    raise AssertionError(f"{path}: still locked {seconds} s after the kill") \
+                        from None
+                time.sleep(0.005)
+            else:
+                fcntl.flock(f, fcntl.LOCK_UN)
+                return
+
+
 def _sweep_in_new_session(spec: Path, out: Path, jobs: int) -> None:
     os.setsid()  # its own process group: the kill takes the pool workers too
     run_sweep(spec, out, jobs=jobs)
@@ -180,6 +202,7 @@ def test_sigkill_at_random_moments_twenty_times_then_resume_gives_the_same_store
             else:
                 kills += 1
         p.join()
+        _wait_unlocked(out)  # the killed group's pool workers may still hold the lock
         # the store opens and checks cleanly after every kill
         with Store.open(out, create=False) as st:
             assert set(st.statuses().values()) <= {"done"}
