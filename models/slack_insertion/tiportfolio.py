@@ -1,0 +1,93 @@
+"""CP-SAT, then the time-indexed MIP (registered as ``cpsat+ti``). Seconds of wall clock;
+both stages share ``time_limit``.
+
+1. CP-SAT (:func:`models.slack_insertion.cpsat.solve_cpsat`) for :data:`CPSAT_SECONDS`,
+   at most :data:`CPSAT_SHARE` of the limit: it proves the small queues, and its schedule
+   is the incumbent that shrinks every job's domain in the next stage. Skipped when
+   ``alpha_t != 1`` (CP-SAT needs it).
+2. The per-(job, start) MIP of :mod:`models.slack_insertion.timeindexed` on HiGHS
+   (presolve on) on the time left, in the MIP worker process (killed at the limit),
+   both stages: price, then fewest moved jobs within the price tie.
+
+The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
+stages' schedules and the current one, with the best bound of the two that is not above
+its price (CP-SAT's, or the MIP's made safe). OPTIMAL when CP-SAT proved its schedule,
+or when the MIP proved the price within :func:`sim.problems.insertion.price_tolerance`
+of its safe bound and proved the fewest-moved stage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.slack_insertion.common import Deadline, finish
+from models.slack_insertion.cpsat import solve_cpsat
+from models.slack_insertion.timeindexed import solve_stages
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionProblem
+from sim.result import Result, Status
+
+__all__ = ["solve_cpsat_ti", "CPSAT_SECONDS", "CPSAT_SHARE"]
+
+CPSAT_SECONDS = 3.0
+"""Most seconds of the CP-SAT stage (it proves the easy snapshots within about this at
+load 10 on 2 cores; the MIP proves the harder ones)."""
+CPSAT_SHARE = 0.25
+"""Largest share of the limit for the CP-SAT stage."""
+NAME = "cpsat+ti"
+
+
+def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None,
+                   seed: int = 0, backend: str = "highs", tie_break: bool = True) -> Result:
+    """The portfolio of the module docstring.
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+        Any alphas (the CP-SAT stage only with ``alpha_t == 1``).
+    time_limit : float, optional
+        Seconds for both stages.
+    seed : int
+        CP-SAT's and the MIP backend's seed.
+    backend : {"highs", "scip"}
+        The MIP backend.
+    tie_break : bool
+        The MIP's fewest-moved stage (without it, a MIP answer is never OPTIMAL: the
+        fewest moved jobs are not proved).
+    """
+    deadline = Deadline(time_limit)
+    params: dict[str, Any] = {"time_limit": time_limit, "backend": backend,
+                              "tie_break": tie_break}
+    notes: list[str] = []
+    first = None
+    if problem.alpha_t == 1.0:
+        share = CPSAT_SECONDS if time_limit is None else \
+            min(CPSAT_SECONDS, CPSAT_SHARE * time_limit)
+        first = solve_cpsat(problem, seed=seed, time_limit=share)
+        params["cpsat_status"] = first.status.value
+        if first.status is Status.OPTIMAL:
+            return finish(NAME, problem, first.solution, Status.OPTIMAL, first.bound,
+                          deadline, seed, params, note="proved by CP-SAT")
+    else:
+        notes.append("CP-SAT skipped (alpha_t != 1)")
+    inc = None if first is None else first.solution
+    out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
+                       incumbent=inc, tie_break=tie_break)
+    params.update(out.params)
+    notes.extend(out.notes)
+    found = [s for s in (out.schedule, inc) if s is not None]
+    sch = ins.best(problem, found + [ins.current_schedule(problem)])
+    price = ins.objective(problem, sch)
+    bounds = [b for b in (None if first is None else first.bound, out.bound) if b is not None]
+    valid = [b for b in bounds if b <= price + ins.price_tolerance(price)]
+    if len(valid) < len(bounds):
+        notes.append(f"bounds {sorted(set(bounds) - set(valid))} dropped: above the price "
+                     f"{price!r}")
+    bound = max(valid) if valid else None
+    proved = (out.schedule is not None and out.price_proved and out.moved_proved
+              and ins.moved(problem, sch) <= ins.moved(problem, out.schedule))
+    if proved:
+        notes.append(f"proved by the time-indexed MIP on {backend}")
+        bound = min(bound, price)
+    return finish(NAME, problem, sch, Status.OPTIMAL if proved else Status.FEASIBLE, bound,
+                  deadline, seed, params, note="; ".join(notes))

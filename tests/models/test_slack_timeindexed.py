@@ -1,0 +1,126 @@
+"""The time-indexed insertion MIP (``ti``) and the ``cpsat+ti`` portfolio: brute force
+agrees on random small instances, the safe bound is never above the optimum, bad data is
+refused, the time limit holds."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from models import slack_insertion as si
+from models.slack_insertion.timeindexed import solve_ti
+from models.slack_insertion.tiportfolio import solve_cpsat_ti
+from sim import registry
+from sim.problems import insertion as ins
+from sim.result import Status
+
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
+
+
+def small(seed: int) -> ins.InsertionProblem:
+    """Random problems of 2-4 waiting jobs (finite slacks); every third with ``alpha_t = 0.5`` (the
+    price is then concave in the delay: CP-SAT cannot run, the MIP can)."""
+    pb = ins.random_problem(seed, 2 + seed % 3, capacity=6, max_t=4, max_slack=8,
+                            inf_slack=0.0, new=seed % 4 != 1)
+    return replace(pb, alpha_t=0.5) if seed % 3 == 2 else pb
+
+
+def assert_agrees(pb: ins.InsertionProblem, r, ref) -> None:
+    """``r`` is feasible, its price within the tie of brute force's optimum, its bound
+    never above that optimum, and an OPTIMAL ``r`` moves as few jobs as brute force."""
+    assert ins.check(pb, r.solution) == []
+    p = ref.objective
+    assert abs(r.objective - p) <= ins.price_tolerance(p), (r.objective, p, r.note)
+    assert r.bound is None or r.bound <= p, (r.bound, p)
+    if r.status is Status.OPTIMAL:
+        assert ins.moved(pb, r.solution) == ins.moved(pb, ref.solution)
+
+
+@pytest.mark.parametrize("seed", range(18))
+@pytest.mark.parametrize("backend", ["highs", "scip"])
+def test_ti_agrees_with_brute_force(seed, backend):
+    pb = small(seed)
+    ref = si.solve_brute(pb)
+    assert ref.status is Status.OPTIMAL
+    r = solve_ti(pb, backend=backend, time_limit=20)
+    assert r.bound is not None, r.note  # both stages ran to an answer on these
+    assert_agrees(pb, r, ref)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_portfolio_agrees_with_brute_force(seed):
+    pb = small(seed)
+    ref = si.solve_brute(pb)
+    r = registry.solver("slack_insertion", "cpsat+ti")(pb, time_limit=20)
+    assert_agrees(pb, r, ref)
+    if pb.alpha_t == 1.0:
+        assert r.status is Status.OPTIMAL and "CP-SAT" in r.note
+
+
+def test_ti_with_an_incumbent_keeps_the_optimum():
+    """The incumbent (here brute force's optimum itself) shrinks the domains without
+    cutting off the optimum or its ties."""
+    for seed in range(6):
+        pb = small(seed)
+        ref = si.solve_brute(pb)
+        r = solve_ti(pb, incumbent=ref.solution, time_limit=20)
+        assert_agrees(pb, r, ref)
+
+
+def test_a_price_far_from_zero_is_proved():
+    """On a KTH snapshot CP-SAT proves, the MIP proves the price within the tie tolerance
+    (its safe bound) and agrees with CP-SAT; without the fewest-moved stage the result
+    is FEASIBLE, saying so."""
+    pb = ins.load(SNAPSHOTS / "kth-1996-10-insert-2679234-k16.json")
+    ref = si.solve_cpsat(pb, time_limit=60)
+    assert ref.status is Status.OPTIMAL
+    r = solve_ti(pb, time_limit=60, tie_break=False)
+    assert r.status is Status.FEASIBLE and "price is proved" in r.note, r.note
+    assert abs(r.objective - ref.objective) <= ins.price_tolerance(ref.objective)
+    assert r.bound <= ref.objective
+    assert r.objective - r.bound <= ins.price_tolerance(r.objective)
+
+
+def test_an_infeasible_incumbent_is_refused():
+    pb = small(0)
+    bad = ins.InsertionSchedule(pb.now - 1,
+                                {w.id: w.te for w in pb.waiting})
+    with pytest.raises(ValueError, match="incumbent"):
+        solve_ti(pb, incumbent=bad)
+
+
+def test_a_capacity_beyond_the_exact_range_is_refused():
+    pb = small(0)
+    big = replace(pb, capacity=2 * 10**7)
+    with pytest.raises(ValueError, match="capacity = 20000000"):
+        solve_ti(big)
+    solve_ti(big, backend="scip", time_limit=20)  # SCIP's range is larger
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(ValueError, match="backend"):
+        solve_ti(small(0), backend="cbc")
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("inf"), float("nan")])
+def test_bad_time_limit_is_a_clear_error(bad):
+    for fn in (solve_ti, solve_cpsat_ti):
+        with pytest.raises(ValueError, match="time_limit"):
+            fn(small(0), time_limit=bad)
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("name", ["ti", "cpsat+ti"])
+def test_time_limit_holds_on_an_open_snapshot(name):
+    """``kth-1997-02-remove-13402954-k29`` needs about 15 s of HiGHS at load 10: a 3 s
+    limit stops it (the worker is killed), FEASIBLE, bound below the price."""
+    pb = ins.load(SNAPSHOTS / "kth-1997-02-remove-13402954-k29.json")
+    t0 = time.perf_counter()
+    r = registry.solver("slack_insertion", name)(pb, time_limit=3)
+    assert time.perf_counter() - t0 < 3 + 2.0
+    assert r.status is Status.FEASIBLE
+    assert ins.check(pb, r.solution) == []
+    assert r.bound is None or r.bound <= r.objective
