@@ -137,7 +137,7 @@ class TiOutcome:
 
 def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
              backend: str = "highs", incumbent: InsertionSchedule | None = None,
-             tie_break: bool = True, max_points: int = 20000,
+             tie_break: bool = True, max_points: int = 200_000,
              max_variables: int = 200_000) -> Result:
     """Optimal insertion by the time-indexed MIP of the module docstring.
 
@@ -189,7 +189,7 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
 
 def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0,
                  backend: str = "highs", incumbent: InsertionSchedule | None = None,
-                 tie_break: bool = True, max_points: int = 20000,
+                 tie_break: bool = True, max_points: int = 200_000,
                  max_variables: int = 200_000) -> TiOutcome:
     """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`)."""
     if backend not in BACKENDS:

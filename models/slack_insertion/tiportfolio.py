@@ -9,6 +9,9 @@ both stages share ``time_limit``.
    (presolve on) on the time left, in the MIP worker process (killed at the limit),
    both stages: price, then fewest moved jobs within the price tie.
 
+When the MIP refuses the problem (more binaries than it takes, or numbers beyond its
+exact range), CP-SAT runs again on the time left, from its first schedule.
+
 The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
 stages' schedules and the current one, with the best bound of the two that is not above
 its price (CP-SAT's, or the MIP's made safe). OPTIMAL when CP-SAT proved its schedule,
@@ -35,6 +38,25 @@ load 10 on 2 cores; the MIP proves the harder ones)."""
 CPSAT_SHARE = 0.25
 """Largest share of the limit for the CP-SAT stage."""
 NAME = "cpsat+ti"
+
+
+def _cpsat_on(problem: InsertionProblem, first: Result, deadline: Deadline, seed: int,
+              params: dict[str, Any], why: str) -> Result:
+    """CP-SAT again on the time left, from the first run's schedule (the MIP refused)."""
+    runs = [first]
+    if not deadline.expired():
+        runs.append(solve_cpsat(problem, seed=seed, time_limit=deadline.left(0.0),
+                                incumbent=first.solution))
+    last = runs[-1]
+    if last.status is Status.OPTIMAL:
+        return finish(NAME, problem, last.solution, Status.OPTIMAL, last.bound, deadline,
+                      seed, params, note=f"{why}; proved by CP-SAT")
+    sch = ins.best(problem, [r.solution for r in runs if r.solution is not None])
+    price = ins.objective(problem, sch)
+    bounds = [r.bound for r in runs
+              if r.bound is not None and r.bound <= price + ins.price_tolerance(price)]
+    return finish(NAME, problem, sch, Status.FEASIBLE, max(bounds) if bounds else None,
+                  deadline, seed, params, note=f"{why}; CP-SAT on the time left")
 
 
 def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None,
@@ -71,8 +93,13 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     else:
         notes.append("CP-SAT skipped (alpha_t != 1)")
     inc = None if first is None else first.solution
-    out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
-                       incumbent=inc, tie_break=tie_break)
+    try:
+        out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
+                           incumbent=inc, tie_break=tie_break)
+    except ValueError as e:  # the MIP refuses (too large, beyond its exact range)
+        if first is None:
+            raise
+        return _cpsat_on(problem, first, deadline, seed, params, f"MIP refused: {e}")
     params.update(out.params)
     notes.extend(out.notes)
     found = [s for s in (out.schedule, inc) if s is not None]

@@ -70,18 +70,31 @@ def test_ti_with_an_incumbent_keeps_the_optimum():
         assert_agrees(pb, r, ref)
 
 
-def test_a_price_far_from_zero_is_proved():
-    """On a KTH snapshot CP-SAT proves, the MIP proves the price within the tie tolerance
-    (its safe bound) and agrees with CP-SAT; without the fewest-moved stage the result
-    is FEASIBLE, saying so."""
-    pb = ins.load(SNAPSHOTS / "kth-1996-10-insert-2679234-k16.json")
+def test_a_snapshot_is_proved_and_agrees_with_cpsat():
+    """On a KTH snapshot CP-SAT proves, the MIP (from CP-SAT's schedule, as in the
+    portfolio) proves the price within the tie tolerance of its safe bound and the
+    fewest moved jobs, and agrees with CP-SAT."""
+    pb = ins.load(SNAPSHOTS / "kth-1996-11-insert-4587267-k12.json")
     ref = si.solve_cpsat(pb, time_limit=60)
     assert ref.status is Status.OPTIMAL
-    r = solve_ti(pb, time_limit=60, tie_break=False)
-    assert r.status is Status.FEASIBLE and "price is proved" in r.note, r.note
+    r = solve_ti(pb, time_limit=60, incumbent=ref.solution)
+    assert r.status is Status.OPTIMAL, r.note
     assert abs(r.objective - ref.objective) <= ins.price_tolerance(ref.objective)
     assert r.bound <= ref.objective
-    assert r.objective - r.bound <= ins.price_tolerance(r.objective)
+    assert ins.moved(pb, r.solution) == ins.moved(pb, ref.solution)
+    r = solve_ti(pb, time_limit=60, incumbent=ref.solution, tie_break=False)
+    assert r.status is Status.FEASIBLE and "fewest moved jobs not proved" in r.note
+
+
+def test_the_mip_proves_what_cpsat_leaves_open():
+    """``kth-1996-11-remove-3806616-k14``: CP-SAT stops at 2 s above the optimum; the
+    MIP from its schedule proves a lower price, and its bound is below every price."""
+    pb = ins.load(SNAPSHOTS / "kth-1996-11-remove-3806616-k14.json")
+    c = si.solve_cpsat(pb, time_limit=2)
+    r = solve_ti(pb, time_limit=60, incumbent=c.solution)
+    assert r.status is Status.OPTIMAL, r.note
+    assert r.objective <= c.objective
+    assert r.bound <= r.objective and (c.bound is None or c.bound <= r.objective)
 
 
 def test_an_infeasible_incumbent_is_refused():
