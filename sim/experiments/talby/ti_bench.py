@@ -1,7 +1,7 @@
 """Default CP-SAT against the ``cpsat+ti`` portfolio on the bundled KTH snapshots.
 
 ``python -m sim.experiments.talby.ti_bench [--time-limit 30] [--sample 5]
-[--bins 21-30,31-50] [--solvers cpsat,cpsat+ti]``
+[--bins 21-30,31-50] [--solvers cpsat,cpsat+ti] [--files NAME,...]``
 
 For each queue-length bin, ``--sample`` snapshots evenly spaced over the bin's sorted
 list (``instances/data/slack_snapshots``, as ``insertion_bench`` loads them; 0: all) are
@@ -11,7 +11,8 @@ and per bin and solver: runs, proved OPTIMAL (price and fewest moved jobs), pric
 (bound within :func:`sim.problems.insertion.price_tolerance` of the price), and the
 median wall time (a run that did not prove counts as the limit). The load average is
 printed before and after (the machine is shared: only a comparison within one run means
-anything). Writes no file.
+anything). ``--files`` adds named snapshots (one line per run, not in the table).
+Writes no file.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=5)
     ap.add_argument("--bins", default="21-30,31-50")
     ap.add_argument("--solvers", default="cpsat,cpsat+ti")
+    ap.add_argument("--files", default="",
+                    help="comma-separated snapshot names solved after the bins")
     a = ap.parse_args(argv)
     solvers = a.solvers.split(",")
     print(f"# {provenance.command(argv)}; commit {provenance.commit()}")
@@ -81,6 +84,11 @@ def main(argv: list[str] | None = None) -> int:
                 else float("nan")
             table.append(f"| {lo}-{hi} | {s} | {len(rows)} | {sum(p for p, _, _ in rows)} | "
                          f"{sum(q for _, q, _ in rows)} | {med:.1f} |")
+    extra = [(f, ins.load(SNAPSHOTS / f)) for f in a.files.split(",") if f]
+    for fname, pb in extra:
+        print(f"{fname} (k={pb.k}, named)", flush=True)
+        for s in solvers:
+            print("  " + run(s, pb, a.time_limit)[3], flush=True)
     print(f"# load average after: {provenance.load_average()}")
     print(f"| k | solver | runs | proved | price proved | median s (limit {a.time_limit:g}) |")
     print("|---|---|---|---|---|---|")
