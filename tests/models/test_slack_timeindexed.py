@@ -137,3 +137,23 @@ def test_time_limit_holds_on_an_open_snapshot(name):
     assert r.status is Status.FEASIBLE
     assert ins.check(pb, r.solution) == []
     assert r.bound is None or r.bound <= r.objective
+
+
+@pytest.mark.timed
+def test_portfolio_runs_cpsat_on_when_the_mip_refuses(monkeypatch):
+    """A MIP refusal (too large, beyond its range) is no answer of the portfolio: CP-SAT
+    runs on the time left from its first schedule, and the note says why."""
+    from models.slack_insertion import tiportfolio
+
+    def refuse(*args, **kwargs):
+        raise ValueError("ti: too large")
+
+    monkeypatch.setattr(tiportfolio, "solve_stages", refuse)
+    monkeypatch.setattr(tiportfolio, "CPSAT_SHARE", 1e-4)
+    pb = ins.load(SNAPSHOTS / "kth-1997-02-remove-13402954-k29.json")
+    t0 = time.perf_counter()
+    r = solve_cpsat_ti(pb, time_limit=4)
+    assert time.perf_counter() - t0 < 4 + 2.0
+    assert "MIP refused: ti: too large" in r.note and "CP-SAT on the time left" in r.note
+    assert r.params["cpsat_status"] == "FEASIBLE"
+    assert ins.check(pb, r.solution) == []
