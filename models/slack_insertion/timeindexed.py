@@ -214,6 +214,9 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
                          f"{max_variables:,}")
     margin = FEAS_TOL * nx
     model = _model(data)
+    if deadline.expired():
+        return TiOutcome(None, None, False, False, ("stopped by the time limit while "
+                                                    "building the model",), params)
     ans = _run(model, backend, deadline, seed)
     params["stage1_status"] = ans.get("status")
     if not ans.get("has_solution"):
