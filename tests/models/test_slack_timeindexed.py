@@ -60,6 +60,20 @@ def test_portfolio_agrees_with_brute_force(seed):
         assert r.status is Status.OPTIMAL and "CP-SAT" in r.note
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_ti_on_exact_price_ties(seed):
+    """The tie instances of the exactness tests (non-dyadic weights, exact swap ties):
+    price within the tie of brute force's, bound never above it. Their prices are small,
+    so the safe bound's margin exceeds the tie width: never OPTIMAL, said in the note."""
+    from test_slack_exactness import tie_problem
+
+    pb = tie_problem(seed)
+    ref = si.solve_brute(pb)
+    r = solve_ti(pb, time_limit=20)
+    assert_agrees(pb, r, ref)
+    assert r.status is Status.FEASIBLE and "tolerances" in r.note
+
+
 def test_ti_with_an_incumbent_keeps_the_optimum():
     """The incumbent (here brute force's optimum itself) shrinks the domains without
     cutting off the optimum or its ties."""
