@@ -49,9 +49,10 @@ lies in [0, 1]); ``REL_MARGIN`` covers the rounding of the solver's sums. The pr
 safe bound (the note gives the gap). This is a careful reading of the tolerances, not an
 exact certificate (the dual tolerance applies to the solver's scaled model).
 
-Refusals: a capacity or a width above :data:`MAX_ROW_NUMBER` of the backend (the rows
-would no longer be exact in the solver's tolerances), a cost that is not finite or above
-:data:`MAX_COST`, or more than ``max_variables`` binaries raise ValueError naming the field.
+Refusals: a capacity above :data:`MAX_ROW_NUMBER` of the backend (the rows would no
+longer be exact in the solver's tolerances), a cost above :data:`MAX_COST`, or more than
+``max_variables`` binaries or ``max_nonzeros`` nonzeros raise ValueError naming the field
+or the size.
 
 Limits: ``time_limit`` covers listing candidates, building, both stages and reading the
 answers. The solver runs in the project's MIP worker process (:mod:`models.mip_worker`,
@@ -67,6 +68,7 @@ import json
 import math
 import os
 import tempfile
+import threading
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -84,8 +86,8 @@ from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
 
-__all__ = ["solve_ti", "TiOutcome", "solve_stages", "BACKENDS", "FEAS_TOL",
-           "REL_MARGIN", "MAX_ROW_NUMBER", "MAX_COST", "GRACE"]
+__all__ = ["solve_ti", "TiOutcome", "solve_stages", "start_worker_server", "BACKENDS", "FEAS_TOL",
+           "REL_MARGIN", "MAX_ROW_NUMBER", "MAX_COST", "MAX_NONZEROS", "GRACE"]
 
 BACKENDS = ("highs", "scip")
 """The ``model_builder`` backends this model runs on."""
@@ -99,6 +101,9 @@ MAX_ROW_NUMBER = {"highs": 1e7, "scip": 1e8}
 exact ranges measured for ``models.mip``)."""
 MAX_COST = 1e15
 """Largest absolute cost of one (job, start) pair (price units)."""
+MAX_NONZEROS = 2_000_000
+"""Default largest number of nonzeros in the rows (building took 23.6 s for 56.7 million
+at load 7 on 2 cores, about 0.4 s per million: about 1 s here)."""
 GRACE = 0.5
 """Seconds past the limit after which the worker is killed."""
 FILTER_SLACK = 1e-9
@@ -138,7 +143,7 @@ class TiOutcome:
 def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
              backend: str = "highs", incumbent: InsertionSchedule | None = None,
              tie_break: bool = True, max_points: int = 200_000,
-             max_variables: int = 200_000) -> Result:
+             max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS) -> Result:
     """Optimal insertion by the time-indexed MIP of the module docstring.
 
     Parameters
@@ -159,6 +164,11 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
         Refuse more candidate start times (ValueError).
     max_variables : int
         Refuse more binaries (ValueError).
+    max_nonzeros : int
+        Refuse more nonzeros in the rows (ValueError): a capacity row holds every
+        candidate start of every job that may run at its time, so long jobs with dense
+        candidate sets give tens of millions (56.7 million on the k = 21 KTH snapshot
+        ``kth-1997-05-insert-21180393-k21``, which took 24 s to build).
 
     Returns
     -------
@@ -169,7 +179,7 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
     deadline = Deadline(time_limit)
     out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
                        incumbent=incumbent, tie_break=tie_break, max_points=max_points,
-                       max_variables=max_variables)
+                       max_variables=max_variables, max_nonzeros=max_nonzeros)
     sch = ins.best(problem, [s for s in (out.schedule, incumbent,
                                          ins.current_schedule(problem)) if s is not None])
     proved = out.price_proved and out.moved_proved and sch is out.schedule
@@ -190,7 +200,8 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
 def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0,
                  backend: str = "highs", incumbent: InsertionSchedule | None = None,
                  tie_break: bool = True, max_points: int = 200_000,
-                 max_variables: int = 200_000) -> TiOutcome:
+                 max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS
+                 ) -> TiOutcome:
     """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`)."""
     if backend not in BACKENDS:
         raise ValueError(f"ti: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
@@ -208,13 +219,16 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "listing candidate starts",), params)
     nx = sum(len(v) for v in data.cand.values())
-    params.update(variables=nx, capacity_rows=len(data.rows))
-    if nx > max_variables:
-        raise ValueError(f"ti: {nx:,} (job, start) variables, more than max_variables="
-                         f"{max_variables:,}")
+    nnz = _nonzeros(data)
+    params.update(variables=nx, capacity_rows=len(data.rows), nonzeros=nnz)
+    if nx > max_variables or nnz > max_nonzeros:
+        raise ValueError(f"ti: {nx:,} (job, start) variables and {nnz:,} nonzeros, more "
+                         f"than max_variables={max_variables:,} or max_nonzeros="
+                         f"{max_nonzeros:,}")
     margin = FEAS_TOL * nx
-    model = _model(data)
-    if deadline.expired():
+    try:
+        model = _model(data, deadline)
+    except _Stopped:
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "building the model",), params)
     ans = _run(model, backend, deadline, seed)
@@ -272,7 +286,11 @@ def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed
     params["stage2_forced_moves"] = forced
     if ins.moved(problem, sch1) <= forced:
         return TiOutcome(sch1, bound, True, True, tuple(notes), params)
-    model = _model(data)
+    try:
+        model = _model(data, deadline)
+    except _Stopped:
+        notes.append("stopped by the time limit while building the fewest-moved model")
+        return TiOutcome(sch1, bound, True, False, tuple(notes), params)
     params["stage2_variables"] = sum(len(v) for v in data.cand.values())
     n = model.num_variables()
     row = model.add_linear_constraint()
@@ -414,8 +432,19 @@ def _filter(problem: InsertionProblem, inc: InsertionSchedule,
             cost[jid] = [cost[jid][k] for k in keep]
 
 
-def _model(data: _Data) -> Any:
-    """The stage-1 ``model_builder`` model (binaries in job order, then start order)."""
+def _nonzeros(data: _Data) -> int:
+    """Nonzeros of the model's rows (one-start rows and capacity rows)."""
+    total = sum(len(v) for v in data.cand.values())
+    for u in data.rows:
+        for jid, _, t in data.jobs:
+            ts = data.cand[jid]
+            total += bisect_right(ts, u) - bisect_right(ts, u - t)
+    return total
+
+
+def _model(data: _Data, deadline: Deadline) -> Any:
+    """The stage-1 ``model_builder`` model (binaries in job order, then start order);
+    raises :class:`_Stopped` when ``deadline`` passes while building."""
     import numpy as np
     from ortools.linear_solver.python import model_builder_helper as mbh
 
@@ -443,6 +472,8 @@ def _model(data: _Data) -> Any:
         row = m.add_linear_constraint()
         m.set_constraint_upper_bound(row, float(data.free[u]))
         m.add_terms_to_constraint(row, vs, cs)
+        if deadline.expired():
+            raise _Stopped
     m.set_objective_coefficients(list(range(nx)),
                                  [c for jid, _, _ in data.jobs for c in data.cost[jid]])
     return m
@@ -471,6 +502,22 @@ def _parameters(backend: str, seed: int) -> str:
                 f"dual_feasibility_tolerance={FEAS_TOL}")
     return (f"limits/memory = {mip.SCIP_MEMORY_MB}\nlimits/gap = 0\nlimits/absgap = 0\n"
             f"numerics/feastol = {FEAS_TOL}\nrandomization/randomseedshift = {seed}")
+
+
+def start_worker_server() -> threading.Thread:
+    """Start the MIP fork server of :mod:`models.mip` in a background thread, unless it
+    runs already (it takes a few seconds on a loaded machine, which a solve that starts
+    it would spend past its limit); returns the thread (a daemon)."""
+
+    def start() -> None:
+        server = mip._SERVER
+        with server.lock:
+            if server.proc is None or server.proc.poll() is not None:
+                server.proc = server._start()
+
+    t = threading.Thread(target=start, daemon=True)
+    t.start()
+    return t
 
 
 def _run(model: Any, backend: str, deadline: Deadline, seed: int) -> dict[str, Any]:

@@ -8,7 +8,8 @@ both stages share ``time_limit``.
    ``alpha_t != 1`` (CP-SAT needs it).
 2. The per-(job, start) MIP of :mod:`models.slack_insertion.timeindexed` on HiGHS
    (presolve on) on the time left, in the MIP worker process (killed at the limit),
-   both stages: price, then fewest moved jobs within the price tie.
+   both stages: price, then fewest moved jobs within the price tie. The MIP's fork
+   server is started in the background when the portfolio starts.
 
 When the MIP refuses the problem (more binaries than it takes, or numbers beyond its
 exact range), CP-SAT runs again on the time left, from its first schedule.
@@ -26,7 +27,7 @@ from typing import Any
 
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.cpsat import solve_cpsat
-from models.slack_insertion.timeindexed import solve_stages
+from models.slack_insertion.timeindexed import solve_stages, start_worker_server
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem
 from sim.result import Result, Status
@@ -84,6 +85,7 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
                               "tie_break": tie_break}
     notes: list[str] = []
     first = None
+    start_worker_server()  # meanwhile: else the MIP stage pays its start past the limit
     if problem.alpha_t == 1.0:
         share = CPSAT_SECONDS if time_limit is None else CPSAT_SHARE * time_limit
         first = solve_cpsat(problem, seed=seed, time_limit=share)
