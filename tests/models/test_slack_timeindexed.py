@@ -127,6 +127,11 @@ def test_a_capacity_beyond_the_exact_range_is_refused():
     solve_ti(big, backend="scip", time_limit=20)  # SCIP's range is larger
 
 
+def test_a_model_beyond_max_nonzeros_is_refused():
+    with pytest.raises(ValueError, match="max_nonzeros=10"):
+        solve_ti(small(0), max_nonzeros=10)
+
+
 def test_unknown_backend_is_refused():
     with pytest.raises(ValueError, match="backend"):
         solve_ti(small(0), backend="cbc")
