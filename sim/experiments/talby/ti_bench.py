@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# {provenance.command(argv)}; commit {provenance.commit()}")
     print(f"# load average before: {provenance.load_average()}")
     table = []
-    for part in a.bins.split(","):
+    for part in filter(None, a.bins.split(",")):
         lo, hi = (int(x) for x in part.split("-"))
         stats: dict[str, list[tuple[bool, bool, float]]] = {s: [] for s in solvers}
         for fname, pb in sample(lo, hi, a.sample):
