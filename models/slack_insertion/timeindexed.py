@@ -193,7 +193,7 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
     bound = out.bound
     if out.price_proved and bound is not None:
         bound = min(bound, ins.objective(problem, sch))
-    return finish(f"ti-{backend}", problem, sch, status, bound, deadline, seed, params,
+    return finish("ti", problem, sch, status, bound, deadline, seed, params,
                   note="; ".join(notes))
 
 
