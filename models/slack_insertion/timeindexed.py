@@ -86,8 +86,9 @@ from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
 
-__all__ = ["solve_ti", "TiOutcome", "solve_stages", "start_worker_server", "BACKENDS", "FEAS_TOL",
-           "REL_MARGIN", "MAX_ROW_NUMBER", "MAX_COST", "MAX_NONZEROS", "GRACE"]
+__all__ = ["solve_ti", "TiOutcome", "solve_stages", "start_worker_server", "model_size",
+           "BACKENDS", "FEAS_TOL", "REL_MARGIN", "MAX_ROW_NUMBER", "MAX_COST", "MAX_NONZEROS",
+           "GRACE"]
 
 BACKENDS = ("highs", "scip")
 """The ``model_builder`` backends this model runs on."""
@@ -266,6 +267,22 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
         return TiOutcome(sch1, bound, price_proved, False, tuple(notes), params)
     return _tie_stage(problem, backend, deadline, seed, sch1, bound, notes, params,
                       max_points)
+
+
+def model_size(problem: InsertionProblem, deadline: Deadline,
+               incumbent: InsertionSchedule | None = None,
+               max_points: int = 200_000) -> tuple[int, int] | None:
+    """``(binaries, row nonzeros)`` of the stage-1 model with the domains shrunk by the
+    best of ``incumbent`` and the current schedule (None when ``deadline`` passed while
+    listing the candidates); ValueError as :func:`solve_stages` for data it refuses."""
+    _check_magnitude(problem, "highs")
+    inc = ins.best(problem, [s for s in (incumbent, ins.current_schedule(problem))
+                             if s is not None])
+    try:
+        data = _data(problem, inc, deadline, max_points)
+    except _Stopped:
+        return None
+    return sum(len(v) for v in data.cand.values()), _nonzeros(data)
 
 
 def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed: int,

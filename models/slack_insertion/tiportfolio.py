@@ -11,8 +11,13 @@ both stages share ``time_limit``.
    both stages: price, then fewest moved jobs within the price tie. The MIP's fork
    server is started in the background when the portfolio starts.
 
-When the MIP refuses the problem (more binaries than it takes, or numbers beyond its
-exact range), CP-SAT runs again on the time left, from its first schedule.
+Before stage 1 the MIP's model is sized from the current schedule (about 1 s on the KTH
+snapshots): beyond :data:`models.slack_insertion.timeindexed.MAX_NONZEROS` row
+nonzeros CP-SAT runs alone on the whole limit (measured by ``ti_bench`` at load 2.5-3.5:
+CP-SAT alone proved two k = 21-24 snapshots in 17-22 s, which half the limit and a
+restart after the MIP's refusal lost). When the MIP refuses the problem later (more
+binaries than it takes, or numbers beyond its exact range), CP-SAT runs again on the
+time left, from its first schedule.
 
 The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
 stages' schedules and the current one, with the best bound of the two that is not above
@@ -27,7 +32,12 @@ from typing import Any
 
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.cpsat import solve_cpsat
-from models.slack_insertion.timeindexed import solve_stages, start_worker_server
+from models.slack_insertion.timeindexed import (
+    MAX_NONZEROS,
+    model_size,
+    solve_stages,
+    start_worker_server,
+)
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem
 from sim.result import Result, Status
@@ -41,6 +51,23 @@ CPSAT_SHARE = 0.5
 load 8-10 on 2 cores: with 3 s, CP-SAT's proofs at 4-12 s were lost and HiGHS proved
 none of them in the remaining 27 s)."""
 NAME = "cpsat+ti"
+
+
+def _too_large(problem: InsertionProblem, deadline: Deadline,
+               params: dict[str, Any]) -> str:
+    """Why the MIP stage is not run (its model from the current schedule has more than
+    ``MAX_NONZEROS`` row nonzeros, or the MIP refuses the data), or ``""``."""
+    try:
+        size = model_size(problem, deadline)
+    except ValueError as e:
+        return f"MIP refused: {e}; CP-SAT alone"
+    if size is None:
+        return ""
+    params["ti_size"] = size
+    if size[1] > MAX_NONZEROS:
+        return (f"MIP model too large ({size[1]:,} row nonzeros from the current "
+                f"schedule, more than {MAX_NONZEROS:,}): CP-SAT alone")
+    return ""
 
 
 def _cpsat_on(problem: InsertionProblem, first: Result, deadline: Deadline, seed: int,
@@ -85,6 +112,13 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
                               "tie_break": tie_break}
     notes: list[str] = []
     first = None
+    if problem.alpha_t == 1.0:
+        why = _too_large(problem, deadline, params)
+        if why:  # CP-SAT alone, on the whole limit
+            r = solve_cpsat(problem, seed=seed, time_limit=deadline.left(0.0)
+                            if time_limit is not None else None)
+            return finish(NAME, problem, r.solution, r.status, r.bound, deadline, seed,
+                          params, note="; ".join(x for x in (why, r.note) if x))
     start_worker_server()  # meanwhile: else the MIP stage pays its start past the limit
     if problem.alpha_t == 1.0:
         share = CPSAT_SECONDS if time_limit is None else CPSAT_SHARE * time_limit

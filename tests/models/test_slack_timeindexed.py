@@ -176,3 +176,15 @@ def test_portfolio_runs_cpsat_on_when_the_mip_refuses(monkeypatch):
     assert "MIP refused: ti: too large" in r.note and "CP-SAT on the time left" in r.note
     assert r.params["cpsat_status"] == "FEASIBLE"
     assert ins.check(pb, r.solution) == []
+
+
+def test_portfolio_runs_cpsat_alone_when_the_mip_model_is_too_large(monkeypatch):
+    from models.slack_insertion import tiportfolio
+
+    monkeypatch.setattr(tiportfolio, "MAX_NONZEROS", 1)
+    pb = small(0)
+    ref = si.solve_brute(pb)
+    r = solve_cpsat_ti(pb, time_limit=20)
+    assert "CP-SAT alone" in r.note and r.params["ti_size"][1] > 1
+    assert r.status is Status.OPTIMAL
+    assert_agrees(pb, r, ref)
