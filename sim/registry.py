@@ -68,6 +68,8 @@ SOLVERS.setdefault("slack_insertion", {}).update({
     "ilp": "models.slack_insertion.ilp:solve_ilp",
     "brute": "models.slack_insertion.brute:solve_brute",
     "portfolio": "models.slack_insertion.portfolio:solve_portfolio",
+    "ti": "models.slack_insertion.timeindexed:solve_ti",
+    "cpsat+ti": "models.slack_insertion.tiportfolio:solve_cpsat_ti",
 })
 
 # CSM exact reference M6: memory-balanced task mapping

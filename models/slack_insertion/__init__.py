@@ -9,6 +9,8 @@ feasible start times. One module per backend, the way PyJobShop splits its solve
 ``cpsat``     :func:`solve_cpsat` (registered as ``cpsat``): CP-SAT, ``alpha_t = 1``
 ``ilp``       :func:`solve_ilp` (registered as ``ilp``): time-indexed PuLP/CBC, any alphas
 ``brute``     :func:`solve_brute` (registered as ``brute``): enumeration, tiny instances
+``timeindexed`` :func:`solve_ti` (registered as ``ti``): per-(job, start) MIP on HiGHS/SCIP
+``tiportfolio`` :func:`solve_cpsat_ti` (registered as ``cpsat+ti``): CP-SAT, then ``ti``
 ``common``    :func:`finish`, the checked :class:`sim.result.Result` every solver ends with
 ``inserter``  :func:`insert` and :class:`CpsatInserter` for the slack scheduler
 ``policy``    :func:`OptimalInsertionPolicy` (registered as ``slack-optimal``)

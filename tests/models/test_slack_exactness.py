@@ -160,7 +160,12 @@ def test_no_bound_on_the_wrong_side_of_any_feasible_solution(case):
             continue
         if name == "exhaustive" and pb.k > 6:
             continue
-        r = registry.solver("slack_insertion", name)(pb, time_limit=limit)
+        try:
+            r = registry.solver("slack_insertion", name)(pb, time_limit=limit)
+        except ValueError as e:  # a documented size refusal (ti), no answer to check
+            if "max_nonzeros" not in str(e):
+                raise
+            continue
         if r.solution is not None:
             assert ins.check(pb, r.solution) == []
         results.append(r)

@@ -1,0 +1,584 @@
+"""Per-(job, start) time-indexed MIP of the slack-constrained insertion problem on HiGHS or
+SCIP (OR-Tools' ``model_builder``, presolve on); registered inside the ``cpsat+ti``
+portfolio (:mod:`models.slack_insertion.tiportfolio`). Times in integer seconds; prices
+in the family's units (:func:`sim.problems.insertion.objective`).
+
+Model
+-----
+One binary ``x[j, tau]`` per job ``j`` (the waiting jobs and the new job) and candidate
+start ``tau``: the job's chain set (:func:`models.slack_insertion.domains.chain_times`
+over the dominant start times, inside its domain shrunk by the incumbent's price,
+:func:`models.slack_insertion.domains.tighten_domains`), where the job fits next to the
+running jobs and its cost is finite. One start per job (``sum_tau x[j, tau] = 1``).
+Capacity: at every candidate start ``u`` at which the jobs that can run may exceed the
+free processors, ``sum_j sum_{tau in (u - t_j, u]} n_j x[j, tau] <= free(u)``. The load
+only rises at starts and the free capacity only rises with time, so rows at the starts
+suffice. Objective: the price, each ``x[j, tau]`` costing
+:func:`sim.problems.insertion.job_cost` (any alphas). Some optimal schedule (ties of
+:data:`sim.problems.insertion.PRICE_TOL` included) starts every job in its set (the proofs
+in :mod:`models.slack_insertion.domains`).
+
+Incumbent filter: with ``P0`` the incumbent's price plus its tie width and ``m_k`` the
+cheapest candidate of job ``k``, a schedule no dearer than ``P0`` starts ``j`` only at
+``tau`` with ``c[j, tau] <= P0 - sum_{k != j} m_k``; other candidates are dropped (twice
+over, and with :data:`FILTER_SLACK` of room against float rounding).
+
+Second stage (``tie_break=True``): price ``<= P1 + price_tolerance(P1)`` (``P1`` the first
+stage's price) and fewest moved waiting jobs, as the ``ilp`` solver does, on the model
+rebuilt with the first stage's schedule as the incumbent. Skipped as proved when that
+schedule moves no more jobs than must move: those whose ``te`` left their candidate set
+(the left shift of :mod:`models.slack_insertion.domains` never moves a job off its
+``te``, so some schedule of the tie with the fewest moved jobs lies in the sets).
+
+What a floating MIP proves
+--------------------------
+HiGHS and SCIP work in doubles with tolerances. The schedule is read back by rounding,
+checked by :func:`sim.problems.insertion.check` and priced exactly by
+:func:`sim.problems.insertion.objective`; nothing of the solver's objective is copied.
+The solver's bound ``b`` (HiGHS: its objective at a proved optimum, since OR-Tools gives
+no other HiGHS bound; SCIP: its dual bound) is made safe as ``b - margin`` with ``margin
+= REL_MARGIN max(1, |b|) + FEAS_TOL * (number of binaries)``. Why this covers the
+tolerances: the stopping gaps are set to 0; a primal or integrality tolerance only
+enlarges the region the solver minimises over, which lowers its bound (the safe side),
+while the difference it makes to the schedule's price is not assumed but measured (the
+schedule is rounded and priced exactly); a reduced cost accepted within the dual
+tolerance :data:`FEAS_TOL` can raise an LP bound by at most that much per binary (each
+lies in [0, 1]); ``REL_MARGIN`` covers the rounding of the solver's sums. The price is
+*proved* only when the recomputed price minus the safe bound is at most
+:func:`sim.problems.insertion.price_tolerance`; otherwise the result is FEASIBLE with the
+safe bound (the note gives the gap). This is a careful reading of the tolerances, not an
+exact certificate (the dual tolerance applies to the solver's scaled model).
+
+Refusals: a capacity above :data:`MAX_ROW_NUMBER` of the backend (the rows would no
+longer be exact in the solver's tolerances), a cost above :data:`MAX_COST`, or more than
+``max_variables`` binaries or ``max_nonzeros`` nonzeros raise ValueError naming the field
+or the size.
+
+Limits: ``time_limit`` covers listing candidates, building, both stages and reading the
+answers. The solver runs in the project's MIP worker process (:mod:`models.mip_worker`,
+through the fork server of :mod:`models.mip`), killed :data:`GRACE` seconds past the
+limit; HiGHS's presolve does not look at its clock, so a run stuck in it is killed and
+gives no schedule. No solution hints are passed (HiGHS through ``model_builder`` crashed
+on them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import threading
+import time
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+from models import mip
+from models.slack_insertion.common import Deadline, finish
+from models.slack_insertion.domains import (
+    chain_times,
+    dominant_times,
+    start_bounds,
+    tighten_domains,
+)
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionProblem, InsertionSchedule
+from sim.result import Result, Status
+
+__all__ = ["solve_ti", "TiOutcome", "solve_stages", "start_worker_server", "model_size",
+           "BACKENDS", "FEAS_TOL", "REL_MARGIN", "MAX_ROW_NUMBER", "MAX_COST", "MAX_NONZEROS",
+           "GRACE"]
+
+BACKENDS = ("highs", "scip")
+"""The ``model_builder`` backends this model runs on."""
+FEAS_TOL = 1e-9
+"""Primal, dual and integrality feasibility tolerance given to the backend."""
+REL_MARGIN = 1e-10
+"""Relative share (of ``max(1, |b|)``) a bound is lowered by (rounding of the solver's
+sums; the stopping gaps are 0)."""
+MAX_ROW_NUMBER = {"highs": 1e7, "scip": 1e8}
+"""Largest capacity or width (processors) a capacity row may hold on each backend (the
+exact ranges measured for ``models.mip``)."""
+MAX_COST = 1e15
+"""Largest absolute cost of one (job, start) pair (price units)."""
+MAX_NONZEROS = 2_000_000
+"""Default largest number of nonzeros in the rows (building took 23.6 s for 56.7 million
+at load 7 on 2 cores, about 0.4 s per million: about 1 s here)."""
+GRACE = 0.5
+"""Seconds past the limit after which the worker is killed."""
+FILTER_SLACK = 1e-9
+"""Relative room (of the sum of the absolute terms) the incumbent filter keeps."""
+
+
+class _Stopped(Exception):
+    """The time limit ran out while preparing the model."""
+
+
+@dataclass(frozen=True)
+class _Data:
+    """The model's data: jobs ``(id, n, t)``, candidate starts and costs per job,
+    capacity rows (times) and the free processors at each."""
+
+    jobs: list[tuple[int, int, int]]
+    cand: dict[int, list[int]]
+    cost: dict[int, list[float]]
+    rows: list[int]
+    free: dict[int, int]
+
+
+@dataclass(frozen=True)
+class TiOutcome:
+    """What :func:`solve_stages` found: the schedule (or None), the safe bound on the
+    price (or None), whether the price and the fewest-moved stage were proved, and
+    notes."""
+
+    schedule: InsertionSchedule | None
+    bound: float | None
+    price_proved: bool
+    moved_proved: bool
+    notes: tuple[str, ...]
+    params: dict[str, Any]
+
+
+def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
+             backend: str = "highs", incumbent: InsertionSchedule | None = None,
+             tie_break: bool = True, max_points: int = 200_000,
+             max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS) -> Result:
+    """Optimal insertion by the time-indexed MIP of the module docstring.
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+        Any alphas.
+    time_limit : float, optional
+        Seconds for everything.
+    seed : int
+        The backend's random seed.
+    backend : {"highs", "scip"}
+    incumbent : InsertionSchedule, optional
+        A feasible schedule whose price shrinks the domains (checked; the current
+        schedule is used as well).
+    tie_break : bool
+        Run the fewest-moved stage.
+    max_points : int
+        Refuse more candidate start times (ValueError).
+    max_variables : int
+        Refuse more binaries (ValueError).
+    max_nonzeros : int
+        Refuse more nonzeros in the rows (ValueError): a capacity row holds every
+        candidate start of every job that may run at its time, so long jobs with dense
+        candidate sets give tens of millions (56.7 million on the k = 21 KTH snapshot
+        ``kth-1997-05-insert-21180393-k21``, which took 24 s to build).
+
+    Returns
+    -------
+    Result
+        OPTIMAL only when the price is proved within the tie tolerance by the safe bound
+        and the fewest-moved stage was proved (never without ``tie_break``).
+    """
+    deadline = Deadline(time_limit)
+    out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
+                       incumbent=incumbent, tie_break=tie_break, max_points=max_points,
+                       max_variables=max_variables, max_nonzeros=max_nonzeros)
+    sch = ins.best(problem, [s for s in (out.schedule, incumbent,
+                                         ins.current_schedule(problem)) if s is not None])
+    proved = out.price_proved and out.moved_proved and sch is out.schedule
+    status = Status.OPTIMAL if proved else Status.FEASIBLE
+    notes = list(out.notes)
+    if out.price_proved and not proved:
+        notes.append("the price is proved optimal by the safe bound; fewest moved jobs not "
+                     "proved")
+    params = {"time_limit": time_limit, "backend": backend, "tie_break": tie_break,
+              **out.params}
+    bound = out.bound
+    if out.price_proved and bound is not None:
+        bound = min(bound, ins.objective(problem, sch))
+    return finish("ti", problem, sch, status, bound, deadline, seed, params,
+                  note="; ".join(notes))
+
+
+def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0,
+                 backend: str = "highs", incumbent: InsertionSchedule | None = None,
+                 tie_break: bool = True, max_points: int = 200_000,
+                 max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS
+                 ) -> TiOutcome:
+    """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"ti: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    _check_magnitude(problem, backend)
+    if incumbent is not None:
+        wrong = ins.check(problem, incumbent)
+        if wrong:
+            raise ValueError(f"ti: the incumbent schedule is infeasible: {wrong[0]}")
+    inc = ins.best(problem, [s for s in (incumbent, ins.current_schedule(problem))
+                             if s is not None])
+    params: dict[str, Any] = {}
+    try:
+        data = _data(problem, inc, deadline, max_points)
+    except _Stopped:
+        return TiOutcome(None, None, False, False, ("stopped by the time limit while "
+                                                    "listing candidate starts",), params)
+    nx = sum(len(v) for v in data.cand.values())
+    nnz = _nonzeros(data)
+    params.update(variables=nx, capacity_rows=len(data.rows), nonzeros=nnz)
+    if nx > max_variables or nnz > max_nonzeros:
+        raise ValueError(f"ti: {nx:,} (job, start) variables and {nnz:,} nonzeros, more "
+                         f"than max_variables={max_variables:,} or max_nonzeros="
+                         f"{max_nonzeros:,}")
+    margin = FEAS_TOL * nx
+    try:
+        model = _model(data, deadline)
+    except _Stopped:
+        return TiOutcome(None, None, False, False, ("stopped by the time limit while "
+                                                    "building the model",), params)
+    ans = _run(model, backend, deadline, seed)
+    params["stage1_status"] = ans.get("status")
+    if not ans.get("has_solution"):
+        why = ans.get("why") or ans.get("status")
+        return TiOutcome(None, None, False, False,
+                         (f"{mip.NAMES[backend]} stage 1 gave no schedule ({why})",), params)
+    sch1 = _read(problem, data, ans["values"])
+    if ins.check(problem, sch1):
+        return TiOutcome(None, None, False, False, (
+            f"the schedule of {mip.NAMES[backend]} failed the exact check (solver "
+            "tolerances); rejected",), params)
+    p1 = ins.objective(problem, sch1)
+    raw = None
+    if ans["status"] == "OPTIMAL":
+        raw = float(ans["objective"]) if backend == "highs" else _finite(ans.get("bound"))
+    elif backend == "scip":
+        raw = _finite(ans.get("bound"))
+    bound = None
+    if raw is not None:
+        bound = min(raw - REL_MARGIN * max(1.0, abs(raw)) - margin, p1)
+    params.update(stage1_objective=ans.get("objective"), stage1_bound=raw, safe_bound=bound,
+                  bound_margin=margin)
+    price_proved = bound is not None and p1 - bound <= ins.price_tolerance(p1)
+    notes = []
+    if ans["status"] == "OPTIMAL" and not price_proved:
+        notes.append(f"{mip.NAMES[backend]} optimal within its tolerances only: price "
+                     f"within {p1 - bound:.3g} of the safe bound")
+    elif ans["status"] != "OPTIMAL":
+        notes.append(f"{mip.NAMES[backend]} stage 1 stopped ({ans['status']})")
+    if not price_proved or not tie_break or deadline.expired():
+        if price_proved and tie_break:
+            notes.append("stopped by the time limit before the fewest-moved stage")
+        return TiOutcome(sch1, bound, price_proved, False, tuple(notes), params)
+    return _tie_stage(problem, backend, deadline, seed, sch1, bound, notes, params,
+                      max_points)
+
+
+def model_size(problem: InsertionProblem, deadline: Deadline,
+               incumbent: InsertionSchedule | None = None,
+               max_points: int = 200_000) -> tuple[int, int] | None:
+    """``(binaries, row nonzeros)`` of the stage-1 model with the domains shrunk by the
+    best of ``incumbent`` and the current schedule (None when ``deadline`` passed while
+    listing the candidates); ValueError as :func:`solve_stages` for data it refuses."""
+    _check_magnitude(problem, "highs")
+    inc = ins.best(problem, [s for s in (incumbent, ins.current_schedule(problem))
+                             if s is not None])
+    try:
+        data = _data(problem, inc, deadline, max_points)
+    except _Stopped:
+        return None
+    return sum(len(v) for v in data.cand.values()), _nonzeros(data)
+
+
+def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed: int,
+               sch1: InsertionSchedule, bound: float, notes: list[str],
+               params: dict[str, Any], max_points: int) -> TiOutcome:
+    """The fewest-moved stage: the model rebuilt with ``sch1`` (stage 1's schedule, price
+    ``P1``) as the incumbent, which drops every candidate no schedule of the price tie
+    can use, and the row price ``<= P1 + price_tolerance(P1)``."""
+    from ortools.linear_solver.python import model_builder_helper as mbh
+
+    p1 = ins.objective(problem, sch1)
+    try:
+        data = _data(problem, sch1, deadline, max_points)
+    except _Stopped:
+        notes.append("stopped by the time limit before the fewest-moved stage")
+        return TiOutcome(sch1, bound, True, False, tuple(notes), params)
+    forced = sum(1 for w in problem.waiting if w.te not in data.cand[w.id])
+    params["stage2_forced_moves"] = forced
+    if ins.moved(problem, sch1) <= forced:
+        return TiOutcome(sch1, bound, True, True, tuple(notes), params)
+    try:
+        model = _model(data, deadline)
+    except _Stopped:
+        notes.append("stopped by the time limit while building the fewest-moved model")
+        return TiOutcome(sch1, bound, True, False, tuple(notes), params)
+    params["stage2_variables"] = sum(len(v) for v in data.cand.values())
+    n = model.num_variables()
+    row = model.add_linear_constraint()
+    model.set_constraint_upper_bound(row, p1 + ins.price_tolerance(p1))
+    model.add_terms_to_constraint(row, [mbh.Variable(model, i) for i in range(n)],
+                                  [c for jid, _, _ in data.jobs for c in data.cost[jid]])
+    model.clear_objective()
+    te = {w.id: w.te for w in problem.waiting}
+    idx, coef, k = [], [], 0
+    for jid, _, _ in data.jobs:
+        for tau in data.cand[jid]:
+            if jid in te and tau == te[jid]:
+                idx.append(k)
+                coef.append(-1.0)
+            k += 1
+    if idx:
+        model.set_objective_coefficients(idx, coef)
+    model.set_objective_offset(float(len(problem.waiting)))
+    ans = _run(model, backend, deadline, seed)
+    params["stage2_status"] = ans.get("status")
+    if not ans.get("has_solution"):
+        notes.append(f"fewest-moved stage gave no schedule ({ans.get('why') or ans.get('status')})")
+        return TiOutcome(sch1, bound, True, False, tuple(notes), params)
+    sch2 = _read(problem, data, ans["values"])
+    if ins.check(problem, sch2) or ins.objective(problem, sch2) > p1 + ins.price_tolerance(p1):
+        notes.append("the fewest-moved pick was beyond the price tie (solver tolerances); "
+                     "fewest moved not proved")
+        return TiOutcome(sch1, bound, True, False, tuple(notes), params)
+    best = sch2 if ins.moved(problem, sch2) <= ins.moved(problem, sch1) else sch1
+    proved = ans["status"] == "OPTIMAL" and best is sch2
+    if not proved:
+        notes.append("fewest-moved stage stopped by the time limit")
+    return TiOutcome(best, min(bound, ins.objective(problem, best)), True, proved,
+                     tuple(notes), params)
+
+
+def _finite(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _check_magnitude(problem: InsertionProblem, backend: str) -> None:
+    """Refuse a capacity or width beyond :data:`MAX_ROW_NUMBER` (ValueError naming it)."""
+    top = MAX_ROW_NUMBER[backend]
+    if problem.capacity > top:
+        raise ValueError(f"capacity = {problem.capacity}: the time-indexed MIP on "
+                         f"{mip.NAMES[backend]} is exact only up to {top:.0e} processors; "
+                         "use --solver cpsat")
+
+
+def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
+          max_points: int) -> _Data:
+    """Candidate starts, costs and capacity rows (module docstring)."""
+    now = problem.now
+    T = ins.horizon(problem)
+    dom, new_dom = start_bounds(problem, T)
+    dom, new_dom = tighten_domains(problem, dom, new_dom, inc)
+    cap_t = max([hi for _, hi in dom.values()] + ([new_dom[1]] if new_dom else [now]))
+    try:
+        C = dominant_times(problem, cap_t, max_points, stop=deadline.expired)
+        sets, new_set = chain_times(problem, dom, new_dom, C, stop=deadline.expired)
+    except ValueError:
+        if deadline.expired():
+            raise _Stopped from None
+        raise
+    run = ins.profile_of(problem)
+    jobs = [(w.id, w.n, w.t) for w in problem.waiting]
+    if problem.new is not None:
+        jobs.append((problem.new.id, problem.new.n, problem.new.t))
+        sets[problem.new.id] = new_set or []
+    cand: dict[int, list[int]] = {}
+    cost: dict[int, list[float]] = {}
+    for jid, n, t in jobs:
+        taus, cs = [], []
+        for tau in sets[jid]:
+            if not run.fits(tau, t, (n,)):
+                continue
+            c = _cost(problem, jid, tau)
+            if math.isinf(c):
+                continue
+            if not abs(c) <= MAX_COST:
+                raise ValueError(f"job {jid}: the cost {c!r} of starting at {tau} exceeds "
+                                 f"{MAX_COST:.0e}; the time-indexed MIP refuses it")
+            taus.append(tau)
+            cs.append(c)
+        cand[jid], cost[jid] = taus, cs
+        if deadline.expired():
+            raise _Stopped
+    _keep_incumbent(problem, inc, cand, cost)
+    _filter(problem, inc, cand, cost)
+    starts_all = sorted({tau for taus in cand.values() for tau in taus})
+    free = {u: problem.capacity - sum(r.n for r in problem.running if r.end > u)
+            for u in starts_all}
+    rows = []
+    for u in starts_all:
+        load = sum(n for jid, n, t in jobs
+                   if bisect_right(cand[jid], u) > bisect_right(cand[jid], u - t))
+        if load > free[u]:
+            rows.append(u)
+    return _Data(jobs, cand, cost, rows, free)
+
+
+def _cost(problem: InsertionProblem, jid: int, tau: int) -> float:
+    if problem.new is not None and jid == problem.new.id:
+        return ins.new_weight(problem) * ins.signed_power(tau - problem.now, problem.alpha_t)
+    return ins.job_cost(problem, problem.job(jid), tau)
+
+
+def _keep_incumbent(problem: InsertionProblem, inc: InsertionSchedule,
+                    cand: dict[int, list[int]], cost: dict[int, list[float]]) -> None:
+    """Make sure every job has a candidate: add the incumbent's start where the sets
+    miss it (the incumbent is feasible, so the model then is too)."""
+    for jid in cand:
+        tau = inc.new_start if problem.new is not None and jid == problem.new.id \
+            else inc.starts[jid]
+        if tau not in cand[jid]:
+            k = bisect_right(cand[jid], tau)
+            cand[jid].insert(k, tau)
+            cost[jid].insert(k, _cost(problem, jid, tau))
+
+
+def _filter(problem: InsertionProblem, inc: InsertionSchedule,
+            cand: dict[int, list[int]], cost: dict[int, list[float]]) -> None:
+    """Drop candidates no schedule within the tie of ``inc``'s price can use (module
+    docstring); the incumbent's own starts always stay."""
+    p0 = ins.objective(problem, inc)
+    p0 += ins.price_tolerance(p0)
+    for _ in range(2):
+        mins = {jid: min(cs) for jid, cs in cost.items()}
+        total = math.fsum(mins.values())
+        scale = math.fsum(abs(c) for c in mins.values()) + abs(p0)
+        for jid in cand:
+            cap = p0 - (total - mins[jid]) + FILTER_SLACK * max(1.0, scale)
+            keep = [k for k, c in enumerate(cost[jid]) if c <= cap]
+            cand[jid] = [cand[jid][k] for k in keep]
+            cost[jid] = [cost[jid][k] for k in keep]
+
+
+def _nonzeros(data: _Data) -> int:
+    """Nonzeros of the model's rows (one-start rows and capacity rows)."""
+    total = sum(len(v) for v in data.cand.values())
+    for u in data.rows:
+        for jid, _, t in data.jobs:
+            ts = data.cand[jid]
+            total += bisect_right(ts, u) - bisect_right(ts, u - t)
+    return total
+
+
+def _model(data: _Data, deadline: Deadline) -> Any:
+    """The stage-1 ``model_builder`` model (binaries in job order, then start order);
+    raises :class:`_Stopped` when ``deadline`` passes while building."""
+    import numpy as np
+    from ortools.linear_solver.python import model_builder_helper as mbh
+
+    m = mbh.ModelBuilderHelper()
+    nx = sum(len(v) for v in data.cand.values())
+    m.add_var_array_with_bounds(np.zeros(nx), np.ones(nx), np.ones(nx, dtype=bool), "")
+    var = [mbh.Variable(m, i) for i in range(nx)]
+    first: dict[int, int] = {}
+    k = 0
+    for jid, _, _ in data.jobs:
+        first[jid] = k
+        row = m.add_linear_constraint()
+        m.set_constraint_lower_bound(row, 1.0)
+        m.set_constraint_upper_bound(row, 1.0)
+        size = len(data.cand[jid])
+        m.add_terms_to_constraint(row, var[k:k + size], [1.0] * size)
+        k += size
+    for u in data.rows:
+        vs, cs = [], []
+        for jid, n, t in data.jobs:
+            ts = data.cand[jid]
+            lo, hi = bisect_right(ts, u - t), bisect_right(ts, u)
+            vs.extend(var[first[jid] + lo:first[jid] + hi])
+            cs.extend([float(n)] * (hi - lo))
+        row = m.add_linear_constraint()
+        m.set_constraint_upper_bound(row, float(data.free[u]))
+        m.add_terms_to_constraint(row, vs, cs)
+        if deadline.expired():
+            raise _Stopped
+    m.set_objective_coefficients(list(range(nx)),
+                                 [c for jid, _, _ in data.jobs for c in data.cost[jid]])
+    return m
+
+
+def _read(problem: InsertionProblem, data: _Data, values: Any) -> InsertionSchedule:
+    """The schedule of the solver's values: each job at its largest ``x``."""
+    k = 0
+    chosen: dict[int, int] = {}
+    for jid, _, _ in data.jobs:
+        size = len(data.cand[jid])
+        part = values[k:k + size]
+        chosen[jid] = data.cand[jid][max(range(size), key=lambda i: part[i])]
+        k += size
+    new = chosen[problem.new.id] if problem.new is not None else None
+    return InsertionSchedule(new, {w.id: chosen[w.id] for w in problem.waiting})
+
+
+def _parameters(backend: str, seed: int) -> str:
+    """Presolve on, stopping gaps 0, feasibility tolerances :data:`FEAS_TOL`."""
+    if backend == "highs":
+        return (f"output_flag=false,log_to_console=false,threads=1,random_seed={seed},"
+                f"presolve=on,mip_rel_gap=0,mip_abs_gap=0,"
+                f"mip_feasibility_tolerance={FEAS_TOL},"
+                f"primal_feasibility_tolerance={FEAS_TOL},"
+                f"dual_feasibility_tolerance={FEAS_TOL}")
+    return (f"limits/memory = {mip.SCIP_MEMORY_MB}\nlimits/gap = 0\nlimits/absgap = 0\n"
+            f"numerics/feastol = {FEAS_TOL}\nrandomization/randomseedshift = {seed}")
+
+
+def start_worker_server() -> threading.Thread:
+    """Start the MIP fork server of :mod:`models.mip` in a background thread, unless it
+    runs already (it takes a few seconds on a loaded machine, which a solve that starts
+    it would spend past its limit); returns the thread (a daemon)."""
+
+    def start() -> None:
+        server = mip._SERVER
+        with server.lock:
+            if server.proc is None or server.proc.poll() is not None:
+                server.proc = server._start()
+
+    t = threading.Thread(target=start, daemon=True)
+    t.start()
+    return t
+
+
+def _run(model: Any, backend: str, deadline: Deadline, seed: int) -> dict[str, Any]:
+    """Solve ``model`` in a MIP worker (:mod:`models.mip_worker`) with this module's
+    parameters; the worker is killed :data:`GRACE` seconds past the deadline.
+
+    Returns the worker's answer (``status``, ``has_solution``, ``objective``, ``bound``,
+    ``values``) or ``{"status": None, "has_solution": False, "why": ...}``.
+    """
+    import numpy as np
+
+    left = deadline.left(0.0) if deadline.limit is not None else None
+    if left is not None and left < 0.05:
+        return {"status": None, "has_solution": False, "why": "no time left"}
+    end = None if left is None else time.monotonic() + left
+    with tempfile.TemporaryDirectory(prefix="schedsearch_ti_") as tmp:
+        if not model.write_model_to_proto_file(os.path.join(tmp, "model.pb")):
+            raise RuntimeError("could not write the model for the MIP worker")
+        with open(os.path.join(tmp, "job.json"), "w") as fh:
+            json.dump({"backend": backend, "parameters": _parameters(backend, seed),
+                       "deadline": end, "reserve": 0.0,
+                       "interrupt_at": None if end is None else end + GRACE / 2}, fh)
+        pid = mip._SERVER.fork(tmp, end)
+        why = ""
+        try:
+            while not mip._done(pid, tmp):
+                time.sleep(0.01)
+                if end is not None and time.monotonic() >= end + GRACE:
+                    why = "killed past the time limit"
+                elif mip._memory_mb(pid)[0] > mip.WORKER_MEMORY_MB:
+                    why = f"killed beyond {mip.WORKER_MEMORY_MB} MB"
+                if why:
+                    break
+        finally:
+            mip._kill_group(pid)
+        path = os.path.join(tmp, "result.json")
+        if why or not os.path.exists(path):
+            err = os.path.join(tmp, "error.txt")
+            if not why:
+                why = "crashed: " + (open(err).read().strip() if os.path.exists(err)
+                                     else "no answer")
+            return {"status": None, "has_solution": False, "why": why}
+        with open(path) as fh:
+            out = json.load(fh)
+        out["values"] = np.load(os.path.join(tmp, "values.npy")) if out["has_solution"] \
+            else None
+        return out

@@ -1,0 +1,157 @@
+"""CP-SAT, then the time-indexed MIP (registered as ``cpsat+ti``). Seconds of wall clock;
+both stages share ``time_limit``.
+
+1. CP-SAT (:func:`models.slack_insertion.cpsat.solve_cpsat`) on :data:`CPSAT_SHARE` of
+   the limit (:data:`CPSAT_SECONDS` without one): it proves most snapshots up to 50
+   waiting jobs within this, and its schedule is the incumbent that shrinks every job's
+   domain in the next stage. Skipped when
+   ``alpha_t != 1`` (CP-SAT needs it).
+2. The per-(job, start) MIP of :mod:`models.slack_insertion.timeindexed` on HiGHS
+   (presolve on) on the time left, in the MIP worker process (killed at the limit),
+   both stages: price, then fewest moved jobs within the price tie. The MIP's fork
+   server is started in the background when the portfolio starts.
+
+Before stage 1 the MIP's model is sized from the current schedule (about 1 s on the KTH
+snapshots): beyond :data:`models.slack_insertion.timeindexed.MAX_NONZEROS` row
+nonzeros CP-SAT runs alone on the whole limit (measured by ``ti_bench`` at load 2.5-3.5:
+CP-SAT alone proved two k = 21-24 snapshots in 17-22 s, which half the limit and a
+restart after the MIP's refusal lost). When the MIP refuses the problem later (more
+binaries than it takes, or numbers beyond its exact range), CP-SAT runs again on the
+time left, from its first schedule.
+
+The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
+stages' schedules and the current one, with the best bound of the two that is not above
+its price (CP-SAT's, or the MIP's made safe). OPTIMAL when CP-SAT proved its schedule,
+or when the MIP proved the price within :func:`sim.problems.insertion.price_tolerance`
+of its safe bound and proved the fewest-moved stage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.slack_insertion.common import Deadline, finish
+from models.slack_insertion.cpsat import solve_cpsat
+from models.slack_insertion.timeindexed import (
+    MAX_NONZEROS,
+    model_size,
+    solve_stages,
+    start_worker_server,
+)
+from sim.problems import insertion as ins
+from sim.problems.insertion import InsertionProblem
+from sim.result import Result, Status
+
+__all__ = ["solve_cpsat_ti", "CPSAT_SECONDS", "CPSAT_SHARE"]
+
+CPSAT_SECONDS = 15.0
+"""Seconds of the CP-SAT stage when there is no limit."""
+CPSAT_SHARE = 0.5
+"""Share of the limit for the CP-SAT stage (measured by ``ti_bench`` at a 30 s limit,
+load 8-10 on 2 cores: with 3 s, CP-SAT's proofs at 4-12 s were lost and HiGHS proved
+none of them in the remaining 27 s)."""
+NAME = "cpsat+ti"
+
+
+def _too_large(problem: InsertionProblem, deadline: Deadline,
+               params: dict[str, Any]) -> str:
+    """Why the MIP stage is not run (its model from the current schedule has more than
+    ``MAX_NONZEROS`` row nonzeros, or the MIP refuses the data), or ``""``."""
+    try:
+        size = model_size(problem, deadline)
+    except ValueError as e:
+        return f"MIP refused: {e}; CP-SAT alone"
+    if size is None:
+        return ""
+    params["ti_size"] = size
+    if size[1] > MAX_NONZEROS:
+        return (f"MIP model too large ({size[1]:,} row nonzeros from the current "
+                f"schedule, more than {MAX_NONZEROS:,}): CP-SAT alone")
+    return ""
+
+
+def _cpsat_on(problem: InsertionProblem, first: Result, deadline: Deadline, seed: int,
+              params: dict[str, Any], why: str) -> Result:
+    """CP-SAT again on the time left, from the first run's schedule (the MIP refused)."""
+    runs = [first]
+    if not deadline.expired():
+        runs.append(solve_cpsat(problem, seed=seed, time_limit=deadline.left(0.0),
+                                incumbent=first.solution))
+    last = runs[-1]
+    if last.status is Status.OPTIMAL:
+        return finish(NAME, problem, last.solution, Status.OPTIMAL, last.bound, deadline,
+                      seed, params, note=f"{why}; proved by CP-SAT")
+    sch = ins.best(problem, [r.solution for r in runs if r.solution is not None])
+    price = ins.objective(problem, sch)
+    bounds = [r.bound for r in runs
+              if r.bound is not None and r.bound <= price + ins.price_tolerance(price)]
+    return finish(NAME, problem, sch, Status.FEASIBLE, max(bounds) if bounds else None,
+                  deadline, seed, params, note=f"{why}; CP-SAT on the time left")
+
+
+def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None,
+                   seed: int = 0, backend: str = "highs", tie_break: bool = True) -> Result:
+    """The portfolio of the module docstring.
+
+    Parameters
+    ----------
+    problem : InsertionProblem
+        Any alphas (the CP-SAT stage only with ``alpha_t == 1``).
+    time_limit : float, optional
+        Seconds for both stages.
+    seed : int
+        CP-SAT's and the MIP backend's seed.
+    backend : {"highs", "scip"}
+        The MIP backend.
+    tie_break : bool
+        The MIP's fewest-moved stage (without it, a MIP answer is never OPTIMAL: the
+        fewest moved jobs are not proved).
+    """
+    deadline = Deadline(time_limit)
+    params: dict[str, Any] = {"time_limit": time_limit, "backend": backend,
+                              "tie_break": tie_break}
+    notes: list[str] = []
+    first = None
+    if problem.alpha_t == 1.0:
+        why = _too_large(problem, deadline, params)
+        if why:  # CP-SAT alone, on the whole limit
+            r = solve_cpsat(problem, seed=seed, time_limit=deadline.left(0.0)
+                            if time_limit is not None else None)
+            return finish(NAME, problem, r.solution, r.status, r.bound, deadline, seed,
+                          params, note="; ".join(x for x in (why, r.note) if x))
+    start_worker_server()  # meanwhile: else the MIP stage pays its start past the limit
+    if problem.alpha_t == 1.0:
+        share = CPSAT_SECONDS if time_limit is None else CPSAT_SHARE * time_limit
+        first = solve_cpsat(problem, seed=seed, time_limit=share)
+        params["cpsat_status"] = first.status.value
+        if first.status is Status.OPTIMAL:
+            return finish(NAME, problem, first.solution, Status.OPTIMAL, first.bound,
+                          deadline, seed, params, note="proved by CP-SAT")
+    else:
+        notes.append("CP-SAT skipped (alpha_t != 1)")
+    inc = None if first is None else first.solution
+    try:
+        out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
+                           incumbent=inc, tie_break=tie_break)
+    except ValueError as e:  # the MIP refuses (too large, beyond its exact range)
+        if first is None:
+            raise
+        return _cpsat_on(problem, first, deadline, seed, params, f"MIP refused: {e}")
+    params.update(out.params)
+    notes.extend(out.notes)
+    found = [s for s in (out.schedule, inc) if s is not None]
+    sch = ins.best(problem, found + [ins.current_schedule(problem)])
+    price = ins.objective(problem, sch)
+    bounds = [b for b in (None if first is None else first.bound, out.bound) if b is not None]
+    valid = [b for b in bounds if b <= price + ins.price_tolerance(price)]
+    if len(valid) < len(bounds):
+        notes.append(f"bounds {sorted(set(bounds) - set(valid))} dropped: above the price "
+                     f"{price!r}")
+    bound = max(valid) if valid else None
+    proved = (out.schedule is not None and out.price_proved and out.moved_proved
+              and ins.moved(problem, sch) <= ins.moved(problem, out.schedule))
+    if proved:
+        notes.append(f"proved by the time-indexed MIP on {backend}")
+        bound = min(bound, price)
+    return finish(NAME, problem, sch, Status.OPTIMAL if proved else Status.FEASIBLE, bound,
+                  deadline, seed, params, note="; ".join(notes))
