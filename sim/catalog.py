@@ -41,6 +41,10 @@ SOLVER_NOTES: dict[str, dict[str, str]] = {
         "brute": "exact: every integer start time enumerated (tiny instances)",
         "portfolio": "exact: CP-SAT, a certified LP bound, then CP-SAT on the domains the "
                      "bound's reduced costs leave",
+        "ti": "exact: one 0/1 variable per (job, candidate start) on HiGHS (or SCIP), "
+              "presolve on, bound made safe against the backend's tolerances",
+        "cpsat+ti": "exact: CP-SAT on half the limit, then the time-indexed MIP (ti) on "
+                    "domains its incumbent tightens",
     },
     "task_mapping": {
         "cpsat": "exact: memory-balanced task mapping (CSM reference), CP-SAT",
