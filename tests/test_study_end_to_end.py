@@ -63,15 +63,15 @@ MINE = textwrap.dedent('''
 def test_a_study_end_to_end(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "mine.py").write_text(MINE)
+    (tmp_path / "study_mine.py").write_text(MINE)  # a name no other test module takes
 
     # own instances -> bench, with an own solver beside CP-SAT on a named ILP backend
     assert main(["generate", "kresource_epochs", "--n", "3", "--seed", "2", "--size", "n=7",
                  "--size", "K=2", "--out", "inst"]) == 0
-    assert main(["bench", "inst", "--solvers", "cpsat,ilp,mine:one_per_epoch", "--backend",
+    assert main(["bench", "inst", "--solvers", "cpsat,ilp,study_mine:one_per_epoch", "--backend",
                  "highs", "--time-limit", "10", "--out", "b", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "| ilp[highs] | exact | 3 | OPTIMAL 3 |" in out and "mine:one_per_epoch" in out
+    assert "| ilp[highs] | exact | 3 | OPTIMAL 3 |" in out and "study_mine:one_per_epoch" in out
 
     # own policy -> sweep -> report: n = 1 says so, load is named, saturation measured
     spec = {"version": 1, "name": "study", "metrics": ["avg_wait"], "seeds": [0, 1, 2],
@@ -79,7 +79,7 @@ def test_a_study_end_to_end(tmp_path, monkeypatch, capsys):
                            "load": [1.0, 3.0]},
                           {"name": "lr", "trace": "lublin_256", "max_jobs": 300,
                            "replicate": {"method": "jitter", "amount": 0.2}}],
-            "policies": [{"name": "easy"}, {"name": "mine:Serial"}]}
+            "policies": [{"name": "easy"}, {"name": "study_mine:Serial"}]}
     (tmp_path / "s.json").write_text(json.dumps(spec))
     assert main(["sweep", "s.json", "--out", "s.sqlite", "--jobs", "1", "--quiet"]) == 0
     capsys.readouterr()
@@ -87,7 +87,7 @@ def test_a_study_end_to_end(tmp_path, monkeypatch, capsys):
     rep = capsys.readouterr().out
     assert "one run per cell (n = 1), so no interval" in rep and "±" not in rep
     assert "compresses the submit times" in rep and "| l | 3 |" in rep
-    assert "cells saturate" in rep and "mine:Serial" in rep
+    assert "cells saturate" in rep and "study_mine:Serial" in rep
     assert main(["report", "s.sqlite", "--baseline", "easy", "--where", "workload=lr"]) == 0
     rep = capsys.readouterr().out  # replicas of the log: intervals over n = 3, paired
     assert "over the runs (one per seed) of each cell, n = 3" in rep and "±" in rep
@@ -95,9 +95,9 @@ def test_a_study_end_to_end(tmp_path, monkeypatch, capsys):
 
     # own agent -> gym-eval against the proved optimum
     assert main(["gym-eval", "--windows", "2", "--length", "10", "--policies",
-                 "easy,mine:smallest_first"]) == 0
+                 "easy,study_mine:smallest_first"]) == 0
     ev = capsys.readouterr().out
-    assert "mine:smallest_first" in ev and "gap to the optimum" in ev and "OPTIMAL" in ev
+    assert "study_mine:smallest_first" in ev and "gap to the optimum" in ev and "OPTIMAL" in ev
 
     # Batsim in and out, read back
     assert main(["convert", "lublin_256", "l.json", "--quiet"]) == 0

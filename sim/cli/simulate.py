@@ -398,11 +398,11 @@ def _policy_name(text: str) -> str:
 
     if is_reference(text) or text in registry.POLICIES:
         return text
-    from sim.sweep.spec import closest
+    from sim.names import did_you_mean
 
     raise argparse.ArgumentTypeError(
-        f"unknown policy {short(text)}; {closest(text, registry.POLICIES, 'registered')}; "
-        "or a user's MODULE:FACTORY")
+        f"unknown policy {short(text)}; {did_you_mean(text, registry.POLICIES)}"
+        "`schedsearch solvers policies` lists them; or a user's MODULE:FACTORY")
 
 
 def add_simulate(sub: Any) -> None:
