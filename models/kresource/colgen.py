@@ -180,7 +180,10 @@ def ffd(problem: EpochProblem, deadline: Deadline | None = None) -> list[list[li
     (the sum, the largest and the sum of squares of its normalised demands
     ``r_jk / C_k``, and the largest then the sum), each an epoch list. The measures only
     order the jobs (floating point); every fit is checked in integers. With a
-    ``deadline``, the orders after the first are skipped once it has expired."""
+    ``deadline`` (looked at every ``_FFD_CHECK`` jobs: one first-fit pass costs jobs x
+    epochs), an order being packed when it expires is dropped, except the first, whose
+    remaining jobs go by next fit (the last epoch or a new one: linear time), so a valid
+    packing always comes back."""
     cap, dem, K = problem.capacity, problem.demands, problem.K
     norm = [[d[k] / cap[k] for k in range(K)] for d in dem]
     measures = (None, lambda v: sum(v), lambda v: max(v), lambda v: sum(x * x for x in v),
@@ -191,21 +194,49 @@ def ffd(problem: EpochProblem, deadline: Deadline | None = None) -> list[list[li
             break
         order = range(problem.n) if measure is None else sorted(
             range(problem.n), key=lambda j, m=measure: m(norm[j]), reverse=True)
-        free: list[list[int]] = []
-        epochs: list[list[int]] = []
-        for j in order:
-            d = dem[j]
-            for f, ep in zip(free, epochs, strict=True):
-                if all(d[k] <= f[k] for k in range(K)):
-                    for k in range(K):
-                        f[k] -= d[k]
-                    ep.append(j)
-                    break
-            else:
-                free.append([cap[k] - d[k] for k in range(K)])
-                epochs.append([j])
+        epochs = _first_fit(order, cap, dem, deadline, next_fit_after=not out)
+        if epochs is None:
+            break
         out.append(relabel(epochs))
     return out
+
+
+_FFD_CHECK = 256
+"""Jobs placed between two looks at the deadline in :func:`ffd`."""
+
+
+def _first_fit(order: Sequence[int], cap: Sequence[int], dem: Sequence[Sequence[int]],
+               deadline: Deadline | None, next_fit_after: bool) -> list[list[int]] | None:
+    """Epochs of first fit over ``order``. When ``deadline`` expires part way: None, or
+    (``next_fit_after``) the rest placed by next fit."""
+    K = len(cap)
+    free: list[list[int]] = []
+    epochs: list[list[int]] = []
+    for i, j in enumerate(order):
+        if deadline is not None and i % _FFD_CHECK == 0 and i and deadline.expired():
+            if not next_fit_after:
+                return None
+            for j2 in order[i:]:
+                d = dem[j2]
+                if free and all(d[k] <= free[-1][k] for k in range(K)):
+                    for k in range(K):
+                        free[-1][k] -= d[k]
+                    epochs[-1].append(j2)
+                else:
+                    free.append([cap[k] - d[k] for k in range(K)])
+                    epochs.append([j2])
+            return epochs
+        d = dem[j]
+        for f, ep in zip(free, epochs, strict=True):
+            if all(d[k] <= f[k] for k in range(K)):
+                for k in range(K):
+                    f[k] -= d[k]
+                ep.append(j)
+                break
+        else:
+            free.append([cap[k] - d[k] for k in range(K)])
+            epochs.append([j])
+    return epochs
 
 
 class _Master:
