@@ -278,4 +278,7 @@ def test_slot_brute_stopped_on_a_table_at_its_bound_is_optimal() -> None:
     assert time.perf_counter() - t < 5.0
     assert r.status in (Status.OPTIMAL, Status.UNKNOWN)
     if r.status is Status.OPTIMAL:
-        assert r.objective == r.bound == 10**6 and "lower bound" in r.note
+        # proved either way: stopped by the clock on a table at the lower bound (the note
+        # says so), or, on a fast idle machine, every candidate scored within the limit
+        assert r.objective == r.bound == 10**6
+        assert "lower bound" in r.note or r.runtime < 3.0
