@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from models.slack_insertion.domains import dominant_times, start_bounds, tighten_domains
+from models.slack_insertion.domains import dominant_times, incumbent_domains
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 
@@ -165,10 +165,7 @@ def _model(problem: InsertionProblem, incumbent: InsertionSchedule, options: Bou
     """Jobs ``(id, n, t)``, each job's candidate starts and costs, the capacity-row times
     and the free processors at each (module docstring); None when too large."""
     now = problem.now
-    T = ins.horizon(problem)
-    dom, new_dom = start_bounds(problem, T)
-    dom, new_dom = tighten_domains(problem, dom, new_dom, incumbent)
-    cap_t = max([hi for _, hi in dom.values()] + ([new_dom[1]] if new_dom else [now]))
+    dom, new_dom, cap_t = incumbent_domains(problem, incumbent)
     try:
         C = dominant_times(problem, cap_t, options.max_points, stop=expired)
     except ValueError:

@@ -102,6 +102,17 @@ def tighten_domains(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
 
 
 
+def incumbent_domains(problem: InsertionProblem, incumbent: InsertionSchedule
+                      ) -> tuple[dict[int, tuple[int, int]], tuple[int, int] | None, int]:
+    """Start domains over the problem's horizon tightened by ``incumbent``
+    (:func:`start_bounds`, :func:`tighten_domains`), and the latest start any of them allows
+    (s; ``problem.now`` when none): the horizon of the candidate times built on them."""
+    dom, new_dom = start_bounds(problem, ins.horizon(problem))
+    dom, new_dom = tighten_domains(problem, dom, new_dom, incumbent)
+    latest = max([hi for _, hi in dom.values()] + ([new_dom[1]] if new_dom else [problem.now]))
+    return dom, new_dom, latest
+
+
 def _merge_unique(parts: list[Any]) -> Any:
     """Sorted distinct values of the sorted integer arrays ``parts`` (a stable sort of
     sorted runs is a merge; ``numpy.unique`` hashes, which is far slower here)."""

@@ -76,12 +76,7 @@ from typing import Any
 
 from models import mip
 from models.slack_insertion.common import Deadline, finish
-from models.slack_insertion.domains import (
-    chain_times,
-    dominant_times,
-    start_bounds,
-    tighten_domains,
-)
+from models.slack_insertion.domains import chain_times, dominant_times, incumbent_domains
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
@@ -364,11 +359,7 @@ def _check_magnitude(problem: InsertionProblem, backend: str) -> None:
 def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
           max_points: int) -> _Data:
     """Candidate starts, costs and capacity rows (module docstring)."""
-    now = problem.now
-    T = ins.horizon(problem)
-    dom, new_dom = start_bounds(problem, T)
-    dom, new_dom = tighten_domains(problem, dom, new_dom, inc)
-    cap_t = max([hi for _, hi in dom.values()] + ([new_dom[1]] if new_dom else [now]))
+    dom, new_dom, cap_t = incumbent_domains(problem, inc)
     try:
         C = dominant_times(problem, cap_t, max_points, stop=deadline.expired)
         sets, new_set = chain_times(problem, dom, new_dom, C, stop=deadline.expired)

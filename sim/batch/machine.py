@@ -31,20 +31,12 @@ def simulate(
     progress: Callable[[int], None] | None = None,
     engine: str = "python",
 ) -> Schedule:
-    """Run ``policy`` on ``workload`` from an empty machine.
+    """Run ``policy`` on ``workload`` from an empty machine, on the engine chosen.
 
     Parameters
     ----------
-    workload : Workload
-    policy : Policy
-        Fresh or reusable policy object; ``reset`` is called first.
-    overrun : {"kill", "run"}
-        What happens when a job runs past its requested time: killed at the request
-        (the papers' setting, default) or runs to completion (the policy gets an
-        ``on_overrun`` notice at ``start + requested``).
-    progress : callable, optional
-        Called with the number of jobs that arrived since the previous call (the
-        compiled engine calls it once, at the end).
+    workload, policy, overrun, progress
+        As in :func:`sim.batch.reference.simulate_python`.
     engine : {"python", "compiled", "auto"}
         ``"python"``: :func:`sim.batch.reference.simulate_python`, the reference.
         ``"compiled"`` runs :func:`sim.batch.fast.run.simulate_compiled` (numba): the same
