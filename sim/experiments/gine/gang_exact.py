@@ -158,7 +158,6 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
               f"optimal {r.objective} ({r.status.value}, {r.runtime:.2f} s); "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
     (out / f"{stem}.json").write_text(json.dumps(
-        vals if memory == "row" else
         {"memory": memory, "command": command(), "commit": rev, "values": vals,
          "rows": [{"seed": sd, "jobs": n, "first_fit": ff, "rows_status": r.status.value,
                    "rows_optimum": r.objective, "weighted_status": w.status.value,
@@ -167,8 +166,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
     tag = "full configuration" if full else "PARTIAL quick run (not the full config)"
     reading = ("" if memory == "row" else
                " Memory reading 'resident' (eq. 4: every task mapped to a node is resident): "
-               "rows solved under it; gang runs on M pages (the paged node model), not 16 M; "
-               f"command `{command()}`, commit {rev}.")
+               "rows solved under it; gang runs on M pages (the paged node model), not 16 M.")
     md = ["# Optimal gang schedule (spec 3.8 M7) simulated beside CSM\n",
           f"{tag}: {seeds} seeds; one snapshot of the E-4.7..4.9 point (mem_load 1.0, pdt "
           f"0.5, mfreq 100 ms, MNOD 2, tc and memory scaled by 0.01, n = 32): the first "
@@ -177,7 +175,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
           f"rr/pred/csm on M = {cfg.pages_scaled} pages per node; gang runs on 16 M (no "
           f"paging), slot 100 ms plus one local slot per round. Every run passed the "
           f"independent log checker. Mean over seeds +- 95% CI half-width. Command: "
-          f"`python -m sim.experiments.gine.gang_exact`.{reading}\n",
+          f"`{command()}`, commit {rev}.{reading}\n",
           *markdown_table(
               ["seed", "jobs", "rows first fit", "rows optimal (CP-SAT)", "status", "solve s",
                "weighted optimum (w = tc in s)", "status"],
