@@ -201,16 +201,57 @@ def _g_label(g: int) -> str:
     return f"{g} µs" if g < 1000 else f"{g // 1000} ms"
 
 
-def grid_values(fig: str, cells: Cells, wake: str) -> dict[tuple[int, float], float]:
-    """The plotted value of each (g, v) cell of a figure for one switch setting."""
-    f = FIGS[fig]
-    a = cells.get(f["a"], wake)
-    if f["kind"] == "time":
-        return {k: s["mean_us"] / 1000 for k, s in a.items()}
-    if f["kind"] == "cv":
-        return {k: s["cv"] for k, s in a.items()}
-    b = cells.get(f["b"], wake)
-    return {k: a[k]["mean_us"] / b[k]["mean_us"] for k in a}
+WAKE_TEXT = {"-": "no server (switch irrelevant)", "immediate": "wake-up at once",
+             "tick": "wake-up at the next tick", TICK_ON_RECEIVES: "tick on receives only"}
+"""Words for each wake-up setting of a blocked controlled thread (``ctl_block_wakeup``)."""
+
+Z95 = 1.959964
+"""Normal 97.5% quantile: a cell holds i >= 50 measurements (500 for n = 1)."""
+
+
+class FigureCells:
+    """The cells a grid figure reads: ``cells`` (the figures' ``cells.json``: wake-ups
+    ``immediate`` and ``tick``) and ``receives`` (``wakeups_central.json``: the complete
+    pattern under :data:`TICK_ON_RECEIVES`, written by ``karl.wakeups`` too). The barrier
+    pattern has no message receive, so under :data:`TICK_ON_RECEIVES` its runs are those of
+    ``immediate`` and are read from there."""
+
+    def __init__(self, cells: Cells, receives: Cells):
+        self.cells, self.receives = cells, receives
+
+    def _where(self, cset: tuple, wake: str) -> tuple[Cells, str]:
+        if wake != TICK_ON_RECEIVES:
+            return self.cells, wake
+        if cset[1] == "barrier" or cset[3] == "none":
+            return self.cells, "immediate"
+        return self.receives, wake
+
+    def need(self, sets: list[tuple[tuple, str]]) -> None:
+        for cset, wake in sets:
+            cells, w = self._where(cset, wake)
+            cells.need([(cset, w)])
+
+    def get(self, cset: tuple, wake: str) -> dict[tuple[int, float], dict[str, Any]]:
+        cells, w = self._where(cset, wake)
+        return cells.get(cset, w)
+
+
+def _mean_ms(a: dict) -> tuple[dict, dict]:
+    """Mean time (ms) per cell and the half-width of its 95% CI over the i measurements."""
+    return ({k: s["mean_us"] / 1000 for k, s in a.items()},
+            {k: Z95 * s["std_us"] / 1000 / math.sqrt(s["i"]) for k, s in a.items()})
+
+
+def _ratio(a: dict, b: dict) -> tuple[dict, dict]:
+    """Ratio of the means A / B per cell and the half-width of its 95% CI by the delta
+    method (A and B measured independently)."""
+    r, h = {}, {}
+    for k in a:
+        ma, mb = a[k]["mean_us"], b[k]["mean_us"]
+        r[k] = ma / mb
+        rel = (a[k]["std_us"] / ma) ** 2 / a[k]["i"] + (b[k]["std_us"] / mb) ** 2 / b[k]["i"]
+        h[k] = Z95 * r[k] * math.sqrt(rel)
+    return r, h
 
 
 def _table(vals: dict[tuple[int, float], float], fmt: str) -> list[str]:
@@ -219,20 +260,33 @@ def _table(vals: dict[tuple[int, float], float], fmt: str) -> list[str]:
                            for g in G_US])
 
 
-def _plot(path: Path, title: str, panels: list[tuple[str, dict]], ylabel: str,
-          hline: float | None = None) -> None:
+Panel = tuple[str, str, dict, dict | None]
+"""One panel: title, y label, the value per (g, v) cell, its 95% CI half-widths or None."""
+
+
+def _plot(path: Path, title: str, rows: list[list[Panel]], hline: float | None) -> None:
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
-    for ax, (name, vals) in zip(axes[0], panels, strict=True):
-        for v in V:
-            ax.plot(G_US, [vals[(g, v)] for g in G_US], marker="o", label=f"v={int(v*100)}%")
-        ax.set_xscale("log")
-        ax.set_xlabel("granularity g (µs)")
-        ax.set_ylabel(ylabel)
-        ax.set_title(name, fontsize=9)
-        if hline is not None:
-            ax.axhline(hline, color="grey", ls="--", lw=0.8)
-        ax.legend(fontsize=7)
+    nr, nc = len(rows), max(len(r) for r in rows)
+    fig, axes = plt.subplots(nr, nc, figsize=(4.6 * nc, 3.5 * nr), squeeze=False)
+    for r, row in enumerate(rows):
+        for c in range(nc):
+            ax = axes[r][c]
+            if c >= len(row):
+                ax.axis("off")
+                continue
+            name, ylabel, vals, half = row[c]
+            for v in V:
+                ys = [vals[(g, v)] for g in G_US]
+                err = None if half is None else [half[(g, v)] for g in G_US]
+                ax.errorbar(G_US, ys, yerr=err, marker="o", ms=4, capsize=2,
+                            label=f"v = {int(v * 100)}%")
+            ax.set_xscale("log")
+            ax.set_xlabel("granularity g (µs)")
+            ax.set_ylabel(ylabel)
+            ax.set_title(name, fontsize=9)
+            if hline is not None and "ratio" in ylabel:
+                ax.axhline(hline, color="grey", ls="--", lw=0.8)
+            ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -247,44 +301,62 @@ def _header(out: Path, quick: bool) -> list[str]:
     return h
 
 
-def grid_figure(fig: str, cells: Cells, out: Path, quick: bool) -> str:
+def figure_title(fig: str) -> str:
+    """The paper's figure number and the figure's title, for a plot (no code names)."""
+    num = "".join(ch for ch in fig if ch.isdigit())
+    return f"Karl, Figure {num}: {FIGS[fig]['title']}"
+
+
+def grid_figure(fig: str, grid: FigureCells, out: Path, quick: bool) -> str:
     f = FIGS[fig]
-    wakes = ["-"] if f["a"][3] == "none" else list(WAKEUPS)
+    wakes = ["-"] if f["a"][3] == "none" else [*WAKEUPS, TICK_ON_RECEIVES]
     sets = [(f["a"], w if w != "-" else "immediate") for w in wakes]
     if "b" in f:
         sets += [(f["b"], w if w != "-" else "immediate") for w in wakes]
-    cells.need(sets)
+    grid.need(sets)
     kind = f["kind"]
     lines = _header(out, quick) + [f"# {fig}: {f['title']}", "",
                                    f"Paper (text, plotted values lost): {f['paper']}", ""]
-    panels = []
+    times: list[Panel] = []
+    others: list[Panel] = []
     for w in wakes:
         wk = w if w != "-" else "immediate"
+        a = grid.get(f["a"], wk)
+        head = WAKE_TEXT[w] if w == "-" else f"ctl_block_wakeup = {w}"
         if kind == "time+ratio":
-            t = {k: s["mean_us"] / 1000 for k, s in cells.get(f["a"], wk).items()}
-            b = cells.get(f["b"], wk)
-            r = {k: cells.get(f["a"], wk)[k]["mean_us"] / b[k]["mean_us"] for k in b}
-            lines += [f"## ctl_block_wakeup = {w}: mean time (ms)", ""] + _table(t, ".2f")
-            lines += ["", f"## ctl_block_wakeup = {w}: ratio to Fig. 2", ""] + _table(r, ".2f")
-            panels.append((f"ratio, wake-up {w}", r))
+            t, th = _mean_ms(a)
+            r, rh = _ratio(a, grid.get(f["b"], wk))
+            lines += [f"## {head}: mean time (ms)", ""] + _table(t, ".2f")
+            lines += ["", f"## {head}: ratio to Fig. 2", ""] + _table(r, ".2f")
+            times.append((f"mean time, {WAKE_TEXT[w]}", "time (ms)", t, th))
+            others.append((f"ratio to Fig. 2, {WAKE_TEXT[w]}", "ratio", r, rh))
         else:
-            vals = grid_values(fig, cells, wk)
+            if kind == "time":
+                vals, half = _mean_ms(a)
+            elif kind == "ratio":
+                vals, half = _ratio(a, grid.get(f["b"], wk))
+            else:
+                vals, half = {k: s["cv"] for k, s in a.items()}, None
             fmt = {"time": ".2f", "ratio": ".2f", "cv": ".3f"}[kind]
             what = {"time": "mean (ms)", "ratio": "ratio", "cv": "CV"}[kind]
-            head = "no server (switch irrelevant)" if w == "-" else f"ctl_block_wakeup = {w}"
             lines += [f"## {head}: {what}", ""] + _table(vals, fmt) + [""]
-            panels.append((head, vals))
+            ylabel = {"time": "time (ms)", "ratio": "ratio", "cv": "variation coefficient"}
+            others.append((WAKE_TEXT[w], ylabel[kind], vals, half))
         lines.append("")
-    n = cells.get(f["a"], "immediate")[(G_US[0], V[0])]["n"]
-    i = cells.get(f["a"], "immediate")[(G_US[0], V[0])]["i"]
+    n = grid.get(f["a"], "immediate")[(G_US[0], V[0])]["n"]
+    i = grid.get(f["a"], "immediate")[(G_US[0], V[0])]["i"]
     lines += [f"n = {n} supersteps per measurement, i = {i} measurements per cell (seeds "
               f"0..{i - 1}); model constants of spec 2.5 (ServerParams / NetParams defaults), "
               "schedule 2 of 10 slots of 20 ms (contiguous, AMB-2.3), central barrier "
-              "(AMB-2.2), measurement start inside thread 0's window (AMB-2.4).", "",
+              "(AMB-2.2), measurement start inside thread 0's window (AMB-2.4). "
+              f"`{TICK_ON_RECEIVES}`: only message receives wait for the tick (the barrier "
+              "pattern has none, so its cells are those of `immediate`; the complete "
+              "pattern's come from `wakeups_central.json`). Error bars in the plot: 95% CI "
+              "of the mean over the i measurements (normal quantile); a ratio's by the delta "
+              "method, its two cells measured independently; none on a CV.", "",
               f"Produced at {provenance()}.", ""]
-    ylabel = {"time": "time (ms)", "ratio": "ratio", "cv": "CV", "time+ratio": "ratio"}[kind]
-    _plot(out / f"{fig}.png", f"{fig}: {f['title']}", panels, ylabel,
-          5.0 if "ratio" in kind else None)
+    rows = [times, others] if times else [others]
+    _plot(out / f"{fig}.png", figure_title(fig), rows, 5.0 if "ratio" in kind else None)
     text = "\n".join(lines)
     (out / f"{fig}.md").write_text(text)
     return text
@@ -331,7 +403,7 @@ def fig1(out: Path, quick: bool) -> str:
     ax.plot([0, 100], [0, 100], color="grey", ls="--", lw=0.8)
     ax.set_xlabel("target share (%)")
     ax.set_ylabel("achieved share (%)")
-    ax.set_title("fig1: share control on one node", fontsize=10)
+    ax.set_title("Karl, Figure 1: share control on one node", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "fig1.png", dpi=90)
@@ -665,6 +737,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     cells = Cells(out, i=5 if args.quick else 50, n_over=10 if args.quick else None,
                   workers=args.workers, i_single=20 if args.quick else 500)
+    receives = Cells(out, i=5 if args.quick else 50, n_over=10 if args.quick else None,
+                     workers=args.workers, name="wakeups_central.json")
     todo = names if args.figure == "all" else [args.figure]
     for name in todo:
         t = time.perf_counter()
@@ -677,7 +751,7 @@ def main(argv: list[str] | None = None) -> int:
         elif name == "params":
             text = params_record(out, args.quick)
         else:
-            text = grid_figure(name, cells, out, args.quick)
+            text = grid_figure(name, FigureCells(cells, receives), out, args.quick)
         print(text)
         print(f"[{name}: {time.perf_counter() - t:.1f} s, written to {out}]", file=sys.stderr)
     return 0
