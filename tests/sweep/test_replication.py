@@ -95,6 +95,9 @@ def test_weeks_make_one_cell_per_iso_week_of_the_log():
         ("1996-W40", "easy"), ("1996-W40", "fcfs"), ("1996-W42", "easy"), ("1996-W42", "fcfs")]
     w = build_workload(cells[0])[0]
     assert len(w) == 836  # Monday 1996-09-30 00:00 to 1996-10-07 00:00, Stockholm time
+    from sim.sweep.plots import _gantt_title
+
+    assert "on k 1996-W40, 100 processors" in _gantt_title(cells[0], 0, 1, 0, 1, 1, 100, False)
     assert "week" not in expand(_kth())[0]  # cells without a split keep their keys
     each = _kth(weeks="each")
     assert len(expand(each)) == count_cells(check_spec(each)) == 2 * 48
