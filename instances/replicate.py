@@ -7,14 +7,43 @@ is then the spread over such workloads (what the interval measures depends on th
 method, and the report names it).
 
 ``resample``
-    User-level bootstrap after Zakay & Feitelson ("Workload resampling for performance
-    evaluation of parallel job schedulers", ICPE 2013), who build new logs from the
-    users' job streams. This is the basic form of their idea: the users (the job streams
-    of one ``user`` id; each job of unknown user, -1, is a stream of its own) are drawn
-    with replacement, as many as the log has, and every drawn user's jobs keep their own
-    submit times (a user drawn twice submits each job twice). Not their full scheme
-    (long-term users always kept, temporary users drawn per week, feedback). Job ids are
-    renumbered 1..n in submit order.
+    Zakay & Feitelson's workload resampling ("Workload resampling for performance
+    evaluation of parallel job schedulers", ICPE 2013; Concurrency Computat.: Pract.
+    Exper. 2014), week by week, without their feedback (submit times stay those of the
+    log, not reactions to the simulated schedule). The log is split into users (the jobs
+    of one ``user`` id; each job of unknown user, -1, is a user of its own) and each
+    user's jobs into sessions (:data:`SESSION_GAP`). On the log's weeks
+    (:func:`instances.weeks.week_starts`: ISO weeks of the log's time zone, or weeks of
+    604,800 s from the first submit without ``UnixStartTime``), a user whose sessions
+    span at least ``long_term`` weeks (first to last session week, inclusive; default
+    :data:`LONG_TERM` weeks) is long-term, every other user temporary. The replica:
+
+    - keeps every long-term user as in the log, at its own times (Zakay & Feitelson
+      repeat a long-term user's stream when the new log is longer than the log; a
+      replica here has the log's length, so nothing repeats);
+    - for each week ``w``, draws with replacement from all temporary users of the log
+      as many temporary users as the log has temporary users whose first week is ``w``,
+      and moves each drawn user by whole weeks so that its first week is ``w``;
+    - moves a session as a whole, by whole calendar weeks (weekday and local time of
+      day kept), so jobs keep their user's sessions and the daily and weekly cycles;
+    - keeps the log's span: jobs moved before the log's first submit or after its last
+      submit are left out, as the log's own ends cut its users (so the replica has the
+      log's number of weeks, and about as many active users in each week);
+    - gives a temporary user drawn more than once a new ``user`` id for each further
+      copy (above the log's largest), so two copies are two users (a job of unknown
+      user keeps -1).
+
+    Readings of the method: the threshold ``long_term`` is in weeks of span; long-term
+    users are not moved (the log's heavy users avoid each other's busy weeks, which
+    moving each of them independently would undo, raising the week-to-week spread of
+    the offered work well above the log's), so replicas differ by their temporary
+    users; the pool of temporary users is the whole log, the number drawn per week that
+    of the log's same week (the log's weekly variation of new users is kept, not only
+    its mean); submit times inside a week are the job's own (shifted by whole weeks
+    only). The sweep's ``load`` compresses the
+    replica's submit times afterwards, like a trace's (Zakay & Feitelson instead change
+    the load by the number of users; not done here).
+    Job ids are renumbered 1..n in submit order.
 ``jitter``
     Every run time multiplied by a factor drawn uniformly from ``[1 - amount, 1 +
     amount]`` (rounded to whole seconds); submit times and requested times are kept, so a
@@ -39,23 +68,37 @@ from instances.job import Workload
 METHODS = ("resample", "jitter", "estimates")
 #: default half-width of the jitter factor's range
 JITTER = 0.1
+#: default span (weeks, first to last session week inclusive) from which a user is
+#: long-term in ``resample``
+LONG_TERM = 12
+#: a user's job submitted more than this many seconds after the user's previous job
+#: starts a new session (Zakay & Feitelson 2012 delimit sessions by the time between
+#: submits, proven activity, rather than by the end of the previous job)
+SESSION_GAP = 20 * 60
 
 
-def replicate(workload: Workload, method: str, seed: int, *, amount: float = JITTER
-              ) -> Workload:
+def replicate(workload: Workload, method: str, seed: int, *, amount: float = JITTER,
+              long_term: int = LONG_TERM) -> Workload:
     """The replica of ``workload`` by ``method`` (module docstring) with ``seed``.
+
+    ``amount`` is the half-width of the ``jitter`` factor's range, ``long_term`` the
+    span in weeks from which a user is long-term in ``resample``; each applies to its
+    method only.
 
     Raises
     ------
     ValueError
-        An unknown method, an ``amount`` outside [0, 1), or a workload the method cannot
-        take (naming it).
+        An unknown method, an ``amount`` outside [0, 1), a ``long_term`` that is not an
+        integer of at least 1, or a workload the method cannot take (naming it).
     """
     if method not in METHODS:
         raise ValueError(f"replicate: unknown method {method!r}; one of {', '.join(METHODS)}")
     if isinstance(amount, bool) or not isinstance(amount, (int, float)) \
             or not 0 <= amount < 1:
         raise ValueError(f"replicate: amount must be in [0, 1), got {amount!r}")
+    if isinstance(long_term, bool) or not isinstance(long_term, int) or long_term < 1:
+        raise ValueError(f"replicate: long_term must be an integer number of weeks >= 1, "
+                         f"got {long_term!r}")
     rng = np.random.default_rng(seed)
     name = f"{workload.name}+{method}({seed})"
     if method == "estimates":
@@ -67,19 +110,79 @@ def replicate(workload: Workload, method: str, seed: int, *, amount: float = JIT
         jobs = tuple(dataclasses.replace(j, runtime=int(round(j.runtime * f)))
                      for j, f in zip(workload.jobs, factor, strict=True))
         return dataclasses.replace(workload, jobs=jobs, name=name, cleaning=None)
-    return _resample(workload, rng, name)
+    return _resample(workload, rng, name, long_term)
 
 
-def _resample(workload: Workload, rng: np.random.Generator, name: str) -> Workload:
+def _sessions(workload: Workload) -> list[list[list[int]]]:
+    """Per user (in order of first job), its sessions as lists of job positions: a new
+    session starts when a job is submitted more than :data:`SESSION_GAP` s after the
+    user's previous job."""
     streams: dict[Any, list[int]] = {}
     for i, j in enumerate(workload.jobs):
         streams.setdefault(j.user if j.user >= 0 else ("job", i), []).append(i)
-    users = list(streams)
-    drawn = rng.integers(0, len(users), len(users))
-    picked = sorted((workload.jobs[i].submit, k, i) for k, u in enumerate(drawn)
-                    for i in streams[users[u]])
-    jobs = tuple(dataclasses.replace(workload.jobs[i], id=n)
-                 for n, (_, _, i) in enumerate(picked, 1))
-    if not jobs:
+    jobs = workload.jobs
+    out = []
+    for idx in streams.values():
+        sessions = [[idx[0]]]
+        for a, b in zip(idx, idx[1:], strict=False):
+            if jobs[b].submit - jobs[a].submit > SESSION_GAP:
+                sessions.append([])
+            sessions[-1].append(b)
+        out.append(sessions)
+    return out
+
+
+def _resample(workload: Workload, rng: np.random.Generator, name: str,
+              long_term: int) -> Workload:
+    """Zakay & Feitelson's workload resampling (module docstring)."""
+    from instances.weeks import week_of, week_starts
+
+    if not workload.jobs:
         raise ValueError(f"replicate: {workload.name} has no jobs to resample")
-    return dataclasses.replace(workload, jobs=jobs, name=name, cleaning=None)
+    jobs = workload.jobs
+    starts = week_starts(workload)
+    n_weeks = len(starts) - 1
+    users = []  # (sessions with their week, first week, span)
+    for sessions in _sessions(workload):
+        weeks = [week_of(jobs[s[0]].submit, starts) for s in sessions]
+        users.append((list(zip(weeks, sessions, strict=True)), weeks[0],
+                      weeks[-1] - weeks[0] + 1))
+    temporary = [u for u in users if u[2] < long_term]
+    placed: list[tuple[int, int, int, int]] = []  # (submit, job position, copy, user id)
+    next_id = max((j.user for j in jobs), default=-1) + 1
+    copy = 0
+    for sessions, _, _ in (u for u in users if u[2] >= long_term):
+        for w, sess in sessions:
+            placed += _moved(jobs, sess, starts, w, w, copy, None)
+        copy += 1
+    arrivals = np.bincount([u[1] for u in temporary], minlength=n_weeks)
+    seen: set[int] = set()
+    for week, count in enumerate(arrivals.tolist()):
+        for k in rng.integers(0, len(temporary), count).tolist():
+            sessions, first, _ = temporary[k]
+            uid = None
+            if k in seen and jobs[sessions[0][1][0]].user >= 0:
+                uid, next_id = next_id, next_id + 1
+            seen.add(k)
+            for w, sess in sessions:
+                if w + week - first < n_weeks:
+                    placed += _moved(jobs, sess, starts, w, w + week - first, copy, uid)
+            copy += 1
+    lo, hi = jobs[0].submit, jobs[-1].submit
+    placed = sorted(p for p in placed if lo <= p[0] <= hi)
+    out = []
+    for n, (submit, i, _, uid) in enumerate(placed, 1):
+        j = jobs[i]
+        out.append(dataclasses.replace(j, id=n, submit=submit,
+                                       user=j.user if uid < 0 else uid))
+    if not out:
+        raise ValueError(f"replicate: the resample of {workload.name} holds no jobs")
+    return dataclasses.replace(workload, jobs=tuple(out), name=name, cleaning=None)
+
+
+def _moved(jobs: tuple, session: list[int], starts: list[int], w: int, to: int, copy: int,
+           uid: int | None) -> list[tuple[int, int, int, int]]:
+    """The jobs of ``session`` (in week ``w``) moved to week ``to``: ``(submit, position,
+    copy, user id or -1 to keep it)``."""
+    shift = starts[to] - starts[w]
+    return [(jobs[i].submit + shift, i, copy, -1 if uid is None else uid) for i in session]

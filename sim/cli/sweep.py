@@ -23,6 +23,29 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(summary.text())
     return 1 if summary.failed else 0
 
+def replication_help() -> str:
+    """The sweep's epilog: the replication methods and the readings of resampling."""
+    from instances.replicate import LONG_TERM, SESSION_GAP
+
+    return (
+        "Replicas of a trace (workload key replicate, one cell per seed): 'resample' is "
+        "Zakay & Feitelson's user-based workload resampling (2013) without feedback, on "
+        "the log's weeks (ISO weeks of its time zone, or 7-day weeks from the first submit "
+        "without UnixStartTime): a user whose sessions (a gap of more than "
+        f"{SESSION_GAP // 60} min between submits starts a new one) span at least "
+        f"long_term weeks (default {LONG_TERM}) is long-term and kept at its own times; "
+        "for each week as many temporary "
+        "users as the log's week starts are drawn with replacement from all temporary "
+        "users and moved by whole weeks to start then; sessions move whole, keeping "
+        "weekday and time of day; jobs moved outside the log's first..last submit are left "
+        "out, so the replica has the log's weeks and about its active users per week; "
+        "load compresses the replica's submit times afterwards (the paper changes the "
+        "number of users instead). 'jitter' scales run times by a factor in [1 - amount, "
+        "1 + amount]; 'estimates' draws Tsafrir-model requested times. months/weeks = "
+        "\"each\" simulate each month or week alone; report --over month (or week) pairs "
+        "policies on them.")
+
+
 GANTT_JOBS = 400
 """Most jobs a Gantt chart draws unless ``--gantt-jobs`` says otherwise."""
 
@@ -172,7 +195,8 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("sweep", help="run a grid of cells from a spec into a results store",
                        formatter_class=fmt, description="Expand SPEC (TOML or JSON; see "
                        "sim.sweep.spec) and run every cell RESULTS does not hold yet; each "
-                       "finished cell is committed at once, so a killed run resumes.")
+                       "finished cell is committed at once, so a killed run resumes.",
+                       epilog=replication_help())
     p.add_argument("spec", help="sweep spec, .toml or .json")
     p.add_argument("--out", required=True, help="SQLite results store (created if missing)")
     p.add_argument("--jobs", type=int, default=None,
@@ -198,9 +222,12 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
                    help="keep only cells with this parameter value (repeatable)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level")
     p.add_argument("--over", metavar="P,Q",
-                   help="parameters averaged over like the seed (e.g. month: the months of a "
-                        "split become the runs of a cell, paired across policies)")
-    p.add_argument("--out", help="directory for report.md, <metric>.csv and the PNGs")
+                   help="parameters averaged over like the seed (e.g. month or week: the "
+                        "parts of a split become the runs of a cell, paired across "
+                        "policies)")
+    p.add_argument("--out", help="directory for report.md, <metric>.csv (with --baseline "
+                                 "<metric>_paired.csv: the difference on each part) and the "
+                                 "PNGs")
     p.add_argument("--plot", metavar="PARAM",
                    help="PNG of each metric (--metric, default every metric of the spec) vs "
                         "this numeric parameter, one panel per value of the other varying "

@@ -111,6 +111,24 @@ def _split(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bo
     return dict(split_months(_read_file(fkey, procs, wide, perfect)))
 
 
+def _weeks(trace: str, procs: int | None, wide: str, perfect: bool) -> dict[str, Workload]:
+    return _split_weeks(_file_key(trace), procs, wide, perfect)
+
+
+@lru_cache(maxsize=8)
+def _split_weeks(fkey: tuple[str, int, int], procs: int | None, wide: str, perfect: bool
+                 ) -> dict[str, Workload]:
+    from instances.weeks import split_weeks
+
+    return dict(split_weeks(_read_file(fkey, procs, wide, perfect)))
+
+
+def trace_weeks(trace: str) -> list[str]:
+    """ISO weeks (``YYYY-Www``, the log's time zone) that hold jobs of ``trace`` read
+    with its own machine size and wide jobs dropped (labels only)."""
+    return list(_weeks(trace, None, "drop", False))
+
+
 def trace_months(trace: str) -> list[str]:
     """Calendar months (``YYYY-MM``, the log's time zone) that hold jobs of ``trace``
     read with its own machine size and wide jobs dropped (labels only)."""
@@ -155,6 +173,8 @@ def build_scenario(cell: dict[str, Any]
         table = _table(trace, procs, wide, perfect, scheme, high)
         if cell.get("month") is not None:
             w = _months(trace, procs, wide, perfect)[cell["month"]]
+        elif cell.get("week") is not None:
+            w = _weeks(trace, procs, wide, perfect)[cell["week"]]
         else:
             w = base
         if cell.get("replicate") is not None:

@@ -327,8 +327,9 @@ def gantt_window(start: np.ndarray, end: np.ndarray, t0: float,
 def _gantt_title(cell: dict[str, Any], lo: float, hi: float, t0: float, k: int, n: int,
                  cap: int, auto: bool) -> str:
     hours = 3600.0
+    part = cell.get("month") or cell.get("week")
     where = f"{cell.get('label')} on {cell.get('workload')}" \
-            f"{' ' + cell['month'] if cell.get('month') else ''}, {cap} processors"
+            f"{' ' + part if part else ''}, {cap} processors"
     span = f"{lo - t0:g}-{hi - t0:g} s ({(lo - t0) / hours:.3g}-{(hi - t0) / hours:.3g} h)"
     why = "; zoomed automatically (--window to choose)" if auto else ""
     return f"{where}\n{k} of {n} jobs, window {span}{why}"

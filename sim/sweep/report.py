@@ -10,10 +10,11 @@ the text says so (``spread_phrase``) instead of announcing one. The gap of a col
 the baseline column is ``(mean - mean_baseline) / mean_baseline`` in percent, on the
 means. With a baseline and replicated cells, the paired difference ``value - baseline`` on
 the same run (the same seed, and the same value of each ``over`` parameter, such as the
-month of a month split) is reported with its own interval over the pairs: the runs of two
-policies on one replica share the replica's own variation, which the difference cancels.
-``over`` makes parameters (``month``) replication axes like the seed: their values become
-the runs of a table cell instead of rows.
+month or week of a split) is reported with its mean, n and its own interval over the pairs
+(only where n >= 2): the runs of two policies on one replica or part share its own
+variation, which the difference cancels; the difference on each part goes to a CSV.
+``over`` makes parameters (``month``, ``week``) replication axes like the seed: their
+values become the runs of a table cell instead of rows.
 
 ``load`` is a compression of the submit times (each job's submit time after the first is
 divided by the factor), not an offered load; the report shows the offered load each
@@ -400,7 +401,30 @@ def _paired_table(p: Pivot, head: list[str], digits: int) -> list[str]:
     for rk in p.row_keys:
         cells = [_fmt_cell(pairs.get((rk, ck)), digits) for ck in cols]
         lines.append("| " + " | ".join(list(rk or ("all",)) + cells) + " |")
+    lines += ["", f"Pairs per cell (n): {', '.join(str(n) for n in sorted(ns))}."]
     return lines
+
+
+def paired_csv(p: Pivot) -> str:
+    """Long CSV of the paired differences to the baseline, one line per part (a run both
+    columns have: the same seed and ``over`` values) with the value, the baseline's value
+    and their difference; only the header without a baseline."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([*p.rows_by, p.cols_by, *p.over, "metric", "value", "baseline",
+                "difference"])
+    if p.baseline is None or p.runs is None:
+        return buf.getvalue()
+    for rk in p.row_keys:
+        b = p.runs.get((rk, p.baseline), {})
+        for ck in p.col_keys:
+            if ck == p.baseline:
+                continue
+            a = p.runs.get((rk, ck), {})
+            for part in sorted(set(a) & set(b), key=_sort_key):
+                w.writerow([*rk, ck, *part, p.metric, repr(a[part]), repr(b[part]),
+                            repr(a[part] - b[part])])
+    return buf.getvalue()
 
 
 def to_csv(p: Pivot) -> str:
@@ -528,7 +552,8 @@ def report(path: str | Path, *, metrics: Sequence[str] | None = None,
            baseline: str | None = None, where: Sequence[str] = (), level: float = 0.95,
            out_dir: str | Path | None = None, over: Sequence[str] = ()) -> str:
     """Markdown report of a store (one pivot per metric, percentiles, failures); with
-    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there;
+    ``out_dir`` also writes ``report.md`` and one ``<metric>.csv`` per metric there (and
+    with a baseline ``<metric>_paired.csv``, the difference on each part: ``paired_csv``);
     ``over``: parameters averaged over like the seed (``pivot``).
 
     Every ValueError names the store file (and the option or field)."""
@@ -602,4 +627,6 @@ def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequenc
         write_atomic(out / "report.md", text)
         for p in pivots:
             write_atomic(out / f"{p.metric}.csv", to_csv(p))
+            if p.baseline is not None:
+                write_atomic(out / f"{p.metric}_paired.csv", paired_csv(p))
     return text

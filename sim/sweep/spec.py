@@ -33,17 +33,23 @@ seeds and metrics; every list-valued grid entry multiplies the cells. Example (T
 A JSON spec has the same keys. Workload keys: ``name`` (required), exactly one of
 ``trace`` or ``synthetic`` (keyword arguments of ``instances.synthetic.random_workload``
 except ``seed``; list values expand), and optionally ``months`` ("each" or a list of
-``YYYY-MM`` labels: one cell per month, simulated from an empty machine), ``window``
+``YYYY-MM`` labels: one cell per month, simulated from an empty machine) or ``weeks``
+("each" or a list of ISO weeks ``YYYY-Www`` of the log's time zone, Monday to Monday:
+one cell per week, from an empty machine; ``instances.weeks``), ``window``
 (``[start, end)`` in seconds after the first submit), ``max_jobs`` (the first N jobs of
 the selection), ``load`` (list expands), ``priorities`` ("equal"/"fifth") with
 ``priority_high`` (UP = PP of the high-priority jobs, default 1) and
 ``perfect_estimates``. A trace workload is deterministic, so its cells get seed 0, unless
-it has ``replicate``: a method of ``instances.replicate`` (``"resample"``, users drawn with
-replacement after Zakay & Feitelson 2013; ``"jitter"``, run times times a factor in
-``[1 - amount, 1 + amount]``; ``"estimates"``, Tsafrir-model requested times), as a string
-or a table ``{method = "jitter", amount = 0.1}``; each seed is then a replica of the log
-(after the month selection, before ``window``, ``max_jobs`` and ``load``). Synthetic and
-replicated workloads get one cell per seed (``seeds`` of the workload, else of the spec).
+it has ``replicate``: a method of ``instances.replicate`` (``"resample"``, Zakay &
+Feitelson's user-based workload resampling, week by week: long-term users kept, for
+each week as many temporary users as the log's week starts drawn from all temporary
+users and moved by whole weeks; option ``long_term``: the span in weeks from which a
+user is long-term, default 12; ``"jitter"``, run times times a factor in ``[1 - amount, 1 +
+amount]``; ``"estimates"``, Tsafrir-model requested times), as a string or a table
+``{method = "jitter", amount = 0.1}``; each seed is then a replica of the log (after the
+month or week selection, before ``window``, ``max_jobs`` and ``load``: ``load``
+compresses the replica's submit times). Synthetic and replicated workloads get one cell
+per seed (``seeds`` of the workload, else of the spec).
 Policy keys: ``name`` (registered), ``label`` (default: the name, followed by the
 options that vary), ``options`` (keyword options of the policy factory, checked against
 its signature; list values expand).
@@ -83,8 +89,9 @@ SPEC_VERSION = 1
 
 TOP_KEYS = {"version", "name", "description", "metrics", "seeds", "procs", "overrun",
             "wide", "time_limit", "workloads", "policies"}
-WORKLOAD_KEYS = {"name", "trace", "synthetic", "months", "window", "max_jobs", "load",
-                 "priorities", "priority_high", "perfect_estimates", "seeds", "replicate"}
+WORKLOAD_KEYS = {"name", "trace", "synthetic", "months", "weeks", "window", "max_jobs",
+                 "load", "priorities", "priority_high", "perfect_estimates", "seeds",
+                 "replicate"}
 POLICY_KEYS = {"name", "label", "options"}
 WIDE_MODES = ("error", "drop", "clip")
 OVERRUN_MODES = ("kill", "run")
@@ -122,6 +129,7 @@ METRICS: dict[str, str] = {
 }
 
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
+_WEEK = re.compile(r"^\d{4}-W\d{2}$")
 
 #: most cells one spec may expand to (counted before the grid is built)
 MAX_CELLS = 1_000_000
@@ -463,26 +471,10 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
         wseeds = [int(x) for x in _num_list(w.get("seeds", seeds), source, f"{where}.seeds",
                                             integer=True, positive=False, minimum=0,
                                             maximum=MAX_SEED)]
-    months: list[str | None] = [None]
-    if "months" in w:
-        m = w["months"]
-        if "synthetic" in w:
-            raise _err(source, f"{where}.months", "months need a trace with UnixStartTime")
-        if m == "each":
-            months = list(_trace_months(base["trace"], source, f"{where}.months"))
-        else:
-            months = _as_list(m)
-            if not months:
-                raise _err(source, f"{where}.months", "empty list: zero cells")
-            known = _trace_months(base["trace"], source, f"{where}.months")
-            for x in months:
-                if not isinstance(x, str) or not _MONTH.match(x):
-                    raise _err(source, f"{where}.months", f"expected YYYY-MM, got {short(x)}")
-                if not known:
-                    raise _err(source, f"{where}.months", "the trace has no dated jobs")
-                if x not in known:
-                    raise _err(source, f"{where}.months",
-                               f"{x} has no jobs in the trace; months: {known[0]}..{known[-1]}")
+    if "months" in w and "weeks" in w:
+        raise _err(source, f"{where}.weeks", "give 'months' or 'weeks', not both")
+    months = _parts(w, "months", base, source, where)
+    weeks = _parts(w, "weeks", base, source, where)
     window = w.get("window")
     if window is not None and (not isinstance(window, list) or len(window) != 2
                                or not all(isinstance(x, int) and not isinstance(x, bool)
@@ -510,10 +502,13 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
         raise _err(source, f"{where}.perfect_estimates",
                    f"expected true/false, got {short(pe)}")
     out = []
-    for sy, month, load, high, seed in itertools.product(synth, months, loads, highs, wseeds):
+    for sy, month, week, load, high, seed in itertools.product(synth, months, weeks, loads,
+                                                                highs, wseeds):
         d = dict(base)
         if sy is not None:
             d["synthetic"] = sy
+        if "weeks" in w:
+            d["week"] = week
         d.update({"month": month, "window": window, "max_jobs": max_jobs, "load": load,
                   "priorities": pri, "priority_high": high, "perfect_estimates": pe,
                   "seed": seed})
@@ -523,20 +518,28 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
 
 def _replicate(value: Any, w: dict[str, Any], source: str, key: str) -> dict[str, Any]:
     """The ``replicate`` entry of a trace workload as ``{"method": ..., "amount": ...}``."""
-    from instances.replicate import JITTER, METHODS
+    from instances.replicate import JITTER, LONG_TERM, METHODS
 
     spec = {"method": value} if isinstance(value, str) else value
     if not isinstance(spec, dict) or not isinstance(spec.get("method"), str):
         raise _err(source, key, f"expected a method name or {{method = ...}}, got "
                    f"{short(value)}")
-    _check_keys(spec, {"method", "amount"}, source, key)
+    _check_keys(spec, {"method", "amount", "long_term"}, source, key)
     method = spec["method"]
     if method not in METHODS:
         raise _err(source, f"{key}.method", f"unknown method {short(method)}; "
                    f"{closest(method, METHODS, 'methods')}")
-    if "amount" in spec and method != "jitter":
-        raise _err(source, f"{key}.amount", f"applies to 'jitter' only, not {method!r}")
+    for option, owner in (("amount", "jitter"), ("long_term", "resample")):
+        if option in spec and method != owner:
+            raise _err(source, f"{key}.{option}", f"applies to {owner!r} only, not "
+                       f"{method!r}")
     out: dict[str, Any] = {"method": method}
+    if method == "resample":
+        weeks = spec.get("long_term", LONG_TERM)
+        if isinstance(weeks, bool) or not isinstance(weeks, int) or not 1 <= weeks <= 10**6:
+            raise _err(source, f"{key}.long_term", "expected a whole number of weeks in "
+                       f"[1, 1000000], got {short(weeks)}")
+        out["long_term"] = weeks
     if method == "jitter":
         amount = spec.get("amount", JITTER)
         if isinstance(amount, bool) or not isinstance(amount, (int, float)) \
@@ -549,13 +552,41 @@ def _replicate(value: Any, w: dict[str, Any], source: str, key: str) -> dict[str
     return out
 
 
-def _trace_months(trace: str, source: str, key: str) -> list[str]:
-    from sim.sweep.cell import trace_months
+def _parts(w: dict[str, Any], kind: str, base: dict[str, Any], source: str, where: str
+           ) -> list[str | None]:
+    """The labels of the workload's ``months`` or ``weeks`` entry (``[None]`` without
+    it), each checked against the trace."""
+    if kind not in w:
+        return [None]
+    key, m = f"{where}.{kind}", w[kind]
+    if "synthetic" in w:
+        raise _err(source, key, f"{kind} need a trace with UnixStartTime")
+    if m == "each":
+        return list(_trace_parts(base["trace"], kind, source, key))
+    parts = _as_list(m)
+    if not parts:
+        raise _err(source, key, "empty list: zero cells")
+    known = _trace_parts(base["trace"], kind, source, key)
+    pattern, form = (_MONTH, "YYYY-MM") if kind == "months" else (_WEEK, "YYYY-Www")
+    for x in parts:
+        if not isinstance(x, str) or not pattern.match(x):
+            raise _err(source, key, f"expected {form}, got {short(x)}")
+        if not known:
+            raise _err(source, key, "the trace has no dated jobs")
+        if x not in known:
+            raise _err(source, key, f"{x} has no jobs in the trace; {kind}: "
+                       f"{known[0]}..{known[-1]}")
+    return parts
+
+
+def _trace_parts(trace: str, kind: str, source: str, key: str) -> list[str]:
+    from sim.sweep.cell import trace_months, trace_weeks
 
     try:
-        return trace_months(trace)
+        return trace_months(trace) if kind == "months" else trace_weeks(trace)
     except (ValueError, OSError) as exc:
         raise _err(source, key, str(exc)) from None
+
 
 
 def check_spec(data: dict[str, Any], source: str = "<spec>") -> dict[str, Any]:
@@ -658,13 +689,14 @@ def count_cells(spec: dict[str, Any], source: str = "<spec>") -> int:
             parts += [(f"{where}.synthetic.{k}", _n(v)) for k, v in sorted(syn.items())]
             parts.append((f"{where}.seeds" if "seeds" in w else "seeds",
                           _n(w.get("seeds", spec["seeds"]))))
-        months = w.get("months")
-        if months == "each" and "trace" in w and syn is None:
-            trace = _check_trace(w["trace"], source, f"{where}.trace")
-            parts.append((f"{where}.months", max(1, len(_trace_months(
-                trace, source, f"{where}.months")))))
-        else:
-            parts.append((f"{where}.months", _n(months)))
+        for kind in ("months", "weeks"):
+            split = w.get(kind)
+            if split == "each" and "trace" in w and syn is None:
+                trace = _check_trace(w["trace"], source, f"{where}.trace")
+                parts.append((f"{where}.{kind}", max(1, len(_trace_parts(
+                    trace, kind, source, f"{where}.{kind}")))))
+            else:
+                parts.append((f"{where}.{kind}", _n(split)))
         parts += [(f"{where}.{k}", _n(w.get(k))) for k in ("load", "priority_high")]
         n_work += math.prod(n for _, n in parts)
         factors += [p for p in parts if p[1] > 1]

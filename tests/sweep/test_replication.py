@@ -79,3 +79,83 @@ def test_months_as_runs_with_over(tmp_path):
     hw = 12.706204736174707 * math.sqrt(2.0 / 2)  # differences 1 and 3: s^2 = 2
     assert f"| all | 2.00 ± {hw:.2f} |" in text and "same seed, month" in text
     assert "one per seed, month" in text
+
+
+def _kth(**w):
+    return {"version": 1, "name": "wk", "workloads": [{"name": "k", "trace": "KTH-SP2", **w}],
+            "policies": [{"name": "easy"}, {"name": "fcfs"}]}
+
+
+def test_weeks_make_one_cell_per_iso_week_of_the_log():
+    from sim.sweep.cell import build_workload
+    from sim.sweep.spec import check_spec, count_cells
+
+    cells = expand(_kth(weeks=["1996-W40", "1996-W42"]))
+    assert [(c["week"], c["policy"]) for c in cells] == [
+        ("1996-W40", "easy"), ("1996-W40", "fcfs"), ("1996-W42", "easy"), ("1996-W42", "fcfs")]
+    w = build_workload(cells[0])[0]
+    assert len(w) == 836  # Monday 1996-09-30 00:00 to 1996-10-07 00:00, Stockholm time
+    from sim.sweep.plots import _gantt_title
+
+    assert "on k 1996-W40, 100 processors" in _gantt_title(cells[0], 0, 1, 0, 1, 1, 100, False)
+    assert "week" not in expand(_kth())[0]  # cells without a split keep their keys
+    each = _kth(weeks="each")
+    assert len(expand(each)) == count_cells(check_spec(each)) == 2 * 48
+
+
+def test_resample_options_in_the_spec():
+    cells = expand(_spec(replicate={"method": "resample", "long_term": 4}))
+    assert cells[0]["replicate"] == {"method": "resample", "long_term": 4}
+    assert expand(_spec(replicate="resample"))[0]["replicate"] == {"method": "resample",
+                                                                   "long_term": 12}
+
+
+@pytest.mark.parametrize("spec,match", [
+    (_kth(weeks=["1996-40"]), r"workloads\[0\]\.weeks: expected YYYY-Www"),
+    (_kth(weeks=["1998-W01"]), r"weeks: 1998-W01 has no jobs in the trace; weeks: "
+                               "1996-W40..1997-W35"),
+    (_kth(weeks="each", months="each"), "give 'months' or 'weeks', not both"),
+    (_kth(weeks=[]), "weeks: empty list"),
+    (_spec(weeks="each"), r"weeks: .*no integer UnixStartTime"),
+    (_spec(replicate={"method": "jitter", "long_term": 3}), "applies to 'resample' only"),
+    (_spec(replicate={"method": "resample", "long_term": 0}), r"long_term: expected a whole"),
+    (_spec(replicate={"method": "resample", "long_term": 2.5}), r"long_term: expected a whole"),
+])
+def test_bad_weeks_and_resample_options_are_refused(spec, match):
+    with pytest.raises(SpecError, match=match):
+        expand(spec)
+
+
+def _week_store(path, values):
+    with Store.open(path, spec_name="hand", spec_version=1) as st:
+        st.set_meta(metrics='["avg_wait"]', labels='["easy", "sjf"]')
+        for label, runs in values.items():
+            for i, v in enumerate(runs):
+                cell = {"workload": "w", "policy": "fcfs", "label": label, "seed": 0,
+                        "options": {}, "trace": "t", "week": f"1996-W{40 + i}"}
+                st.put(f"{label}-{i}", cell, {"status": "done",
+                                              "metrics": {"avg_wait": v, "jobs": 5}}, "t")
+
+
+def test_week_split_paired_differences_by_hand(tmp_path):
+    """Three weeks, two policies: differences 4, -1, 6; mean 3, s^2 = 13, t_{0.975, 2} =
+    4.302652729911275, half-width t * sqrt(13 / 3)."""
+    _week_store(tmp_path / "w.sqlite", {"easy": [100.0, 20.0, 50.0],
+                                        "sjf": [104.0, 19.0, 56.0]})
+    out = tmp_path / "rep"
+    text = report(tmp_path / "w.sqlite", baseline="easy", over=["week"], out_dir=out)
+    hw = 4.302652729911275 * math.sqrt(13 / 3)
+    assert f"| all | 3.00 ± {hw:.2f} |" in text and "same seed, week" in text
+    assert "Pairs per cell (n): 3." in text and "one per seed, week" in text
+    lines = (out / "avg_wait_paired.csv").read_text().splitlines()
+    assert lines == ["label,seed,week,metric,value,baseline,difference",
+                     "sjf,0,1996-W40,avg_wait,104.0,100.0,4.0",
+                     "sjf,0,1996-W41,avg_wait,19.0,20.0,-1.0",
+                     "sjf,0,1996-W42,avg_wait,56.0,50.0,6.0"]
+    # one week: the difference is there (CSV), an interval is not
+    _week_store(tmp_path / "one.sqlite", {"easy": [100.0], "sjf": [104.0]})
+    text = report(tmp_path / "one.sqlite", baseline="easy", over=["week"], out_dir=out)
+    assert (out / "avg_wait_paired.csv").read_text().splitlines()[1:] == [
+        "sjf,0,1996-W40,avg_wait,104.0,100.0,4.0"]
+    assert "±" not in text and "Paired difference" not in text
+    assert "one run per cell (n = 1), so no interval" in text
