@@ -7,9 +7,10 @@ family (``sim.registry.SOLVERS[family]``: ``cpsat``, ``ilp``, ``brute``...; ``cp
 and ``ilp`` also name grouping's ``exact-cpsat`` and ``exact-ilp``) or a MIP backend
 (``cbc``, ``highs``, ``scip``: the family's ILP, ``models.mip.ILP_SOLVERS``, on that
 backend), so ``cpsat+scip`` names the same combination in every family with an ILP.
-``sim.registry.solver(family, "cpsat+scip")`` and ``schedsearch solve FILE --solver
-cpsat+scip`` run it; :func:`solve` is the same in Python with the members given as a
-sequence.
+``sim.registry.solver(family, "cpsat+scip")`` (``Family.solver``) and ``schedsearch solve
+FILE --solver cpsat+scip`` run it; :func:`solve` is the same in Python with the members
+given as a sequence. The functions here take the family resolved once
+(:class:`sim.problems.Family`), never its name.
 
 Time: the members run in the order named, each with an equal share of what is left of
 ``time_limit`` (the last one with all that is left; one left less than
@@ -36,10 +37,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from models.deadline import limit_of
 from sim.result import Result, Status, build
+
+if TYPE_CHECKING:
+    from sim.problems import Family
 
 __all__ = ["SEPARATOR", "BOUND_TOL", "members_of", "combination", "solve",
            "combine", "meets"]
@@ -56,28 +60,28 @@ MIN_SECONDS = 0.01
 note)."""
 
 
-def _member(family: str, token: str) -> tuple[str, dict[str, Any]]:
+def _member(family: Family, token: str) -> tuple[str, dict[str, Any]]:
     """``(registered solver name, keyword options)`` of one member."""
-    from models.mip import BACKENDS, ILP_SOLVERS
-    from sim import registry
+    from models.mip import BACKENDS
+    from sim.problems.family import is_combination
 
-    names = registry.SOLVERS.get(family, {})
+    names = family.solvers
     if token in BACKENDS:
-        if family not in ILP_SOLVERS:
-            raise ValueError(f"combination member {token!r}: {family} has no ILP to run on "
-                             "a MIP backend")
-        return ILP_SOLVERS[family], {"backend": token}
-    if token in names and not registry.is_combination(token):
+        if family.ilp is None:
+            raise ValueError(f"combination member {token!r}: {family.name} has no ILP to "
+                             "run on a MIP backend")
+        return family.ilp, {"backend": token}
+    if token in names and not is_combination(token):
         return token, {}
     if f"exact-{token}" in names:  # grouping's exact-cpsat, exact-ilp
         return f"exact-{token}", {}
-    valid = sorted(names) + ([b for b in BACKENDS] if family in ILP_SOLVERS else [])
-    raise ValueError(f"unknown combination member {token!r} for {family}; members are "
+    valid = sorted(names) + ([b for b in BACKENDS] if family.ilp is not None else [])
+    raise ValueError(f"unknown combination member {token!r} for {family.name}; members are "
                      f"solvers of the family or MIP backends: {', '.join(valid)}")
 
 
-def members_of(family: str, name: str | Sequence[str]) -> list[tuple[str, str,
-                                                                        dict[str, Any]]]:
+def members_of(family: Family, name: str | Sequence[str]) -> list[tuple[str, str,
+                                                                           dict[str, Any]]]:
     """The members of the combination ``name`` (``"cpsat+scip"`` or a sequence of
     member tokens) as ``(token, registered solver, options)``; ValueError naming an
     unknown or repeated member, or fewer than two."""
@@ -91,7 +95,7 @@ def members_of(family: str, name: str | Sequence[str]) -> list[tuple[str, str,
     return [(t, *_member(family, t)) for t in tokens]
 
 
-def combination(family: str, name: str) -> Callable[..., Result]:
+def combination(family: Family, name: str) -> Callable[..., Result]:
     """The ``solve(problem, *, time_limit=None, seed=0) -> Result`` function of the
     combination ``name`` for ``family`` (members checked now)."""
     members = members_of(family, name)
@@ -102,7 +106,8 @@ def combination(family: str, name: str) -> Callable[..., Result]:
         return _run(family, label, members, problem, time_limit, seed)
 
     solve_combination.__name__ = f"solve_{label.replace(SEPARATOR, '_')}"
-    solve_combination.__doc__ = f"The combination {label} of {family} (models.portfolio)."
+    solve_combination.__doc__ = (f"The combination {label} of {family.name} "
+                                 "(models.portfolio).")
     solve_combination.kind = "exact"  # type: ignore[attr-defined]
     return solve_combination
 
@@ -110,20 +115,18 @@ def combination(family: str, name: str) -> Callable[..., Result]:
 def solve(problem: Any, *, members: Sequence[str] = ("cpsat", "scip"),
           time_limit: float | None = None, seed: int = 0) -> Result:
     """Run the combination of ``members`` on ``problem`` (module docstring)."""
+    from sim import registry
     from sim.problems import family_of
 
-    family = family_of(problem)
+    family = registry.problem_family(family_of(problem))
     found = members_of(family, members)
     return _run(family, SEPARATOR.join(t for t, _, _ in found), found, problem, time_limit,
                 seed)
 
 
-def _run(family: str, label: str, members: list[tuple[str, str, dict[str, Any]]],
+def _run(family: Family, label: str, members: list[tuple[str, str, dict[str, Any]]],
          problem: Any, time_limit: float | None, seed: int) -> Result:
-    from sim import registry
-    from sim.sweep.bench import sense as family_sense
-
-    sense = family_sense(family)
+    sense = family.sense
     time_limit = limit_of(time_limit)
     t0 = time.perf_counter()
     results: list[tuple[str, Result]] = []
@@ -138,7 +141,7 @@ def _run(family: str, label: str, members: list[tuple[str, str, dict[str, Any]]]
                 continue
             limit = left / (len(members) - i)
         try:
-            r = registry.solver(family, name)(problem, time_limit=limit, seed=seed, **options)
+            r = family.solver(name)(problem, time_limit=limit, seed=seed, **options)
         except ValueError as exc:  # the member refuses the instance (too large, ...)
             first_error = first_error or exc
             refused.append(f"{token} refused: {exc}")
@@ -195,15 +198,14 @@ def _closed(sense: str, results: Sequence[tuple[str, Result]]) -> bool:
     return meets(best[1].objective, bound)
 
 
-def combine(family: str, problem: Any, label: str, results: Sequence[tuple[str, Result]], *,
+def combine(family: Family, problem: Any, label: str, results: Sequence[tuple[str, Result]], *,
             runtime: float, seed: int, params: dict[str, Any],
             extra: Sequence[str] = ()) -> Result:
     """The combined :class:`Result` of the members' ``results`` (``(token, Result)``
     pairs; module docstring)."""
     from sim.problems import checker, scorer
-    from sim.sweep.bench import sense as family_sense
 
-    sense = family_sense(family)
+    sense = family.sense
     notes = [f"{t}: {r.status.value}" + (f" {r.objective:.10g}" if r.objective is not None
                                           else "")
              + (f" bound {r.bound:.10g}" if r.bound is not None else "")

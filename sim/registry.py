@@ -9,7 +9,10 @@ each function with the signature ``solve(problem, *, time_limit=None, seed=0,
 <explicit keyword options>) -> Result`` (no ``**params``: a misspelt option is a
 TypeError, ``tests/limits/test_options.py``). ``PROBLEM_LOADERS[family] =
 "module:function"`` reads a problem from a parsed JSON dictionary; the family of a JSON
-file is its ``"problem"`` field.
+file is its ``"problem"`` field. :func:`problem_family` resolves that field (or a family's
+name) once, at the edge, into a :class:`sim.problems.Family` holding the family's tables;
+the functions taking a family's name (:func:`solver`, :func:`has_solver`,
+:func:`default_solver`, :func:`load_problem`) are thin wrappers of it.
 
 Policies map a name to ``"module:factory"``; the factory takes keyword options and
 returns an object following ``sim.batch.policy.Policy``.
@@ -25,7 +28,10 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
+
+from sim.problems.family import COMBINATION, Family, is_combination  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from sim.batch.policy import PolicySpec
@@ -205,14 +211,23 @@ def _plugins() -> None:
             PLUGINS.add((family, name))
 
 
+def plugin_error(kind: str) -> str | None:
+    """Why an installed package's entry point of ``kind`` (``"solver"`` or ``"policy"``)
+    was refused (one line naming the first plug-in); None when none was."""
+    _plugins()
+    errors = PLUGIN_ERRORS[kind]
+    if not errors:
+        return None
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return errors[0] + more
+
+
 def check_plugins(kind: str) -> None:
     """Raise ValueError (one line naming the plug-in) when an installed package's entry
     point of ``kind`` (``"solver"`` or ``"policy"``) was refused."""
-    _plugins()
-    errors = PLUGIN_ERRORS[kind]
-    if errors:
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ValueError(errors[0] + more)
+    error = plugin_error(kind)
+    if error is not None:
+        raise ValueError(error)
 
 
 def is_foreign(family: str, name: str) -> bool:
@@ -260,84 +275,105 @@ def make_policy(name: str, **options: Any) -> Any:
     return policy_spec(name, **options).build()
 
 
-COMBINATION = "models.portfolio:combination"
-"""Builds the solver of a combination name (members joined by ``+``, e.g. ``cpsat+scip``:
-the family's solvers or MIP backends run in turn, best solution and best bound kept)."""
+#: each family's :class:`sim.problems.Family`, built on first use (:func:`problem_family`)
+_FAMILIES: dict[str, Family] = {}
 
 
-def is_combination(name: str) -> bool:
-    """Whether ``name`` names a combination of solvers (``A+B``; ``models.portfolio``)."""
-    return "+" in name and ":" not in name
+def problem_family(what: Any, source: str | None = None) -> Family:
+    """Resolve a problem family once, at the edge: ``what`` is a parsed problem file (its
+    ``"problem"`` field names the family; ``source`` names the file in messages) or, with
+    ``source`` None, a family's name. Every layer below takes the returned
+    :class:`sim.problems.Family`, never the name.
+
+    Raises ValueError in one line: for a file, naming ``source`` and the field
+    ``'problem'`` (missing, or unknown with the closest names, or the family whose fields
+    the file has); for a name, naming the known families.
+    """
+    from sim.names import did_you_mean
+
+    if source is None:
+        if not isinstance(what, str) or what not in SOLVERS:
+            raise ValueError(f"unknown problem family {what!r}; "
+                             f"{did_you_mean(what, SOLVERS)}known: {sorted(SOLVERS)}")
+        return _family(what)
+    from sim.problems.fields import short
+
+    if not isinstance(what, dict):
+        raise ValueError(f"{source}: the problem must be a JSON object, got "
+                         f"{type(what).__name__}")
+    if "problem" not in what:
+        like = family_like(what) if source != "<guess>" else None
+        raise ValueError(f"{source}: missing field 'problem' (one of {sorted(PROBLEM_LOADERS)})"
+                         + (f"; the fields are those of a {like!r} problem" if like else ""))
+    name = what["problem"]
+    if not isinstance(name, str) or name not in PROBLEM_LOADERS:
+        raise ValueError(f"{source}: field 'problem' = {short(name)} is unknown; "
+                         f"{did_you_mean(name, PROBLEM_LOADERS)}known: "
+                         f"{sorted(PROBLEM_LOADERS)}")
+    return _family(name)
+
+
+def _family(name: str) -> Family:
+    """The one :class:`sim.problems.Family` of the known family ``name`` (built once)."""
+    found = _FAMILIES.get(name)
+    if found is None:
+        from models.mip import ILP_SOLVERS
+        from sim import problems
+
+        found = _FAMILIES[name] = Family(
+            name, problems.MODULES[name], PROBLEM_LOADERS[name], problems.sense(name),
+            nonnegative=name in problems.NONNEGATIVE, integral=name in problems.INTEGRAL,
+            solvers=MappingProxyType(SOLVERS[name]), default_solver=DEFAULT_SOLVERS.get(name),
+            ilp=ILP_SOLVERS.get(name), plugins=frozenset(n for f, n in PLUGINS if f == name),
+            refused=plugin_error("solver"))
+    return found
+
+
+def load(data: Any, source: str = "<json>") -> tuple[Family, Any]:
+    """``(family, problem)`` of a parsed problem file: its family resolved once
+    (:func:`problem_family`) and its problem built. Raises ValueError naming ``source``
+    and the field; a file whose fields are those of another family than its
+    ``"problem"`` field names says which."""
+    family = problem_family(data, source)
+    try:
+        return family, family.load(data, source=source)
+    except ValueError as exc:
+        like = family_like(data, exclude=family.name) if source != "<guess>" else None
+        if like is None:
+            raise
+        raise ValueError(f"{exc}; the fields are those of a {like!r} problem, not of the "
+                         f"{family.name!r} its field 'problem' names") from None
 
 
 def has_solver(family: str, name: str) -> bool:
     """Whether ``name`` is a registered solver of ``family`` or a valid combination of
-    its solvers."""
+    its solvers (:meth:`sim.problems.Family.has_solver`)."""
     check_plugins("solver")
-    if name in SOLVERS.get(family, {}):
-        return True
-    if family not in SOLVERS or not is_combination(name):
-        return False
-    try:
-        solver(family, name)
-    except ValueError:
-        return False
-    return True
+    return family in SOLVERS and problem_family(family).has_solver(name)
 
 
 def solver(family: str, name: str) -> Callable[..., Any]:
     """Return the ``solve`` function registered as ``name`` for problem ``family``, a
     combination of its solvers (``A+B``, :data:`COMBINATION`), or a user's
-    ``MODULE:FUNCTION``."""
-    from sim.plugins import SOLVER_GROUP, is_reference, load_reference
+    ``MODULE:FUNCTION`` (:meth:`sim.problems.Family.solver`)."""
+    from sim.plugins import is_reference, load_reference
 
     if is_reference(name):
         return load_reference(name, what="solver")
     check_plugins("solver")
     if family not in SOLVERS:
         raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
-    if name not in SOLVERS[family] and is_combination(name):
-        return _load(COMBINATION)(family, name)
-    try:
-        target = SOLVERS[family][name]
-    except KeyError:
-        raise ValueError(
-            f"unknown solver {name!r} for problem {family!r}; known: {sorted(SOLVERS[family])}"
-        ) from None
-    return _load_entry(target, f"solver {name!r} (entry point {family}/{name} of group "
-                       f"{SOLVER_GROUP})", (family, name) in PLUGINS)
+    return problem_family(family).solver(name)
 
 
 def load_problem(data: dict[str, Any], source: str = "<json>") -> tuple[str, Any]:
-    """Build a problem object from a parsed JSON dictionary.
+    """Build a problem object from a parsed JSON dictionary (:func:`load`).
 
-    Returns ``(family, problem)``. Raises ValueError naming ``source`` and the field
+    Returns ``(family name, problem)``. Raises ValueError naming ``source`` and the field
     when the ``"problem"`` field is missing or unknown.
     """
-    from sim.problems.fields import short
-
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: the problem must be a JSON object, got "
-                         f"{type(data).__name__}")
-    from sim.names import did_you_mean
-
-    if "problem" not in data:
-        like = family_like(data) if source != "<guess>" else None
-        raise ValueError(f"{source}: missing field 'problem' (one of {sorted(PROBLEM_LOADERS)})"
-                         + (f"; the fields are those of a {like!r} problem" if like else ""))
-    family = data["problem"]
-    if not isinstance(family, str) or family not in PROBLEM_LOADERS:
-        raise ValueError(f"{source}: field 'problem' = {short(family)} is unknown; "
-                         f"{did_you_mean(family, PROBLEM_LOADERS)}known: "
-                         f"{sorted(PROBLEM_LOADERS)}")
-    try:
-        return family, _load(PROBLEM_LOADERS[family])(data, source=source)
-    except ValueError as exc:
-        like = family_like(data, exclude=family) if source != "<guess>" else None
-        if like is None:
-            raise
-        raise ValueError(f"{exc}; the fields are those of a {like!r} problem, not of the "
-                         f"{family!r} its field 'problem' names") from None
+    family, problem = load(data, source)
+    return family.name, problem
 
 
 def family_like(data: dict[str, Any], exclude: str | None = None) -> str | None:
@@ -347,7 +383,7 @@ def family_like(data: dict[str, Any], exclude: str | None = None) -> str | None:
         if family == exclude:
             continue
         try:
-            load_problem({**data, "problem": family}, source="<guess>")
+            load({**data, "problem": family}, source="<guess>")
         except (ValueError, TypeError, KeyError, RecursionError):
             continue
         return family
@@ -396,10 +432,11 @@ DEFAULT_SOLVERS: dict[str, str] = {
 
 
 def default_solver(family: str) -> str:
-    """The name of ``family``'s default exact solver (:data:`DEFAULT_SOLVERS`)."""
+    """The name of ``family``'s default exact solver (:data:`DEFAULT_SOLVERS`,
+    :attr:`sim.problems.Family.default_solver`)."""
     if family not in DEFAULT_SOLVERS:
         raise ValueError(f"unknown problem family {family!r}; known: {sorted(SOLVERS)}")
-    return DEFAULT_SOLVERS[family]
+    return problem_family(family).default_solver
 
 
 _plugins()  # after DEFAULT_SOLVERS: an installed package never changes a default

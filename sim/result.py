@@ -12,7 +12,10 @@ import enum
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.problems import Family
 
 
 class Status(str, enum.Enum):
@@ -189,7 +192,8 @@ def _real(x: Any) -> bool:
     return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
 
 
-def verify(problem: Any, result: Any, *, solver: str, tolerance: float = 1e-6) -> Result:
+def verify(problem: Any, result: Any, *, solver: str, family: Family | None = None,
+           tolerance: float = 1e-6) -> Result:
     """The one gate every solver's answer passes before anyone sees it, the project's
     solvers and a user's alike: the answer re-checked by the problem family's own
     ``check`` and ``objective`` (``sim.problems``), which share no code with any solver.
@@ -200,6 +204,9 @@ def verify(problem: Any, result: Any, *, solver: str, tolerance: float = 1e-6) -
     result : what the solver returned
     solver : str
         The name the solver was called by, for the messages.
+    family : sim.problems.Family, optional
+        The problem's family as resolved at the edge (its ``check``, ``objective`` and
+        sense); None: the family of ``problem``'s class (``sim.problems.family_of``).
     tolerance : float
         Relative tolerance (of ``max(1, |objective|)``) for a claimed objective and a
         bound against the recomputed objective.
@@ -219,8 +226,6 @@ def verify(problem: Any, result: Any, *, solver: str, tolerance: float = 1e-6) -
         wrong side of its own solution, OPTIMAL with a gap or without a solution, a
         solution with INFEASIBLE, an objective without a solution.
     """
-    from sim import problems
-
     def bad(why: str) -> InvalidResult:
         return InvalidResult(f"solver {solver!r} returned an invalid result: {why}")
 
@@ -247,13 +252,16 @@ def verify(problem: Any, result: Any, *, solver: str, tolerance: float = 1e-6) -
         return replace(result, status=status)
     if status is Status.INFEASIBLE:
         raise bad("status INFEASIBLE with a solution")
-    family = problems.family_of(problem)
-    mod = problems.module(family)
+    if family is None:
+        from sim import registry
+        from sim.problems import family_of
+
+        family = registry.problem_family(family_of(problem))
     try:
-        violations = mod.check(problem, result.solution)
-        value = None if violations else float(mod.objective(problem, result.solution))
+        violations = family.check(problem, result.solution)
+        value = None if violations else float(family.objective(problem, result.solution))
     except Exception as exc:  # a solution of the wrong shape may break the check anywhere
-        raise bad(f"its solution is not a {family} solution ({type(exc).__name__}: "
+        raise bad(f"its solution is not a {family.name} solution ({type(exc).__name__}: "
                   f"{' '.join(str(exc).split())[:200]})") from None
     if violations:
         more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
@@ -266,7 +274,7 @@ def verify(problem: Any, result: Any, *, solver: str, tolerance: float = 1e-6) -
                   f"{value!r}")
     bound = result.bound
     if bound is not None:
-        wrong = bound > value + tol if problems.sense(family) == "min" else bound < value - tol
+        wrong = bound > value + tol if family.sense == "min" else bound < value - tol
         if wrong:
             raise bad(f"bound {bound!r} on the wrong side of its own solution's objective "
                       f"{value!r}")

@@ -245,3 +245,69 @@ def test_a_policy_name_in_a_signature_is_found() -> None:
            "def fine(policy: PolicySpec, name: str): ...\n")
     assert [h.split(": ")[1] for h in policy_name_parameters(src)] == \
         ["policy", "policy", "policy_name", "registry_name"]
+
+
+#: modules below the edge for problem families: they receive a resolved family
+#: (``sim.problems.Family``, made by ``sim.registry.problem_family`` from a file's
+#: ``"problem"`` field), never a family's name (the edge: ``sim.cli``, ``sim.registry``,
+#: ``sim.problems``' name-keyed tables and functions, ``sim.sweep.library``, the studies)
+FAMILY_BELOW_THE_EDGE = (*BELOW_THE_EDGE, "sim.result", "sim.sweep.bench",
+                         "sim.problems.family")
+#: parameter names that can only hold a family's name
+FAMILY_NAME_PARAMETERS = ("family_name", "problem_name")
+#: Python entry points below the edge's packages that are themselves an edge: each
+#: resolves the family name it is given once, at its top
+FAMILY_EDGE_FUNCTIONS = {
+    f"sim.sweep.bench.{f}": "the --library FAMILY option's entry points: the name checked "
+                            "against the registry at their top"
+    for f in ("library_dir", "library_paths", "write_library_table")
+}
+
+
+def _below(module: str, below: tuple[str, ...]) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in below)
+
+
+def family_name_parameters(source: str, module: str = "<module>") -> list[str]:
+    """Each function parameter (and dataclass field) of ``source`` that carries a problem
+    family by name: named like one (:data:`FAMILY_NAME_PARAMETERS`), or named
+    ``family``/``fam``/``*_family``/``families`` and annotated with ``str`` (a
+    ``str | None``, a ``list[str]``, an ``Iterable[str]`` alike)."""
+    found = []
+
+    def named_like_a_family(arg: str, annotation: ast.expr | None) -> bool:
+        family_like = arg in ("family", "fam", "families") or arg.endswith("_family")
+        return arg in FAMILY_NAME_PARAMETERS or (
+            family_like and "str" in _annotation_names(annotation))
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if f"{module}.{node.name}" in FAMILY_EDGE_FUNCTIONS:
+                continue
+            a = node.args
+            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+                if named_like_a_family(arg.arg, arg.annotation):
+                    found.append(f"{module}.{node.name} (line {node.lineno}): {arg.arg}")
+        elif isinstance(node, ast.ClassDef):  # a field holding a family to look up
+            for stmt in node.body:
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                        and named_like_a_family(stmt.target.id, stmt.annotation):
+                    found.append(f"{module}.{node.name} (line {stmt.lineno}): "
+                                 f"{stmt.target.id}")
+    return found
+
+
+def test_no_family_name_below_the_edge() -> None:
+    found = [hit for name, path in MODULES.items() if _below(name, FAMILY_BELOW_THE_EDGE)
+             for hit in family_name_parameters(path.read_text(encoding="utf-8"), name)]
+    assert found == [], "a problem family passed by name below the edge:\n" + "\n".join(found)
+
+
+def test_a_family_name_in_a_signature_is_found() -> None:
+    src = ("def run_solver(family: str, name: str, problem): ...\n"
+           "def check(families: 'Iterable[str]'): ...\n"
+           "def label(family_name): ...\n"
+           "class Planned:\n    family: str | None\n"
+           "def fine(family: Family, name: str, problem_family: 'Family'): ...\n")
+    assert [h.split(": ")[1] for h in family_name_parameters(src)] == \
+        ["family", "families", "family_name", "family"]

@@ -4,7 +4,9 @@
 ``--solvers A,B,C`` several side by side with each one's gap to the best proved optimum
 among them; ``bench PATH...`` runs solvers over many problem files
 (:mod:`sim.sweep.bench`); ``schema FAMILY`` prints a family's JSON Schema or, with
-``--example``, a small valid instance.
+``--example``, a small valid instance. A file's family is resolved once, from its
+``"problem"`` field (:func:`sim.registry.load`), and passed on as that
+:class:`sim.problems.Family`.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim import registry
 from sim.cli.common import Fmt, clean, dump, json_default, read_json, seconds_arg, seed_arg
+
+if TYPE_CHECKING:
+    from sim.problems import Family
 
 
 def _solver_names(text: str) -> list[str]:
@@ -50,24 +55,22 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.2f}%"
 
 
-def _backend_options(args: argparse.Namespace, family: str, name: str) -> dict[str, Any]:
+def _backend_options(args: argparse.Namespace, family: Family, name: str) -> dict[str, Any]:
     """``{"backend": ...}`` when ``--backend`` is given: only for the family's ILP."""
     if args.backend is None:
         return {}
-    from models.mip import ILP_SOLVERS
-
-    if ILP_SOLVERS.get(family) != name:
-        ilp = ILP_SOLVERS.get(family)
+    if family.ilp != name:
+        ilp = family.ilp
         raise ValueError(f"--backend {args.backend}: only the ILP takes a MIP backend; "
-                         + (f"use --solver {ilp} for {family}" if ilp else
-                            f"{family} has no ILP"))
+                         + (f"use --solver {ilp} for {family.name}" if ilp else
+                            f"{family.name} has no ILP"))
     return {"backend": args.backend}
 
 
-def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> int:
-    from sim.sweep.bench import resolve_solver, run_solver
+def _single(args: argparse.Namespace, family: Family, problem: Any, name: str) -> int:
+    from sim.sweep.bench import run_solver
 
-    resolve_solver(family, name)  # an unknown name is refused without the file's name
+    family.solver(name)  # an unknown name is refused without the file's name
     options = _backend_options(args, family, name)
     try:
         result = run_solver(family, name, problem, time_limit=args.time_limit,
@@ -80,12 +83,12 @@ def _single(args: argparse.Namespace, family: str, problem: Any, name: str) -> i
     if happened():
         d["note"] = "; ".join(filter(None, [d["note"], "stopped by Ctrl-C: the best answer "
                                                       "found so far"]))
-    d["problem"] = family
+    d["problem"] = family.name
     d["solution"] = named(problem, d["solution"])
     if args.json:
         print(dump(d))
         return 0
-    shown = {"problem": family, "solver": d["solver"], "status": d["status"],
+    shown = {"problem": family.name, "solver": d["solver"], "status": d["status"],
              "objective": _num(d["objective"]), "bound": _num(d["bound"]),
              "gap": _gap_text(d),
              "seconds": f"{d['runtime']:.3f}"}
@@ -112,14 +115,14 @@ def _gap_text(d: dict[str, Any]) -> str:
     return _pct(d["gap"]) + " (the solver's own optimality gap)"
 
 
-def side_by_side(rows: list[dict[str, Any]], family: str) -> tuple[str, str]:
+def side_by_side(rows: list[dict[str, Any]], family: Family) -> tuple[str, str]:
     """``(header, label)`` of the comparison column: the gap to the best found when runs
     contradict each other (their ``issues``), to the proved optimum when a solver proved
     one, else to the best bound (a certified gap), else to the best
     objective found."""
-    from sim.sweep.bench import gap_to_best, sense
+    from sim.sweep.bench import gap_to_best
 
-    how = sense(family)
+    how = family.sense
     pick = min if how == "min" else max
     proved = [r["objective"] for r in rows if r["status"] == "OPTIMAL"]
     bounds = [r["bound"] for r in rows if r["bound"] is not None]
@@ -138,7 +141,7 @@ def side_by_side(rows: list[dict[str, Any]], family: str) -> tuple[str, str]:
     return label, "gap_to_ref"
 
 
-def _several(args: argparse.Namespace, family: str, names: list[str]) -> int:
+def _several(args: argparse.Namespace, family: Family, names: list[str]) -> int:
     from sim.sweep.bench import check_solvers, compare
 
     check_solvers(names, [family])
@@ -148,7 +151,7 @@ def _several(args: argparse.Namespace, family: str, names: list[str]) -> int:
         raise ValueError(f"{args.problem}: {exc}") from None
     label, key = side_by_side(rows, family)
     if args.json:
-        print(dump({"problem": family, "file": args.problem, "reference": label,
+        print(dump({"problem": family.name, "file": args.problem, "reference": label,
                     "runs": [{**r, "gap_to_reference": r.get(key)} for r in rows]}))
         return 0
     head = ["solver", "kind", "status", "objective", "bound", "solver gap", label, "seconds"]
@@ -163,7 +166,7 @@ def _several(args: argparse.Namespace, family: str, names: list[str]) -> int:
             print(f"FAILED {r['solver']}: {r['error']}")
     for issue in dict.fromkeys(i for r in rows for i in r.get("issues", ())):
         print(f"ERROR: {issue}")
-    print(f"{family} in {args.problem}. solver gap: the solver's own (objective - bound); "
+    print(f"{family.name} in {args.problem}. solver gap: the solver's own (objective - bound); "
           f"{label}: (objective - reference) / |reference|, worse is positive; seconds: "
           "wall clock.")
     return 0
@@ -176,12 +179,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from sim.sweep.bench import load
 
     family, problem = load(data, args.problem) if isinstance(data, dict) else \
-        registry.load_problem(data, source=args.problem)
+        registry.load(data, source=args.problem)
     if args.solvers:
         if args.backend is not None:
             raise ValueError("--backend goes with --solver (the family's ILP), not --solvers")
         return _several(args, family, args.solvers)
-    return _single(args, family, problem, args.solver or registry.default_solver(family))
+    return _single(args, family, problem, args.solver or family.default_solver)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -46,6 +46,14 @@ Every family module exposes the same names:
 
 Every solver of a family (``sim.registry.SOLVERS[family]``) is a function
 ``solve(problem, *, time_limit=None, seed=0, <explicit options>) -> sim.result.Result``.
+
+A family resolved once
+----------------------
+:class:`Family` (:mod:`.family`) holds one family's module, loader, ``check``,
+``objective``, sense, solvers, default solver and ILP; :func:`sim.registry.problem_family`
+makes it from a problem file's ``"problem"`` field at the edge, and the layers below take
+it instead of the name. The functions here that take a family's name are the tables it is
+built from and the name-keyed Python API.
 """
 
 from __future__ import annotations
@@ -56,9 +64,12 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["MODULES", "MAX_FILE_BYTES", "MAXIMISE", "Infeasible", "module", "family_of",
-           "sense", "claim_error", "read_bytes", "read_json", "parse_json", "solution_from_json",
-           "ensure_feasible", "checker", "objective", "scorer", "schema", "example"]
+from sim.problems.family import Family
+
+__all__ = ["Family", "MODULES", "MAX_FILE_BYTES", "MAXIMISE", "Infeasible", "module",
+           "family_of", "sense", "claim_error", "value_error", "read_bytes", "read_json",
+           "parse_json", "solution_from_json", "ensure_feasible", "checker", "objective",
+           "scorer", "schema", "example"]
 
 MODULES: dict[str, str] = {
     "slack_insertion": "sim.problems.insertion",
@@ -119,16 +130,24 @@ def claim_error(family: str, value: Any) -> str | None:
     """Why ``value`` cannot be an objective value of ``family`` (a number that is not
     finite, negative for a family whose objective never is, fractional for one whose
     objective is a whole number); None when it can be."""
+    return value_error(value, family, nonnegative=family in NONNEGATIVE,
+                       integral=family in INTEGRAL)
+
+
+def value_error(value: Any, name: str, *, nonnegative: bool, integral: bool) -> str | None:
+    """Why ``value`` cannot be an objective value of the family ``name`` (for the message)
+    whose objective is never negative (``nonnegative``) or always a whole number
+    (``integral``); None when it can be."""
     from sim.problems.fields import short
 
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{short(value)} is not a number"
     if not math.isfinite(value):
         return f"{short(value)} is not finite"
-    if family in NONNEGATIVE and value < 0:
-        return f"{short(value)} is negative; a {family} objective never is"
-    if family in INTEGRAL and value != int(value):
-        return f"{short(value)} is fractional; a {family} objective is a whole number"
+    if nonnegative and value < 0:
+        return f"{short(value)} is negative; a {name} objective never is"
+    if integral and value != int(value):
+        return f"{short(value)} is fractional; a {name} objective is a whole number"
     return None
 
 

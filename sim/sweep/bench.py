@@ -37,7 +37,9 @@ Definitions (one family's sense decides the sign; a worse value is always positi
 A solver name is a registered name of the file's family (``sim.registry.SOLVERS``), a
 combination of them (``cpsat+scip``, ``models.portfolio``) or a user's
 ``MODULE:FUNCTION`` with the same ``solve`` signature. A file of another family than the
-solver's, or one that fails to load, is a recorded failed run naming the file.
+solver's, or one that fails to load, is a recorded failed run naming the file. A file's
+family is resolved once, when it is read (:func:`load`: a :class:`sim.problems.Family`),
+and the functions below take that object, never the family's name.
 Times are wall-clock seconds.
 """
 
@@ -53,10 +55,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim import problems
 from sim.plugins import is_reference
+
+if TYPE_CHECKING:
+    from sim.problems import Family
 
 #: columns of ``runs.csv``, in order
 COLUMNS = ("file", "family", "solver", "kind", "status", "objective", "bound", "best_known",
@@ -77,36 +82,20 @@ MAXIMISE = problems.MAXIMISE
 TOLERANCE = 1e-6
 
 
-def sense(family: str) -> str:
-    """``"max"`` or ``"min"``: the direction of the family's objective."""
-    return problems.sense(family)
-
-
 # --------------------------------------------------------------------------- solvers
-def resolve_solver(family: str, name: str) -> Any:
+def resolve_solver(family: Family, name: str) -> Any:
     """The ``solve`` function called ``name`` for ``family`` (registered or
     ``MODULE:FUNCTION``). Raises ValueError naming the solver."""
-    from sim import registry
-    from sim.plugins import load_reference
-
-    if is_reference(name):
-        return load_reference(name, what="solver")
-    return registry.solver(family, name)
+    return family.solver(name)
 
 
-def foreign_target(family: str, name: str) -> str | None:
+def foreign_target(family: Family, name: str) -> str | None:
     """``MODULE:FUNCTION`` of a solver the project does not control (a user's reference,
     an installed package's entry point), None for the project's own."""
-    from sim import registry
-
-    if is_reference(name):
-        return name
-    if registry.is_foreign(family, name):
-        return registry.SOLVERS[family][name]
-    return None
+    return family.foreign_target(name)
 
 
-def run_solver(family: str, name: str, problem: Any, *, time_limit: float | None,
+def run_solver(family: Family, name: str, problem: Any, *, time_limit: float | None,
                seed: int, options: dict[str, Any] | None = None) -> Any:
     """Solve ``problem`` with the solver ``name`` of ``family`` and return its
     :class:`sim.result.Result` once it passed :func:`sim.result.verify` (the family's
@@ -133,7 +122,7 @@ def run_solver(family: str, name: str, problem: Any, *, time_limit: float | None
         plain = sandbox.call("sim.sweep.bench:call_foreign", (target, problem, kwargs),
                              seconds=sandbox.deadline(time_limit), what=f"solver {name!r}")
         result = from_plain(family, name, plain)
-    return verify(problem, result, solver=name)
+    return verify(problem, result, solver=name, family=family)
 
 
 #: the fields of a foreign solver's Result that come back from its worker process
@@ -161,7 +150,7 @@ def call_foreign(target: str, problem: Any, kwargs: dict[str, Any]) -> Any:
         return {"unplain": f"{type(exc).__name__}: {exc}"[:200]}
 
 
-def from_plain(family: str, name: str, plain: Any) -> Any:
+def from_plain(family: Family, name: str, plain: Any) -> Any:
     """The :class:`sim.result.Result` of :func:`call_foreign`'s plain answer from the
     solver ``name`` (its fields unchecked: :func:`sim.result.verify` names what is
     wrong); InvalidResult when it was no Result or not JSON data."""
@@ -176,44 +165,36 @@ def from_plain(family: str, name: str, plain: Any) -> Any:
     solution = plain["solution"]
     if solution is not None:
         try:
-            solution = problems.solution_from_json(family, solution)
+            solution = family.solution_from_json(solution)
         except ValueError:
             pass  # the family's check names what is wrong with it
     return Result(**{**plain, "solution": solution})
 
 
-def solver_kind(family: str, name: str) -> str:
+def solver_kind(family: Family, name: str) -> str:
     """``"exact"`` for the registered exact models (``models.*``) and for a user's
-    function that declares ``kind = "exact"``; ``"heuristic"`` otherwise."""
-    from sim import registry
-
-    if is_reference(name):
-        kind = getattr(resolve_solver(family, name), "kind", "heuristic")
-        return kind if kind in ("exact", "heuristic") else "heuristic"
-    target = registry.SOLVERS.get(family, {}).get(name, "")
-    if not target and registry.is_combination(name):
-        target = registry.COMBINATION
-    return "exact" if target.startswith("models.") else "heuristic"
+    function that declares ``kind = "exact"``; ``"heuristic"`` otherwise
+    (:meth:`sim.problems.Family.kind`)."""
+    return family.kind(name)
 
 
-def check_solvers(names: Sequence[str], families: Iterable[str]) -> None:
+def check_solvers(names: Sequence[str], families: Iterable[Family]) -> None:
     """Refuse, before anything runs, a name no family of the files knows (when a file
     could be read: every run of an unreadable one is refused anyway), and a user's
     ``MODULE:FUNCTION`` or an installed package's solver that does not import."""
-    from sim import registry
     from sim.plugins import load_reference
 
-    families = sorted(set(families))
+    families = sorted(set(families), key=lambda f: f.name)
     for name in names:
         if is_reference(name):
             load_reference(name, what="solver")
-        elif families and not any(registry.has_solver(f, name) for f in families):
-            valid = {f: sorted(registry.SOLVERS.get(f, {})) for f in families}
+        elif families and not any(f.has_solver(name) for f in families):
+            valid = {f.name: sorted(f.solvers) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
         for f in families:
-            if (f, name) in registry.PLUGINS:
-                registry.solver(f, name)
+            if name in f.plugins:
+                f.solver(name)
 
 
 # --------------------------------------------------------------------------- files
@@ -263,15 +244,16 @@ def read_file(path: Path) -> tuple[str | None, dict[str, Any] | None, str, str |
 
 
 def check_directories(paths: Sequence[str | Path],
-                      families: dict[Path, str | None]) -> None:
+                      problem_fields: dict[Path, str | None]) -> None:
     """A directory must hold one family: refuse one that mixes families, naming both.
-    ``families`` gives each file's family (:func:`read_family`, read once)."""
+    ``problem_fields`` gives each file's ``"problem"`` field as written (:func:`read_file`,
+    read once)."""
     for p in map(Path, paths):
         if not p.is_dir():
             continue
         fams: dict[str, Path] = {}
         for f in sorted(p.rglob("*.json")):
-            fam = families.get(f)
+            fam = problem_fields.get(f)
             if fam is not None:
                 fams.setdefault(fam, f)
         if len(fams) > 1:
@@ -285,12 +267,13 @@ def check_directories(paths: Sequence[str | Path],
 LIBRARY_FIELDS = ("best_known", "proved", "certificate")
 
 
-def load(data: dict[str, Any], source: str) -> tuple[str, Any]:
-    """``(family, problem)`` of a parsed problem file, its library fields set aside."""
+def load(data: dict[str, Any], source: str) -> tuple[Family, Any]:
+    """``(family, problem)`` of a parsed problem file, its library fields set aside: its
+    family resolved once (:func:`sim.registry.load`)."""
     from sim import registry
 
-    return registry.load_problem({k: v for k, v in data.items() if k not in LIBRARY_FIELDS},
-                                 source=source)
+    return registry.load({k: v for k, v in data.items() if k not in LIBRARY_FIELDS},
+                         source=source)
 
 
 @dataclass(frozen=True)
@@ -309,13 +292,14 @@ class Claim:
     issues: tuple[str, ...] = ()
 
 
-def check_claim(path: str | Path, family: str, problem: Any, data: dict[str, Any]) -> Claim:
+def check_claim(path: str | Path, family: Family, problem: Any, data: dict[str, Any]
+                ) -> Claim:
     """The file's claims (:class:`Claim`) checked against the family: the range of
     ``best_known`` (:func:`sim.problems.claim_error`), ``proved`` a boolean, the
     certificate by the family's ``check`` and ``objective``."""
     issues = []
     best = data.get("best_known")
-    if best is not None and (why := problems.claim_error(family, best)):
+    if best is not None and (why := family.claim_error(best)):
         issues.append(f"{path}: best_known: {why}")
         best = None
     proved = data.get("proved", False)
@@ -336,17 +320,16 @@ def check_claim(path: str | Path, family: str, problem: Any, data: dict[str, Any
     return Claim(None if best is None else float(best), proved, certified, tuple(issues))
 
 
-def _certificate_value(family: str, problem: Any, certificate: Any
+def _certificate_value(family: Family, problem: Any, certificate: Any
                        ) -> tuple[float | None, str | None]:
-    mod = problems.module(family)
     try:
-        solution = problems.solution_from_json(family, certificate)
-        violations = mod.check(problem, solution)
+        solution = family.solution_from_json(certificate)
+        violations = family.check(problem, solution)
         if violations:
             return None, f"infeasible: {violations[0]}"
-        value = float(mod.objective(problem, solution))
+        value = float(family.objective(problem, solution))
     except Exception as exc:  # a certificate of the wrong shape may break the check
-        return None, f"not a {family} solution ({type(exc).__name__}: {exc})"[:300]
+        return None, f"not a {family.name} solution ({type(exc).__name__}: {exc})"[:300]
     return value, None
 
 
@@ -366,7 +349,7 @@ def run_bench_cell(cell: dict[str, Any]) -> dict[str, Any]:
                            "worker": f"{os.getpid()}"}
     path = Path(cell["file"])
     try:
-        family, data, sha, error = read_file(path)  # these bytes are hashed and solved
+        _, data, sha, error = read_file(path)  # these bytes are hashed and solved
         if error:
             raise ValueError(error)
         if sha != cell["file_sha256"]:
@@ -412,10 +395,12 @@ class BenchSummary:
 
 @dataclass(frozen=True)
 class Planned:
-    """A problem file as the bench read it once: its family, SHA-256 of the bytes read,
+    """A problem file as the bench read it once: its ``"problem"`` field as written (None:
+    none), its family resolved (None: the file did not load), SHA-256 of the bytes read,
     the file's checked claims, or the error that refuses its runs."""
 
-    family: str | None
+    problem_field: str | None
+    family: Family | None
     sha256: str
     claim: Claim
     error: str | None
@@ -423,40 +408,39 @@ class Planned:
 
 def plan_file(path: Path) -> Planned:
     """Read ``path`` once (:func:`read_file`), build its problem and check its claims."""
-    family, data, sha, error = read_file(path)
+    from sim import registry
+
+    written, data, sha, error = read_file(path)
     if error is not None:
-        return Planned(family, sha, Claim(), error)
+        return Planned(written, None, sha, Claim(), error)
     try:
-        fam, problem = load(data, str(path))
-    except ValueError as exc:
-        return Planned(family, sha, Claim(), str(exc))
-    except RecursionError:
-        return Planned(family, sha, Claim(), f"{path}: nested too deeply")
-    return Planned(fam, sha, check_claim(path, fam, problem, data), None)
+        family, problem = load(data, str(path))
+    except (ValueError, RecursionError) as exc:
+        known = registry.problem_family(written) if written in registry.SOLVERS else None
+        why = str(exc) if isinstance(exc, ValueError) else f"{path}: nested too deeply"
+        return Planned(written, known, sha, Claim(), why)
+    return Planned(written, family, sha, check_claim(path, family, problem, data), None)
 
 
 def _cells(files: dict[Path, Planned], solvers: Sequence[str],
            time_limit: float | None, seed: int, backend: str | None = None
            ) -> list[dict[str, Any]]:
-    from models.mip import ILP_SOLVERS
-    from sim import registry
-
     cells = []
     for f, plan in files.items():
         family, error = plan.family, plan.error
         resolved = str(f.absolute() if f.is_symlink() and not f.exists() else f.resolve())
         for s in solvers:
-            cell = {"file": resolved, "file_sha256": plan.sha256, "family": family or "?",
+            cell = {"file": resolved, "file_sha256": plan.sha256,
+                    "family": plan.problem_field or "?",
                     "solver": s, "time_limit": time_limit, "seed": seed,
                     "workload": str(f), "policy": s, "label": s,
-                    "kind": solver_kind(family, s) if error is None else "heuristic"}
-            if backend is not None and family is not None and ILP_SOLVERS.get(family) == s:
+                    "kind": family.kind(s) if error is None else "heuristic"}
+            if backend is not None and family is not None and family.ilp == s:
                 cell.update(options={"backend": backend}, label=f"{s}[{backend}]")
-            if error is None and not is_reference(s) \
-                    and not registry.has_solver(family, s):
-                known = ", ".join(sorted(registry.SOLVERS.get(family, {})))
-                cell["refused"] = (f"{f}: solver {s!r} does not solve family {family!r} "
-                                   f"(its solvers: {known})")
+            if error is None and not is_reference(s) and not family.has_solver(s):
+                known = ", ".join(sorted(family.solvers))
+                cell["refused"] = (f"{f}: solver {s!r} does not solve family "
+                                   f"{family.name!r} (its solvers: {known})")
             elif error is not None:
                 cell["refused"] = error
             cells.append(cell)
@@ -516,7 +500,7 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     check_options(solvers, time_limit, jobs, dask)
     files = problem_files(paths)
     plans = {f: plan_file(f) for f in files}  # each file read once here
-    check_directories(paths, {f: p.family for f, p in plans.items()})
+    check_directories(paths, {f: p.problem_field for f, p in plans.items()})
     check_solvers(solvers, {p.family for p in plans.values()} - {None})
     cells = _cells(plans, solvers, time_limit, seed, _check_backend(backend, solvers))
     out = Path(out)
@@ -540,7 +524,9 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     finally:
         store.close()
     claims = {c["file"]: plans[Path(c["workload"])].claim for c in cells}
-    runs = table([(c, rows.get(k)) for k, c in keyed], claims)
+    senses = {c["file"]: plan.family.sense for c in cells
+              if (plan := plans[Path(c["workload"])]).family is not None}
+    runs = table([(c, rows.get(k)) for k, c in keyed], claims, senses)
     summary = BenchSummary(out, runs, ran=len(todo), skipped=len(cells) - len(todo),
                            failed=sum(r["status"] == "FAILED" for r in runs),
                            issues=issues_of(runs))
@@ -576,11 +562,14 @@ def gap_to_best(objective: float | None, best: float | None, how: str) -> float 
 
 
 def table(pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]],
-          claims: dict[str, Claim] | None = None) -> list[dict[str, Any]]:
+          claims: dict[str, Claim] | None = None, senses: dict[str, str] | None = None
+          ) -> list[dict[str, Any]]:
     """The rows of ``runs.csv`` from (cell, stored row) pairs: the best known value and
     the gaps are computed over every run of the same file and its claims (``claims``,
-    by the cell's ``file``; see :func:`judge`). Each row also carries ``issues``, its
-    file's contradictions and false claims."""
+    by the cell's ``file``; see :func:`judge`), in the direction of its family's objective
+    (``senses``, ``"min"`` or ``"max"`` by the cell's ``file``; ``"min"`` for a file not
+    given, one that did not load). Each row also carries ``issues``, its file's
+    contradictions and false claims."""
     by_file: dict[str, list[dict[str, Any]]] = {}
     out = []
     for cell, stored in pairs:
@@ -598,11 +587,12 @@ def table(pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]],
         by_file.setdefault(cell["file"], []).append(r)
     for path, runs in by_file.items():
         claim = (claims or {}).get(path, Claim())
-        best, proved, issues = judge(runs, claim, sense(runs[0]["family"]))
+        how = (senses or {}).get(path, "min")
+        best, proved, issues = judge(runs, claim, how)
         for r in runs:
             r["best_known"] = best
             r["best_proved"] = proved
-            r["gap_to_best"] = gap_to_best(r["objective"], best, sense(r["family"]))
+            r["gap_to_best"] = gap_to_best(r["objective"], best, how)
             r["issues"] = issues
     return out
 
@@ -781,17 +771,17 @@ def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | Non
     from sim.result import _jsonable
 
     path = Path(path)
-    family, data, _, error = read_file(path)
+    _, data, _, error = read_file(path)
     if error:
         raise ValueError(error)
-    fam, problem = load(data, str(path))
-    claim = check_claim(path, fam, problem, data)
+    family, problem = load(data, str(path))
+    claim = check_claim(path, family, problem, data)
     pairs, extra = [], []
     for s in solvers:
-        cell = {"file": str(path.resolve()), "workload": str(path), "family": fam,
-                "solver": s, "kind": solver_kind(fam, s)}
+        cell = {"file": str(path.resolve()), "workload": str(path), "family": family.name,
+                "solver": s, "kind": family.kind(s)}
         try:
-            result = run_solver(fam, s, problem, time_limit=time_limit, seed=seed)
+            result = run_solver(family, s, problem, time_limit=time_limit, seed=seed)
         except ValueError as exc:
             pairs.append((cell, {"status": "failed", "error": str(exc)}))
             extra.append({"solver_gap": None, "note": "", "solution": None})
@@ -799,7 +789,7 @@ def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | Non
         pairs.append((cell, {"status": "done", "metrics": _metrics(result)}))
         extra.append({"solver_gap": result.gap, "note": result.note,
                       "solution": _jsonable(result.solution)})
-    rows = table(pairs, {str(path.resolve()): claim})
+    rows = table(pairs, {str(path.resolve()): claim}, {str(path.resolve()): family.sense})
     for r, e in zip(rows, extra, strict=True):
         r.update(e)
     return rows

@@ -65,13 +65,13 @@ def _papers(family: str) -> list[tuple[str, dict[str, Any]]]:
 def _solve_best(family: str, data: dict[str, Any], time_limit: float) -> dict[str, Any]:
     from sim import registry
     from sim.result import Status, _jsonable
-    from sim.sweep.bench import run_solver, sense
+    from sim.sweep.bench import run_solver
 
-    fam, problem = registry.load_problem(data, source=family)
-    how = sense(fam)
+    fam, problem = registry.load(data, source=family)
+    how = fam.sense
     best = None
     proved = False
-    for name, target in sorted(registry.SOLVERS[fam].items()):
+    for name, target in sorted(fam.solvers.items()):
         if not target.startswith("models.") or name == "brute":
             continue
         try:

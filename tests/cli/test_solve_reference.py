@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sim.cli.solve import side_by_side
+from sim.registry import problem_family
 
 
 def _row(solver: str, objective: float, bound: float | None) -> dict:
@@ -11,16 +12,14 @@ def _row(solver: str, objective: float, bound: float | None) -> dict:
 
 def test_minimisation_gap_uses_the_largest_lower_bound() -> None:
     rows = [_row("a", 10, 2), _row("b", 12, 8)]
-    label, key = side_by_side(rows, "kresource_epochs")
+    label, key = side_by_side(rows, problem_family("kresource_epochs"))
     assert label == "gap to best bound"
     assert rows[0][key] == (10 - 8) / 8  # 25%, not (10 - 2) / 2
 
 
 def test_maximisation_gap_uses_the_smallest_upper_bound() -> None:
-    from sim.sweep.bench import sense
-
-    family = next(f for f in ("kresource_selection", "grouping", "slot_assignment")
-                  if sense(f) == "max")
+    family = next(f for f in map(problem_family, ("kresource_selection", "grouping",
+                                                  "slot_assignment")) if f.sense == "max")
     rows = [_row("a", 10, 20), _row("b", 9, 12)]
     _, key = side_by_side(rows, family)
     assert rows[0][key] == (12 - 10) / 12

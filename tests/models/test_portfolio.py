@@ -20,6 +20,7 @@ from models import gang_schedule, grouping, portfolio, slots, task_mapping
 from models.kresource import brute as kbrute
 from models.slack_insertion.brute import solve_brute as slack_brute
 from sim import registry
+from sim.problems import Family
 from sim.problems import gang_schedule as gs
 from sim.problems import grouping as gp
 from sim.problems import insertion as ins
@@ -28,6 +29,7 @@ from sim.problems import task_mapping as tm
 from sim.result import Result, Status
 
 ROOT = Path(__file__).resolve().parents[2]
+SLACK = registry.problem_family("slack_insertion")
 SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 
 
@@ -81,13 +83,13 @@ def test_a_combination_agrees_with_brute_force(case):
 
 def test_the_first_member_proving_optimality_ends_the_run(monkeypatch):
     calls = []
-    real = registry.solver
+    real = Family.solver
 
     def spy(family, name):
         fn = real(family, name)
         return lambda *a, **k: (calls.append(name), fn(*a, **k))[1]
 
-    monkeypatch.setattr(registry, "solver", spy)
+    monkeypatch.setattr(Family, "solver", spy)
     p = ins.random_problem(301, 3)
     r = portfolio.solve(p, members=("cpsat", "scip"), time_limit=20.0)
     assert r.status is Status.OPTIMAL
@@ -115,7 +117,7 @@ def test_best_solution_of_one_and_best_bound_of_another_make_a_proof():
     p, opt, cur, value = _two_schedules()
     a = _member(p, opt, Status.FEASIBLE, value - 50.0, "a")  # best schedule, weak bound
     b = _member(p, cur, Status.FEASIBLE, value, "b")  # worse schedule, tight bound
-    r = portfolio.combine("slack_insertion", p, "a+b", [("a", a), ("b", b)], runtime=0.2,
+    r = portfolio.combine(SLACK, p, "a+b", [("a", a), ("b", b)], runtime=0.2,
                           seed=0, params={})
     assert r.status is Status.OPTIMAL
     assert r.objective == pytest.approx(value) and r.bound == pytest.approx(value)
@@ -127,7 +129,7 @@ def test_a_bound_beyond_another_members_solution_is_dropped_and_said():
     # b claims OPTIMAL for the worse schedule: its bound is above a's schedule
     a = _member(p, opt, Status.FEASIBLE, value - 50.0, "a")
     b = _member(p, cur, Status.OPTIMAL, ins.objective(p, cur), "b")
-    r = portfolio.combine("slack_insertion", p, "a+b", [("a", a), ("b", b)], runtime=0.2,
+    r = portfolio.combine(SLACK, p, "a+b", [("a", a), ("b", b)], runtime=0.2,
                           seed=0, params={})
     assert r.status is Status.FEASIBLE
     assert r.objective == pytest.approx(value)
@@ -140,7 +142,7 @@ def test_a_certified_gap_is_never_claimed_optimal():
     p, opt, cur, value = _two_schedules()
     a = _member(p, cur, Status.FEASIBLE, value - 10.0, "a")
     b = _member(p, cur, Status.FEASIBLE, value - 20.0, "b")
-    r = portfolio.combine("slack_insertion", p, "a+b", [("a", a), ("b", b)], runtime=0.2,
+    r = portfolio.combine(SLACK, p, "a+b", [("a", a), ("b", b)], runtime=0.2,
                           seed=0, params={})
     assert r.status is Status.FEASIBLE and r.bound == pytest.approx(value - 10.0)
 
@@ -149,11 +151,11 @@ def test_infeasible_only_when_no_member_has_a_solution():
     p, opt, cur, value = _two_schedules()
     inf = Result("a", Status.INFEASIBLE, None, None, 0.1, None)
     unk = Result("b", Status.UNKNOWN, None, None, 0.1, None)
-    r = portfolio.combine("slack_insertion", p, "a+b", [("a", inf), ("b", unk)],
+    r = portfolio.combine(SLACK, p, "a+b", [("a", inf), ("b", unk)],
                           runtime=0.2, seed=0, params={})
     assert r.status is Status.INFEASIBLE
     b = _member(p, opt, Status.OPTIMAL, value, "b")
-    r = portfolio.combine("slack_insertion", p, "a+b", [("a", inf), ("b", b)], runtime=0.2,
+    r = portfolio.combine(SLACK, p, "a+b", [("a", inf), ("b", b)], runtime=0.2,
                           seed=0, params={})
     assert r.status is Status.OPTIMAL and "a said INFEASIBLE" in r.note
 
@@ -167,8 +169,8 @@ def test_maximisation_keeps_the_largest_solution_and_the_smallest_upper_bound():
             break
     worse = Result("a", Status.FEASIBLE, 0.0, ref.objective + 3, 0.1, [])
     best = replace(ref, status=Status.FEASIBLE, bound=ref.objective + 1, solver="b")
-    r = portfolio.combine("kresource_selection", p, "a+b", [("a", worse), ("b", best)],
-                          runtime=0.2, seed=0, params={})
+    r = portfolio.combine(registry.problem_family("kresource_selection"), p, "a+b",
+                          [("a", worse), ("b", best)], runtime=0.2, seed=0, params={})
     assert r.objective == pytest.approx(ref.objective)
     assert r.bound == pytest.approx(ref.objective + 1)
     assert r.status is Status.FEASIBLE
@@ -202,10 +204,10 @@ def test_combination_names_are_checked_like_solver_names():
         registry.solver("slack_insertion", "cpsat+cpsat")
     from sim.sweep.bench import check_solvers, solver_kind
 
-    check_solvers(["cpsat+scip"], ["slack_insertion"])
-    assert solver_kind("slack_insertion", "cpsat+scip") == "exact"
+    check_solvers(["cpsat+scip"], [SLACK])
+    assert solver_kind(SLACK, "cpsat+scip") == "exact"
     with pytest.raises(ValueError, match="unknown solver 'cpsat\\+gurobi'"):
-        check_solvers(["cpsat+gurobi"], ["slack_insertion"])
+        check_solvers(["cpsat+gurobi"], [SLACK])
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

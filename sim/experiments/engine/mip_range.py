@@ -138,7 +138,7 @@ def solvers(family: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
 def verdict(family: str, ref: Any, r: Any) -> str:
     """Empty when the backend's result ``r`` agrees with brute force's ``ref``, else the
     kind of disagreement."""
-    from sim.sweep.bench import sense
+    from sim.problems import sense
 
     if ref.status is Status.INFEASIBLE:
         return "" if r.status in (Status.INFEASIBLE, Status.UNKNOWN) else "feasible?"
