@@ -64,12 +64,12 @@ class CpsatInserter:
     def __init__(self, time_limit: float | None = 10.0, seed: int = 0,
                  solver: str = "cpsat", dtime: float | None = None) -> None:
         from sim import registry
+        from sim.problems.family import is_combination
 
-        family = ins.FAMILY
-        target = registry.SOLVERS[family].get(solver, "")
-        exact = target.startswith("models.") or (not target and
-                                                 registry.is_combination(solver))
-        if not exact or not registry.has_solver(family, solver):
+        family = registry.problem_family(ins.FAMILY)
+        target = family.solvers.get(solver, "")
+        exact = target.startswith("models.") or (not target and is_combination(solver))
+        if not exact or not family.has_solver(solver):
             raise ValueError(f"slack-optimal: solver must be an exact insertion solver "
                              f"(cpsat, ilp, brute) or a combination such as cpsat+scip, "
                              f"got {solver!r}")
@@ -81,7 +81,7 @@ class CpsatInserter:
         self.dtime = dtime
         self.seed = seed
         self.solver = solver
-        self._solve = solve_cpsat if solver == "cpsat" else registry.solver(family, solver)
+        self._solve = solve_cpsat if solver == "cpsat" else family.solver(solver)
         self.stats: dict[str, float] = {"OPTIMAL": 0, "FEASIBLE": 0, "trivial": 0,
                                         "guard": 0, "seconds": 0.0}
 

@@ -121,6 +121,15 @@ def family_of(problem: Any) -> str:
     return fam
 
 
+def _module_of(problem: Any) -> ModuleType:
+    """The module defining the family of a problem object (its class's ``FAMILY``, looked
+    up once); ValueError for an object of no known family, as :func:`family_of`."""
+    path = MODULES.get(getattr(type(problem), "FAMILY", None))
+    if path is None:
+        raise ValueError(f"{type(problem).__name__} is not a problem of a known family")
+    return importlib.import_module(path)
+
+
 def sense(family: str) -> str:
     """``"max"`` or ``"min"``: the direction of ``family``'s objective."""
     return "max" if family in MAXIMISE else "min"
@@ -205,7 +214,7 @@ def solution_from_json(family: str, data: Any) -> Any:
 def ensure_feasible(problem: Any, solution: Any) -> None:
     """Raise :class:`Infeasible` (a ``ValueError``) unless ``check(problem, solution)`` of
     the problem's family is empty; the message joins the violations."""
-    violations = module(family_of(problem)).check(problem, solution)
+    violations = _module_of(problem).check(problem, solution)
     if violations:
         raise Infeasible(violations)
 
@@ -213,7 +222,7 @@ def ensure_feasible(problem: Any, solution: Any) -> None:
 def checker(problem: Any) -> Callable[[Any], None]:
     """:func:`ensure_feasible` bound to ``problem``: the raising check that
     :func:`sim.result.build` takes."""
-    check = module(family_of(problem)).check
+    check = _module_of(problem).check
 
     def ensure(solution: Any) -> None:
         violations = check(problem, solution)
@@ -225,12 +234,12 @@ def checker(problem: Any) -> Callable[[Any], None]:
 
 def objective(problem: Any, solution: Any) -> float:
     """``objective(problem, solution)`` of the problem's family."""
-    return module(family_of(problem)).objective(problem, solution)
+    return _module_of(problem).objective(problem, solution)
 
 
 def scorer(problem: Any) -> Callable[[Any], float]:
     """The family's ``objective`` bound to ``problem`` (for :func:`sim.result.build`)."""
-    fn = module(family_of(problem)).objective
+    fn = _module_of(problem).objective
     return lambda solution: fn(problem, solution)
 
 

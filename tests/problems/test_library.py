@@ -36,10 +36,9 @@ def test_certificate_is_feasible_and_attains_the_best_known_value(path):
     data = json.loads(path.read_text())
     assert set(LIBRARY_FIELDS) <= set(data)
     family, problem = load(data, str(path))
-    assert family == path.parent.name
-    module = problems.module(family)
-    solution = solution_of(family, data["certificate"])
-    assert module.check(problem, solution) == []
-    value = module.objective(problem, solution)
+    assert family.name == path.parent.name
+    solution = solution_of(family.name, data["certificate"])
+    assert family.check(problem, solution) == []
+    value = family.objective(problem, solution)
     assert math.isclose(value, data["best_known"], rel_tol=1e-9, abs_tol=1e-9)
     assert isinstance(data["proved"], bool)
