@@ -128,7 +128,8 @@ def _one_line(exc: BaseException, limit: int = 500) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; exit code 0, or 2 with one line on stderr for bad input.
+    """Run the command line; exit code 0, or 2 with one line on stderr for bad input
+    (``bench``: 3 when its report holds an ERROR, ``sim.sweep.bench.EXIT_ERRORS``).
 
     No input gives a traceback: bad input (``ValueError``, ``OSError``, a JSON nested too
     deep) is exit 2 naming the file and the line or field; a closed output pipe

@@ -188,7 +188,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from sim.sweep.bench import bench, library_paths
+    from sim.sweep.bench import EXIT_ERRORS, bench, library_paths
 
     paths = list(args.paths)
     if args.update_library and not args.library:
@@ -216,7 +216,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from sim.sweep.bench import write_library_table
 
         print(f"wrote {write_library_table(args.library, summary.runs)}")
-    return 0
+    return EXIT_ERRORS if summary.found_errors else 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -266,7 +266,10 @@ def add_solve(sub: Any) -> None:
                        description="Run every solver on every problem file (directories: "
                        "their *.json, one family per directory) into DIR/runs.sqlite "
                        "(resumable), and write DIR/runs.csv, DIR/report.md and, with "
-                       "matplotlib, DIR/gaps.png and DIR/profile.png.")
+                       "matplotlib, DIR/gaps.png and DIR/profile.png. Exit 0; 3 when "
+                       "the report holds an ERROR (runs that contradict each other, a file's "
+                       "false claim, an answer that failed the family's check); 2 for bad "
+                       "input (nothing run).")
     p.add_argument("paths", nargs="*", metavar="PATH", help="problem files or directories")
     p.add_argument("--solvers", type=_solver_names, metavar="A,B,C",
                    help="registered names or MODULE:FUNCTION; " + _solvers_help())

@@ -110,3 +110,14 @@ def test_a_bound_below_the_best_solution_is_a_gap_not_a_contradiction():
     runs[0]["bound"] = 4.0
     assert judge(runs, Claim(best_known=3.0, proved=True), "min")[1:] == (
         True, ["f: false claim: the file claims best_known 3.0, a proved the bound 4.0"])
+
+
+def test_bench_exits_3_on_a_false_claim_and_0_on_a_true_one(tmp_path, capsys):
+    from sim.cli import main
+
+    f = lying(tmp_path, best_known=1, proved=True)
+    argv = ["bench", str(f), "--solvers", "cpsat,fcfs", "--time-limit", "10", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "lies")]) == 3
+    assert "false claim" in capsys.readouterr().out
+    f = lying(tmp_path, best_known=2, certificate=OPTIMUM)
+    assert main([*argv, "--out", str(tmp_path / "truth")]) == 0

@@ -166,3 +166,20 @@ def test_solve_stops_a_user_solver_at_its_time_limit(user, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "time limit exceeded" in err
     assert time.monotonic() - t0 < 15
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("solvers, code", [
+    ("cpsat,garbage_solvers:false_proof", 3),  # two proofs contradict each other
+    ("cpsat,garbage_solvers:infeasible", 3),  # an answer that fails the family's check
+    ("cpsat,fcfs,crashing_solvers:raises", 0),  # a failed run is data, not an error
+], ids=["contradiction", "invalid-result", "clean"])
+def test_bench_exits_3_when_its_report_holds_an_error(user, capsys, solvers, code):
+    got = main(["bench", str(FIG1), "--solvers", solvers, "--time-limit", "10",
+                "--out", str(user / "out"), "--quiet"])
+    out = capsys.readouterr().out
+    assert got == code, out
+    assert ("ERROR" in out) == (code == 3), out
+    # a rerun that runs nothing (every run stored) says the same
+    assert main(["bench", str(FIG1), "--solvers", solvers, "--time-limit", "10",
+                 "--out", str(user / "out"), "--quiet"]) == code
