@@ -178,7 +178,9 @@ class GangProblem:
         return out
 
     def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        from instances.atomic import write_atomic
+
+        write_atomic(path, json.dumps(self.to_dict(), indent=1))
 
 
 def to_dict(problem: GangProblem) -> dict[str, Any]:

@@ -412,7 +412,9 @@ class InsertionProblem:
 
     def dump(self, path: str | Path) -> None:
         """Write the problem to ``path`` as JSON."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        from instances.atomic import write_atomic
+
+        write_atomic(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
 
 _TOP = ("now", "capacity", "running", "waiting", "new")

@@ -157,7 +157,9 @@ class SlotProblem:
                          for a in self.apps]}
 
     def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        from instances.atomic import write_atomic
+
+        write_atomic(path, json.dumps(self.to_dict(), indent=1))
 
 
 def to_dict(problem: SlotProblem) -> dict[str, Any]:

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from instances.atomic import write_atomic
+
 #: generated sizes per family: (label, size parameters), smallest first
 SIZES: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "slack_insertion": [("k4", {"k": 4}), ("k8", {"k": 8}), ("k12", {"k": 12})],
@@ -108,7 +110,7 @@ def build(families: list[str] | None = None, *, time_limit: float = 30.0,
         for name, data in items:
             data = {**data, **_solve_best(family, data, time_limit)}
             path = d / f"{name}.json"
-            path.write_text(json.dumps(data, sort_keys=False) + "\n")
+            write_atomic(path, json.dumps(data, sort_keys=False) + "\n")
             written.append(path)
             print(f"{path}: best {data['best_known']} proved {data['proved']}",
                   file=sys.stderr)
