@@ -200,23 +200,28 @@ def ceil_bound(bound: float) -> int:
 
 
 def check_magnitude(prob: Any, backend: str, data: Any = None) -> None:
-    """Refuse (ValueError, one line naming the backend and, with ``data``, the problem's
-    field holding the model's largest number, else its largest field) a model beyond
-    :data:`MAX_MAGNITUDE` of ``backend``."""
+    """Refuse (ValueError, one line naming the backend, the model's row or bound and, with
+    ``data``, the problem's field holding that number, else its largest finite field) a
+    model beyond :data:`MAX_MAGNITUDE` of ``backend``. The built model is measured, not the data: a
+    row whose numbers the model computes from several fields (a product, a big-M) can
+    pass the range while every field is within it; the message then says so."""
     from sim.problems.fields import largest
 
     value, where = magnitude(prob)
     limit = MAX_MAGNITUDE[backend]
     if value <= limit:
         return
-    field = ""
+    field, built = "", ""
     if data is not None:
-        path, top = largest(data, value)
-        if path:
+        path, top = largest(data, value)  # the field holding it, else the largest field
+        if path and math.isfinite(top):
             field = f"field {path!r} = {top:.15g}: "
+        if top != value:
+            built = ", a number the model computes from the problem's fields"
     raise ValueError(f"{field}the {NAMES[backend]} backend is exact only on models whose "
                      f"numbers are at most {limit:.0e} in absolute value, and this one holds "
-                     f"{value:.15g} ({where}); use --solver cpsat or scale the data down")
+                     f"{value:.15g} ({where}{built}); use --solver cpsat or scale the data "
+                     "down")
 
 
 def killed_note(backend: str, prob: Any = None) -> str:

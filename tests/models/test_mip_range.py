@@ -8,6 +8,7 @@ sweep over every family is marked ``slow``."""
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -89,3 +90,31 @@ def test_a_kresource_model_beyond_the_range_is_refused_on_cbc():
 def test_every_family_at_every_magnitude_is_exact_or_refused(family, backend):
     for d in range(2, 12):
         _exact_or_refused(family, backend, d, 6)
+
+
+def _finite_numbers(x):
+    if isinstance(x, dict):
+        x = list(x.values())
+    if isinstance(x, (list, tuple)):
+        return [v for y in x for v in _finite_numbers(y)]
+    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    return [abs(x)] if ok else []
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_model_number_built_past_the_range_from_data_within_it_is_refused(seed):
+    """The insertion ILP's tie-break row holds the schedule's price, products of several
+    fields: past HiGHS's range while every number of the problem is 100 times inside it.
+    The refusal names the row and says the number is the model's, never a field that
+    does not hold it (an infinite slack is no number of the model)."""
+
+    from models.slack_insertion.ilp import solve_ilp
+
+    p = mip_range.slack_insertion(random.Random(seed), 10**6)
+    assert max(_finite_numbers(p.to_dict())) * 10 <= mip.MAX_MAGNITUDE["highs"]
+    with pytest.raises(ValueError) as info:
+        solve_ilp(p, time_limit=20, backend="highs")
+    msg = str(info.value)
+    assert "the HiGHS backend" in msg and "in row price_tie" in msg, msg
+    assert "a number the model computes from the problem's fields" in msg, msg
+    assert "= inf" not in msg, msg
