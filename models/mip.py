@@ -65,6 +65,12 @@ HiGHS and SCIP proto solvers):
   on the k = 27 KTH insertion snapshot ``kth-1997-04-insert-17738308-k27``: 46 s on an
   8 s limit, 31 s on 10 s); the worker is killed instead (8.5 s on the 8 s limit with
   the slack ILP's 0.5 s grace).
+- Ctrl-C (``models.interrupt``): SCIP stops at the SIGINT the worker sends itself and
+  answers (FEASIBLE, its dual bound); HiGHS, which does not stop (``interrupt_solve``
+  reaches neither backend through OR-Tools 9.15's ``model_builder``: measured, both ran
+  on to their own limit), is killed after ``models.interrupt.GRACE`` and its last
+  incumbent read from its file of improving solutions (FEASIBLE, no bound). The family
+  then answers the better of that incumbent and its fallback.
 - A bound is never trusted blindly downstream: ``sim.result.build`` drops one on the
   wrong side of the recomputed objective.
 
@@ -337,8 +343,8 @@ def _parameters(backend: str) -> str:
         return (f"output_flag=false,log_to_console=false,mip_rel_gap={GAP_TOL},threads=1,"
                 "random_seed=0,presolve=off")
     # SCIP: a memory limit (MB; measured: 2.1 GB and 40 s on a 10 s limit, k = 27 KTH
-    # insertion snapshot, without it)
-    return f"limits/memory = {SCIP_MEMORY_MB}"
+    # insertion snapshot, without it); its SIGINT handler stops it on Ctrl-C (mip_worker)
+    return f"limits/memory = {SCIP_MEMORY_MB}\nmisc/catchctrlc = TRUE"
 
 
 WORKER_MEMORY_MB = 1024
@@ -521,6 +527,8 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
             _kill_group(pid)
         result_path = os.path.join(tmp, "result.json")
+        if why == "interrupted" and backend == "highs":
+            return _improving(tmp, model.num_variables(), peak)
         if why or not os.path.exists(result_path):
             if not why:
                 err = os.path.join(tmp, "error.txt")
@@ -536,8 +544,23 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         _record_peak(out["peak_mb"])
         values_path = os.path.join(tmp, "values.npy")
         out["values"] = np.load(values_path) if out["has_solution"] else None
-        out["why"] = ""
+        out["why"] = "interrupted" if ctrl.asked.is_set() else ""
         return out
+
+
+def _improving(directory: str, n: int, peak: float) -> dict[str, Any]:
+    """:func:`run_worker`'s answer for a HiGHS worker killed after a Ctrl-C: its last
+    incumbent from its file of improving solutions (FEASIBLE, no bound), else none."""
+    import numpy as np
+
+    from models.mip_worker import read_improving
+
+    _record_peak(peak)
+    found = read_improving(directory, n)
+    return {"status": None if found is None else "FEASIBLE", "has_solution": found is not None,
+            "objective": None if found is None else found[0], "bound": None,
+            "values": None if found is None else np.asarray(found[1], dtype=np.float64),
+            "why": "interrupted", "peak_mb": peak}
 
 
 def _record_peak(mb: float) -> None:

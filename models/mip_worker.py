@@ -13,13 +13,20 @@ used: it re-runs the parent's main script in the server.) A worker's ``DIR`` hol
     machine, at which the solver's time is up; null: no limit), ``reserve`` (seconds
     kept back from the solver's own limit for its set-up) and ``interrupt_at`` (when
     the worker asks the solver to stop, ``interrupt_solve``, keeping its answer:
-    before the parent's kill; SCIP heeds it, HiGHS's root does not).
+    before the parent's kill; through OR-Tools 9.15's ``model_builder`` neither SCIP nor
+    HiGHS heeds it, measured).
 ``model.pb`` (written by the parent)
     The model, a ``MPModelProto`` (``ModelBuilderHelper.write_model_to_proto_file``).
 ``interrupt`` (written by the parent on Ctrl-C)
-    Asks the solver to stop now, keeping its answer (:data:`INTERRUPT`).
+    Asks the solver to stop now, keeping its answer (:data:`INTERRUPT`): SCIP through
+    its own SIGINT handler (``misc/catchctrlc``), which the worker signals; HiGHS does
+    not stop, and its incumbent is read from
+    ``improving.sol``.
 
-It writes ``values.npy`` (the solution, when there is one) and then ``result.json``
+HiGHS writes ``improving.sol`` (:data:`IMPROVING`: each improving solution as it finds
+it, appended, ``mip_improving_solution_file``), read by the parent when it kills an
+interrupted worker (:func:`read_improving`). It writes ``values.npy`` (the solution,
+when there is one) and then ``result.json``
 (``status``: the name of OR-Tools' ``SolveStatus`` or ``"NO_TIME"`` when the deadline
 passed before the solve; ``has_solution``, ``objective``, ``bound``, ``highspy``: whether
 ``highspy`` was imported; ``peak_mb``: its peak resident memory). The parent kills
@@ -55,8 +62,13 @@ def main(directory: str) -> int:
     solver = mbh.ModelSolverHelper(job["backend"])
     if not solver.solver_is_supported():
         raise RuntimeError(f"the installed ortools has no {job['backend']!r} solver")
-    if job["parameters"]:
-        solver.set_solver_specific_parameters(job["parameters"])
+    parameters = job["parameters"]
+    if job["backend"] == "highs":  # every incumbent on disk, for an interrupted run
+        os.chdir(directory)  # a relative name: no path in the option string
+        parameters = ",".join(filter(None, [parameters, "mip_improving_solution_save=true",
+                                            f"mip_improving_solution_file={IMPROVING}"]))
+    if parameters:
+        solver.set_solver_specific_parameters(parameters)
     out: dict = {"status": "NO_TIME", "has_solution": False, "objective": None,
                  "bound": None}
     if job["deadline"] is not None:
@@ -105,19 +117,35 @@ INTERRUPT = "interrupt"
 keeping its answer."""
 
 
+IMPROVING = "improving.sol"
+"""HiGHS's file of improving solutions in ``DIR`` (module docstring)."""
+SIGINTS = 3
+"""At most this many SIGINTs (one each :data:`SIGINT_EVERY` seconds) an interrupted worker
+sends itself: SCIP stops at the first it sees while solving and ends the process at
+its fifth."""
+SIGINT_EVERY = 0.5
+
+
 def _watch_interrupt(directory: str, solver: object) -> object:
-    """A daemon thread that asks ``solver`` to stop (``interrupt_solve``, again every
-    50 ms: a request before the solve starts is not kept) once :data:`INTERRUPT`
-    appears in ``directory``; returns the event that ends it."""
+    """A daemon thread that asks ``solver`` to stop once :data:`INTERRUPT` appears in
+    ``directory``: ``interrupt_solve`` (again every 50 ms: a request before the solve
+    starts is not kept) and SIGINT to this process (SCIP's handler while it solves; the
+    process ignores it otherwise, as the fork server did); returns the event that ends
+    it."""
+    import signal
     import threading
 
     done = threading.Event()
     path = os.path.join(directory, INTERRUPT)
 
     def watch() -> None:
+        sent, last = 0, -math.inf
         while not done.wait(0.05):
             if os.path.exists(path):
                 solver.interrupt_solve()
+                if sent < SIGINTS and time.monotonic() - last >= SIGINT_EVERY:
+                    sent, last = sent + 1, time.monotonic()
+                    os.kill(os.getpid(), signal.SIGINT)
 
     threading.Thread(target=watch, daemon=True).start()
     return done
@@ -156,6 +184,7 @@ def child(directory: str, deadline: float | None = None, parent: int | None = No
     ``error.txt``."""
     if parent is not None:
         _die_with_parent(parent)
+    _quiet_stdout()  # the server's answers to its parent: no solver's message among them
     if hasattr(os, "setsid"):
         try:
             os.setsid()
@@ -175,6 +204,43 @@ def child(directory: str, deadline: float | None = None, parent: int | None = No
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         _write_text(os.path.join(directory, "error.txt"), f"{type(exc).__name__}: {exc}")
         raise
+
+
+def _quiet_stdout() -> None:
+    """Point this process's standard output (file descriptor 1, shared with the fork
+    server's pipe to its parent) at ``/dev/null``: SCIP prints on SIGINT."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # pragma: no cover
+        return
+    os.dup2(null, 1)
+    os.close(null)
+    sys.stdout = open(1, "w", closefd=False)
+
+
+def read_improving(directory: str, n: int) -> tuple[float, list[float]] | None:
+    """The last complete solution of ``n`` values in HiGHS's :data:`IMPROVING` file in
+    ``directory`` as ``(objective, values)``; None when there is none (a block cut off
+    by a kill, its last line without its newline, is skipped)."""
+    try:
+        with open(os.path.join(directory, IMPROVING)) as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    found = None
+    for block in text.split("Objective ")[1:]:
+        lines = block.split("\n")
+        try:
+            objective = float(lines[0])
+            if lines[1].split() != ["#", "Columns", str(n)] or len(lines) <= 2 + n:
+                continue
+            values = [float(line.rsplit(None, 1)[1]) for line in lines[2:2 + n]]
+        except (ValueError, IndexError):
+            continue
+        if len(values) == n and all(math.isfinite(v) for v in values) and \
+                math.isfinite(objective):
+            found = (objective, values)
+    return found
 
 
 SELF_KILL = 5.0

@@ -51,8 +51,8 @@ def _stopped(name: str, p: TaskMapping, dl: Deadline, seed: int,
                  runtime=dl.elapsed(), seed=seed, params=params, note=note)
 
 
-_NO_SOLUTION = ("stopped by the time limit before the solver found a solution: the greedy "
-                "mapping (bound: the load lower bound)")
+_NO_SOLUTION = ("the solver stopped without a solution: the greedy mapping (bound: the load "
+                "lower bound)")
 
 
 def _sym_pairs(p: TaskMapping) -> list[tuple[int, int]]:
@@ -161,8 +161,10 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     :mod:`models.mip`; one thread); ``time_limit`` in seconds (model building
     included), ``seed`` recorded only. Refuses (ValueError) more than ``max_vars``
     assignment variables; when the limit runs out while building, returns the greedy
-    mapping (FEASIBLE). A stopped run's bound: the backend's (SCIP, CBC's log) or the
-    load lower bound, whichever is larger."""
+    mapping (FEASIBLE). A stopped run (its limit, Ctrl-C) answers the better of the
+    backend's incumbent and the greedy mapping; its bound: the backend's (SCIP, CBC's
+    log) or the load lower bound, whichever is larger, dropped by ``build`` when a
+    solution is below it."""
 
     import pulp
 
@@ -215,8 +217,10 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
         return _stopped("ilp", p, dl, seed, params)
     outcome, found = mip.solve_logged(lp, backend=backend, time_limit=dl.left(), grace=0.2,
                                       prefix="cbc_tm_", data=problem)
-    if outcome == "stopped":
-        return _stopped("ilp", p, dl, seed, params, _NO_SOLUTION)
+    if outcome == "stopped":  # killed past the limit or by Ctrl-C: no answer read
+        return _stopped("ilp", p, dl, seed, params,
+                        f"{mip.killed_note(backend, lp)}: the greedy mapping (bound: the "
+                        "load lower bound)")
     rt = time.perf_counter() - t0
     try:
         sol = _decode(p, lambda j, t, k: (x[j, t, k].value() or 0) > 0.5)
@@ -227,9 +231,15 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     proved = outcome == "optimal"
     bound = lp.objective.value() if proved else max(
         [p.lower_bound()] + ([found] if found is not None else []))
+    note = ""
+    if not proved:  # a stopped solver's incumbent or the greedy mapping, the better
+        greedy = _greedy_sorted(p)
+        if scorer(p)(greedy) < scorer(p)(sol):
+            sol, note = greedy, (f"the greedy mapping: better than the incumbent of "
+                                 f"{mip.NAMES[backend]}, stopped")
     return build(solver="ilp", status=Status.OPTIMAL if proved else Status.FEASIBLE,
                  solution=sol, check=checker(p), objective=scorer(p), bound=bound,
-                 runtime=rt, seed=seed, params=params)
+                 runtime=rt, seed=seed, params=params, note=note)
 
 
 def solve_brute(problem: TaskMapping, *, time_limit: float | None = None, seed: int = 0,

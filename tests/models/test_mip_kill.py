@@ -140,3 +140,55 @@ def test_sigterm_ends_a_solve_stuck_in_a_native_call(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 143 and "terminated" in err
     assert time.monotonic() - sent < TERM_GRACE + 3.0
+
+
+def _incumbent(tmp: Path) -> float | None:
+    """The best objective the running HiGHS worker has found (its file of improving
+    solutions), None before its first solution."""
+    from models.mip_worker import IMPROVING, read_improving
+
+    for path in tmp.glob(f"schedsearch_mip_*/{IMPROVING}"):
+        head = path.read_text().split("\n")[:2]
+        if len(head) == 2 and head[1].startswith("# Columns "):
+            got = read_improving(str(path.parent), int(head[1].split()[-1]))
+            if got is not None:
+                return got[0]
+    return None
+
+
+@pytest.mark.parametrize("backend", ["cbc", "highs", "scip"])
+def test_ctrl_c_prints_the_better_of_the_backends_incumbent_and_the_greedy(
+        tmp_path: Path, backend: str) -> None:
+    """Ctrl-C while the backend cannot prove (HiGHS once its file of improving solutions
+    holds one; CBC and SCIP, whose incumbents leave no trace until they stop, 3 s into
+    their search): the answer is FEASIBLE, says it was stopped by Ctrl-C, is the
+    backend's incumbent or the greedy mapping, whichever is better, and its bound is on
+    no wrong side of either."""
+    from models.task_mapping import _greedy_sorted
+
+    p = tm.random_problem(8, 10, 1, objective="max")
+    greedy = tm.objective(p, _greedy_sorted(p))
+    problem = tmp_path / "tm.json"
+    problem.write_text(json.dumps(p.to_dict()))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = _solve(problem, backend, tmp, "120")
+    _wait_for_solver(proc, backend)
+    seen, end = None, time.monotonic() + (10.0 if backend == "highs" else 3.0)
+    while time.monotonic() < end and (seen is None or backend != "highs"):
+        time.sleep(0.05)
+        seen = _incumbent(tmp) if backend == "highs" else None
+    assert backend != "highs" or seen is not None, "HiGHS found no solution in 10 s"
+    sent = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    took = time.monotonic() - sent
+    assert took < (GRACE if backend == "scip" else GRACE + 3.0), took  # SCIP heeds it
+    shown = dict(line.strip().split(": ", 1) for line in out.splitlines() if ": " in line)
+    assert shown["status"] == "FEASIBLE" and "stopped by Ctrl-C" in shown["note"], out
+    assert "time limit" not in shown["note"], out  # it was Ctrl-C
+    assert "without an answer" not in shown["note"] or seen is None, out
+    objective, bound = float(shown["objective"]), float(shown["bound"])
+    assert objective <= min(greedy, seen if seen is not None else greedy), (out, seen)
+    assert bound <= objective, out
