@@ -67,7 +67,7 @@ MAX_VARS = 150_000
 with; a larger model is refused (ValueError)."""
 
 _BUILDING = "stopped by the time limit while building the model"
-_NO_ROWS = "stopped by the time limit before the solver found rows"
+_NO_ROWS = "the solver stopped without rows"
 
 
 def _fallback(problem: GangProblem) -> list[list[str]] | None:
@@ -315,7 +315,12 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     bound = lb if found is None else max(found, lb)
     if problem.objective == "rows":
         bound = float(mip.ceil_bound(bound))
-    return _result("ilp", problem, rows, Status.FEASIBLE, bound, t0, seed, params)
+    note = ""  # a stopped solver's rows or the colouring heuristic's, the better
+    if fallback is not None and gs.objective(problem, [r for r in fallback if r]) < \
+            gs.objective(problem, [r for r in rows if r]):
+        rows, note = fallback, (f"the colouring heuristic's rows: better than the incumbent "
+                                f"of {mip.NAMES[backend]}, stopped")
+    return _result("ilp", problem, rows, Status.FEASIBLE, bound, t0, seed, params, note)
 
 
 def solve_brute(problem: GangProblem, *, time_limit: float | None = None, seed: int = 0,
