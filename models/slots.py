@@ -98,7 +98,7 @@ def _stopped(name: str, problem: SlotProblem, t0: float, seed: int,
 
 
 _BUILDING = "stopped by the time limit while building the model"
-_NO_TABLE = "stopped by the time limit before the solver found a table"
+_NO_TABLE = "the solver stopped without a table"
 
 
 def _trivially_infeasible(problem: SlotProblem) -> str | None:
@@ -357,7 +357,11 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
              for s in range(used)]
     if outcome == "optimal":
         return _result("ilp", problem, table, Status.OPTIMAL, None, t0, seed, params)
-    return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params)
+    note = ""  # a stopped solver's table or the better heuristic's, the better
+    if fallback is not None and sp.objective(problem, fallback) < sp.objective(problem, table):
+        table, note = fallback, (f"the better heuristic table: better than the incumbent of "
+                                 f"{mip.NAMES[backend]}, stopped")
+    return _result("ilp", problem, table, Status.FEASIBLE, bound, t0, seed, params, note)
 
 
 CHECK_SECONDS_PER_ENTRY = 1e-6
