@@ -75,3 +75,27 @@ def test_a_problem_dump_is_fsynced_before_its_rename(tmp_path, events, make):
     path.write_text("an earlier file")
     make().dump(path)
     assert_durable(events, path)
+
+
+#: writers left in place: temporary problem files a benchmark solves (in its own
+#: temporary folder) and numba's cache stamp; none is a result
+IN_PLACE = {
+    "sim/numba_cache.py": 1,
+    "sim/experiments/engine/limits_bench.py": 4,
+    "sim/experiments/engine/mip_bench.py": 1,
+}
+
+
+def test_no_result_is_written_in_place():
+    """Every file of results (``sim/experiments/*/results``, a report, a library file)
+    goes through ``instances.atomic.write_atomic``: ``Path.write_text`` and
+    ``write_bytes`` appear only where :data:`IN_PLACE` allows them."""
+    import re
+
+    found: dict[str, int] = {}
+    for top in ("sim", "models", "instances", "heuristics"):
+        for path in (ROOT / top).rglob("*.py"):
+            n = len(re.findall(r"\.write_(?:text|bytes)\(", path.read_text()))
+            if n:
+                found[str(path.relative_to(ROOT))] = n
+    assert found == IN_PLACE

@@ -39,6 +39,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from instances.atomic import write_atomic
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_table
 
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         print(lines[-1])
     out = Path("results") if args.quick else RESULTS
     out.mkdir(exist_ok=True)
-    (out / "batch_bench.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "batch_bench.md", "\n".join(lines) + "\n")
     return 0
 
 
@@ -229,7 +230,7 @@ def conservative_scaling(repeat: int, quick: bool, argv: list[str] | None) -> in
     ]
     out = Path("results") if quick else RESULTS
     out.mkdir(exist_ok=True)
-    (out / "batch_bench_conservative.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "batch_bench_conservative.md", "\n".join(lines) + "\n")
     print(f"written to {out / 'batch_bench_conservative.md'}")
     return 0
 

@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from instances.atomic import write_atomic
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_row, markdown_table
 
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                                    f"{1e6 * c['cpu'] / c['jobs']:.1f}", *py, same]))
     out = Path("results")
     out.mkdir(exist_ok=True)
-    (out / "conservative_scaling.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "conservative_scaling.md", "\n".join(lines) + "\n")
     return 0 if all(same != "NO" for *_, same in rows) else 1
 
 

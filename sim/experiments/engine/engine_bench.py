@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from instances.atomic import write_atomic
 from instances.job import Workload
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR
@@ -257,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             + f" {r_['same']} |")
     out = PARTIAL_DIR if partial else RESULTS
     out.mkdir(exist_ok=True)
-    (out / "engine_bench.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "engine_bench.md", "\n".join(lines) + "\n")
     print(f"written to {out / 'engine_bench.md'}" + (" (partial run)" if partial else ""))
     return 0 if all(r_["same"] for r_ in rows) else 1
 

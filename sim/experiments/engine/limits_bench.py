@@ -58,6 +58,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from instances.atomic import write_atomic
 from sim import registry
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
@@ -431,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
               "machine's load."]
     out_dir = PARTIAL_DIR if partial else RESULTS
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "limits_bench.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out_dir / "limits_bench.md", "\n".join(lines) + "\n")
     print(f"\nwritten to {out_dir / 'limits_bench.md'}"
           + (" (partial run, not the committed results)" if partial else ""))
     return 0
@@ -462,7 +463,7 @@ def _main_sweep(args: argparse.Namespace, argv: list[str] | None, limit: float,
                            f"{provenance.load_average()}."]
     out_dir = PARTIAL_DIR if partial else RESULTS
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "limits_sweep.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out_dir / "limits_sweep.md", "\n".join(lines) + "\n")
     print(f"\nwritten to {out_dir / 'limits_sweep.md'}"
           + (" (partial run, not the committed results)" if partial else ""))
     return 0

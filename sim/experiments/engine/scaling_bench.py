@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_row, markdown_table
 
@@ -248,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     out = Path("results")
     out.mkdir(exist_ok=True)
-    (out / "scaling_bench.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "scaling_bench.md", "\n".join(lines) + "\n")
     bad = any(r[-1] == "NO" for r in st + ov)
     return 1 if bad else 0
 

@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from instances.atomic import write_atomic
 from sim.experiments.common import markdown_row, markdown_table
 from sim.sweep import Store, run_sweep
 
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if not args.quick:
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "sweep_bench.md").write_text(text)
+        write_atomic(RESULTS / "sweep_bench.md", text)
     return 0
 
 

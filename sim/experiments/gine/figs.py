@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import Coscheduling, by_name
+from instances.atomic import write_atomic
 from sim.experiments.common import PARTIAL_DIR, markdown_text, mean_ci, pyplot
 from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.workload import (
@@ -126,7 +127,7 @@ class Setup:
             cache = json.loads(path.read_text()) if path.exists() else {}
             cache[key] = {"mit_s": mit, "measured": meas, "eq5_mit_s": calibrate_mit(base),
                           "trace": trace, "seeds": list(seeds)}
-            path.write_text(json.dumps(cache, indent=1))
+            write_atomic(path, json.dumps(cache, indent=1))
         return cache[key]["mit_s"] / cache[key]["eq5_mit_s"] * calibrate_mit(
             dataclasses.replace(c, mit_s=None))
 
@@ -194,7 +195,7 @@ def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, di
             f"{m} {mean_ci(vals[m])[0]:.3g}" for m in metrics[:5]), flush=True)
         out[key] = vals
         cache[key] = {"ident": ident, "metrics": vals}
-        path.write_text(json.dumps(cache, indent=1, default=str))
+        write_atomic(path, json.dumps(cache, indent=1, default=str))
     return out
 
 
@@ -652,7 +653,7 @@ def fig_gang(setup: Setup) -> str:
                 vals[m].append(r.metrics[m])
         print(f"  gang/m{f}: {time.perf_counter() - t0:.1f} s", flush=True)
         res[f"gang/m{f}"] = vals
-        path.write_text(json.dumps(res, indent=1, default=str))
+        write_atomic(path, json.dumps(res, indent=1, default=str))
     ref = json.loads((setup.out / "fig8-9.json").read_text()) \
         if (setup.out / "fig8-9.json").exists() else {}
     for f in setup.mfreq:
@@ -883,7 +884,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         print(f"== {name} -> {setup.out}", flush=True)
         md = FIGURES[name](setup)
-        (setup.out / f"{name}{setup.suffix}.md").write_text(md)
+        write_atomic(setup.out / f"{name}{setup.suffix}.md", md)
         print(md)
     return 0
 

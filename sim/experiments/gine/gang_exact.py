@@ -42,6 +42,7 @@ from typing import Any
 
 from heuristics.coscheduling import by_name
 from heuristics.gang import Gang
+from instances.atomic import write_atomic
 from models import gang_schedule as gm
 from sim.experiments.common import PARTIAL_DIR, command, commit, markdown_table, mean_ci
 from sim.problems import gang_schedule as gs
@@ -157,7 +158,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
         print(f"  seed {seed}: {len(sets)} jobs, first fit {first_fit_rows(sets)} rows, "
               f"optimal {r.objective} ({r.status.value}, {r.runtime:.2f} s); "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
-    (out / f"{stem}.json").write_text(json.dumps(
+    write_atomic(out / f"{stem}.json", json.dumps(
         {"memory": memory, "command": command(), "commit": rev, "values": vals,
          "rows": [{"seed": sd, "jobs": n, "first_fit": ff, "rows_status": r.status.value,
                    "rows_optimum": r.objective, "weighted_status": w.status.value,
@@ -199,7 +200,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
               "matrix cycles its rows, so only the number and the composition of the rows "
               "matter there (an emptied row leaves the cycle).\n")
     text = "\n".join(md)
-    (out / f"{stem}.md").write_text(text)
+    write_atomic(out / f"{stem}.md", text)
     return text
 
 

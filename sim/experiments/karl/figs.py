@@ -30,6 +30,7 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
+from instances.atomic import write_atomic
 from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table, pyplot
 from sim.experiments.common import stamp as provenance
 from sim.timeshare.bsp import BSPParams, NetParams, NoiseParams, measure_cell, share_run
@@ -189,7 +190,7 @@ class Cells:
         prov = self.data.setdefault("_provenance", {})
         for key in {j[0] for j in jobs}:
             prov[key] = provenance()
-        self.path.write_text(json.dumps(self.data, indent=0, sort_keys=True))
+        write_atomic(self.path, json.dumps(self.data, indent=0, sort_keys=True))
         del ev
 
     def get(self, cset: tuple, wake: str) -> dict[tuple[int, float], dict[str, Any]]:
@@ -358,7 +359,7 @@ def grid_figure(fig: str, grid: FigureCells, out: Path, quick: bool) -> str:
     rows = [times, others] if times else [others]
     _plot(out / f"{fig}.png", figure_title(fig), rows, 5.0 if "ratio" in kind else None)
     text = "\n".join(lines)
-    (out / f"{fig}.md").write_text(text)
+    write_atomic(out / f"{fig}.md", text)
     return text
 
 
@@ -408,11 +409,11 @@ def fig1(out: Path, quick: bool) -> str:
     fig.tight_layout()
     fig.savefig(out / "fig1.png", dpi=90)
     plt.close(fig)
-    (out / "fig1.json").write_text(json.dumps({
+    write_atomic(out / "fig1.json", json.dumps({
         **{f"{s}/{b}": res[(s, b)] for s in SHARES for b in BACKGROUND},
         "_provenance": provenance()}))
     text = "\n".join(lines)
-    (out / "fig1.md").write_text(text)
+    write_atomic(out / "fig1.md", text)
     return text
 
 
@@ -491,7 +492,7 @@ def targets(cells: Cells, out: Path, quick: bool) -> str:
                                         for w, t, o, ok in rows])]
     lines += ["", f"Produced at {provenance()}."]
     text = "\n".join(lines) + "\n"
-    (out / "targets.md").write_text(text)
+    write_atomic(out / "targets.md", text)
     return text
 
 
@@ -598,7 +599,7 @@ def params_record(out: Path, quick: bool) -> str:
         "produced": provenance(),
     }
     text = json.dumps(rec, indent=1)
-    (out / "params.json").write_text(text)
+    write_atomic(out / "params.json", text)
     return text
 
 
@@ -638,7 +639,7 @@ def readings(out: Path, quick: bool, workers: int) -> str:
     if todo:
         with Pool(workers) as pool:
             res.update({a: (m, cv) for a, m, cv in pool.imap_unordered(_study_job, todo)})
-        cache.write_text(json.dumps({"cells": {repr(a): res[a] for a in jobs},
+        write_atomic(cache, json.dumps({"cells": {repr(a): res[a] for a in jobs},
                                      "_provenance": provenance()}, indent=0))
     wall = time.perf_counter() - t
     lat0 = NetParams().latency_us
@@ -716,7 +717,7 @@ def readings(out: Path, quick: bool, workers: int) -> str:
                   f"workers), the rest read from readings.json (cells produced at "
                   f"{old.get('_provenance', 'this run')}). Produced at {provenance()}.", ""]
     text = "\n".join(lines)
-    (out / "readings.md").write_text(text)
+    write_atomic(out / "readings.md", text)
     return text
 
 

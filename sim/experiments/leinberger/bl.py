@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from sim.experiments.common import markdown_table
 
 VARIANTS = [("FF-EASY", {"select": "ff"}),
@@ -246,8 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = _lines(res, "python -m sim.experiments.leinberger.bl " + " ".join(sys.argv[1:]),
                    common.commit())
     a.out.mkdir(parents=True, exist_ok=True)
-    (a.out / "bl.md").write_text("\n".join(lines) + "\n")
-    (a.out / "bl.json").write_text(json.dumps(res, indent=1))
+    write_atomic(a.out / "bl.md", "\n".join(lines) + "\n")
+    write_atomic(a.out / "bl.json", json.dumps(res, indent=1))
     print("\n".join(lines))
     return 0
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from sim.batch.machine import ENGINES
 from sim.experiments import common
 from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
@@ -468,7 +469,7 @@ def _fig23_write(out: Path, cfg: dict, partial: bool, rows: list, missing: set,
             "command": "python -m sim.experiments.leinberger.figs " + " ".join(sys.argv[1:])}
     for metric, fig in (("gain_art", "fig2"), ("gain_wart", "fig3")):
         _fig23_table(out, fig, metric, data)
-    (out / "fig2.json").write_text(json.dumps(data, indent=1))
+    write_atomic(out / "fig2.json", json.dumps(data, indent=1))
     return data
 
 
@@ -844,9 +845,9 @@ def response(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- output
 def _write(out: Path, name: str, lines: list[str], data: dict | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / f"{name}.md", "\n".join(lines) + "\n")
     if data is not None:
-        (out / f"{name}.json").write_text(json.dumps(data, indent=1, default=str))
+        write_atomic(out / f"{name}.json", json.dumps(data, indent=1, default=str))
     print("\n".join(lines))
 
 

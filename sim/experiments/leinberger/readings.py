@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from instances.kresource import KResourceSpec, job_sizes, size_distribution
 from sim.experiments import common
 from sim.experiments.common import markdown_row, markdown_table
@@ -427,8 +428,8 @@ def report(part: str, cfg: dict[str, Any], store: Path, out: Path, partial: bool
         lines += ["", f"Calibration CPU of the coupling units: {sum(cpu) / 60:.1f} min "
                   f"({len(cpu)} units)."]
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{part}.md").write_text("\n".join(lines) + "\n")
-    (out / f"{part}.json").write_text(json.dumps(data, indent=1, default=str))
+    write_atomic(out / f"{part}.md", "\n".join(lines) + "\n")
+    write_atomic(out / f"{part}.json", json.dumps(data, indent=1, default=str))
     print("\n".join(lines))
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from instances.refstreams import hot_scan, loop, phases, stack_model
 from sim.experiments.common import commit, markdown_row, markdown_table
 from sim.memory.lru import (
@@ -143,7 +144,7 @@ def main() -> int:
           "jobs)."]
     text = "\n".join(L) + "\n"
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "bound.md").write_text(text)
+    write_atomic(OUT / "bound.md", text)
     print(text)
     return 0
 

@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from heuristics.grouping import curve_knee, footprint_balancing, greedy, knee
+from instances.atomic import write_atomic
 from instances.refstreams import CASESTUDY, PAGE_BYTES, casestudy_stream, hot_cold_curve
 from models.grouping import solve_ilp
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
@@ -269,7 +270,7 @@ def build_instances() -> list[Path]:
         data["jobs"] = [{"name": j.name, "procs": j.procs, "refs": j.refs, "curve": curves[L]}
                         for j, L in zip(p.jobs, LETTERS, strict=True)]
         path = DATA / f"casestudy_{mb}mb.json"
-        path.write_text(json.dumps(data, indent=1) + "\n")
+        write_atomic(path, json.dumps(data, indent=1) + "\n")
         paths.append(path)
     return paths
 
@@ -393,7 +394,7 @@ def report(block_pages: int, quick: bool) -> str:
     text = "\n".join(L) + "\n"
     out = QUICK_OUT if quick else FULL_OUT
     out.mkdir(parents=True, exist_ok=True)
-    (out / "tables.md").write_text(text)
+    write_atomic(out / "tables.md", text)
     print(text)
     return text
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from instances.refstreams import hot_cold, hot_scan, phases, uniform
 from sim.experiments.common import markdown_row, markdown_table, pyplot, stamp
 from sim.memory.lru import footprint_spread, miss_rate_curve, round_robin_trace, simulate_lru
@@ -126,7 +127,8 @@ def main() -> None:
     fig.tight_layout()
     png = RESULTS / "memory_fig2.png"
     fig.savefig(png, dpi=110)
-    (RESULTS / "memory_fig2.md").write_text(
+    write_atomic(
+        RESULTS / "memory_fig2.md",
         "# Figure 2: miss rate against time-slice length (round robin, 4 processes)\n\n"
         f"Generated at {stamp()}; memory {CAPACITY} blocks; "
         "streams: " + ", ".join(NAMES) + ". Model columns: the section 4.2 model as "

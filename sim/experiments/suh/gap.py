@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from heuristics.grouping import footprint_balancing, greedy, knee
+from instances.atomic import write_atomic
 from models.grouping import solve_cpsat, solve_ilp
 from sim.experiments.common import markdown_row, markdown_table, pyplot, stamp
 from sim.problems.grouping import random_problem
@@ -98,7 +99,8 @@ def main(argv: list[str] | None = None) -> None:
     fig.tight_layout()
     png = out_dir / "memory_gap.png"
     fig.savefig(png, dpi=110)
-    (out_dir / "memory_gap.md").write_text(
+    write_atomic(
+        out_dir / "memory_gap.md",
         "# Grouping heuristics: gap to the exact optimum\n\n" + partial +
         f"Generated at {stamp()}: "
         "random instances of `sim.problems.grouping.random_problem(J, 4, seed=1000 J + k, "

@@ -36,6 +36,7 @@ import numpy as np
 
 from heuristics.slack import EXHAUSTIVE, ORDERS, SlackPolicy
 from heuristics.slack import solve as solve_order
+from instances.atomic import write_atomic
 from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
 from sim.experiments import common as provenance
 from sim.experiments.common import ROOT, markdown_row, markdown_table
@@ -154,7 +155,7 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
     lines.append("")
     text = "\n".join(lines)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "slack_gaps.md").write_text(text)
+    write_atomic(RESULTS / "slack_gaps.md", text)
     return text
 
 
@@ -229,7 +230,7 @@ def e2e_report() -> str:
             f"{r['time_limit']:g}"]))
     lines.append("")
     text = "\n".join(lines)
-    (RESULTS / "slack_e2e.md").write_text(text)
+    write_atomic(RESULTS / "slack_e2e.md", text)
     return text
 
 
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for label in args.months:
             rec = e2e_month(label, args.time_limit)
-            (RESULTS / f"slack_e2e_{label}.json").write_text(json.dumps(rec, indent=1) + "\n")
+            write_atomic(RESULTS / f"slack_e2e_{label}.json", json.dumps(rec, indent=1) + "\n")
             print(json.dumps(rec), file=sys.stderr, flush=True)
         print(e2e_report())
     return 0

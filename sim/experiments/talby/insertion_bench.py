@@ -57,6 +57,7 @@ import sys
 import time
 from pathlib import Path
 
+from instances.atomic import write_atomic
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
@@ -427,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
             f"shared 2-core machine (load average {load0[0]:.1f} at start, "
             f"{os.getloadavg()[0]:.1f} at end).", ""] + body + [""])
         PARTIAL.mkdir(exist_ok=True)
-        (PARTIAL / "slack_compare.md").write_text(text)
+        write_atomic(PARTIAL / "slack_compare.md", text)
         print(text)
         return 0
     if args.ilp_only:
@@ -480,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(head + body + [""])
     dest = RESULTS if full else PARTIAL
     dest.mkdir(exist_ok=True)
-    (dest / args.out).write_text(text)
+    write_atomic(dest / args.out, text)
     print(text)
     return 0
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from heuristics.backfill import Conservative
 from heuristics.slack import COMPRESS, ORDERS, SlackPolicy, candidates, insert
+from instances.atomic import write_atomic
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
 from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
@@ -275,7 +276,7 @@ def table5(only: tuple[str, ...] | None = None) -> str:
     text = "\n".join(lines) + "\n"
     out = QUICK_OUT if only is not None else FULL_OUT
     out.mkdir(parents=True, exist_ok=True)
-    (out / "table5.md").write_text(text)
+    write_atomic(out / "table5.md", text)
     print(text)
     return text
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from heuristics.slack import SlackPolicy
+from instances.atomic import write_atomic
 from instances.bundled import trace_path
 from instances.months import split_months
 from instances.priorities import priorities_of
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     for month, p in chosen:
         kind = "insert" if p.new is not None else "remove"
         name = f"kth-{month}-{kind}-{p.now}-k{p.k}.json"
-        (OUT / name).write_text(json.dumps(p.to_dict()) + "\n")
+        write_atomic(OUT / name, json.dumps(p.to_dict()) + "\n")
         rows.append((name, month, kind, p.k, len(p.running)))
     rows.sort()
     total = sum((OUT / r[0]).stat().st_size for r in rows)
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         label = f"{lo}-{hi}" if hi < 10**9 else f">={lo}"
         lines.append(markdown_row([label, ins, rem]))
     lines += ["", *markdown_table(["file", "month", "kind", "k", "running"], rows)]
-    (OUT / "index.md").write_text("\n".join(lines) + "\n")
+    write_atomic(OUT / "index.md", "\n".join(lines) + "\n")
     print(f"wrote {len(rows)} problems ({total / 1e6:.2f} MB) to {OUT}")
     ks = sorted(r[3] for r in rows)
     print(f"queue lengths: min {ks[0]}, median {ks[len(ks) // 2]}, max {ks[-1]}")

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from instances.atomic import write_atomic
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table
 
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
               f"({fixture['produced_by']})."]
     out = RESULTS if full else PARTIAL
     out.mkdir(parents=True, exist_ok=True)
-    (out / "slack_speed.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "slack_speed.md", "\n".join(lines) + "\n")
     print(f"wrote {out / 'slack_speed.md'}")
     bad = [r for r in rows if not r["same"] or not r["main"]]
     bad += [r for r in eq_rows if not r["main"]]

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.slack import ORDERS
+from instances.atomic import write_atomic
 from sim.experiments.common import (
     command,
     commit,
@@ -464,8 +465,8 @@ def reproduce(table: str, argv: list[str] | None = None) -> int:
     out_dir = d if args.quick else Path(args.results)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = spec["name"] if args.quick else f"slack_{table}"
-    (out_dir / f"{stem}.md").write_text(text)
-    (out_dir / f"{stem}.csv").write_text(_csv(rows))
+    write_atomic(out_dir / f"{stem}.md", text)
+    write_atomic(out_dir / f"{stem}.csv", _csv(rows))
     print(text)
     print(f"wrote {out_dir / (stem + '.md')} and .csv (store {store})", file=sys.stderr)
     return 0
