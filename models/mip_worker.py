@@ -64,6 +64,7 @@ def main(directory: str) -> int:
         raise RuntimeError(f"the installed ortools has no {job['backend']!r} solver")
     parameters = job["parameters"]
     if job["backend"] == "highs":  # every incumbent on disk, for an interrupted run
+        directory = os.path.abspath(directory)  # the paths below stay right after chdir
         os.chdir(directory)  # a relative name: no path in the option string
         parameters = ",".join(filter(None, [parameters, "mip_improving_solution_save=true",
                                             f"mip_improving_solution_file={IMPROVING}"]))
