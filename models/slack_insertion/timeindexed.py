@@ -35,8 +35,12 @@ schedule, neither HiGHS nor SCIP gave a schedule in 60 s (HiGHS with presolve of
 in 40 s). Where both forms fit, the step form was slower:
 ``kth-1996-11-remove-3806616-k14`` is proved by HiGHS in 0.8 s in the start form, 27 s
 in the step form (with presolve off, not the fewest-moved stage in 30 s);
-``kth-1996-11-insert-4587267-k12`` in 2.1 s against 8.2 s. (The cumulative capacity
-form of :mod:`models.slack_insertion.bounds` has the same weakness.) So the start form is
+``kth-1996-11-insert-4587267-k12`` in 2.1 s against 8.2 s. HiGHS's log on k14 says
+why: the same relaxation, but after presolve its root bound is -174,092 in the start
+form (0.7 s to the optimum -147,684, one node) and -175,927 in the step form, whose
+rows of mixed signs its cuts and sub-MIP close only after seven restarts (17 s). (The
+cumulative capacity form of :mod:`models.slack_insertion.bounds` has the same
+weakness.) So the start form is
 the default and the step form an option.
 
 Incumbent filter: with ``P0`` the incumbent's price plus its tie width and ``m_k`` the
