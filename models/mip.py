@@ -92,14 +92,15 @@ import os
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from models.cbc import _alive, bound_from_log, kill_group, log_file, run_dir, solve_guarded
 
 __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "ROUND_TOL",
-           "WORKER_MEMORY_MB", "ceil_bound", "check_backend", "check_magnitude", "killed_note",
-           "magnitude", "solve", "bound", "rejected", "run_worker", "translate",
-           "worker_peak_mb"]
+           "WORKER_MEMORY_MB", "MipParameters", "ceil_bound", "check_backend",
+           "check_magnitude", "killed_note", "magnitude", "solve", "bound", "rejected",
+           "run_worker", "start_server", "translate", "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -335,16 +336,105 @@ def _violated(prob: Any) -> bool:
     return False
 
 
-def _parameters(backend: str) -> str:
+@dataclass(frozen=True)
+class MipParameters:
+    """Backend parameters of one HiGHS/SCIP run (:func:`run_worker`); None keeps the
+    toolkit's default of :func:`solve` (HiGHS: presolve off, relative gap
+    :data:`GAP_TOL`, seed 0; SCIP: its own defaults). SCIP always gets
+    ``limits/memory`` = :data:`SCIP_MEMORY_MB`, HiGHS one thread and no output.
+
+    Attributes
+    ----------
+    presolve : bool, optional
+        The backend's presolve (HiGHS ``presolve``; SCIP off: ``presolving/maxrounds = 0``).
+    seed : int, optional
+        Random seed (HiGHS ``random_seed``, SCIP ``randomization/randomseedshift``),
+        in [0, 2**31 - 1].
+    rel_gap, abs_gap : float, optional
+        Stopping gaps, relative and absolute (objective units), >= 0.
+    feasibility_tol : float, optional
+        Primal feasibility tolerance (HiGHS also its MIP and dual ones; SCIP
+        ``numerics/feastol``), in (0, 1e-3].
+    """
+
+    presolve: bool | None = None
+    seed: int | None = None
+    rel_gap: float | None = None
+    abs_gap: float | None = None
+    feasibility_tol: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.presolve is not None and not isinstance(self.presolve, bool):
+            raise ValueError(f"MIP parameter presolve = {self.presolve!r}: true or false")
+        if self.seed is not None and (isinstance(self.seed, bool) or
+                                      not isinstance(self.seed, int) or
+                                      not 0 <= self.seed <= 2**31 - 1):
+            raise ValueError(f"MIP parameter seed = {self.seed!r}: an integer in "
+                             "[0, 2**31 - 1]")
+        for name in ("rel_gap", "abs_gap"):
+            v = getattr(self, name)
+            if v is not None and not (_real(v) and 0 <= v < math.inf):
+                raise ValueError(f"MIP parameter {name} = {v!r}: a finite number >= 0")
+        v = self.feasibility_tol
+        if v is not None and not (_real(v) and 0 < v <= 1e-3):
+            raise ValueError(f"MIP parameter feasibility_tol = {v!r}: a number in (0, 1e-3]")
+
+    @classmethod
+    def of(cls, given: MipParameters | Any | None) -> MipParameters:
+        """``given`` itself, the defaults for None, or the parameters of a mapping of
+        names to values (ValueError naming an unknown name or a bad value)."""
+        if given is None:
+            return cls()
+        if isinstance(given, cls):
+            return given
+        from collections.abc import Mapping
+        from dataclasses import fields
+
+        if not isinstance(given, Mapping):
+            raise ValueError(f"MIP parameters: a mapping of names to values, got "
+                             f"{type(given).__name__}")
+        known = [f.name for f in fields(cls)]
+        for name in given:
+            if name not in known:
+                raise ValueError(f"unknown MIP parameter {name!r}; known: {', '.join(known)}")
+        return cls(**given)
+
+
+def _real(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
+
+
+def _parameters(backend: str, params: MipParameters | None = None) -> str:
+    """The backend's parameter string of ``params`` (:class:`MipParameters`)."""
+    p = MipParameters() if params is None else params
     if backend == "highs":
-        # output off first (else HiGHS prints a banner on stdout); presolve off: HiGHS's
-        # presolve does not look at the clock (measured: 39 s on a 5 s limit, k = 29 KTH
-        # insertion snapshot)
-        return (f"output_flag=false,log_to_console=false,mip_rel_gap={GAP_TOL},threads=1,"
-                "random_seed=0,presolve=off")
+        # output off first (else HiGHS prints a banner on stdout); presolve off by
+        # default: HiGHS's presolve does not look at the clock (measured: 39 s on a 5 s
+        # limit, k = 29 KTH insertion snapshot); the worker is killed past the limit
+        words = ["output_flag=false", "log_to_console=false",
+                 f"mip_rel_gap={GAP_TOL if p.rel_gap is None else p.rel_gap}", "threads=1",
+                 f"random_seed={0 if p.seed is None else p.seed}",
+                 f"presolve={'on' if p.presolve else 'off'}"]
+        if p.abs_gap is not None:
+            words.append(f"mip_abs_gap={p.abs_gap}")
+        if p.feasibility_tol is not None:
+            words += [f"{k}_feasibility_tolerance={p.feasibility_tol}"
+                      for k in ("mip", "primal", "dual")]
+        return ",".join(words)
     # SCIP: a memory limit (MB; measured: 2.1 GB and 40 s on a 10 s limit, k = 27 KTH
     # insertion snapshot, without it); its SIGINT handler stops it on Ctrl-C (mip_worker)
-    return f"limits/memory = {SCIP_MEMORY_MB}\nmisc/catchctrlc = TRUE"
+    lines = [f"limits/memory = {SCIP_MEMORY_MB}", "misc/catchctrlc = TRUE"]
+    if p.presolve is False:
+        lines.append("presolving/maxrounds = 0")
+    if p.rel_gap is not None:
+        lines.append(f"limits/gap = {p.rel_gap}")
+    if p.abs_gap is not None:
+        lines.append(f"limits/absgap = {p.abs_gap}")
+    if p.feasibility_tol is not None:
+        lines.append(f"numerics/feastol = {p.feasibility_tol}")
+    if p.seed is not None:
+        lines.append(f"randomization/randomseedshift = {p.seed}")
+    return "\n".join(lines)
 
 
 WORKER_MEMORY_MB = 1024
@@ -418,6 +508,12 @@ class _Server:
             raise RuntimeError("the MIP worker server did not start")
         return proc
 
+    def ensure(self) -> None:
+        """Start the server unless it runs."""
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self.proc = self._start()
+
     def fork(self, directory: str, deadline: float | None) -> int:
         """Process id of a new worker solving the model in ``directory``."""
         request = directory + ("" if deadline is None else f" {deadline!r}") + "\n"
@@ -444,6 +540,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=lambda: _SERVER.forget())
 
 
+def start_server() -> None:
+    """Start this process's fork server now unless it runs (about 1 s, more on a loaded
+    machine: a caller that will run a worker later starts it early, in a thread)."""
+    _SERVER.ensure()
+
+
 def _done(pid: int, directory: str) -> bool:
     """Whether the worker ``pid`` ended: its answer written (``result.json`` appears whole,
     by a rename), or the process gone (then ``error.txt``, if any, is complete: an
@@ -452,7 +554,8 @@ def _done(pid: int, directory: str) -> bool:
 
 
 def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: float = 0.0,
-               grace: float = 0.5, memory_mb: float | None = None) -> dict[str, Any]:
+               grace: float = 0.5, memory_mb: float | None = None,
+               parameters: MipParameters | Any | None = None) -> dict[str, Any]:
     """Solve the ``model_builder`` model ``model`` on HiGHS or SCIP in a child process
     (:mod:`models.mip_worker`) that is killed with its process group ``grace`` seconds
     past ``deadline`` or beyond ``memory_mb`` of resident memory.
@@ -471,6 +574,10 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         Seconds past ``deadline`` after which the worker is killed.
     memory_mb : float, optional
         Default :data:`WORKER_MEMORY_MB`.
+    parameters : MipParameters or mapping, optional
+        The backend's parameters (:class:`MipParameters`, or a mapping of its field
+        names to values; ValueError naming an unknown name or a bad value before
+        anything runs). Default: those of :func:`solve`.
 
     Returns
     -------
@@ -478,19 +585,25 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         The worker's ``result.json`` (``status``, ``has_solution``, ``objective``,
         ``bound``, ``highspy``) with ``values`` (a NumPy array, or None), ``peak_mb``
         (the worker's peak resident memory, MB) and ``why`` (why
-        there is no answer: ``"killed"`` past the limit, ``"memory"``, ``"crashed"``;
-        empty otherwise); ``status`` None when the worker gave no answer.
+        there is no answer: ``"killed"`` past the limit, ``"memory"``, ``"crashed"``,
+        ``"interrupted"``; empty otherwise); ``status`` None when the worker gave no
+        answer; ``interrupted``: whether a Ctrl-C asked the solver to stop (its answer is
+        then the best so far, not what the limit allowed).
     """
     import json
 
     import numpy as np
 
+    check_backend(backend)
+    if backend == "cbc":
+        raise ValueError("run_worker: the worker runs HiGHS or SCIP, not CBC")
+    params = MipParameters.of(parameters)
     memory_mb = WORKER_MEMORY_MB if memory_mb is None else float(memory_mb)
     with run_dir("schedsearch_mip_") as tmp:
         if not model.write_model_to_proto_file(os.path.join(tmp, "model.pb")):
             raise RuntimeError("could not write the model for the MIP worker")
         with open(os.path.join(tmp, "job.json"), "w") as fh:
-            json.dump({"backend": backend, "parameters": _parameters(backend),
+            json.dump({"backend": backend, "parameters": _parameters(backend, params),
                        "deadline": deadline, "reserve": reserve,
                        "interrupt_at": None if deadline is None else
                        deadline + INTERRUPT_SHARE * grace}, fh)
@@ -537,7 +650,8 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
                 why = f"crashed ({tail})"
             _record_peak(peak)
             return {"status": None, "has_solution": False, "objective": None, "bound": None,
-                    "values": None, "why": why, "peak_mb": peak}
+                    "values": None, "why": why, "peak_mb": peak,
+                    "interrupted": ctrl.asked.is_set()}
         with open(result_path) as fh:
             out = json.load(fh)
         out["peak_mb"] = max(peak, float(out.get("peak_mb") or 0.0))
@@ -545,6 +659,7 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         values_path = os.path.join(tmp, "values.npy")
         out["values"] = np.load(values_path) if out["has_solution"] else None
         out["why"] = "interrupted" if ctrl.asked.is_set() else ""
+        out["interrupted"] = ctrl.asked.is_set()
         return out
 
 
@@ -560,7 +675,7 @@ def _improving(directory: str, n: int, peak: float) -> dict[str, Any]:
     return {"status": None if found is None else "FEASIBLE", "has_solution": found is not None,
             "objective": None if found is None else found[0], "bound": None,
             "values": None if found is None else np.asarray(found[1], dtype=np.float64),
-            "why": "interrupted", "peak_mb": peak}
+            "why": "interrupted", "peak_mb": peak, "interrupted": True}
 
 
 def _record_peak(mb: float) -> None:

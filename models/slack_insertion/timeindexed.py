@@ -18,6 +18,31 @@ suffice. Objective: the price, each ``x[j, tau]`` costing
 :data:`sim.problems.insertion.PRICE_TOL` included) starts every job in its set (the proofs
 in :mod:`models.slack_insertion.domains`).
 
+Forms (``form=``): ``"start"`` (the default) is the model above, with one nonzero per
+(job, start, capacity row) in the window ``(u - t_j, u]``. ``"step"`` has the same
+relaxation in "started by" binaries ``z[j, k]`` (job ``j`` starts at its ``k``-th
+candidate or earlier; ``x[j, k] = z[j, k] - z[j, k - 1]``, ``z[j, -1] = 0``, the last
+``z`` fixed to 1, rows ``z[j, k - 1] <= z[j, k]``): a capacity row holds at most 2
+nonzeros per job, so the model stays small where the start form is refused. Measured
+(both forms built on the 91 bundled KTH snapshots with 21-50 waiting jobs, from the
+current schedule): the start form exceeds :data:`MAX_NONZEROS` on 35 (13 of 40 at
+21-30, 22 of 51 at 31-50; up to 152 million), the step form on none (at most 0.31
+million). But it proves less. On 12 of those 35 (``cpsat+ti`` at 30 s, load 6-10 on 2
+cores) CP-SAT proved 5 within its share, and on the other 7 HiGHS gave no schedule in
+the step form before it was killed at the limit, so the step form only took time from
+CP-SAT (two prices came out worse); on ``kth-1997-05-remove-21356014-k24``, from CP-SAT's
+schedule, neither HiGHS nor SCIP gave a schedule in 60 s (HiGHS with presolve off: none
+in 40 s). Where both forms fit, the step form was slower:
+``kth-1996-11-remove-3806616-k14`` is proved by HiGHS in 0.8 s in the start form, 27 s
+in the step form (with presolve off, not the fewest-moved stage in 30 s);
+``kth-1996-11-insert-4587267-k12`` in 2.1 s against 8.2 s. HiGHS's log on k14 says
+why: the same relaxation, but after presolve its root bound is -174,092 in the start
+form (0.7 s to the optimum -147,684, one node) and -175,927 in the step form, whose
+rows of mixed signs its cuts and sub-MIP close only after seven restarts (17 s). (The
+cumulative capacity form of :mod:`models.slack_insertion.bounds` has the same
+weakness.) So the start form is
+the default and the step form an option.
+
 Incumbent filter: with ``P0`` the incumbent's price plus its tie width and ``m_k`` the
 cheapest candidate of job ``k``, a schedule no dearer than ``P0`` starts ``j`` only at
 ``tau`` with ``c[j, tau] <= P0 - sum_{k != j} m_k``; other candidates are dropped (twice
@@ -49,25 +74,27 @@ lies in [0, 1]); ``REL_MARGIN`` covers the rounding of the solver's sums. The pr
 safe bound (the note gives the gap). This is a careful reading of the tolerances, not an
 exact certificate (the dual tolerance applies to the solver's scaled model).
 
-Refusals: a capacity above :data:`MAX_ROW_NUMBER` of the backend (the rows would no
-longer be exact in the solver's tolerances), a cost above :data:`MAX_COST`, or more than
-``max_variables`` binaries or ``max_nonzeros`` nonzeros raise ValueError naming the field
-or the size.
+Refusals: a capacity above the backend's exact range
+(:data:`models.mip.MAX_MAGNITUDE`: the rows would no longer be exact in the solver's
+tolerances), a cost above :data:`MAX_COST`, or more than ``max_variables`` binaries or
+``max_nonzeros`` nonzeros raise ValueError naming the field or the size; so do a backend
+other than HiGHS or SCIP (CBC with its reason, :func:`check_backend`) and an unknown
+form.
 
 Limits: ``time_limit`` covers listing candidates, building, both stages and reading the
-answers. The solver runs in the project's MIP worker process (:mod:`models.mip_worker`,
-through the fork server of :mod:`models.mip`), killed :data:`GRACE` seconds past the
-limit; HiGHS's presolve does not look at its clock, so a run stuck in it is killed and
-gives no schedule. No solution hints are passed (HiGHS through ``model_builder`` crashed
-on them).
+answers. The solver runs in the project's MIP worker process
+(:func:`models.mip.run_worker`, with :func:`_parameters`), killed with its process group
+:data:`GRACE` seconds past the limit or beyond
+:data:`models.mip.WORKER_MEMORY_MB`; HiGHS's presolve does not look at its clock, so a
+run stuck in it is killed and gives no schedule. Ctrl-C asks the solver to stop, keeping
+its answer: the schedule so far (or the incumbent, or the current schedule) is returned
+as FEASIBLE, the fewest-moved stage not run, the note saying so. No solution hints are
+passed (HiGHS through ``model_builder`` crashed on them).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
 import threading
 import time
 from bisect import bisect_right
@@ -82,19 +109,20 @@ from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
 
 __all__ = ["solve_ti", "TiOutcome", "solve_stages", "start_worker_server", "model_size",
-           "BACKENDS", "FEAS_TOL", "REL_MARGIN", "MAX_ROW_NUMBER", "MAX_COST", "MAX_NONZEROS",
-           "GRACE"]
+           "BACKENDS", "FORMS", "FEAS_TOL", "REL_MARGIN", "MAX_COST",
+           "MAX_NONZEROS", "GRACE"]
 
 BACKENDS = ("highs", "scip")
-"""The ``model_builder`` backends this model runs on."""
+"""The ``model_builder`` backends this model runs on (CBC is refused: see
+:func:`check_backend`)."""
+FORMS = ("start", "step")
+"""The model's forms (module docstring): per (job, start) binaries (the default) or
+"started by" binaries."""
 FEAS_TOL = 1e-9
 """Primal, dual and integrality feasibility tolerance given to the backend."""
 REL_MARGIN = 1e-10
 """Relative share (of ``max(1, |b|)``) a bound is lowered by (rounding of the solver's
 sums; the stopping gaps are 0)."""
-MAX_ROW_NUMBER = {"highs": 1e7, "scip": 1e8}
-"""Largest capacity or width (processors) a capacity row may hold on each backend (the
-exact ranges measured for ``models.mip``)."""
 MAX_COST = 1e15
 """Largest absolute cost of one (job, start) pair (price units)."""
 MAX_NONZEROS = 2_000_000
@@ -139,7 +167,8 @@ class TiOutcome:
 def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed: int = 0,
              backend: str = "highs", incumbent: InsertionSchedule | None = None,
              tie_break: bool = True, max_points: int = 200_000,
-             max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS) -> Result:
+             max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS,
+             form: str = "start") -> Result:
     """Optimal insertion by the time-indexed MIP of the module docstring.
 
     Parameters
@@ -151,6 +180,7 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
     seed : int
         The backend's random seed.
     backend : {"highs", "scip"}
+        The MIP backend (``"cbc"`` is refused with the reason, ValueError).
     incumbent : InsertionSchedule, optional
         A feasible schedule whose price shrinks the domains (checked; the current
         schedule is used as well).
@@ -164,7 +194,10 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
         Refuse more nonzeros in the rows (ValueError): a capacity row holds every
         candidate start of every job that may run at its time, so long jobs with dense
         candidate sets give tens of millions (56.7 million on the k = 21 KTH snapshot
-        ``kth-1997-05-insert-21180393-k21``, which took 24 s to build).
+        ``kth-1997-05-insert-21180393-k21`` in the ``"start"`` form, which took 24 s to
+        build; 0.17 million in the ``"step"`` form).
+    form : {"start", "step"}
+        The model's form (:data:`FORMS`; module docstring for the measurements).
 
     Returns
     -------
@@ -175,7 +208,7 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
     deadline = Deadline(time_limit)
     out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
                        incumbent=incumbent, tie_break=tie_break, max_points=max_points,
-                       max_variables=max_variables, max_nonzeros=max_nonzeros)
+                       max_variables=max_variables, max_nonzeros=max_nonzeros, form=form)
     sch = ins.best(problem, [s for s in (out.schedule, incumbent,
                                          ins.current_schedule(problem)) if s is not None])
     proved = out.price_proved and out.moved_proved and sch is out.schedule
@@ -185,7 +218,7 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
         notes.append("the price is proved optimal by the safe bound; fewest moved jobs not "
                      "proved")
     params = {"time_limit": time_limit, "backend": backend, "tie_break": tie_break,
-              **out.params}
+              "form": form, **out.params}
     bound = out.bound
     if out.price_proved and bound is not None:
         bound = min(bound, ins.objective(problem, sch))
@@ -196,11 +229,11 @@ def solve_ti(problem: InsertionProblem, *, time_limit: float | None = None, seed
 def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0,
                  backend: str = "highs", incumbent: InsertionSchedule | None = None,
                  tie_break: bool = True, max_points: int = 200_000,
-                 max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS
-                 ) -> TiOutcome:
+                 max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS,
+                 form: str = "start") -> TiOutcome:
     """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"ti: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    check_backend(backend)
+    check_form(form)
     _check_magnitude(problem, backend)
     if incumbent is not None:
         wrong = ins.check(problem, incumbent)
@@ -215,15 +248,15 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "listing candidate starts",), params)
     nx = sum(len(v) for v in data.cand.values())
-    nnz = _nonzeros(data)
-    params.update(variables=nx, capacity_rows=len(data.rows), nonzeros=nnz)
+    nnz = _nonzeros(data, form)
+    params.update(variables=nx, capacity_rows=len(data.rows), nonzeros=nnz, model_form=form)
     if nx > max_variables or nnz > max_nonzeros:
         raise ValueError(f"ti: {nx:,} (job, start) variables and {nnz:,} nonzeros, more "
                          f"than max_variables={max_variables:,} or max_nonzeros="
                          f"{max_nonzeros:,}")
     margin = FEAS_TOL * nx
     try:
-        model = _model(data, deadline)
+        model = _model(data, deadline, form)
     except _Stopped:
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "building the model",), params)
@@ -233,7 +266,7 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
         why = ans.get("why") or ans.get("status")
         return TiOutcome(None, None, False, False,
                          (f"{mip.NAMES[backend]} stage 1 gave no schedule ({why})",), params)
-    sch1 = _read(problem, data, ans["values"])
+    sch1 = _read(problem, data, _x_values(data, form, ans["values"]))
     if ins.check(problem, sch1):
         return TiOutcome(None, None, False, False, (
             f"the schedule of {mip.NAMES[backend]} failed the exact check (solver "
@@ -251,38 +284,44 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
                   bound_margin=margin)
     price_proved = bound is not None and p1 - bound <= ins.price_tolerance(p1)
     notes = []
+    if ans.get("interrupted"):
+        notes.append(f"{mip.NAMES[backend]} stopped by Ctrl-C")
     if ans["status"] == "OPTIMAL" and not price_proved:
         notes.append(f"{mip.NAMES[backend]} optimal within its tolerances only: price "
                      f"within {p1 - bound:.3g} of the safe bound")
     elif ans["status"] != "OPTIMAL":
         notes.append(f"{mip.NAMES[backend]} stage 1 stopped ({ans['status']})")
-    if not price_proved or not tie_break or deadline.expired():
-        if price_proved and tie_break:
+    if not price_proved or not tie_break or deadline.expired() or ans.get("interrupted"):
+        if price_proved and tie_break and not ans.get("interrupted"):
             notes.append("stopped by the time limit before the fewest-moved stage")
         return TiOutcome(sch1, bound, price_proved, False, tuple(notes), params)
     return _tie_stage(problem, backend, deadline, seed, sch1, bound, notes, params,
-                      max_points)
+                      max_points, form)
 
 
 def model_size(problem: InsertionProblem, deadline: Deadline,
                incumbent: InsertionSchedule | None = None,
-               max_points: int = 200_000) -> tuple[int, int] | None:
-    """``(binaries, row nonzeros)`` of the stage-1 model with the domains shrunk by the
-    best of ``incumbent`` and the current schedule (None when ``deadline`` passed while
-    listing the candidates); ValueError as :func:`solve_stages` for data it refuses."""
-    _check_magnitude(problem, "highs")
+               max_points: int = 200_000, backend: str = "highs",
+               form: str = "start") -> tuple[int, int] | None:
+    """``(binaries, row nonzeros)`` of the stage-1 model in ``form`` with the domains
+    shrunk by the best of ``incumbent`` and the current schedule (None when
+    ``deadline`` passed while listing the candidates); ValueError as
+    :func:`solve_stages` for data it refuses."""
+    check_backend(backend)
+    check_form(form)
+    _check_magnitude(problem, backend)
     inc = ins.best(problem, [s for s in (incumbent, ins.current_schedule(problem))
                              if s is not None])
     try:
         data = _data(problem, inc, deadline, max_points)
     except _Stopped:
         return None
-    return sum(len(v) for v in data.cand.values()), _nonzeros(data)
+    return sum(len(v) for v in data.cand.values()), _nonzeros(data, form)
 
 
 def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed: int,
                sch1: InsertionSchedule, bound: float, notes: list[str],
-               params: dict[str, Any], max_points: int) -> TiOutcome:
+               params: dict[str, Any], max_points: int, form: str) -> TiOutcome:
     """The fewest-moved stage: the model rebuilt with ``sch1`` (stage 1's schedule, price
     ``P1``) as the incumbent, which drops every candidate no schedule of the price tie
     can use, and the row price ``<= P1 + price_tolerance(P1)``."""
@@ -299,34 +338,29 @@ def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed
     if ins.moved(problem, sch1) <= forced:
         return TiOutcome(sch1, bound, True, True, tuple(notes), params)
     try:
-        model = _model(data, deadline)
+        model = _model(data, deadline, form)
     except _Stopped:
         notes.append("stopped by the time limit while building the fewest-moved model")
         return TiOutcome(sch1, bound, True, False, tuple(notes), params)
     params["stage2_variables"] = sum(len(v) for v in data.cand.values())
-    n = model.num_variables()
     row = model.add_linear_constraint()
     model.set_constraint_upper_bound(row, p1 + ins.price_tolerance(p1))
-    model.add_terms_to_constraint(row, [mbh.Variable(model, i) for i in range(n)],
-                                  [c for jid, _, _ in data.jobs for c in data.cost[jid]])
+    idx, val = _terms(data, form, data.cost)
+    model.add_terms_to_constraint(row, [mbh.Variable(model, i) for i in idx], val)
     model.clear_objective()
     te = {w.id: w.te for w in problem.waiting}
-    idx, coef, k = [], [], 0
-    for jid, _, _ in data.jobs:
-        for tau in data.cand[jid]:
-            if jid in te and tau == te[jid]:
-                idx.append(k)
-                coef.append(-1.0)
-            k += 1
+    kept = {jid: [-1.0 if tau == te[jid] else 0.0 for tau in data.cand[jid]]
+            for jid, _, _ in data.jobs if jid in te}
+    idx, val = _terms(data, form, kept)
     if idx:
-        model.set_objective_coefficients(idx, coef)
+        model.set_objective_coefficients(idx, val)
     model.set_objective_offset(float(len(problem.waiting)))
     ans = _run(model, backend, deadline, seed)
     params["stage2_status"] = ans.get("status")
     if not ans.get("has_solution"):
         notes.append(f"fewest-moved stage gave no schedule ({ans.get('why') or ans.get('status')})")
         return TiOutcome(sch1, bound, True, False, tuple(notes), params)
-    sch2 = _read(problem, data, ans["values"])
+    sch2 = _read(problem, data, _x_values(data, form, ans["values"]))
     if ins.check(problem, sch2) or ins.objective(problem, sch2) > p1 + ins.price_tolerance(p1):
         notes.append("the fewest-moved pick was beyond the price tie (solver tolerances); "
                      "fewest moved not proved")
@@ -334,7 +368,8 @@ def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed
     best = sch2 if ins.moved(problem, sch2) <= ins.moved(problem, sch1) else sch1
     proved = ans["status"] == "OPTIMAL" and best is sch2
     if not proved:
-        notes.append("fewest-moved stage stopped by the time limit")
+        notes.append("fewest-moved stage stopped by Ctrl-C" if ans.get("interrupted")
+                     else "fewest-moved stage stopped by the time limit")
     return TiOutcome(best, min(bound, ins.objective(problem, best)), True, proved,
                      tuple(notes), params)
 
@@ -347,13 +382,39 @@ def _finite(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+def check_backend(backend: str) -> str:
+    """``backend`` when it is one of :data:`BACKENDS`; else ValueError of one line (CBC
+    with its reason: the model is built for OR-Tools' ``model_builder``, and PuLP's
+    CBC has neither its presolve-on set-up nor a worker a time limit can kill in
+    time: ``--solver ilp --backend cbc`` is the insertion ILP on CBC)."""
+    if backend == "cbc":
+        raise ValueError("ti: backend 'cbc' refused: the time-indexed MIP runs on HiGHS or "
+                         "SCIP (OR-Tools model_builder); use --backend highs or scip, or "
+                         "--solver ilp --backend cbc")
+    if backend not in BACKENDS:
+        raise ValueError(f"ti: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    return backend
+
+
+def check_form(form: str) -> str:
+    """``form`` when it is one of :data:`FORMS`; else ValueError."""
+    if form not in FORMS:
+        raise ValueError(f"ti: form must be one of {', '.join(FORMS)}, got {form!r}")
+    return form
+
+
 def _check_magnitude(problem: InsertionProblem, backend: str) -> None:
-    """Refuse a capacity or width beyond :data:`MAX_ROW_NUMBER` (ValueError naming it)."""
-    top = MAX_ROW_NUMBER[backend]
-    if problem.capacity > top:
-        raise ValueError(f"capacity = {problem.capacity}: the time-indexed MIP on "
-                         f"{mip.NAMES[backend]} is exact only up to {top:.0e} processors; "
-                         "use --solver cpsat")
+    """Refuse a capacity or width beyond the backend's exact range
+    (:data:`models.mip.MAX_MAGNITUDE`: the largest number in the rows is the capacity,
+    a free capacity or a width) with a ValueError naming the field."""
+    top = mip.MAX_MAGNITUDE[backend]
+    width = max([w.n for w in problem.waiting] +
+                ([problem.new.n] if problem.new is not None else []), default=0)
+    for field, value in (("capacity", problem.capacity), ("width n", width)):
+        if value > top:
+            raise ValueError(f"{field} = {value}: the time-indexed MIP on "
+                             f"{mip.NAMES[backend]} is exact only up to {top:.0e} "
+                             "processors; use --solver cpsat")
 
 
 def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
@@ -440,51 +501,115 @@ def _filter(problem: InsertionProblem, inc: InsertionSchedule,
             cost[jid] = [cost[jid][k] for k in keep]
 
 
-def _nonzeros(data: _Data) -> int:
-    """Nonzeros of the model's rows (one-start rows and capacity rows)."""
-    total = sum(len(v) for v in data.cand.values())
+def _window(ts: list[int], u: int, t: int) -> tuple[int, int]:
+    """``(lo, hi)``: the candidates of ``ts`` in ``(u - t, u]`` are ``ts[lo:hi]``."""
+    return bisect_right(ts, u - t), bisect_right(ts, u)
+
+
+def _nonzeros(data: _Data, form: str) -> int:
+    """Nonzeros of the rows of the model in ``form`` (module docstring): one-start and
+    capacity rows (``"start"``), or order and capacity rows (``"step"``)."""
+    if form == "start":
+        total = sum(len(v) for v in data.cand.values())
+    else:
+        total = sum(2 * (len(v) - 1) for v in data.cand.values())
     for u in data.rows:
         for jid, _, t in data.jobs:
-            ts = data.cand[jid]
-            total += bisect_right(ts, u) - bisect_right(ts, u - t)
+            lo, hi = _window(data.cand[jid], u, t)
+            if form == "start":
+                total += hi - lo
+            elif hi > lo:
+                total += 1 if lo == 0 else 2
     return total
 
 
-def _model(data: _Data, deadline: Deadline) -> Any:
-    """The stage-1 ``model_builder`` model (binaries in job order, then start order);
-    raises :class:`_Stopped` when ``deadline`` passes while building."""
+def _terms(data: _Data, form: str, coef: dict[int, list[float]]) -> tuple[list[int], list[float]]:
+    """The model's variables and coefficients of ``sum_j sum_k coef[j][k] x[j, k]`` (a
+    linear form in the per-(job, start) binaries, ``coef`` per job in candidate order):
+    itself in the ``"start"`` form; ``sum_k (coef[k] - coef[k + 1]) z[j, k]`` (``coef[K]
+    = 0``) in the ``"step"`` form, as ``x[j, k] = z[j, k] - z[j, k - 1]``."""
+    idx: list[int] = []
+    val: list[float] = []
+    k = 0
+    for jid, _, _ in data.jobs:
+        a = coef.get(jid)
+        size = len(data.cand[jid])
+        if a is not None:
+            for i in range(size):
+                c = a[i] if form == "start" else a[i] - (a[i + 1] if i + 1 < size else 0.0)
+                if c != 0.0:
+                    idx.append(k + i)
+                    val.append(c)
+        k += size
+    return idx, val
+
+
+def _model(data: _Data, deadline: Deadline, form: str) -> Any:
+    """The stage-1 ``model_builder`` model in ``form`` (variables in job order, then
+    start order); raises :class:`_Stopped` when ``deadline`` passes while building."""
     import numpy as np
     from ortools.linear_solver.python import model_builder_helper as mbh
 
     m = mbh.ModelBuilderHelper()
     nx = sum(len(v) for v in data.cand.values())
-    m.add_var_array_with_bounds(np.zeros(nx), np.ones(nx), np.ones(nx, dtype=bool), "")
-    var = [mbh.Variable(m, i) for i in range(nx)]
+    lb = np.zeros(nx)
     first: dict[int, int] = {}
     k = 0
     for jid, _, _ in data.jobs:
         first[jid] = k
-        row = m.add_linear_constraint()
-        m.set_constraint_lower_bound(row, 1.0)
-        m.set_constraint_upper_bound(row, 1.0)
-        size = len(data.cand[jid])
-        m.add_terms_to_constraint(row, var[k:k + size], [1.0] * size)
-        k += size
+        k += len(data.cand[jid])
+        if form == "step":
+            lb[k - 1] = 1.0  # every job starts by its last candidate
+    m.add_var_array_with_bounds(lb, np.ones(nx), np.ones(nx, dtype=bool), "")
+    var = [mbh.Variable(m, i) for i in range(nx)]
+    for jid, _, _ in data.jobs:
+        k, size = first[jid], len(data.cand[jid])
+        if form == "start":
+            row = m.add_linear_constraint()
+            m.set_constraint_lower_bound(row, 1.0)
+            m.set_constraint_upper_bound(row, 1.0)
+            m.add_terms_to_constraint(row, var[k:k + size], [1.0] * size)
+            continue
+        for i in range(k + 1, k + size):  # z[j, i - 1] <= z[j, i]
+            row = m.add_linear_constraint()
+            m.set_constraint_upper_bound(row, 0.0)
+            m.add_terms_to_constraint(row, [var[i - 1], var[i]], [1.0, -1.0])
     for u in data.rows:
         vs, cs = [], []
         for jid, n, t in data.jobs:
-            ts = data.cand[jid]
-            lo, hi = bisect_right(ts, u - t), bisect_right(ts, u)
-            vs.extend(var[first[jid] + lo:first[jid] + hi])
-            cs.extend([float(n)] * (hi - lo))
+            lo, hi = _window(data.cand[jid], u, t)
+            k = first[jid]
+            if form == "start":
+                vs.extend(var[k + lo:k + hi])
+                cs.extend([float(n)] * (hi - lo))
+            elif hi > lo:  # started by the last candidate <= u, not by the last <= u - t
+                vs.append(var[k + hi - 1])
+                cs.append(float(n))
+                if lo > 0:
+                    vs.append(var[k + lo - 1])
+                    cs.append(-float(n))
         row = m.add_linear_constraint()
         m.set_constraint_upper_bound(row, float(data.free[u]))
         m.add_terms_to_constraint(row, vs, cs)
         if deadline.expired():
             raise _Stopped
-    m.set_objective_coefficients(list(range(nx)),
-                                 [c for jid, _, _ in data.jobs for c in data.cost[jid]])
+    idx, val = _terms(data, form, data.cost)
+    m.set_objective_coefficients(idx, val)
     return m
+
+
+def _x_values(data: _Data, form: str, values: Any) -> list[float]:
+    """The per-(job, start) values of the solver's ``values`` in ``form``."""
+    if form == "start":
+        return list(values)
+    out: list[float] = []
+    k = 0
+    for jid, _, _ in data.jobs:
+        size = len(data.cand[jid])
+        part = [float(v) for v in values[k:k + size]]
+        out.extend(part[i] - (part[i - 1] if i else 0.0) for i in range(size))
+        k += size
+    return out
 
 
 def _read(problem: InsertionProblem, data: _Data, values: Any) -> InsertionSchedule:
@@ -500,76 +625,47 @@ def _read(problem: InsertionProblem, data: _Data, values: Any) -> InsertionSched
     return InsertionSchedule(new, {w.id: chosen[w.id] for w in problem.waiting})
 
 
-def _parameters(backend: str, seed: int) -> str:
-    """Presolve on, stopping gaps 0, feasibility tolerances :data:`FEAS_TOL`."""
-    if backend == "highs":
-        return (f"output_flag=false,log_to_console=false,threads=1,random_seed={seed},"
-                f"presolve=on,mip_rel_gap=0,mip_abs_gap=0,"
-                f"mip_feasibility_tolerance={FEAS_TOL},"
-                f"primal_feasibility_tolerance={FEAS_TOL},"
-                f"dual_feasibility_tolerance={FEAS_TOL}")
-    return (f"limits/memory = {mip.SCIP_MEMORY_MB}\nlimits/gap = 0\nlimits/absgap = 0\n"
-            f"numerics/feastol = {FEAS_TOL}\nrandomization/randomseedshift = {seed}")
+def _parameters(seed: int) -> mip.MipParameters:
+    """Presolve on, stopping gaps 0, feasibility tolerances :data:`FEAS_TOL`, the seed
+    reduced to the backends' range (``seed mod 2**31``)."""
+    return mip.MipParameters(presolve=True, seed=seed % 2**31, rel_gap=0.0, abs_gap=0.0,
+                             feasibility_tol=FEAS_TOL)
 
 
 def start_worker_server() -> threading.Thread:
     """Start the MIP fork server of :mod:`models.mip` in a background thread, unless it
     runs already (it takes a few seconds on a loaded machine, which a solve that starts
     it would spend past its limit); returns the thread (a daemon)."""
-
-    def start() -> None:
-        server = mip._SERVER
-        with server.lock:
-            if server.proc is None or server.proc.poll() is not None:
-                server.proc = server._start()
-
-    t = threading.Thread(target=start, daemon=True)
+    t = threading.Thread(target=mip.start_server, daemon=True)
     t.start()
     return t
 
 
+_WHY = {"killed": "killed past the time limit",
+        "memory": f"killed beyond {mip.WORKER_MEMORY_MB} MB",
+        "interrupted": "stopped by Ctrl-C without an answer"}
+
+
 def _run(model: Any, backend: str, deadline: Deadline, seed: int) -> dict[str, Any]:
-    """Solve ``model`` in a MIP worker (:mod:`models.mip_worker`) with this module's
-    parameters; the worker is killed :data:`GRACE` seconds past the deadline.
+    """Solve ``model`` with :func:`models.mip.run_worker` (the worker killed
+    :data:`GRACE` seconds past the deadline or beyond its memory cap; Ctrl-C asks it to
+    stop, keeping its answer) with this module's parameters.
 
     Returns the worker's answer (``status``, ``has_solution``, ``objective``, ``bound``,
-    ``values``) or ``{"status": None, "has_solution": False, "why": ...}``.
+    ``values``, ``interrupted``) or ``{"status": None, "has_solution": False, "why":
+    ...}``.
     """
-    import numpy as np
-
     left = deadline.left(0.0) if deadline.limit is not None else None
     if left is not None and left < 0.05:
-        return {"status": None, "has_solution": False, "why": "no time left"}
+        return {"status": None, "has_solution": False, "why": "no time left",
+                "interrupted": False}
     end = None if left is None else time.monotonic() + left
-    with tempfile.TemporaryDirectory(prefix="schedsearch_ti_") as tmp:
-        if not model.write_model_to_proto_file(os.path.join(tmp, "model.pb")):
-            raise RuntimeError("could not write the model for the MIP worker")
-        with open(os.path.join(tmp, "job.json"), "w") as fh:
-            json.dump({"backend": backend, "parameters": _parameters(backend, seed),
-                       "deadline": end, "reserve": 0.0,
-                       "interrupt_at": None if end is None else end + GRACE / 2}, fh)
-        pid = mip._SERVER.fork(tmp, end)
-        why = ""
-        try:
-            while not mip._done(pid, tmp):
-                time.sleep(0.01)
-                if end is not None and time.monotonic() >= end + GRACE:
-                    why = "killed past the time limit"
-                elif mip._memory_mb(pid)[0] > mip.WORKER_MEMORY_MB:
-                    why = f"killed beyond {mip.WORKER_MEMORY_MB} MB"
-                if why:
-                    break
-        finally:
-            mip._kill_group(pid)
-        path = os.path.join(tmp, "result.json")
-        if why or not os.path.exists(path):
-            err = os.path.join(tmp, "error.txt")
-            if not why:
-                why = "crashed: " + (open(err).read().strip() if os.path.exists(err)
-                                     else "no answer")
-            return {"status": None, "has_solution": False, "why": why}
-        with open(path) as fh:
-            out = json.load(fh)
-        out["values"] = np.load(os.path.join(tmp, "values.npy")) if out["has_solution"] \
-            else None
-        return out
+    ans = mip.run_worker(model, backend, deadline=end, grace=GRACE,
+                         parameters=_parameters(seed))
+    if ans.get("status") is None:
+        why = ans.get("why") or "no answer"
+        ans["why"] = _WHY.get(why, why)
+    return ans
+
+
+solve_ti.backends = BACKENDS  # type: ignore[attr-defined]  # --backend takes these

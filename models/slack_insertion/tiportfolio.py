@@ -7,7 +7,9 @@ both stages share ``time_limit``.
    domain in the next stage. Skipped when
    ``alpha_t != 1`` (CP-SAT needs it).
 2. The per-(job, start) MIP of :mod:`models.slack_insertion.timeindexed` on HiGHS
-   (presolve on) on the time left, in the MIP worker process (killed at the limit),
+   (``backend="highs"``, the default) or SCIP (``"scip"``; CBC is refused before
+   anything runs), presolve on, on the time left, in the MIP worker process (killed at
+   the limit),
    both stages: price, then fewest moved jobs within the price tie. The MIP's fork
    server is started in the background when the portfolio starts.
 
@@ -33,7 +35,10 @@ from typing import Any
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.cpsat import solve_cpsat
 from models.slack_insertion.timeindexed import (
+    BACKENDS,
     MAX_NONZEROS,
+    check_backend,
+    check_form,
     model_size,
     solve_stages,
     start_worker_server,
@@ -53,12 +58,12 @@ none of them in the remaining 27 s)."""
 NAME = "cpsat+ti"
 
 
-def _too_large(problem: InsertionProblem, deadline: Deadline,
+def _too_large(problem: InsertionProblem, deadline: Deadline, backend: str, form: str,
                params: dict[str, Any]) -> str:
     """Why the MIP stage is not run (its model from the current schedule has more than
     ``MAX_NONZEROS`` row nonzeros, or the MIP refuses the data), or ``""``."""
     try:
-        size = model_size(problem, deadline)
+        size = model_size(problem, deadline, backend=backend, form=form)
     except ValueError as e:
         return f"MIP refused: {e}; CP-SAT alone"
     if size is None:
@@ -90,7 +95,8 @@ def _cpsat_on(problem: InsertionProblem, first: Result, deadline: Deadline, seed
 
 
 def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None,
-                   seed: int = 0, backend: str = "highs", tie_break: bool = True) -> Result:
+                   seed: int = 0, backend: str = "highs", tie_break: bool = True,
+                   form: str = "start") -> Result:
     """The portfolio of the module docstring.
 
     Parameters
@@ -102,18 +108,22 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     seed : int
         CP-SAT's and the MIP backend's seed.
     backend : {"highs", "scip"}
-        The MIP backend.
+        The MIP backend (``"cbc"`` is refused, ValueError, before anything runs).
     tie_break : bool
         The MIP's fewest-moved stage (without it, a MIP answer is never OPTIMAL: the
         fewest moved jobs are not proved).
+    form : {"start", "step"}
+        The MIP's form (:data:`models.slack_insertion.timeindexed.FORMS`).
     """
     deadline = Deadline(time_limit)
+    check_backend(backend)
+    check_form(form)
     params: dict[str, Any] = {"time_limit": time_limit, "backend": backend,
-                              "tie_break": tie_break}
+                              "tie_break": tie_break, "form": form}
     notes: list[str] = []
     first = None
     if problem.alpha_t == 1.0:
-        why = _too_large(problem, deadline, params)
+        why = _too_large(problem, deadline, backend, form, params)
         if why:  # CP-SAT alone, on the whole limit
             r = solve_cpsat(problem, seed=seed, time_limit=deadline.left(0.0)
                             if time_limit is not None else None)
@@ -132,7 +142,7 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     inc = None if first is None else first.solution
     try:
         out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
-                           incumbent=inc, tie_break=tie_break)
+                           incumbent=inc, tie_break=tie_break, form=form)
     except ValueError as e:  # the MIP refuses (too large, beyond its exact range)
         if first is None:
             raise
@@ -155,3 +165,6 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
         bound = min(bound, price)
     return finish(NAME, problem, sch, Status.OPTIMAL if proved else Status.FEASIBLE, bound,
                   deadline, seed, params, note="; ".join(notes))
+
+
+solve_cpsat_ti.backends = BACKENDS  # type: ignore[attr-defined]  # --backend takes these

@@ -56,15 +56,24 @@ def _pct(x: float | None) -> str:
 
 
 def _backend_options(args: argparse.Namespace, family: Family, name: str) -> dict[str, Any]:
-    """``{"backend": ...}`` when ``--backend`` is given: only for the family's ILP."""
+    """``{"backend": ...}`` when ``--backend`` is given: only for the family's ILP or a
+    solver whose function names the backends it runs on (its ``backends`` attribute,
+    e.g. ``ti``: HiGHS or SCIP)."""
     if args.backend is None:
         return {}
-    if family.ilp != name:
-        ilp = family.ilp
-        raise ValueError(f"--backend {args.backend}: only the ILP takes a MIP backend; "
-                         + (f"use --solver {ilp} for {family.name}" if ilp else
-                            f"{family.name} has no ILP"))
-    return {"backend": args.backend}
+    if family.ilp == name:
+        return {"backend": args.backend}
+    takes = () if registry.is_combination(name) and name not in family.solvers \
+        else tuple(getattr(family.solver(name), "backends", ()))
+    if args.backend in takes:
+        return {"backend": args.backend}
+    if takes:
+        raise ValueError(f"--backend {args.backend}: solver {name} runs on "
+                         f"{' or '.join(takes)} only")
+    ilp = family.ilp
+    raise ValueError(f"--backend {args.backend}: only the ILP takes a MIP backend; "
+                     + (f"use --solver {ilp} for {family.name}" if ilp else
+                        f"{family.name} has no ILP"))
 
 
 def _single(args: argparse.Namespace, family: Family, problem: Any, name: str) -> int:
@@ -257,7 +266,8 @@ def add_solve(sub: Any) -> None:
     p.add_argument("--seed", type=seed_arg, default=0, help="integer in [0, 2**63 - 1]")
     p.add_argument("--backend", choices=("cbc", "highs", "scip"),
                    help="MIP backend of the family's ILP (--solver ilp or exact-ilp): CBC "
-                        "through PuLP (default), HiGHS or SCIP through OR-Tools")
+                        "through PuLP (default), HiGHS or SCIP through OR-Tools; also "
+                        "HiGHS (default) or SCIP for slack_insertion's ti and cpsat+ti")
     p.add_argument("--json", action="store_true", help="exact numbers as JSON")
     p.set_defaults(func=cmd_solve)
 

@@ -189,3 +189,58 @@ def test_a_killed_workers_peak_is_its_last_measured_one(fake_server) -> None:
     answer = mip.run_worker(model, "scip", deadline=time.monotonic() + 30.0,
                             memory_mb=100)
     assert answer["why"] == "memory" and answer["peak_mb"] > 100
+
+
+COPY_JOB = """import shutil
+        shutil.copy(os.path.join(directory, "job.json"), os.path.join(directory, "..",
+                                                                      "job.json"))
+        os._exit(0)"""
+
+
+def test_run_worker_passes_the_backend_parameters_to_the_worker(fake_server) -> None:
+    """``parameters=`` reaches the worker's job (HiGHS's and SCIP's own names); without
+    it the parameters are those of ``mip.solve``."""
+    tmp = fake_server(COPY_JOB)
+    model, _ = mip.translate(_tiny_model())
+    given = {"presolve": True, "seed": 7, "rel_gap": 0.0, "abs_gap": 0.0,
+             "feasibility_tol": 1e-9}
+    mip.run_worker(model, "highs", deadline=time.monotonic() + 5.0, parameters=given)
+    words = json.loads((tmp / "job.json").read_text())["parameters"].split(",")
+    for word in ("presolve=on", "random_seed=7", "mip_rel_gap=0.0", "mip_abs_gap=0.0",
+                 "mip_feasibility_tolerance=1e-09", "dual_feasibility_tolerance=1e-09",
+                 "threads=1", "output_flag=false"):
+        assert word in words, words
+    mip.run_worker(model, "scip", deadline=time.monotonic() + 5.0,
+                   parameters=mip.MipParameters(presolve=False, seed=3, rel_gap=0.0))
+    lines = json.loads((tmp / "job.json").read_text())["parameters"].split("\n")
+    assert set(lines) == {f"limits/memory = {mip.SCIP_MEMORY_MB}", "presolving/maxrounds = 0",
+                          "randomization/randomseedshift = 3", "limits/gap = 0.0"}
+    mip.run_worker(model, "highs", deadline=time.monotonic() + 5.0)
+    words = json.loads((tmp / "job.json").read_text())["parameters"].split(",")
+    assert "presolve=off" in words and f"mip_rel_gap={mip.GAP_TOL}" in words
+
+
+@pytest.mark.parametrize(("given", "match"), [
+    ({"presolv": True}, "unknown MIP parameter 'presolv'"),
+    ({"seed": -1}, "seed = -1"),
+    ({"seed": 2**31}, "seed"),
+    ({"seed": True}, "seed"),
+    ({"rel_gap": float("nan")}, "rel_gap"),
+    ({"abs_gap": float("inf")}, "abs_gap"),
+    ({"feasibility_tol": 0.0}, "feasibility_tol"),
+    ({"presolve": "on"}, "presolve"),
+    ([("presolve", True)], "mapping"),
+])
+def test_bad_backend_parameters_are_refused_before_anything_runs(given, match) -> None:
+    model, _ = mip.translate(_tiny_model())
+    with pytest.raises(ValueError, match=match):
+        mip.run_worker(model, "highs", deadline=time.monotonic() + 5.0, parameters=given)
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip"])
+def test_the_real_worker_solves_with_presolve_on(backend: str) -> None:
+    model, _ = mip.translate(_tiny_model())
+    answer = mip.run_worker(model, backend, deadline=time.monotonic() + 20.0,
+                            parameters={"presolve": True, "rel_gap": 0.0, "seed": 1})
+    assert answer["status"] == "OPTIMAL" and list(answer["values"]) == [2.0]
+    assert answer["interrupted"] is False

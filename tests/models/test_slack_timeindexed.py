@@ -4,6 +4,10 @@ refused, the time limit holds."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +21,8 @@ from sim import registry
 from sim.problems import insertion as ins
 from sim.result import Status
 
-SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
+ROOT = Path(__file__).resolve().parents[2]
+SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 
 
 def small(seed: int) -> ins.InsertionProblem:
@@ -134,57 +139,128 @@ def test_a_model_beyond_max_nonzeros_is_refused():
 
 def test_unknown_backend_is_refused():
     with pytest.raises(ValueError, match="backend"):
-        solve_ti(small(0), backend="cbc")
+        solve_ti(small(0), backend="glpk")
 
 
-@pytest.mark.parametrize("bad", [-1.0, float("inf"), float("nan")])
-def test_bad_time_limit_is_a_clear_error(bad):
+def test_cbc_is_refused_with_its_reason_by_ti_and_the_portfolio():
+    """The portfolio refuses it before CP-SAT runs (not a MIP refusal it would answer
+    by CP-SAT alone, which would ignore the option)."""
     for fn in (solve_ti, solve_cpsat_ti):
-        with pytest.raises(ValueError, match="time_limit"):
-            fn(small(0), time_limit=bad)
+        t0 = time.perf_counter()
+        with pytest.raises(ValueError, match="backend 'cbc' refused: .* HiGHS or SCIP"):
+            fn(small(0), backend="cbc", time_limit=20)
+        assert time.perf_counter() - t0 < 1.0
 
 
-@pytest.mark.timed
-@pytest.mark.parametrize("name", ["ti", "cpsat+ti"])
-def test_time_limit_holds_on_an_open_snapshot(name):
-    """``kth-1997-02-remove-13402954-k29`` needs about 15 s of HiGHS at load 10: a 3 s
-    limit stops it (the worker is killed), FEASIBLE, bound below the price."""
-    pb = ins.load(SNAPSHOTS / "kth-1997-02-remove-13402954-k29.json")
-    t0 = time.perf_counter()
-    r = registry.solver("slack_insertion", name)(pb, time_limit=3)
-    assert time.perf_counter() - t0 < 3 + 2.0
-    assert r.status is Status.FEASIBLE
-    assert ins.check(pb, r.solution) == []
-    assert r.bound is None or r.bound <= r.objective
+def test_an_unknown_form_is_refused():
+    for fn in (solve_ti, solve_cpsat_ti):
+        with pytest.raises(ValueError, match="form must be one of start, step"):
+            fn(small(0), form="steps")
 
 
-@pytest.mark.timed
-def test_portfolio_runs_cpsat_on_when_the_mip_refuses(monkeypatch):
-    """A MIP refusal (too large, beyond its range) is no answer of the portfolio: CP-SAT
-    runs on the time left from its first schedule, and the note says why."""
-    from models.slack_insertion import tiportfolio
+def test_the_exact_range_is_the_mip_backends_one(monkeypatch):
+    """The capacity rows' largest number is checked against ``models.mip.MAX_MAGNITUDE``
+    of the backend (one table for every MIP of the toolkit)."""
+    from models import mip
 
-    def refuse(*args, **kwargs):
-        raise ValueError("ti: too large")
-
-    monkeypatch.setattr(tiportfolio, "solve_stages", refuse)
-    monkeypatch.setattr(tiportfolio, "CPSAT_SHARE", 1e-4)
-    pb = ins.load(SNAPSHOTS / "kth-1997-02-remove-13402954-k29.json")
-    t0 = time.perf_counter()
-    r = solve_cpsat_ti(pb, time_limit=4)
-    assert time.perf_counter() - t0 < 4 + 2.0
-    assert "MIP refused: ti: too large" in r.note and "CP-SAT on the time left" in r.note
-    assert r.params["cpsat_status"] == "FEASIBLE"
-    assert ins.check(pb, r.solution) == []
-
-
-def test_portfolio_runs_cpsat_alone_when_the_mip_model_is_too_large(monkeypatch):
-    from models.slack_insertion import tiportfolio
-
-    monkeypatch.setattr(tiportfolio, "MAX_NONZEROS", 1)
     pb = small(0)
+    monkeypatch.setitem(mip.MAX_MAGNITUDE, "scip", pb.capacity - 1)
+    with pytest.raises(ValueError, match=f"capacity = {pb.capacity}: .* SCIP"):
+        solve_ti(pb, backend="scip")
+    solve_ti(pb, backend="highs", time_limit=20)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("backend", ["highs", "scip"])
+def test_the_step_form_agrees_with_brute_force(seed, backend):
+    """The "started by" form (``x = z[k] - z[k - 1]``) proves the same optimum, both
+    stages."""
+    pb = small(seed)
     ref = si.solve_brute(pb)
-    r = solve_cpsat_ti(pb, time_limit=20)
-    assert "CP-SAT alone" in r.note and r.params["ti_size"][1] > 1
-    assert r.status is Status.OPTIMAL
+    r = solve_ti(pb, backend=backend, time_limit=20, form="step")
+    assert r.params["model_form"] == "step" and r.bound is not None, r.note
     assert_agrees(pb, r, ref)
+
+
+def test_the_step_form_fits_the_snapshot_the_start_form_is_refused_on():
+    """``kth-1997-05-insert-21180393-k21``: 56.7 million row nonzeros per (job, start),
+    beyond ``MAX_NONZEROS`` (refused); the step form has at most 2 per job per capacity
+    row. (It proves less than the start form where both fit, so it is an option, not
+    the default: module docstring.)"""
+    from models.slack_insertion.common import Deadline
+    from models.slack_insertion.timeindexed import MAX_NONZEROS, model_size
+
+    pb = ins.load(SNAPSHOTS / "kth-1997-05-insert-21180393-k21.json")
+    start = model_size(pb, Deadline(None))[1]
+    step = model_size(pb, Deadline(None), form="step")[1]
+    assert start > 25 * MAX_NONZEROS and step < MAX_NONZEROS / 10, (start, step)
+    with pytest.raises(ValueError, match="max_nonzeros=2,000,000"):
+        solve_ti(pb, time_limit=30)
+    r = solve_ti(pb, time_limit=1, form="step")
+    assert r.params["model_form"] == "step" and r.params["nonzeros"] == step
+    assert ins.check(pb, r.solution) == []
+
+
+def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim.cli", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+@pytest.mark.parametrize("name", ["kth-1997-03-remove-14098343-k11.json",
+                                  "kth-1997-05-insert-20498535-k12.json"])
+def test_scip_and_highs_prove_the_same_price_from_the_command_line(name):
+    """``schedsearch solve F --solver ti --backend B``: both backends prove the price
+    (about 1 s each at load 10) and agree within the tie tolerance."""
+    prices = {}
+    for backend in ("highs", "scip"):
+        run = _cli("solve", str(SNAPSHOTS / name), "--solver", "ti", "--backend", backend,
+                   "--time-limit", "30", "--json")
+        assert run.returncode == 0, run.stderr
+        d = json.loads(run.stdout)
+        assert d["status"] == "OPTIMAL", d["note"]
+        assert d["params"]["backend"] == backend
+        prices[backend] = d["objective"]
+    assert abs(prices["highs"] - prices["scip"]) <= ins.price_tolerance(prices["highs"])
+
+
+def test_the_command_line_refuses_cbc_for_ti_in_one_line():
+    for solver in ("ti", "cpsat+ti"):
+        run = _cli("solve", str(SNAPSHOTS / "kth-1997-03-remove-14098343-k11.json"),
+                   "--solver", solver, "--backend", "cbc", "--time-limit", "5")
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr.strip().splitlines() == [
+            f"schedsearch: error: --backend cbc: solver {solver} runs on highs or scip only"]
+
+
+@pytest.mark.timed
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_ti_with_the_best_schedule_so_far(tmp_path):
+    """Ctrl-C during the MIP (``kth-1997-02-remove-13402954-k29``: HiGHS needs about 15 s
+    at load 10): the worker is asked to stop and ends, the command prints the best
+    schedule so far as FEASIBLE with the Ctrl-C said, within ``models.interrupt.GRACE``
+    and a little; no process and no temporary file is left."""
+    import signal
+
+    from processes import gone
+    from test_mip_kill import _wait_for_solver
+
+    from models.interrupt import GRACE
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "solve",
+         str(SNAPSHOTS / "kth-1997-02-remove-13402954-k29.json"), "--solver", "ti",
+         "--time-limit", "120"], cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    kids = _wait_for_solver(proc, "highs")
+    sent = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole group
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert time.monotonic() - sent < GRACE + 3.0
+    assert "status: FEASIBLE" in out and "stopped by Ctrl-C" in out, out
+    assert "Traceback" not in err
+    for pid in kids:
+        assert gone(pid, within=5.0)
+    assert os.listdir(tmp) == []
