@@ -17,8 +17,13 @@ deterministic; ``time_limit`` in seconds of wall clock).
 
 The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
 clock (``common.check_clock``) every job and epoch while it is built: a stop there
-returns the greedy packing (FEASIBLE, bound ``lower_bound()``). The other two models
-are linear in the number of jobs.
+returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A model whose variables
+(:func:`epochs_variables`) could not be built in the time left even at
+:data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned at once
+(10^5 jobs in about 39,000 epochs would need 3 x 10^9 of them). The other two models
+are linear in the number of jobs; the selection model is built with one weighted sum per
+row, the response model checks the clock every :data:`CLOCK_EVERY` jobs while it is
+built (a stop there returns UNKNOWN from :func:`search_response`).
 """
 
 from __future__ import annotations
@@ -40,6 +45,26 @@ from models.kresource.common import (
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
+
+SECONDS_PER_VARIABLE = 1e-6
+"""A lower estimate of the seconds one variable of the epochs model takes to build in
+Python (measured 3-6 microseconds on an idle 2-core machine): a model that would take
+longer than the time left even at this rate is not started."""
+CLOCK_EVERY = 1000
+"""Jobs between two looks at the clock while the response model is built."""
+
+
+def epochs_variables(n: int, epochs: int) -> int:
+    """Number of ``x[j,e]`` variables of the epochs model over ``n`` jobs and ``epochs``
+    epochs (job ``j`` only in epochs ``e <= j``)."""
+    full = min(n, epochs)
+    return full * (full + 1) // 2 + (n - full) * epochs
+
+
+def too_large(n: int, epochs: int, left: float | None) -> bool:
+    """Whether the epochs model over ``n`` jobs and ``epochs`` epochs cannot be built
+    within ``left`` seconds (None: no limit), at :data:`SECONDS_PER_VARIABLE` each."""
+    return left is not None and epochs_variables(n, epochs) * SECONDS_PER_VARIABLE > left
 
 
 def _solver(time_limit: float | None, seed: int,
@@ -81,6 +106,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                      runtime=time.perf_counter() - t0, params=params,
                      note="greedy packing meets the lower bound max_k ceil(sum r_k / C_k)")
     n, E = problem.n, len(ub_sol)
+    if too_large(n, E, remaining(t0, time_limit)):
+        return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
+                     check=checker(problem), objective=scorer(problem), seed=seed,
+                     runtime=time.perf_counter() - t0, params=params,
+                     note=f"model too large for the time left ({epochs_variables(n, E):,} "
+                          "variables); the greedy packing")
     try:
         m, x, y = _epochs_model(problem, ub_sol, lb, t0, time_limit)
     except OutOfTime:
@@ -143,6 +174,12 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
                     seed: int = 0, deterministic_limit: float | None = None) -> Result:
     """Optimal backfill selection with CP-SAT (module docstring).
 
+    The greedy backfill (``select_greedy(problem, "bb")``) runs first: it is CP-SAT's
+    hint, and the answer (FEASIBLE, without a bound) when the time
+    limit runs out while the model is built (the clock is checked after each row) or
+    CP-SAT finds no selection in time. CP-SAT gets the time left less a reserve
+    (:meth:`models.deadline.Deadline.solver_time`) for reading and checking its answer.
+
     ``deterministic_limit`` caps CP-SAT's deterministic time (its own work measure,
     roughly seconds on an unloaded machine; ``max_deterministic_time``): a solve stopped
     by it stops at the same point on any machine and under any load, unlike
@@ -156,34 +193,60 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     n, K = problem.n, problem.K
     elig = [j for j in range(n) if problem.eligible(j)]
     params = {"time_limit": time_limit, "deterministic_limit": deterministic_limit}
-    if not elig:
-        return build(solver="cpsat", status=Status.OPTIMAL, solution=[], bound=0.0,
+
+    def done(status: Status, sol: list[int] | None, bound: float | None,
+             note: str = "") -> Result:
+        return build(solver="cpsat", status=status, solution=sol, bound=bound,
                      check=checker(problem), objective=scorer(problem), sense="max",
-                     runtime=time.perf_counter() - t0, seed=seed, params=params)
+                     runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
+
+    if not elig:
+        return done(Status.OPTIMAL, [], 0.0)
+    greedy = select_greedy(problem, "bb")
     m = cp_model.CpModel()
-    x = {j: m.new_bool_var(f"x{j}") for j in elig}
-    for k in range(K):
-        terms = [problem.demands[j][k] * x[j] for j in elig if problem.demands[j][k]]
-        if terms and sum(problem.demands[j][k] for j in elig) > problem.free[k]:
-            m.add(sum(terms) <= problem.free[k])
-        late = [problem.demands[j][k] * x[j] for j in elig
-                if problem.late[j] and problem.demands[j][k]]
-        if late and sum(problem.demands[j][k] for j in elig if problem.late[j]) \
-                > problem.extra[k]:
-            m.add(sum(late) <= problem.extra[k])
+    proto = m.proto  # written directly: 10^5 terms in a few hundredths of a second
+    for _ in elig:
+        proto.variables.add().domain.extend((0, 1))
+    try:
+        for k in range(K):
+            check_clock(t0, time_limit)
+            _knapsack_row(proto, [problem.demands[j][k] for j in elig], problem.free[k])
+            _knapsack_row(proto, [problem.demands[j][k] if problem.late[j] else 0
+                                  for j in elig], problem.extra[k])
+        check_clock(t0, time_limit)
+    except OutOfTime:
+        return done(Status.FEASIBLE, greedy, None,
+                    "time limit reached while building; the greedy backfill (bb)")
     w = problem.weights
-    m.maximize(sum((w[j] * (n + 1) + 1) * x[j] for j in elig))
-    for j in select_greedy(problem, "bb"):
-        m.add_hint(x[j], 1)
-    s = _solver(remaining(t0, time_limit), seed, deterministic_limit)
-    status = _status(s.solve(m))
-    sol, bound = None, None
+    proto.objective.vars.extend(range(len(elig)))  # maximise: CP-SAT minimises the negation
+    proto.objective.coeffs.extend([-(w[j] * (n + 1) + 1) for j in elig])
+    proto.objective.scaling_factor = -1.0
+    at = {j: i for i, j in enumerate(elig)}
+    proto.solution_hint.vars.extend(at[j] for j in greedy)
+    proto.solution_hint.values.extend(1 for _ in greedy)
+    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    s = _solver(left, seed, deterministic_limit)
+    status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):
-        sol = [j for j in elig if s.value(x[j])]
-        bound = s.best_objective_bound
-    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
-                 objective=scorer(problem), sense="max", runtime=time.perf_counter() - t0,
-                 seed=seed, params=params)
+        values = s.response_proto.solution
+        return done(status, [j for i, j in enumerate(elig) if values[i]],
+                    s.best_objective_bound)
+    if status is Status.UNKNOWN:  # the greedy backfill stands (CP-SAT's bound without
+        # a solution is no bound: 0 on a stopped 10^5-candidate run)
+        return done(Status.FEASIBLE, greedy, None,
+                    "CP-SAT found no selection in time; the greedy backfill (bb)")
+    return done(status, None, None)
+
+
+def _knapsack_row(proto: Any, sizes: list[int], cap: int) -> None:
+    """``sum_i sizes[i] x_i <= cap`` over the model's first ``len(sizes)`` Booleans
+    (``proto`` its ``CpModelProto``), left out when it cannot bind; ``sizes >= 0``."""
+    if sum(sizes) > cap:
+        keep = [i for i, c in enumerate(sizes) if c]
+        row = proto.constraints.add().linear
+        row.vars.extend(keep)
+        row.coeffs.extend(sizes[i] for i in keep)
+        row.domain.extend((0, int(cap)))
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
