@@ -258,19 +258,50 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     subsolvers (among them large-neighbourhood search) interleaved in the one thread
     (``interleave_search``). ``lower_bound``: a valid lower bound on the optimum (time
     units; e.g. :func:`models.kresource.bounds.response_bound`), added as a redundant
-    constraint and reported when above CP-SAT's. ``hint``: starts to hint instead of the
-    serial list schedule. ``ignore``: subsolvers left out of the interleaved search."""
+    constraint and reported when above CP-SAT's. ``hint``: starts (a feasible schedule)
+    to hint instead of the serial list schedule (:func:`serial_hint`, computed before the
+    model). When the time limit runs out while the model is built, or CP-SAT finds no
+    schedule in time, the hint is the answer (FEASIBLE, with ``lower_bound`` or CP-SAT's
+    bound). ``ignore``: subsolvers left out of the interleaved search."""
     t0 = time.perf_counter()
+    given = hint is not None
+    if hint is None:
+        hint = serial_hint(problem, t0, time_limit)
     status, sol, bound = search_response(problem, time_limit=time_limit, seed=seed,
                                          interleave=interleave, lower_bound=lower_bound,
                                          hint=hint, start=t0, ignore=ignore)
+    note = ""
+    if status is Status.UNKNOWN and (not given or _feasible(problem, hint)):
+        sol, status = [int(t) for t in hint], Status.FEASIBLE  # the hint stands
+        note = "CP-SAT found no schedule in time (or its model was not built); the " + \
+            ("hint" if given else "serial list schedule")
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
         sol, bound = None, None
     elif lower_bound is not None:
-        bound = max(bound, lower_bound)
+        bound = lower_bound if bound is None else max(bound, lower_bound)
     return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
                  objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
-                 params={"time_limit": time_limit, "interleave": interleave})
+                 params={"time_limit": time_limit, "interleave": interleave}, note=note)
+
+
+def _feasible(problem: ResponseProblem, starts: Sequence[int]) -> bool:
+    """Whether ``starts`` is a feasible schedule of ``problem`` (the family's check)."""
+    try:
+        checker(problem)(list(starts))
+    except ValueError:
+        return False
+    return True
+
+
+def serial_hint(problem: ResponseProblem, t0: float, time_limit: float | None) -> list[int]:
+    """The serial list schedule in release order (job starts, time units), cut short
+    (the rest one after another) once 0.3 of ``time_limit`` seconds from ``t0``
+    (``time.perf_counter``) are spent."""
+    from heuristics.kresource import serial_schedule
+
+    order = sorted(range(problem.n), key=lambda j: (problem.release[j], j))
+    return serial_schedule(problem, order, stop=None if time_limit is None else
+                           (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
 
 
 def search_response(problem: ResponseProblem, *, time_limit: float | None, seed: int = 0,
@@ -286,45 +317,19 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     best schedule found (or None) and CP-SAT's bound on the restricted model (time
     units; also after a stop without a schedule, UNKNOWN; None when INFEASIBLE or when
     CP-SAT did not run).
-    ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now);
-    ``ignore``: CP-SAT subsolvers left out of the interleaved search
-    (``ignore_subsolvers``)."""
-    from ortools.sat.python import cp_model
-
-    from heuristics.kresource import serial_schedule
-
+    ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now),
+    model building included (the clock is checked every :data:`CLOCK_EVERY` jobs: a
+    stop returns UNKNOWN without a bound); ``ignore``: CP-SAT subsolvers left out of the
+    interleaved search (``ignore_subsolvers``)."""
     t0 = time.perf_counter() if start is None else start
-    n, K = problem.n, problem.K
-    H = problem.horizon()
-    m = cp_model.CpModel()
-    if domains is None:
-        st = [m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}")
-              for j in range(n)]
-    else:
-        if any(not d for d in domains):
-            return Status.INFEASIBLE, None, None
-        st = [m.new_int_var_from_domain(cp_model.Domain.from_values(list(domains[j])), f"s{j}")
-              for j in range(n)]
-    iv = [m.new_fixed_size_interval_var(st[j], problem.duration[j], f"i{j}") for j in range(n)]
-    for k in range(K):
-        js = [j for j in range(n) if problem.demands[j][k]]
-        if sum(problem.demands[j][k] for j in js) > problem.capacity[k]:
-            m.add_cumulative([iv[j] for j in js], [problem.demands[j][k] for j in js],
-                             problem.capacity[k])
-    const = sum(w * (p - a) for w, p, a in
-                zip(problem.weights, problem.duration, problem.release, strict=True))
-    obj = sum(problem.weights[j] * st[j] for j in range(n)) + const
-    m.minimize(obj)
-    if lower_bound is not None:
-        m.add(obj >= int(lower_bound))
-    if below is not None:
-        m.add(obj <= int(below) - 1)
-    if hint is None:  # cut short (the rest serially) once 0.3 of the limit is spent
-        hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)),
-                               stop=None if time_limit is None else
-                               (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
-    for j in range(n):
-        m.add_hint(st[j], int(hint[j]))
+    if domains is not None and any(not d for d in domains):
+        return Status.INFEASIBLE, None, None
+    if hint is None:
+        hint = serial_hint(problem, t0, time_limit)
+    try:
+        m, st = _response_model(problem, t0, time_limit, domains, below, lower_bound, hint)
+    except OutOfTime:
+        return Status.UNKNOWN, None, None
     left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     if interleave >= 2:
@@ -335,6 +340,51 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     if left is not None and left <= 0:
         return Status.UNKNOWN, None, None
     return _answer(s, _status(s.solve(m)), lambda: [int(s.value(v)) for v in st])
+
+
+def _response_model(problem: ResponseProblem, t0: float, time_limit: float | None,
+                    domains: Sequence[Sequence[int]] | None, below: int | None,
+                    lower_bound: int | None, hint: Sequence[int]) -> tuple[Any, list[Any]]:
+    """The M3 model of :func:`search_response` and its start variables; raises
+    :class:`OutOfTime` when ``time_limit`` seconds from ``t0`` pass while it is built."""
+    from ortools.sat.python import cp_model
+
+    n, K = problem.n, problem.K
+    H = problem.horizon()
+    m = cp_model.CpModel()
+    st, iv = [], []
+    for j in range(n):
+        if j % CLOCK_EVERY == 0:
+            check_clock(t0, time_limit)
+        if domains is None:
+            v = m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}")
+        else:
+            v = m.new_int_var_from_domain(cp_model.Domain.from_values(list(domains[j])),
+                                          f"s{j}")
+        st.append(v)
+        iv.append(m.new_fixed_size_interval_var(v, problem.duration[j], f"i{j}"))
+        m.add_hint(v, int(hint[j]))
+    for k in range(K):
+        check_clock(t0, time_limit)
+        js = [j for j in range(n) if problem.demands[j][k]]
+        if sum(problem.demands[j][k] for j in js) > problem.capacity[k]:
+            m.add_cumulative([iv[j] for j in js], [problem.demands[j][k] for j in js],
+                             problem.capacity[k])
+    check_clock(t0, time_limit)
+    const = sum(w * (p - a) for w, p, a in
+                zip(problem.weights, problem.duration, problem.release, strict=True))
+    obj = cp_model.LinearExpr.weighted_sum(st, list(problem.weights)) + const
+    goal = m.proto.objective  # minimize(obj), written directly (10^5 terms)
+    goal.vars.extend(v.index for v in st)
+    goal.coeffs.extend(int(w) for w in problem.weights)
+    goal.offset = int(const)
+    goal.scaling_factor = 1.0
+    if lower_bound is not None:
+        m.add(obj >= int(lower_bound))
+    if below is not None:
+        m.add(obj <= int(below) - 1)
+    check_clock(t0, time_limit)
+    return m, st
 
 
 def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
