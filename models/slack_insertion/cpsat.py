@@ -453,8 +453,10 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         return m.new_int_var_from_domain(cp_model.Domain.from_values(cand), name)
 
     def stopped() -> Result:
-        """The current schedule, the time limit reached while the model is built."""
+        """The current schedule, the time limit reached while the model is built (stage 1
+        never started: its seconds 0, as :func:`run` says of a stage with no time left)."""
         params["fallback"] = True
+        params.setdefault("stage_seconds", []).append(0.0)
         return finish("cpsat", problem, cur, Status.FEASIBLE, None, deadline, seed, params,
                       "time limit reached while building the model: current schedule, "
                       "no bound")
