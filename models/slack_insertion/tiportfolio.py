@@ -117,6 +117,8 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
         The MIP's fewest-moved stage (without it, a MIP answer is never OPTIMAL: the
         fewest moved jobs are not proved).
     """
+    from ortools.sat.python import cp_model  # noqa: F401  (a one-time import, before the clock)
+
     deadline = Deadline(time_limit)
     params: dict[str, Any] = {"time_limit": time_limit, "backend": backend,
                               "tie_break": tie_break}
