@@ -85,6 +85,10 @@ DIVE_SHARE = 0.5
 """Largest share of the time left after stage 2 for diving (stage 3)."""
 MASTER_SHARE = 0.5
 """Largest share of the time left after stage 3 for the integer master (stage 4)."""
+MIN_STAGE = 0.05
+"""Seconds below which the integer master (stage 4) is not started."""
+CLOCK_EVERY = 1000
+"""Columns (or jobs) between two looks at the clock while a master is built."""
 DIVE_CHOICES = 3
 """A dive after the first rounds up one of this many largest fractional columns."""
 EPS = 1e-9
@@ -242,14 +246,18 @@ def _first_fit(order: Sequence[int], cap: Sequence[int], dem: Sequence[Sequence[
 class _Master:
     """The restricted master LP in GLOP, grown one column at a time."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, deadline: Deadline | None = None) -> None:
         from ortools.linear_solver import pywraplp
 
         self.solver = pywraplp.Solver.CreateSolver("GLOP")
         if self.solver is None:
             raise RuntimeError("GLOP is not available in this OR-Tools build")
         inf = self.solver.infinity()
-        self.rows = [self.solver.Constraint(1.0, inf) for _ in range(n)]
+        self.rows = []
+        for j in range(n):
+            if j % CLOCK_EVERY == 0 and deadline is not None and deadline.expired():
+                raise OutOfTime
+            self.rows.append(self.solver.Constraint(1.0, inf))
         self.vars: list = []
         self.objective = self.solver.Objective()
         self.objective.SetMinimization()
@@ -284,16 +292,20 @@ class _Master:
 class _Generator:
     """Column generation on the restricted master: the columns, the LP, the pricing."""
 
-    def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int
-                 ) -> None:
+    def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int,
+                 deadline: Deadline | None = None) -> None:
+        """Raises :class:`OutOfTime` when ``deadline`` passes while the first master LP
+        (a row per job, a column per pattern of ``columns``) is built."""
         self.problem, self.seed = problem, seed
-        self.master = _Master(problem.n)
+        self.master = _Master(problem.n, deadline)
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
         self.sizes = job_sizes(problem)
         self.by_size = sorted(range(problem.n), key=lambda j: -self.sizes[0][j])
         self.out = Bound(bound=problem.lower_bound(), columns=self.columns)
-        for p in columns:
+        for i, p in enumerate(columns):
+            if i % CLOCK_EVERY == 0 and deadline is not None and deadline.expired():
+                raise OutOfTime
             self.add(p)
 
     def add(self, p: Sequence[int]) -> bool:
@@ -360,9 +372,14 @@ def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
              time_limit: float | None, seed: int = 0, target: int | None = None) -> Bound:
     """Column generation from ``columns`` (which must cover every job) within
     ``time_limit`` seconds; stops early once the certified bound reaches ``target``
-    (the incumbent's number of epochs). See the module docstring."""
-    gen = _Generator(problem, columns, seed)
-    gen.run(Deadline(time_limit), target=target)
+    (the incumbent's number of epochs). See the module docstring. The volume bound
+    alone (``rounds == 0``) when the time runs out while the first master is built."""
+    deadline = Deadline(time_limit)
+    try:
+        gen = _Generator(problem, columns, seed, deadline)
+    except OutOfTime:
+        return Bound(bound=problem.lower_bound(), columns=[tuple(sorted(p)) for p in columns])
+    gen.run(deadline, target=target)
     return gen.out
 
 
@@ -441,17 +458,23 @@ def integer_master(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
                    seed: int = 0) -> list[list[int]] | None:
     """The fewest columns covering every job (CP-SAT, one worker), between ``lower``
     and ``len(incumbent)`` of them, hinted with the incumbent's epochs (when they are
-    columns). Returns the epochs found, or None."""
+    columns). Returns the epochs found, or None (also when ``time_limit`` seconds pass
+    while the model is built: the clock is checked every :data:`CLOCK_EVERY` columns
+    and jobs)."""
     from ortools.sat.python import cp_model
 
+    deadline = Deadline(time_limit)
     m = cp_model.CpModel()
-    z = [m.new_bool_var(f"z{i}") for i in range(len(columns))]
+    z = []
     cover: list[list[int]] = [[] for _ in range(problem.n)]
     for i, p in enumerate(columns):
+        if i % CLOCK_EVERY == 0 and deadline.expired():
+            return None
+        z.append(m.new_bool_var(f"z{i}"))
         for j in p:
             cover[j].append(i)
-    for cs in cover:
-        if not cs:
+    for j, cs in enumerate(cover):
+        if not cs or j % CLOCK_EVERY == 0 and deadline.expired():
             return None
         m.add_bool_or(z[i] for i in cs)
     m.add(sum(z) >= lower)
@@ -465,8 +488,11 @@ def integer_master(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.random_seed = int(seed)
-    if time_limit is not None:
-        s.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+    left = deadline.solver_time()  # the time left less a reserve for reading the answer
+    if left is not None:
+        if left <= 0:
+            return None
+        s.parameters.max_time_in_seconds = left
     st = s.solve(m)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
@@ -502,8 +528,14 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
         notes.append("meets the volume bound")
         return done(best, volume)
     columns = [tuple(sorted(ep)) for sol in packings for ep in sol]
-    gen = _Generator(problem, columns, seed)
-    gen.run(_share(deadline, opts.lp_share), target=len(best))
+    stage = _share(deadline, opts.lp_share)
+    try:
+        gen = _Generator(problem, columns, seed, stage)
+    except OutOfTime:  # the master LP alone outlasts the stage: no LP bound in time
+        notes.append(f"no time to build the master LP ({len(columns)} columns, "
+                     f"{deadline.elapsed():.2f} s)")
+        return done(best, volume)
+    gen.run(stage, target=len(best))
     lb = gen.out
     bound = max(volume, lb.bound)
     notes.append(f"certified bound {bound} (LP {lb.lp if lb.lp is None else round(lb.lp, 4)}, "
@@ -530,8 +562,9 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     if len(best) <= bound or deadline.expired():
         return done(best, bound)
     left = deadline.solver_time()
-    sol = integer_master(problem, gen.columns, lower=bound, incumbent=best, seed=seed,
-                         time_limit=None if left is None else opts.master_share * left)
+    sol = None if left is not None and opts.master_share * left < MIN_STAGE else \
+        integer_master(problem, gen.columns, lower=bound, incumbent=best, seed=seed,
+                       time_limit=None if left is None else opts.master_share * left)
     if sol is not None and len(sol) < len(best):
         best = sol
     notes.append(f"integer master {len(best)} ({deadline.elapsed():.2f} s)")
@@ -551,8 +584,11 @@ def _share(deadline: Deadline, share: float) -> Deadline:
 def _fallback(problem: EpochProblem, best: list[list[int]], bound: int, deadline: Deadline,
               seed: int, notes: list[str]) -> tuple[list[list[int]], int]:
     """Stage 4: the CP-SAT epochs model with ``sum y >= bound``, hinted with ``best``."""
-    from models.kresource.cpsat import _epochs_model, _solver, _status
+    from models.kresource.cpsat import _epochs_model, _solver, _status, too_large
 
+    if too_large(problem.n, len(best), deadline.left(0.0)):
+        notes.append("no time for cpsat (its model too large for the time left)")
+        return best, bound
     try:
         m, x, _ = _epochs_model(problem, best, bound, deadline.t0, deadline.limit)
     except OutOfTime:

@@ -17,8 +17,13 @@ deterministic; ``time_limit`` in seconds of wall clock).
 
 The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
 clock (``common.check_clock``) every job and epoch while it is built: a stop there
-returns the greedy packing (FEASIBLE, bound ``lower_bound()``). The other two models
-are linear in the number of jobs.
+returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A model whose variables
+(:func:`epochs_variables`) could not be built in the time left even at
+:data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned at once
+(10^5 jobs in about 39,000 epochs would need 3 x 10^9 of them). The other two models
+are linear in the number of jobs; the selection model is built with one weighted sum per
+row, the response model checks the clock every :data:`CLOCK_EVERY` jobs while it is
+built (a stop there returns UNKNOWN from :func:`search_response`).
 """
 
 from __future__ import annotations
@@ -40,6 +45,29 @@ from models.kresource.common import (
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
+
+SECONDS_PER_VARIABLE = 1e-6
+"""A lower estimate of the seconds one variable of the epochs model takes to build in
+Python (measured 3-6 microseconds on an idle 2-core machine): a model that would take
+longer than the time left even at this rate is not started."""
+PRESOLVE_MAX = 10_000
+"""Most candidates of a selection model CP-SAT presolves: its dominance detection does
+not look at the clock (62,000 candidates: 2-3 s past a 0.7 s limit at load 7-9)."""
+CLOCK_EVERY = 1000
+"""Jobs between two looks at the clock while the response model is built."""
+
+
+def epochs_variables(n: int, epochs: int) -> int:
+    """Number of ``x[j,e]`` variables of the epochs model over ``n`` jobs and ``epochs``
+    epochs (job ``j`` only in epochs ``e <= j``)."""
+    full = min(n, epochs)
+    return full * (full + 1) // 2 + (n - full) * epochs
+
+
+def too_large(n: int, epochs: int, left: float | None) -> bool:
+    """Whether the epochs model over ``n`` jobs and ``epochs`` epochs cannot be built
+    within ``left`` seconds (None: no limit), at :data:`SECONDS_PER_VARIABLE` each."""
+    return left is not None and epochs_variables(n, epochs) * SECONDS_PER_VARIABLE > left
 
 
 def _solver(time_limit: float | None, seed: int,
@@ -81,6 +109,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                      runtime=time.perf_counter() - t0, params=params,
                      note="greedy packing meets the lower bound max_k ceil(sum r_k / C_k)")
     n, E = problem.n, len(ub_sol)
+    if too_large(n, E, remaining(t0, time_limit)):
+        return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
+                     check=checker(problem), objective=scorer(problem), seed=seed,
+                     runtime=time.perf_counter() - t0, params=params,
+                     note=f"model too large for the time left ({epochs_variables(n, E):,} "
+                          "variables); the greedy packing")
     try:
         m, x, y = _epochs_model(problem, ub_sol, lb, t0, time_limit)
     except OutOfTime:
@@ -143,6 +177,13 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
                     seed: int = 0, deterministic_limit: float | None = None) -> Result:
     """Optimal backfill selection with CP-SAT (module docstring).
 
+    The greedy backfill (``select_greedy(problem, "bb")``) runs first: it is CP-SAT's
+    hint, and the answer (FEASIBLE, without a bound) when the time
+    limit runs out while the model is built (the clock is checked after each row) or
+    CP-SAT finds no selection in time. CP-SAT gets the time left less a reserve
+    (:meth:`models.deadline.Deadline.solver_time`) for reading and checking its answer,
+    and presolves only models of at most :data:`PRESOLVE_MAX` candidates.
+
     ``deterministic_limit`` caps CP-SAT's deterministic time (its own work measure,
     roughly seconds on an unloaded machine; ``max_deterministic_time``): a solve stopped
     by it stops at the same point on any machine and under any load, unlike
@@ -156,34 +197,61 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     n, K = problem.n, problem.K
     elig = [j for j in range(n) if problem.eligible(j)]
     params = {"time_limit": time_limit, "deterministic_limit": deterministic_limit}
-    if not elig:
-        return build(solver="cpsat", status=Status.OPTIMAL, solution=[], bound=0.0,
+
+    def done(status: Status, sol: list[int] | None, bound: float | None,
+             note: str = "") -> Result:
+        return build(solver="cpsat", status=status, solution=sol, bound=bound,
                      check=checker(problem), objective=scorer(problem), sense="max",
-                     runtime=time.perf_counter() - t0, seed=seed, params=params)
+                     runtime=time.perf_counter() - t0, seed=seed, params=params, note=note)
+
+    if not elig:
+        return done(Status.OPTIMAL, [], 0.0)
+    greedy = select_greedy(problem, "bb")
     m = cp_model.CpModel()
-    x = {j: m.new_bool_var(f"x{j}") for j in elig}
-    for k in range(K):
-        terms = [problem.demands[j][k] * x[j] for j in elig if problem.demands[j][k]]
-        if terms and sum(problem.demands[j][k] for j in elig) > problem.free[k]:
-            m.add(sum(terms) <= problem.free[k])
-        late = [problem.demands[j][k] * x[j] for j in elig
-                if problem.late[j] and problem.demands[j][k]]
-        if late and sum(problem.demands[j][k] for j in elig if problem.late[j]) \
-                > problem.extra[k]:
-            m.add(sum(late) <= problem.extra[k])
+    proto = m.proto  # written directly: 10^5 terms in a few hundredths of a second
+    for _ in elig:
+        proto.variables.add().domain.extend((0, 1))
+    try:
+        for k in range(K):
+            check_clock(t0, time_limit)
+            _knapsack_row(proto, [problem.demands[j][k] for j in elig], problem.free[k])
+            _knapsack_row(proto, [problem.demands[j][k] if problem.late[j] else 0
+                                  for j in elig], problem.extra[k])
+        check_clock(t0, time_limit)
+    except OutOfTime:
+        return done(Status.FEASIBLE, greedy, None,
+                    "time limit reached while building; the greedy backfill (bb)")
     w = problem.weights
-    m.maximize(sum((w[j] * (n + 1) + 1) * x[j] for j in elig))
-    for j in select_greedy(problem, "bb"):
-        m.add_hint(x[j], 1)
-    s = _solver(remaining(t0, time_limit), seed, deterministic_limit)
-    status = _status(s.solve(m))
-    sol, bound = None, None
+    proto.objective.vars.extend(range(len(elig)))  # maximise: CP-SAT minimises the negation
+    proto.objective.coeffs.extend([-(w[j] * (n + 1) + 1) for j in elig])
+    proto.objective.scaling_factor = -1.0
+    at = {j: i for i, j in enumerate(elig)}
+    proto.solution_hint.vars.extend(at[j] for j in greedy)
+    proto.solution_hint.values.extend(1 for _ in greedy)
+    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    s = _solver(left, seed, deterministic_limit)
+    s.parameters.cp_model_presolve = len(elig) <= PRESOLVE_MAX
+    status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):
-        sol = [j for j in elig if s.value(x[j])]
-        bound = s.best_objective_bound
-    return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
-                 objective=scorer(problem), sense="max", runtime=time.perf_counter() - t0,
-                 seed=seed, params=params)
+        values = s.response_proto.solution
+        return done(status, [j for i, j in enumerate(elig) if values[i]],
+                    s.best_objective_bound)
+    if status is Status.UNKNOWN:  # the greedy backfill stands (CP-SAT's bound without
+        # a solution is no bound: 0 on a stopped 10^5-candidate run)
+        return done(Status.FEASIBLE, greedy, None,
+                    "CP-SAT found no selection in time; the greedy backfill (bb)")
+    return done(status, None, None)
+
+
+def _knapsack_row(proto: Any, sizes: list[int], cap: int) -> None:
+    """``sum_i sizes[i] x_i <= cap`` over the model's first ``len(sizes)`` Booleans
+    (``proto`` its ``CpModelProto``), left out when it cannot bind; ``sizes >= 0``."""
+    if sum(sizes) > cap:
+        keep = [i for i, c in enumerate(sizes) if c]
+        row = proto.constraints.add().linear
+        row.vars.extend(keep)
+        row.coeffs.extend(sizes[i] for i in keep)
+        row.domain.extend((0, int(cap)))
 
 
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
@@ -195,19 +263,50 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
     subsolvers (among them large-neighbourhood search) interleaved in the one thread
     (``interleave_search``). ``lower_bound``: a valid lower bound on the optimum (time
     units; e.g. :func:`models.kresource.bounds.response_bound`), added as a redundant
-    constraint and reported when above CP-SAT's. ``hint``: starts to hint instead of the
-    serial list schedule. ``ignore``: subsolvers left out of the interleaved search."""
+    constraint and reported when above CP-SAT's. ``hint``: starts (a feasible schedule)
+    to hint instead of the serial list schedule (:func:`serial_hint`, computed before the
+    model). When the time limit runs out while the model is built, or CP-SAT finds no
+    schedule in time, the hint is the answer (FEASIBLE, with ``lower_bound`` or CP-SAT's
+    bound). ``ignore``: subsolvers left out of the interleaved search."""
     t0 = time.perf_counter()
+    given = hint is not None
+    if hint is None:
+        hint = serial_hint(problem, t0, time_limit)
     status, sol, bound = search_response(problem, time_limit=time_limit, seed=seed,
                                          interleave=interleave, lower_bound=lower_bound,
                                          hint=hint, start=t0, ignore=ignore)
+    note = ""
+    if status is Status.UNKNOWN and (not given or _feasible(problem, hint)):
+        sol, status = [int(t) for t in hint], Status.FEASIBLE  # the hint stands
+        note = "CP-SAT found no schedule in time (or its model was not built); the " + \
+            ("hint" if given else "serial list schedule")
     if status not in (Status.OPTIMAL, Status.FEASIBLE):
         sol, bound = None, None
     elif lower_bound is not None:
-        bound = max(bound, lower_bound)
+        bound = lower_bound if bound is None else max(bound, lower_bound)
     return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
                  objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
-                 params={"time_limit": time_limit, "interleave": interleave})
+                 params={"time_limit": time_limit, "interleave": interleave}, note=note)
+
+
+def _feasible(problem: ResponseProblem, starts: Sequence[int]) -> bool:
+    """Whether ``starts`` is a feasible schedule of ``problem`` (the family's check)."""
+    try:
+        checker(problem)(list(starts))
+    except ValueError:
+        return False
+    return True
+
+
+def serial_hint(problem: ResponseProblem, t0: float, time_limit: float | None) -> list[int]:
+    """The serial list schedule in release order (job starts, time units), cut short
+    (the rest one after another) once 0.3 of ``time_limit`` seconds from ``t0``
+    (``time.perf_counter``) are spent."""
+    from heuristics.kresource import serial_schedule
+
+    order = sorted(range(problem.n), key=lambda j: (problem.release[j], j))
+    return serial_schedule(problem, order, stop=None if time_limit is None else
+                           (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
 
 
 def search_response(problem: ResponseProblem, *, time_limit: float | None, seed: int = 0,
@@ -223,45 +322,19 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     best schedule found (or None) and CP-SAT's bound on the restricted model (time
     units; also after a stop without a schedule, UNKNOWN; None when INFEASIBLE or when
     CP-SAT did not run).
-    ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now);
-    ``ignore``: CP-SAT subsolvers left out of the interleaved search
-    (``ignore_subsolvers``)."""
-    from ortools.sat.python import cp_model
-
-    from heuristics.kresource import serial_schedule
-
+    ``time_limit`` seconds count from ``start`` (``time.perf_counter``; default now),
+    model building included (the clock is checked every :data:`CLOCK_EVERY` jobs: a
+    stop returns UNKNOWN without a bound); ``ignore``: CP-SAT subsolvers left out of the
+    interleaved search (``ignore_subsolvers``)."""
     t0 = time.perf_counter() if start is None else start
-    n, K = problem.n, problem.K
-    H = problem.horizon()
-    m = cp_model.CpModel()
-    if domains is None:
-        st = [m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}")
-              for j in range(n)]
-    else:
-        if any(not d for d in domains):
-            return Status.INFEASIBLE, None, None
-        st = [m.new_int_var_from_domain(cp_model.Domain.from_values(list(domains[j])), f"s{j}")
-              for j in range(n)]
-    iv = [m.new_fixed_size_interval_var(st[j], problem.duration[j], f"i{j}") for j in range(n)]
-    for k in range(K):
-        js = [j for j in range(n) if problem.demands[j][k]]
-        if sum(problem.demands[j][k] for j in js) > problem.capacity[k]:
-            m.add_cumulative([iv[j] for j in js], [problem.demands[j][k] for j in js],
-                             problem.capacity[k])
-    const = sum(w * (p - a) for w, p, a in
-                zip(problem.weights, problem.duration, problem.release, strict=True))
-    obj = sum(problem.weights[j] * st[j] for j in range(n)) + const
-    m.minimize(obj)
-    if lower_bound is not None:
-        m.add(obj >= int(lower_bound))
-    if below is not None:
-        m.add(obj <= int(below) - 1)
-    if hint is None:  # cut short (the rest serially) once 0.3 of the limit is spent
-        hint = serial_schedule(problem, sorted(range(n), key=lambda j: (problem.release[j], j)),
-                               stop=None if time_limit is None else
-                               (lambda: time.perf_counter() - t0 > 0.3 * time_limit))
-    for j in range(n):
-        m.add_hint(st[j], int(hint[j]))
+    if domains is not None and any(not d for d in domains):
+        return Status.INFEASIBLE, None, None
+    if hint is None:
+        hint = serial_hint(problem, t0, time_limit)
+    try:
+        m, st = _response_model(problem, t0, time_limit, domains, below, lower_bound, hint)
+    except OutOfTime:
+        return Status.UNKNOWN, None, None
     left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     if interleave >= 2:
@@ -272,6 +345,51 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     if left is not None and left <= 0:
         return Status.UNKNOWN, None, None
     return _answer(s, _status(s.solve(m)), lambda: [int(s.value(v)) for v in st])
+
+
+def _response_model(problem: ResponseProblem, t0: float, time_limit: float | None,
+                    domains: Sequence[Sequence[int]] | None, below: int | None,
+                    lower_bound: int | None, hint: Sequence[int]) -> tuple[Any, list[Any]]:
+    """The M3 model of :func:`search_response` and its start variables; raises
+    :class:`OutOfTime` when ``time_limit`` seconds from ``t0`` pass while it is built."""
+    from ortools.sat.python import cp_model
+
+    n, K = problem.n, problem.K
+    H = problem.horizon()
+    m = cp_model.CpModel()
+    st, iv = [], []
+    for j in range(n):
+        if j % CLOCK_EVERY == 0:
+            check_clock(t0, time_limit)
+        if domains is None:
+            v = m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}")
+        else:
+            v = m.new_int_var_from_domain(cp_model.Domain.from_values(list(domains[j])),
+                                          f"s{j}")
+        st.append(v)
+        iv.append(m.new_fixed_size_interval_var(v, problem.duration[j], f"i{j}"))
+        m.add_hint(v, int(hint[j]))
+    for k in range(K):
+        check_clock(t0, time_limit)
+        js = [j for j in range(n) if problem.demands[j][k]]
+        if sum(problem.demands[j][k] for j in js) > problem.capacity[k]:
+            m.add_cumulative([iv[j] for j in js], [problem.demands[j][k] for j in js],
+                             problem.capacity[k])
+    check_clock(t0, time_limit)
+    const = sum(w * (p - a) for w, p, a in
+                zip(problem.weights, problem.duration, problem.release, strict=True))
+    obj = cp_model.LinearExpr.weighted_sum(st, list(problem.weights)) + const
+    goal = m.proto.objective  # minimize(obj), written directly (10^5 terms)
+    goal.vars.extend(v.index for v in st)
+    goal.coeffs.extend(int(w) for w in problem.weights)
+    goal.offset = int(const)
+    goal.scaling_factor = 1.0
+    if lower_bound is not None:
+        m.add(obj >= int(lower_bound))
+    if below is not None:
+        m.add(obj <= int(below) - 1)
+    check_clock(t0, time_limit)
+    return m, st
 
 
 def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,

@@ -47,6 +47,7 @@ problem) are kept; OPTIMAL only when that bound meets that solution.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -91,14 +92,31 @@ found take a few tenths of a second: shorter last probes overran a 60 s limit by
 def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
                    seed: int = 0, max_vars: int = 5_000,
                    max_nonzeros: int = 60_000) -> Result:
-    """The portfolio of the module docstring."""
+    """The portfolio of the module docstring. The stages after the short run share
+    ``time_limit`` less twice the time the short run's answer took to check and score
+    (once for the last stage's answer, once for the portfolio's own result)."""
+    res = _portfolio(problem, time_limit, seed, max_vars, max_nonzeros)
+    return dataclasses.replace(res, params={**res.params, "time_limit": time_limit})
+
+
+def _portfolio(problem: ResponseProblem, time_limit: float | None, seed: int, max_vars: int,
+               max_nonzeros: int) -> Result:
+    """:func:`solve_response`'s stages (its result's ``time_limit`` may be the one the
+    later stages shared)."""
     t0 = time.perf_counter()
     quick = 1.0 if time_limit is None else min(1.0, 0.1 * time_limit)
     r = cpsat.solve_response(problem, time_limit=quick, seed=seed)
     if r.status is Status.OPTIMAL:
         return _result(problem, t0, time_limit, seed, [r], [r.bound], "CP-SAT")
+    # the seconds the short run's answer took to check and score after its clock stopped:
+    # each later CP-SAT stage's answer takes as long again, and so does the portfolio's own
+    post = max(0.0, time.perf_counter() - t0 - r.runtime)
+    time_limit = None if time_limit is None else max(0.0, time_limit - 2 * post)
     results = [r]
     first = None if time_limit is None else 0.5 * remaining(t0, time_limit)
+    if first is not None and first <= 0.05:  # no time for another stage
+        return _result(problem, t0, time_limit, seed, results, [r.bound],
+                       f"cpsat: {r.status.value}; no time for another stage")
     try:
         r = ilp.solve_response(problem, time_limit=first, seed=seed, max_vars=max_vars,
                                max_nonzeros=max_nonzeros)
@@ -123,7 +141,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
     hint = results[0].solution
     if not bounds.lp_fits(problem):
         if left is None or left > 0.05:  # CP-SAT's one worker goes on
-            r = cpsat.solve_response(problem, time_limit=left, seed=seed)
+            r = cpsat.solve_response(problem, time_limit=left, seed=seed, hint=hint)
             results.append(r)
             found.append(r.bound)
             notes.append(f"cpsat: {r.status.value}; no LP bound (beyond its size limits)")

@@ -21,7 +21,9 @@ and left-shifted (:func:`models.slack_insertion.domains.left_shift`), so they li
 domains. Options, off by default: ``heuristic_start`` (warm start from the best of the
 compress orders) and ``time_indexed`` (a redundant time-indexed copy of the capacity
 constraint over the chain sets, for its LP bound, up to that many terms; used in the two
-price stages, switched off for the fewest-moved stage).
+price stages, switched off for the fewest-moved stage). ``time_limit`` covers building
+the model: the clock is looked at every 500 waiting jobs while it is built, and a stop
+there returns the current schedule (FEASIBLE, no bound).
 
 Three stages: the definition's optimum, not a rounded one
 ----------------------------------------------------------
@@ -104,6 +106,7 @@ _MAX_RANGE_BITS = 52
 _FINE_COEF_BITS = 40  # fine stage 1 (``fine=True``, the default)
 _FINE_RANGE_BITS = 61  # CP-SAT checks every linear expression against 2^63
 _EXACT_BITS = 53  # stage-2 objective range: integers exact in a double
+_CLOCK_EVERY = 500  # waiting jobs between two looks at the clock while the model is built
 _NEGLIGIBLE = 1e-3  # refined_error / tie tolerance below which stage 3 is called exact
 
 
@@ -449,12 +452,23 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
             cand = kept
         return m.new_int_var_from_domain(cp_model.Domain.from_values(cand), name)
 
+    def stopped() -> Result:
+        """The current schedule, the time limit reached while the model is built (stage 1
+        never started: its seconds 0, as :func:`run` says of a stage with no time left)."""
+        params["fallback"] = True
+        params.setdefault("stage_seconds", []).append(0.0)
+        return finish("cpsat", problem, cur, Status.FEASIBLE, None, deadline, seed, params,
+                      "time limit reached while building the model: current schedule, "
+                      "no bound")
+
     starts: dict[int, Any] = {}
     intervals, demands = [], []
     for r in problem.running:
         intervals.append(m.new_fixed_size_interval_var(now, r.end - now, f"run{r.id}"))
         demands.append(r.n)
-    for w in waiting:
+    for k, w in enumerate(waiting):
+        if k % _CLOCK_EVERY == 0 and deadline.expired():
+            return stopped()
         lo, up = dom[w.id]
         s = start_var(lo, up, f"s{w.id}", per_job.get(w.id), w.id)
         starts[w.id] = s
@@ -479,6 +493,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     # delays as variables of their own (small domains, so that the large coefficients of
     # stage 2 never meet absolute times in an overflow check), in the order of allw
     delays: list[Any] = []
+    if deadline.expired():
+        return stopped()
     for w in waiting:
         lo, up = dom[w.id]
         d = m.new_int_var(lo - w.te, up - w.te, f"d{w.id}")
@@ -497,6 +513,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         mag = abs(p_cur) + math.fsum(c * r for c, r in zip(allw, allr, strict=True))
         margin = ins.price_tolerance(mag)
         params["order_constraints"] = _add_swap_orders(m, problem, starts, sj, wts, a, margin)
+    if deadline.expired():
+        return stopped()
     sym_lit = None
     if equal_orders and symmetry:
         sym_lit = m.new_bool_var("equal_orders_on")

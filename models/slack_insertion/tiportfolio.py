@@ -2,10 +2,10 @@
 both stages share ``time_limit``.
 
 1. CP-SAT (:func:`models.slack_insertion.cpsat.solve_cpsat`) on :data:`CPSAT_SHARE` of
-   the limit (:data:`CPSAT_SECONDS` without one): it proves most snapshots up to 50
-   waiting jobs within this, and its schedule is the incumbent that shrinks every job's
-   domain in the next stage. Skipped when
-   ``alpha_t != 1`` (CP-SAT needs it).
+   the time left after the sizing (:data:`CPSAT_SECONDS` without a limit): it proves
+   most snapshots up to 50 waiting jobs within this, and its schedule is the incumbent
+   that shrinks every job's domain in the next stage. Skipped when ``alpha_t != 1``
+   (CP-SAT needs it).
 2. The per-(job, start) MIP of :mod:`models.slack_insertion.timeindexed` on HiGHS
    (``backend="highs"``, the default) or SCIP (``"scip"``; CBC is refused before
    anything runs), presolve on, on the time left, in the MIP worker process (killed at
@@ -14,12 +14,14 @@ both stages share ``time_limit``.
    server is started in the background when the portfolio starts.
 
 Before stage 1 the MIP's model is sized from the current schedule (about 1 s on the KTH
-snapshots): beyond :data:`models.slack_insertion.timeindexed.MAX_NONZEROS` row
-nonzeros CP-SAT runs alone on the whole limit (measured by ``ti_bench`` at load 2.5-3.5:
-CP-SAT alone proved two k = 21-24 snapshots in 17-22 s, which half the limit and a
-restart after the MIP's refusal lost). When the MIP refuses the problem later (more
-binaries than it takes, or numbers beyond its exact range), CP-SAT runs again on the
-time left, from its first schedule.
+snapshots) on at most :data:`SIZE_SHARE` of the limit: beyond
+:data:`models.slack_insertion.timeindexed.MAX_NONZEROS` row nonzeros, or when the
+candidate starts cannot be listed in that time (the MIP would have less than the rest
+to list them again, build and solve), CP-SAT runs alone on the time left (measured by
+``ti_bench`` at load 2.5-3.5: CP-SAT alone proved two k = 21-24 snapshots in 17-22 s,
+which half the limit and a restart after the MIP's refusal lost). When the MIP refuses
+the problem later (more binaries than it takes, or numbers beyond its exact range),
+CP-SAT runs again on the time left, from its first schedule.
 
 The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
 stages' schedules and the current one, with the best bound of the two that is not above
@@ -55,19 +57,27 @@ CPSAT_SHARE = 0.5
 """Share of the limit for the CP-SAT stage (measured by ``ti_bench`` at a 30 s limit,
 load 8-10 on 2 cores: with 3 s, CP-SAT's proofs at 4-12 s were lost and HiGHS proved
 none of them in the remaining 27 s)."""
+SIZE_SHARE = 0.25
+"""Largest share of the limit for sizing the MIP's model before stage 1 (10^4 waiting
+jobs listed 200,000 candidate starts in 1.6 s before the MIP's refusal, leaving CP-SAT
+0.4 s of a 2 s limit for a model it builds in 0.7 s)."""
 NAME = "cpsat+ti"
 
 
 def _too_large(problem: InsertionProblem, deadline: Deadline, backend: str, form: str,
                params: dict[str, Any]) -> str:
     """Why the MIP stage is not run (its model from the current schedule has more than
-    ``MAX_NONZEROS`` row nonzeros, or the MIP refuses the data), or ``""``."""
+    ``MAX_NONZEROS`` row nonzeros, its candidate starts cannot be listed within
+    :data:`SIZE_SHARE` of the limit, or the MIP refuses the data), or ``""``."""
+    sizing = Deadline(None if deadline.limit is None else SIZE_SHARE * deadline.limit,
+                      start=deadline.t0)
     try:
-        size = model_size(problem, deadline, backend=backend, form=form)
+        size = model_size(problem, sizing, backend=backend, form=form)
     except ValueError as e:
         return f"MIP refused: {e}; CP-SAT alone"
     if size is None:
-        return ""
+        return (f"MIP model not sized in {SIZE_SHARE:g} of the limit (too many candidate "
+                "starts): CP-SAT alone")
     params["ti_size"] = size
     if size[1] > MAX_NONZEROS:
         return (f"MIP model too large ({size[1]:,} row nonzeros from the current "
@@ -115,6 +125,8 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     form : {"start", "step"}
         The MIP's form (:data:`models.slack_insertion.timeindexed.FORMS`).
     """
+    from ortools.sat.python import cp_model  # noqa: F401  (a one-time import, before the clock)
+
     deadline = Deadline(time_limit)
     check_backend(backend)
     check_form(form)
@@ -131,7 +143,7 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
                           params, note="; ".join(x for x in (why, r.note) if x))
     start_worker_server()  # meanwhile: else the MIP stage pays its start past the limit
     if problem.alpha_t == 1.0:
-        share = CPSAT_SECONDS if time_limit is None else CPSAT_SHARE * time_limit
+        share = CPSAT_SECONDS if time_limit is None else CPSAT_SHARE * deadline.left(0.0)
         first = solve_cpsat(problem, seed=seed, time_limit=share)
         params["cpsat_status"] = first.status.value
         if first.status is Status.OPTIMAL:

@@ -1,0 +1,56 @@
+"""``cpsat+ti`` keeps its limit on large queues: sizing the MIP's model gets at most its
+share of the limit, the CP-SAT stage only the time left after it, and the CP-SAT model
+stops building at the limit."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from models.slack_insertion import cpsat, tiportfolio
+from sim.problems import insertion as ins
+from sim.result import Status
+
+
+def test_slow_sizing_leaves_cpsat_only_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    pb = ins.random_problem(1, 6)
+    sized, given = [], []
+
+    def slow_size(problem, deadline, *args, **kwargs):  # listing that never ends early
+        sized.append(deadline.limit)
+        while not deadline.expired():
+            time.sleep(0.01)
+        return None
+
+    def cpsat_stage(problem, *, time_limit=None, **kwargs):
+        given.append((time.perf_counter() - t0, time_limit))
+        return cpsat.solve_cpsat(problem, time_limit=time_limit, **kwargs)
+
+    monkeypatch.setattr(tiportfolio, "model_size", slow_size)
+    monkeypatch.setattr(tiportfolio, "solve_cpsat", cpsat_stage)
+    monkeypatch.setattr(tiportfolio, "solve_stages", lambda *a, **k: pytest.fail("MIP run"))
+    t0 = time.perf_counter()
+    r = tiportfolio.solve_cpsat_ti(pb, time_limit=1.0)
+    assert sized and sized[0] <= 0.5  # a share of the limit, not all of it
+    assert given and all(at + limit <= 1.0 + 0.05 for at, limit in given)
+    assert "CP-SAT alone" in r.note
+    assert ins.check(pb, r.solution) == []
+
+
+def test_cpsat_model_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ortools.sat.python import cp_model
+
+    pb = ins.random_problem(2, 300, capacity=64, max_t=600, max_slack=1200)
+    slow = cp_model.CpModel.new_fixed_size_interval_var
+
+    def slow_interval(*args, **kwargs):
+        time.sleep(0.005)  # 1.5 s for 300 jobs without the clock
+        return slow(*args, **kwargs)
+
+    monkeypatch.setattr(cp_model.CpModel, "new_fixed_size_interval_var", slow_interval)
+    monkeypatch.setattr(cpsat, "_CLOCK_EVERY", 10, raising=False)
+    r = cpsat.solve_cpsat(pb, time_limit=0.3)
+    assert r.runtime < 0.3 + 0.3
+    assert r.status is Status.FEASIBLE and "while building the model" in r.note
+    assert ins.check(pb, r.solution) == []
