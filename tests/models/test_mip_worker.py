@@ -213,8 +213,9 @@ def test_run_worker_passes_the_backend_parameters_to_the_worker(fake_server) -> 
     mip.run_worker(model, "scip", deadline=time.monotonic() + 5.0,
                    parameters=mip.MipParameters(presolve=False, seed=3, rel_gap=0.0))
     lines = json.loads((tmp / "job.json").read_text())["parameters"].split("\n")
-    assert set(lines) == {f"limits/memory = {mip.SCIP_MEMORY_MB}", "presolving/maxrounds = 0",
-                          "randomization/randomseedshift = 3", "limits/gap = 0.0"}
+    assert set(lines) == {f"limits/memory = {mip.SCIP_MEMORY_MB}", "misc/catchctrlc = TRUE",
+                          "presolving/maxrounds = 0", "randomization/randomseedshift = 3",
+                          "limits/gap = 0.0"}
     mip.run_worker(model, "highs", deadline=time.monotonic() + 5.0)
     words = json.loads((tmp / "job.json").read_text())["parameters"].split(",")
     assert "presolve=off" in words and f"mip_rel_gap={mip.GAP_TOL}" in words
