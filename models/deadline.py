@@ -7,6 +7,8 @@ import math
 import time
 from typing import Any
 
+from models import interrupt
+
 __all__ = ["Deadline", "MAX_SECONDS", "limit_of"]
 
 MAX_SECONDS = 1e9
@@ -41,13 +43,20 @@ class Deadline:
     limit; ValueError for one that is not a finite number >= 0).
 
     Solvers call :meth:`expired` while they build a model or enumerate, and pass
-    :meth:`left` (seconds) on to CP-SAT or CBC.
+    :meth:`left` (seconds) on to CP-SAT or CBC. A Ctrl-C that stopped a backend after
+    construction (:func:`models.interrupt.count`) ends the budget at once, with or
+    without a limit, so that later stages are skipped and the best answer so far stands.
     """
 
     def __init__(self, time_limit: float | None, start: float | None = None) -> None:
         time_limit = limit_of(time_limit)
         self.t0 = time.perf_counter() if start is None else start  # perf_counter value
         self.limit = time_limit
+        self.ctrl_c = interrupt.count()
+
+    def interrupted(self) -> bool:
+        """Whether a Ctrl-C stopped a backend since this budget began."""
+        return interrupt.count() > self.ctrl_c
 
     def elapsed(self) -> float:
         """Seconds since the start."""
@@ -55,6 +64,8 @@ class Deadline:
 
     def left(self, floor: float = 0.01) -> float | None:
         """Seconds left (at least ``floor``), or None without a limit."""
+        if self.interrupted():
+            return floor
         if self.limit is None:
             return None
         return max(self.limit - self.elapsed(), floor)
@@ -69,10 +80,14 @@ class Deadline:
         the limit (at most ``cap`` seconds) for reading the solution, checking it and
         freeing the model after CP-SAT returns (CP-SAT also checks its own clock only
         now and then on a loaded machine); 0 when nothing is left, None without a limit."""
+        if self.interrupted():
+            return 0.0
         if self.limit is None:
             return None
         return max(self.limit - self.reserve(fraction, cap) - self.elapsed(), 0.0)
 
     def expired(self, margin: float = 0.0) -> bool:
         """Whether less than ``margin`` seconds of the budget are left."""
+        if self.interrupted():
+            return True
         return self.limit is not None and self.elapsed() >= self.limit - margin

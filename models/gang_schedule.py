@@ -42,6 +42,7 @@ from typing import Any
 
 from models import cbc
 from models.deadline import Deadline
+from models.interrupt import run_cpsat
 from sim.problems import checker
 from sim.problems import gang_schedule as gs
 from sim.problems.gang_schedule import GangProblem
@@ -221,7 +222,7 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
         return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
     if left is not None:
         solver.parameters.max_time_in_seconds = left
-    st = solver.Solve(m)
+    st = run_cpsat(solver, m)
     note = "" if scale == 1.0 else "weights scaled by 1000 and rounded for CP-SAT"
     if st == cp_model.INFEASIBLE:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params, note)

@@ -49,6 +49,7 @@ import numpy as np
 
 from models import mip
 from models.deadline import limit_of
+from models.interrupt import run_cpsat
 from sim.problems import checker, scorer
 from sim.problems.grouping import GroupingProblem, check, objective
 from sim.result import Result, Status, build
@@ -322,7 +323,7 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None,
     solver.parameters.random_seed = int(seed) % 2**31  # CP-SAT takes a 32-bit seed
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, deadline.left() or 0.0)
-    st = solver.solve(model)
+    st = run_cpsat(solver, model)
     if st == cp_model.INFEASIBLE:
         return _finish("exact-cpsat", problem, Status.INFEASIBLE, None, None, t0, seed, params)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from models import interrupt
 from models.deadline import limit_of
 from sim.result import Result, Status, build
 
@@ -132,6 +133,7 @@ def _run(family: Family, label: str, members: list[tuple[str, str, dict[str, Any
     results: list[tuple[str, Result]] = []
     refused: list[str] = []
     first_error: ValueError | None = None
+    ctrl_c = interrupt.count()
     for i, (token, name, options) in enumerate(members):
         limit = None
         if time_limit is not None:
@@ -148,6 +150,9 @@ def _run(family: Family, label: str, members: list[tuple[str, str, dict[str, Any
             continue
         results.append((token, r))
         if _closed(sense, results):
+            break
+        if interrupt.count() > ctrl_c:  # Ctrl-C: the best answer so far stands
+            refused.extend(f"{t} not run: stopped by Ctrl-C" for t, _, _ in members[i + 1:])
             break
     if not results and first_error is not None:
         raise first_error

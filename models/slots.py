@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 from models.deadline import Deadline
+from models.interrupt import run_cpsat
 from sim.problems import checker
 from sim.problems import slots as sp
 from sim.problems.slots import SlotProblem
@@ -239,7 +240,7 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
     if left is not None:
         solver.parameters.max_time_in_seconds = left
-    st = solver.Solve(m)
+    st = run_cpsat(solver, m)
     if st == cp_model.INFEASIBLE:
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from models.deadline import Deadline
+from models.interrupt import run_cpsat
 from sim.problems import checker, scorer
 from sim.problems.task_mapping import TaskMapping, least_loaded, objective
 from sim.result import Result, Status, build
@@ -145,7 +146,7 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
     s.parameters.random_seed = int(seed)
     if time_limit is not None:
         s.parameters.max_time_in_seconds = dl.left()
-    st = s.solve(md)
+    st = run_cpsat(s, md)
     rt = time.perf_counter() - t0
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return _stopped("cpsat", p, dl, seed, params, _NO_SOLUTION)

@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from models.deadline import Deadline
+from models.interrupt import run_cpsat
 from models.kresource.common import OutOfTime, relabel
 from models.kresource.pricing import best_pattern, complete, greedy_patterns, job_sizes
 from sim.problems import checker, scorer
@@ -493,7 +494,7 @@ def integer_master(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
         if left <= 0:
             return None
         s.parameters.max_time_in_seconds = left
-    st = s.solve(m)
+    st = run_cpsat(s, m)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     return _cover_to_partition(problem, [columns[i] for i in range(len(columns))
@@ -598,7 +599,7 @@ def _fallback(problem: EpochProblem, best: list[list[int]], bound: int, deadline
     if left is not None and left <= 0:
         return best, bound
     s = _solver(left, seed)
-    status = _status(s.solve(m))
+    status = _status(run_cpsat(s, m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(problem.n) if (j, e) in x and s.value(x[j, e])]
                        for e in range(len(best))])

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from models.deadline import Deadline, limit_of
+from models.interrupt import run_cpsat
 from models.kresource.common import (
     OutOfTime,
     best_packing,
@@ -125,7 +126,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
-    status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
+    status = Status.UNKNOWN if left is not None and left <= 0 else _status(run_cpsat(s, m))
     sol, bound = None, None
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         sol = relabel([[j for j in range(n) if (j, e) in x and s.value(x[j, e])]
@@ -231,7 +232,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
     s = _solver(left, seed, deterministic_limit)
     s.parameters.cp_model_presolve = len(elig) <= PRESOLVE_MAX
-    status = Status.UNKNOWN if left is not None and left <= 0 else _status(s.solve(m))
+    status = Status.UNKNOWN if left is not None and left <= 0 else _status(run_cpsat(s, m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         values = s.response_proto.solution
         return done(status, [j for i, j in enumerate(elig) if values[i]],
@@ -344,7 +345,7 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     # never start CP-SAT with nothing left of the limit
     if left is not None and left <= 0:
         return Status.UNKNOWN, None, None
-    return _answer(s, _status(s.solve(m)), lambda: [int(s.value(v)) for v in st])
+    return _answer(s, _status(run_cpsat(s, m)), lambda: [int(s.value(v)) for v in st])
 
 
 def _response_model(problem: ResponseProblem, t0: float, time_limit: float | None,
@@ -452,7 +453,7 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
                 out[int(jobs[i])] = int(lb.start[idx[i]])
         return out
 
-    return _answer(s, _status(s.solve(m)), starts)
+    return _answer(s, _status(run_cpsat(s, m)), starts)
 
 
 def _answer(s: Any, status: Status, starts: Callable[[], list[int]]

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from models.interrupt import run_cpsat
 from sim.problems.kresource import EpochProblem
 
 __all__ = ["Pricing", "greedy_patterns", "best_pattern", "fits", "complete", "job_sizes"]
@@ -172,7 +173,7 @@ def best_pattern(problem: EpochProblem, weights: Sequence[int], *,
     if time_limit is not None:
         s.parameters.max_time_in_seconds = float(time_limit)
     cb = _Collector(x, weights, above, enough)
-    st = s.solve(m, cb)
+    st = run_cpsat(s, m, cb)
     found = tuple(p for p in cb.found if fits(problem, p))
     if len(found) < len(cb.found):  # a solver bug: never trusted
         raise RuntimeError("CP-SAT pricing returned a pattern over a capacity")

@@ -87,6 +87,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from models.interrupt import run_cpsat
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import (
     chain_times,
@@ -551,7 +552,7 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
             return cp_model.UNKNOWN
         if left is not None:
             solver.parameters.max_time_in_seconds = left
-        st = solver.solve(m)
+        st = run_cpsat(solver, m)
         params.setdefault("stage_seconds", []).append(round(solver.wall_time, 4))
         if st == cp_model.MODEL_INVALID:  # a bug of this model, never a time limit
             raise RuntimeError(f"cpsat: invalid model: {m.validate()}")
