@@ -203,8 +203,26 @@ def simulate_arrays(workload: Any, name: str, options: dict[str, Any], overrun: 
         return {"policy_error": str(exc)}
     return [(label, {"policy": s.policy, "start": s.start, "end": s.end, "killed": s.killed,
                      "promises": dict(s.promises), "guarantees": sorted(s.guarantees),
+                     "terms": _plain_terms(s.terms),
                      "sim_seconds": s.sim_seconds, "engine": s.engine,
                      "engine_reason": s.engine_reason}) for label, s in pairs]
+
+
+def _plain_terms(terms: Any) -> dict[str, dict[str, Any]]:
+    """A schedule's guarantee terms as JSON data (a value that is not becomes its
+    ``repr``, which the validator then refuses by name)."""
+    import json
+
+    out: dict[str, dict[str, Any]] = {}
+    for kind, values in dict(terms or {}).items():
+        row = {}
+        for k, v in dict(values).items():
+            try:
+                row[str(k)] = json.loads(json.dumps(v, allow_nan=False))
+            except (TypeError, ValueError, RecursionError):
+                row[str(k)] = repr(v)[:100]
+        out[str(kind)] = row
+    return out
 
 
 def sandboxed(seconds: float | None) -> Any:
@@ -269,6 +287,7 @@ def _rebuilt(workload: Any, by_month: bool, overrun: str, answer: Any,
             promises={int(j): int(t) for j, t in dict(d.get("promises") or {}).items()},
             sim_seconds=sim_seconds,
             guarantees=frozenset(str(g) for g in d.get("guarantees") or ()),
+            terms=_plain_terms(d.get("terms") if isinstance(d.get("terms"), dict) else {}),
             engine=engine, engine_reason=str(d.get("engine_reason") or ""))))
     return out
 
