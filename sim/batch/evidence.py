@@ -35,6 +35,7 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_left, insort
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -198,8 +199,8 @@ def _fit_from_top(t: int, held: list[tuple[int, int]], demand: list[tuple[int, .
 
 
 def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, label: str,
-                      max_slack: float, unbounded: frozenset[int] = frozenset()
-                      ) -> str | None:
+                      max_slack: float, unbounded: frozenset[int] = frozenset(),
+                      promises: Mapping[int, int] | None = None) -> str | None:
     """The first job that started later than the slack bound recomputed from the schedule
     allows, or None.
 
@@ -215,6 +216,9 @@ def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
         ``SF * AWT``.
     unbounded : frozenset of int
         Ids of the jobs whose slack is infinite (no bound).
+    promises : mapping, optional
+        Job id -> the latest start the policy promised it (s); a waiting job is never
+        scheduled later than its promise (nor than its recomputed bound).
 
     Notes
     -----
@@ -223,11 +227,13 @@ def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
     end in the current schedule) bounds its first scheduled start, whatever the inserter
     (the papers' slot search places it at a breakpoint, at most ``G``; an exact model
     within the horizon). Every earlier job still present holds until: its estimated end
-    ``start + requested`` when it started before ``t``; ``B_j + requested_j`` when it is
-    still waiting, ``B_j`` its own bound (a waiting job is never scheduled later than its
-    first start plus its slack). ``B_i`` is that horizon plus ``max_slack``, and
-    ``start_i <= B_i``. Infinite once a job with infinite slack waits. A weaker bound than
-    the policy's promise, but one the schedule proves by itself (a starved job breaks it).
+    ``start + requested`` when it started before ``t``; ``min(B_j, P_j) + requested_j``
+    when it is still waiting, ``B_j`` its own bound and ``P_j`` its promise (a waiting job
+    is never scheduled later than its first start plus its slack, which the promise
+    states). ``B_i`` is that horizon plus ``max_slack``, and ``start_i <= B_i``. Infinite
+    once a job with infinite slack and no promise waits. A weaker bound than the policy's
+    promise, but one that holds whatever the policy promised of job ``i`` itself (one
+    that promises a starved job nothing, or the end of time, is still caught).
     """
     cols = workload.columns()
     n = len(cols)
@@ -235,6 +241,7 @@ def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
     if n > 1 and np.any(np.diff(submit) < 0):
         return f"{label}: jobs are not in submit order: the slack bound cannot be recomputed"
     free = np.isin(cols.id, np.fromiter(unbounded, np.int64, len(unbounded)))
+    promised = dict(promises or {})
     by_start = np.argsort(start, kind="stable")
     heap: list[tuple[float, int, int]] = []  # (-release, job, phase): 0 waiting, 1 started
     bound = np.full(n, math.inf)
@@ -258,7 +265,8 @@ def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
                     f"t={t}, recomputed from the schedule) plus the largest slack "
                     f"{float(max_slack):g} s (slack-bound)")
         waiting_sum += int(requested[i])
-        heapq.heappush(heap, (-(bound[i] + float(requested[i])), i, 0))
+        held = min(bound[i], float(promised.get(int(cols.id[i]), math.inf)))
+        heapq.heappush(heap, (-(held + float(requested[i])), i, 0))
     return None
 
 
@@ -273,7 +281,8 @@ def _present(entry: tuple[float, int, int], start: np.ndarray, end: np.ndarray,
 
 
 def reservation_error(workload: Workload, start: np.ndarray, end: np.ndarray, label: str,
-                      threshold: float) -> str | None:
+                      threshold: float, promises: Mapping[int, int] | None = None
+                      ) -> str | None:
     """The first job that started later than the latest reservation selective backfilling
     can have given it when its expansion factor reached ``threshold``, recomputed from
     the schedule, or None.
@@ -287,6 +296,9 @@ def reservation_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
         The schedule's label (its policy's display name), the messages' first word.
     threshold : float
         The expansion factor (>= 1) at which a waiting job gets its reservation.
+    promises : mapping, optional
+        Job id -> the first reservation the policy says it gave (s); a reserved job holds
+        its resources no later than from it (nor than from its recomputed bound).
 
     Notes
     -----
@@ -295,16 +307,18 @@ def reservation_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
     started before ``d_i`` it gets its reservation in the decision at ``d_i`` (before
     that decision starts anything), at the earliest time it fits beside the jobs running
     (until their estimated ends) and the reservations given before it (at ``d_j < d_i``,
-    or at ``d_i`` to a job earlier in the queue), each at most its own bound ``B_j``.
-    ``B_i`` is the earliest time at which ``i`` fits when each of those jobs holds its
-    resources from ``d_i`` until ``B_j + requested_j`` (its estimated end when it
-    started), computed as for ``arrival-reservation``; ``start_i <= B_i``.
+    or at ``d_i`` to a job earlier in the queue), each at most ``min(B_j, P_j)``, its own
+    bound and its promise (reservations never move later). ``B_i`` is the earliest time
+    at which ``i`` fits when each of those jobs holds its resources from ``d_i`` until
+    ``min(B_j, P_j) + requested_j`` (its estimated end when it started), computed as for
+    ``arrival-reservation``; ``start_i <= B_i`` whatever the policy promised ``i``.
     """
     cols = workload.columns()
     n = len(cols)
     submit, requested = cols.submit, cols.requested
     demand = [tuple(int(v) for v in row) for row in cols.demand]
     cap = workload.capacity
+    promised = dict(promises or {})
     due = np.empty(n, np.float64)
     for i in range(n):
         try:
@@ -337,5 +351,6 @@ def reservation_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
                     f"latest reservation it can have got when its expansion factor reached "
                     f"{float(threshold):g} (t={d}), recomputed from the schedule "
                     f"(reservation)")
-        _hold(held, release, i, bound + int(requested[i]))
+        _hold(held, release, i, min(bound, promised.get(int(cols.id[i]), bound))
+              + int(requested[i]))
     return None

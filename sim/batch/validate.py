@@ -198,7 +198,7 @@ def _slack_bound(schedule: Schedule) -> str | None:
         return (f"{schedule.policy}: slack-bound term unbounded is not a list of job ids "
                 "(slack-bound)")
     return slack_bound_error(schedule.workload, schedule.start, schedule.end,
-                             schedule.policy, float(top), unbounded)
+                             schedule.policy, float(top), unbounded, schedule.promises)
 
 
 def _reservation(schedule: Schedule) -> str | None:
@@ -212,7 +212,7 @@ def _reservation(schedule: Schedule) -> str | None:
         return (f"{schedule.policy}: reservation term threshold = {thr!r} is not a finite "
                 "expansion factor >= 1 (reservation)")
     return reservation_error(schedule.workload, schedule.start, schedule.end,
-                             schedule.policy, float(thr))
+                             schedule.policy, float(thr), schedule.promises)
 
 
 def promise_error(schedule: Schedule) -> str | None:
