@@ -200,7 +200,8 @@ def _fit_from_top(t: int, held: list[tuple[int, int]], demand: list[tuple[int, .
 
 def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, label: str,
                       max_slack: float, unbounded: frozenset[int] = frozenset(),
-                      promises: Mapping[int, int] | None = None) -> str | None:
+                      promises: Mapping[int, int] | None = None,
+                      breakpoint: bool = False) -> str | None:
     """The first job that started later than the slack bound recomputed from the schedule
     allows, or None.
 
@@ -219,6 +220,9 @@ def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
     promises : mapping, optional
         Job id -> the latest start the policy promised it (s); a waiting job is never
         scheduled later than its promise (nor than its recomputed bound).
+    breakpoint : bool
+        The policy places a new job at ``now`` or a breakpoint of the current schedule
+        (the papers' slot search): its first start is at most ``G``, not the horizon.
 
     Notes
     -----
@@ -256,13 +260,15 @@ def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, la
         while heap and not _present(heap[0], start, end, t):
             heapq.heappop(heap)
         first = max(float(t), -heap[0][0] if heap else float(t))
-        first += waiting_sum + int(requested[i])
+        if not breakpoint:
+            first += waiting_sum + int(requested[i])
         bound[i] = math.inf if free[i] else first + float(max_slack)
         if start[i] > bound[i]:
             return (f"{label}: job {cols.id[i]} starts at {start[i]}, later than "
                     f"{math.floor(bound[i])}, the latest start its slack allows: first "
-                    f"placed by {first:.0f} (the horizon of its insertion at its arrival "
-                    f"t={t}, recomputed from the schedule) plus the largest slack "
+                    f"placed by {first:.0f} (the {'end' if breakpoint else 'horizon'} of "
+                    f"its insertion at its arrival t={t}, recomputed from the schedule) "
+                    f"plus the largest slack "
                     f"{float(max_slack):g} s (slack-bound)")
         waiting_sum += int(requested[i])
         held = min(bound[i], float(promised.get(int(cols.id[i]), math.inf)))

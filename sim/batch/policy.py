@@ -27,7 +27,9 @@ SLACK_BOUND = "slack-bound"
 """A job never starts later than its first scheduled start plus its slack (the
 slack-based scheduler); the bounds are ``promises()`` (jobs with infinite slack have
 none). Its terms (``guarantee_terms()``): ``max_slack``, the largest finite slack a job
-can get (s), and ``unbounded``, the ids of the jobs whose slack is infinite."""
+can get (s), ``unbounded``, the ids of the jobs whose slack is infinite, and optionally
+``placement: "breakpoint"`` when a new job is first placed no later than the end of the
+current schedule (else within the insertion problem's horizon)."""
 RESERVATION = "reservation"
 """A job that got a reservation never starts later than the first one it got (selective
 reservation: a waiting job gets one at the first instant its expansion factor

@@ -23,9 +23,9 @@ code with the simulator or the policies:
   ``slack-bound`` (the slack-based scheduler)
       every job starts no later than its slack bound recomputed from the schedule under
       the declared terms (``Schedule.terms``: the largest slack, the jobs with infinite
-      slack; :mod:`sim.batch.evidence`), and every job in ``Schedule.promises`` no later
-      than its promise; declared without its terms, or with no promise at all, it is an
-      error;
+      slack, where a new job is first placed; :mod:`sim.batch.evidence`), and every job
+      in ``Schedule.promises`` no later than its promise; declared without its terms, or
+      with no promise at all, it is an error;
   ``reservation`` (selective reservation)
       every job that reached the declared threshold (``Schedule.terms``) while waiting
       starts no later than the latest reservation it can have got then, recomputed from
@@ -197,8 +197,13 @@ def _slack_bound(schedule: Schedule) -> str | None:
     except (TypeError, ValueError):
         return (f"{schedule.policy}: slack-bound term unbounded is not a list of job ids "
                 "(slack-bound)")
+    placement = terms.get("placement", "horizon")
+    if placement not in ("breakpoint", "horizon"):
+        return (f"{schedule.policy}: slack-bound term placement = {placement!r} is not "
+                "'breakpoint' or 'horizon' (slack-bound)")
     return slack_bound_error(schedule.workload, schedule.start, schedule.end,
-                             schedule.policy, float(top), unbounded, schedule.promises)
+                             schedule.policy, float(top), unbounded, schedule.promises,
+                             breakpoint=placement == "breakpoint")
 
 
 def _reservation(schedule: Schedule) -> str | None:

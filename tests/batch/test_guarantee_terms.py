@@ -73,6 +73,7 @@ def test_a_parametrised_guarantee_declared_without_its_terms_is_an_error(kind, t
     ("slack-bound", {"max_slack": -1}, "max_slack"),
     ("slack-bound", {"max_slack": math.inf}, "max_slack"),
     ("slack-bound", {"max_slack": 1, "unbounded": ["x"]}, "unbounded"),
+    ("slack-bound", {"max_slack": 1, "placement": "anywhere"}, "placement"),
     ("reservation", {"threshold": 0.5}, "threshold"),
     ("reservation", {"threshold": "2"}, "threshold"),
 ])
@@ -103,6 +104,7 @@ def test_the_built_in_policies_keep_the_recomputed_bounds_on_random_workloads():
             for select in ("ff", "bb"):
                 s = simulate(w, SelectiveReservation(threshold=thr, select=select))
                 assert reservation_error(w, s.start, s.end, "p", thr) is None, (thr, select)
+                assert reservation_error(w, s.start, s.end, "p", thr, s.promises) is None
                 validate(s)
         if w.K == 1:
             pr = {j.id: (float(rng.random()), -math.inf if rng.random() < 0.2 else 0.5)
@@ -111,8 +113,12 @@ def test_the_built_in_policies_keep_the_recomputed_bounds_on_random_workloads():
                        {"sf": 0.0, "priorities": pr}, {"sf": 0.5, "awt": 3.0, "priorities": pr}):
                 s = simulate(w, SlackPolicy(**kw))
                 terms = s.terms["slack-bound"]
-                assert slack_bound_error(w, s.start, s.end, "p", terms["max_slack"],
-                                         frozenset(terms["unbounded"])) is None, kw
+                assert terms.get("placement") == "breakpoint"  # the slot search
+                for promises in (None, s.promises):
+                    for breakpoint in (False, True):
+                        assert slack_bound_error(
+                            w, s.start, s.end, "p", terms["max_slack"],
+                            frozenset(terms["unbounded"]), promises, breakpoint) is None
                 validate(s)
 
 
@@ -148,3 +154,16 @@ def test_the_recomputed_slack_bound_catches_a_starved_job_of_a_real_schedule():
     with pytest.raises(ValidationError, match=f"job {w.jobs[200].id} starts at "
                        f"{late[200]}, later than"):
         validate(starved, check_promises=True)
+
+
+def test_the_optimal_insertion_policy_is_held_to_its_horizon():
+    """The exact inserter may place a new job anywhere within its insertion problem's
+    horizon: it declares no ``placement`` and passes the horizon's bound."""
+    from models.slack_insertion.policy import OptimalInsertionPolicy
+
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        w = _random_workload(rng, 1)
+        s = simulate(w, OptimalInsertionPolicy(sf=0.5, awt=3.0, time_limit=2.0))
+        assert "placement" not in s.terms["slack-bound"]
+        validate(s)
