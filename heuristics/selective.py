@@ -86,6 +86,15 @@ class _SelectivePlan(_Selecting, _PlannedPolicy):
     def guarantees(self) -> frozenset[str]:
         return frozenset({RESERVATION}) if self.machine.kill_at_request else frozenset()
 
+    def guarantee_terms(self) -> dict[str, dict[str, object]]:
+        """The reservation guarantee's terms (``sim.batch.policy.RESERVATION``): the fixed
+        threshold, or ``adaptive`` (the threshold is then the schedule's running mean)."""
+        if RESERVATION not in self.guarantees():
+            return {}
+        if self.adaptive:
+            return {RESERVATION: {"threshold": self.threshold, "adaptive": True}}
+        return {RESERVATION: {"threshold": self.threshold}}
+
     def on_end(self, job: Job, now: int) -> None:
         if self.plan.end(job, now) and self.res:
             self.dirty = True

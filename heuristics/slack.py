@@ -448,7 +448,16 @@ class Inserter:
     max_exhaustive, delay_from, compress, fast, zero_slack, compiled
         See ``insert``; ``compiled`` is refused (ValueError) for the exhaustive order,
         without ``fast`` and with a ``zero_slack`` other than ``"move"``.
+
+    Attributes
+    ----------
+    placement : str
+        ``"breakpoint"``: the new job is placed at a slot, ``now`` or a breakpoint of the
+        current schedule, so never after its latest end (the slack bound's term,
+        ``sim.batch.policy.SLACK_BOUND``).
     """
+
+    placement = "breakpoint"
 
     def __init__(self, order: str = "AST", *, max_exhaustive: int = 8,
                  delay_from: str = "start", compress: str = "hold", fast: bool = True,

@@ -49,9 +49,9 @@ def load_reference(ref: str, *, what: str = "object") -> Callable[..., Any]:
     try:
         mod = importlib.import_module(module)
     except Exception as exc:  # a user's module may raise anything while importing
+        first = str(exc).splitlines()[0] if str(exc).strip() else ""
         raise ValueError(f"{what} {ref!r}: module {module!r} does not import "
-                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-                         ) from None
+                         f"({type(exc).__name__}{': ' + first if first else ''})") from None
     obj: Any = mod
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -69,3 +69,20 @@ def entry_point_names(group: str) -> list[tuple[str, str, str]]:
         dist = getattr(getattr(ep, "dist", None), "name", None) or "?"
         out.append((ep.name, ep.value, dist))
     return out
+
+
+def describe_reference(ref: str, what: str = "object") -> dict[str, Any]:
+    """Run in the sandbox worker (:mod:`sim.sandbox`) for a caller that must not import
+    ``ref`` itself: load it (:func:`load_reference`) and answer in plain data, ``kind``
+    (its ``kind`` attribute when it is a string, else None) and ``backends`` (its
+    ``backends`` attribute when it is a list of strings, else empty), or ``error`` (one
+    line)."""
+    try:
+        obj = load_reference(ref, what=what)
+    except ValueError as exc:
+        return {"error": str(exc)}
+    kind = getattr(obj, "kind", None)
+    backends = getattr(obj, "backends", ())
+    if not isinstance(backends, (tuple, list)) or not all(isinstance(b, str) for b in backends):
+        backends = ()
+    return {"kind": kind if isinstance(kind, str) else None, "backends": list(backends)}

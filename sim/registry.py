@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -242,15 +243,27 @@ def is_foreign(family: str, name: str) -> bool:
     return (family, name) in PLUGINS
 
 
+#: seconds a foreign policy's import and factory call may take in the sandbox worker
+#: when the caller gives no limit (:func:`foreign_policy_spec`)
+LOAD_SECONDS = 60.0
+
+
 def policy_spec(name: str, **options: Any) -> PolicySpec:
     """Resolve the policy ``name`` (registered, or a user's ``MODULE:FACTORY``) with
     ``options`` into a :class:`sim.batch.policy.PolicySpec`, once, at the edge; every layer
     below takes the spec (or the policy it builds), never the name.
 
+    A foreign policy (:func:`is_foreign`) is resolved by :func:`foreign_policy_spec`
+    (its module imported and its factory called in the sandbox worker, within
+    :data:`LOAD_SECONDS`), except inside that worker, where it is imported directly.
+
     Raises ValueError on an unknown name, or naming an option the policy does not take.
     """
     from sim.batch.policy import PolicySpec
+    from sim.sandbox import in_worker
 
+    if not in_worker() and is_foreign("", name):
+        return foreign_policy_spec(name, options)
     factory = policy_factory(name)
     params = inspect.signature(factory).parameters
     accepted = None if any(p.kind is p.VAR_KEYWORD for p in params.values()) \
@@ -258,6 +271,107 @@ def policy_spec(name: str, **options: Any) -> PolicySpec:
     defaults = tuple((p.name, p.default) for p in params.values()
                      if p.default is not p.empty and p.kind is not p.VAR_KEYWORD)
     return PolicySpec(name, factory, (), accepted, defaults).with_options(**options)
+
+
+@dataclass(frozen=True)
+class ForeignFactory:
+    """The factory of a foreign policy ``name`` as the process that resolved it holds it:
+    it never imported the module. Calling it imports the module here and builds the
+    policy (what a Python caller that runs the policy in its own process asks for); the
+    command line never calls it, it runs the policy in the sandbox worker by name."""
+
+    name: str
+
+    def __call__(self, **options: Any) -> Any:
+        return policy_factory(self.name)(**options)
+
+
+def is_foreign_spec(spec: PolicySpec) -> bool:
+    """Whether ``spec`` was resolved by :func:`foreign_policy_spec` (its code was never
+    imported in this process)."""
+    return isinstance(spec.factory, ForeignFactory)
+
+
+def _module_of(name: str) -> str:
+    """The module a foreign policy ``name`` lives in (its reference's or its entry
+    point's), for messages."""
+    target = name if ":" in name else POLICIES.get(name, name)
+    return target.partition(":")[0]
+
+
+def foreign_policy_spec(name: str, options: dict[str, Any] | None = None, *,
+                        seconds: float | None = LOAD_SECONDS) -> PolicySpec:
+    """The :class:`sim.batch.policy.PolicySpec` of a foreign policy ``name`` (a user's
+    ``MODULE:FACTORY`` or an installed package's entry point) with ``options``, learnt
+    from the sandbox worker (:mod:`sim.sandbox`): it imports the module, calls the factory
+    with ``options`` (so a bad option value is refused here) and answers with the options
+    the factory takes and their defaults. Nothing of the policy's code runs in this
+    process, and its factory is a :class:`ForeignFactory`.
+
+    Parameters
+    ----------
+    seconds : float, optional
+        Wall-clock seconds the import and the factory call may take before the worker is
+        killed (None: no limit).
+
+    Raises
+    ------
+    ValueError
+        One line naming the policy and its module: it does not import, names no callable,
+        takes no such option, builds no policy, or its worker raised, crashed, exited,
+        ran out of memory or ran past ``seconds``.
+    """
+    from sim import sandbox
+    from sim.batch.policy import PolicySpec
+
+    what = f"policy {name!r} (module {_module_of(name)!r}, import and factory)"
+    info = sandbox.call("sim.registry:describe_policy", (name, dict(options or {})),
+                        seconds=seconds, what=what)
+    if not isinstance(info, dict) or "error" in info:
+        raise ValueError(str(info.get("error") if isinstance(info, dict) else info))
+    accepted = info["accepted"]
+    spec = PolicySpec(name, ForeignFactory(name), (),
+                      None if accepted is None else frozenset(accepted),
+                      tuple((k, v) for k, v in info["defaults"]))
+    return spec.with_options(**dict(options or {}))
+
+
+def describe_policy(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Run in the sandbox worker for :func:`foreign_policy_spec`: resolve the policy
+    ``name``, build it once with ``options``, and answer in plain data: ``accepted``
+    (sorted option names, or None for any) and ``defaults`` (name, value pairs, a value
+    that is not JSON data as its ``repr``), or ``error`` (one line) when it does not
+    resolve or build."""
+    import json
+
+    try:
+        spec = policy_spec(name, **options)
+    except (ValueError, TypeError) as exc:
+        return {"error": " ".join(str(exc).split())[:500] or type(exc).__name__}
+    try:
+        spec.build()
+    except (ValueError, TypeError) as exc:
+        text = " ".join(str(exc).split())[:500] or type(exc).__name__
+        return {"error": text if repr(name) in text else f"policy {name!r}: {text}"}
+
+    def plain(v: Any) -> Any:
+        try:
+            return json.loads(json.dumps(v))
+        except (TypeError, ValueError, RecursionError):
+            return repr(v)[:200]
+
+    return {"accepted": None if spec.accepted is None else sorted(spec.accepted),
+            "defaults": [(str(k), plain(v)) for k, v in spec.defaults]}
+
+
+def check_policy(spec: PolicySpec, *, seconds: float | None = LOAD_SECONDS) -> None:
+    """Build ``spec`` once to check its option values before a run: here for the
+    project's own policy, in the sandbox worker (within ``seconds``) for a foreign one.
+    ValueError naming the policy otherwise."""
+    if is_foreign_spec(spec):
+        foreign_policy_spec(spec.name, dict(spec.options), seconds=seconds)
+    else:
+        spec.build()
 
 
 def policy_options(name: str) -> set[str] | None:

@@ -12,7 +12,10 @@ and goes on.
 The worker is started once per process (``python -m sim.sandbox``, about half a second)
 and reused by later calls until it is killed or dies, so its imports and the caches of
 the code it runs (a trace read once, say) serve every call. It ends with the process
-that started it. Times are wall-clock seconds.
+that started it. Its data segment (``RLIMIT_DATA``: the heap and private mappings) is
+limited to :data:`MEMORY_SHARE` of the machine's physical memory, so foreign code that
+allocates more gets a ``MemoryError`` (an answer like any exception) instead of taking
+the machine's memory. Times are wall-clock seconds.
 """
 
 from __future__ import annotations
@@ -36,9 +39,43 @@ GRACE_SECONDS = 2.0
 #: share of the time limit added to :data:`GRACE_SECONDS`
 GRACE_SHARE = 0.1
 
+#: share of the machine's physical memory the worker's data segment may take
+MEMORY_SHARE = 0.5
+
+_IN_WORKER = False  # set in the worker process by ``python -m sim.sandbox``
+
 
 class ForeignError(ValueError):
     """The foreign function raised, exited, crashed, or ran past its deadline."""
+
+
+def in_worker() -> bool:
+    """Whether this process is a sandbox worker (where foreign code is imported and run
+    directly: it is the process a limit or a kill stops)."""
+    return _IN_WORKER
+
+
+def memory_limit() -> int | None:
+    """Bytes of data segment a worker may use: :data:`MEMORY_SHARE` of the physical
+    memory (None where the system does not say)."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return int(total * MEMORY_SHARE) if total > 0 else None
+
+
+def _limit_memory() -> None:
+    """Cap this process's data segment at :func:`memory_limit` (where the system can)."""
+    limit = memory_limit()
+    try:
+        import resource
+
+        hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+        if limit is not None and (hard == resource.RLIM_INFINITY or limit < hard):
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ImportError, ValueError, OSError, AttributeError):
+        pass
 
 
 def deadline(time_limit: float | None) -> float | None:
@@ -223,4 +260,8 @@ def _serve(fd: int, parent: int) -> None:
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it kills the group
-    _serve(int(sys.argv[1]), int(sys.argv[2]))
+    from sim import sandbox as _module  # this file runs as __main__: flag the module
+
+    _module._IN_WORKER = True
+    _module._limit_memory()
+    _module._serve(int(sys.argv[1]), int(sys.argv[2]))

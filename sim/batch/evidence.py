@@ -33,7 +33,9 @@ estimated end). Times are integer seconds.
 from __future__ import annotations
 
 import heapq
+import math
 from bisect import bisect_left, insort
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -194,3 +196,167 @@ def _fit_from_top(t: int, held: list[tuple[int, int]], demand: list[tuple[int, .
         if any(a > r for a, r in zip(acc, room, strict=True)):
             return max(t, e)
     return t
+
+
+def slack_bound_error(workload: Workload, start: np.ndarray, end: np.ndarray, label: str,
+                      max_slack: float, unbounded: frozenset[int] = frozenset(),
+                      promises: Mapping[int, int] | None = None,
+                      breakpoint: bool = False) -> str | None:
+    """The first job that started later than the slack bound recomputed from the schedule
+    allows, or None.
+
+    Parameters
+    ----------
+    workload : Workload
+    start, end : numpy.ndarray of int64
+        Start and end time (s) of each job, aligned with ``workload.jobs``.
+    label : str
+        The schedule's label (its policy's display name), the messages' first word.
+    max_slack : float
+        The largest finite slack a job can get (s); the slack-based scheduler's is
+        ``SF * AWT``.
+    unbounded : frozenset of int
+        Ids of the jobs whose slack is infinite (no bound).
+    promises : mapping, optional
+        Job id -> the latest start the policy promised it (s); a waiting job is never
+        scheduled later than its promise (nor than its recomputed bound).
+    breakpoint : bool
+        The policy places a new job at ``now`` or a breakpoint of the current schedule
+        (the papers' slot search): its first start is at most ``G``, not the horizon.
+
+    Notes
+    -----
+    At its arrival ``t = submit_i`` job ``i`` is inserted into an insertion problem whose
+    horizon (``G`` plus the estimates of the waiting jobs and of ``i``, ``G`` the latest
+    end in the current schedule) bounds its first scheduled start, whatever the inserter
+    (the papers' slot search places it at a breakpoint, at most ``G``; an exact model
+    within the horizon). Every earlier job still present holds until: its estimated end
+    ``start + requested`` when it started before ``t``; ``min(B_j, P_j) + requested_j``
+    when it is still waiting, ``B_j`` its own bound and ``P_j`` its promise (a waiting job
+    is never scheduled later than its first start plus its slack, which the promise
+    states). ``B_i`` is that horizon plus ``max_slack``, and ``start_i <= B_i``. Infinite
+    once a job with infinite slack and no promise waits. A weaker bound than the policy's
+    promise, but one that holds whatever the policy promised of job ``i`` itself (one
+    that promises a starved job nothing, or the end of time, is still caught).
+    """
+    cols = workload.columns()
+    n = len(cols)
+    submit, requested = cols.submit, cols.requested
+    if n > 1 and np.any(np.diff(submit) < 0):
+        return f"{label}: jobs are not in submit order: the slack bound cannot be recomputed"
+    free = np.isin(cols.id, np.fromiter(unbounded, np.int64, len(unbounded)))
+    promised = dict(promises or {})
+    by_start = np.argsort(start, kind="stable")
+    heap: list[tuple[float, int, int]] = []  # (-release, job, phase): 0 waiting, 1 started
+    bound = np.full(n, math.inf)
+    waiting_sum, ps = 0, 0
+    for i in range(n):
+        t = int(submit[i])
+        while ps < n and start[by_start[ps]] < t:
+            j = int(by_start[ps])
+            ps += 1
+            waiting_sum -= int(requested[j])
+            heapq.heappush(heap, (-float(start[j] + requested[j]), j, 1))
+        while heap and not _present(heap[0], start, end, t):
+            heapq.heappop(heap)
+        first = max(float(t), -heap[0][0] if heap else float(t))
+        if not breakpoint:
+            first += waiting_sum + int(requested[i])
+        bound[i] = math.inf if free[i] else first + float(max_slack)
+        if start[i] > bound[i]:
+            return (f"{label}: job {cols.id[i]} starts at {start[i]}, later than "
+                    f"{math.floor(bound[i])}, the latest start its slack allows: first "
+                    f"placed by {first:.0f} (the {'end' if breakpoint else 'horizon'} of "
+                    f"its insertion at its arrival t={t}, recomputed from the schedule) "
+                    f"plus the largest slack "
+                    f"{float(max_slack):g} s (slack-bound)")
+        waiting_sum += int(requested[i])
+        held = min(bound[i], float(promised.get(int(cols.id[i]), math.inf)))
+        heapq.heappush(heap, (-(held + float(requested[i])), i, 0))
+    return None
+
+
+def _present(entry: tuple[float, int, int], start: np.ndarray, end: np.ndarray,
+             t: int) -> bool:
+    """Whether a heap entry of :func:`slack_bound_error` still holds at ``t``: a waiting
+    job's until it starts, a started one's until it ended before ``t``."""
+    _, j, phase = entry
+    if phase == 0:
+        return bool(start[j] >= t)
+    return bool(end[j] >= t)
+
+
+def reservation_error(workload: Workload, start: np.ndarray, end: np.ndarray, label: str,
+                      threshold: float, promises: Mapping[int, int] | None = None
+                      ) -> str | None:
+    """The first job that started later than the latest reservation selective backfilling
+    can have given it when its expansion factor reached ``threshold``, recomputed from
+    the schedule, or None.
+
+    Parameters
+    ----------
+    workload : Workload
+    start, end : numpy.ndarray of int64
+        Start and end time (s) of each job, aligned with ``workload.jobs``.
+    label : str
+        The schedule's label (its policy's display name), the messages' first word.
+    threshold : float
+        The expansion factor (>= 1) at which a waiting job gets its reservation.
+    promises : mapping, optional
+        Job id -> the first reservation the policy says it gave (s); a reserved job holds
+        its resources no later than from it (nor than from its recomputed bound).
+
+    Notes
+    -----
+    Job ``i``'s expansion factor ``(t - submit + requested) / requested`` reaches the
+    threshold at ``d_i = submit_i + ceil((threshold - 1) requested_i)``; when it has not
+    started before ``d_i`` it gets its reservation in the decision at ``d_i`` (before
+    that decision starts anything), at the earliest time it fits beside the jobs running
+    (until their estimated ends) and the reservations given before it (at ``d_j < d_i``,
+    or at ``d_i`` to a job earlier in the queue), each at most ``min(B_j, P_j)``, its own
+    bound and its promise (reservations never move later). ``B_i`` is the earliest time
+    at which ``i`` fits when each of those jobs holds its resources from ``d_i`` until
+    ``min(B_j, P_j) + requested_j`` (its estimated end when it started), computed as for
+    ``arrival-reservation``; ``start_i <= B_i`` whatever the policy promised ``i``.
+    """
+    cols = workload.columns()
+    n = len(cols)
+    submit, requested = cols.submit, cols.requested
+    demand = [tuple(int(v) for v in row) for row in cols.demand]
+    cap = workload.capacity
+    promised = dict(promises or {})
+    due = np.empty(n, np.float64)
+    for i in range(n):
+        try:
+            due[i] = int(submit[i]) + math.ceil((float(threshold) - 1.0) * int(requested[i]))
+        except OverflowError:
+            due[i] = math.inf
+    granted = [i for i in np.lexsort((np.arange(n), due)).tolist()
+               if math.isfinite(due[i]) and start[i] >= due[i]]
+    by_start = np.argsort(start, kind="stable")
+    by_end = np.lexsort((end == start, end))
+    held: list[tuple[int, int]] = []  # (latest release, job), sorted
+    release: dict[int, int] = {}
+    ps = pe = 0
+    for i in granted:
+        d = int(due[i])
+        while ps < n and start[by_start[ps]] < d:
+            j = int(by_start[ps])
+            ps += 1
+            if j in release:
+                _drop(held, release, j)
+            _hold(held, release, j, int(start[j] + requested[j]))
+        while pe < n and (end[by_end[pe]] < d or (end[by_end[pe]] == d and start[by_end[pe]] < d)):
+            j = int(by_end[pe])
+            pe += 1
+            if j in release:
+                _drop(held, release, j)
+        bound = d if start[i] == d else _fit_from_top(d, held, demand, demand[i], cap)
+        if start[i] > bound:
+            return (f"{label}: job {cols.id[i]} starts at {start[i]}, after {bound}, the "
+                    f"latest reservation it can have got when its expansion factor reached "
+                    f"{float(threshold):g} (t={d}), recomputed from the schedule "
+                    f"(reservation)")
+        _hold(held, release, i, min(bound, promised.get(int(cols.id[i]), bound))
+              + int(requested[i]))
+    return None

@@ -26,11 +26,16 @@ reservations are ``promises()``, one per job."""
 SLACK_BOUND = "slack-bound"
 """A job never starts later than its first scheduled start plus its slack (the
 slack-based scheduler); the bounds are ``promises()`` (jobs with infinite slack have
-none)."""
+none). Its terms (``guarantee_terms()``): ``max_slack``, the largest finite slack a job
+can get (s), ``unbounded``, the ids of the jobs whose slack is infinite, and optionally
+``placement: "breakpoint"`` when a new job is first placed no later than the end of the
+current schedule (else within the insertion problem's horizon)."""
 RESERVATION = "reservation"
 """A job that got a reservation never starts later than the first one it got (selective
-reservation: only some jobs get one, when the policy chooses); the reservations are
-``promises()``."""
+reservation: a waiting job gets one at the first instant its expansion factor
+``(t - submit + requested) / requested`` reaches the threshold); the reservations are
+``promises()``. Its terms (``guarantee_terms()``): ``threshold``, the expansion factor
+(>= 1), or ``adaptive: true`` when the threshold changes with the schedule."""
 FCFS_ORDER = "fcfs-order"
 """Jobs start in submit order (ties in workload order): no job starts before one
 submitted earlier."""
@@ -99,6 +104,19 @@ class Policy(Protocol):
         """The guarantee kinds (``GUARANTEES``) this policy keeps on the machine it was
         last reset for; the simulator records them in the schedule and the validator
         checks each. Called after the simulation."""
+
+
+def guarantee_terms(policy: Policy) -> dict[str, dict[str, Any]]:
+    """The terms under which ``policy`` declares its parametrised guarantees
+    (:data:`SLACK_BOUND`, :data:`RESERVATION`), as the policy declares them (an optional
+    method ``guarantee_terms()``: kind -> {term: value}); empty when it declares none.
+    The validator recomputes each such guarantee from the schedule under its terms, and a
+    parametrised kind declared without them is an error."""
+    declared = getattr(policy, "guarantee_terms", None)
+    if not callable(declared):
+        return {}
+    terms = declared()
+    return {str(k): dict(v) for k, v in dict(terms).items()}
 
 
 def compiled_kernels(policy: Policy) -> tuple[tuple[str, str], ...]:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from instances.job import Workload
-from sim.batch.policy import MachineInfo, Policy
+from sim.batch.policy import MachineInfo, Policy, guarantee_terms
 from sim.batch.schedule import OVERRUN_MODES, PolicyError, Schedule
 from sim.events import ARRIVAL, END, OVERRUN, WAKEUP, EventQueue
 
@@ -151,5 +151,6 @@ def simulate_python(
         overrun=overrun,
         promises=dict(policy.promises()),
         guarantees=frozenset(getattr(policy, "guarantees", frozenset)()),
+        terms=guarantee_terms(policy),
         sim_seconds=_time.perf_counter() - t_wall,
     )

@@ -7,6 +7,7 @@ neither imports the other's module for them. Times are integer seconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,9 @@ class Schedule:
     guarantees : frozenset of str
         The guarantee kinds the policy declared (``sim.batch.policy.GUARANTEES``); the
         validator checks each of them.
+    terms : dict
+        Kind -> {term: value}: the terms of the parametrised guarantees the policy
+        declared (``sim.batch.policy.guarantee_terms``).
     sim_seconds : float
         Wall-clock seconds the simulation took.
     engine : {"python", "compiled"}
@@ -58,3 +62,4 @@ class Schedule:
     guarantees: frozenset[str] = frozenset()
     engine: str = "python"
     engine_reason: str = ""
+    terms: dict[str, dict[str, Any]] = field(default_factory=dict)

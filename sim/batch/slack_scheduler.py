@@ -250,6 +250,20 @@ class SlackScheduler(BasePolicy):
         # the slack bound holds when no job outlives its request (see ``overrun="run"``)
         return frozenset({SLACK_BOUND}) if self.machine.kill_at_request else frozenset()
 
+    def guarantee_terms(self) -> dict[str, dict[str, object]]:
+        """The slack bound's terms (``sim.batch.policy.SLACK_BOUND``): a job's slack is
+        ``(1 - p) SF AWT`` with ``p`` in [0, 1], so at most ``SF AWT`` seconds, and
+        infinite for the over-quota jobs (``PP = -inf`` in the priority table); with an
+        inserter whose ``placement`` is ``"breakpoint"`` (the papers' slot search), a new
+        job is first placed no later than the end of the current schedule."""
+        if SLACK_BOUND not in self.guarantees():
+            return {}
+        unbounded = sorted(j for j, (_, pp) in self.priorities.items() if pp == -math.inf)
+        terms: dict[str, object] = {"max_slack": self.sf * self.awt, "unbounded": unbounded}
+        if getattr(self.inserter, "placement", None) == "breakpoint":
+            terms["placement"] = "breakpoint"  # the inserter says it places at a slot
+        return {SLACK_BOUND: terms}
+
     def _priority(self, up: float, pp: float, sp: float) -> float:
         """Weighted priority ``(UP + PP + SP) / 3``; -inf for over-quota jobs."""
         if pp == -math.inf:

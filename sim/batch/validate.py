@@ -21,12 +21,18 @@ code with the simulator or the policies:
       arrival, recomputed from the schedule (:mod:`sim.batch.evidence`); every job has a
       promise (each got a reservation at arrival) and starts no later than it;
   ``slack-bound`` (the slack-based scheduler)
-      every job in ``Schedule.promises`` starts no later than its promise; the slack
-      depends on the policy's parameters, not on the schedule, so the promises are the
-      evidence and a schedule of jobs declaring it with no promise at all is an error;
+      every job starts no later than its slack bound recomputed from the schedule under
+      the declared terms (``Schedule.terms``: the largest slack, the jobs with infinite
+      slack, where a new job is first placed; :mod:`sim.batch.evidence`), and every job
+      in ``Schedule.promises`` no later than its promise; declared without its terms, or
+      with no promise at all, it is an error;
   ``reservation`` (selective reservation)
-      every job in ``Schedule.promises`` starts no later than its promise (which jobs get
-      one, and when, depends on the policy's threshold: the promises are the evidence);
+      every job that reached the declared threshold (``Schedule.terms``) while waiting
+      starts no later than the latest reservation it can have got then, recomputed from
+      the schedule (:mod:`sim.batch.evidence`), and every job in ``Schedule.promises`` no
+      later than its promise. With ``adaptive`` terms the threshold is the policy's
+      running mean, whose instants the schedule does not fix: the promises are then the
+      only evidence. Declared without its terms it is an error;
   ``fcfs-order`` (FCFS)
       no job starts before a job submitted earlier (workload order).
 
@@ -38,9 +44,16 @@ code with the simulator or the policies:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from sim.batch.evidence import arrival_reservation_error, head_reservation_error
+from sim.batch.evidence import (
+    arrival_reservation_error,
+    head_reservation_error,
+    reservation_error,
+    slack_bound_error,
+)
 from sim.batch.machine import Schedule
 
 
@@ -148,10 +161,63 @@ def _evidence_error(schedule: Schedule, declared: set[str]) -> str | None:
         broken = arrival_reservation_error(*args)
         if broken is not None:
             return broken
-    if "slack-bound" in declared and not schedule.promises and len(schedule.start):
+    if "slack-bound" in declared:
+        broken = _slack_bound(schedule)
+        if broken is not None:
+            return broken
+    if "reservation" in declared:
+        broken = _reservation(schedule)
+        if broken is not None:
+            return broken
+    return None
+
+
+def _terms(schedule: Schedule, kind: str) -> dict | str:
+    """The declared terms of ``kind``, or the error of a kind declared without them."""
+    terms = schedule.terms.get(kind)
+    if not isinstance(terms, dict):
+        return (f"{schedule.policy}: declares {kind} without its terms "
+                f"(guarantee_terms()): nothing to check ({kind})")
+    return terms
+
+
+def _slack_bound(schedule: Schedule) -> str | None:
+    if not schedule.promises and len(schedule.start):
         return (f"{schedule.policy}: declares slack-bound but promises no job a latest "
                 "start: nothing to check (slack-bound)")
-    return None
+    terms = _terms(schedule, "slack-bound")
+    if isinstance(terms, str):
+        return terms
+    top, free = terms.get("max_slack"), terms.get("unbounded", ())
+    if isinstance(top, bool) or not isinstance(top, (int, float)) or not 0 <= top < math.inf:
+        return (f"{schedule.policy}: slack-bound term max_slack = {top!r} is not a finite "
+                "number of seconds >= 0 (slack-bound)")
+    try:
+        unbounded = frozenset(int(j) for j in free)
+    except (TypeError, ValueError):
+        return (f"{schedule.policy}: slack-bound term unbounded is not a list of job ids "
+                "(slack-bound)")
+    placement = terms.get("placement", "horizon")
+    if placement not in ("breakpoint", "horizon"):
+        return (f"{schedule.policy}: slack-bound term placement = {placement!r} is not "
+                "'breakpoint' or 'horizon' (slack-bound)")
+    return slack_bound_error(schedule.workload, schedule.start, schedule.end,
+                             schedule.policy, float(top), unbounded, schedule.promises,
+                             breakpoint=placement == "breakpoint")
+
+
+def _reservation(schedule: Schedule) -> str | None:
+    terms = _terms(schedule, "reservation")
+    if isinstance(terms, str):
+        return terms
+    if terms.get("adaptive") is True:
+        return None  # the promises are the evidence (module docstring)
+    thr = terms.get("threshold")
+    if isinstance(thr, bool) or not isinstance(thr, (int, float)) or not 1 <= thr < math.inf:
+        return (f"{schedule.policy}: reservation term threshold = {thr!r} is not a finite "
+                "expansion factor >= 1 (reservation)")
+    return reservation_error(schedule.workload, schedule.start, schedule.end,
+                             schedule.policy, float(thr), schedule.promises)
 
 
 def promise_error(schedule: Schedule) -> str | None:

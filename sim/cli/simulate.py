@@ -119,7 +119,9 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
                    help="wall-clock seconds for the run of a user's or plug-in policy "
                         "(MODULE:FACTORY or an entry point; all months together with "
                         "--by-month), which runs in a worker process killed at this limit, "
-                        "on a crash, or on Ctrl-C (default: no limit); refused when every "
+                        "on a crash, or on Ctrl-C (default: no limit); its module's import "
+                        "and its factory call also run there, first, within this limit "
+                        f"(default {registry.LOAD_SECONDS:g} s); refused when every "
                         "policy is built in (they run in this process)")
 
 
@@ -201,8 +203,26 @@ def simulate_arrays(workload: Any, name: str, options: dict[str, Any], overrun: 
         return {"policy_error": str(exc)}
     return [(label, {"policy": s.policy, "start": s.start, "end": s.end, "killed": s.killed,
                      "promises": dict(s.promises), "guarantees": sorted(s.guarantees),
+                     "terms": _plain_terms(s.terms),
                      "sim_seconds": s.sim_seconds, "engine": s.engine,
                      "engine_reason": s.engine_reason}) for label, s in pairs]
+
+
+def _plain_terms(terms: Any) -> dict[str, dict[str, Any]]:
+    """A schedule's guarantee terms as JSON data (a value that is not becomes its
+    ``repr``, which the validator then refuses by name)."""
+    import json
+
+    out: dict[str, dict[str, Any]] = {}
+    for kind, values in dict(terms or {}).items():
+        row = {}
+        for k, v in dict(values).items():
+            try:
+                row[str(k)] = json.loads(json.dumps(v, allow_nan=False))
+            except (TypeError, ValueError, RecursionError):
+                row[str(k)] = repr(v)[:100]
+        out[str(kind)] = row
+    return out
 
 
 def sandboxed(seconds: float | None) -> Any:
@@ -267,6 +287,7 @@ def _rebuilt(workload: Any, by_month: bool, overrun: str, answer: Any,
             promises={int(j): int(t) for j, t in dict(d.get("promises") or {}).items()},
             sim_seconds=sim_seconds,
             guarantees=frozenset(str(g) for g in d.get("guarantees") or ()),
+            terms=_plain_terms(d.get("terms") if isinstance(d.get("terms"), dict) else {}),
             engine=engine, engine_reason=str(d.get("engine_reason") or ""))))
     return out
 
@@ -284,11 +305,29 @@ def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
     return [sandboxed(seconds) if f else None for f in foreign]
 
 
+def _load_seconds(args: argparse.Namespace) -> float | None:
+    """Seconds a foreign policy's import and factory call may take in the worker:
+    ``--policy-time-limit``, else :data:`sim.registry.LOAD_SECONDS`."""
+    limit = args.policy_time_limit
+    return registry.LOAD_SECONDS if limit is None else float(limit)
+
+
+def _spec(name: str, options: dict[str, Any], args: argparse.Namespace) -> Any:
+    """The policy ``name`` with ``options``, resolved and built once to check it (a bad
+    policy, option or value fails before the trace is read): a foreign one in the sandbox
+    worker within :func:`_load_seconds` (its module is never imported here), the
+    project's own here."""
+    if registry.is_foreign("", name):
+        return registry.foreign_policy_spec(name, options, seconds=_load_seconds(args))
+    spec = registry.policy_spec(name, **options)
+    spec.build()
+    return spec
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
-    spec = registry.policy_spec(args.policy, **_policy_options(args))
-    spec.build()  # a bad policy, option or value fails before reading
+    spec = _spec(args.policy, _policy_options(args), args)
     if args.priorities is not None and not spec.takes_priorities:
         raise ValueError(f"--priorities: policy {args.policy!r} takes no priorities (the "
                          "slack-based policies do)")
@@ -321,7 +360,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from sim.batch.runner import run
 
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-    bare = [registry.policy_spec(p) for p in policies]  # fail early on an unknown name
+    bare = [_spec(p, {}, args) for p in policies]  # fail early on an unknown name
     simulators = _simulator(bare, args)
     w = _workload(args)
     given = {k: v for k, v in _policy_options(args).items() if v is not None}
@@ -336,7 +375,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     specs = [s.with_options(**{k: v for k, v in given.items()
                                if s.accepted is None or k in s.accepted}) for s in bare]
     for s in specs:
-        s.build()  # a bad value fails before the first simulation
+        if s.options:  # a bad value fails before the first simulation
+            registry.check_policy(s, seconds=_load_seconds(args))
     rows = []
     sha = _trace_sha256(args.trace)
     for spec, simulator in zip(specs, simulators, strict=True):

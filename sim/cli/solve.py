@@ -63,8 +63,12 @@ def _backend_options(args: argparse.Namespace, family: Family, name: str) -> dic
         return {}
     if family.ilp == name:
         return {"backend": args.backend}
-    takes = () if registry.is_combination(name) and name not in family.solvers \
-        else tuple(getattr(family.solver(name), "backends", ()))
+    if registry.is_combination(name) and name not in family.solvers:
+        takes: tuple[str, ...] = ()
+    elif family.is_foreign(name):  # asked in the sandbox worker, never imported here
+        takes = tuple(_known(args, family, name).get("backends") or ())
+    else:
+        takes = tuple(getattr(family.solver(name), "backends", ()))
     if args.backend in takes:
         return {"backend": args.backend}
     if takes:
@@ -76,10 +80,26 @@ def _backend_options(args: argparse.Namespace, family: Family, name: str) -> dic
                         f"{family.name} has no ILP"))
 
 
+def _known(args: argparse.Namespace, family: Family, name: str) -> dict[str, Any]:
+    """Refuse an unknown solver ``name``; a foreign one is imported in the sandbox worker
+    only (:func:`sim.sweep.bench.probe_solver`, within the time limit plus its grace, at
+    most ``LOAD_SECONDS``), and what it declares is returned (empty for the project's
+    own)."""
+    if not family.is_foreign(name):
+        family.solver(name)
+        return {}
+    from sim.sandbox import deadline
+    from sim.sweep.bench import LOAD_SECONDS, probe_solver
+
+    limit = deadline(args.time_limit)
+    return probe_solver(family, name, seconds=LOAD_SECONDS if limit is None
+                        else min(limit, LOAD_SECONDS))
+
+
 def _single(args: argparse.Namespace, family: Family, problem: Any, name: str) -> int:
     from sim.sweep.bench import run_solver
 
-    family.solver(name)  # an unknown name is refused without the file's name
+    _known(args, family, name)  # an unknown name is refused without the file's name
     options = _backend_options(args, family, name)
     try:
         result = run_solver(family, name, problem, time_limit=args.time_limit,

@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim import problems
-from sim.plugins import is_reference
+from sim.plugins import SOLVER_GROUP, is_reference
 
 if TYPE_CHECKING:
     from sim.problems import Family
@@ -171,30 +171,67 @@ def from_plain(family: Family, name: str, plain: Any) -> Any:
     return Result(**{**plain, "solution": solution})
 
 
+#: seconds a foreign solver's import may take in the sandbox worker (:func:`probe_solver`)
+LOAD_SECONDS = 60.0
+
+_PROBED: dict[str, dict[str, Any]] = {}
+
+
+def probe_solver(family: Family | None, name: str, *,
+                 seconds: float | None = LOAD_SECONDS) -> dict[str, Any]:
+    """Import the foreign solver ``name`` (a user's ``MODULE:FUNCTION``, or an installed
+    package's entry point of ``family``: :meth:`sim.problems.Family.foreign_target`) in the
+    sandbox worker (:mod:`sim.sandbox`, within ``seconds``), never here, and return what
+    it declares (``kind``); once per target and process. ValueError naming the solver
+    (and its entry point) when it does not import or name a callable, or its import
+    raised, crashed, exited, ran out of memory or ran past the limit."""
+    target = name if is_reference(name) else (
+        family.foreign_target(name) if family is not None else None)
+    if target is None:
+        raise ValueError(f"solver {name!r} is the project's own")
+    if target not in _PROBED:
+        from sim import sandbox
+
+        what = "solver" if is_reference(name) or family is None else \
+            f"solver {name!r} (entry point {family.name}/{name} of group {SOLVER_GROUP})"
+        module = target.partition(":")[0]
+        info = sandbox.call("sim.plugins:describe_reference", (target, what),
+                            seconds=seconds,
+                            what=f"solver {name!r} (module {module!r}, import)")
+        if not isinstance(info, dict) or "error" in info:
+            raise ValueError(str(info.get("error") if isinstance(info, dict) else info))
+        _PROBED[target] = info
+    return _PROBED[target]
+
+
 def solver_kind(family: Family, name: str) -> str:
     """``"exact"`` for the registered exact models (``models.*``) and for a user's
     function that declares ``kind = "exact"``; ``"heuristic"`` otherwise
-    (:meth:`sim.problems.Family.kind`)."""
+    (:meth:`sim.problems.Family.kind`; a user's function is asked in the sandbox worker,
+    :func:`probe_solver`)."""
+    if is_reference(name):
+        kind = probe_solver(family, name).get("kind")
+        return kind if kind in ("exact", "heuristic") else "heuristic"
     return family.kind(name)
 
 
 def check_solvers(names: Sequence[str], families: Iterable[Family]) -> None:
     """Refuse, before anything runs, a name no family of the files knows (when a file
     could be read: every run of an unreadable one is refused anyway), and a user's
-    ``MODULE:FUNCTION`` or an installed package's solver that does not import."""
-    from sim.plugins import load_reference
+    ``MODULE:FUNCTION`` or an installed package's solver that does not import (imported in
+    the sandbox worker, :func:`probe_solver`)."""
 
     families = sorted(set(families), key=lambda f: f.name)
     for name in names:
         if is_reference(name):
-            load_reference(name, what="solver")
+            probe_solver(None, name)
         elif families and not any(f.has_solver(name) for f in families):
             valid = {f.name: sorted(f.solvers) for f in families}
             raise ValueError(f"--solvers: unknown solver {name!r}; valid names per family: "
                              + "; ".join(f"{f}: {', '.join(v)}" for f, v in valid.items()))
         for f in families:
             if name in f.plugins:
-                f.solver(name)
+                probe_solver(f, name)
 
 
 # --------------------------------------------------------------------------- files

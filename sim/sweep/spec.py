@@ -412,8 +412,9 @@ def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[s
     vary = _varying(options)
     out = []
     for combo in _expand_dict(options):
-        try:  # check option values by building the policy once (cheap)
-            bare.with_options(**combo).build()
+        try:  # check option values by building the policy once (a foreign one in the
+            # sandbox worker: its module is never imported here)
+            registry.check_policy(bare.with_options(**combo))
         except (TypeError, ValueError, OverflowError) as exc:
             raise _err(source, f"{where}.options",
                        f"{short(combo)}: {_cut(str(exc))}") from None

@@ -30,7 +30,7 @@ import numpy as np
 from heuristics.compress_kernel import ERRORS
 from instances.job import Workload
 from sim.batch.fast import kernel as K
-from sim.batch.policy import MachineInfo, compiled_kernels
+from sim.batch.policy import MachineInfo, compiled_kernels, guarantee_terms
 from sim.batch.schedule import OVERRUN_MODES, PolicyError, Schedule
 
 _SELECT = {"ff": K.FF, "bl": K.BL, "bb": K.BB}
@@ -191,6 +191,7 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
         overrun=overrun,
         promises=promises,
         guarantees=frozenset(policy.guarantees()),
+        terms=guarantee_terms(policy),
         sim_seconds=time.perf_counter() - t_wall,
         engine="compiled",
     )
@@ -273,6 +274,7 @@ def _slack_loop(workload: Workload, policy: Any, *, overrun: str,
         overrun=overrun,
         promises=dict(policy._promises),
         guarantees=frozenset(policy.guarantees()),
+        terms=guarantee_terms(policy),
         sim_seconds=time.perf_counter() - t_wall,
         engine="compiled",
     )
