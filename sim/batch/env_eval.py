@@ -15,8 +15,9 @@ the average wait exactly; the average bounded slowdown reported for the optimum 
 of the wait-optimal schedule (not a bounded-slowdown optimum). Jobs of zero run length
 hold no processor: they are left out of the model and start at their arrival. When the
 solver stops at its time limit without a proof the row says ``FEASIBLE`` and gives the
-lower bound on the average wait; gaps are then measured to the best schedule found, and
-``gap_bound_s`` to the bound.
+lower bound on the average wait; gaps are then measured to the best schedule known on
+the window (the solver's or any policy's, each a feasible solution of the same problem:
+gaps are never negative), and ``gap_bound_s`` to the bound.
 
 Built-in policies (``BUILTINS``): ``fcfs`` (always action 0), ``sjf`` (shortest requested
 time first, the oldest on ties), ``easy`` (action 0 with ``backfill="easy"``),
@@ -204,8 +205,9 @@ def evaluate(policies: Sequence[str | Policy] = tuple(BUILTINS),
     list of dict
         One row per (window, policy), the optimum's row named ``"optimum"`` first:
         ``start, length, policy, status`` (the optimum's solver status, else ``""``),
-        the ``METRICS``, and ``gap_s`` (average wait minus the optimum's, s),
-        ``gap`` (that over the optimum's average wait; None when it is 0) and
+        the ``METRICS``, and ``gap_s`` (average wait minus the reference's, s: the
+        proved optimum's, or without a proof the least of the block's, see
+        :func:`_gaps`), ``gap`` (that over the reference's average wait; None when 0) and
         ``gap_bound_s`` (average wait minus the proved lower bound, s). A failed
         agent window has ``status`` ``"failed"``, ``error`` and None for the figures.
     """
@@ -262,8 +264,22 @@ def _evaluate(pols: list[Policy], windows: Sequence[tuple[int, int]], trace: Any
                 validate(sched)
                 m = summary(sched)
             block.append(_row(start, length, p.name, m, "", opt))
-        rows.extend(block)
+        rows.extend(_gaps(block, opt))
     return rows
+
+
+def _gaps(block: list[dict[str, Any]], opt: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """``block``'s gaps to the window's reference: the proved optimum, or without a proof
+    the least average wait of any schedule in the block (the solver's included)."""
+    if opt is None:
+        return block
+    waits = [r["avg_wait"] for r in block if r["status"] != "failed"]
+    ref = opt["avg_wait"] if opt["status"] == "OPTIMAL" else min(waits)
+    for r in block:
+        if r["status"] != "failed":
+            r["gap_s"] = r["avg_wait"] - ref
+            r["gap"] = r["gap_s"] / ref if ref > 0 else None
+    return block
 
 
 def _row(start: int, length: int, name: str, m: dict[str, Any], status: str,
@@ -271,9 +287,7 @@ def _row(start: int, length: int, name: str, m: dict[str, Any], status: str,
     row: dict[str, Any] = {"start": start, "length": length, "policy": name,
                            "status": status}
     row.update({k: m[k] for k in METRICS})
-    if opt is not None:
-        row["gap_s"] = m["avg_wait"] - opt["avg_wait"]
-        row["gap"] = row["gap_s"] / opt["avg_wait"] if opt["avg_wait"] > 0 else None
+    if opt is not None:  # gap_s and gap: set by _gaps once the block is complete
         row["gap_bound_s"] = m["avg_wait"] - opt["avg_wait_bound"]
     return row
 
@@ -290,13 +304,15 @@ def _failed(start: int, length: int, name: str, error: str, opt: dict[str, Any] 
 
 def window_table(rows: Sequence[dict[str, Any]]) -> str:
     """Per window (its first job and length): the optimum's status and each policy's
-    gap to the optimum's average wait (s), ``failed`` where the policy did not finish."""
+    gap to the optimum's average wait (s; to the window's best schedule where the optimum
+    is not proved), ``failed`` where the policy did not finish."""
     names = [n for n in dict.fromkeys(r["policy"] for r in rows) if n != "optimum"]
     if not any("gap_s" in r for r in rows):
         return ""
     width = max([10, *(len(n) for n in names)])
     lines = [f"{'window':>13} {'optimum':>9} " + " ".join(f"{n:>{width}}" for n in names)
-             + "   (gap to the optimum's average wait, s)"]
+             + "   (gap to the optimum's average wait, s; to the window's best where the "
+             "optimum is not proved)"]
     by_window: dict[tuple[int, int], dict[str, dict[str, Any]]] = {}
     for r in rows:
         by_window.setdefault((r["start"], r["length"]), {})[r["policy"]] = r
@@ -314,13 +330,14 @@ def window_table(rows: Sequence[dict[str, Any]]) -> str:
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
     """Per policy over all windows: mean average wait (s) and bounded slowdown, mean gap
-    to the optimum's average wait (s), the windows where the policy matched the optimum,
+    to the reference's average wait (s; the proved optimum, else the best schedule of the
+    window), the windows where the policy matched the reference (``=ref``),
     for the optimum how many windows were proved, and the failed windows (averages are
     over the others)."""
     names = list(dict.fromkeys(r["policy"] for r in rows))
     width = max([10, *(len(n) for n in names)])
     lines = [f"{'policy':<{width}} {'windows':>7} {'avg_wait_s':>11} {'avg_bsld':>9} "
-             f"{'gap_s':>9} {'=opt':>5} {'proved':>7} {'failed':>6}"]
+             f"{'gap_s':>9} {'=ref':>5} {'proved':>7} {'failed':>6}"]
     for nm in names:
         every = [r for r in rows if r["policy"] == nm]
         rs = [r for r in every if r["status"] != "failed"]
