@@ -8,7 +8,9 @@ Toth 2001, Brandao & Pedroso 2016)::
 
 over the feasible patterns p (job sets that fit one epoch, :mod:`.pricing`), is solved on
 a growing set of columns by GLOP (``ortools.linear_solver.pywraplp``); its dual values
-``y_j >= 0`` price new columns, first by the greedy patterns, then exactly by CP-SAT.
+``y_j >= 0`` price new columns, first by the greedy patterns (``greedy_rounds`` rounds
+of them, each round's patterns over the jobs earlier rounds' best left), then exactly by
+CP-SAT.
 
 Certified bound (Farley 1990): for *any* non-negative weights ``w_j``, every packing
 into ``m`` epochs has ``sum_j w_j = sum_epochs w(epoch) <= m z`` with ``z`` an upper
@@ -38,12 +40,18 @@ wall clock:
    short limit, which overran a 0.5 s limit by itself): the incumbent and the first
    columns;
 2. column generation (:class:`_Generator`) on at most :data:`LP_SHARE` of the time;
-3. when the LP value rounded up already meets the incumbent (no dive can beat it), more
-   column generation on this stage's time first; then diving (:func:`dives`): round up
-   the largest fractional column, generate columns by the greedy pricing only, until
-   the LP solution is integral (a packing) or its value rounded up reaches the
-   incumbent; again, rounding up one of the largest at random, until a packing meets
-   the bound; on at most :data:`DIVE_SHARE` of the time left;
+3. with ``residual``, the LP solution rounded to a packing (:func:`residual_packing`:
+   its columns of value at least :data:`RESIDUAL_MIN`, the jobs left by first fit);
+   when the LP value rounded up already meets the incumbent (no dive can beat it), more
+   column generation on this stage's time first (:data:`MORE_SHARE` of the time left
+   with ``residual``); then diving (:func:`dives`): round up the largest fractional
+   column, generate columns by the greedy pricing only, until the LP solution is
+   integral (a packing) or its value rounded up reaches the incumbent (with
+   ``residual``, every LP of a dive rounded too); again, rounding up one of the largest
+   at random, until a packing meets the bound; on at most :data:`DIVE_SHARE` of the
+   time left; with ``residual``, when the packing then meets the LP value rounded up
+   and the LP has not converged, more column generation on :data:`MORE_SHARE` of the
+   time left (only the bound can close that gap);
 4. the integer master over the generated columns by CP-SAT (a cover; a job in two chosen
    patterns is kept in the first, which stays feasible), on at most
    :data:`MASTER_SHARE` of the time left;
@@ -92,6 +100,12 @@ CLOCK_EVERY = 1000
 """Columns (or jobs) between two looks at the clock while a master is built."""
 DIVE_CHOICES = 3
 """A dive after the first rounds up one of this many largest fractional columns."""
+RESIDUAL_MIN = 0.5
+"""LP value from which :func:`residual_packing` keeps a column."""
+MORE_SHARE = 0.8
+"""With ``residual`` (:class:`ColgenOptions`): share of the time left for more column
+generation when the LP value rounded up already meets the incumbent."""
+"""A dive after the first rounds up one of this many largest fractional columns."""
 EPS = 1e-9
 """A greedy column enters when its dual value exceeds ``1 + EPS``."""
 LP_TOL = 1e-6
@@ -99,6 +113,11 @@ LP_TOL = 1e-6
 the restricted master's value only falls as columns enter, so the bound cannot rise
 above that ceiling (the tolerance absorbs GLOP's; stopping early never makes a bound
 invalid, it can only leave it lower)."""
+
+GREEDY_ROUNDS = 1
+"""Rounds of the greedy pricing per LP (:class:`ColgenOptions`)."""
+RESIDUAL = False
+"""Whether dives round every LP by :func:`residual_packing` (:class:`ColgenOptions`)."""
 
 
 @dataclass(frozen=True)
@@ -116,14 +135,27 @@ class ColgenOptions:
     fallback : bool
         Run stage 4 (the CP-SAT epochs model with the bound) when stages 1-3 prove
         nothing.
+    greedy_rounds : int
+        Rounds of the greedy pricing per LP (:func:`models.kresource.pricing.
+        greedy_patterns`), at least 1.
+    residual : bool
+        Round every LP of a dive by :func:`residual_packing` too (:func:`dive`).
     """
 
     lp_share: float = LP_SHARE
     dive_share: float = DIVE_SHARE
     master_share: float = MASTER_SHARE
     fallback: bool = True
+    greedy_rounds: int = GREEDY_ROUNDS
+    residual: bool = RESIDUAL
 
     def __post_init__(self) -> None:
+        if isinstance(self.greedy_rounds, bool) or not isinstance(self.greedy_rounds, int) \
+                or self.greedy_rounds < 1:
+            raise ValueError(f"greedy_rounds must be an integer >= 1, got "
+                             f"{self.greedy_rounds!r}")
+        if not isinstance(self.residual, bool):
+            raise ValueError(f"residual must be true or false, got {self.residual!r}")
         if not 0 < self.lp_share <= 1:
             raise ValueError(f"lp_share must be in (0, 1], got {self.lp_share!r}")
         if not 0 <= self.dive_share <= 1:
@@ -294,10 +326,10 @@ class _Generator:
     """Column generation on the restricted master: the columns, the LP, the pricing."""
 
     def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int,
-                 deadline: Deadline | None = None) -> None:
+                 deadline: Deadline | None = None, greedy_rounds: int = 1) -> None:
         """Raises :class:`OutOfTime` when ``deadline`` passes while the first master LP
         (a row per job, a column per pattern of ``columns``) is built."""
-        self.problem, self.seed = problem, seed
+        self.problem, self.seed, self.greedy_rounds = problem, seed, greedy_rounds
         self.master = _Master(problem.n, deadline)
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
@@ -335,7 +367,8 @@ class _Generator:
                 out.converged = True  # the LP value only falls: its ceiling is reached
                 return True
             added = 0
-            for p in greedy_patterns(problem, duals, sizes=self.sizes):
+            for p in greedy_patterns(problem, duals, sizes=self.sizes,
+                                      rounds=self.greedy_rounds):
                 if sum(duals[j] for j in p) > 1 + EPS:
                     added += self.add(p)
             if added:
@@ -370,14 +403,17 @@ class _Generator:
 
 
 def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
-             time_limit: float | None, seed: int = 0, target: int | None = None) -> Bound:
+             time_limit: float | None, seed: int = 0, target: int | None = None,
+             greedy_rounds: int = GREEDY_ROUNDS) -> Bound:
     """Column generation from ``columns`` (which must cover every job) within
     ``time_limit`` seconds; stops early once the certified bound reaches ``target``
-    (the incumbent's number of epochs). See the module docstring. The volume bound
-    alone (``rounds == 0``) when the time runs out while the first master is built."""
+    (the incumbent's number of epochs); ``greedy_rounds`` as in :class:`ColgenOptions`.
+    See the module docstring. The volume bound alone (``rounds == 0``) when the time
+    runs out while the first master is built."""
+    rounds = ColgenOptions(greedy_rounds=greedy_rounds).greedy_rounds
     deadline = Deadline(time_limit)
     try:
-        gen = _Generator(problem, columns, seed, deadline)
+        gen = _Generator(problem, columns, seed, deadline, greedy_rounds=rounds)
     except OutOfTime:
         return Bound(bound=problem.lower_bound(), columns=[tuple(sorted(p)) for p in columns])
     gen.run(deadline, target=target)
@@ -385,20 +421,32 @@ def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
 
 
 def dive(gen: _Generator, *, upper: int, time_limit: float | None,
-         rng: random.Random | None = None) -> list[list[int]] | None:
+         rng: random.Random | None = None, residual: bool = False
+         ) -> list[list[int]] | None:
     """One dive from the current LP of ``gen``: fix (round up) the column of largest
     fractional LP value (with ``rng``, one of the :data:`DIVE_CHOICES` largest, at
     random), and every column at 1, generate columns again (greedy pricing), until the
     LP solution is integral (an epoch list, returned) or its value rounded up reaches
     ``upper`` (None: this dive cannot beat the incumbent) or time runs out (None). The
-    columns fixed are released at the end."""
+    columns fixed are released at the end. With ``residual``, every LP of the dive is
+    also rounded by :func:`residual_packing`; the dive stops at the first such packing
+    of ``ceil(LP value)`` epochs (none deeper can do better) and returns the smallest
+    below ``upper`` when it ends without an integral LP."""
     deadline = Deadline(time_limit)
     fixed: set[int] = set()
+    found: list[list[int]] | None = None
     try:
         while not deadline.expired():
             lp, sol = gen.out.lp, gen.out.lp_solution
             if lp is None or math.ceil(lp - LP_TOL) >= upper:
-                return None
+                return found
+            if residual:
+                packing = residual_packing(gen.problem, gen.columns, sol, gen.by_size,
+                                           deadline)
+                if len(packing) < upper:
+                    found, upper = packing, len(packing)
+                    if upper <= math.ceil(lp - LP_TOL):
+                        return found
             ones = [i for i, v in sol.items() if v > 1 - 1e-6]
             frac = sorted(((v, i) for i, v in sol.items()
                            if v <= 1 - 1e-6 and i not in fixed), reverse=True)
@@ -410,18 +458,19 @@ def dive(gen: _Generator, *, upper: int, time_limit: float | None,
                     fixed.add(i)
                     gen.master.fix(i)
             gen.run(deadline, certify=False)
-        return None
+        return found
     finally:
         for i in fixed:
             gen.master.fix(i, 0.0)
 
 
 def dives(gen: _Generator, *, upper: int, lower: int, time_limit: float | None,
-          seed: int = 0) -> tuple[list[list[int]] | None, int]:
+          seed: int = 0, residual: bool = False) -> tuple[list[list[int]] | None, int]:
     """Dives (:func:`dive`) until one meets ``lower`` or the time is spent (at most one
     without a limit): the first takes the largest column, the others choose at random
     (``random.Random(seed)``) and start from the LP over every column generated so far.
-    Returns the best packing found below ``upper`` (or None) and the number of dives."""
+    Returns the best packing found below ``upper`` (or None) and the number of dives;
+    ``residual`` as in :func:`dive`."""
     deadline = Deadline(time_limit)
     rng = random.Random(seed)
     best, count = None, 0
@@ -432,13 +481,35 @@ def dives(gen: _Generator, *, upper: int, lower: int, time_limit: float | None,
         if lp is None or math.ceil(lp - LP_TOL) >= (upper if best is None else len(best)):
             break  # no dive from this LP can beat the incumbent
         sol = dive(gen, upper=upper if best is None else len(best),
-                   time_limit=deadline.left(), rng=rng if count else None)
+                   time_limit=deadline.left(), rng=rng if count else None,
+                   residual=residual)
         count += 1
         if sol is not None and (best is None or len(sol) < len(best)):
             best = sol
         if best is not None and len(best) <= lower or time_limit is None:
             break
     return best, count
+
+
+def residual_packing(problem: EpochProblem, columns: Sequence[Sequence[int]],
+                     lp_solution: dict[int, float], order: Sequence[int],
+                     deadline: Deadline | None = None) -> list[list[int]]:
+    """Epochs from an LP solution: its columns of value at least :data:`RESIDUAL_MIN`,
+    largest value first, each keeping the jobs no earlier one took; the jobs left
+    packed by first fit in ``order`` (every fit checked in integers; by next fit once
+    ``deadline`` expires, as in :func:`ffd`)."""
+    taken = sorted(((v, i) for i, v in lp_solution.items() if v >= RESIDUAL_MIN),
+                   reverse=True)
+    seen: set[int] = set()
+    epochs = []
+    for _, i in taken:
+        ep = [j for j in columns[i] if j not in seen]
+        if ep:
+            seen.update(ep)
+            epochs.append(ep)
+    rest = [j for j in order if j not in seen]
+    epochs += _first_fit(rest, problem.capacity, problem.demands, deadline, True) or []
+    return relabel(epochs)
 
 
 def _cover_to_partition(problem: EpochProblem, patterns: Sequence[Sequence[int]]
@@ -503,17 +574,20 @@ def integer_master(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
 
 def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed: int = 0,
                  lp_share: float = LP_SHARE, dive_share: float = DIVE_SHARE,
-                 master_share: float = MASTER_SHARE, fallback: bool = True) -> Result:
+                 master_share: float = MASTER_SHARE, fallback: bool = True,
+                 greedy_rounds: int = GREEDY_ROUNDS, residual: bool = RESIDUAL) -> Result:
     """Minimum epochs by price-and-branch (module docstring); ``time_limit`` in seconds
     of wall clock covers every stage. The one-time imports of OR-Tools happen before
     the clock starts."""
     from ortools.linear_solver import pywraplp  # noqa: F401  (imported before the clock)
     from ortools.sat.python import cp_model  # noqa: F401
 
-    opts = ColgenOptions(lp_share, dive_share, master_share, fallback)
+    opts = ColgenOptions(lp_share, dive_share, master_share, fallback, greedy_rounds,
+                         residual)
     deadline = Deadline(time_limit)
     params = {"time_limit": time_limit, "lp_share": lp_share, "dive_share": dive_share,
-              "master_share": master_share, "fallback": fallback}
+              "master_share": master_share, "fallback": fallback,
+              "greedy_rounds": greedy_rounds, "residual": residual}
     packings = ffd(problem, _share(deadline, FFD_SHARE))
     best = min(packings, key=len)
     notes = [f"greedy {len(best)}"]
@@ -531,7 +605,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     columns = [tuple(sorted(ep)) for sol in packings for ep in sol]
     stage = _share(deadline, opts.lp_share)
     try:
-        gen = _Generator(problem, columns, seed, stage)
+        gen = _Generator(problem, columns, seed, stage, greedy_rounds=opts.greedy_rounds)
     except OutOfTime:  # the master LP alone outlasts the stage: no LP bound in time
         notes.append(f"no time to build the master LP ({len(columns)} columns, "
                      f"{deadline.elapsed():.2f} s)")
@@ -545,23 +619,44 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
                  f"{deadline.elapsed():.2f} s)")
     if len(best) <= bound or deadline.expired():
         return done(best, bound)
+    if opts.residual and lb.lp_solution:
+        packing = residual_packing(problem, gen.columns, lb.lp_solution, gen.by_size,
+                                   deadline)
+        if len(packing) < len(best):
+            best = packing
+            notes.append(f"residual packing {len(best)}")
+            if len(best) <= bound:
+                return done(best, bound)
     if not lb.converged and lb.lp is not None and math.ceil(lb.lp - LP_TOL) >= len(best):
         # no dive can beat the incumbent from this LP: the dives' time goes to the bound
-        gen.run(_share(deadline, opts.dive_share), target=len(best))
+        gen.run(_share(deadline, MORE_SHARE if opts.residual else opts.dive_share),
+                target=len(best))
         bound = max(bound, gen.out.bound)
         notes.append(f"more columns: bound {bound} (LP {round(gen.out.lp, 4)}, "
                      f"{gen.out.exact} exact pricings{', converged' if lb.converged else ''}, "
                      f"{deadline.elapsed():.2f} s)")
         if len(best) <= bound or deadline.expired():
             return done(best, bound)
+    lp_top = gen.out.lp
     sol, count = dives(gen, upper=len(best), lower=bound, seed=seed,
-                       time_limit=_share(deadline, opts.dive_share).limit)
+                       time_limit=_share(deadline, opts.dive_share).limit,
+                       residual=opts.residual)
     if sol is not None and len(sol) < len(best):
         best = sol
     notes.append(f"{count} dive(s) {'-' if sol is None else len(sol)} ({len(gen.columns)} "
                  f"columns, {deadline.elapsed():.2f} s)")
     if len(best) <= bound or deadline.expired():
         return done(best, bound)
+    if (opts.residual and not gen.out.converged and lp_top is not None
+            and math.ceil(lp_top - LP_TOL) >= len(best)):
+        # the packing meets the LP's ceiling: only the bound can close the gap
+        gen.run(_share(deadline, MORE_SHARE), target=len(best))
+        bound = max(bound, gen.out.bound)
+        notes.append(f"more columns: bound {bound} ({gen.out.exact} exact pricings"
+                     f"{', converged' if gen.out.converged else ''}, "
+                     f"{deadline.elapsed():.2f} s)")
+        if len(best) <= bound or deadline.expired():
+            return done(best, bound)
     left = deadline.solver_time()
     sol = None if left is not None and opts.master_share * left < MIN_STAGE else \
         integer_master(problem, gen.columns, lower=bound, incumbent=best, seed=seed,

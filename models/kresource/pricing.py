@@ -86,13 +86,16 @@ def job_sizes(problem: EpochProblem) -> tuple[list[float], list[float]]:
 
 def greedy_patterns(problem: EpochProblem, duals: Sequence[float], *,
                     sizes: tuple[list[float], list[float]] | None = None,
-                    ) -> list[tuple[int, ...]]:
+                    rounds: int = 1) -> list[tuple[int, ...]]:
     """Distinct heuristic patterns for the dual values ``duals`` (one per job, >= 0),
     best first by dual value; each one maximal (no further job fits).
 
     Orders tried: dual per unit of the summed normalised size, per unit of the largest
     normalised size, and the dual alone; each filled greedily, then completed by the
-    order of decreasing size (jobs of zero dual complete the epoch for free)."""
+    order of decreasing size (jobs of zero dual complete the epoch for free). With
+    ``rounds`` r > 1, up to r - 1 more rounds fill the same orders without the jobs of
+    every earlier round's best pattern (columns over other jobs, which move the LP
+    together), while a round's best pattern is worth more than 1."""
     sum_size, max_size = sizes if sizes is not None else job_sizes(problem)
     n = problem.n
     pos = [j for j in range(n) if duals[j] > 0]
@@ -101,12 +104,21 @@ def greedy_patterns(problem: EpochProblem, duals: Sequence[float], *,
             lambda j: duals[j])
     seen: set[tuple[int, ...]] = set()
     out: list[tuple[float, tuple[int, ...]]] = []
-    for key in keys:
-        order = sorted(pos, key=lambda j: -key(j))
-        p = complete(problem, complete(problem, (), order), by_size)
-        if p not in seen:
-            seen.add(p)
-            out.append((sum(duals[j] for j in p), p))
+    taken: set[int] = set()
+    for _ in range(rounds):
+        top: tuple[float, tuple[int, ...]] = (0.0, ())
+        free = [j for j in pos if j not in taken]
+        for key in keys:
+            order = sorted(free, key=lambda j: -key(j))
+            p = complete(problem, complete(problem, (), order), by_size)
+            v = sum(duals[j] for j in p)
+            top = max(top, (v, p))
+            if p not in seen:
+                seen.add(p)
+                out.append((v, p))
+        if top[0] <= 1:
+            break
+        taken.update(top[1])
     out.sort(key=lambda t: -t[0])
     return [p for _, p in out]
 

@@ -13,7 +13,7 @@ import pytest
 
 from instances.vbp import CLASSES, instance
 from models.kresource import brute, colgen
-from models.kresource.pricing import best_pattern, fits
+from models.kresource.pricing import best_pattern, fits, greedy_patterns
 from sim.problems.kresource import EpochProblem, check, from_dict
 from sim.result import Status
 
@@ -145,3 +145,84 @@ def test_bad_options_are_refused() -> None:
         colgen.solve_epochs(p, lp_share=0)
     with pytest.raises(ValueError, match="master_share"):
         colgen.solve_epochs(p, master_share=2)
+
+
+@pytest.mark.parametrize("opts", [{"greedy_rounds": 10}, {"residual": True},
+                                  {"greedy_rounds": 10, "residual": True}])
+def test_pricing_options_match_brute_force(opts: dict) -> None:
+    """More greedy rounds change which columns enter and which weights certify, the
+    residual packings which packing comes back: answers and bounds match brute force."""
+    for seed in range(25):
+        for make in (_random, _large):
+            p = make(random.Random(3000 + seed))
+            ref = brute.solve_epochs(p).objective
+            got = colgen.solve_epochs(p, time_limit=20, **opts)
+            assert check(p, got.solution) == []
+            assert got.status is Status.OPTIMAL, (seed, got.note)
+            assert got.objective == got.bound == ref, (seed, got.note)
+
+
+def test_certificate_with_greedy_rounds() -> None:
+    """The bound of column generation alone with more greedy rounds, its certificate
+    re-checked by enumeration."""
+    for seed in range(20):
+        p = _large(random.Random(4000 + seed))
+        opt = brute.solve_epochs(p).objective
+        columns = [tuple(sorted(ep)) for sol in colgen.ffd(p) for ep in sol]
+        lb = colgen.lp_bound(p, columns, time_limit=20, greedy_rounds=10)
+        assert p.lower_bound() <= lb.bound <= opt, seed
+        if lb.certificate:
+            weights, z = lb.certificate
+            assert _max_pattern(p, weights) <= z
+            assert colgen.farley(weights, z) == lb.bound
+
+
+def test_greedy_rounds_give_fitting_distinct_patterns() -> None:
+    p = from_dict(instance("ct6", 60, 2, 1))
+    duals = [random.Random(j).random() for j in range(p.n)]
+    one = greedy_patterns(p, duals)
+    many = greedy_patterns(p, duals, rounds=10)
+    assert len(many) > len(one) and set(one) <= set(many)
+    assert len(set(many)) == len(many) and all(fits(p, q) for q in many)
+
+
+def test_bad_pricing_options_are_refused() -> None:
+    p = EpochProblem((4,), ((1,), (2,)))
+    for bad in ({"greedy_rounds": 0}, {"greedy_rounds": 2.5}, {"greedy_rounds": True},
+                {"residual": 1}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            colgen.solve_epochs(p, **bad)
+
+
+def test_residual_packing_packs_every_job_once() -> None:
+    p = from_dict(instance("ct1", 60, 2, 1))
+    columns = [tuple(sorted(ep)) for sol in colgen.ffd(p) for ep in sol]
+    gen = colgen._Generator(p, columns, 0)
+    gen.run(colgen.Deadline(5.0))
+    packing = colgen.residual_packing(p, gen.columns, gen.out.lp_solution, gen.by_size)
+    assert check(p, packing) == []
+    assert sorted(j for ep in packing for j in ep) == list(range(p.n))
+    # overlapping columns of value 1: the second keeps only the jobs the first left
+    both = colgen.residual_packing(p, [(0, 1), (1, 2)], {0: 1.0, 1: 0.9}, range(p.n))
+    assert check(p, both) == [] and [0, 1] in both and [2] in both
+
+
+def test_residual_dives_return_valid_packings_below_the_incumbent() -> None:
+    p = from_dict(instance("ct1", 60, 2, 1))
+    packings = colgen.ffd(p)
+    upper = min(len(s) for s in packings)
+    gen = colgen._Generator(p, [tuple(sorted(ep)) for s in packings for ep in s], 0,
+                           greedy_rounds=10)
+    gen.run(colgen.Deadline(5.0), target=upper)
+    sol = colgen.dive(gen, upper=upper, time_limit=5.0, residual=True)
+    assert sol is not None and len(sol) < upper
+    assert check(p, sol) == [] and sorted(j for ep in sol for j in ep) == list(range(p.n))
+
+
+@pytest.mark.parametrize("K", [2, 5])
+def test_residual_and_rounds_keep_the_bound_under_a_known_optimum(K: int) -> None:
+    """ct10's triplets fill every epoch exactly: the optimum is n / 3."""
+    p = from_dict(instance("ct10", 60, K, 3))
+    r = colgen.solve_epochs(p, time_limit=5, residual=True, greedy_rounds=10)
+    assert check(p, r.solution) == []
+    assert r.bound <= 20 <= r.objective
