@@ -116,7 +116,7 @@ invalid, it can only leave it lower)."""
 
 GREEDY_ROUNDS = 1
 """Rounds of the greedy pricing per LP (:class:`ColgenOptions`)."""
-RESIDUAL = False
+RESIDUAL = True
 """Whether dives round every LP by :func:`residual_packing` (:class:`ColgenOptions`)."""
 
 
@@ -139,7 +139,9 @@ class ColgenOptions:
         Rounds of the greedy pricing per LP (:func:`models.kresource.pricing.
         greedy_patterns`), at least 1.
     residual : bool
-        Round every LP of a dive by :func:`residual_packing` too (:func:`dive`).
+        Round the LP after column generation and every LP of a dive by
+        :func:`residual_packing` too, and give more time to column generation when a
+        packing meets the LP value rounded up (stage 3 of the module docstring).
     """
 
     lp_share: float = LP_SHARE
