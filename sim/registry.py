@@ -528,7 +528,7 @@ SOLVERS["gang_schedule"] = {
 #: CBC, HiGHS and SCIP; the engine report gives the figures and the reasons): the grouping
 #: ILP on CBC (it proves what CP-SAT proves, about 10x faster); CP-SAT where it proves
 #: the most at the largest sizes (insertion, gang, slots, task mapping) or ties there
-#: (selection); column generation for epochs (``colgen``: 84 of 110 instances of the
+#: (selection); column generation for epochs (``colgen``, at e9e05d8: 84 of 110 of the
 #: published vector-packing classes proved in 15 s against CP-SAT's 41, 20-250 jobs,
 #: ``python -m sim.experiments.engine.vbp_bench``); the portfolio for offline response;
 #: exhaustive placement
