@@ -233,6 +233,7 @@ def test_sigkill_of_bench_leaves_a_valid_store_and_the_rerun_redoes_no_stored_ru
         except ProcessLookupError:
             pass
         proc.wait()
+    _wait_unlocked(store)  # the killed pool workers' ends release the lock a moment later
     with Store.open(store, create=False) as st:  # opens and checks cleanly
         before = {r["key"]: r for r in st.rows(None)}
     assert 0 < len(before) < 600, f"the kill should land while the bench runs: {len(before)}"
@@ -244,6 +245,24 @@ def test_sigkill_of_bench_leaves_a_valid_store_and_the_rerun_redoes_no_stored_ru
         after = {r["key"]: r for r in st.rows(None)}
     assert len(after) == 600 and {r["attempts"] for r in after.values()} == {1}
     assert all(after[k] == r for k, r in before.items())  # stored runs left as they were
+
+
+def _wait_unlocked(path: Path, within: float = 30.0) -> None:
+    """Wait until no process holds the store's write lock (``flock``)."""
+    import fcntl
+    import time
+
+    t0 = time.monotonic()
+    with open(path, "rb") as f:
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                assert time.monotonic() - t0 < within, "a killed bench still holds the lock"
+                time.sleep(0.05)
+                continue
+            fcntl.flock(f, fcntl.LOCK_UN)
+            return
 
 
 def _stored(path: Path) -> int:
