@@ -120,3 +120,25 @@ def test_response_portfolio_with_a_slow_build_keeps_its_limit(
     assert r.runtime < 1.0 + 0.3
     assert r.status is Status.FEASIBLE and r.params["time_limit"] == 1.0
     ensure_feasible(p, r.solution)
+
+
+@pytest.mark.untimed
+def test_an_epoch_rule_keeps_back_time_for_the_scan_under_way(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clock is asked between scans of the queue, and a scan with its pick can take
+    tenths of a second at 10^5 jobs: the rule stops early enough that the scan under way
+    and the fcfs rest end within the limit (here each pick is slowed to 0.08 s)."""
+    from heuristics import kresource as hk
+
+    monkeypatch.setattr(hk, "pick", _slow_by(hk.pick, 0.08))
+    p = _pairs(2000)
+    r = hk.solve_unc_bb(p, time_limit=0.4)
+    assert r.status is Status.FEASIBLE and not kresource.check(p, r.solution)
+    assert r.runtime <= 0.4, r.runtime
+
+
+def _slow_by(f, seconds: float):
+    def g(*args, **kwargs):
+        time.sleep(seconds)
+        return f(*args, **kwargs)
+    return g
