@@ -438,29 +438,49 @@ def _check_selection(p: SelectionProblem, solution: Sequence[int]) -> list[str]:
     return out
 
 
+def _over_capacity(p: ResponseProblem, starts: Sequence[int]) -> list[str]:
+    """The first resource over capacity, sweeping the start and end events in time order
+    (an end before a start at the same time, then by job): the use after each event is
+    a cumulative sum, in exact integers (int64 where the largest sum fits, else Python's
+    integers)."""
+    import numpy as np
+
+    n = p.n
+    if n == 0:
+        return []
+    exact = max(p.capacity) * (n + 1) < 2**62 and max(starts) + max(p.duration) < 2**62
+    dt = np.int64 if exact else object
+    s = np.array(starts, dtype=dt)
+    t = np.concatenate([s, s + np.array(p.duration, dtype=dt)])
+    kind = np.concatenate([np.ones(n, dtype=np.int8), np.zeros(n, dtype=np.int8)])
+    job = np.concatenate([np.arange(n), np.arange(n)])
+    order = np.lexsort((job, kind, t))
+    dem = np.array(p.demands, dtype=dt)
+    sign = np.where(kind[order] == 1, 1, -1).astype(np.int64)
+    use = np.cumsum(dem[job[order]] * sign[:, None].astype(dt), axis=0)
+    over = use > np.array(p.capacity, dtype=dt)
+    rows = np.flatnonzero(over.any(axis=1))
+    if not len(rows):
+        return []
+    i = int(rows[0])
+    k = int(np.flatnonzero(over[i])[0])
+    return [f"solution: resource {k} over capacity at t={t[order[i]]} "
+            f"({use[i, k]} > {p.capacity[k]})"]
+
+
 def _check_response(p: ResponseProblem, starts: Sequence[int]) -> list[str]:
     if not isinstance(starts, (list, tuple)) or len(starts) != p.n:
         return [f"solution: must be a list of {p.n} start times"]
     out: list[str] = []
-    ev: list[tuple[int, int, int]] = []
     for j, s in enumerate(starts):
         if isinstance(s, bool) or not isinstance(s, int):
             out.append(f"solution: start of job {j} must be an integer, got {s!r}")
             continue
         if s < p.release[j]:
             out.append(f"solution: job {j} starts at {s} before its release {p.release[j]}")
-        ev.append((s, 1, j))
-        ev.append((s + p.duration[j], 0, j))
     if out:
         return out
-    use = [0] * p.K
-    for t, kind, j in sorted(ev):
-        sign = 1 if kind else -1
-        for k in range(p.K):
-            use[k] += sign * p.demands[j][k]
-            if use[k] > p.capacity[k]:
-                return [f"solution: resource {k} over capacity at t={t} "
-                        f"({use[k]} > {p.capacity[k]})"]
+    return _over_capacity(p, starts)
     return out
 
 

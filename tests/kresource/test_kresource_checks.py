@@ -32,3 +32,52 @@ def test_checklist_counts_each_item() -> None:
     assert "FF-CONS gain < 0: 4/8" in text
     # item 9 holds only where BL and FF-CONS both lose: K = 8 with queue 64
     assert "BB > FF-EASY (0) > both BL and FF-CONS: 2/8 cells" in text
+
+
+def _sweep_reference(p, starts):
+    """The capacity check as a plain event sweep (ends before starts at one time, then by
+    job), the first violation's message: the reference of the vectorised check."""
+    ev = sorted([(s, 1, j) for j, s in enumerate(starts)]
+                + [(s + p.duration[j], 0, j) for j, s in enumerate(starts)])
+    use = [0] * p.K
+    for t, kind, j in ev:
+        for k in range(p.K):
+            use[k] += (1 if kind else -1) * p.demands[j][k]
+            if use[k] > p.capacity[k]:
+                return [f"solution: resource {k} over capacity at t={t} "
+                        f"({use[k]} > {p.capacity[k]})"]
+    return []
+
+
+def test_response_capacity_check_matches_the_plain_event_sweep() -> None:
+    import random
+
+    from sim.problems import kresource as kr
+
+    r = random.Random(1)
+    violations = 0
+    for _ in range(2000):
+        n, K = r.randint(1, 12), r.randint(1, 3)
+        cap = tuple(r.randint(1, 6) for _ in range(K))
+        p = kr.ResponseProblem(capacity=cap, release=tuple(r.randint(0, 5) for _ in range(n)),
+                               duration=tuple(r.randint(1, 4) for _ in range(n)),
+                               demands=tuple((r.randint(1, cap[0]),
+                                              *(r.randint(0, c) for c in cap[1:]))
+                                             for _ in range(n)))
+        starts = [p.release[j] + r.randint(0, 6) for j in range(n)]
+        want = _sweep_reference(p, starts)
+        violations += bool(want)
+        assert kr.check(p, starts) == want
+    assert 300 < violations < 1700  # both kinds of answer are compared
+
+
+def test_response_capacity_check_is_exact_beyond_int64() -> None:
+    """Start times are the solution's, any integer: past int64 the sweep is in Python's
+    integers, not wrapped or refused."""
+    from sim.problems import kresource as kr
+
+    p = kr.ResponseProblem(capacity=(1,), release=(0, 0, 0), duration=(1, 1, 1),
+                           demands=((1,), (1,), (1,)))
+    far = 2**70
+    assert kr.check(p, [0, far, far + 1]) == []
+    assert kr.check(p, [0, far, far]) == _sweep_reference(p, [0, far, far]) != []
