@@ -99,7 +99,6 @@ def _open_timed_listing(config: pytest.Config) -> None:
                                 os.environ.pop(TIMED_IDS, None)))
 
 
-@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, which may be absent
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """Under the default ``load`` distribution, :class:`TimedOnOneWorker`."""
     listing = os.environ.get(TIMED_IDS)
