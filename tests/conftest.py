@@ -8,27 +8,18 @@ take a lock shared by the workers for their whole run: no two of them ever overl
 the other worker runs single-process tests beside them. Without xdist the tests run one
 at a time anyway.
 
-The lock alone would leave one worker idle whenever both reach a timed test. Under xdist's
-default ``load`` distribution the run uses :class:`TimedOnOneWorker` instead: the workers
-list the timed tests they collected, and the timed tests are handed out as one unit (the
-largest, so it goes first) to one worker, which runs them one after another while the other
-worker runs the rest beside it, never waiting on the lock.
-
 numba compiles its kernels at their first call and caches them on disk; two workers that
 reach a kernel before it is cached both compile it (minutes of CPU in a fresh clone). In a
 whole run on xdist, each group of kernels is compiled by one worker under a lock of its
 own, the workers starting from different groups, and the other worker loads it from the
-cache (:func:`_kernels_compiled_once`). The time-sharing cluster's kernels serve one test
-file only (``tests/timeshare/test_csm_compiled.py``): a worker that did not compile them
-does not wait for them at the start; that file's tests wait (:func:`csm_kernels`).
+cache (:func:`_kernels_compiled_once`).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,73 +51,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "untimed: under tests/limits/ but neither times itself nor starts worker "
         "processes: runs beside timed tests (tests/conftest.py)")
-    _open_timed_listing(config)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of the :data:`QUICK` files ``quick``; on an xdist worker, list the
-    timed tests' ids for the scheduler (:class:`TimedOnOneWorker`)."""
+    """Mark the tests of the :data:`QUICK` files ``quick``."""
     quick = {TESTS / name for name in QUICK}
     for item in items:
         if Path(item.path).resolve() in quick:
             item.add_marker(pytest.mark.quick)
-    listing = os.environ.get(TIMED_IDS)
-    if listing and "PYTEST_XDIST_WORKER" in os.environ:
-        part = Path(f"{listing}.{os.environ['PYTEST_XDIST_WORKER']}")
-        part.write_text("".join(f"{item.nodeid}\n" for item in items if _timed(item)))
-        part.replace(listing)  # whole: every worker collects the same tests
-
-
-#: the environment variable naming the file the workers list the timed tests' ids in
-TIMED_IDS = "SCHEDSEARCH_TESTS_TIMED_IDS"
-
-
-def _distributes_by_load(config: pytest.Config) -> bool:
-    """Whether this is xdist's controller under the default ``load`` distribution."""
-    return "PYTEST_XDIST_WORKER" not in os.environ and \
-        getattr(config.option, "dist", "no") == "load"
-
-
-def _open_timed_listing(config: pytest.Config) -> None:
-    """On the controller, before the workers start (they inherit the environment), name
-    the file they list the timed tests' ids in."""
-    if not _distributes_by_load(config):
-        return
-    fd, listing = tempfile.mkstemp(prefix="timed-ids-")
-    os.close(fd)
-    os.environ[TIMED_IDS] = listing
-    config.add_cleanup(lambda: (Path(listing).unlink(missing_ok=True),
-                                os.environ.pop(TIMED_IDS, None)))
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """Under the default ``load`` distribution, :class:`TimedOnOneWorker`."""
-    listing = os.environ.get(TIMED_IDS)
-    if not _distributes_by_load(config) or not listing:
-        return None
-    return _timed_scheduler()(config, log, Path(listing))
-
-
-def _timed_scheduler() -> type:
-    from xdist.scheduler import LoadScopeScheduling
-
-    class TimedOnOneWorker(LoadScopeScheduling):
-        """xdist's ``loadscope`` scheduling with every test its own unit, except the
-        timed tests (their ids listed by the workers in ``listing``), which form one
-        unit: xdist hands units out largest first, so one worker takes the timed tests
-        first and runs them one after another."""
-
-        def __init__(self, config: pytest.Config, log: object, listing: Path) -> None:
-            super().__init__(config, log)
-            self._listing = listing
-            self._timed: set[str] | None = None
-
-        def _split_scope(self, nodeid: str) -> str:
-            if self._timed is None:  # read once, after every worker collected
-                self._timed = set(self._listing.read_text().splitlines())
-            return "timed" if nodeid in self._timed else nodeid
-
-    return TimedOnOneWorker
 
 
 def _timed(item: pytest.Item) -> bool:
@@ -182,28 +114,11 @@ def _kernels_compiled_once(request: pytest.FixtureRequest,
         return
     groups = [("batch", _compile_batch), ("csm", _compile_csm)]
     first = int(worker[2:]) % len(groups)
-    for i, (name, compile_group) in enumerate(groups[first:] + groups[:first]):
-        if name == "csm" and i > 0:  # its one test file waits for it (csm_kernels)
-            continue
-        _compile_under_lock(tmp_path_factory, name, compile_group)
-
-
-def _compile_under_lock(tmp_path_factory: pytest.TempPathFactory, name: str,
-                        compile_group: Callable[[], None]) -> None:
-    """Compile a group of kernels holding the workers' lock for that group: the first
-    worker compiles, a later one waits for it and loads the group from numba's cache."""
-    lock = tmp_path_factory.getbasetemp().parent / f"compile-{name}.lock"
-    with open(lock, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            compile_group()
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-@pytest.fixture(scope="session")
-def csm_kernels(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The time-sharing cluster's kernels, compiled by one worker only: on xdist a test
-    that runs them waits here while another worker compiles them."""
-    if fcntl is not None and "PYTEST_XDIST_WORKER" in os.environ:
-        _compile_under_lock(tmp_path_factory, "csm", _compile_csm)
+    for name, compile_group in groups[first:] + groups[:first]:
+        lock = tmp_path_factory.getbasetemp().parent / f"compile-{name}.lock"
+        with open(lock, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                compile_group()
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
