@@ -12,14 +12,16 @@ numba compiles its kernels at their first call and caches them on disk; two work
 reach a kernel before it is cached both compile it (minutes of CPU in a fresh clone). In a
 whole run on xdist, each group of kernels is compiled by one worker under a lock of its
 own, the workers starting from different groups, and the other worker loads it from the
-cache (:func:`_kernels_compiled_once`).
+cache (:func:`_kernels_compiled_once`). The time-sharing cluster's kernels serve one test
+file only (``tests/timeshare/test_csm_compiled.py``): a worker that did not compile them
+does not wait for them at the start; that file's tests wait (:func:`csm_kernels`).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -114,11 +116,29 @@ def _kernels_compiled_once(request: pytest.FixtureRequest,
         return
     groups = [("batch", _compile_batch), ("csm", _compile_csm)]
     first = int(worker[2:]) % len(groups)
-    for name, compile_group in groups[first:] + groups[:first]:
-        lock = tmp_path_factory.getbasetemp().parent / f"compile-{name}.lock"
-        with open(lock, "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                compile_group()
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+    for i, (name, compile_group) in enumerate(groups[first:] + groups[:first]):
+        if name == "csm" and i > 0:  # its one test file waits for it (csm_kernels)
+            continue
+        _compile_under_lock(tmp_path_factory, name, compile_group)
+
+
+def _compile_under_lock(tmp_path_factory: pytest.TempPathFactory, name: str,
+                        compile_group: Callable[[], None]) -> None:
+    """Compile a group of kernels holding the workers' lock for that group: the first
+    worker compiles, a later one waits for it and loads the group from numba's cache."""
+    lock = tmp_path_factory.getbasetemp().parent / f"compile-{name}.lock"
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            compile_group()
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def csm_kernels(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The time-sharing cluster's kernels, compiled by one worker only: on xdist a test
+    that runs them waits here while another worker compiles them (the worker that
+    compiled the batch kernels starts its tests instead of waiting at the start)."""
+    if fcntl is not None and "PYTEST_XDIST_WORKER" in os.environ:
+        _compile_under_lock(tmp_path_factory, "csm", _compile_csm)
