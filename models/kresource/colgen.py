@@ -574,6 +574,18 @@ def integer_master(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
                                          if s.value(z[i])])
 
 
+def _more_columns(gen: _Generator, deadline: Deadline, share: float, target: int,
+                  bound: int, notes: list[str]) -> int:
+    """More column generation on ``share`` of the time left, aiming at ``target`` epochs;
+    the bound after it (never lower than ``bound``), said in ``notes``."""
+    gen.run(_share(deadline, share), target=target)
+    bound = max(bound, gen.out.bound)
+    lp = "" if gen.out.lp is None else f"LP {round(gen.out.lp, 4)}, "
+    notes.append(f"more columns: bound {bound} ({lp}{gen.out.exact} exact pricings"
+                 f"{', converged' if gen.out.converged else ''}, {deadline.elapsed():.2f} s)")
+    return bound
+
+
 def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed: int = 0,
                  lp_share: float = LP_SHARE, dive_share: float = DIVE_SHARE,
                  master_share: float = MASTER_SHARE, fallback: bool = True,
@@ -631,12 +643,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
                 return done(best, bound)
     if not lb.converged and lb.lp is not None and math.ceil(lb.lp - LP_TOL) >= len(best):
         # no dive can beat the incumbent from this LP: the dives' time goes to the bound
-        gen.run(_share(deadline, MORE_SHARE if opts.residual else opts.dive_share),
-                target=len(best))
-        bound = max(bound, gen.out.bound)
-        notes.append(f"more columns: bound {bound} (LP {round(gen.out.lp, 4)}, "
-                     f"{gen.out.exact} exact pricings{', converged' if lb.converged else ''}, "
-                     f"{deadline.elapsed():.2f} s)")
+        bound = _more_columns(gen, deadline, MORE_SHARE if opts.residual else
+                              opts.dive_share, len(best), bound, notes)
         if len(best) <= bound or deadline.expired():
             return done(best, bound)
     lp_top = gen.out.lp
@@ -652,11 +660,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     if (opts.residual and not gen.out.converged and lp_top is not None
             and math.ceil(lp_top - LP_TOL) >= len(best)):
         # the packing meets the LP's ceiling: only the bound can close the gap
-        gen.run(_share(deadline, MORE_SHARE), target=len(best))
-        bound = max(bound, gen.out.bound)
-        notes.append(f"more columns: bound {bound} ({gen.out.exact} exact pricings"
-                     f"{', converged' if gen.out.converged else ''}, "
-                     f"{deadline.elapsed():.2f} s)")
+        bound = _more_columns(gen, deadline, MORE_SHARE, len(best), bound, notes)
         if len(best) <= bound or deadline.expired():
             return done(best, bound)
     left = deadline.solver_time()

@@ -387,8 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         return _main_sweep(args, argv, limits[0], families, only, partial)
     lines = [
         "# Solvers under their time limit", "",
-        f"`python -m sim.experiments.engine.limits_bench{' ' + ' '.join(argv or sys.argv[1:])}`"
-        f" at commit {provenance.commit()}" + (" (PARTIAL run)" if partial else ""), "",
+        _ran(argv, partial), "",
         f"Python {platform.python_version()} on {platform.machine()}, "
         f"{os.cpu_count()} cores shared with other work (timings are noisy). "
         "Targets: wall <= limit + 2 s, peak < 1 GB, the solver's own runtime <= limit "
@@ -438,13 +437,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _ran(argv: list[str] | None, partial: bool) -> str:
+    """The command line and commit a results file names (marked when partial)."""
+    return (f"`python -m sim.experiments.engine.limits_bench{' ' + ' '.join(argv or sys.argv[1:])}`"
+            f" at commit {provenance.commit()}" + (" (PARTIAL run)" if partial else ""))
+
+
 def _main_sweep(args: argparse.Namespace, argv: list[str] | None, limit: float,
                 families: set[str] | None, only: set[str] | None, partial: bool) -> int:
     """The size sweep's run and its file ``limits_sweep.md``."""
     head = [
         "# Solvers under their time limit: size sweep", "",
-        f"`python -m sim.experiments.engine.limits_bench{' ' + ' '.join(argv or sys.argv[1:])}`"
-        f" at commit {provenance.commit()}" + (" (PARTIAL run)" if partial else ""), "",
+        _ran(argv, partial), "",
         f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores "
         f"shared with other work (timings are noisy; load average at the start "
         f"{provenance.load_average()}). Every solver of every family on instances of growing "
