@@ -14,6 +14,8 @@ from sim.result import Status
 
 
 def test_slow_sizing_leaves_cpsat_only_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ortools.sat.python import cp_model  # noqa: F401  (imported before the clock, as the portfolio does)
+
     pb = ins.random_problem(1, 6)
     sized, given = [], []
 
@@ -39,18 +41,32 @@ def test_slow_sizing_leaves_cpsat_only_the_time_left(monkeypatch: pytest.MonkeyP
 
 
 def test_cpsat_model_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without dominant times the build makes one interval per waiting job: slowed to 5 ms
+    each (1.5 s for 300 jobs), it must stop within one clock period of the limit. Counted
+    in intervals made after the deadline, not in seconds, so a loaded machine cannot
+    decide it."""
     from ortools.sat.python import cp_model
 
     pb = ins.random_problem(2, 300, capacity=64, max_t=600, max_slack=1200)
     slow = cp_model.CpModel.new_fixed_size_interval_var
+    budgets: list[cpsat.Deadline] = []
+    late = []
+
+    class Recorded(cpsat.Deadline):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            budgets.append(self)
 
     def slow_interval(*args, **kwargs):
-        time.sleep(0.005)  # 1.5 s for 300 jobs without the clock
+        late.append(budgets[-1].expired())
+        time.sleep(0.005)
         return slow(*args, **kwargs)
 
     monkeypatch.setattr(cp_model.CpModel, "new_fixed_size_interval_var", slow_interval)
     monkeypatch.setattr(cpsat, "_CLOCK_EVERY", 10, raising=False)
-    r = cpsat.solve_cpsat(pb, time_limit=0.3)
-    assert r.runtime < 0.3 + 0.3
+    monkeypatch.setattr(cpsat, "Deadline", Recorded)
+    r = cpsat.solve_cpsat(pb, time_limit=0.3, dominant=False)
     assert r.status is Status.FEASIBLE and "while building the model" in r.note
     assert ins.check(pb, r.solution) == []
+    assert 0 < late.count(False) < len(pb.waiting)  # the build began and was cut short
+    assert late.count(True) < 10  # at most one clock period past the limit
