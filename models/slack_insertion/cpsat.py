@@ -90,6 +90,7 @@ from typing import Any
 from models.interrupt import run_cpsat
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import (
+    CHAIN_CAP,
     chain_times,
     dominant_times,
     left_shift,
@@ -107,7 +108,6 @@ _MAX_RANGE_BITS = 52
 _FINE_COEF_BITS = 40  # fine stage 1 (``fine=True``, the default)
 _FINE_RANGE_BITS = 61  # CP-SAT checks every linear expression against 2^63
 _EXACT_BITS = 53  # stage-2 objective range: integers exact in a double
-_CLOCK_EVERY = 500  # waiting jobs between two looks at the clock while the model is built
 _NEGLIGIBLE = 1e-3  # refined_error / tie tolerance below which stage 3 is called exact
 
 
@@ -431,7 +431,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     if values is not None and chains:
         try:
             per_job, new_vals = chain_times(problem, dom, new_dom, values,
-                                            stop=deadline.expired)
+                                            stop=deadline.expired,
+                                            max_points=CHAIN_CAP * max_points)
         except ValueError:
             per_job, new_vals = {}, None
         else:
@@ -446,7 +447,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
             return m.new_int_var(lo, hi_, name)
         else:
             cand = values[bisect_left(values, lo):bisect_right(values, hi_)]
-        kept = [v for v in cand if v not in forbidden.get(jid, ())]
+        banned = forbidden.get(jid, ())
+        kept = [v for v in cand if v not in banned] if banned else cand
         if kept:  # a job whose whole set is forbidden keeps it
             params["forbidden_dropped"] = \
                 params.get("forbidden_dropped", 0) + len(cand) - len(kept)
@@ -467,8 +469,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     for r in problem.running:
         intervals.append(m.new_fixed_size_interval_var(now, r.end - now, f"run{r.id}"))
         demands.append(r.n)
-    for k, w in enumerate(waiting):
-        if k % _CLOCK_EVERY == 0 and deadline.expired():
+    for w in waiting:  # a job's domain may hold 10^5 times: the clock at every job
+        if deadline.expired():
             return stopped()
         lo, up = dom[w.id]
         s = start_var(lo, up, f"s{w.id}", per_job.get(w.id), w.id)

@@ -113,6 +113,13 @@ def incumbent_domains(problem: InsertionProblem, incumbent: InsertionSchedule
     return dom, new_dom, latest
 
 
+CHAIN_CAP = 10
+"""The per-job sets of :func:`chain_times` may hold together at most this many times the
+global set's cap (``max_points``) before a solver gives them up (the CP-SAT model falls
+back on the global set; the time-indexed MIP refuses): beyond it one round of the fixed
+point and the model built on it take seconds and gigabytes."""
+
+
 def _merge_unique(parts: list[Any]) -> Any:
     """Sorted distinct values of the sorted integer arrays ``parts`` (a stable sort of
     sorted runs is a merge; ``numpy.unique`` hashes, which is far slower here)."""
@@ -186,7 +193,7 @@ def dominant_times(problem: InsertionProblem, horizon: int | None = None,
 
 def chain_times(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
                 new_dom: tuple[int, int] | None, values: list[int] | None = None,
-                stop: Callable[[], bool] | None = None
+                stop: Callable[[], bool] | None = None, max_points: int | None = None
                 ) -> tuple[dict[int, list[int]], list[int] | None]:
     """Candidate start times per job (seconds): the least fixed point of
 
@@ -196,7 +203,9 @@ def chain_times(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
     job), ``[lo_i, hi_i]`` the job's domain (``dom``/``new_dom``, e.g. after
     :func:`tighten_domains`) and ``values`` the global dominant times (all integers when
     None). Returns the sets of the waiting jobs by id and the new job's (None without a
-    new job).
+    new job). Raises ValueError when the sets hold more than ``max_points`` points
+    together (None: no cap), or when ``stop`` (asked before each job's update) returns
+    True: one round over a long queue with large sets takes seconds.
 
     Proof that some optimal schedule (ties of the definition included) starts every job
     ``i`` in ``C_i``: shift an optimal schedule left as in the module docstring; the
@@ -223,21 +232,26 @@ def chain_times(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
         pos = np.minimum(np.searchsorted(g, v), len(g) - 1)
         return v[g[pos] == v]
 
+    def check_stop() -> None:
+        if stop is not None and stop():
+            raise ValueError("chain_times: stopped (time limit)")
+
     sets, front = [], []
     for _, (lo, hi), base in jobs:
         b = np.array(sorted(x for x in base if lo <= x <= hi), dtype=np.int64)
         b = keep(b)
         sets.append(b)
         front.append(b)
+    total = sum(map(len, sets))
     while any(len(f) for f in front):
-        if stop is not None and stop():
-            raise ValueError("chain_times: stopped (time limit)")
+        check_stop()
         ends_now = np.concatenate([f + jobs[j][0] for j, f in enumerate(front)])
         label = np.concatenate([np.full(len(f), j) for j, f in enumerate(front)])
         order = np.argsort(ends_now, kind="stable")
         ends_now, label = ends_now[order], label[order]
         nxt = []
         for i, (_, (lo, hi), _) in enumerate(jobs):
+            check_stop()
             a = np.searchsorted(ends_now, lo)
             b = np.searchsorted(ends_now, hi, side="right")
             v = np.unique(ends_now[a:b][label[a:b] != i])
@@ -245,6 +259,11 @@ def chain_times(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
             v = v[~np.isin(v, sets[i], assume_unique=True)]
             if len(v):
                 sets[i] = np.union1d(sets[i], v)
+                total += len(v)
+                if max_points is not None and total > max_points:
+                    raise ValueError(
+                        f"more than {max_points} candidate start times over all jobs "
+                        f"({total}+); the per-job sets are for small instances")
             nxt.append(v)
         front = nxt
     out = {w.id: [int(x) for x in sets[k]] for k, w in enumerate(problem.waiting)}

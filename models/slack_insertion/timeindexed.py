@@ -103,7 +103,12 @@ from typing import Any
 
 from models import mip
 from models.slack_insertion.common import Deadline, finish
-from models.slack_insertion.domains import chain_times, dominant_times, incumbent_domains
+from models.slack_insertion.domains import (
+    CHAIN_CAP,
+    chain_times,
+    dominant_times,
+    incumbent_domains,
+)
 from sim.problems import insertion as ins
 from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
@@ -423,7 +428,8 @@ def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
     dom, new_dom, cap_t = incumbent_domains(problem, inc)
     try:
         C = dominant_times(problem, cap_t, max_points, stop=deadline.expired)
-        sets, new_set = chain_times(problem, dom, new_dom, C, stop=deadline.expired)
+        sets, new_set = chain_times(problem, dom, new_dom, C, stop=deadline.expired,
+                                    max_points=CHAIN_CAP * max_points)
     except ValueError:
         if deadline.expired():
             raise _Stopped from None

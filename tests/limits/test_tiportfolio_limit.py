@@ -63,10 +63,9 @@ def test_cpsat_model_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -
         return slow(*args, **kwargs)
 
     monkeypatch.setattr(cp_model.CpModel, "new_fixed_size_interval_var", slow_interval)
-    monkeypatch.setattr(cpsat, "_CLOCK_EVERY", 10, raising=False)
     monkeypatch.setattr(cpsat, "Deadline", Recorded)
     r = cpsat.solve_cpsat(pb, time_limit=0.3, dominant=False)
     assert r.status is Status.FEASIBLE and "while building the model" in r.note
     assert ins.check(pb, r.solution) == []
     assert 0 < late.count(False) < len(pb.waiting)  # the build began and was cut short
-    assert late.count(True) < 10  # at most one clock period past the limit
+    assert late.count(True) <= 1  # the clock is read before every job

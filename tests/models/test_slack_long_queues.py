@@ -176,3 +176,42 @@ def test_fine_stage_skip_and_fallback_agree_with_brute_force(monkeypatch):
         taken[bits], exact_stage[bits] = skipped, ran
     assert taken[fine] >= 25, taken  # the skip path
     assert exact_stage[8] >= 20, exact_stage  # the three stages
+
+
+def _large_sets_problem():
+    """300 waiting jobs whose global dominant set holds about 145,000 times: one round of
+    the chain fixed point over it takes seconds (seconds, processors)."""
+    pb = ins.random_problem(2, 300, capacity=64, max_t=600, max_slack=1200)
+    dom, new_dom = start_bounds(pb, ins.horizon(pb))
+    dom, new_dom = tighten_domains(pb, dom, new_dom, ins.current_schedule(pb))
+    cap_t = max([h for _, h in dom.values()] + ([new_dom[1]] if new_dom else [pb.now]))
+    return pb, dom, new_dom, dominant_times(pb, cap_t, 200_000)
+
+
+def test_chain_times_asks_the_clock_before_every_job():
+    """The fixed point asks ``stop`` before each job's update, not once a round: a round
+    over a long queue with large sets takes seconds (see the CP-SAT test below)."""
+    pb = ins.random_problem(3, 40, capacity=16, max_t=100, max_slack=300)
+    dom, new_dom = start_bounds(pb, ins.horizon(pb))
+    dom, new_dom = tighten_domains(pb, dom, new_dom, ins.current_schedule(pb))
+    cap_t = max([h for _, h in dom.values()] + ([new_dom[1]] if new_dom else [pb.now]))
+    asked = []
+    chain_times(pb, dom, new_dom, dominant_times(pb, cap_t),
+                stop=lambda: asked.append(1) is None and False)
+    rounds = len(asked) // (len(pb.waiting) + 2)  # a look per round and per job
+    assert rounds >= 1 and len(asked) == rounds * (len(pb.waiting) + 2)
+
+
+def test_chain_times_refuses_more_points_than_its_cap():
+    pb, dom, new_dom, values = _large_sets_problem()
+    with pytest.raises(ValueError, match="more than 50000 candidate start times"):
+        chain_times(pb, dom, new_dom, values, max_points=50_000)
+
+
+def test_cpsat_on_large_sets_keeps_its_limit():
+    """Large per-job sets fall back on the global set (chain cap) and the model's build
+    reads the clock at every job: the solve keeps its limit on every stage."""
+    pb = _large_sets_problem()[0]
+    r = si.solve_cpsat(pb, time_limit=3.0)
+    assert r.runtime < 3.0 + 2.0, r.runtime
+    assert ins.check(pb, r.solution) == []
