@@ -179,24 +179,27 @@ PLUGIN_ERRORS: dict[str, list[str]] = {"solver": [], "policy": []}
 def _plugins() -> None:
     """Add the policies and solvers that installed packages register as entry points
     (``sim.plugins``), once. An entry point that would shadow a built-in name, a solver
-    name without ``family/`` or of an unknown family is refused: recorded in
-    :data:`PLUGIN_ERRORS` and raised by :func:`check_plugins` when a name of that kind is
-    looked up."""
+    name without ``family/`` or of an unknown family, or a name two entry points claim
+    (neither is taken: which one an import order picks is no choice) is refused: recorded
+    in :data:`PLUGIN_ERRORS` and raised by :func:`check_plugins` when a name of that kind
+    is looked up."""
     global _PLUGINS_READ
     if _PLUGINS_READ:
         return
     _PLUGINS_READ = True
     from sim.plugins import POLICY_GROUP, SOLVER_GROUP, entry_point_names
 
-    for name, target, dist in entry_point_names(POLICY_GROUP):
+    policies = entry_point_names(POLICY_GROUP)
+    for name, target, dist in policies:
         where = f"plug-in {name!r} = {target!r} (package {dist}, group {POLICY_GROUP})"
-        if name in POLICIES:
+        if name in POLICIES and ("", name) not in PLUGINS:
             PLUGIN_ERRORS["policy"].append(f"{where}: shadows the built-in policy {name!r}; "
                                            "rename it")
-        else:
+        elif not _claimed_once("policy", where, (name, target, dist), policies):
             POLICIES[name] = target
             PLUGINS.add(("", name))
-    for full, target, dist in entry_point_names(SOLVER_GROUP):
+    solvers = entry_point_names(SOLVER_GROUP)
+    for full, target, dist in solvers:
         where = f"plug-in {full!r} = {target!r} (package {dist}, group {SOLVER_GROUP})"
         family, sep, name = full.partition("/")
         if not sep or not family or not name:
@@ -207,9 +210,23 @@ def _plugins() -> None:
         elif name in SOLVERS[family] and (family, name) not in PLUGINS:
             PLUGIN_ERRORS["solver"].append(f"{where}: shadows the built-in solver {name!r} "
                                            f"of {family}; rename it")
-        else:
+        elif not _claimed_once("solver", where, (full, target, dist), solvers):
             SOLVERS[family][name] = target
             PLUGINS.add((family, name))
+
+
+def _claimed_once(kind: str, where: str, entry: tuple[str, str, str],
+                  entries: list[tuple[str, str, str]]) -> bool:
+    """Whether the name of ``entry`` (name, target, package) is claimed by no other entry
+    point of ``entries``; else record in :data:`PLUGIN_ERRORS` that ``where`` shares it,
+    naming the others."""
+    others = [f"{t!r} (package {d})" for n, t, d in entries if n == entry[0] and
+              (n, t, d) != entry]
+    if not others:
+        return True
+    PLUGIN_ERRORS[kind].append(f"{where}: the name is also claimed by {', '.join(others)}; "
+                               "uninstall or rename one")
+    return False
 
 
 def plugin_error(kind: str) -> str | None:

@@ -115,3 +115,31 @@ def test_a_plugin_that_cannot_be_used_as_declared_is_refused_by_name(tmp_path, e
     assert len(p.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
+
+
+@pytest.mark.parametrize("group, name, argv", [
+    ("schedsearch.solvers", "kresource_epochs/greedy2",
+     ["bench", str(FIG1), "--solvers", "fcfs", "--quiet", "--out", "out"]),
+    ("schedsearch.policies", "mine", ["simulate", "KTH-SP2", "--policy", "fcfs", "--procs",
+                                      "100", "--out", "out"]),
+])
+def test_two_plugins_claiming_one_name_are_both_refused(tmp_path, group, name, argv):
+    """Neither of two packages' entry points with one name is taken (the import order
+    would pick one silently): the first lookup of that kind fails naming both."""
+    import subprocess
+    import sys
+
+    for pkg in ("plugone", "plugtwo"):
+        (tmp_path / f"{pkg}.py").write_text(PLUGIN)
+        info = tmp_path / f"{pkg}-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {pkg}\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text(f"[{group}]\n{name} = {pkg}:greedy\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)}
+    p = subprocess.run([sys.executable, "-m", "sim.cli", *argv], capture_output=True,
+                       text=True, env=env, cwd=tmp_path, timeout=300)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "also claimed by" in p.stderr and "plugone" in p.stderr and "plugtwo" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
