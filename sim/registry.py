@@ -195,7 +195,7 @@ def _plugins() -> None:
         if name in POLICIES and ("", name) not in PLUGINS:
             PLUGIN_ERRORS["policy"].append(f"{where}: shadows the built-in policy {name!r}; "
                                            "rename it")
-        elif not _claimed_once("policy", where, (name, target, dist), policies):
+        elif _claimed_once("policy", where, (name, target, dist), policies):
             POLICIES[name] = target
             PLUGINS.add(("", name))
     solvers = entry_point_names(SOLVER_GROUP)
@@ -210,7 +210,7 @@ def _plugins() -> None:
         elif name in SOLVERS[family] and (family, name) not in PLUGINS:
             PLUGIN_ERRORS["solver"].append(f"{where}: shadows the built-in solver {name!r} "
                                            f"of {family}; rename it")
-        elif not _claimed_once("solver", where, (full, target, dist), solvers):
+        elif _claimed_once("solver", where, (full, target, dist), solvers):
             SOLVERS[family][name] = target
             PLUGINS.add((family, name))
 
