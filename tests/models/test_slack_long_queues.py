@@ -208,6 +208,7 @@ def test_chain_times_refuses_more_points_than_its_cap():
         chain_times(pb, dom, new_dom, values, max_points=50_000)
 
 
+@pytest.mark.timed
 def test_cpsat_on_large_sets_keeps_its_limit():
     """Large per-job sets fall back on the global set (chain cap) and the model's build
     reads the clock at every job: the solve keeps its limit on every stage."""
