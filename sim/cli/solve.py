@@ -170,12 +170,14 @@ def side_by_side(rows: list[dict[str, Any]], family: Family) -> tuple[str, str]:
     return label, "gap_to_ref"
 
 
-def _several(args: argparse.Namespace, family: Family, names: list[str]) -> int:
+def _several(args: argparse.Namespace, data: Any, family: Family, problem: Any,
+             names: list[str]) -> int:
     from sim.sweep.bench import check_solvers, compare
 
     check_solvers(names, [family])
     try:
-        rows = compare(args.problem, names, time_limit=args.time_limit, seed=args.seed)
+        rows = compare(args.problem, names, time_limit=args.time_limit, seed=args.seed,
+                       read=(data, family, problem))
     except ValueError as exc:
         raise ValueError(f"{args.problem}: {exc}") from None
     label, key = side_by_side(rows, family)
@@ -212,7 +214,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.solvers:
         if args.backend is not None:
             raise ValueError("--backend goes with --solver (the family's ILP), not --solvers")
-        return _several(args, family, args.solvers)
+        return _several(args, data, family, problem, args.solvers)
     return _single(args, family, problem, args.solver or family.default_solver)
 
 

@@ -829,18 +829,24 @@ def write_outputs(runs: Sequence[dict[str, Any]], out: Path, *, plots: bool = Tr
 
 
 def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | None = None,
-            seed: int = 0) -> list[dict[str, Any]]:
+            seed: int = 0, read: tuple[dict[str, Any], Family, Any] | None = None
+            ) -> list[dict[str, Any]]:
     """Solve one problem file with several solvers, side by side; rows as in ``runs.csv``
     plus ``solver_gap`` (the solver's own optimality gap), ``solution`` (JSON-ready,
     jobs named as the problem names them) and ``issues`` (:func:`judge`). Every answer
-    passes :func:`run_solver`; one that does not is a FAILED row with its ``error``."""
+    passes :func:`run_solver`; one that does not is a FAILED row with its ``error``.
+    ``read``: the file's parsed JSON, family and problem when the caller has read it
+    (:func:`load`), so that the file is read once."""
     from sim.result import _jsonable
 
     path = Path(path)
-    _, data, _, error = read_file(path)
-    if error:
-        raise ValueError(error)
-    family, problem = load(data, str(path))
+    if read is None:
+        _, data, _, error = read_file(path)
+        if error:
+            raise ValueError(error)
+        family, problem = load(data, str(path))
+    else:
+        data, family, problem = read
     claim = check_claim(path, family, problem, data)
     pairs, extra = [], []
     for s in solvers:

@@ -23,3 +23,23 @@ def test_maximisation_gap_uses_the_smallest_upper_bound() -> None:
     rows = [_row("a", 10, 20), _row("b", 9, 12)]
     _, key = side_by_side(rows, family)
     assert rows[0][key] == (12 - 10) / 12
+
+
+def test_solve_with_several_solvers_reads_the_file_once(monkeypatch, capsys) -> None:
+    """``solve FILE --solvers A,B`` solves what it read and printed the family of: one
+    read of the file, not one for the family and another for the solvers."""
+    from instances import files
+    from sim.cli import main
+    from tests.sweep.test_bench_inputs import FIG1  # a bundled K-resource problem
+
+    reads = []
+    real = files.read_bytes
+
+    def counted(path, *args, **kwargs):
+        reads.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(files, "read_bytes", counted)
+    assert main(["solve", str(FIG1), "--solvers", "fcfs,fcfs-ff"]) == 0
+    assert "kresource_epochs in" in capsys.readouterr().out
+    assert reads.count(str(FIG1)) == 1, reads
