@@ -15,6 +15,8 @@ import pytest
 
 from models import mip
 from sim.experiments.engine import mip_range
+from sim.memory.model import MissRateCurve
+from sim.problems import grouping as gp
 from sim.problems import task_mapping as tm
 
 FALSE_OPTIMUM = {"problem": "task_mapping", "n_nodes": 3, "mem_pages": 10000000000,
@@ -27,6 +29,9 @@ def _exact_or_refused(family: str, backend: str, exponent: int, instances: int) 
     """Solve ``instances`` instances of magnitude ``10^exponent``; every answer agrees
     with brute force or is refused naming the backend. Returns the answers checked."""
     ilp, brute = mip_range.solvers(family)
+    if backend not in mip_range.BACKENDS_OF.get(family, mip.BACKENDS) or \
+            exponent > mip_range.LARGEST.get(family, exponent):
+        return 0
     rng = random.Random(f"test-{family}-{exponent}")
     checked = 0
     for _ in range(instances):
@@ -34,11 +39,20 @@ def _exact_or_refused(family: str, backend: str, exponent: int, instances: int) 
         try:
             r = ilp(p, backend=backend)
         except ValueError as exc:
-            assert f"the {mip.NAMES[backend]} backend is exact only" in str(exc)
-            assert "field '" in str(exc) and "\n" not in str(exc)
-            assert f"at most {mip.MAX_MAGNITUDE[backend]:.0e}" in str(exc)
+            assert "\n" not in str(exc)
+            if family == "slack_insertion:ti":  # its own refusal names the field
+                assert str(exc).startswith(("capacity = ", "width n = "))
+            else:
+                assert "field '" in str(exc)
+            if family == "grouping":
+                assert f"the {mip.NAMES[backend]} backend proves only" in str(exc)
+            elif family == "slack_insertion:ti":
+                assert f"MIP on {mip.NAMES[backend]} is exact only" in str(exc)
+            else:
+                assert f"the {mip.NAMES[backend]} backend is exact only" in str(exc)
+                assert f"at most {mip.MAX_MAGNITUDE[backend]:.0e}" in str(exc)
             continue
-        why = mip_range.verdict(family, brute(p), r)
+        why = mip_range.verdict(mip_range.family_of(family), brute(p), r)
         assert not why, (backend, exponent, why, p, r.status, r.objective, r.bound)
         checked += 1
     return checked
@@ -118,3 +132,58 @@ def test_a_model_number_built_past_the_range_from_data_within_it_is_refused(seed
     assert "the HiGHS backend" in msg and "in row price_tie" in msg, msg
     assert "a number the model computes from the problem's fields" in msg, msg
     assert "= inf" not in msg, msg
+
+
+def _wide(big: float) -> gp.GroupingProblem:
+    """Two jobs of ``big`` references per slice whose slice together thrashes, and two
+    cheap jobs whose pairing with them decides the optimum (2.6 processor-seconds): the
+    largest slice cost is about ``big`` (latency 1 s)."""
+    def curve(fp: int) -> MissRateCurve:
+        return MissRateCurve(tuple([1.0 - x / fp for x in range(fp)] + [0.0]))
+
+    return gp.GroupingProblem((gp.GroupJob("A", 1, curve(10), big),
+                               gp.GroupJob("B", 1, curve(10), big),
+                               gp.GroupJob("c", 1, curve(10), 1.0),
+                               gp.GroupJob("d", 2, curve(10), 1.0)), 3, 12, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("backend", mip.BACKENDS)
+def test_a_grouping_cost_spread_beyond_the_range_is_refused_naming_field_and_backend(
+        backend, tmp_path, capsys):
+    """CBC and HiGHS proved 7.0 optimal where exhaustive search finds 2.6 (the cheap
+    jobs' costs, 1e-15 of the largest, are below their tolerances); SCIP failed the same
+    way a decade later."""
+    from sim.cli import main
+
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(gp.to_dict(_wide(1e15))))
+    before = path.read_bytes()
+    code = main(["solve", str(path), "--solver", "exact-ilp", "--backend", backend])
+    out, err = capsys.readouterr()
+    assert code == 2 and "OPTIMAL" not in out
+    assert len(err.strip().splitlines()) == 1, err
+    assert str(path) in err and "field 'jobs[0].refs'" in err, err
+    assert f"the {mip.NAMES[backend]} backend proves only" in err, err
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("backend", mip.BACKENDS)
+def test_grouping_at_the_edge_of_the_range_agrees_with_exhaustive_search(backend):
+    """Just inside each backend's cost spread the ILP answers as exhaustive search does,
+    and just past it, where the backends' answers are no longer checked, it refuses."""
+    from models.grouping import SPREAD_LIMIT, solve_exhaustive, solve_ilp
+
+    inside = _wide(SPREAD_LIMIT[backend] / 2)
+    ref = solve_exhaustive(inside)
+    r = solve_ilp(inside, backend=backend)
+    assert r.status.value == "OPTIMAL" and not mip_range.verdict("grouping", ref, r)
+    assert abs(r.objective - ref.objective) <= 1e-9 * ref.objective
+    with pytest.raises(ValueError, match="proves only"):
+        solve_ilp(_wide(SPREAD_LIMIT[backend] * 4), backend=backend)
+
+
+@pytest.mark.parametrize("entry", ["grouping", "slot_assignment", "slack_insertion:ti"])
+def test_the_other_mips_at_growing_magnitudes_are_exact_or_refused(entry):
+    backend = mip_range.BACKENDS_OF.get(entry, ("highs",))[0]
+    checked = sum(_exact_or_refused(entry, backend, d, 2) for d in (2, 3, 7, 11))
+    assert checked >= 2

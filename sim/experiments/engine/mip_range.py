@@ -1,33 +1,41 @@
 """The data magnitudes at which each MIP backend (CBC, HiGHS, SCIP; ``models.mip``) answers
 every family's ILP exactly, measured against brute force.
 
-For each family whose rows carry the problem's numbers (task mapping with either
-objective, the three K-resource problems, the gang schedule, slack insertion) and each
-magnitude ``M = 10^d``, ``--instances`` small random instances are drawn whose numbers
-(memory pages, capacities and demands, processors) are spread over ``[1, M]`` (not
-multiples of a common factor, so that no exact rescaling hides the magnitude). Each is
-solved by brute force and by the family's ILP on every backend with the refusal
-(``models.mip.MAX_MAGNITUDE``) lifted, no time limit. A backend's answer is wrong when:
+Every MIP on a floating backend is swept: the family ILPs of task mapping (either
+objective), the three K-resource problems, the gang schedule, slack insertion, grouping
+(``exact-ilp``) and slot assignment, and slack insertion's time-indexed MIP
+(``slack_insertion:ti``, HiGHS and SCIP only). For each and each magnitude ``M =
+10^d``, small random instances are drawn whose numeric fields are spread over ``[1,
+M]`` (not multiples of a common factor, so that no exact rescaling hides the
+magnitude): memory pages, capacities and demands, processors; for grouping also the
+latency and slice length (over ``[1/M, M]`` seconds) and the references per slice; for
+slot assignment the round (``n_slots`` = ``M``), demands and free slots, up to
+:data:`LARGEST`. Each is solved by the oracle (brute force; exhaustive search for
+grouping; CP-SAT, which proves these, for slot assignment) and by the MIP on every
+backend with the refusals (``models.mip.MAX_MAGNITUDE``,
+``models.grouping.SPREAD_LIMIT``) lifted, no time limit. A backend's answer is wrong
+when:
 
-- it says OPTIMAL with an objective other than brute force's optimum;
+- it says OPTIMAL with an objective other than the oracle's optimum;
 - its bound is on the wrong side of that optimum (beyond ``1e-9`` relative: these
-  objectives are integral, or exact sums of the data for slack insertion);
+  objectives are integral, or exact sums of the data for slack insertion; grouping's
+  real-valued cost within :data:`TOLERANCE`);
 - it says INFEASIBLE of a feasible problem, or returns a solution the family's check
   rejects (``sim.result.build`` raises).
 
-The table gives, per family, backend and magnitude: the largest number in the models'
-rows and bounds (``models.mip.magnitude``, what the refusal looks at), the instances
-checked and the wrong answers (with the first one's kind). Below it, per family and
-backend: the largest model magnitude at which every check agreed and the smallest at
-which one failed.
-
-Families left out: grouping and slot assignment, whose rows hold only 0/1 coefficients
-and counts (slices, slots: at most a few hundred), so their data never reaches a row.
+The table gives, per entry, backend and magnitude: the number the entry's refusal
+looks at (the largest number in the model's rows and bounds, ``models.mip.magnitude``;
+for the time-indexed MIP its capacity or largest width; for grouping, whose rows hold
+only 0/1 coefficients and the slice count, the cost spread of
+``models.grouping.cost_spread``), the instances checked and the wrong answers (with the
+first one's kind). Below it, per entry and backend: the largest such number at which
+every check agreed and the smallest at which one failed.
 
 Run: ``python -m sim.experiments.engine.mip_range`` (the full configuration:
 magnitudes 10^2..10^11, 12 instances each; writes
 ``sim/experiments/engine/results/mip_range.md`` with the command and the commit) or
-``--quick`` (10^4..10^9, 3 instances; prints only).
+``--quick`` (10^4..10^9, 3 instances; prints only); ``--families`` or ``--backends``
+(a part of the configuration; prints only).
 """
 
 from __future__ import annotations
@@ -43,10 +51,34 @@ from typing import Any
 from sim.result import Status
 
 FAMILIES = ("task_mapping", "kresource_epochs", "kresource_selection", "kresource_response",
-            "gang_schedule", "slack_insertion")
-"""The families swept (module docstring)."""
+            "gang_schedule", "slack_insertion", "slack_insertion:ti", "grouping",
+            "slot_assignment")
+"""What is swept (module docstring): a family, or ``FAMILY:SOLVER`` for a second MIP of
+the family (``slack_insertion:ti``, the time-indexed MIP)."""
+MIPS: dict[str, tuple[str, str, str]] = {
+    "slack_insertion:ti": ("slack_insertion", "ti", "brute"),
+    "grouping": ("grouping", "exact-ilp", "exhaustive"),
+    "slot_assignment": ("slot_assignment", "ilp", "cpsat"),
+}
+"""``(family, MIP solver, oracle)`` of each swept entry not solved by the family's
+``ilp`` against its ``brute``."""
+BACKENDS_OF: dict[str, tuple[str, ...]] = {"slack_insertion:ti": ("highs", "scip")}
+"""The backends an entry runs on when not all of ``models.mip.BACKENDS`` (the
+time-indexed MIP refuses CBC)."""
+LARGEST: dict[str, int] = {"slot_assignment": 3}
+"""The largest exponent ``d`` swept for an entry whose model does not solve larger data
+in minutes: the slot ILP holds a binary per application (and, for ``"gap"``, per copy)
+and slot, and its largest row number is the round ``n_slots`` (the gap model's
+positions), at most 75,000 within its ``max_vars`` = 150,000 variables; at ``10^4``
+slots a gap model of 3 applications was not solved by any backend in 120 s."""
 EXACT_TOL = 1e-9
 """Relative tolerance (of ``max(1, |optimum|)``) of a check."""
+TOLERANCE: dict[str, float] = {"grouping": 1e-6}
+"""The tolerance of a check of a family whose objective is real rather than an exact sum
+of the data: grouping's eq. 4 cost, which every exact grouping solver proves within
+``1e-6`` relative (``sim.result.build``'s tolerance; HiGHS stops at a relative gap of
+``models.mip.GAP_TOL`` = 1e-7, and its answers differed from exhaustive search by up to
+8.4e-9 relative)."""
 
 
 def _spread(rng: random.Random, lo: int, hi: int) -> int:
@@ -120,19 +152,97 @@ def slack_insertion(rng: random.Random, m: int) -> Any:
     return ins.random_problem(rng.randrange(2**31), 3, capacity=m)
 
 
+def grouping(rng: random.Random, m: int) -> Any:
+    """4-6 jobs; ``P`` processors over ``[1, M]`` (at most ``EXACT_MAX``), demands over
+    ``[1, P]``; latency and slice length log-uniform over ``[1/M, M]`` seconds,
+    references per slice over ``[1, M]``; memory and footprints over ``[2, min(M,
+    10^4)]`` blocks (a curve holds one number per block), curves falling to 0 or to a
+    floor up to 0.01; ``S`` free or fixed."""
+    from instances.refstreams import exponential_curve, knee_curve
+    from sim.memory.model import MissRateCurve
+    from sim.problems.fields import EXACT_MAX
+    from sim.problems.grouping import GroupingProblem, GroupJob
+
+    n = rng.randint(4, 6)
+    P = _spread(rng, 1, min(m, EXACT_MAX))
+    blocks = max(2, min(m, 10**4))
+    memory = _spread(rng, 2, blocks)
+    jobs = []
+    for j in range(n):
+        fp = _spread(rng, 2, blocks)
+        knee = rng.randint(1, fp)
+        floor = rng.choice((0.0, rng.uniform(0, 0.01)))
+        if rng.random() < 0.5:
+            curve = knee_curve(fp, knee, at_knee=rng.uniform(0.01, 0.3), floor=floor)
+        else:
+            curve = exponential_curve(fp, knee / 3 + 1, floor=floor)
+        jobs.append(GroupJob(f"J{j}", _spread(rng, 1, P), MissRateCurve(tuple(curve)),
+                             float(_spread(rng, 1, m))))
+    return GroupingProblem(tuple(jobs), P, memory,
+                           math.exp(rng.uniform(-math.log(m), math.log(m))),
+                           math.exp(rng.uniform(-math.log(m), math.log(m))),
+                           slices=rng.choice((None, rng.randint(1, n))))
+
+
+def slot_assignment(rng: random.Random, m: int) -> Any:
+    """A round of ``M`` slots on 4 nodes, 2-3 applications on 1-3 nodes each, free
+    slots per node over ``[0, M/10]``. ``"round"``: demands over ``[1, M/4]``;
+    ``"gap"``: demands 1 or 2 (the gap model has a binary per copy and slot)."""
+    from sim.problems.slots import SlotApp, SlotProblem
+
+    objective = rng.choice(("round", "gap"))
+    top = max(1, m // 4) if objective == "round" else min(2, m)
+    apps = tuple(SlotApp(f"A{a}", tuple(sorted(rng.sample(range(4), rng.randint(1, 3)))),
+                         _spread(rng, 1, top)) for a in range(rng.randint(2, 3)))
+    free = tuple(rng.randint(0, max(0, m // 10)) for _ in range(4))
+    return SlotProblem(4, apps, m, free, objective)
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Any]] = {
     "task_mapping": task_mapping, "kresource_epochs": kresource_epochs,
     "kresource_selection": kresource_selection, "kresource_response": kresource_response,
-    "gang_schedule": gang_schedule, "slack_insertion": slack_insertion}
+    "gang_schedule": gang_schedule, "slack_insertion": slack_insertion,
+    "slack_insertion:ti": slack_insertion, "grouping": grouping,
+    "slot_assignment": slot_assignment}
 """One random instance of magnitude ``M`` per family."""
 
 
-def solvers(family: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """``(ilp(problem, backend=...), brute(problem))`` of ``family``."""
+def _ti_number(problem: Any) -> float:
+    """The largest number in the rows of the time-indexed MIP: the capacity (a free
+    capacity is at most it) or a width (``models.slack_insertion.timeindexed``, whose
+    own refusal looks at these, not at ``models.mip.magnitude``)."""
+    widths = [w.n for w in problem.waiting] + ([problem.new.n] if problem.new else [])
+    return float(max([problem.capacity, *widths]))
+
+
+def _grouping_spread(problem: Any) -> float:
+    """The cost spread of the grouping ILP (``models.grouping.cost_spread``: its
+    largest cost over ``max(1, a lower bound on the optimum)``), what its refusal looks
+    at: its rows hold only 0/1 coefficients and the slice count."""
+    from models.grouping import _coefficients, cost_spread, group_table
+
+    members, cost = group_table(problem)
+    top, low = cost_spread(members, cost, _coefficients(problem, cost)[0])
+    return top / max(1.0, low)
+
+
+MODEL_NUMBER: dict[str, Callable[[Any], float]] = {"slack_insertion:ti": _ti_number,
+                                                   "grouping": _grouping_spread}
+"""The number an entry's refusal looks at when it is not ``models.mip.magnitude`` of a
+PuLP model."""
+
+
+def family_of(entry: str) -> str:
+    """The problem family of a swept entry (:data:`FAMILIES`)."""
+    return MIPS.get(entry, (entry,))[0]
+
+
+def solvers(entry: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """``(mip(problem, backend=...), oracle(problem))`` of the swept ``entry``."""
     from sim import registry
 
-    ilp = {"slack_insertion": "ilp"}.get(family, "ilp")
-    return registry.solver(family, ilp), registry.solver(family, "brute")
+    family, mip_name, oracle = MIPS.get(entry, (entry, "ilp", "brute"))
+    return registry.solver(family, mip_name), registry.solver(family, oracle)
 
 
 def verdict(family: str, ref: Any, r: Any) -> str:
@@ -140,12 +250,14 @@ def verdict(family: str, ref: Any, r: Any) -> str:
     kind of disagreement."""
     from sim.problems import sense
 
+    if ref.status not in (Status.OPTIMAL, Status.INFEASIBLE):
+        raise RuntimeError(f"{family}: the oracle proved nothing ({ref.status.value})")
     if ref.status is Status.INFEASIBLE:
         return "" if r.status in (Status.INFEASIBLE, Status.UNKNOWN) else "feasible?"
     if r.status is Status.INFEASIBLE:
         return "false infeasible"
     opt = ref.objective
-    tol = EXACT_TOL * max(1.0, abs(opt))
+    tol = TOLERANCE.get(family, EXACT_TOL) * max(1.0, abs(opt))
     lower = sense(family) == "min"
     if r.status is Status.OPTIMAL and abs(r.objective - opt) > tol:
         return "false optimum"
@@ -155,16 +267,19 @@ def verdict(family: str, ref: Any, r: Any) -> str:
 
 
 class Unlimited:
-    """Within it, ``models.mip`` refuses no magnitude and records the largest model
+    """Within it, ``models.mip`` refuses no magnitude (nor ``models.grouping`` a cost
+    spread) and records the largest model
     magnitude it was given (:attr:`seen`)."""
 
     def __enter__(self) -> Unlimited:
-        from models import mip
+        from models import grouping, mip
 
         self.saved = dict(mip.MAX_MAGNITUDE)
+        self.spread = dict(grouping.SPREAD_LIMIT)
         self.check = mip.check_magnitude
         self.seen = 0.0
         mip.MAX_MAGNITUDE.update({b: math.inf for b in mip.BACKENDS})
+        grouping.SPREAD_LIMIT.update({b: math.inf for b in mip.BACKENDS})
 
         def record(prob: Any, backend: str, data: Any = None) -> None:
             self.seen = max(self.seen, mip.magnitude(prob)[0])
@@ -173,9 +288,10 @@ class Unlimited:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        from models import mip
+        from models import grouping, mip
 
         mip.MAX_MAGNITUDE.update(self.saved)
+        grouping.SPREAD_LIMIT.update(self.spread)
         mip.check_magnitude = self.check
 
 
@@ -187,23 +303,31 @@ def sweep(families: tuple[str, ...], backends: tuple[str, ...], exponents: range
         for family in families:
             ilp, brute = solvers(family)
             for d in exponents:
+                if d > LARGEST.get(family, d):
+                    continue
                 rng = random.Random(f"{seed}-{family}-{d}")
                 problems = [GENERATORS[family](rng, 10 ** d) for _ in range(instances)]
                 refs = [brute(p) for p in problems]
                 for backend in backends:
+                    if backend not in BACKENDS_OF.get(family, backends):
+                        continue
                     lift.seen = 0.0
                     wrong, first = 0, ""
+                    number = MODEL_NUMBER.get(family)
+                    top = 0.0
                     for p, ref in zip(problems, refs, strict=True):
+                        if number is not None:
+                            top = max(top, number(p))
                         try:
-                            why = verdict(family, ref, ilp(p, backend=backend))
+                            why = verdict(family_of(family), ref, ilp(p, backend=backend))
                         except ValueError as exc:  # build: an infeasible solution
                             why = f"rejected ({str(exc)[:40]})"
                         if why:
                             wrong += 1
                             first = first or why
                     rows.append({"family": family, "backend": backend, "exponent": d,
-                                 "model": lift.seen, "checks": instances, "wrong": wrong,
-                                 "first": first})
+                                 "model": lift.seen if number is None else top,
+                                 "checks": instances, "wrong": wrong, "first": first})
                     print(_line(rows[-1]), file=out, flush=True)
     return rows
 
