@@ -61,16 +61,18 @@ from sim.result import Result, Status, build
 
 SPREAD_LIMIT: dict[str, float] = {"cbc": 1e5, "highs": 1e6, "scip": 1e8}
 """Largest cost spread (:func:`cost_spread`) :func:`solve_ilp` takes on each backend.
-The ILP scales its costs so that the largest is ``1e6``; the backends resolve scaled cost
-differences down to about ``1e-6`` (CBC), ``1e-7`` (HiGHS) and ``1e-9`` (SCIP), below
-which a schedule's cost is invisible to them and a worse schedule is proved optimal.
-Measured against exhaustive search (``sim/experiments/engine/mip_range.py``, two jobs
-whose slice together thrashes and two cheap jobs whose pairing decides the optimum): the
-first false optima at spreads of 5.0e11 (CBC), 2.7e12 (HiGHS) and 6.0e14 (SCIP), where
-the schedules differ by a third of the optimum. A difference of ``1e-6`` of
-``max(1, optimum)`` (the tolerance of a proof, ``sim.result.build``) stays visible while
-the spread is at most ``1e6``, ``1e7``, ``1e9``; each limit is a decade below. The
-bundled case-study and generated instances have spreads of at most 13."""
+The ILP scales its costs so that the largest is ``1e6``, and the backends' absolute
+tolerances on those scaled costs (about ``1e-6`` for CBC, ``1e-7`` for HiGHS, ``1e-9``
+for SCIP) hide any smaller difference between two schedules: a worse schedule is then
+proved optimal. A difference of ``1e-6`` of ``max(1, optimum)`` (the tolerance of a
+proof, ``sim.result.build``) stays above those tolerances while the spread is at most
+``1e6``, ``1e7`` and ``1e9``; each limit is a decade below. Measured against exhaustive
+search (``sim/experiments/engine/mip_range.py``, entry ``grouping:wide``: two jobs whose
+slice together thrashes beside two cheap jobs whose pairing decides the optimum, where
+the schedules differ by about a third of the optimum): every answer right up to a
+spread of 1.2e13 on CBC and HiGHS and 4.3e18 on SCIP, false optima by 6.0e14 and
+4.4e19 (``results/mip_range.md``). The bundled case-study and generated instances have
+spreads of at most 13."""
 
 MAX_GROUPS = 100_000
 """Most feasible groups an exact model takes (its table and model stay well under 1 GB)."""

@@ -152,9 +152,11 @@ answer right up to 1.76e8 and 1.57e9; CBC answered every instance right up to 8.
 in every family (a bound beyond the optimum at 2.16e13 on slack insertion). Each limit
 is a power of ten one decade below the largest at which every family agreed: the
 sweep's models are tiny, and a row with more terms adds up more tolerance. The same
-limit holds for every family (grouping and slot assignment hold only 0/1 coefficients
-and counts in their rows). :func:`solve` refuses a model beyond it
-(:func:`check_magnitude`)."""
+limit holds for every family. :func:`solve` refuses a model beyond it
+(:func:`check_magnitude`). Grouping's rows hold only 0/1 coefficients and the slice
+count, and its costs are scaled: its ILP refuses instead a spread of costs its backend
+cannot resolve (``models.grouping.SPREAD_LIMIT``). The slot ILP's largest row number is
+its round (``n_slots``), at most 75,000 within its variable cap."""
 
 
 def magnitude(prob: Any) -> tuple[float, str]:

@@ -8,7 +8,9 @@ objective), the three K-resource problems, the gang schedule, slack insertion, g
 10^d``, small random instances are drawn whose numeric fields are spread over ``[1,
 M]`` (not multiples of a common factor, so that no exact rescaling hides the
 magnitude): memory pages, capacities and demands, processors; for grouping also the
-latency and slice length (over ``[1/M, M]`` seconds) and the references per slice; for
+latency and slice length (over ``[1/M, M]`` seconds) and the references per slice
+(``grouping:wide``: two thrashing jobs of up to ``M`` references beside two cheap ones,
+a cost spread growing as ``M^2``); for
 slot assignment the round (``n_slots`` = ``M``), demands and free slots, up to
 :data:`LARGEST`. Each is solved by the oracle (brute force; exhaustive search for
 grouping; CP-SAT, which proves these, for slot assignment) and by the MIP on every
@@ -52,12 +54,14 @@ from sim.result import Status
 
 FAMILIES = ("task_mapping", "kresource_epochs", "kresource_selection", "kresource_response",
             "gang_schedule", "slack_insertion", "slack_insertion:ti", "grouping",
-            "slot_assignment")
-"""What is swept (module docstring): a family, or ``FAMILY:SOLVER`` for a second MIP of
-the family (``slack_insertion:ti``, the time-indexed MIP)."""
+            "grouping:wide", "slot_assignment")
+"""What is swept (module docstring): a family, or ``FAMILY:NAME`` for a second MIP of
+the family (``slack_insertion:ti``, the time-indexed MIP) or a second generator
+(``grouping:wide``)."""
 MIPS: dict[str, tuple[str, str, str]] = {
     "slack_insertion:ti": ("slack_insertion", "ti", "brute"),
     "grouping": ("grouping", "exact-ilp", "exhaustive"),
+    "grouping:wide": ("grouping", "exact-ilp", "exhaustive"),
     "slot_assignment": ("slot_assignment", "ilp", "cpsat"),
 }
 """``(family, MIP solver, oracle)`` of each swept entry not solved by the family's
@@ -184,6 +188,27 @@ def grouping(rng: random.Random, m: int) -> Any:
                            slices=rng.choice((None, rng.randint(1, n))))
 
 
+def grouping_wide(rng: random.Random, m: int) -> Any:
+    """Grouping with a wide cost spread: two jobs of ``[M/2, M]`` references per slice
+    whose slice together thrashes (latency log-uniform over ``[1, M]`` s) beside two
+    cheap jobs (1-2 references) whose pairing with them decides the optimum (a few
+    processor-seconds); 3 processors, slice length in ``[0.5, 2]`` s, ``S`` free or
+    fixed. The largest slice cost grows as ``M^2`` and the optimum stays small."""
+    from sim.memory.model import MissRateCurve
+    from sim.problems.grouping import GroupingProblem, GroupJob
+
+    def curve() -> MissRateCurve:
+        fp = rng.randint(5, 20)
+        return MissRateCurve(tuple([1.0 - x / fp for x in range(fp)] + [0.0]))
+
+    jobs = (GroupJob("A", 1, curve(), float(rng.randint(max(1, m // 2), m))),
+            GroupJob("B", 1, curve(), float(rng.randint(max(1, m // 2), m))),
+            GroupJob("c", 1, curve(), rng.uniform(1, 2)),
+            GroupJob("d", rng.randint(1, 2), curve(), rng.uniform(1, 2)))
+    return GroupingProblem(jobs, 3, 24, math.exp(rng.uniform(0, math.log(m))),
+                           rng.uniform(0.5, 2), slices=rng.choice((None, 3, 4)))
+
+
 def slot_assignment(rng: random.Random, m: int) -> Any:
     """A round of ``M`` slots on 4 nodes, 2-3 applications on 1-3 nodes each, free
     slots per node over ``[0, M/10]``. ``"round"``: demands over ``[1, M/4]``;
@@ -203,7 +228,7 @@ GENERATORS: dict[str, Callable[[random.Random, int], Any]] = {
     "kresource_selection": kresource_selection, "kresource_response": kresource_response,
     "gang_schedule": gang_schedule, "slack_insertion": slack_insertion,
     "slack_insertion:ti": slack_insertion, "grouping": grouping,
-    "slot_assignment": slot_assignment}
+    "grouping:wide": grouping_wide, "slot_assignment": slot_assignment}
 """One random instance of magnitude ``M`` per family."""
 
 
@@ -226,8 +251,9 @@ def _grouping_spread(problem: Any) -> float:
     return top / max(1.0, low)
 
 
-MODEL_NUMBER: dict[str, Callable[[Any], float]] = {"slack_insertion:ti": _ti_number,
-                                                   "grouping": _grouping_spread}
+MODEL_NUMBER: dict[str, Callable[[Any], float]] = {
+    "slack_insertion:ti": _ti_number, "grouping": _grouping_spread,
+    "grouping:wide": _grouping_spread}
 """The number an entry's refusal looks at when it is not ``models.mip.magnitude`` of a
 PuLP model."""
 
