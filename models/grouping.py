@@ -221,7 +221,7 @@ def check_spread(problem: GroupingProblem, members: np.ndarray, cost: np.ndarray
                      f"lower bound of {low:.3g} on the optimum; the {mip.NAMES[backend]} "
                      f"backend proves only schedules whose largest slice cost is at most "
                      f"{limit:.0e} times max(1, that bound); use --solver exact-cpsat or "
-                     f"exhaustive, or --backend scip")
+                     f"exhaustive" + ("" if backend == "scip" else ", or --backend scip"))
 
 
 def _solution(problem: GroupingProblem, members: np.ndarray, chosen: list[int]) -> list[list[str]]:

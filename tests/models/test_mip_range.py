@@ -188,3 +188,21 @@ def test_the_other_mips_at_growing_magnitudes_are_exact_or_refused(entry):
     backend = mip_range.BACKENDS_OF.get(entry, ("highs",))[0]
     checked = sum(_exact_or_refused(entry, backend, d, 2) for d in (2, 3, 7, 11))
     assert checked >= 2
+
+
+def test_a_grouping_spread_from_the_slice_length_names_that_field():
+    """Two jobs that fill the machine together at no miss cost nothing (the optimum is 0),
+    while either alone leaves a processor idle for a slice of 1e9 s: on costs of that
+    scale the backends' tolerances are about 1e-3 processor-seconds, and a proof of 0
+    must be within 1e-6 (``sim.result.build``), so every backend refuses, naming the
+    slice length."""
+    from models.grouping import solve_exhaustive, solve_ilp
+
+    fits = MissRateCurve((1.0, 0.0))
+    p = gp.GroupingProblem((gp.GroupJob("a", 1, fits, 5.0), gp.GroupJob("b", 1, fits, 7.0)),
+                           2, 8, 1.0, 1e9)
+    assert solve_exhaustive(p).objective == 0.0
+    for backend in mip.BACKENDS:
+        with pytest.raises(ValueError, match=r"^field 'slice_length' = 1000000000: .* the "
+                                             f"{mip.NAMES[backend]} backend proves only"):
+            solve_ilp(p, backend=backend)
