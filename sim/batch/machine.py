@@ -65,9 +65,10 @@ def simulate(
     if engine == "python":
         schedule = simulate_python(workload, policy, overrun=overrun, progress=progress)
     elif engine == "compiled":
-        from sim.batch.fast.run import simulate_compiled
+        from sim.batch.fast.run import simulate_compiled, unsupported
 
-        _say_if_compiling(policy)
+        if unsupported(policy, workload, overrun=overrun) is None:  # else refused, no compile
+            _say_if_compiling(policy)
         schedule = simulate_compiled(workload, policy, overrun=overrun, progress=progress)
     else:
         raise ValueError(f"engine must be one of {ENGINE_CHOICES}, got {engine!r}")

@@ -130,3 +130,15 @@ def test_compile_command_caches_the_kernels_and_says_so(warm, tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "compiled engine's kernels cached: True"
     assert p.stderr.count("compiling ") == 3
+
+
+def test_a_refused_compiled_run_never_announces_a_compile(monkeypatch, capsys):
+    """A policy the compiled engine does not run is refused before anything is said of
+    compiling (the notice is for a run that will compile, not for one refused)."""
+    w = random_workload(20, (64,), seed=3, load=0.9)
+    monkeypatch.setattr(cache, "kernels_cached", lambda kernels: False)  # a cold machine
+    with pytest.raises(ValueError, match="does not support"):
+        simulate(w, make_policy("slack", order="exhaustive"), engine="compiled")
+    assert "compiling" not in capsys.readouterr().err
+    simulate(w, make_policy("easy"), engine="compiled")  # a run that compiles says so
+    assert "compiling the compiled engine's kernels" in capsys.readouterr().err
