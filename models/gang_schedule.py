@@ -133,6 +133,26 @@ def _row_limit(problem: GangProblem) -> int:
     return min(rows, max(_degrees(problem)) + 1)
 
 
+def _shared_rows(g: tuple[int, ...], rows_of: list[int]) -> int:
+    """Rows ``r`` in which at least two jobs of the node group ``g`` have a variable
+    (``r < rows_of[j]``): the second largest of their row counts (no other row needs an
+    at-most-one)."""
+    top = sorted((rows_of[j] for j in g), reverse=True)
+    return top[1] if len(top) > 1 else 0
+
+
+def _rows_of(x: dict[tuple[int, int], Any], value: Any, names: list[str],
+             R: int) -> list[list[str]]:
+    """The rows of a solved model: job ``j`` (its name) in row ``r`` when ``value(x[j,
+    r])`` holds, in job order; read over the variables, not over jobs x rows (a job of
+    small degree has few of the ``R`` rows)."""
+    rows: list[list[str]] = [[] for _ in range(R)]
+    for (j, r), v in x.items():  # keys in job order
+        if value(v):
+            rows[r].append(names[j])
+    return rows
+
+
 def _on_node(problem: GangProblem) -> list[tuple[int, ...]]:
     per: list[list[int]] = [[] for _ in range(problem.n_nodes)]
     for i, j in enumerate(problem.jobs):
@@ -199,17 +219,20 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     fallback = _fallback(problem)
     m = cp_model.CpModel()
     x = {}
+    rows_of = [min(R, d + 1) for d in deg]
     for j in range(n):
         if dl.expired(dl.reserve()):
             return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
-        for r in range(min(R, deg[j] + 1)):
+        for r in range(rows_of[j]):
             x[j, r] = m.NewBoolVar(f"x{j}_{r}")
-        m.AddExactlyOne(x[j, r] for r in range(R) if (j, r) in x)
+        m.AddExactlyOne(x[j, r] for r in range(rows_of[j]))
     for g in _on_node(problem):
-        if dl.expired(dl.reserve()):
-            return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
-        for r in range(R):
-            vs = [x[j, r] for j in g if (j, r) in x]
+        # only the rows two of the group's jobs share (R may be 10^4, a group's jobs
+        # mostly of small degree); the clock at every row
+        for r in range(_shared_rows(g, rows_of)):
+            if dl.expired(dl.reserve()):
+                return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
+            vs = [x[j, r] for j in g if r < rows_of[j]]
             if len(vs) > 1:
                 m.AddAtMostOne(vs)
     m.Minimize(sum(w[j] * (r + 1) * v for (j, r), v in x.items()))
@@ -228,8 +251,7 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
         return _result("cpsat", problem, None, Status.INFEASIBLE, None, t0, seed, params, note)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return _stopped("cpsat", problem, fallback, t0, seed, params, _NO_ROWS)
-    rows = [[problem.jobs[j].name for j in range(n) if (j, r) in x and solver.Value(x[j, r])]
-            for r in range(R)]
+    rows = _rows_of(x, solver.Value, [job.name for job in problem.jobs], R)
     status = Status.OPTIMAL if st == cp_model.OPTIMAL and scale == 1.0 else Status.FEASIBLE
     bound = max(float(solver.BestObjectiveBound()) / scale, lb) if scale == 1.0 else lb
     return _result("cpsat", problem, rows, status, bound, t0, seed, params, note)
@@ -271,8 +293,10 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         if i % 1000 == 0 and dl.expired():
             return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
         x[j, r] = cbc.variable(prob, f"x_{j}_{r}", "Binary")
-    for j in range(n):
-        prob += pulp.lpSum(x[j, r] for r in range(R) if (j, r) in x) == 1, f"one_{j}"
+    for j in range(n):  # over the job's own rows (R may be 10^4, most jobs have 2)
+        if j % 1000 == 0 and dl.expired():
+            return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
+        prob += pulp.lpSum(x[j, r] for r in range(rows_of[j])) == 1, f"one_{j}"
     groups = _on_node(problem)
     if problem.objective == "rows":
         u = [cbc.variable(prob, f"u_{r}", "Binary") for r in range(R)]
@@ -293,11 +317,11 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
             prob += x[busiest[0], 0] == 1, "sym"
         prob += pulp.lpSum(u)
     else:
-        for gi, g in enumerate(groups):
-            if dl.expired():
-                return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-            for r in range(R):
-                vs = [x[j, r] for j in g if (j, r) in x]
+        for gi, g in enumerate(groups):  # only the rows two of its jobs share
+            for r in range(_shared_rows(g, rows_of)):
+                if dl.expired():
+                    return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
+                vs = [x[j, r] for j in g if r < rows_of[j]]
                 if len(vs) > 1:
                     prob += pulp.lpSum(vs) <= 1, f"node_{gi}_{r}"
         prob += pulp.lpSum(problem.jobs[j].weight * (r + 1) * v for (j, r), v in x.items())
@@ -309,8 +333,8 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
         return _result("ilp", problem, None, Status.INFEASIBLE, None, t0, seed, params)
     if outcome not in ("optimal", "feasible"):
         return _stopped("ilp", problem, fallback, t0, seed, params, _NO_ROWS)
-    rows = [[problem.jobs[j].name for j in range(n)
-             if (j, r) in x and (x[j, r].value() or 0) > 0.5] for r in range(R)]
+    rows = _rows_of(x, lambda v: (v.value() or 0) > 0.5, [job.name for job in problem.jobs],
+                    R)
     if outcome == "optimal":
         return _result("ilp", problem, rows, Status.OPTIMAL, None, t0, seed, params)
     bound = lb if found is None else max(found, lb)

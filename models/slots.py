@@ -168,6 +168,8 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         for s in range(S):
             x[a, s] = m.NewBoolVar(f"x{a}_{s}")
     for a, app in enumerate(apps):
+        if dl.expired(dl.reserve()):
+            return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
         m.Add(sum(x[a, s] for s in range(S)) == app.demand)
     on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
     for a, app in enumerate(apps):
@@ -181,10 +183,10 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         u = [m.NewBoolVar(f"u{s}") for s in range(S)]
         for s in range(S - 1):
             m.Add(u[s] >= u[s + 1])
-        for g in groups:
-            if dl.expired(dl.reserve()):
-                return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
+        for g in groups:  # a group's rows may be 10^5 slots: the clock at every row
             for s in range(S):
+                if dl.expired(dl.reserve()):
+                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
                 m.Add(sum(x[a, s] for a in g) <= u[s])
         total = sum(u)
         m.Add(total >= lb)
@@ -195,21 +197,30 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         m.Minimize(total)
     else:
         for g in groups:
-            if dl.expired(dl.reserve()):
-                return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
+                if dl.expired(dl.reserve()):
+                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
                 m.Add(sum(x[a, s] for a in g) <= 1)
         G = m.NewIntVar(lb, S, "G")
         for a, app in enumerate(apps):
-            if dl.expired(dl.reserve()):
-                return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
+            # one application's block holds up to max_vars variables (demand x slots):
+            # the clock at every one of its positions and slots, not once per application
             d = app.demand
-            z = {(j, s): m.NewBoolVar(f"z{a}_{j}_{s}") for j in range(d) for s in range(S)}
+            z = {}
+            for j in range(d):
+                if dl.expired(dl.reserve()):
+                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
+                for s in range(S):
+                    z[j, s] = m.NewBoolVar(f"z{a}_{j}_{s}")
             pos = [m.NewIntVar(j, S - d + j, f"p{a}_{j}") for j in range(d)]
             for j in range(d):
+                if dl.expired(dl.reserve()):
+                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
                 m.AddExactlyOne(z[j, s] for s in range(S))
                 m.Add(pos[j] == sum(s * z[j, s] for s in range(S)))
             for s in range(S):
+                if dl.expired(dl.reserve()):
+                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
                 m.Add(x[a, s] == sum(z[j, s] for j in range(d)))
             for j in range(d - 1):
                 m.Add(pos[j + 1] >= pos[j] + 1)
@@ -293,6 +304,8 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         for s in range(S):
             x[a, s] = variable(prob, f"x_{a}_{s}", "Binary")
     for a, app in enumerate(apps):
+        if dl.expired():
+            return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
         prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
     on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
     for a, app in enumerate(apps):
@@ -305,10 +318,10 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         u = [variable(prob, f"u_{s}", "Binary") for s in range(S)]
         for s in range(S - 1):
             prob += u[s] >= u[s + 1], f"prefix_{s}"
-        for gi, g in enumerate(groups):
-            if dl.expired():
-                return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+        for gi, g in enumerate(groups):  # the clock at every row (10^5 slots a group)
             for s in range(S):
+                if dl.expired():
+                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
                 prob += pulp.lpSum(x[a, s] for a in g) <= u[s], f"node_{gi}_{s}"
         prob += pulp.lpSum(u) >= lb, "load"
         if symmetry:
@@ -318,21 +331,30 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         obj = pulp.lpSum(u)
     else:
         for gi, g in enumerate(groups):
-            if dl.expired():
-                return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
             for s in range(S):
+                if dl.expired():
+                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
                 prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
         G = variable(prob, "G", "Integer", low=lb, up=S)
         for a, app in enumerate(apps):
-            if dl.expired():
-                return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+            # one application's block holds up to max_vars variables (demand x slots):
+            # the clock at every one of its positions and slots, not once per application
             d = app.demand
-            z = {(j, s): variable(prob, f"z_{a}_{j}_{s}", "Binary")
-                 for j in range(d) for s in range(S)}
-            pos = [pulp.lpSum(s * z[j, s] for s in range(S)) for j in range(d)]
+            z = {}
             for j in range(d):
+                if dl.expired():
+                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+                for s in range(S):
+                    z[j, s] = variable(prob, f"z_{a}_{j}_{s}", "Binary")
+            pos = []
+            for j in range(d):
+                if dl.expired():
+                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+                pos.append(pulp.lpSum(s * z[j, s] for s in range(S)))
                 prob += pulp.lpSum(z[j, s] for s in range(S)) == 1, f"one_{a}_{j}"
             for s in range(S):
+                if dl.expired():
+                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
                 prob += x[a, s] == pulp.lpSum(z[j, s] for j in range(d)), f"link_{a}_{s}"
             for j in range(d - 1):
                 prob += pos[j + 1] >= pos[j] + 1, f"order_{a}_{j}"
