@@ -99,18 +99,22 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
     n = p.n_nodes
     md = cp_model.CpModel()
     x = {}
+    # one job may hold all max_vars variables (tasks x nodes): the clock at every task
+    # and node row, not once per job
     for j, job in enumerate(p.jobs):
-        if dl.expired():
-            return _stopped("cpsat", p, dl, seed, params)
         for t in range(len(job)):
+            if dl.expired():
+                return _stopped("cpsat", p, dl, seed, params)
             for k in range(n):
                 x[j, t, k] = md.new_bool_var(f"x{j}_{t}_{k}")
     for j, job in enumerate(p.jobs):
-        if dl.expired():
-            return _stopped("cpsat", p, dl, seed, params)
         for t in range(len(job)):
+            if dl.expired():
+                return _stopped("cpsat", p, dl, seed, params)
             md.add_exactly_one(x[j, t, k] for k in range(n))
         for k in range(n):
+            if dl.expired():
+                return _stopped("cpsat", p, dl, seed, params)
             md.add_at_most_one(x[j, t, k] for t in range(len(job)))
     cap = sum(p.base_mem) + sum(sum(j) for j in p.jobs)
     load = []
@@ -137,6 +141,8 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
     hint = _greedy_sorted(p)
     for j, nodes in enumerate(hint):
         for t, kk in enumerate(nodes):
+            if dl.expired():
+                return _stopped("cpsat", p, dl, seed, params)
             for k in range(n):
                 md.add_hint(x[j, t, k], 1 if k == kk else 0)
     if dl.expired():
@@ -181,10 +187,10 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     n = p.n_nodes
     lp = pulp.LpProblem("task_mapping", pulp.LpMinimize)
     x = {}
-    for j, job in enumerate(p.jobs):
-        if dl.expired():
-            return _stopped("ilp", p, dl, seed, params)
+    for j, job in enumerate(p.jobs):  # the clock at every task (module's cpsat)
         for t in range(len(job)):
+            if dl.expired():
+                return _stopped("ilp", p, dl, seed, params)
             for k in range(n):
                 x[j, t, k] = variable(lp, f"x_{j}_{t}_{k}", "Binary")
     load = []
@@ -206,11 +212,13 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     if dl.expired():
         return _stopped("ilp", p, dl, seed, params)
     for j, job in enumerate(p.jobs):
-        if dl.expired():
-            return _stopped("ilp", p, dl, seed, params)
         for t in range(len(job)):
+            if dl.expired():
+                return _stopped("ilp", p, dl, seed, params)
             lp += pulp.lpSum(x[j, t, k] for k in range(n)) == 1
         for k in range(n):
+            if dl.expired():
+                return _stopped("ilp", p, dl, seed, params)
             lp += pulp.lpSum(x[j, t, k] for t in range(len(job))) <= 1
     for a, b in _sym_pairs(p):
         lp += load[a] >= load[b]
