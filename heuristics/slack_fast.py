@@ -39,6 +39,13 @@ from sim.problems.insertion import InsertionProblem, WaitingJob, new_weight
 
 _REL_TIE = 1e-9
 _STOP_EVERY = 64
+_STOP_WORK = 64
+"""Steps between two calls of ``stop`` besides the one every :data:`_STOP_EVERY`
+candidates; a step is a slot visited, a job added to a profile or a job compressed, each
+O(breakpoints) list work. One candidate over 10^4 delayed jobs on a profile of 2 x 10^4
+breakpoints takes seconds (10 s of CPU passed between two looks at the clock once every
+64 candidates), so the clock is read within a candidate too (a candidate cut short is
+dropped), and while the set-up and the slots that take no candidate add jobs."""
 
 Best = tuple[float, int, int, tuple[int, ...], dict[int, int]]
 """``(price, moved, ts, compress order as job ids, {job id: start})`` of the best
@@ -225,10 +232,14 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         # S, the current schedule; stay[i]: job i cannot start earlier in S
         TS = T0.copy()
         FS = F0.copy()
-        for i in range(m):
+        for i in range(m):  # O(m) per job on a long queue: the clock now and then
+            if stop is not None and i % _STOP_WORK == _STOP_WORK - 1 and stop():
+                return None, True
             _add(TS, FS, tes[i], tes[i] + ts_[i], ns[i])
         stay = []
         for i in range(m):
+            if stop is not None and i % _STOP_WORK == _STOP_WORK - 1 and stop():
+                return None, True
             if lb0[i] == tes[i]:
                 stay.append(True)
                 continue
@@ -250,6 +261,7 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
 
     best: Best | None = None
     tried = 0
+    work = 0  # steps (see _STOP_WORK), the clock read every _STOP_WORK of them
     stopped = False
     FT = T0.copy()  # fixed jobs (and running jobs), grown slot by slot
     FF = F0.copy()
@@ -273,6 +285,10 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
         GT, GF = _merge(T0, F0, ev0)
     for ts in slots:
         while k < m and fixv[by_fix[k]] < ts:
+            work += 1
+            if stop is not None and work % _STOP_WORK == 0 and stop():
+                stopped = True
+                break
             if not s_only:
                 i = by_fix[k]
                 _add(FT, FF, tes[i], tes[i] + ts_[i], ns[i])
@@ -281,6 +297,10 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                     _add(GT, GF, h, h + ts_[i], -ns[i])
                     _add(GT, GF, tes[i], tes[i] + ts_[i], ns[i])
             k += 1
+        work += 1
+        if stopped or (stop is not None and work % _STOP_WORK == 0 and stop()):
+            stopped = True
+            break
         if jt > 0 and not _fits(FT, FF, ts, ts + jt, jn):
             continue
         if blocking and any(fz[i] for i in by_fix[k:]):  # type: ignore[index]
@@ -372,6 +392,10 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                     clean = False
                     T = TS.copy()
                     F = FS.copy()
+                work += 1
+                if stop is not None and work % _STOP_WORK == 0 and stop():
+                    stopped, ok = True, False  # a candidate cut short is no candidate
+                    break
                 if held is None or held[pos]:  # give up the hold at te + jt
                     h = te + jt
                     ha = bisect_right(T, h) - 1  # a breakpoint: the hold made it
@@ -429,6 +453,8 @@ def search(problem: InsertionProblem, order: str, key: Callable[[WaitingJob], tu
                     if x > bound and x - bound > rel * max(1.0, abs(x), abs(bound)):
                         ok = False
                         break
+            if stopped:
+                break
             if not ok:
                 continue
             moved = 0  # seq is an order of the delayed jobs

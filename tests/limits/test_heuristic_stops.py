@@ -64,3 +64,29 @@ def test_grouping_heuristics_on_10000_jobs_stop_at_the_limit() -> None:
         r = solve(p, time_limit=1.0)
         assert time.perf_counter() - t < 3.0, solve.__name__
         assert r.status in (Status.FEASIBLE, Status.UNKNOWN)
+
+
+@pytest.mark.parametrize("k", [100, 300])
+def test_slack_search_reads_the_clock_within_a_candidate(monkeypatch, k: int) -> None:
+    """The compress-order search asks ``stop`` every few steps of list work (slots, jobs
+    added to a profile, jobs compressed), not only every 64 candidates: one candidate over
+    10^4 delayed jobs took 10 s of CPU between two looks. Counted in the profile searches
+    (``bisect_right``, a few per step) between two calls of ``stop``, not in seconds."""
+    from heuristics import slack_fast
+    from heuristics.slack import insert
+    from sim.problems import insertion as ins
+
+    calls = [0]
+    bisect = slack_fast.bisect_right
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return bisect(*args, **kwargs)
+
+    monkeypatch.setattr(slack_fast, "bisect_right", counted)
+    pb = ins.random_problem(1, k, capacity=128, max_t=3600, max_slack=7200)
+    marks = [0]
+    insert(pb, "AST", stop=lambda: marks.append(calls[0]) is None and False)  # never stops
+    gaps = [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    assert calls[0] > 2000  # enough work to see the clock's period
+    assert max(gaps) <= 512  # 64 steps of a few searches each (3,350 at 64 candidates)
