@@ -216,3 +216,27 @@ def test_cpsat_on_large_sets_keeps_its_limit():
     r = si.solve_cpsat(pb, time_limit=3.0)
     assert r.runtime < 3.0 + 2.0, r.runtime
     assert ins.check(pb, r.solution) == []
+
+
+def test_swap_orders_ask_the_clock_before_each_jobs_pairs() -> None:
+    """A queue of interchangeable jobs (one processor, one second each) has ``g^2`` pairs
+    (582,000 orders in 1.25 s of CPU for 1,500 jobs): the orders ask ``stop`` before each
+    job's pairs and add none once it said True."""
+    from ortools.sat.python import cp_model
+
+    from models.slack_insertion.cpsat import _add_swap_orders
+
+    pb = ins.random_problem(1, 300, capacity=1, max_t=1, max_slack=100)
+    m = cp_model.CpModel()
+    starts = {w.id: m.new_int_var(0, 10**6, f"s{w.id}") for w in pb.waiting}
+    wts = [ins.delay_weight(pb, w) for w in pb.waiting]
+    every = _add_swap_orders(cp_model.CpModel(), pb, starts, None, wts, 0.0, 1e-9)
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(len(m.proto.constraints))
+        return len(asked) > 5
+
+    added = _add_swap_orders(m, pb, starts, None, wts, 0.0, 1e-9, stop)
+    assert 0 < added < every and len(asked) == 6
+    assert len(m.proto.constraints) == asked[-1]  # nothing added after the stop
