@@ -16,7 +16,7 @@ deterministic; ``time_limit`` in seconds of wall clock).
   reduced-cost fixing leaves, for the portfolio's bound probes.
 
 The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
-clock (``common.check_clock``) every job and epoch while it is built: a stop there
+clock (``common.check_clock``) at every job and every row while it is built: a stop there
 returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A model whose variables
 (:func:`epochs_variables`) could not be built in the time left even at
 :data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned at once
@@ -148,20 +148,20 @@ def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, t0: f
     n, K, E = problem.n, problem.K, len(ub_sol)
     m = cp_model.CpModel()
     x = {}
-    for j in range(n):
+    for j in range(n):  # a job's variables and its one-epoch row, the clock at every job
         check_clock(t0, time_limit)
         for e in range(min(j + 1, E)):
             x[j, e] = m.new_bool_var(f"x{j}_{e}")
-    y = [m.new_bool_var(f"y{e}") for e in range(E)]
-    for j in range(n):
         m.add_exactly_one(x[j, e] for e in range(min(j + 1, E)))
+    y = [m.new_bool_var(f"y{e}") for e in range(E)]
     for e in range(E):
-        check_clock(t0, time_limit)
         js = [j for j in range(e, n)]
-        for k in range(K):
+        for k in range(K):  # a row holds up to 10^5 terms: the clock at every row
+            check_clock(t0, time_limit)
             terms = [problem.demands[j][k] * x[j, e] for j in js if problem.demands[j][k]]
             if terms:
                 m.add(sum(terms) <= problem.capacity[k] * y[e])
+        check_clock(t0, time_limit)
         for j in js:
             m.add_implication(x[j, e], y[e])
         if e + 1 < E:

@@ -164,3 +164,37 @@ def test_cbc_not_started_without_time_to_write_the_model(
     r = ilp.solve_selection(p, time_limit=0.6)
     assert not calls  # 0.2 s left, less than the build (and write) time
     assert r.status is Status.UNKNOWN
+
+
+def test_epochs_build_reads_the_clock_at_every_job_and_row(monkeypatch) -> None:
+    """The epochs model's one-epoch rows are made with each job's variables, the clock
+    read at every job, and its capacity rows (up to 10^5 terms each) with the clock read
+    at every row. On a clock that counts model objects (variables and one-epoch rows),
+    expiring just after the last variable, at most one job's objects follow it."""
+    from ortools.sat.python import cp_model
+
+    from models.kresource import cpsat
+
+    p = _epochs(200)
+    ub = common.best_packing(p)
+    E = len(ub)
+    n_vars = cpsat.epochs_variables(p.n, E)
+    count = {"made": 0, "late": 0}
+
+    def clock(t0: float, time_limit: float | None) -> None:
+        if count["made"] >= n_vars + 5:
+            raise common.OutOfTime
+
+    def counted(f):
+        def g(*args, **kwargs):
+            count["late"] += count["made"] >= n_vars + 5
+            count["made"] += 1
+            return f(*args, **kwargs)
+        return g
+
+    monkeypatch.setattr(cpsat, "check_clock", clock)
+    for name in ("new_bool_var", "add_exactly_one"):
+        monkeypatch.setattr(cp_model.CpModel, name, counted(getattr(cp_model.CpModel, name)))
+    with pytest.raises(common.OutOfTime):
+        cpsat._epochs_model(p, ub, p.lower_bound(), time.perf_counter(), 1.0)
+    assert count["late"] <= E + 1  # one job's variables and its row (main: every row)
