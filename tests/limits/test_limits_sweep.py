@@ -26,3 +26,33 @@ def test_the_sweep_reaches_the_documented_maxima() -> None:
     assert f"n_slots={placement.MAX_SLOTS}" in labels["slot_placement"]
     for kind in ("epochs", "selection", "response"):
         assert f"{kresource.MAX_JOBS} jobs" in labels[f"kresource_{kind}"]
+
+
+def test_the_sweep_runs_the_largest_size_again_at_the_long_limit(monkeypatch, tmp_path) -> None:
+    """``--long``: each solver that used its limit on a family's largest size runs there
+    again at the long limit; the smaller sizes and the solvers that finished at once or
+    refused do not."""
+    import subprocess
+
+    from sim.experiments.engine import limits_bench as lb
+
+    monkeypatch.setattr(lb, "sweep_sizes", lambda: {
+        "gang_schedule": [("small", dict), ("large", dict)]})
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0))
+    monkeypatch.setattr(lb.Path, "unlink", lambda self: None)
+    ran = []
+
+    def run_one(path, solver, limit, kill_after, kill_mb):
+        ran.append((solver, limit))
+        busy = solver in ("cpsat", "ilp")  # these use their limit, the others do not
+        return {"solver": solver, "limit": limit, "wall": limit if busy else 0.3,
+                "peak_mb": 100.0, "cpu": limit if busy else 0.3, "exit": 0, "killed": "",
+                "status": "FEASIBLE", "runtime": limit if busy else 0.01,
+                "objective": 1.0, "bound": None, "message": ""}
+
+    monkeypatch.setattr(lb, "run_one", run_one)
+    lines, fails = lb.run_sweep(2.0, None, None, 30.0, 2048.0, tmp_path, long=10.0)
+    solvers = list(registry.SOLVERS["gang_schedule"])
+    assert ran == [(s, 2.0) for s in solvers] + [
+        x for s in solvers for x in [(s, 2.0)] + ([(s, 10.0)] if s in ("cpsat", "ilp") else [])]
+    assert fails == 0 and sum("| large | cpsat | 10 |" in line for line in lines) == 1

@@ -34,9 +34,13 @@ Instances (seconds, processors):
 Size sweep (``--sweep``): every solver of every family on instances of growing size up
 to the family's documented maxima (``MAX_*`` in ``sim/problems/*.py``, 10^5 jobs where a
 family documents none; :func:`sweep_sizes`), at 2 s; the same targets, a refusal (exit 2,
-one line naming the field) meeting them. ``python -m sim.experiments.engine.limits_bench
---sweep`` writes ``results/limits_sweep.md`` (a partial sweep: ``--family``, ``--solvers``
-or another ``--limits``, the repository top's ``results/``).
+one line naming the field) meeting them. Each solver that used its limit on a family's
+largest size runs there again at ``--long`` seconds (10 by default; 0: no second run): a
+solver that reads the clock only between long stretches of preparatory work (a model's
+build, a fixed point, a candidate over 10^4 jobs) overruns in proportion to how far it
+gets, which a 2 s limit cannot show. ``python -m sim.experiments.engine.limits_bench
+--sweep`` writes ``results/limits_sweep.md`` (a partial sweep: ``--family``,
+``--solvers``, another ``--limits`` or ``--long``, the repository top's ``results/``).
 
 Run: ``python -m sim.experiments.engine.limits_bench`` (every family, 1, 10 and 30 s limits,
 about 10-15 minutes; writes ``sim/experiments/engine/results/limits_bench.md``). ``--family
@@ -128,6 +132,7 @@ def _other_families(tmp: Path) -> dict[str, list[tuple[str, Path]]]:
 
 
 SWEEP_LIMIT = 2.0  # seconds, the size sweep's full configuration
+SWEEP_LONG = 10.0  # seconds, its second limit on each family's largest size
 
 
 def sweep_sizes() -> dict[str, list[tuple[str, Callable[[], dict]]]]:
@@ -207,10 +212,13 @@ def sweep_sizes() -> dict[str, list[tuple[str, Callable[[], dict]]]]:
 
 
 def run_sweep(limit: float, families: set[str] | None, only: set[str] | None,
-              kill_after: float, kill_mb: float, tmp: Path) -> tuple[list[str], int]:
+              kill_after: float, kill_mb: float, tmp: Path,
+              long: float | None = None) -> tuple[list[str], int]:
     """The size sweep (:func:`sweep_sizes`): every solver of every family on every size
-    at ``limit`` seconds; its table rows (family x solver x size: wall, peak, status) and
-    the number of runs that missed a target."""
+    at ``limit`` seconds, and again at ``long`` seconds (None: not) on the family's
+    largest size when its run there used its limit (:func:`uses_limit`); its table rows
+    (family x solver x size: wall, peak, status) and the number of runs that missed a
+    target."""
     lines = markdown_table(["family", "size", "solver", "limit [s]", "exit", "status",
                             "runtime [s]", "wall [s]", "cpu [s]", "peak [MB]", "verdict",
                             "message"], [])
@@ -219,7 +227,7 @@ def run_sweep(limit: float, families: set[str] | None, only: set[str] | None,
     for family, sizes in sweep_sizes().items():
         if families is not None and family not in families:
             continue
-        for label, _ in sizes:
+        for at, (label, _) in enumerate(sizes):
             path = tmp / f"{family}.json"
             # written by a child of its own: this process stays small, and so does the
             # peak that its next children inherit until their exec (``ru_maxrss``)
@@ -236,20 +244,29 @@ def run_sweep(limit: float, families: set[str] | None, only: set[str] | None,
             for solver in registry.SOLVERS.get(family, {}):
                 if only is not None and solver not in only:
                     continue
-                r = run_one(path, solver, limit, kill_after, kill_mb)
-                v = verdict(r)
-                fails += v != "ok"
-                if v != "ok" and r["cpu"] <= limit + TARGET_SLACK and not r["killed"]:
-                    v += "; CPU within"  # the wall time waited for a core
-                line = markdown_row([family, label, solver, f"{limit:g}", r["exit"],
-                                     r["status"] or "-", _fmt(r["runtime"], ".2f"),
-                                     f"{r['wall']:.2f}", f"{r['cpu']:.2f}",
-                                     f"{r['peak_mb']:.0f}", v,
-                                     r["message"].replace("|", "/")])
-                lines.append(line)
-                print(line, flush=True)
+                again = [limit] + ([long] if long and at == len(sizes) - 1 else [])
+                for k, seconds in enumerate(again):
+                    r = run_one(path, solver, seconds, kill_after, kill_mb)
+                    line, failed = _sweep_row(family, label, solver, r)
+                    fails += failed
+                    lines.append(line)
+                    print(line, flush=True)
+                    if k == 0 and not uses_limit(r):
+                        break
             path.unlink()
     return lines, fails
+
+
+def _sweep_row(family: str, label: str, solver: str, r: dict) -> tuple[str, bool]:
+    """A sweep table row of the run ``r`` (:func:`run_one`) and whether it missed a
+    target ("CPU within" when its CPU time met the time target: it waited for a core)."""
+    v = verdict(r)
+    if v != "ok" and r["cpu"] <= r["limit"] + TARGET_SLACK and not r["killed"]:
+        v += "; CPU within"
+    return markdown_row([family, label, solver, f"{r['limit']:g}", r["exit"],
+                         r["status"] or "-", _fmt(r["runtime"], ".2f"), f"{r['wall']:.2f}",
+                         f"{r['cpu']:.2f}", f"{r['peak_mb']:.0f}", v,
+                         r["message"].replace("|", "/")]), v.split(";")[0] != "ok"
 
 
 def _rss_mb(pid: int, key: str = "VmRSS") -> float:
@@ -352,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="the size sweep instead: every solver of every family on instances "
                          f"up to the family's maxima, at the first limit (default "
                          f"{SWEEP_LIMIT:g} s)")
+    ap.add_argument("--long", type=float, default=None,
+                    help=f"with --sweep: seconds of the second limit on each family's largest "
+                         f"size, for the solvers that used the first (default {SWEEP_LONG:g}; "
+                         "0: none)")
     ap.add_argument("--solvers", help="comma-separated solver names (a partial run)")
     ap.add_argument("--limits", default=None,
                     help="comma-separated time limits, seconds (the first for every solver, "
@@ -378,11 +399,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--limits: comma-separated positive seconds, got {args.limits!r}")
     if args.sweep and len(limits) != 1:
         ap.error(f"--limits: the sweep runs at one limit, got {args.limits!r}")
+    if args.long is not None and not args.sweep:
+        ap.error("--long: a second limit of the size sweep (--sweep)")
+    if args.long is None:
+        args.long = SWEEP_LONG if args.sweep else 0.0
+    if not 0 <= args.long < float("inf") or (args.long and args.long <= limits[0]):
+        ap.error(f"--long: 0 or seconds above the first limit {limits[0]:g}, got {args.long:g}")
     only = None if args.solvers is None else set(args.solvers.split(","))
     families = None if args.family is None else set(args.family.split(","))
     partial = families is not None or only is not None or tuple(limits) != full \
         or args.kill_after != ap.get_default("kill_after") \
-        or args.kill_mb != ap.get_default("kill_mb")
+        or args.kill_mb != ap.get_default("kill_mb") \
+        or (args.sweep and args.long != SWEEP_LONG)
     if args.sweep:
         return _main_sweep(args, argv, limits[0], families, only, partial)
     lines = [
@@ -452,7 +480,9 @@ def _main_sweep(args: argparse.Namespace, argv: list[str] | None, limit: float,
         f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores "
         f"shared with other work (timings are noisy; load average at the start "
         f"{provenance.load_average()}). Every solver of every family on instances of growing "
-        "size up to the family's documented maxima (`sim/problems/*.py`). Targets: wall <= "
+        "size up to the family's documented maxima (`sim/problems/*.py`), and each solver "
+        f"that used its limit on a family's largest size again there at {args.long:g} s "
+        "(0: none). Targets: wall <= "
         "limit + 2 s, peak < 1 GB, the solver's own runtime <= limit + 0.5 s; a refusal "
         "(exit 2, one line naming the field) meets them. Wall time is the whole `schedsearch "
         "solve` process; `cpu` is its user + system time (below the wall time on a machine "
@@ -460,7 +490,8 @@ def _main_sweep(args: argparse.Namespace, argv: list[str] | None, limit: float,
         "waiting for a core).", ""]
     print("\n".join(head), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        rows, fails = run_sweep(limit, families, only, args.kill_after, args.kill_mb, Path(tmp))
+        rows, fails = run_sweep(limit, families, only, args.kill_after, args.kill_mb, Path(tmp),
+                                args.long or None)
     lines = head + rows + ["", (f"{fails} run(s) missed a target." if fails else
                                 "Every run met every target.")
                            + f" Load average at the end (1/5/15 min): "
