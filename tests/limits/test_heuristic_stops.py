@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sim.result import Status
+
 pytestmark = pytest.mark.untimed  # counts calls, times nothing
 
 
@@ -90,3 +92,20 @@ def test_slack_search_reads_the_clock_within_a_candidate(monkeypatch, k: int) ->
     gaps = [b - a for a, b in zip(marks, marks[1:], strict=False)]
     assert calls[0] > 2000  # enough work to see the clock's period
     assert max(gaps) <= 512  # 64 steps of a few searches each (3,350 at 64 candidates)
+
+
+@pytest.mark.parametrize("name", ["greedy", "footprint_balancing", "knee"])
+def test_grouping_heuristics_keep_back_the_verifications_costing(monkeypatch,
+                                                                 name: str) -> None:
+    """A schedule is costed by eq. 4 twice after the search: in the solver's result and
+    again where every answer is verified (3.4 s of CPU each at 10^4 jobs), so the search
+    keeps back two costings: with 0.6 s per costing and a 1 s limit no schedule is
+    returned (one costing would fit, two do not)."""
+    from heuristics import grouping as hg
+    from sim.problems import grouping
+
+    pb = grouping.random_problem(12, 8, max_procs=4, memory=100, seed=1)
+    monkeypatch.setattr(hg, "scoring_seconds", lambda problem, slices: 0.6)
+    r = getattr(hg, name)(pb, time_limit=1.0)
+    assert r.status is Status.UNKNOWN and "twice" in r.note
+    assert getattr(hg, name)(pb, time_limit=10.0).status is Status.FEASIBLE
