@@ -37,10 +37,12 @@ up to ``copies**2 / 2`` edges."""
 FINISH_SECONDS_PER_ENTRY = 1e-6
 """Seconds kept back at the end of a time limit per copy (total demand), and per slot of
 a ``"gap"`` round, for the work after the table is filled: laying it out, checking and
-scoring it, none of which reads the clock (measured about 0.5 microseconds per copy: 1.9 s
-of CPU after a colouring of 4 x 10^6 copies that itself took 2.6 s; the colouring is
-proportional to the copies too, so without it a run finishing just before the limit
-overran by about three quarters of it)."""
+scoring it, and checking and scoring it again where every answer is verified
+(``sim.result.verify``), none of which reads the clock. Measured about 0.86 microseconds
+per copy: 2.5 s of CPU in the heuristic and 1.0 s in the verification after a colouring
+of 4 x 10^6 copies that itself took 2.5 s; the colouring is proportional to the copies
+too, so without it a run whose fill ended just before the limit overran by more than
+the limit."""
 
 
 def _fill_deadline(problem: SlotProblem, t0: float, time_limit: float | None
