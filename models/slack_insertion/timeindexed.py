@@ -143,6 +143,12 @@ class _Stopped(Exception):
     """The time limit ran out while preparing the model."""
 
 
+CLOCK_POINTS = 256
+"""Candidate starts (or capacity rows) between two looks at the clock while the
+capacity rows are found and their nonzeros counted: each costs O(jobs) bisections, and
+10^6 candidates of 100 jobs took 2.6 s and 2.4 s of CPU for the two."""
+
+
 @dataclass(frozen=True)
 class _Data:
     """The model's data: jobs ``(id, n, t)``, candidate starts and costs per job,
@@ -253,7 +259,11 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "listing candidate starts",), params)
     nx = sum(len(v) for v in data.cand.values())
-    nnz = _nonzeros(data, form)
+    try:
+        nnz = _nonzeros(data, form, deadline)
+    except _Stopped:
+        return TiOutcome(None, None, False, False, ("stopped by the time limit while "
+                                                    "counting the model's nonzeros",), params)
     params.update(variables=nx, capacity_rows=len(data.rows), nonzeros=nnz, model_form=form)
     if nx > max_variables or nnz > max_nonzeros:
         raise ValueError(f"ti: {nx:,} (job, start) variables and {nnz:,} nonzeros, more "
@@ -319,9 +329,9 @@ def model_size(problem: InsertionProblem, deadline: Deadline,
                              if s is not None])
     try:
         data = _data(problem, inc, deadline, max_points)
+        return sum(len(v) for v in data.cand.values()), _nonzeros(data, form, deadline)
     except _Stopped:
         return None
-    return sum(len(v) for v in data.cand.values()), _nonzeros(data, form)
 
 
 def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed: int,
@@ -463,7 +473,9 @@ def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
     free = {u: problem.capacity - sum(r.n for r in problem.running if r.end > u)
             for u in starts_all}
     rows = []
-    for u in starts_all:
+    for k, u in enumerate(starts_all):  # O(jobs) each: the clock every CLOCK_POINTS
+        if k % CLOCK_POINTS == CLOCK_POINTS - 1 and deadline.expired():
+            raise _Stopped
         load = sum(n for jid, n, t in jobs
                    if bisect_right(cand[jid], u) > bisect_right(cand[jid], u - t))
         if load > free[u]:
@@ -512,14 +524,18 @@ def _window(ts: list[int], u: int, t: int) -> tuple[int, int]:
     return bisect_right(ts, u - t), bisect_right(ts, u)
 
 
-def _nonzeros(data: _Data, form: str) -> int:
+def _nonzeros(data: _Data, form: str, deadline: Deadline | None = None) -> int:
     """Nonzeros of the rows of the model in ``form`` (module docstring): one-start and
-    capacity rows (``"start"``), or order and capacity rows (``"step"``)."""
+    capacity rows (``"start"``), or order and capacity rows (``"step"``); raises
+    :class:`_Stopped` when ``deadline`` passes (read every :data:`CLOCK_POINTS` rows)."""
     if form == "start":
         total = sum(len(v) for v in data.cand.values())
     else:
         total = sum(2 * (len(v) - 1) for v in data.cand.values())
-    for u in data.rows:
+    for k, u in enumerate(data.rows):
+        if deadline is not None and k % CLOCK_POINTS == CLOCK_POINTS - 1 \
+                and deadline.expired():
+            raise _Stopped
         for jid, _, t in data.jobs:
             lo, hi = _window(data.cand[jid], u, t)
             if form == "start":
