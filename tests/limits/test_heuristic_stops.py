@@ -94,6 +94,7 @@ def test_slack_search_reads_the_clock_within_a_candidate(monkeypatch, k: int) ->
     assert max(gaps) <= 512  # 64 steps of a few searches each (3,350 at 64 candidates)
 
 
+@pytest.mark.timed  # real limits (the outcome does not hinge on the machine's speed)
 @pytest.mark.parametrize("name", ["greedy", "footprint_balancing", "knee"])
 def test_grouping_heuristics_keep_back_the_verifications_costing(monkeypatch,
                                                                  name: str) -> None:
