@@ -30,6 +30,13 @@ def best_packing(problem: EpochProblem, time_limit: float | None = None,
     return sorted((sorted(e) for e in best), key=lambda e: e[0])
 
 
+def epochs_variables(n: int, epochs: int) -> int:
+    """Number of ``x[j,e]`` variables of the epochs model over ``n`` jobs and ``epochs``
+    epochs (job ``j`` only in epochs ``e <= j``)."""
+    full = min(n, epochs)
+    return full * (full + 1) // 2 + (n - full) * epochs
+
+
 def relabel(epochs: list[list[int]]) -> list[list[int]]:
     """Non-empty epochs, each sorted, ordered by their smallest job."""
     return sorted((sorted(e) for e in epochs if e), key=lambda e: e[0])

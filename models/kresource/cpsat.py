@@ -40,6 +40,7 @@ from models.kresource.common import (
     OutOfTime,
     best_packing,
     check_clock,
+    epochs_variables,
     relabel,
     remaining,
 )
@@ -56,13 +57,6 @@ PRESOLVE_MAX = 10_000
 not look at the clock (62,000 candidates: 2-3 s past a 0.7 s limit at load 7-9)."""
 CLOCK_EVERY = 1000
 """Jobs between two looks at the clock while the response model is built."""
-
-
-def epochs_variables(n: int, epochs: int) -> int:
-    """Number of ``x[j,e]`` variables of the epochs model over ``n`` jobs and ``epochs``
-    epochs (job ``j`` only in epochs ``e <= j``)."""
-    full = min(n, epochs)
-    return full * (full + 1) // 2 + (n - full) * epochs
 
 
 def too_large(n: int, epochs: int, left: float | None) -> bool:

@@ -14,7 +14,9 @@ FEASIBLE with the LP-relaxation bound (a valid bound, solved separately).
 
 Model building checks the clock (``common.check_clock``) every job and row: epochs
 stopped there return the greedy packing (FEASIBLE, bound ``lower_bound()``), response
-UNKNOWN.
+UNKNOWN. An epochs model of more than :data:`MAX_EPOCH_VARIABLES` variables is not built
+(the greedy packing, said in the note): its build ran until the limit, holding more
+memory the longer the limit (1.1 GB at 16 s on 10^5 jobs).
 """
 
 from __future__ import annotations
@@ -25,7 +27,14 @@ from typing import Any
 from models import mip
 from models.cbc import solve_guarded, variable
 from models.kresource.bounds import lp_size
-from models.kresource.common import OutOfTime, best_packing, check_clock, relabel, remaining
+from models.kresource.common import (
+    OutOfTime,
+    best_packing,
+    check_clock,
+    epochs_variables,
+    relabel,
+    remaining,
+)
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -84,6 +93,12 @@ def _run(make: Any, time_limit: float | None, backend: str = "cbc",
     return Status.UNKNOWN, {}, bound
 
 
+MAX_EPOCH_VARIABLES = 500_000
+"""Most ``x[j,e]`` variables of the epochs model the ILP builds (PuLP holds about 1 KB
+per variable with its rows, CBC a copy; 10^5 jobs in 26,000 epochs would need 2.6 x 10^9,
+and the build held 1.1 GB when a 16 s limit stopped it)."""
+
+
 def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                  seed: int = 0, backend: str = "cbc") -> Result:
     """Minimum number of epochs with CBC, HiGHS or SCIP (``backend``, :mod:`models.mip`;
@@ -95,6 +110,13 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     ub_sol = best_packing(problem, time_limit)
     n, K, E = problem.n, problem.K, len(ub_sol)
     lb = problem.lower_bound()
+    params = {"time_limit": time_limit, "backend": backend}
+    if epochs_variables(n, E) > MAX_EPOCH_VARIABLES:  # proved only if it meets the bound
+        return build(solver="ilp", status=Status.OPTIMAL if E == lb else Status.FEASIBLE,
+                     solution=ub_sol, bound=lb, check=checker(problem),
+                     objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
+                     params=params, note=f"model too large ({epochs_variables(n, E):,} "
+                     f"variables > {MAX_EPOCH_VARIABLES:,}); the greedy packing")
 
     def make(cat: str) -> tuple[Any, dict]:
         prob = pulp.LpProblem("epochs", pulp.LpMinimize)
@@ -105,7 +127,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                 x[j, e] = variable(prob, f"x{j}_{e}", cat, low=0, up=1)
         y = {e: variable(prob, f"y{e}", cat, low=0, up=1) for e in range(E)}
         prob += pulp.lpSum(y.values())
-        for j in range(n):
+        for j in range(n):  # as long as the variables' loop: the clock here too
+            check_clock(t0, time_limit)
             prob += pulp.lpSum(x[j, e] for e in range(min(j + 1, E))) == 1
         for e in range(E):
             check_clock(t0, time_limit)

@@ -198,3 +198,21 @@ def test_epochs_build_reads_the_clock_at_every_job_and_row(monkeypatch) -> None:
     with pytest.raises(common.OutOfTime):
         cpsat._epochs_model(p, ub, p.lower_bound(), time.perf_counter(), 1.0)
     assert count["late"] <= E + 1  # one job's variables and its row (main: every row)
+
+
+def test_epochs_ilp_does_not_build_a_model_too_large_to_hold(monkeypatch) -> None:
+    """The epochs ILP over more than MAX_EPOCH_VARIABLES variables is not built: the
+    greedy packing at once (its build ran until the limit, holding 1.1 GB at 16 s on
+    10^5 jobs). Counted in PuLP variables made, none."""
+    from models.kresource import cpsat, ilp
+
+    made = []
+    make = ilp.variable
+    monkeypatch.setattr(ilp, "variable", lambda *a, **k: made.append(1) or make(*a, **k))
+    p = _epochs(2000)
+    E = len(common.best_packing(p, 5.0))
+    assert cpsat.epochs_variables(p.n, E) > 500_000
+    r = ilp.solve_epochs(p, time_limit=5.0)
+    assert made == [] and "model too large" in r.note
+    assert r.status in (Status.FEASIBLE, Status.OPTIMAL) and r.bound == p.lower_bound()
+    ensure_feasible(p, r.solution)
