@@ -177,7 +177,14 @@ def test_fast_path_matches_reference_or_steps_aside(tmp_path, name, text, fast):
         assert w.cleaning.lines_read == len(_lines(p))
 
 
-@pytest.mark.parametrize("name", list_traces())
+#: the three largest logs (1.2-4 MB gzipped, 10-50 s each) run with ``-m slow``; the default
+#: run reads KTH-SP2, NASA-iPSC and lublin_256 (every option) both ways
+LARGE_TRACES = ("SDSC-SP2", "CTC-SP2", "SDSC-BLUE")
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.slow) if n in LARGE_TRACES else n
+    for n in list_traces()])
 def test_bundled_traces_read_fast_and_identical(tmp_path, name):
     gz = Path(trace_path(name))
     options = OPTIONS if name == "lublin_256" else OPTIONS[:1] + OPTIONS[-6:-5]
