@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from instances.job import Workload
 from sim.batch.env import SchedulingEnv, _window_workload
 from sim.batch.env_agent import AgentFailure, AgentRunner, AgentSpec, resolve_agent
 from sim.batch.machine import Schedule, simulate
@@ -368,6 +369,25 @@ def random_windows(n_jobs: int, count: int, length: int, seed: int = 0
         raise ValueError(f"length must be at most the trace's {n_jobs} jobs, got {length}")
     rng = np.random.default_rng(seed)
     return [(int(s), length) for s in rng.integers(0, n_jobs - length + 1, size=count)]
+
+
+def held_out(workload: Workload, windows: Sequence[tuple[int, int]], length: int
+             ) -> Workload:
+    """``workload`` less every job of ``windows`` (``(start, length)`` pairs): a training
+    set that shares no job with the windows an evaluation runs on. The remaining jobs keep
+    their order, ids and submit times. ValueError when fewer than ``length`` jobs (one
+    training window) remain."""
+    gone = np.zeros(len(workload), dtype=bool)
+    for start, n in windows:
+        gone[start:start + n] = True
+    jobs = tuple(j for j, g in zip(workload.jobs, gone, strict=True) if not g)
+    if len(jobs) < length:
+        raise ValueError(f"windows: {len(jobs)} jobs of {workload.name} are left outside "
+                         f"the {len(windows)} evaluation windows, fewer than one training "
+                         f"window of {length}")
+    return Workload(jobs, workload.capacity,
+                    f"{workload.name} less {len(windows)} windows ({int(gone.sum())} jobs)",
+                    workload.header)
 
 
 #: most windows ``gym-eval`` takes (each is a simulation per policy and an optimum)
