@@ -113,11 +113,20 @@ def versions() -> str:
     return ", ".join(out)
 
 
+def _mean(m: float, half: float, n: int, sign: str = "") -> str:
+    """``m ± half``; with fewer than two values no interval (``m (n = 1)``, ``-`` for
+    none)."""
+    if n == 0:
+        return "-"
+    return f"{m:{sign}.1f} ± {half:.1f}" if n > 1 else f"{m:{sign}.1f} (n = 1)"
+
+
 def summary_rows(rows: Sequence[dict[str, Any]]) -> list[list[str]]:
     """Per policy: windows finished, mean gap to the reference (s) with its 95% t
     half-width over the windows, the windows at the reference, and the mean paired
     difference of average wait to EASY's on the same windows (s, 95% t) with the windows
-    where the policy waited less / the same / more than EASY."""
+    where the policy waited less / the same / more than EASY. No interval is shown from
+    fewer than two windows."""
     by: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}
     for r in rows:
         by.setdefault(r["policy"], {})[(r["start"], r["length"])] = r
@@ -133,9 +142,9 @@ def summary_rows(rows: Sequence[dict[str, Any]]) -> list[list[str]]:
         d, d_h = mean_ci(diffs)
         less = sum(x < -0.005 for x in diffs)
         more = sum(x > 0.005 for x in diffs)
-        out.append([name, f"{len(done)} / {len(block)}", f"{gap:.1f} ± {gap_h:.1f}",
+        out.append([name, f"{len(done)} / {len(block)}", _mean(gap, gap_h, len(done)),
                     str(sum(abs(r["gap_s"]) < 0.005 for r in done)),
-                    "-" if name == "easy" else f"{d:+.1f} ± {d_h:.1f}",
+                    "-" if name == "easy" else _mean(d, d_h, len(diffs), "+"),
                     "-" if name == "easy" else f"{less} / {len(diffs) - less - more} / {more}"])
     return out
 
