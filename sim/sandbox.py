@@ -211,9 +211,14 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _watch_parent(parent: int, interval: float = 0.5) -> None:
-    """End this worker once the process that started it is gone."""
+    """End this worker once the process that started it is gone: reparented (a parent
+    that died but was not yet reaped by its own parent still answers ``kill(pid, 0)``
+    as a zombie, so the pid alone would keep this worker running for ever) or no
+    longer there."""
     def watch() -> None:
         while True:
+            if os.getppid() != parent:
+                os._exit(1)
             try:
                 os.kill(parent, 0)
             except ProcessLookupError:

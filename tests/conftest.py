@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -47,6 +48,12 @@ WHOLE_RUN = 1000
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # A run started in the background by a non-interactive shell (``cmd &``, nohup)
+    # inherits SIGINT ignored, and so would every process the tests start: the Ctrl-C
+    # tests would test nothing a user at a terminal meets. Take SIGINT back (a handled
+    # signal is reset to its default in a child at exec).
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     missing = [name for name in QUICK if not (TESTS / name).is_file()]
     if missing:
         raise pytest.UsageError(f"tests/conftest.py QUICK names missing files: {missing}")

@@ -186,3 +186,50 @@ def test_a_user_policy_gives_the_output_of_an_in_process_run(work, monkeypatch):
     assert row["policy"] == "mine" and row["validated"] is True
     assert {k: row[k] for k in here} == json.loads(json.dumps(here))
     assert (work / "cli.swf").read_bytes() == (work / "here.swf").read_bytes()
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` is gone or a zombie (a dead process that its parent, here
+    perhaps a PID 1 that never reaps, has not waited for)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.timed
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_busy_worker_ends_when_its_parent_dies_unreaped(tmp_path):
+    """A parent killed and not yet reaped by its own parent is a zombie, which still
+    answers ``kill(pid, 0)``: its sandbox worker, busy in the user's endless loop (so
+    it never reads the closed socket), ends anyway: it sees itself reparented."""
+    (tmp_path / "spin.py").write_text(textwrap.dedent('''
+        import os
+
+        def spin(path):
+            open(path, "w").write(str(os.getpid()))
+            while True:
+                pass
+    '''))
+    pid_file = tmp_path / "worker.pid"
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); from sim import sandbox; "
+            f"sandbox.call('spin:spin', ({str(pid_file)!r},))")
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    try:
+        t0 = time.monotonic()
+        while not (pid_file.exists() and pid_file.read_text()):
+            assert time.monotonic() - t0 < 60 and p.poll() is None
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+        os.kill(p.pid, signal.SIGKILL)  # not waited for yet: a zombie meanwhile
+        t0 = time.monotonic()
+        while not _ended(worker) and time.monotonic() - t0 < 10:
+            time.sleep(0.1)
+        ended = _ended(worker)
+        if not ended:
+            os.kill(worker, signal.SIGKILL)
+        assert ended
+    finally:
+        p.kill()
+        p.wait()
