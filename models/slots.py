@@ -102,6 +102,18 @@ _BUILDING = "stopped by the time limit while building the model"
 _NO_TABLE = "the solver stopped without a table"
 
 
+class _Building(Exception):
+    """The time limit ran out while a model was built (:func:`_tick`)."""
+
+
+def _tick(dl: Deadline, margin: float = 0.0) -> None:
+    """Raise :class:`_Building` when less than ``margin`` seconds of ``dl`` are left: the
+    models' builds read the clock inside every long stretch (one application's block
+    may hold every variable) and stop at one place."""
+    if dl.expired(margin):
+        raise _Building
+
+
 def _trivially_infeasible(problem: SlotProblem) -> str | None:
     lb = max(problem.load_of(k) + problem.free[k] for k in range(problem.n_nodes))
     if lb > problem.n_slots:
@@ -160,87 +172,81 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         S = min(S, len(fallback))
         params["model_slots"] = S
     order = _order(problem)
-    m = cp_model.CpModel()
-    x = {}
-    for a in range(len(apps)):
-        if dl.expired(dl.reserve()):
-            return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-        for s in range(S):
-            x[a, s] = m.NewBoolVar(f"x{a}_{s}")
-    for a, app in enumerate(apps):
-        if dl.expired(dl.reserve()):
-            return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-        m.Add(sum(x[a, s] for s in range(S)) == app.demand)
-    on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
-    for a, app in enumerate(apps):
-        for k in app.nodes:
-            on_node[k].append(a)
-    groups = {tuple(g) for g in on_node if g}
-    lb = sp.lower_bound(problem)
-    if dl.expired(dl.reserve()):
-        return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-    if problem.objective == "round":
-        u = [m.NewBoolVar(f"u{s}") for s in range(S)]
-        for s in range(S - 1):
-            m.Add(u[s] >= u[s + 1])
-        for g in groups:  # a group's rows may be 10^5 slots: the clock at every row
+    try:
+        m = cp_model.CpModel()
+        x = {}
+        for a in range(len(apps)):
+            _tick(dl, dl.reserve())
             for s in range(S):
-                if dl.expired(dl.reserve()):
-                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-                m.Add(sum(x[a, s] for a in g) <= u[s])
-        total = sum(u)
-        m.Add(total >= lb)
-        if symmetry:
-            a0 = order[0]
-            for s in range(apps[a0].demand):
-                m.Add(x[a0, s] == 1)
-        m.Minimize(total)
-    else:
-        for g in groups:
-            for s in range(S):
-                if dl.expired(dl.reserve()):
-                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-                m.Add(sum(x[a, s] for a in g) <= 1)
-        G = m.NewIntVar(lb, S, "G")
+                x[a, s] = m.NewBoolVar(f"x{a}_{s}")
         for a, app in enumerate(apps):
-            # one application's block holds up to max_vars variables (demand x slots):
-            # the clock at every one of its positions and slots, not once per application
-            d = app.demand
-            z = {}
-            for j in range(d):
-                if dl.expired(dl.reserve()):
-                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
+            _tick(dl, dl.reserve())
+            m.Add(sum(x[a, s] for s in range(S)) == app.demand)
+        on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
+        for a, app in enumerate(apps):
+            for k in app.nodes:
+                on_node[k].append(a)
+        groups = {tuple(g) for g in on_node if g}
+        lb = sp.lower_bound(problem)
+        _tick(dl, dl.reserve())
+        if problem.objective == "round":
+            u = [m.NewBoolVar(f"u{s}") for s in range(S)]
+            for s in range(S - 1):
+                m.Add(u[s] >= u[s + 1])
+            for g in groups:  # a group's rows may be 10^5 slots: the clock at every row
                 for s in range(S):
-                    z[j, s] = m.NewBoolVar(f"z{a}_{j}_{s}")
-            pos = [m.NewIntVar(j, S - d + j, f"p{a}_{j}") for j in range(d)]
-            for j in range(d):
-                if dl.expired(dl.reserve()):
-                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-                m.AddExactlyOne(z[j, s] for s in range(S))
-                m.Add(pos[j] == sum(s * z[j, s] for s in range(S)))
-            for s in range(S):
-                if dl.expired(dl.reserve()):
-                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-                m.Add(x[a, s] == sum(z[j, s] for j in range(d)))
-            for j in range(d - 1):
-                m.Add(pos[j + 1] >= pos[j] + 1)
-                m.Add(pos[j + 1] - pos[j] <= G)
-            m.Add(pos[0] + S - pos[d - 1] <= G)
-            if symmetry and a == order[0]:
-                m.Add(pos[0] == 0)
-        m.Minimize(G)
-    if hint:
-        h = fallback
-        if h is not None:
-            if problem.objective == "round":
+                    _tick(dl, dl.reserve())
+                    m.Add(sum(x[a, s] for a in g) <= u[s])
+            total = sum(u)
+            m.Add(total >= lb)
+            if symmetry:
+                a0 = order[0]
+                for s in range(apps[a0].demand):
+                    m.Add(x[a0, s] == 1)
+            m.Minimize(total)
+        else:
+            for g in groups:
                 for s in range(S):
-                    m.AddHint(u[s], s < len(h))
-            for s in range(S):
-                if dl.expired(dl.reserve()):
-                    return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
-                names = h[s] if s < len(h) else []
-                for a, app in enumerate(apps):
-                    m.AddHint(x[a, s], app.name in names)
+                    _tick(dl, dl.reserve())
+                    m.Add(sum(x[a, s] for a in g) <= 1)
+            G = m.NewIntVar(lb, S, "G")
+            for a, app in enumerate(apps):
+                # one application's block holds up to max_vars variables (demand x slots):
+                # the clock at every one of its positions and slots, not once per application
+                d = app.demand
+                z = {}
+                for j in range(d):
+                    _tick(dl, dl.reserve())
+                    for s in range(S):
+                        z[j, s] = m.NewBoolVar(f"z{a}_{j}_{s}")
+                pos = [m.NewIntVar(j, S - d + j, f"p{a}_{j}") for j in range(d)]
+                for j in range(d):
+                    _tick(dl, dl.reserve())
+                    m.AddExactlyOne(z[j, s] for s in range(S))
+                    m.Add(pos[j] == sum(s * z[j, s] for s in range(S)))
+                for s in range(S):
+                    _tick(dl, dl.reserve())
+                    m.Add(x[a, s] == sum(z[j, s] for j in range(d)))
+                for j in range(d - 1):
+                    m.Add(pos[j + 1] >= pos[j] + 1)
+                    m.Add(pos[j + 1] - pos[j] <= G)
+                m.Add(pos[0] + S - pos[d - 1] <= G)
+                if symmetry and a == order[0]:
+                    m.Add(pos[0] == 0)
+            m.Minimize(G)
+        if hint:
+            h = fallback
+            if h is not None:
+                if problem.objective == "round":
+                    for s in range(S):
+                        m.AddHint(u[s], s < len(h))
+                for s in range(S):
+                    _tick(dl, dl.reserve())
+                    names = h[s] if s < len(h) else []
+                    for a, app in enumerate(apps):
+                        m.AddHint(x[a, s], app.name in names)
+    except _Building:
+        return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
@@ -296,75 +302,69 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
     S = problem.n_slots
     order = _order(problem)
     lb = sp.lower_bound(problem)
-    prob = pulp.LpProblem("slot_assignment", pulp.LpMinimize)
-    x = {}
-    for a in range(len(apps)):
-        if dl.expired():
-            return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-        for s in range(S):
-            x[a, s] = variable(prob, f"x_{a}_{s}", "Binary")
-    for a, app in enumerate(apps):
-        if dl.expired():
-            return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-        prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
-    on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
-    for a, app in enumerate(apps):
-        for k in app.nodes:
-            on_node[k].append(a)
-    groups = sorted({tuple(g) for g in on_node if g})
-    if dl.expired():
-        return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-    if problem.objective == "round":
-        u = [variable(prob, f"u_{s}", "Binary") for s in range(S)]
-        for s in range(S - 1):
-            prob += u[s] >= u[s + 1], f"prefix_{s}"
-        for gi, g in enumerate(groups):  # the clock at every row (10^5 slots a group)
+    try:
+        prob = pulp.LpProblem("slot_assignment", pulp.LpMinimize)
+        x = {}
+        for a in range(len(apps)):
+            _tick(dl)
             for s in range(S):
-                if dl.expired():
-                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-                prob += pulp.lpSum(x[a, s] for a in g) <= u[s], f"node_{gi}_{s}"
-        prob += pulp.lpSum(u) >= lb, "load"
-        if symmetry:
-            a0 = order[0]
-            for s in range(apps[a0].demand):
-                prob += x[a0, s] == 1, f"sym_{s}"
-        obj = pulp.lpSum(u)
-    else:
-        for gi, g in enumerate(groups):
-            for s in range(S):
-                if dl.expired():
-                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-                prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
-        G = variable(prob, "G", "Integer", low=lb, up=S)
+                x[a, s] = variable(prob, f"x_{a}_{s}", "Binary")
         for a, app in enumerate(apps):
-            # one application's block holds up to max_vars variables (demand x slots):
-            # the clock at every one of its positions and slots, not once per application
-            d = app.demand
-            z = {}
-            for j in range(d):
-                if dl.expired():
-                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
+            _tick(dl)
+            prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
+        on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
+        for a, app in enumerate(apps):
+            for k in app.nodes:
+                on_node[k].append(a)
+        groups = sorted({tuple(g) for g in on_node if g})
+        _tick(dl)
+        if problem.objective == "round":
+            u = [variable(prob, f"u_{s}", "Binary") for s in range(S)]
+            for s in range(S - 1):
+                prob += u[s] >= u[s + 1], f"prefix_{s}"
+            for gi, g in enumerate(groups):  # the clock at every row (10^5 slots a group)
                 for s in range(S):
-                    z[j, s] = variable(prob, f"z_{a}_{j}_{s}", "Binary")
-            pos = []
-            for j in range(d):
-                if dl.expired():
-                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-                pos.append(pulp.lpSum(s * z[j, s] for s in range(S)))
-                prob += pulp.lpSum(z[j, s] for s in range(S)) == 1, f"one_{a}_{j}"
-            for s in range(S):
-                if dl.expired():
-                    return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
-                prob += x[a, s] == pulp.lpSum(z[j, s] for j in range(d)), f"link_{a}_{s}"
-            for j in range(d - 1):
-                prob += pos[j + 1] >= pos[j] + 1, f"order_{a}_{j}"
-                prob += pos[j + 1] - pos[j] <= G, f"gap_{a}_{j}"
-            prob += pos[0] + S - pos[d - 1] <= G, f"wrap_{a}"
-            if symmetry and a == order[0]:
-                prob += z[0, 0] == 1, "sym"
-        obj = G
-    prob += obj
-    if dl.expired():
+                    _tick(dl)
+                    prob += pulp.lpSum(x[a, s] for a in g) <= u[s], f"node_{gi}_{s}"
+            prob += pulp.lpSum(u) >= lb, "load"
+            if symmetry:
+                a0 = order[0]
+                for s in range(apps[a0].demand):
+                    prob += x[a0, s] == 1, f"sym_{s}"
+            obj = pulp.lpSum(u)
+        else:
+            for gi, g in enumerate(groups):
+                for s in range(S):
+                    _tick(dl)
+                    prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
+            G = variable(prob, "G", "Integer", low=lb, up=S)
+            for a, app in enumerate(apps):
+                # one application's block holds up to max_vars variables (demand x slots):
+                # the clock at every one of its positions and slots, not once per application
+                d = app.demand
+                z = {}
+                for j in range(d):
+                    _tick(dl)
+                    for s in range(S):
+                        z[j, s] = variable(prob, f"z_{a}_{j}_{s}", "Binary")
+                pos = []
+                for j in range(d):
+                    _tick(dl)
+                    pos.append(pulp.lpSum(s * z[j, s] for s in range(S)))
+                    prob += pulp.lpSum(z[j, s] for s in range(S)) == 1, f"one_{a}_{j}"
+                for s in range(S):
+                    _tick(dl)
+                    prob += x[a, s] == pulp.lpSum(z[j, s] for j in range(d)), f"link_{a}_{s}"
+                for j in range(d - 1):
+                    prob += pos[j + 1] >= pos[j] + 1, f"order_{a}_{j}"
+                    prob += pos[j + 1] - pos[j] <= G, f"gap_{a}_{j}"
+                prob += pos[0] + S - pos[d - 1] <= G, f"wrap_{a}"
+                if symmetry and a == order[0]:
+                    prob += z[0, 0] == 1, "sym"
+            obj = G
+        prob += obj
+        _tick(dl)
+    except _Building:
         return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
     outcome, bound = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
                                       prefix="cbc_slots_", data=problem)
