@@ -9,7 +9,7 @@ from typing import Any
 
 from models import interrupt
 
-__all__ = ["Deadline", "MAX_SECONDS", "limit_of"]
+__all__ = ["Deadline", "MAX_SECONDS", "TimeUp", "limit_of"]
 
 MAX_SECONDS = 1e9
 """Longest time limit (seconds, about 31.7 years) a solver, a thread's wait or a child
@@ -35,6 +35,11 @@ def limit_of(time_limit: Any, field: str = "time_limit") -> float | None:
         raise ValueError(f"{field} must be a finite number of seconds >= 0, got "
                          f"{short(time_limit)}")
     return None if value > MAX_SECONDS else value
+
+
+class TimeUp(Exception):
+    """Raised by :meth:`Deadline.check`: the budget ran out inside a long stretch of work
+    (a model's build), caught once where the solver answers with what it has."""
 
 
 class Deadline:
@@ -91,3 +96,10 @@ class Deadline:
         if self.interrupted():
             return True
         return self.limit is not None and self.elapsed() >= self.limit - margin
+
+    def check(self, margin: float = 0.0) -> None:
+        """Raise :class:`TimeUp` when less than ``margin`` seconds are left
+        (:meth:`expired`): one line per clock read inside a build, one ``except`` for
+        the whole of it."""
+        if self.expired(margin):
+            raise TimeUp

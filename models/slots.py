@@ -25,7 +25,7 @@ import math
 import time
 from typing import Any
 
-from models.deadline import Deadline
+from models.deadline import Deadline, TimeUp
 from models.interrupt import run_cpsat
 from sim.problems import checker
 from sim.problems import slots as sp
@@ -102,18 +102,6 @@ _BUILDING = "stopped by the time limit while building the model"
 _NO_TABLE = "the solver stopped without a table"
 
 
-class _Building(Exception):
-    """The time limit ran out while a model was built (:func:`_tick`)."""
-
-
-def _tick(dl: Deadline, margin: float = 0.0) -> None:
-    """Raise :class:`_Building` when less than ``margin`` seconds of ``dl`` are left: the
-    models' builds read the clock inside every long stretch (one application's block
-    may hold every variable) and stop at one place."""
-    if dl.expired(margin):
-        raise _Building
-
-
 def _trivially_infeasible(problem: SlotProblem) -> str | None:
     lb = max(problem.load_of(k) + problem.free[k] for k in range(problem.n_nodes))
     if lb > problem.n_slots:
@@ -176,11 +164,11 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         m = cp_model.CpModel()
         x = {}
         for a in range(len(apps)):
-            _tick(dl, dl.reserve())
+            dl.check(dl.reserve())
             for s in range(S):
                 x[a, s] = m.NewBoolVar(f"x{a}_{s}")
         for a, app in enumerate(apps):
-            _tick(dl, dl.reserve())
+            dl.check(dl.reserve())
             m.Add(sum(x[a, s] for s in range(S)) == app.demand)
         on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
         for a, app in enumerate(apps):
@@ -188,14 +176,14 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                 on_node[k].append(a)
         groups = {tuple(g) for g in on_node if g}
         lb = sp.lower_bound(problem)
-        _tick(dl, dl.reserve())
+        dl.check(dl.reserve())
         if problem.objective == "round":
             u = [m.NewBoolVar(f"u{s}") for s in range(S)]
             for s in range(S - 1):
                 m.Add(u[s] >= u[s + 1])
             for g in groups:  # a group's rows may be 10^5 slots: the clock at every row
                 for s in range(S):
-                    _tick(dl, dl.reserve())
+                    dl.check(dl.reserve())
                     m.Add(sum(x[a, s] for a in g) <= u[s])
             total = sum(u)
             m.Add(total >= lb)
@@ -207,7 +195,7 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
         else:
             for g in groups:
                 for s in range(S):
-                    _tick(dl, dl.reserve())
+                    dl.check(dl.reserve())
                     m.Add(sum(x[a, s] for a in g) <= 1)
             G = m.NewIntVar(lb, S, "G")
             for a, app in enumerate(apps):
@@ -216,16 +204,16 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                 d = app.demand
                 z = {}
                 for j in range(d):
-                    _tick(dl, dl.reserve())
+                    dl.check(dl.reserve())
                     for s in range(S):
                         z[j, s] = m.NewBoolVar(f"z{a}_{j}_{s}")
                 pos = [m.NewIntVar(j, S - d + j, f"p{a}_{j}") for j in range(d)]
                 for j in range(d):
-                    _tick(dl, dl.reserve())
+                    dl.check(dl.reserve())
                     m.AddExactlyOne(z[j, s] for s in range(S))
                     m.Add(pos[j] == sum(s * z[j, s] for s in range(S)))
                 for s in range(S):
-                    _tick(dl, dl.reserve())
+                    dl.check(dl.reserve())
                     m.Add(x[a, s] == sum(z[j, s] for j in range(d)))
                 for j in range(d - 1):
                     m.Add(pos[j + 1] >= pos[j] + 1)
@@ -241,11 +229,11 @@ def solve_cpsat(problem: SlotProblem, *, time_limit: float | None = None, seed: 
                     for s in range(S):
                         m.AddHint(u[s], s < len(h))
                 for s in range(S):
-                    _tick(dl, dl.reserve())
+                    dl.check(dl.reserve())
                     names = h[s] if s < len(h) else []
                     for a, app in enumerate(apps):
                         m.AddHint(x[a, s], app.name in names)
-    except _Building:
+    except TimeUp:
         return _stopped("cpsat", problem, t0, seed, params, _BUILDING, fallback)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
@@ -306,25 +294,25 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         prob = pulp.LpProblem("slot_assignment", pulp.LpMinimize)
         x = {}
         for a in range(len(apps)):
-            _tick(dl)
+            dl.check()
             for s in range(S):
                 x[a, s] = variable(prob, f"x_{a}_{s}", "Binary")
         for a, app in enumerate(apps):
-            _tick(dl)
+            dl.check()
             prob += pulp.lpSum(x[a, s] for s in range(S)) == app.demand, f"demand_{a}"
         on_node: list[list[int]] = [[] for _ in range(problem.n_nodes)]
         for a, app in enumerate(apps):
             for k in app.nodes:
                 on_node[k].append(a)
         groups = sorted({tuple(g) for g in on_node if g})
-        _tick(dl)
+        dl.check()
         if problem.objective == "round":
             u = [variable(prob, f"u_{s}", "Binary") for s in range(S)]
             for s in range(S - 1):
                 prob += u[s] >= u[s + 1], f"prefix_{s}"
             for gi, g in enumerate(groups):  # the clock at every row (10^5 slots a group)
                 for s in range(S):
-                    _tick(dl)
+                    dl.check()
                     prob += pulp.lpSum(x[a, s] for a in g) <= u[s], f"node_{gi}_{s}"
             prob += pulp.lpSum(u) >= lb, "load"
             if symmetry:
@@ -335,7 +323,7 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
         else:
             for gi, g in enumerate(groups):
                 for s in range(S):
-                    _tick(dl)
+                    dl.check()
                     prob += pulp.lpSum(x[a, s] for a in g) <= 1, f"node_{gi}_{s}"
             G = variable(prob, "G", "Integer", low=lb, up=S)
             for a, app in enumerate(apps):
@@ -344,16 +332,16 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
                 d = app.demand
                 z = {}
                 for j in range(d):
-                    _tick(dl)
+                    dl.check()
                     for s in range(S):
                         z[j, s] = variable(prob, f"z_{a}_{j}_{s}", "Binary")
                 pos = []
                 for j in range(d):
-                    _tick(dl)
+                    dl.check()
                     pos.append(pulp.lpSum(s * z[j, s] for s in range(S)))
                     prob += pulp.lpSum(z[j, s] for s in range(S)) == 1, f"one_{a}_{j}"
                 for s in range(S):
-                    _tick(dl)
+                    dl.check()
                     prob += x[a, s] == pulp.lpSum(z[j, s] for j in range(d)), f"link_{a}_{s}"
                 for j in range(d - 1):
                     prob += pos[j + 1] >= pos[j] + 1, f"order_{a}_{j}"
@@ -363,8 +351,8 @@ def solve_ilp(problem: SlotProblem, *, time_limit: float | None = None, seed: in
                     prob += z[0, 0] == 1, "sym"
             obj = G
         prob += obj
-        _tick(dl)
-    except _Building:
+        dl.check()
+    except TimeUp:
         return _stopped("ilp", problem, t0, seed, params, _BUILDING, fallback)
     outcome, bound = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
                                       prefix="cbc_slots_", data=problem)
