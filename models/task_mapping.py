@@ -14,7 +14,7 @@ import math
 import time
 from typing import Any
 
-from models.deadline import Deadline
+from models.deadline import Deadline, TimeUp
 from models.interrupt import run_cpsat
 from sim.problems import checker, scorer
 from sim.problems.task_mapping import TaskMapping, least_loaded, objective
@@ -97,55 +97,52 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
     _refuse("cpsat", problem, max_vars)
     p = problem
     n = p.n_nodes
-    md = cp_model.CpModel()
-    x = {}
-    # one job may hold all max_vars variables (tasks x nodes): the clock at every task
-    # and node row, not once per job
-    for j, job in enumerate(p.jobs):
-        for t in range(len(job)):
-            if dl.expired():
-                return _stopped("cpsat", p, dl, seed, params)
+    try:
+        md = cp_model.CpModel()
+        x = {}
+        # one job may hold all max_vars variables (tasks x nodes): the clock at every task
+        # and node row, not once per job
+        for j, job in enumerate(p.jobs):
+            for t in range(len(job)):
+                dl.check()
+                for k in range(n):
+                    x[j, t, k] = md.new_bool_var(f"x{j}_{t}_{k}")
+        for j, job in enumerate(p.jobs):
+            for t in range(len(job)):
+                dl.check()
+                md.add_exactly_one(x[j, t, k] for k in range(n))
             for k in range(n):
-                x[j, t, k] = md.new_bool_var(f"x{j}_{t}_{k}")
-    for j, job in enumerate(p.jobs):
-        for t in range(len(job)):
-            if dl.expired():
-                return _stopped("cpsat", p, dl, seed, params)
-            md.add_exactly_one(x[j, t, k] for k in range(n))
+                dl.check()
+                md.add_at_most_one(x[j, t, k] for t in range(len(job)))
+        cap = sum(p.base_mem) + sum(sum(j) for j in p.jobs)
+        load = []
         for k in range(n):
-            if dl.expired():
-                return _stopped("cpsat", p, dl, seed, params)
-            md.add_at_most_one(x[j, t, k] for t in range(len(job)))
-    cap = sum(p.base_mem) + sum(sum(j) for j in p.jobs)
-    load = []
-    for k in range(n):
-        if dl.expired():
-            return _stopped("cpsat", p, dl, seed, params)
-        v = md.new_int_var(0, cap, f"N{k}")
-        md.add(v == p.base_mem[k] + sum(m * x[j, t, k] for j, job in enumerate(p.jobs)
-                                        for t, m in enumerate(job)))
-        load.append(v)
-    for a, b in _sym_pairs(p):
-        md.add(load[a] >= load[b])
-    if p.objective == "max":
-        z = md.new_int_var(int(p.lower_bound()), cap, "z")
-        md.add_max_equality(z, load)
-        md.minimize(z)
-    else:
-        over = [md.new_int_var(0, cap, f"o{k}") for k in range(n)]
-        for k in range(n):
-            md.add(over[k] >= load[k] - p.mem_pages)
-        md.minimize(sum(over))
-    # warm start: the greedy mapping with its nodes relabelled to respect the symmetry
-    # breaking (sort identical-base nodes by load)
-    hint = _greedy_sorted(p)
-    for j, nodes in enumerate(hint):
-        for t, kk in enumerate(nodes):
-            if dl.expired():
-                return _stopped("cpsat", p, dl, seed, params)
+            dl.check()
+            v = md.new_int_var(0, cap, f"N{k}")
+            md.add(v == p.base_mem[k] + sum(m * x[j, t, k] for j, job in enumerate(p.jobs)
+                                            for t, m in enumerate(job)))
+            load.append(v)
+        for a, b in _sym_pairs(p):
+            md.add(load[a] >= load[b])
+        if p.objective == "max":
+            z = md.new_int_var(int(p.lower_bound()), cap, "z")
+            md.add_max_equality(z, load)
+            md.minimize(z)
+        else:
+            over = [md.new_int_var(0, cap, f"o{k}") for k in range(n)]
             for k in range(n):
-                md.add_hint(x[j, t, k], 1 if k == kk else 0)
-    if dl.expired():
+                md.add(over[k] >= load[k] - p.mem_pages)
+            md.minimize(sum(over))
+        # warm start: the greedy mapping with its nodes relabelled to respect the symmetry
+        # breaking (sort identical-base nodes by load)
+        hint = _greedy_sorted(p)
+        for j, nodes in enumerate(hint):
+            for t, kk in enumerate(nodes):
+                dl.check()
+                for k in range(n):
+                    md.add_hint(x[j, t, k], 1 if k == kk else 0)
+        dl.check()
+    except TimeUp:
         return _stopped("cpsat", p, dl, seed, params)
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
@@ -185,44 +182,41 @@ def solve_ilp(problem: TaskMapping, *, time_limit: float | None = None, seed: in
     _refuse("ilp", problem, max_vars)
     p = problem
     n = p.n_nodes
-    lp = pulp.LpProblem("task_mapping", pulp.LpMinimize)
-    x = {}
-    for j, job in enumerate(p.jobs):  # the clock at every task (module's cpsat)
-        for t in range(len(job)):
-            if dl.expired():
-                return _stopped("ilp", p, dl, seed, params)
+    try:
+        lp = pulp.LpProblem("task_mapping", pulp.LpMinimize)
+        x = {}
+        for j, job in enumerate(p.jobs):  # the clock at every task (module's cpsat)
+            for t in range(len(job)):
+                dl.check()
+                for k in range(n):
+                    x[j, t, k] = variable(lp, f"x_{j}_{t}_{k}", "Binary")
+        load = []
+        for k in range(n):
+            dl.check()
+            load.append(p.base_mem[k] + pulp.lpSum(m * x[j, t, k] for j, job in enumerate(p.jobs)
+                                                   for t, m in enumerate(job)))
+        if p.objective == "max":
+            z = variable(lp, "z", "Continuous", low=p.lower_bound())
+            lp += z
             for k in range(n):
-                x[j, t, k] = variable(lp, f"x_{j}_{t}_{k}", "Binary")
-    load = []
-    for k in range(n):
-        if dl.expired():
-            return _stopped("ilp", p, dl, seed, params)
-        load.append(p.base_mem[k] + pulp.lpSum(m * x[j, t, k] for j, job in enumerate(p.jobs)
-                                               for t, m in enumerate(job)))
-    if p.objective == "max":
-        z = variable(lp, "z", "Continuous", low=p.lower_bound())
-        lp += z
-        for k in range(n):
-            lp += load[k] <= z
-    else:
-        over = [variable(lp, f"o{k}", "Continuous", low=0) for k in range(n)]
-        lp += pulp.lpSum(over)
-        for k in range(n):
-            lp += over[k] >= load[k] - p.mem_pages
-    if dl.expired():
-        return _stopped("ilp", p, dl, seed, params)
-    for j, job in enumerate(p.jobs):
-        for t in range(len(job)):
-            if dl.expired():
-                return _stopped("ilp", p, dl, seed, params)
-            lp += pulp.lpSum(x[j, t, k] for k in range(n)) == 1
-        for k in range(n):
-            if dl.expired():
-                return _stopped("ilp", p, dl, seed, params)
-            lp += pulp.lpSum(x[j, t, k] for t in range(len(job))) <= 1
-    for a, b in _sym_pairs(p):
-        lp += load[a] >= load[b]
-    if dl.expired():
+                lp += load[k] <= z
+        else:
+            over = [variable(lp, f"o{k}", "Continuous", low=0) for k in range(n)]
+            lp += pulp.lpSum(over)
+            for k in range(n):
+                lp += over[k] >= load[k] - p.mem_pages
+        dl.check()
+        for j, job in enumerate(p.jobs):
+            for t in range(len(job)):
+                dl.check()
+                lp += pulp.lpSum(x[j, t, k] for k in range(n)) == 1
+            for k in range(n):
+                dl.check()
+                lp += pulp.lpSum(x[j, t, k] for t in range(len(job))) <= 1
+        for a, b in _sym_pairs(p):
+            lp += load[a] >= load[b]
+        dl.check()
+    except TimeUp:
         return _stopped("ilp", p, dl, seed, params)
     outcome, found = mip.solve_logged(lp, backend=backend, time_limit=dl.left(), grace=0.2,
                                       prefix="cbc_tm_", data=problem)
