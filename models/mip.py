@@ -68,8 +68,8 @@ HiGHS and SCIP proto solvers):
 - Ctrl-C (``models.interrupt``): SCIP stops at the SIGINT the worker sends itself and
   answers (FEASIBLE, its dual bound); HiGHS, which does not stop (``interrupt_solve``
   reaches neither backend through OR-Tools 9.15's ``model_builder``: measured, both ran
-  on to their own limit), is killed after ``models.interrupt.GRACE`` and its last
-  incumbent read from its file of improving solutions (FEASIBLE, no bound). The family
+  on to their own limit), is killed at once and its last incumbent read from its file
+  of improving solutions (FEASIBLE, no bound), which it writes whole before going on. The family
   then answers the better of that incumbent and its fallback.
 - A bound is never trusted blindly downstream: ``sim.result.build`` drops one on the
   wrong side of the recomputed objective.
@@ -619,7 +619,8 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
             from models.interrupt import GRACE
 
             open(os.path.join(tmp, "interrupt"), "w").close()
-            end = time.monotonic() + GRACE
+            # HiGHS heeds no interrupt: waiting would only delay reading its file
+            end = time.monotonic() + (0.0 if backend == "highs" else GRACE)
             kill_at = end if kill_at is None else min(kill_at, end)
             return True
 

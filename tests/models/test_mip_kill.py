@@ -184,7 +184,8 @@ def test_ctrl_c_prints_the_better_of_the_backends_incumbent_and_the_greedy(
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     took = time.monotonic() - sent
-    assert took < (GRACE if backend == "scip" else GRACE + 3.0), took  # SCIP heeds it
+    # SCIP heeds it and HiGHS, which does not, is killed at once; CBC gets the grace
+    assert took < (GRACE + 3.0 if backend == "cbc" else GRACE), took
     shown = dict(line.strip().split(": ", 1) for line in out.splitlines() if ": " in line)
     assert shown["status"] == "FEASIBLE" and "stopped by Ctrl-C" in shown["note"], out
     assert "time limit" not in shown["note"], out  # it was Ctrl-C
