@@ -47,11 +47,14 @@ HiGHS and SCIP proto solvers):
 
 - SCIP: ``OPTIMAL`` includes SCIP's gap-limit stop; SCIP's default gap limit is 0, and
   :func:`solve` additionally requires the reported dual bound to meet the objective
-  within ``1e-6`` relative (the tolerance of ``sim.result.build``) before it calls a
-  run proved. A stopped run's
-  bound is SCIP's dual bound (``best_objective_bound``), a valid bound.
+  within ``1e-6`` relative (the tolerance of ``sim.result.build``), or within
+  :data:`INTEGRAL_GAP` on a model whose objective is integral (:func:`integral_objective`),
+  before it calls a run proved. A stopped run's bound is SCIP's dual bound
+  (``best_objective_bound``), a valid bound.
 - HiGHS: HiGHS stops as "optimal" at its relative MIP gap (default ``1e-4``); it runs
-  with ``mip_rel_gap`` = :data:`GAP_TOL`. OR-Tools reports HiGHS's incumbent value as
+  with ``mip_rel_gap`` = :data:`GAP_TOL`, or, on a model whose objective is integral,
+  with no relative gap and an absolute one of :data:`INTEGRAL_GAP` (both backends get
+  :data:`INTEGRAL_PARAMETERS` there). OR-Tools reports HiGHS's incumbent value as
   its ``best_objective_bound`` (also after a time-limit stop), which is no bound: a
   stopped HiGHS run has no bound here (None), and the caller's own bound (a family's
   lower bound, the LP relaxation) is used instead.
@@ -98,7 +101,8 @@ from typing import Any
 from models.cbc import _alive, bound_from_log, kill_group, log_file, run_dir, solve_guarded
 
 __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "ROUND_TOL",
-           "WORKER_MEMORY_MB", "MipParameters", "ceil_bound", "check_backend",
+           "WORKER_MEMORY_MB", "INTEGRAL_GAP", "INTEGRAL_PARAMETERS", "MipParameters",
+           "ceil_bound", "check_backend", "integral_objective",
            "check_magnitude", "killed_note", "magnitude", "solve", "bound", "rejected",
            "run_worker", "start_server", "translate", "worker_peak_mb"]
 
@@ -122,6 +126,12 @@ GAP_TOL = 1e-7
 """Relative gap at which HiGHS and SCIP may call a run optimal (below the 1e-6 within
 which ``sim.result.build`` counts a bound as meeting the objective)."""
 
+INTEGRAL_GAP = 0.5
+"""Largest absolute gap (objective units) at which a backend may call a run on a model
+with an integral objective (:func:`integral_objective`) optimal: below one unit, so the
+optimum is proved whole, where :data:`GAP_TOL`'s relative gap would leave whole units
+open once the objective passes 1e7 (measured: HiGHS called a subset-sum model with
+objective 999,999,926 optimal, where CBC proves 999,999,900)."""
 _BOUND_ATTR = "_schedsearch_mip_bound"
 _BACKEND_ATTR = "_schedsearch_mip_backend"
 _REJECTED_ATTR = "_schedsearch_mip_rejected"
@@ -404,6 +414,23 @@ class MipParameters:
 
 def _real(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
+
+
+INTEGRAL_PARAMETERS = MipParameters(rel_gap=0.0, abs_gap=INTEGRAL_GAP)
+"""The parameters :func:`solve` gives HiGHS and SCIP on a model whose objective is
+integral: no relative gap, an absolute one of :data:`INTEGRAL_GAP`."""
+
+
+def integral_objective(prob: Any) -> bool:
+    """Whether every value of the PuLP model ``prob``'s objective is a whole number: a
+    whole constant, and whole coefficients on integer variables only."""
+    import pulp
+
+    obj = prob.objective
+    if obj is None or float(obj.constant) != math.floor(obj.constant):
+        return False
+    return all(v.cat == pulp.LpInteger and float(c) == math.floor(c)
+               for v, c in obj.items() if c)
 
 
 def _parameters(backend: str, params: MipParameters | None = None) -> str:
@@ -737,7 +764,9 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         deadline = time.monotonic() + float(time_limit) - (time.perf_counter() - start)
         if deadline - time.monotonic() - reserve < 0.01:
             return False
-    answer = run_worker(model, backend, deadline=deadline, reserve=reserve, grace=grace)
+    integral = integral_objective(prob)
+    answer = run_worker(model, backend, deadline=deadline, reserve=reserve, grace=grace,
+                        parameters=INTEGRAL_PARAMETERS if integral else None)
     setattr(prob, _WHY_ATTR, answer.get("why", ""))
     if answer.get("status") in (None, "NO_TIME"):
         for v in pvars:
@@ -761,8 +790,8 @@ def solve(prob: Any, *, backend: str = "cbc", time_limit: float | None = None,
         proved_bound = float(answer["bound"])
     proved = status == "OPTIMAL"
     if proved and backend == "scip":
-        proved = proved_bound is not None and \
-            abs(obj - proved_bound) <= 1e-6 * max(1.0, abs(obj))
+        proved = proved_bound is not None and abs(obj - proved_bound) <= \
+            (INTEGRAL_GAP if integral else 1e-6 * max(1.0, abs(obj)))
     if proved:
         prob.status, prob.sol_status = pulp.LpStatusOptimal, pulp.LpSolutionOptimal
         proved_bound = obj if proved_bound is None else proved_bound

@@ -184,6 +184,12 @@ def build(*, solver: str, status: Status, solution: Any,
                   "; ".join(notes))
 
 
+INTEGRAL_GAP = 0.5
+"""Largest gap (objective units) between an OPTIMAL result's bound and its objective on
+a family whose objective is whole (``Family.integral``): below one unit, whatever the
+relative ``tolerance`` allows at large objectives."""
+
+
 class InvalidResult(ValueError):
     """A solver's answer that does not pass its family's check and objective."""
 
@@ -209,7 +215,8 @@ def verify(problem: Any, result: Any, *, solver: str, family: Family | None = No
         sense); None: the family of ``problem``'s class (``sim.problems.family_of``).
     tolerance : float
         Relative tolerance (of ``max(1, |objective|)``) for a claimed objective and a
-        bound against the recomputed objective.
+        bound against the recomputed objective; for the bound of a family whose
+        objective is whole, at most :data:`INTEGRAL_GAP`.
 
     Returns
     -------
@@ -273,6 +280,8 @@ def verify(problem: Any, result: Any, *, solver: str, family: Family | None = No
         raise bad(f"objective {result.objective!r} claimed, its solution's objective is "
                   f"{value!r}")
     bound = result.bound
+    if family.integral:  # a whole optimum is proved by a gap below one unit, not 1e-6
+        tol = min(tol, INTEGRAL_GAP)
     if bound is not None:
         wrong = bound > value + tol if family.sense == "min" else bound < value - tol
         if wrong:

@@ -113,3 +113,25 @@ def test_a_file_of_an_unknown_family_is_a_failed_run_naming_its_field(tmp_path):
     [run] = summary.runs
     assert run["status"] == "FAILED" and run["family"] == "grupping"
     assert "field 'problem' = 'grupping' is unknown; did you mean 'grouping'?" in run["error"]
+
+
+def test_an_optimum_of_a_whole_objective_is_proved_to_less_than_one_unit():
+    """A relative tolerance of 1e-6 would let OPTIMAL stand with a gap of 5 units on a
+    task mapping whose optimum is about 5e6 pages: a whole objective's gap must be below
+    one unit (``sim.result.INTEGRAL_GAP``), however large the objective."""
+    from sim.problems.task_mapping import TaskMapping
+    from sim.result import INTEGRAL_GAP
+
+    fam = registry.problem_family("task_mapping")
+    assert fam.integral and registry.problem_family("kresource_response").integral
+    problem = TaskMapping(2, 10**7, ((5_000_000,), (4_999_999,)), (0, 0), "max", "big")
+    apart = [[0], [1]]
+    value = fam.objective(problem, apart)
+    assert value == 5_000_000
+    close = Result("mine", Status.OPTIMAL, value, value - INTEGRAL_GAP, 0.0, apart)
+    assert verify(problem, close, solver="mine", family=fam).status is Status.OPTIMAL
+    gap = Result("mine", Status.OPTIMAL, value, value - 5, 0.0, apart)
+    with pytest.raises(InvalidResult, match="OPTIMAL with a gap"):
+        verify(problem, gap, solver="mine", family=fam)
+    feasible = dataclasses.replace(gap, status=Status.FEASIBLE)
+    assert verify(problem, feasible, solver="mine", family=fam).bound == value - 5
