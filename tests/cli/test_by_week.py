@@ -179,3 +179,15 @@ def test_a_user_policy_by_week_runs_in_the_worker_and_matches_fcfs(kth, tmp_path
     assert [r["week"] for r in rows[1]["weeks"]] == [r["week"] for r in rows[0]["weeks"]]
     assert [r["avg_wait"] for r in rows[1]["weeks"]] == [r["avg_wait"]
                                                          for r in rows[0]["weeks"]]
+
+
+def test_compare_by_month_pairs_the_policies_month_by_month(kth, capsys):
+    out = _json(capsys, ["compare", str(kth), "--policies", "fcfs,easy", "--by-month",
+                         "--json", "--quiet"])
+    fcfs, easy = out["rows"]
+    p = next(x for x in out["paired"] if x["metric"] == "avg_bounded_slowdown")
+    diffs = [e["avg_bounded_slowdown"] - f["avg_bounded_slowdown"]
+             for e, f in zip(easy["months"], fcfs["months"], strict=True)]
+    assert [m["month"] for m in easy["months"]] == ["1996-09", "1996-10"]
+    assert p["n"] == 2 and p["mean"] == pytest.approx(sum(diffs) / 2)
+    assert "weeks" not in easy
