@@ -33,7 +33,7 @@ def _head(name: str, n: int) -> tuple[list[str], list[str]]:
 @pytest.fixture
 def kth(tmp_path: Path) -> Path:
     """The first 1,500 jobs of KTH-SP2 (UnixStartTime, Europe/Stockholm): three ISO
-    weeks, 1996-W39 .. 1996-W41."""
+    weeks, 1996-W40 .. 1996-W42 (836, 306 and 358 jobs)."""
     head, jobs = _head("KTH-SP2", 1500)
     path = tmp_path / "kth.swf"
     path.write_text("\n".join(head + jobs) + "\n")
