@@ -22,8 +22,9 @@ method, and the report names it).
       repeat a long-term user's stream when the new log is longer than the log; a
       replica here has the log's length, so nothing repeats);
     - for each week ``w``, draws with replacement from all temporary users of the log
-      as many temporary users as the log has temporary users whose first week is ``w``,
-      and moves each drawn user by whole weeks so that its first week is ``w``;
+      as many temporary users as the log has temporary users whose first week is ``w``
+      (``c_w``), times ``users`` (default 1), and moves each drawn user by whole weeks
+      so that its first week is ``w``;
     - moves a session as a whole, by whole calendar weeks (weekday and local time of
       day kept), so jobs keep their user's sessions and the daily and weekly cycles;
     - keeps the log's span: jobs moved before the log's first submit or after its last
@@ -40,9 +41,21 @@ method, and the report names it).
     users; the pool of temporary users is the whole log, the number drawn per week that
     of the log's same week (the log's weekly variation of new users is kept, not only
     its mean); submit times inside a week are the job's own (shifted by whole weeks
-    only). The sweep's ``load`` compresses the
-    replica's submit times afterwards, like a trace's (Zakay & Feitelson instead change
-    the load by the number of users; not done here).
+    only).
+
+    The load by the number of users (Zakay & Feitelson change the load of a
+    resampled log this way, not by compressing its times): ``users`` multiplies the
+    number of temporary users drawn per week, ``users * c_w``, rounded by the seed's
+    generator: down, plus one with probability the fraction (computed exactly from the
+    decimal value of ``users``; an integer product draws nothing, so ``users = 1``
+    gives the replica of the same seed without the option). The expected number drawn
+    is ``users * c_w``; long-term users are kept as they are, so the offered work grows
+    by less than ``users`` (by the temporary users' share of it); the offered load a
+    replica gives, ``sum(procs * run) / (capacity * span of submits)``, is measured on
+    it (``instances.synthetic.offered_load``; a sweep cell's ``offered_load``). A
+    ``users`` above 1 with a log whose users are all long-term has nothing to act on
+    and is refused. The sweep's ``load`` then compresses the replica's submit times,
+    like a trace's: both act, the number of users first.
     Job ids are renumbered 1..n in submit order.
 ``jitter``
     Every run time multiplied by a factor drawn uniformly from ``[1 - amount, 1 +
@@ -53,12 +66,15 @@ method, and the report names it).
     (``instances.tsafrir.add_estimates``), run times kept.
 
 Times are integer seconds. Every method keeps the machine (capacity) and returns a
-workload named ``NAME+METHOD(seed)``.
+workload named ``NAME+METHOD(seed)`` (``NAME+resample(seed,users=U)`` for ``users``
+other than 1).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -75,21 +91,27 @@ LONG_TERM = 12
 #: starts a new session (Zakay & Feitelson 2012 delimit sessions by the time between
 #: submits, proven activity, rather than by the end of the previous job)
 SESSION_GAP = 20 * 60
+#: largest ``users`` factor of ``resample`` (a replica holds up to about this many
+#: times the log's temporary users' jobs)
+MAX_USERS = 100.0
 
 
 def replicate(workload: Workload, method: str, seed: int, *, amount: float = JITTER,
-              long_term: int = LONG_TERM) -> Workload:
+              long_term: int = LONG_TERM, users: float = 1.0) -> Workload:
     """The replica of ``workload`` by ``method`` (module docstring) with ``seed``.
 
     ``amount`` is the half-width of the ``jitter`` factor's range, ``long_term`` the
-    span in weeks from which a user is long-term in ``resample``; each applies to its
-    method only.
+    span in weeks from which a user is long-term in ``resample``, ``users`` the factor
+    of the number of temporary users ``resample`` draws per week (the load by the
+    number of users); each applies to its method only.
 
     Raises
     ------
     ValueError
         An unknown method, an ``amount`` outside [0, 1), a ``long_term`` that is not an
-        integer of at least 1, or a workload the method cannot take (naming it).
+        integer of at least 1, a ``users`` that is not a finite number in (0,
+        :data:`MAX_USERS`] or is given (other than 1) to another method than
+        ``resample``, or a workload the method cannot take (naming it).
     """
     if method not in METHODS:
         raise ValueError(f"replicate: unknown method {method!r}; one of {', '.join(METHODS)}")
@@ -99,8 +121,16 @@ def replicate(workload: Workload, method: str, seed: int, *, amount: float = JIT
     if isinstance(long_term, bool) or not isinstance(long_term, int) or long_term < 1:
         raise ValueError(f"replicate: long_term must be an integer number of weeks >= 1, "
                          f"got {long_term!r}")
+    if isinstance(users, bool) or not isinstance(users, (int, float)) \
+            or not math.isfinite(users) or not 0 < users <= MAX_USERS:
+        raise ValueError(f"replicate: users must be a finite number in (0, {MAX_USERS:g}], "
+                         f"got {users!r}")
+    if users != 1 and method != "resample":
+        raise ValueError(f"replicate: users applies to 'resample' only, not {method!r}")
     rng = np.random.default_rng(seed)
     name = f"{workload.name}+{method}({seed})"
+    if users != 1:
+        name = f"{workload.name}+{method}({seed},users={users:g})"
     if method == "estimates":
         from instances.tsafrir import add_estimates
 
@@ -110,7 +140,7 @@ def replicate(workload: Workload, method: str, seed: int, *, amount: float = JIT
         jobs = tuple(dataclasses.replace(j, runtime=int(round(j.runtime * f)))
                      for j, f in zip(workload.jobs, factor, strict=True))
         return dataclasses.replace(workload, jobs=jobs, name=name, cleaning=None)
-    return _resample(workload, rng, name, long_term)
+    return _resample(workload, rng, name, long_term, users)
 
 
 def _sessions(workload: Workload) -> list[list[list[int]]]:
@@ -133,31 +163,36 @@ def _sessions(workload: Workload) -> list[list[list[int]]]:
 
 
 def _resample(workload: Workload, rng: np.random.Generator, name: str,
-              long_term: int) -> Workload:
+              long_term: int, users: float = 1.0) -> Workload:
     """Zakay & Feitelson's workload resampling (module docstring)."""
     from instances.weeks import week_of, week_starts
 
     if not workload.jobs:
         raise ValueError(f"replicate: {workload.name} has no jobs to resample")
+    factor = Fraction(repr(float(users)))  # the decimal value, exactly
     jobs = workload.jobs
     starts = week_starts(workload)
     n_weeks = len(starts) - 1
-    users = []  # (sessions with their week, first week, span)
+    streams = []  # (sessions with their week, first week, span)
     for sessions in _sessions(workload):
         weeks = [week_of(jobs[s[0]].submit, starts) for s in sessions]
-        users.append((list(zip(weeks, sessions, strict=True)), weeks[0],
-                      weeks[-1] - weeks[0] + 1))
-    temporary = [u for u in users if u[2] < long_term]
+        streams.append((list(zip(weeks, sessions, strict=True)), weeks[0],
+                        weeks[-1] - weeks[0] + 1))
+    temporary = [u for u in streams if u[2] < long_term]
     placed: list[tuple[int, int, int, int]] = []  # (submit, job position, copy, user id)
     next_id = max((j.user for j in jobs), default=-1) + 1
     copy = 0
-    for sessions, _, _ in (u for u in users if u[2] >= long_term):
+    for sessions, _, _ in (u for u in streams if u[2] >= long_term):
         for w, sess in sessions:
             placed += _moved(jobs, sess, starts, w, w, copy, None)
         copy += 1
+    if factor != 1 and not temporary:
+        raise ValueError(f"replicate: users={users:g} has nothing to act on: every user of "
+                         f"{workload.name} is long-term (long_term={long_term} weeks)")
     arrivals = np.bincount([u[1] for u in temporary], minlength=n_weeks)
     seen: set[int] = set()
     for week, count in enumerate(arrivals.tolist()):
+        count = drawn(count, factor, rng)
         for k in rng.integers(0, len(temporary), count).tolist():
             sessions, first, _ = temporary[k]
             uid = None
@@ -178,6 +213,16 @@ def _resample(workload: Workload, rng: np.random.Generator, name: str,
     if not out:
         raise ValueError(f"replicate: the resample of {workload.name} holds no jobs")
     return dataclasses.replace(workload, jobs=tuple(out), name=name, cleaning=None)
+
+
+def drawn(count: int, users: Fraction, rng: np.random.Generator) -> int:
+    """How many temporary users a week draws: ``users * count`` rounded down, plus one
+    with probability the fraction (one uniform draw of ``rng``, made only when there is
+    a fraction), so that the expectation is exactly ``users * count``."""
+    x = users * count
+    whole = math.floor(x)
+    frac = x - whole
+    return int(whole) + int(frac > 0 and rng.random() < float(frac))
 
 
 def _moved(jobs: tuple, session: list[int], starts: list[int], w: int, to: int, copy: int,

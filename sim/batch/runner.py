@@ -107,6 +107,37 @@ def _progress_bar(total: int, enabled: bool) -> tuple[Callable[[int], None] | No
     return bar.update, bar
 
 
+#: the splits of :func:`run`: flag -> (row key of the parts, label key, what a part is)
+SPLITS: dict[str, tuple[str, str, str]] = {"by_month": ("months", "month", "month"),
+                                            "by_week": ("weeks", "week", "ISO week")}
+
+
+def split_flag(by_month: bool = False, by_week: bool = False) -> str | None:
+    """``"by_month"``, ``"by_week"`` or None (the whole log); ValueError for both."""
+    if by_month and by_week:
+        raise ValueError("by_month and by_week: give one split of the log, not both")
+    return "by_month" if by_month else "by_week" if by_week else None
+
+
+def split_parts(workload: Workload, by_month: bool = False, by_week: bool = False
+                ) -> list[tuple[str | None, Workload]]:
+    """The parts a run simulates, each from an empty machine: the calendar months
+    (``instances.months.split_months``) with ``by_month``, the ISO weeks
+    (``instances.weeks.split_weeks``) with ``by_week``, both in the log's time zone and
+    labelled; else the whole ``workload`` labelled None. ValueError for both flags or a
+    log without a calendar (``UnixStartTime``), naming the file."""
+    flag = split_flag(by_month, by_week)
+    if flag == "by_month":
+        from instances.months import split_months
+
+        return list(split_months(workload))
+    if flag == "by_week":
+        from instances.weeks import split_weeks
+
+        return list(split_weeks(workload))
+    return [(None, workload)]
+
+
 def simulate_months(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
                     progress: Callable[[int], None] | None = None, engine: str = "python",
                     priorities: Mapping[int, tuple[float, float]] | None = None
@@ -114,30 +145,28 @@ def simulate_months(workload: Workload, policy: PolicySpec, *, overrun: str = "k
     """Simulate each calendar month of ``workload`` (in the log's time zone) on its own,
     from an empty machine, with a fresh policy per month built from ``policy`` (a priority
     table is keyed by job id, so one table serves every month)."""
-    from instances.months import split_months
-
-    return [(label, simulate(month, policy.build(priorities), overrun=overrun,
-                             progress=progress, engine=engine))
-            for label, month in split_months(workload)]
+    return simulate_all(workload, policy, overrun=overrun, by_month=True, engine=engine,
+                        priorities=priorities, progress=progress)
 
 
 def simulate_all(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
-                 by_month: bool = False, engine: str = "python",
+                 by_month: bool = False, by_week: bool = False, engine: str = "python",
                  priorities: Mapping[int, tuple[float, float]] | None = None,
                  progress: Callable[[int], None] | None = None
                  ) -> list[tuple[str | None, Schedule]]:
-    """The schedules of one run of ``policy``, in this process: one per calendar month
-    (labelled, :func:`simulate_months`) with ``by_month``, else one of the whole
-    ``workload`` (labelled None)."""
-    if by_month:
-        return list(simulate_months(workload, policy, overrun=overrun, progress=progress,
-                                    engine=engine, priorities=priorities))
-    return [(None, simulate(workload, policy.build(priorities), overrun=overrun,
-                            progress=progress, engine=engine))]
+    """The schedules of one run of ``policy``, in this process: one per part of
+    :func:`split_parts` (a calendar month with ``by_month``, an ISO week with
+    ``by_week``), each from an empty machine with a fresh policy built from ``policy``
+    (a priority table is keyed by job id, so one table serves every part), else one of
+    the whole ``workload`` (labelled None)."""
+    return [(label, simulate(part, policy.build(priorities), overrun=overrun,
+                             progress=progress, engine=engine))
+            for label, part in split_parts(workload, by_month, by_week)]
 
 
 #: what runs one simulation for :func:`run`: called like :func:`simulate_all` (keywords
-#: ``overrun, by_month, engine, priorities, progress``), returns its labelled schedules
+#: ``overrun, by_month, by_week, engine, priorities, progress``), returns its labelled
+#: schedules
 Simulator = Callable[..., list[tuple[str | None, Schedule]]]
 
 
@@ -176,9 +205,10 @@ def out_format(out: str | os.PathLike[str], K: int = 1) -> str:
 
 
 def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
-        by_month: bool = False, check: bool = True, progress: bool = False,
-        out: str | os.PathLike[str] | None = None, priorities: str | None = None,
-        engine: str = "python", simulator: Simulator | None = None) -> dict[str, Any]:
+        by_month: bool = False, by_week: bool = False, check: bool = True,
+        progress: bool = False, out: str | os.PathLike[str] | None = None,
+        priorities: str | None = None, engine: str = "python",
+        simulator: Simulator | None = None) -> dict[str, Any]:
     """Simulate ``policy`` (resolved with its options by :func:`sim.registry.policy_spec`)
     on ``workload`` and return its metrics.
 
@@ -190,6 +220,12 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         Simulate each calendar month from an empty machine; the result then has a
         ``months`` list (``month``, ``jobs``, ``avg_wait``, ...) and top-level metrics
         over all jobs of all months.
+    by_week : bool
+        Simulate each ISO week (Monday 00:00 to Monday 00:00 in the log's time zone,
+        ``instances.weeks.split_weeks``) from an empty machine; the result then has a
+        ``weeks`` list (``week``, ``jobs``, ``avg_wait``, ...) and top-level metrics over
+        all jobs of all weeks. Refused with ``by_month``; both need the log's
+        ``UnixStartTime``.
     check : bool
         Re-check every schedule with the independent validator (``validated`` in the
         result).
@@ -199,9 +235,9 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         Write the simulated schedule in the format its name ends with (``out_format``;
         another name is refused before simulating): ``.csv`` Batsim's ``jobs.csv``
         (``instances.batsim.write_batsim_jobs``, processor ids assigned; not with
-        ``by_month``, whose months are separate machines); ``.kswf``
+        ``by_month`` or ``by_week``, whose parts are separate machines); ``.kswf``
         (``instances.kresource.write_kswf``, the only one for a K-resource workload; not
-        with ``by_month``); ``.swf`` or ``.swf.gz`` SWF (wait, run and status fields
+        with ``by_month`` or ``by_week``); ``.swf`` or ``.swf.gz`` SWF (wait, run and status fields
         filled).
     priorities : {"equal", "fifth"}, optional
         Priority scenario (``instances.priorities.priorities_of`` over the whole
@@ -226,15 +262,19 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
     dict
         ``policy, jobs, avg_wait, avg_bounded_slowdown, utilization, makespan,
         sim_seconds``, the other ``sim.batch.metrics.summary`` fields, ``overrun``,
-        ``procs``, ``validated``, ``engine``, and ``months`` when ``by_month``.
+        ``procs``, ``validated``, ``engine``, ``months`` when ``by_month`` and ``weeks``
+        when ``by_week``.
     """
+    flag = split_flag(by_month, by_week)
     fmt = None if out is None else out_format(out, workload.K)
-    if fmt == "batsim-jobs" and by_month:
-        raise ValueError(f"{out}: a Batsim jobs.csv is one machine; by_month simulates each "
-                         "month on its own machine (write SWF, or drop by_month)")
     kswf_out = fmt == "kswf"
-    if kswf_out and by_month:
-        raise ValueError(f"{out}: a K-resource schedule (.kswf) is one machine; drop by_month")
+    if flag is not None and fmt in ("batsim-jobs", "kswf"):
+        part = SPLITS[flag][2]
+        what = "a Batsim jobs.csv" if fmt == "batsim-jobs" else "a K-resource schedule (.kswf)"
+        raise ValueError(f"{out}: {what} is one machine; {flag} (--{flag.replace('_', '-')}) "
+                         f"simulates each {part} on its own machine (write SWF, or drop it)")
+    if flag is not None and simulator is not None:  # a log without a calendar is refused
+        split_parts(workload, by_month, by_week)     # here, not in a user's policy's worker
     table = None
     if priorities is not None and policy.takes_priorities:
         from instances.priorities import priorities_of
@@ -243,18 +283,20 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
     update, bar = _progress_bar(len(workload), progress)
     try:
         pairs = (simulator or simulate_all)(workload, policy, overrun=overrun,
-                                            by_month=by_month, engine=engine,
-                                            priorities=table, progress=update)
+                                            by_month=by_month, by_week=by_week,
+                                            engine=engine, priorities=table,
+                                            progress=update)
     finally:
         if bar is not None:
             bar.close()
-    if by_month and not pairs:
+    if flag is not None and not pairs:
         src = workload.cleaning.source if workload.cleaning else workload.name
-        raise ValueError(f"{src}: no jobs to simulate by month")
+        raise ValueError(f"{src}: no jobs to simulate {flag.replace('_', ' ')}")
     schedules = [s for _, s in pairs]
-    if by_month:
+    if flag is not None:
+        parts, label_key, _ = SPLITS[flag]
         row = _combined(schedules)
-        row["months"] = [{"month": label, **summary(s)} for label, s in pairs]
+        row[parts] = [{label_key: label, **summary(s)} for label, s in pairs]
     else:
         row = summary(schedules[0])
     if check:
@@ -287,6 +329,6 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         end = np.concatenate([s.end for s in schedules])
         killed = np.concatenate([s.killed for s in schedules])
         if len(start) != len(workload):
-            raise RuntimeError("month split lost jobs")  # split_months keeps every job
+            raise RuntimeError("the split lost jobs")  # a split keeps every job
         write_swf(out, workload, start=start, end=end, killed=killed)
     return row

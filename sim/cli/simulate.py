@@ -81,8 +81,14 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
                    help="requested time := actual runtime for every job")
     p.add_argument("--overrun", choices=("kill", "run"), default="kill",
                    help="a job past its requested time is killed or runs on")
-    p.add_argument("--by-month", action="store_true",
-                   help="simulate each calendar month from an empty machine")
+    split = p.add_mutually_exclusive_group()
+    split.add_argument("--by-month", action="store_true",
+                       help="simulate each calendar month of the log's time zone from an "
+                            "empty machine (needs the header's UnixStartTime)")
+    split.add_argument("--by-week", action="store_true",
+                       help="simulate each ISO week (Monday 00:00 to Monday 00:00, the "
+                            "log's time zone) from an empty machine (needs the header's "
+                            "UnixStartTime); compare then pairs the policies week by week")
     p.add_argument("--priorities", choices=("equal", "fifth"),
                    help="priority scenario for the slack-based scheduler")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
@@ -117,10 +123,11 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
                    help="skip the independent re-check of the schedule")
     p.add_argument("--policy-time-limit", type=seconds_arg, metavar="SECONDS",
                    help="wall-clock seconds for the run of a user's or plug-in policy "
-                        "(MODULE:FACTORY or an entry point; all months together with "
-                        "--by-month), which runs in a worker process killed at this limit, "
-                        "on a crash, or on Ctrl-C (default: no limit); its module's import "
-                        "and its factory call also run there, first, within this limit "
+                        "(MODULE:FACTORY or an entry point; all parts together with "
+                        "--by-month or --by-week), which runs in a worker process killed at "
+                        "this limit, on a crash, or on Ctrl-C (default: no limit); its "
+                        "module's import and its factory call also run there, first, within "
+                        "this limit "
                         f"(default {registry.LOAD_SECONDS:g} s); refused when every "
                         "policy is built in (they run in this process)")
 
@@ -186,19 +193,20 @@ def _workload(args: argparse.Namespace):
 
 
 def simulate_arrays(workload: Any, name: str, options: dict[str, Any], overrun: str,
-                    by_month: bool, engine: str, priorities: Any
+                    split: tuple[bool, bool], engine: str, priorities: Any
                     ) -> list[tuple[Any, dict]] | dict[str, str]:
     """The worker's side of a foreign policy's run (:func:`sandboxed`): resolve the policy
-    ``name`` with ``options``, simulate it (``sim.batch.runner.simulate_all``) and return
-    each schedule as plain data, ``(month label or None, fields of its Schedule)``; a
-    decision the machine cannot carry out is ``{"policy_error": its message}``."""
+    ``name`` with ``options``, simulate it (``sim.batch.runner.simulate_all``; ``split``
+    is ``(by_month, by_week)``) and return each schedule as plain data, ``(month or week
+    label or None, fields of its Schedule)``; a decision the machine cannot carry out is
+    ``{"policy_error": its message}``."""
     from sim.batch.runner import simulate_all
     from sim.batch.schedule import PolicyError
 
     spec = registry.policy_spec(name, **options)
     try:
-        pairs = simulate_all(workload, spec, overrun=overrun, by_month=by_month,
-                             engine=engine, priorities=priorities)
+        pairs = simulate_all(workload, spec, overrun=overrun, by_month=split[0],
+                             by_week=split[1], engine=engine, priorities=priorities)
     except PolicyError as exc:
         return {"policy_error": str(exc)}
     return [(label, {"policy": s.policy, "start": s.start, "end": s.end, "killed": s.killed,
@@ -234,33 +242,35 @@ def sandboxed(seconds: float | None) -> Any:
     measures them as any other. A policy that raises, crashes, exits or runs past the
     limit is a ValueError of one line naming the policy and what happened; one whose
     decision the worker's machine refused is a ``PolicyError`` naming the policy."""
-    def simulate(workload: Any, policy: Any, *, overrun: str, by_month: bool, engine: str,
-                 priorities: Any, progress: Any = None) -> list[tuple[Any, Any]]:
+    def simulate(workload: Any, policy: Any, *, overrun: str, by_month: bool, by_week: bool,
+                 engine: str, priorities: Any, progress: Any = None) -> list[tuple[Any, Any]]:
         from sim import sandbox
 
         what = f"policy {policy.name!r}"
+        split = (bool(by_month), bool(by_week))
         answer = sandbox.call("sim.cli.simulate:simulate_arrays",
                               (workload, policy.name, dict(policy.options), overrun,
-                               by_month, engine, priorities), seconds=seconds, what=what)
-        return _rebuilt(workload, by_month, overrun, answer, what)
+                               split, engine, priorities), seconds=seconds, what=what)
+        return _rebuilt(workload, split, overrun, answer, what)
 
     return simulate
 
 
-def _rebuilt(workload: Any, by_month: bool, overrun: str, answer: Any,
+def _rebuilt(workload: Any, split: tuple[bool, bool], overrun: str, answer: Any,
              what: str) -> list[tuple[Any, Any]]:
     """The schedules of a worker's ``answer`` on this process's ``workload`` (or its
-    months); ValueError naming ``what`` when the answer does not fit them."""
+    months or weeks, ``split = (by_month, by_week)``); ValueError naming ``what`` when
+    the answer does not fit them."""
     import numpy as np
 
-    from instances.months import split_months
     from sim.batch.machine import ENGINES, Schedule
+    from sim.batch.runner import split_parts
 
     if isinstance(answer, dict) and isinstance(answer.get("policy_error"), str):
         from sim.batch.schedule import PolicyError
 
         raise PolicyError(f"{what}: {' '.join(answer['policy_error'].split())[:300]}")
-    parts = split_months(workload) if by_month else [(None, workload)]
+    parts = split_parts(workload, *split)
     bad = f"{what}: the worker's answer does not fit the workload"
     if not isinstance(answer, list) or len(answer) != len(parts):
         raise ValueError(f"{bad} (expected {len(parts)} schedule(s))")
@@ -333,7 +343,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                          "slack-based policies do)")
     simulator = _simulator([spec], args)[0]
     w = _workload(args)
-    row = run(w, spec, overrun=args.overrun, by_month=args.by_month,
+    row = run(w, spec, overrun=args.overrun, by_month=args.by_month, by_week=args.by_week,
               check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
               priorities=args.priorities, simulator=simulator)
     row["trace"] = w.name
@@ -344,12 +354,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print(dump(row))
         return 0
+    split = _split(args)
     print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
-          f"{', each month from an empty machine' if args.by_month else ''}, "
-          f"{row['engine']} engine"
-          + (f" ({row['engine_reason']})" if row.get("engine_reason") else ""))
-    if args.by_month:
-        print(table(row["months"], ("month", "month")))
+          f"{_split_phrase(split)}, {row['engine']} engine"
+          + (f" ({_reason(row['engine_reason'])})" if row.get("engine_reason") else ""))
+    if split is not None:
+        parts, label, _ = split
+        print(table(row[parts], (label, label)))
         print()
     print(table([row]))
     print(LEGEND)
@@ -381,20 +392,114 @@ def cmd_compare(args: argparse.Namespace) -> int:
     sha = _trace_sha256(args.trace)
     for spec, simulator in zip(specs, simulators, strict=True):
         rows.append(run(w, spec, overrun=args.overrun, by_month=args.by_month,
-                        check=not args.no_validate, progress=not args.quiet, engine=args.engine,
+                        by_week=args.by_week, check=not args.no_validate,
+                        progress=not args.quiet, engine=args.engine,
                         priorities=args.priorities, simulator=simulator))
         rows[-1]["trace_sha256"] = sha
         rows[-1]["priorities"] = args.priorities
+    split = _split(args)
+    paired = paired_parts(rows, split) if split is not None else None
     if args.json:
-        print(dump({"trace": w.name, "procs": w.procs, "rows": rows}))
+        out = {"trace": w.name, "procs": w.procs, "rows": rows}
+        if paired is not None:
+            out["paired"] = paired
+        print(dump(out))
         return 0
     print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
-          f"{', each month from an empty machine' if args.by_month else ''}; "
+          f"{_split_phrase(split)}; "
           f"every schedule re-checked by the validator: {not args.no_validate}; "
           f"{_engines(rows)}")
     print(table(rows))
+    if paired:
+        print()
+        print(paired_text(paired, split))
     print(LEGEND)
     return 0
+
+
+#: metrics of the paired differences of ``compare --by-month/--by-week``: key, title
+PAIRED_METRICS = (("avg_wait", "avg wait [s]"), ("avg_bounded_slowdown", "avg bsld"))
+
+
+def _reason(text: str, most: int = 2) -> str:
+    """The engine's reasons (``; ``-joined, one per distinct part) cut to ``most``, the
+    rest counted (a split run has one per part size; ``--json`` keeps them all)."""
+    reasons = text.split("; ")
+    if len(reasons) <= most:
+        return text
+    return "; ".join(reasons[:most]) + f"; and {len(reasons) - most} more (--json lists them)"
+
+
+def _split(args: argparse.Namespace) -> tuple[str, str, str] | None:
+    """``sim.batch.runner.SPLITS`` entry (parts key, label key, what a part is) of the
+    run's ``--by-month`` or ``--by-week``, None for the whole log."""
+    from sim.batch.runner import SPLITS, split_flag
+
+    flag = split_flag(args.by_month, args.by_week)
+    return None if flag is None else SPLITS[flag]
+
+
+def _split_phrase(split: tuple[str, str, str] | None) -> str:
+    return "" if split is None else f", each {split[2]} from an empty machine"
+
+
+def paired_parts(rows: Sequence[dict[str, Any]], split: tuple[str, str, str]
+                 ) -> list[dict[str, Any]]:
+    """Paired differences of each policy to the first one (``rows[0]``, the baseline) on
+    the same parts (months or weeks) of a split run: per metric of
+    :data:`PAIRED_METRICS`, ``policy - baseline`` on each part, their mean, the half-width
+    of its two-sided 95% Student-t interval over the parts (None for n < 2: never an
+    interval that was not computed), n, and how many parts the policy did better (less),
+    equally or worse (more). The runs of two policies on one part share its jobs, which
+    the difference cancels."""
+    from sim.sweep.report import mean_ci
+
+    parts, label, _ = split
+    base = {p[label]: p for p in rows[0][parts]}
+    out = []
+    for r in rows[1:]:
+        mine = {p[label]: p for p in r[parts]}
+        common = [k for k in base if k in mine]  # the same jobs: every part, both runs
+        for key, _ in PAIRED_METRICS:
+            diffs = [float(mine[k][key]) - float(base[k][key]) for k in common]
+            mean, half, n = mean_ci(diffs)
+            out.append({"policy": r["policy"], "baseline": rows[0]["policy"], "metric": key,
+                        "mean": mean, "half_width": half if n >= 2 else None, "n": n,
+                        "less": sum(d < 0 for d in diffs), "same": sum(d == 0 for d in diffs),
+                        "more": sum(d > 0 for d in diffs)})
+    return out
+
+
+def paired_text(paired: list[dict[str, Any]], split: tuple[str, str, str]) -> str:
+    """:func:`paired_parts` as an aligned text table, one row per policy."""
+    base = paired[0]["baseline"]
+    head = ["policy", *(f"{title} - {base}" for _, title in PAIRED_METRICS),
+            f"{split[1]}s less/same/more"]
+    cells = [head]
+    by_policy: dict[str, dict[str, dict[str, Any]]] = {}
+    for p in paired:
+        by_policy.setdefault(p["policy"], {})[p["metric"]] = p
+    for policy, ms in by_policy.items():
+        first = ms[PAIRED_METRICS[0][0]]
+        cells.append([policy, *(_paired_cell(ms[k]) for k, _ in PAIRED_METRICS),
+                      f"{first['less']}/{first['same']}/{first['more']}"])
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    lines = ["  ".join(c.rjust(w) if i else c.ljust(w)
+                       for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+             for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    n = paired[0]["n"]
+    ci = (f"mean +- 95% Student-t half-width over the {n} {split[1]}s" if n >= 2
+          else f"mean, no interval from {n} {split[1]}")
+    return (f"paired difference to {base}, {split[1]} by {split[1]} (each {split[1]}'s mean "
+            f"minus {base}'s on the same jobs; {ci}; less/same/more by avg wait):\n"
+            + "\n".join(lines))
+
+
+def _paired_cell(p: dict[str, Any]) -> str:
+    if p["half_width"] is None:
+        return f"{p['mean']:+.1f}"
+    return f"{p['mean']:+.1f} +- {p['half_width']:.1f}"
 
 
 def _engines(rows: list[dict]) -> str:

@@ -25,7 +25,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def replication_help() -> str:
     """The sweep's epilog: the replication methods and the readings of resampling."""
-    from instances.replicate import LONG_TERM, SESSION_GAP
+    from instances.replicate import LONG_TERM, MAX_USERS, SESSION_GAP
 
     return (
         "Replicas of a trace (workload key replicate, one cell per seed): 'resample' is "
@@ -39,8 +39,12 @@ def replication_help() -> str:
         "users and moved by whole weeks to start then; sessions move whole, keeping "
         "weekday and time of day; jobs moved outside the log's first..last submit are left "
         "out, so the replica has the log's weeks and about its active users per week; "
-        "load compresses the replica's submit times afterwards (the paper changes the "
-        "number of users instead). 'jitter' scales run times by a factor in [1 - amount, "
+        "option users (a number or a list, one cell per value, in (0, "
+        f"{MAX_USERS:g}]) multiplies the temporary users drawn per week (the paper's load "
+        "by the number of users; users x count rounded down, plus one with probability "
+        "the fraction, drawn with the seed; long-term users kept, so the offered load, "
+        "which the report shows, grows by less); load then compresses the replica's "
+        "submit times (both act). 'jitter' scales run times by a factor in [1 - amount, "
         "1 + amount]; 'estimates' draws Tsafrir-model requested times. months/weeks = "
         "\"each\" simulate each month or week alone; report --over month (or week) pairs "
         "policies on them.")

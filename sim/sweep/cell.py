@@ -181,6 +181,8 @@ def build_scenario(cell: dict[str, Any]
             from instances.replicate import replicate
 
             rep = dict(cell["replicate"])
+            if cell.get("users") is not None:  # the spec's replicate.users, one per cell
+                rep["users"] = float(cell["users"])
             w = replicate(w, rep.pop("method"), int(cell.get("seed", 0)), **rep)
     else:
         from instances.synthetic import random_workload

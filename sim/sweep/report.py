@@ -475,26 +475,38 @@ def _heading(key: str) -> str:
 
 
 def load_note(rows: list[dict[str, Any]]) -> str:
-    """Markdown: what ``load`` is, and the offered load each factor gives per workload
-    (the mean over its cells of ``offered_load``); empty without a ``load`` parameter."""
+    """Markdown: what ``load`` is (and ``users``, the resampled log's temporary users per
+    week times the factor, where cells have it), and the offered load each factor gives
+    per workload (the mean over its cells of ``offered_load``); empty without a ``load``
+    parameter."""
     if not any("load" in r for r in rows):
         return ""
-    groups: dict[tuple[str, str], list[float]] = {}
+    by_users = any(r.get("users") is not None for r in rows)
+    groups: dict[tuple[str, ...], list[float]] = {}
     for r in rows:
         if r.get("offered_load") is not None:
             key = (_label(r.get("workload")), _label(r.get("load", 1.0)))
+            if by_users:
+                key += (_label(r.get("users")),)
             groups.setdefault(key, []).append(float(r["offered_load"]))
     lines = ["`load` compresses the submit times: each job's submit time after the first is "
              "divided by the factor (the same jobs arrive over 1/load of the span); it is not "
              "the offered load."]
+    if by_users:
+        lines[0] += (" `users` multiplies the temporary users a resampled log draws per week "
+                     "(Zakay & Feitelson's load by the number of users; long-term users are "
+                     "kept, so the offered load grows by less); `load` then compresses the "
+                     "replica's submit times.")
     if not groups:
         return lines[0] + " (This store's cells hold no `offered_load`.)\n"
-    lines += [" The offered load it gives (work / (processors x span of submits)):", "",
-              "| workload | load (submit times / factor) | offered load |", "|---|---|---|"]
+    head = "| workload | load (submit times / factor) |" + (" users |" if by_users else "")
+    lines += [" The offered load it gives (work / (processors x span of submits), the mean "
+              "over the cells):", "", head + " offered load |",
+              "|---|---|---|" + ("---|" if by_users else "")]
     lines[0] += lines.pop(1)
-    for (wl, ld) in sorted(groups, key=_sort_key):
-        v = groups[(wl, ld)]
-        lines.append(f"| {wl} | {ld} | {math.fsum(v) / len(v):.3f} |")
+    for key in sorted(groups, key=_sort_key):
+        v = groups[key]
+        lines.append(f"| {' | '.join(key)} | {math.fsum(v) / len(v):.3f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -44,7 +44,9 @@ it has ``replicate``: a method of ``instances.replicate`` (``"resample"``, Zakay
 Feitelson's user-based workload resampling, week by week: long-term users kept, for
 each week as many temporary users as the log's week starts drawn from all temporary
 users and moved by whole weeks; option ``long_term``: the span in weeks from which a
-user is long-term, default 12; ``"jitter"``, run times times a factor in ``[1 - amount, 1 +
+user is long-term, default 12; option ``users``: the number of temporary users drawn per
+week multiplied, the load by the number of users, a number or a list expanding into
+cells with a ``users`` parameter; ``"jitter"``, run times times a factor in ``[1 - amount, 1 +
 amount]``; ``"estimates"``, Tsafrir-model requested times), as a string or a table
 ``{method = "jitter", amount = 0.1}``; each seed is then a replica of the log (after the
 month or week selection, before ``window``, ``max_jobs`` and ``load``: ``load``
@@ -439,12 +441,14 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
     if ("trace" in w) == ("synthetic" in w):
         raise _err(source, where, "give exactly one of 'trace' or 'synthetic'")
     base: dict[str, Any] = {"workload": name}
+    users: list[float | None] = [None]
     if "trace" in w:
         base["trace"] = _check_trace(w["trace"], source, f"{where}.trace")
         synth = [None]
         wseeds = [0]
         if "replicate" in w:
-            base["replicate"] = _replicate(w["replicate"], w, source, f"{where}.replicate")
+            base["replicate"], users = _replicate(w["replicate"], w, source,
+                                                  f"{where}.replicate")
             wseeds = [int(x) for x in _num_list(w.get("seeds", seeds), source,
                                                 f"{where}.seeds", integer=True,
                                                 positive=False, minimum=0, maximum=MAX_SEED)]
@@ -503,11 +507,13 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
         raise _err(source, f"{where}.perfect_estimates",
                    f"expected true/false, got {short(pe)}")
     out = []
-    for sy, month, week, load, high, seed in itertools.product(synth, months, weeks, loads,
-                                                                highs, wseeds):
+    for sy, month, week, load, user, high, seed in itertools.product(
+            synth, months, weeks, loads, users, highs, wseeds):
         d = dict(base)
         if sy is not None:
             d["synthetic"] = sy
+        if user is not None:  # a cell without it keeps its key
+            d["users"] = user
         if "weeks" in w:
             d["week"] = week
         d.update({"month": month, "window": window, "max_jobs": max_jobs, "load": load,
@@ -517,20 +523,24 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
     return out
 
 
-def _replicate(value: Any, w: dict[str, Any], source: str, key: str) -> dict[str, Any]:
-    """The ``replicate`` entry of a trace workload as ``{"method": ..., "amount": ...}``."""
-    from instances.replicate import JITTER, LONG_TERM, METHODS
+def _replicate(value: Any, w: dict[str, Any], source: str, key: str
+               ) -> tuple[dict[str, Any], list[float | None]]:
+    """The ``replicate`` entry of a trace workload as ``{"method": ..., "amount": ...}``
+    and the values of its ``users`` option (``[None]`` without it): a list expands into
+    cells, each with a top-level ``users`` parameter, as ``load`` does."""
+    from instances.replicate import JITTER, LONG_TERM, MAX_USERS, METHODS
 
     spec = {"method": value} if isinstance(value, str) else value
     if not isinstance(spec, dict) or not isinstance(spec.get("method"), str):
         raise _err(source, key, f"expected a method name or {{method = ...}}, got "
                    f"{short(value)}")
-    _check_keys(spec, {"method", "amount", "long_term"}, source, key)
+    _check_keys(spec, {"method", "amount", "long_term", "users"}, source, key)
     method = spec["method"]
     if method not in METHODS:
         raise _err(source, f"{key}.method", f"unknown method {short(method)}; "
                    f"{closest(method, METHODS, 'methods')}")
-    for option, owner in (("amount", "jitter"), ("long_term", "resample")):
+    for option, owner in (("amount", "jitter"), ("long_term", "resample"),
+                          ("users", "resample")):
         if option in spec and method != owner:
             raise _err(source, f"{key}.{option}", f"applies to {owner!r} only, not "
                        f"{method!r}")
@@ -550,7 +560,11 @@ def _replicate(value: Any, w: dict[str, Any], source: str, key: str) -> dict[str
     if method == "resample" and w.get("priorities") is not None:
         raise _err(source, key, "'resample' renumbers the jobs, so the trace's priority "
                    "table cannot follow them: drop 'priorities' or use another method")
-    return out
+    users: list[float | None] = [None]
+    if "users" in spec:
+        users = [float(x) for x in _num_list(spec["users"], source, f"{key}.users",
+                                             maximum=MAX_USERS)]
+    return out, users
 
 
 def _parts(w: dict[str, Any], kind: str, base: dict[str, Any], source: str, where: str
@@ -699,6 +713,9 @@ def count_cells(spec: dict[str, Any], source: str = "<spec>") -> int:
             else:
                 parts.append((f"{where}.{kind}", _n(split)))
         parts += [(f"{where}.{k}", _n(w.get(k))) for k in ("load", "priority_high")]
+        rep = w.get("replicate")
+        if isinstance(rep, dict):
+            parts.append((f"{where}.replicate.users", _n(rep.get("users"))))
         n_work += math.prod(n for _, n in parts)
         factors += [p for p in parts if p[1] > 1]
     n_pol = 0

@@ -27,13 +27,13 @@ LINES = st.lists(st.lists(TOKENS, min_size=17, max_size=19).map(" ".join), max_s
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(header=HEADERS, lines=LINES, by_month=st.booleans(),
+@given(header=HEADERS, lines=LINES, split=st.sampled_from([None, "--by-month", "--by-week"]),
        procs=st.sampled_from([None, "8", "from-jobs"]))
-def test_random_swf_never_crashes(tmp_path, capsys, header, lines, by_month, procs):
+def test_random_swf_never_crashes(tmp_path, capsys, header, lines, split, procs):
     path = tmp_path / "fuzz.swf"
     path.write_text("".join(h + "\n" for h in header) + "".join(x + "\n" for x in lines))
     argv = ["simulate", str(path), "--policy", "conservative", "--quiet", "--json"]
-    argv += ["--by-month"] if by_month else []
+    argv += [split] if split else []
     argv += ["--procs", procs] if procs else []
     code = main(argv)
     err = capsys.readouterr().err

@@ -159,3 +159,62 @@ def test_week_split_paired_differences_by_hand(tmp_path):
         "sjf,0,1996-W40,avg_wait,104.0,100.0,4.0"]
     assert "±" not in text and "Paired difference" not in text
     assert "one run per cell (n = 1), so no interval" in text
+
+
+def test_resample_users_expands_into_cells_and_acts_on_the_workload():
+    from sim.sweep.cell import build_workload
+    from sim.sweep.spec import check_spec, count_cells
+
+    spec = _spec(replicate={"method": "resample", "users": [1.0, 2.0]}, seeds=[0])
+    del spec["workloads"][0]["max_jobs"]  # the whole replica
+    cells = expand(spec)
+    assert [c["users"] for c in cells] == [1.0, 2.0]
+    assert all(c["replicate"] == {"method": "resample", "long_term": 12} for c in cells)
+    assert count_cells(check_spec(spec)) == 2
+    one, two = (build_workload(c)[0] for c in cells)
+    assert 1.8 < len(two) / len(one) < 2.2  # lublin_256: every job a temporary user
+    assert "users" not in expand(_spec(replicate="resample"))[0]  # keys kept without it
+
+
+@pytest.mark.parametrize("rep,match", [
+    ({"method": "resample", "users": 0}, r"replicate\.users: expected a finite number > 0"),
+    ({"method": "resample", "users": [1.0, "x"]}, r"replicate\.users: expected a finite"),
+    ({"method": "resample", "users": 1000}, r"replicate\.users: .*<= 100"),
+    ({"method": "resample", "users": []}, r"replicate\.users: empty list"),
+    ({"method": "jitter", "users": 1.2}, r"replicate\.users: applies to 'resample' only"),
+])
+def test_bad_users_are_refused_naming_the_key(rep, match):
+    with pytest.raises(SpecError, match=match):
+        expand(_spec(replicate=rep))
+
+
+def test_the_report_gives_the_offered_load_per_users_value():
+    from sim.sweep.report import load_note
+
+    rows = [{"workload": "k", "load": 1.0, "users": u, "offered_load": v}
+            for u, v in ((1.0, 0.5), (1.0, 0.7), (2.0, 1.1))]
+    note = load_note(rows)
+    assert "`users` multiplies the temporary users" in note
+    assert "| workload | load (submit times / factor) | users | offered load |" in note
+    assert "| k | 1 | 1 | 0.600 |" in note and "| k | 1 | 2 | 1.100 |" in note
+    assert "users" not in load_note([{"workload": "k", "load": 1.0, "offered_load": 0.5}])
+
+
+def test_a_users_sweep_end_to_end_is_deterministic_and_reports_the_offered_load(tmp_path,
+                                                                                 capsys):
+    from sim.cli import main
+    from tests.sweep.helpers import snapshot, write_json
+
+    spec = write_json(tmp_path / "u.json", {
+        "version": 1, "name": "u", "seeds": [3],
+        "workloads": [{"name": "l", "trace": "lublin_256", "max_jobs": 300,
+                       "replicate": {"method": "resample", "users": [1.0, 1.5]}}],
+        "policies": [{"name": "easy"}]})
+    for store in ("a.sqlite", "b.sqlite"):
+        assert main(["sweep", str(spec), "--out", str(tmp_path / store), "--jobs", "1",
+                     "--quiet"]) == 0
+    assert snapshot(tmp_path / "a.sqlite") == snapshot(tmp_path / "b.sqlite")
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "a.sqlite")]) == 0
+    text = capsys.readouterr().out
+    assert "| l | 1 | 1 |" in text and "| l | 1 | 1.5 |" in text

@@ -133,3 +133,73 @@ def test_resample_options_are_checked(kth):
     kept = replicate(short, "resample", 0, long_term=1)  # every user long-term: the log
     assert [dataclasses.replace(j, id=0) for j in kept.jobs] == [
         dataclasses.replace(j, id=0) for j in short.jobs]
+
+
+def _first_weeks(w: Workload, r: Workload) -> collections.Counter:
+    """Week (of 604,800 s from the log's first submit) in which each temporary user copy
+    of the replica ``r`` of the hand log starts; the long-term user 1 left out."""
+    first: dict[int, int] = {}
+    for j in r.jobs:
+        if j.user != 1:
+            key = j.user if j.user >= 0 else ("job", j.id)
+            first.setdefault(key, (j.submit - w.jobs[0].submit) // WEEK)
+    return collections.Counter(first.values())
+
+
+def test_users_multiplies_the_temporary_users_drawn_per_week():
+    """The hand log starts one temporary user a week. users = 2: exactly two a week
+    (every copy a user of its own, the unknown user's job included); users = 1.5: one,
+    plus one with probability 1/2 (about 1.5 a week over seeds); users = 1: the replica
+    without the option; the long-term user is kept either way."""
+    w = _hand()
+    uniq = dataclasses.replace(w, jobs=tuple(dataclasses.replace(j, user=100 + j.id)
+                                             if j.user == -1 else j for j in w.jobs))
+    for seed in range(8):
+        r = replicate(uniq, "resample", seed, long_term=3, users=2)
+        assert _first_weeks(uniq, r) == {0: 2, 1: 2, 2: 2, 3: 2}
+        assert sum(j.user == 1 for j in r.jobs) == 8
+        assert r.name == f"hand+resample({seed},users=2)"
+        assert replicate(w, "resample", seed, long_term=3, users=1.0).jobs == \
+            replicate(w, "resample", seed, long_term=3).jobs
+    counts = [n for seed in range(200) for n in
+              _first_weeks(uniq, replicate(uniq, "resample", seed, long_term=3,
+                                           users=1.5)).values()]
+    assert set(counts) == {1, 2}
+    assert abs(statistics.mean(counts) - 1.5) < 0.06  # 800 weeks: sd of the mean 0.018
+    a = replicate(uniq, "resample", 3, long_term=3, users=1.5)
+    assert a.jobs == replicate(uniq, "resample", 3, long_term=3, users=1.5).jobs
+
+
+def test_users_raises_the_offered_load_of_a_log_of_temporary_users():
+    """lublin_256: every job of unknown user is a temporary user of its own, so the
+    offered load follows users (measured: 1.00 / 1.52 / 2.05 over seeds 0-1, the log
+    1.06; tolerance 10%)."""
+    from instances.synthetic import offered_load
+
+    w = load_trace("lublin_256")
+    base = statistics.mean(offered_load(replicate(w, "resample", s)) for s in range(2))
+    for users in (1.5, 2.0):
+        got = statistics.mean(offered_load(replicate(w, "resample", s, users=users))
+                              for s in range(2))
+        assert abs(got / base / users - 1) <= 0.10, (users, got, base)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"users": 0}, r"users must be a finite number in \(0, 100\]"),
+    ({"users": -1.0}, "users must be"),
+    ({"users": float("nan")}, "users must be"),
+    ({"users": float("inf")}, "users must be"),
+    ({"users": 101}, "users must be"),
+    ({"users": True}, "users must be"),
+    ({"users": "2"}, "users must be"),
+])
+def test_bad_users_are_refused_by_name(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        replicate(_hand(), "resample", 0, **kwargs)
+
+
+def test_users_acts_or_is_refused():
+    with pytest.raises(ValueError, match="users applies to 'resample' only, not 'jitter'"):
+        replicate(_hand(), "jitter", 0, users=1.2)
+    with pytest.raises(ValueError, match="users=1.2 has nothing to act on: every user"):
+        replicate(_hand(), "resample", 0, long_term=1, users=1.2)
