@@ -200,6 +200,7 @@ def simulate_arrays(workload: Any, name: str, options: dict[str, Any], overrun: 
     is ``(by_month, by_week)``) and return each schedule as plain data, ``(month or week
     label or None, fields of its Schedule)``; a decision the machine cannot carry out is
     ``{"policy_error": its message}``."""
+    from sim.batch.plain import to_plain
     from sim.batch.runner import simulate_all
     from sim.batch.schedule import PolicyError
 
@@ -209,28 +210,7 @@ def simulate_arrays(workload: Any, name: str, options: dict[str, Any], overrun: 
                              by_week=split[1], engine=engine, priorities=priorities)
     except PolicyError as exc:
         return {"policy_error": str(exc)}
-    return [(label, {"policy": s.policy, "start": s.start, "end": s.end, "killed": s.killed,
-                     "promises": dict(s.promises), "guarantees": sorted(s.guarantees),
-                     "terms": _plain_terms(s.terms),
-                     "sim_seconds": s.sim_seconds, "engine": s.engine,
-                     "engine_reason": s.engine_reason}) for label, s in pairs]
-
-
-def _plain_terms(terms: Any) -> dict[str, dict[str, Any]]:
-    """A schedule's guarantee terms as JSON data (a value that is not becomes its
-    ``repr``, which the validator then refuses by name)."""
-    import json
-
-    out: dict[str, dict[str, Any]] = {}
-    for kind, values in dict(terms or {}).items():
-        row = {}
-        for k, v in dict(values).items():
-            try:
-                row[str(k)] = json.loads(json.dumps(v, allow_nan=False))
-            except (TypeError, ValueError, RecursionError):
-                row[str(k)] = repr(v)[:100]
-        out[str(kind)] = row
-    return out
+    return [(label, to_plain(s)) for label, s in pairs]
 
 
 def sandboxed(seconds: float | None) -> Any:
@@ -261,9 +241,7 @@ def _rebuilt(workload: Any, split: tuple[bool, bool], overrun: str, answer: Any,
     """The schedules of a worker's ``answer`` on this process's ``workload`` (or its
     months or weeks, ``split = (by_month, by_week)``); ValueError naming ``what`` when
     the answer does not fit them."""
-    import numpy as np
-
-    from sim.batch.machine import ENGINES, Schedule
+    from sim.batch.plain import from_plain
     from sim.batch.runner import split_parts
 
     if isinstance(answer, dict) and isinstance(answer.get("policy_error"), str):
@@ -279,26 +257,7 @@ def _rebuilt(workload: Any, split: tuple[bool, bool], overrun: str, answer: Any,
         got, d = item if isinstance(item, tuple) and len(item) == 2 else (None, None)
         if got != label or not isinstance(d, dict):
             raise ValueError(f"{bad} (schedule {label or 'of the whole workload'})")
-        arrays = {k: d.get(k) for k in ("start", "end", "killed")}
-        for k, a in arrays.items():
-            kind = "b" if k == "killed" else "i"
-            if not isinstance(a, np.ndarray) or a.shape != (len(part),) or a.dtype.kind != kind:
-                raise ValueError(f"{bad} ({k}: not {len(part)} "
-                                 f"{'booleans' if kind == 'b' else 'integers'})")
-        sim_seconds = d.get("sim_seconds")
-        engine = d.get("engine")
-        if not isinstance(sim_seconds, float) or not 0 <= sim_seconds < float("inf") \
-                or engine not in ENGINES:
-            raise ValueError(f"{bad} (sim_seconds or engine)")
-        out.append((label, Schedule(
-            workload=part, policy=str(d.get("policy")),
-            start=arrays["start"].astype(np.int64), end=arrays["end"].astype(np.int64),
-            killed=arrays["killed"].astype(bool), overrun=overrun,
-            promises={int(j): int(t) for j, t in dict(d.get("promises") or {}).items()},
-            sim_seconds=sim_seconds,
-            guarantees=frozenset(str(g) for g in d.get("guarantees") or ()),
-            terms=_plain_terms(d.get("terms") if isinstance(d.get("terms"), dict) else {}),
-            engine=engine, engine_reason=str(d.get("engine_reason") or ""))))
+        out.append((label, from_plain(part, d, overrun, bad)))
     return out
 
 

@@ -310,10 +310,12 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """Run one cell and return its result row (never raises for a failing cell).
 
     A cell whose policy the project does not control (``sim.registry.is_foreign``: a
-    user's ``MODULE:FACTORY`` or an installed package's) runs in a worker process
-    (:mod:`sim.sandbox`) that is killed at the cell's time limit plus a grace, so a policy
-    in a C loop, one that swallows the time-out or one that crashes is a failed row;
-    every other cell runs here (:func:`run_cell_here`).
+    user's ``MODULE:FACTORY`` or an installed package's) is simulated in a worker process
+    (:mod:`sim.sandbox`, :func:`simulate_cell_plain`) that is killed at the cell's time
+    limit plus a grace, so a policy in a C loop, one that swallows the time-out or one
+    that crashes is a failed row; its schedule comes back as plain arrays and is
+    validated and measured here, on this process's workload, never in the process that
+    ran the policy's code. Every other cell runs here (:func:`run_cell_here`).
     """
     from sim import registry
 
@@ -323,16 +325,95 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     limit = cell.get("time_limit")
+    row = _row()
     try:
-        return sandbox.call("sim.sweep.cell:run_cell_here", (cell,),
-                            seconds=sandbox.deadline(limit),
-                            what=f"policy {cell['policy']!r}")
+        answer = sandbox.call("sim.sweep.cell:simulate_cell_plain", (cell,),
+                              seconds=sandbox.deadline(limit),
+                              what=f"policy {cell['policy']!r}")
+        _measure(row, cell, answer, t0)
     except sandbox.ForeignError as exc:
         kind = "CellTimeout" if "time limit exceeded" in str(exc) else "ForeignError"
-        return {"status": "failed", "error": f"{kind}: {exc}", "metrics": None,
-                "policy_config": None, "trace_sha256": None, "workload_sha256": None,
-                "cleaning": None, "worker": f"{socket.gethostname()}:{os.getpid()}",
-                "wall_seconds": time.perf_counter() - t0}
+        row["error"] = f"{kind}: {exc}"
+    except Exception as exc:  # a failing cell is data, not the end of the sweep
+        row["error"] = _error(exc)
+    row["wall_seconds"] = time.perf_counter() - t0
+    return row
+
+
+def _row() -> dict[str, Any]:
+    """A failed row, to be filled in (:func:`run_cell_here`'s keys)."""
+    return {"status": "failed", "error": None, "metrics": None, "policy_config": None,
+            "trace_sha256": None, "workload_sha256": None, "cleaning": None,
+            "worker": f"{socket.gethostname()}:{os.getpid()}"}
+
+
+def _error(exc: BaseException) -> str:
+    """A failed cell's error: the exception and the line that raised it."""
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def simulate_cell_plain(cell: dict[str, Any]) -> dict[str, Any]:
+    """The worker's side of a foreign policy's cell (:func:`run_cell`): simulate it
+    under the cell's time limit and return the schedule as plain data
+    (``sim.batch.plain.to_plain``) with the policy's configuration and the load time,
+    or ``{"error": ...}`` for a cell that failed there. No validation and no metric is
+    computed here: the parent does both on its own workload."""
+    t0 = time.perf_counter()
+    limit = cell.get("time_limit")
+    deadline = time.monotonic() + float(limit) if limit else None
+    use_alarm = (limit is not None and hasattr(signal, "setitimer")
+                 and threading.current_thread() is threading.main_thread())
+    old = signal.signal(signal.SIGALRM, _alarm) if use_alarm else None
+    try:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, float(limit), ALARM_REPEAT)
+        spec = cell_policy(cell)
+        config = policy_config(spec, cell)
+        s, _, _ = _simulate(cell, spec, deadline)
+        _disarm(use_alarm)
+    except CellTimeout as exc:
+        _disarm(use_alarm)
+        return {"error": f"CellTimeout: {exc}"}
+    except Exception as exc:
+        _disarm(use_alarm)
+        return {"error": _error(exc)}
+    finally:
+        _disarm(use_alarm)
+        if use_alarm:
+            signal.signal(signal.SIGALRM, old)
+    from sim.batch.plain import to_plain
+
+    return {"schedule": to_plain(s), "policy_config": config,
+            "load_seconds": max(0.0, time.perf_counter() - t0 - s.sim_seconds)}
+
+
+def _measure(row: dict[str, Any], cell: dict[str, Any], answer: Any, t0: float) -> None:
+    """Fill ``row`` from a worker's ``answer`` (:func:`simulate_cell_plain`): the
+    schedule rebuilt on this process's workload of the cell, validated and measured
+    here. ValueError naming what of the answer does not fit."""
+    from sim.batch.plain import from_plain
+    from sim.batch.validate import validate
+
+    what = f"policy {cell['policy']!r}"
+    if not isinstance(answer, dict):
+        raise ValueError(f"{what}: the worker's answer is not a cell's")
+    if "error" in answer:
+        row["error"] = " ".join(str(answer["error"]).split())[:500]
+        return
+    w, info, table = build_scenario(cell)
+    s = from_plain(w, answer.get("schedule"), cell.get("overrun", "kill"),
+                   f"{what}: the worker's schedule does not fit the cell's workload")
+    config = answer.get("policy_config")
+    row["policy_config"] = config if isinstance(config, dict) else None
+    row.update(info)
+    load = answer.get("load_seconds")
+    row["load_seconds"] = float(load) if isinstance(load, float) and load >= 0 else 0.0
+    row["sim_seconds"] = s.sim_seconds
+    validate(s)
+    row["metrics"] = cell_metrics(s, table)
+    row["status"] = "done"
 
 
 def run_cell_here(cell: dict[str, Any]) -> dict[str, Any]:
@@ -347,10 +428,7 @@ def run_cell_here(cell: dict[str, Any]) -> dict[str, Any]:
     from sim.batch.validate import validate
 
     t0 = time.perf_counter()
-    row: dict[str, Any] = {"status": "failed", "error": None, "metrics": None,
-                           "policy_config": None, "trace_sha256": None,
-                           "workload_sha256": None, "cleaning": None,
-                           "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    row = _row()
     limit = cell.get("time_limit")
     deadline = time.monotonic() + float(limit) if limit else None
     use_alarm = (limit is not None and hasattr(signal, "setitimer")
@@ -374,9 +452,7 @@ def run_cell_here(cell: dict[str, Any]) -> dict[str, Any]:
         row["error"] = f"CellTimeout: {exc}"
     except Exception as exc:  # a failing cell is data, not the end of the sweep
         _disarm(use_alarm)
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = f" (at {Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
-        row["error"] = f"{type(exc).__name__}: {exc}{where}"
+        row["error"] = _error(exc)
     finally:
         _disarm(use_alarm)
         if use_alarm:

@@ -62,3 +62,38 @@ def test_a_cell_time_limit_stops_a_policy_the_alarm_cannot(tmp_path):
     assert "time limit exceeded" in rows["stuck_policies:CLoop"]["error"]
     assert "time limit exceeded" in rows["stuck_policies:Swallower"]["error"]
     assert "crashed (SIGSEGV)" in rows["stuck_policies:Crasher"]["error"]
+
+
+TAMPERER = textwrap.dedent('''
+    import sim.batch.validate
+    import sim.sweep.cell
+    from heuristics.backfill import FCFS
+
+    # what a user's module can do in the process that runs it
+    sim.sweep.cell.cell_metrics = lambda schedule, priorities=None: {"avg_wait": -1.0}
+    sim.batch.validate.validate = lambda schedule, **kw: None
+
+
+    class Tamperer(FCFS):
+        """FCFS, whose module replaced the metrics and the validator of its process."""
+''')
+
+
+def test_a_user_policys_cell_is_validated_and_measured_outside_its_process(tmp_path):
+    """The worker that ran a user's policy returns the schedule only: the validator and
+    the metrics that a module replaced in its own process never judge its cell."""
+    (tmp_path / "tamper_policy.py").write_text(TAMPERER)
+    spec = {"version": 1, "name": "tamper", "metrics": ["avg_wait"], "procs": [32],
+            "workloads": [{"name": "syn", "synthetic": {"n_jobs": 60, "capacity": 32}}],
+            "policies": [{"name": "tamper_policy:Tamperer"}, {"name": "fcfs"}]}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    p = subprocess.run([sys.executable, "-m", "sim.cli", "sweep", "spec.json", "--out",
+                        "r.sqlite", "--jobs", "1", "--quiet"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    with Store.open(tmp_path / "r.sqlite", create=False) as st:
+        rows = {r["policy"]: r for r in st.rows(None)}
+    mine, ours = rows["tamper_policy:Tamperer"], rows["fcfs"]
+    assert mine["status"] == "done" and mine["metrics"]["avg_wait"] >= 0
+    assert mine["metrics"] == ours["metrics"]
+    assert mine["workload_sha256"] == ours["workload_sha256"]
