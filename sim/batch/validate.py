@@ -30,9 +30,10 @@ code with the simulator or the policies:
       every job that reached the declared threshold (``Schedule.terms``) while waiting
       starts no later than the latest reservation it can have got then, recomputed from
       the schedule (:mod:`sim.batch.evidence`), and every job in ``Schedule.promises`` no
-      later than its promise. With ``adaptive`` terms the threshold is the policy's
-      running mean, whose instants the schedule does not fix: the promises are then the
-      only evidence. Declared without its terms it is an error;
+      later than its promise. With ``adaptive`` terms the threshold of each job
+      category is the running mean of the expansion factors at start, recomputed from
+      the schedule too (``evidence.adaptive_reservation_error``). Declared without its
+      terms it is an error;
   ``fcfs-order`` (FCFS)
       no job starts before a job submitted earlier (workload order).
 
@@ -49,6 +50,7 @@ import math
 import numpy as np
 
 from sim.batch.evidence import (
+    adaptive_reservation_error,
     arrival_reservation_error,
     head_reservation_error,
     reservation_error,
@@ -210,14 +212,17 @@ def _reservation(schedule: Schedule) -> str | None:
     terms = _terms(schedule, "reservation")
     if isinstance(terms, str):
         return terms
-    if terms.get("adaptive") is True:
-        return None  # the promises are the evidence (module docstring)
     thr = terms.get("threshold")
     if isinstance(thr, bool) or not isinstance(thr, (int, float)) or not 1 <= thr < math.inf:
         return (f"{schedule.policy}: reservation term threshold = {thr!r} is not a finite "
                 "expansion factor >= 1 (reservation)")
-    return reservation_error(schedule.workload, schedule.start, schedule.end,
-                             schedule.policy, float(thr), schedule.promises)
+    adaptive = terms.get("adaptive", False)
+    if not isinstance(adaptive, bool):
+        return (f"{schedule.policy}: reservation term adaptive = {adaptive!r} is not true "
+                "or false (reservation)")
+    check = adaptive_reservation_error if adaptive else reservation_error
+    return check(schedule.workload, schedule.start, schedule.end, schedule.policy,
+                 float(thr), schedule.promises)
 
 
 def promise_error(schedule: Schedule) -> str | None:

@@ -16,7 +16,12 @@ import pytest
 from heuristics.selective import SelectiveReservation
 from heuristics.slack import SlackPolicy
 from instances.job import Job, Workload
-from sim.batch.evidence import reservation_error, slack_bound_error
+from sim.batch.evidence import (
+    adaptive_due,
+    adaptive_reservation_error,
+    reservation_error,
+    slack_bound_error,
+)
 from sim.batch.machine import simulate
 from sim.batch.validate import ValidationError, validate
 from tests.batch.test_guarantee_evidence import Greedy, W
@@ -61,6 +66,29 @@ def test_a_broken_selective_reservation_is_caught_though_every_promise_is_kept()
                                    {"reservation": {"threshold": 5.0}})))
 
 
+def test_a_broken_adaptive_reservation_is_caught_though_every_promise_is_kept():
+    # Selective-Adaptive: job 1 started at 0 with expansion factor 1, so job 2 (of the
+    # same category) reaches the running mean 1 at its arrival (t=1): a reservation by 10
+    s = simulate(W, Declaring(frozenset({"reservation"}),
+                              {"reservation": {"threshold": 5.0, "adaptive": True}}))
+    with pytest.raises(ValidationError, match=r"liar: job 2 starts at 22, after 10, the "
+                       r"latest reservation .*running mean \(t=1\).*\(reservation\)"):
+        validate(s)
+
+
+def test_the_adaptive_threshold_is_each_categorys_running_mean_of_the_schedule():
+    # job 1 short narrow, started at once (factor 1); job 2 long narrow, started at 100
+    # (factor 1.025); job 3 short narrow, waiting from 5 to 50; fixed threshold 3
+    w = Workload((Job(1, 0, 10, 10, (1,)), Job(2, 0, 4000, 4000, (1,)),
+                  Job(3, 5, 10, 10, (1,))), (16,))
+    start = np.array([0, 100, 50])
+    # strict: job 3's category mean is 1 from t=1 (job 1), so it is due at its arrival;
+    # jobs 1 and 2 start before reaching 3 (due at 20 and 8000)
+    assert adaptive_due(w, start, 3.0).tolist() == [math.inf, math.inf, 5]
+    # inclusive: a job's own start counts at its start instant (due there, bound = start)
+    assert adaptive_due(w, start, 3.0, inclusive=True).tolist() == [0, 100, 5]
+
+
 @pytest.mark.parametrize("kind", ["slack-bound", "reservation"])
 @pytest.mark.parametrize("terms", [None, {"other": {}}])
 def test_a_parametrised_guarantee_declared_without_its_terms_is_an_error(kind, terms):
@@ -76,6 +104,7 @@ def test_a_parametrised_guarantee_declared_without_its_terms_is_an_error(kind, t
     ("slack-bound", {"max_slack": 1, "placement": "anywhere"}, "placement"),
     ("reservation", {"threshold": 0.5}, "threshold"),
     ("reservation", {"threshold": "2"}, "threshold"),
+    ("reservation", {"threshold": 2, "adaptive": "yes"}, "adaptive"),
 ])
 def test_terms_that_bound_nothing_are_refused_by_name(kind, terms, what):
     s = simulate(W, Declaring(frozenset({kind}), {kind: terms}))
@@ -122,6 +151,25 @@ def test_the_built_in_policies_keep_the_recomputed_bounds_on_random_workloads():
                 validate(s)
 
 
+def test_selective_adaptive_keeps_the_recomputed_bounds_on_random_workloads():
+    """Every category (short and long requests, narrow and wide jobs), ties, zero
+    lengths and early ends: the recomputed running means never reject the policy."""
+    rng = np.random.default_rng(12)
+    for _ in range(60):
+        cap = int(rng.integers(9, 33))
+        jobs, t = [], 0
+        for i in range(int(rng.integers(2, 40))):
+            t += int(rng.integers(0, 1200))
+            req = int(rng.choice([rng.integers(1, 3600), rng.integers(3601, 9000)]))
+            run = int(rng.integers(0, req + 1))
+            jobs.append(Job(i + 1, t, run, req, (int(rng.integers(1, cap + 1)),)))
+        w = Workload(tuple(jobs), (cap,))
+        for thr in (1.0, 1.5, 3.0):
+            s = simulate(w, SelectiveReservation(threshold=thr, adaptive=True))
+            assert adaptive_reservation_error(w, s.start, s.end, "p", thr) is None, thr
+            validate(s)
+
+
 def _bundled_head(n: int) -> Workload:
     from instances.bundled import trace_path
     from sim.batch.runner import load_workload
@@ -134,6 +182,7 @@ def _bundled_head(n: int) -> Workload:
     lambda: SlackPolicy(), lambda: SlackPolicy(order="DP", sf=0.1),
     lambda: SelectiveReservation(), lambda: SelectiveReservation(threshold=1.0),
     lambda: SelectiveReservation(threshold=4.0, select="bl"),
+    lambda: SelectiveReservation(adaptive=True),
 ])
 def test_the_built_in_policies_pass_on_a_bundled_trace(policy):
     w = _bundled_head(1500)
