@@ -423,11 +423,13 @@ def _check_magnitude(problem: InsertionProblem, backend: str) -> None:
     (:data:`models.mip.MAX_MAGNITUDE`: the largest number in the rows is the capacity,
     a free capacity or a width) with a ValueError naming the field."""
     top = mip.MAX_MAGNITUDE[backend]
-    width = max([w.n for w in problem.waiting] +
-                ([problem.new.n] if problem.new is not None else []), default=0)
-    for field, value in (("capacity", problem.capacity), ("width n", width)):
+    fields = [("capacity", problem.capacity)]
+    fields += [(f"waiting[{i}].n", w.n) for i, w in enumerate(problem.waiting)]
+    if problem.new is not None:
+        fields.append(("new.n", problem.new.n))
+    for field, value in fields:
         if value > top:
-            raise ValueError(f"{field} = {value}: the time-indexed MIP on "
+            raise ValueError(f"field {field!r} = {value}: the time-indexed MIP on "
                              f"{mip.NAMES[backend]} is exact only up to {top:.0e} "
                              "processors; use --solver cpsat")
 

@@ -128,7 +128,7 @@ def test_an_infeasible_incumbent_is_refused():
 def test_a_capacity_beyond_the_exact_range_is_refused():
     pb = small(0)
     big = replace(pb, capacity=2 * 10**7)
-    with pytest.raises(ValueError, match="capacity = 20000000"):
+    with pytest.raises(ValueError, match="^field 'capacity' = 20000000: "):
         solve_ti(big)
     solve_ti(big, backend="scip", time_limit=20)  # SCIP's range is larger
 
@@ -166,7 +166,7 @@ def test_the_exact_range_is_the_mip_backends_one(monkeypatch):
 
     pb = small(0)
     monkeypatch.setitem(mip.MAX_MAGNITUDE, "scip", pb.capacity - 1)
-    with pytest.raises(ValueError, match=f"capacity = {pb.capacity}: .* SCIP"):
+    with pytest.raises(ValueError, match=f"field 'capacity' = {pb.capacity}: .* SCIP"):
         solve_ti(pb, backend="scip")
     solve_ti(pb, backend="highs", time_limit=20)
 
