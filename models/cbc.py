@@ -358,8 +358,10 @@ def solve_guarded(lp: Any, *, time_limit: float | None, grace: float = 0.5,
     and its files are in a folder of :func:`run_dir` removed when the call ends. The
     first Ctrl-C in the main thread asks CBC to stop (SIGINT to it: it writes its best
     solution, read as a run stopped with a solution; ``models.interrupt``), killing it
-    ``models.interrupt.GRACE`` seconds later if it has not; a second Ctrl-C, or one
-    before CBC started, raises KeyboardInterrupt.
+    ``models.interrupt.GRACE`` seconds later if it has not (CBC heeds the signal only
+    between nodes: stopped in its root processing it leaves no solution, and the
+    family answers with its own fallback, measured on an 8-node task mapping); a second
+    Ctrl-C, or one before CBC started, raises KeyboardInterrupt.
 
     Returns
     -------
