@@ -32,6 +32,8 @@ Workload (JSON), as documented in Batsim's ``docs/input-workload.rst`` and
                                           profile type used by a job is refused by name.
                                           The writers keep the name.
  user, group  not Batsim fields           ``Job.user``, ``Job.group`` when present
+ log_wait     not a Batsim field          ``Job.wait`` (the log's wait, seconds) when
+                                          present, else -1 (unknown)
 ============  ==========================  ==================================================
 
 Times are whole seconds in schedsearch; a fractional ``subtime``, ``delay`` or ``walltime``
@@ -308,7 +310,7 @@ def read_batsim(
 
     # Pass 1: parse and check every job; delays come from the profiles.
     delays: dict[str, tuple[int, bool]] = {}
-    parsed: list[tuple[Any, int, int, int, int | None, int, int, bool]] = []
+    parsed: list[tuple[Any, int, int, int, int | None, int, int, bool, int]] = []
     pnames: list[str] = []
     seen: dict[Any, int] = {}
     for i, jd in enumerate(jobs_in):
@@ -356,10 +358,11 @@ def read_batsim(
         run, r3 = delays[pname]
         user = jd.get("user", -1)
         group = jd.get("group", -1)
-        for fname, v in (("user", user), ("group", group)):
+        wait = jd.get("log_wait", -1)
+        for fname, v in (("user", user), ("group", group), ("log_wait", wait)):
             if isinstance(v, bool) or not isinstance(v, int):
                 raise BatsimError(f"{where}: field '{fname}' must be an integer, got {_cut(v)}")
-        parsed.append((jid, submit, run, res, req, user, group, r1 or r2 or r3))
+        parsed.append((jid, submit, run, res, req, user, group, r1 or r2 or r3, wait))
         pnames.append(pname)
 
     # Machine size.
@@ -384,7 +387,7 @@ def read_batsim(
     jobs: list[Job] = []
     written: dict[int, str] = {}
     profile_of: dict[int, str] = {}
-    for k, (jid, submit, run, res, req, user, group, rounded) in enumerate(parsed):
+    for k, (jid, submit, run, res, req, user, group, rounded, wait) in enumerate(parsed):
         if res > machine:
             if too_wide == "error":
                 raise BatsimError(f"{path}: job {jid!s}: field 'res' = {res} exceeds the "
@@ -415,7 +418,7 @@ def read_batsim(
         if str(jid) != str(job_id):
             written[job_id] = str(jid)
         profile_of[job_id] = pnames[k]
-        jobs.append(Job(job_id, submit, run, r, (res,), user, group))
+        jobs.append(Job(job_id, submit, run, r, (res,), user, group, wait))
 
     latest = None
     for j in jobs:
@@ -459,10 +462,10 @@ def write_batsim_workload(path: str | os.PathLike[str], workload: Workload) -> N
     ``nb_res`` is the machine's processors; each job has ``id`` (the job number as a
     string, as Batsim documents ids), ``subtime``, ``res``, ``walltime`` (the requested
     time), ``profile`` (``"delay_<run time>"``, one delay profile per distinct run time),
-    and ``user`` / ``group`` when known. A workload read from a Batsim file keeps its own
-    ids and profile names (:func:`batsim_names`; a profile name then holds the run time of
-    its jobs). :func:`read_batsim` of the file gives the same jobs. The bytes depend only on
-    the workload (keys in a fixed order).
+    and ``user`` / ``group`` / ``log_wait`` (``Job.wait``) when known. A workload read from
+    a Batsim file keeps its own ids and profile names (:func:`batsim_names`; a profile name
+    then holds the run time of its jobs). :func:`read_batsim` of the file gives the same
+    jobs. The bytes depend only on the workload (keys in a fixed order).
     """
     if workload.K != 1:
         raise ValueError(f"write_batsim_workload: Batsim delay workloads hold processors only, "
@@ -483,6 +486,8 @@ def write_batsim_workload(path: str | os.PathLike[str], workload: Workload) -> N
             d["user"] = j.user
         if j.group >= 0:
             d["group"] = j.group
+        if j.wait >= 0:
+            d["log_wait"] = j.wait
         jobs_out.append(d)
     profiles = {p: {"type": "delay", "delay": delays[p]} for p in sorted(delays)}
     doc = {"nb_res": workload.procs,

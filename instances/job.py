@@ -40,6 +40,11 @@ class Job:
         Demand per resource, length K; ``demand[0]`` is processors (>= 1).
     user, group : int
         User and group ids, -1 when unknown.
+    wait : int
+        The log's wait time in seconds (SWF field 3: from submit to start on the logged
+        machine), -1 when unknown. It is data of the log, never a simulated wait: the log's
+        end of the job is ``submit + wait + runtime``, which user feedback
+        (``instances.dependencies``) measures think times from.
 
     Scheduler-specific inputs (such as the slack scheduler's UP and PP) are not job
     fields: they are tables owned by the scenario (``instances.priorities``).
@@ -52,15 +57,17 @@ class Job:
     demand: tuple[int, ...]
     user: int = -1
     group: int = -1
+    wait: int = -1
 
     def __post_init__(self) -> None:
         demand = self.demand
         if (type(self.id) is int and type(self.submit) is int and type(self.runtime) is int
                 and self.runtime >= 0 and type(self.requested) is int and self.requested >= 1
                 and type(demand) is tuple and len(demand) == 1 and type(demand[0]) is int
-                and demand[0] >= 1):
+                and demand[0] >= 1 and type(self.wait) is int):
             return  # fast path of the checks below (readers build 10**5 jobs or more)
         _check_int("Job.id", self.id)
+        _check_int(f"Job {self.id}: wait", self.wait)
         _check_int(f"Job {self.id}: submit", self.submit)
         _check_int(f"Job {self.id}: runtime", self.runtime, 0)
         _check_int(f"Job {self.id}: requested", self.requested, 1)
@@ -86,7 +93,7 @@ class Job:
 
 
 #: the integer columns of :class:`JobColumns` besides ``demand``, in ``Job`` field order
-_COLUMNS = ("id", "submit", "runtime", "requested", "user", "group")
+_COLUMNS = ("id", "submit", "runtime", "requested", "user", "group", "wait")
 
 
 def _frozen_int64(name: str, a: Any, ndim: int) -> np.ndarray:
@@ -113,6 +120,8 @@ class JobColumns:
         The ``Job`` fields of the same names (times in seconds).
     demand : numpy.ndarray of int64, shape (n, K)
         Demand per resource; column 0 is processors.
+    wait : numpy.ndarray of int64, shape (n,), optional
+        The log's wait times in seconds (``Job.wait``); default -1 (unknown) for every job.
 
     The arrays are kept as read-only views. The values are checked by :class:`Workload`
     (the ``Job`` rules and the workload's), not here.
@@ -125,8 +134,11 @@ class JobColumns:
     demand: np.ndarray
     user: np.ndarray
     group: np.ndarray
+    wait: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        if self.wait is None:
+            object.__setattr__(self, "wait", np.full(len(np.asarray(self.id)), -1, np.int64))
         for name in _COLUMNS:
             object.__setattr__(self, name, _frozen_int64(name, getattr(self, name), 1))
         object.__setattr__(self, "demand", _frozen_int64("demand", self.demand, 2))
@@ -155,14 +167,14 @@ class JobColumns:
 
         demand = np.array([j.demand for j in jobs], np.int64).reshape(n, K)
         return cls(col("id"), col("submit"), col("runtime"), col("requested"), demand,
-                   col("user"), col("group"))
+                   col("user"), col("group"), col("wait"))
 
     def to_jobs(self) -> tuple[Job, ...]:
         """The ``Job`` objects, with Python ints in every field."""
         demand = list(map(tuple, self.demand.tolist()))
         return tuple(map(Job, self.id.tolist(), self.submit.tolist(), self.runtime.tolist(),
                          self.requested.tolist(), demand, self.user.tolist(),
-                         self.group.tolist()))
+                         self.group.tolist(), self.wait.tolist()))
 
 
 def _first_bad_job(cols: JobColumns) -> int | None:

@@ -15,7 +15,8 @@ and header lines starting with ``;`` of the form ``; Key: value``. The fields ar
 ====  ======================  =================================================
   1   job number              ``Job.id`` (unique; a duplicate is an error)
   2   submit time             ``Job.submit`` (seconds from the log start, >= 0)
-  3   wait time               not read; written from a simulated schedule
+  3   wait time               ``Job.wait`` (the log's wait, seconds; -1 unknown);
+                              written from a simulated schedule
   4   run time                ``Job.runtime`` (seconds)
   5   allocated processors    ``Job.demand[0]``
   6   average CPU time        not read
@@ -31,7 +32,7 @@ and header lines starting with ``;`` of the form ``; Key: value``. The fields ar
 
 Numbers: every field must parse as a finite number written in ASCII (``1_000`` and
 non-ASCII digits are errors, as is any other non-number). The fields schedsearch uses (1,
-2, 4, 5, 8, 9, 12, 13) must be integral and at most ``2**53`` in absolute value (so
+2, 3, 4, 5, 8, 9, 12, 13) must be integral and at most ``2**53`` in absolute value (so
 ``1e300`` is an error); ``"123.0"`` is accepted as 123 and ``"123.5"`` is an error. The
 other fields may hold any finite number (several logs store the average CPU time, field
 6, as ``"142.00"``). Any violation raises :class:`SwfError` naming the file, the 1-based
@@ -148,9 +149,10 @@ FIELD_NAMES: tuple[str, ...] = (
 )
 
 # 0-based indices of the fields that must be integral (the ones schedsearch uses).
-_INT_FIELDS = frozenset({0, 1, 3, 4, 7, 8, 11, 12})
-# (job number, submit, run time, procs field 5, procs field 8, requested time, user, group)
-_USED = itemgetter(0, 1, 3, 4, 7, 8, 11, 12)
+_INT_FIELDS = frozenset({0, 1, 2, 3, 4, 7, 8, 11, 12})
+# (job number, submit, run time, procs field 5, procs field 8, requested time, user, group,
+# wait)
+_USED = itemgetter(0, 1, 3, 4, 7, 8, 11, 12, 2)
 _OTHER = itemgetter(*sorted(set(range(N_FIELDS)) - _INT_FIELDS))
 _isfinite = math.isfinite
 
@@ -330,7 +332,7 @@ def _read_lines(path: Path, lines: list[str], *, procs: int | str | None,
     of job lines. :func:`instances.swf_fast.read_fast` returns the same for regular input.
     """
     # Pass 1: parse every line. Records are
-    # (lineno, id, submit, runtime, procs5, procs8, requested, user, group).
+    # (lineno, id, submit, runtime, procs5, procs8, requested, user, group, wait).
     header_lines: list[tuple[int, str]] = []
     records: list[tuple[int, ...]] = []
     for lineno, line in enumerate(lines, 1):
@@ -383,7 +385,7 @@ def _read_lines(path: Path, lines: list[str], *, procs: int | str | None,
             ex.append(jid)
 
     jobs: list[Job] = []
-    for lineno, jid, submit, run, p5, p8, req, user, group in records:
+    for lineno, jid, submit, run, p5, p8, req, user, group, wait in records:
         if submit < 0:
             note("unknown_submit", jid)
             continue
@@ -425,7 +427,7 @@ def _read_lines(path: Path, lines: list[str], *, procs: int | str | None,
             note("zero_request", jid)
         else:
             r = req
-        jobs.append(Job(jid, submit, run, r, (p,), user, group))
+        jobs.append(Job(jid, submit, run, r, (p,), user, group, wait))
 
     # Stable sort by submit time, counting the jobs listed after a later submit.
     latest = None
@@ -571,7 +573,8 @@ def write_swf(
         Start and end times in seconds, aligned with ``workload.jobs``; give both or
         neither. With them, field 3 (wait) is ``start - submit``, field 4 (run time) is
         ``end - start`` and field 11 (status) is 0 for a killed job, else 1. Without
-        them, fields 3 and 11 are -1 and field 4 is the job's actual run time.
+        them, field 3 is the log's wait (``Job.wait``), field 11 is -1 and field 4 is
+        the job's actual run time.
     killed : sequence of bool, optional
         Which jobs were killed; default ``end - start < runtime``.
 
@@ -581,7 +584,8 @@ def write_swf(
     workload's capacity and a ``Note`` saying schedsearch wrote it. Fields 5 and 8 both
     hold the processors, 9 the requested time, 12 and 13 user and group; the other
     fields are -1. ``read_swf`` of the result gives the same jobs (id, submit,
-    runtime, requested, demand, user, group).
+    runtime, requested, demand, user, group, and the log's wait when no schedule is
+    written).
     """
     if workload.K != 1:
         raise ValueError(f"write_swf: SWF holds processors only, workload has K={workload.K}")
@@ -611,8 +615,8 @@ def write_swf(
     out = _header_text(header)
     if start is None:
         for j in jobs:
-            out.append(f"{j.id} {j.submit} -1 {j.runtime} {j.demand[0]} -1 -1 {j.demand[0]} "
-                       f"{j.requested} -1 -1 {j.user} {j.group} -1 -1 -1 -1 -1")
+            out.append(f"{j.id} {j.submit} {j.wait} {j.runtime} {j.demand[0]} -1 -1 "
+                       f"{j.demand[0]} {j.requested} -1 -1 {j.user} {j.group} -1 -1 -1 -1 -1")
     else:
         s = _int_array(start, n, "start")
         e = _int_array(end, n, "end")

@@ -18,7 +18,7 @@ Regular input, accepted here:
 - every token is a number of the form ``-?D+(.D*)?`` (D a digit) of at most 15 characters,
   so that its integer part is exact in a 64-bit integer and far below ``2**53``;
 - every non-blank line has exactly 18 tokens;
-- the used fields (1, 2, 4, 5, 8, 9, 12, 13) have no non-zero digit after the point;
+- the used fields (1, 2, 3, 4, 5, 8, 9, 12, 13) have no non-zero digit after the point;
 - no submit time below -1, no duplicate job number among jobs with a known submit time,
   no job that the options refuse (``too_wide="error"``, ``missing_request="error"``), and
   a machine size that :func:`instances.swf_rules._machine_size` accepts.
@@ -41,7 +41,7 @@ from instances.job import JobColumns, strictly_increasing
 __all__ = ["count_lines", "read_fast"]
 
 N_FIELDS = 18
-_USED_COLS = (0, 1, 3, 4, 7, 8, 11, 12)
+_USED_COLS = (0, 1, 3, 4, 7, 8, 11, 12, 2)
 _MAX_TOKEN = 15  # characters: 15 digits stay below 2**53 and in int64
 
 # byte classes: 0 anything else, 1 digit, 2 '-', 3 '.', 4 blank, 5 newline
@@ -91,12 +91,13 @@ def count_lines(text: str | bytes) -> int:
 
 
 def parse_columns(text: str | bytes, start: int = 0) -> np.ndarray | None:
-    """The used fields of the job lines ``text[start:]`` as an ``(n, 8)`` int64 array.
+    """The used fields of the job lines ``text[start:]`` as an ``(n, 9)`` int64 array.
 
     Columns: job number, submit, run time, processors (field 5), processors (field 8),
-    requested time, user, group. None when the lines are not regular (module docstring).
-    Only the used tokens are converted; the others are only checked against the grammar.
-    Bytes are read in place (a byte outside ASCII is irregular), text is encoded first.
+    requested time, user, group, wait (field 3). None when the lines are not regular
+    (module docstring). Only the used tokens are converted; the others are only checked
+    against the grammar. Bytes are read in place (a byte outside ASCII is irregular), text
+    is encoded first.
     """
     if isinstance(text, str):
         body = text[start:]
@@ -122,7 +123,7 @@ def parse_columns(text: str | bytes, start: int = 0) -> np.ndarray | None:
 
 def _parse_lines(b: np.ndarray) -> np.ndarray | None:
     """:func:`parse_columns` on the bytes ``b`` of whole lines (the last one may lack its
-    newline); an ``(n, 8)`` int64 array, or None when they are not regular."""
+    newline); an ``(n, 9)`` int64 array, or None when they are not regular."""
     c = _CLASS[b]
     if not c.all():  # a byte of class 0
         return None
@@ -208,7 +209,7 @@ def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
     cols = parse_columns(text, first)
     if cols is None:
         return None
-    jid, submit, run, p5, p8, req, user, group = cols.T
+    jid, submit, run, p5, p8, req, user, group, wait = cols.T
     n = jid.size
     if (submit < -1).any():
         return None
@@ -268,5 +269,5 @@ def read_fast(path: Path, text: str | bytes, *, procs: int | str | None,
             examples["unsorted_submit"] = _first(jid[kept], late, rules._N_EXAMPLES)
             kept = kept[np.argsort(s, kind="stable")]
     jobs = JobColumns(jid[kept], submit[kept], run[kept], r[kept], p[kept][:, None], user[kept],
-                      group[kept])
+                      group[kept], wait[kept])
     return jobs, header, header_at, machine, source, counts, examples, n

@@ -47,7 +47,8 @@ def _same_columns(a, b) -> bool:
     """Whether two ``JobColumns`` hold equal columns (int64 both): then ``to_jobs`` gives
     equal jobs."""
     return all(np.array_equal(getattr(a, name), getattr(b, name))
-               for name in ("id", "submit", "runtime", "requested", "demand", "user", "group"))
+               for name in ("id", "submit", "runtime", "requested", "demand", "user", "group",
+                            "wait"))
 
 
 def compare(path: Path, options=OPTIONS, refs: dict | None = None) -> int:
@@ -88,7 +89,7 @@ def compare(path: Path, options=OPTIONS, refs: dict | None = None) -> int:
         assert (list(jobs), *fast[1:]) == ref, (path, kw)
         for j in jobs:  # Python ints, never NumPy scalars
             assert all(type(x) is int for x in (j.id, j.submit, j.runtime, j.requested,
-                                                j.demand[0], j.user, j.group))
+                                                j.demand[0], j.user, j.group, j.wait))
     return ran
 
 
@@ -121,6 +122,8 @@ CASES = [
     ("unsorted, many examples", "; MaxProcs: 8\n" + "\n".join(
         job(f1=str(i), f2=str(1000 - i)) for i in range(1, 12)) + "\n", True),
     ("non-integral used field", f"; MaxProcs: 8\n{JOB1}\n{job(f4='10.5')}\n", False),
+    ("log waits", f"; MaxProcs: 8\n{JOB1}\n{job(f3='125')}\n{job(f1='3', f3='7.0')}\n", True),
+    ("non-integral wait", f"; MaxProcs: 8\n{JOB1}\n{job(f3='12.5')}\n", False),
     ("two points", f"; MaxProcs: 8\n{JOB1}\n{job(f6='1.2.3')}\n", False),
     ("inner minus", f"; MaxProcs: 8\n{JOB1}\n{job(f6='1-2')}\n", False),
     ("double minus", f"; MaxProcs: 8\n{JOB1}\n{job(f6='--1')}\n", False),
@@ -240,3 +243,19 @@ def test_pieces_of_lines_parse_as_the_whole_text(monkeypatch, chunk):
                     parse_columns(("; x\n" + body).encode("utf-8"), 4)]:
             assert (got is None) == (ref is None), body[:200]
             assert ref is None or np.array_equal(got, ref)
+
+
+def test_both_readers_read_the_log_wait(tmp_path):
+    """SWF field 3 (the log's wait) becomes ``Job.wait`` on both paths, -1 kept as unknown;
+    the bundled KTH-SP2 has a wait for every job, the same on both paths."""
+    path = tmp_path / "t.swf"
+    path.write_text(f"; MaxProcs: 8\n{JOB1}\n{job(f3='125')}\n{job(f1='3', f3='7.0')}\n")
+    kw = OPTIONS[0]
+    fast = read_fast(path, swf._read_text(path), **kw)
+    ref = swf._read_lines(path, _lines(path), **kw)
+    assert [j.wait for j in fast[0].to_jobs()] == [j.wait for j in ref[0]] == [-1, 125, 7]
+    kth = Path(trace_path("KTH-SP2"))
+    fast = read_fast(kth, swf._read_text(kth), **kw)[0]
+    ref = swf._read_lines(kth, _lines(kth), **kw)[0]
+    assert np.array_equal(fast.wait, [j.wait for j in ref])
+    assert (fast.wait >= 0).all() and fast.wait.max() > 0
