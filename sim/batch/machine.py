@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from instances.job import Workload
 from sim.batch.engine import ENGINE_CHOICES, ENGINES, choose_engine, engine_choice
@@ -30,6 +30,7 @@ def simulate(
     overrun: str = "kill",
     progress: Callable[[int], None] | None = None,
     engine: str = "python",
+    dependencies: Mapping[int, tuple[int, int]] | None = None,
 ) -> Schedule:
     """Run ``policy`` on ``workload`` from an empty machine, on the engine chosen.
 
@@ -44,6 +45,10 @@ def simulate(
         (``sim.batch.fast.run.unsupported``). ``"auto"`` runs whichever
         :func:`sim.batch.engine.engine_choice` picks for this workload and policy (the
         schedule is the same either way) and records why in ``Schedule.engine_reason``.
+    dependencies : mapping, optional
+        User feedback (as in :func:`sim.batch.reference.simulate_python`): the Python
+        engine only. ``"compiled"`` is refused with it (the compiled engine replays the
+        workload's submit times), and ``"auto"`` takes the Python engine and says so.
 
     Returns
     -------
@@ -59,11 +64,17 @@ def simulate(
     if overrun not in OVERRUN_MODES:
         raise ValueError(f"overrun must be one of {OVERRUN_MODES}, got {overrun!r}")
     reason = ""
+    if dependencies:
+        if engine == "compiled":
+            raise ValueError(FEEDBACK_COMPILED)
+        if engine == "auto":
+            engine, reason = "python", FEEDBACK_AUTO
     if engine == "auto":
         choice = engine_choice(workload, policy, overrun=overrun)
         engine, reason = choice.engine, choice.reason
     if engine == "python":
-        schedule = simulate_python(workload, policy, overrun=overrun, progress=progress)
+        schedule = simulate_python(workload, policy, overrun=overrun, progress=progress,
+                                   dependencies=dependencies)
     elif engine == "compiled":
         from sim.batch.fast.run import simulate_compiled, unsupported
 
@@ -73,6 +84,13 @@ def simulate(
     else:
         raise ValueError(f"engine must be one of {ENGINE_CHOICES}, got {engine!r}")
     return dataclasses.replace(schedule, engine_reason=reason) if reason else schedule
+
+
+#: why a run with user feedback is refused on the compiled engine, and why ``auto`` takes
+#: the Python one
+FEEDBACK_COMPILED = ("--engine compiled: the compiled engine replays the log's submit times; "
+                     "--feedback runs on the Python engine (--engine python or auto)")
+FEEDBACK_AUTO = "user feedback (--feedback) runs on the Python engine only"
 
 
 def _say_if_compiling(policy: Policy) -> None:

@@ -8,12 +8,14 @@ the slack runs it does not compile whole. Times are integer seconds.
 
 from __future__ import annotations
 
+import dataclasses
+import heapq
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from instances.job import Workload
+from instances.job import Job, Workload
 from sim.batch.policy import MachineInfo, Policy, guarantee_terms
 from sim.batch.schedule import OVERRUN_MODES, PolicyError, Schedule
 from sim.events import ARRIVAL, END, OVERRUN, WAKEUP, EventQueue
@@ -25,6 +27,7 @@ def simulate_python(
     *,
     overrun: str = "kill",
     progress: Callable[[int], None] | None = None,
+    dependencies: Mapping[int, tuple[int, int]] | None = None,
 ) -> Schedule:
     """Run ``policy`` on ``workload`` from an empty machine.
 
@@ -40,17 +43,29 @@ def simulate_python(
     progress : callable, optional
         Called with the number of jobs that arrived since the previous call (the
         compiled engine calls it once, at the end).
+    dependencies : mapping, optional
+        User feedback (``instances.dependencies.dependencies`` of ``workload``): job id ->
+        ``(id of the job it waits for, think time in seconds)``. A job in the table is
+        submitted when its predecessor has ended in this simulation plus its think time,
+        not at its submit time in the log; the policy sees it arrive then, with ``submit``
+        that time. Every other job arrives at its own submit time.
 
     Returns
     -------
     Schedule
+        With ``dependencies``, ``Schedule.workload`` is the realised workload: every job
+        with the submit time it arrived at, in the order of arrival (the arrays follow
+        it), so that the validator and the metrics measure from the realised times.
 
     Notes
     -----
     Simultaneous events are processed in the order of ``sim.events``: every end at
     time t, then overrun notices, then every arrival at t (in workload order), and
     then the policy is asked once which jobs start at t. Jobs that start at t with a
-    zero run length end at t and trigger another decision at t.
+    zero run length end at t and trigger another decision at t. With ``dependencies``, the
+    end of a job at t releases the jobs waiting for it at ``t + think`` (a think time of 0
+    arrives at t, with the other arrivals at t); arrivals at one instant come in
+    workload order.
     """
     if overrun not in OVERRUN_MODES:
         raise ValueError(f"overrun must be one of {OVERRUN_MODES}, got {overrun!r}")
@@ -62,6 +77,9 @@ def simulate_python(
     capacity = workload.capacity
     free = list(capacity)
     index = {j.id: i for i, j in enumerate(jobs)}
+    feedback = _Feedback(jobs, index, dependencies) if dependencies else None
+    if feedback is not None:
+        jobs = feedback.live  # each job as the policy sees it (submit: when it arrived)
     start = np.full(n, -1, dtype=np.int64)
     end = np.full(n, -1, dtype=np.int64)
     killed = np.zeros(n, dtype=bool)
@@ -73,10 +91,13 @@ def simulate_python(
     wakeup_at: int | None = None
     pending_progress = 0
 
-    while next_arrival < n or events:
+    while (next_arrival < n or events) if feedback is None else (feedback or events):
         # next instant
         t_evt = events.peek_time()
-        t_arr = jobs[next_arrival].submit if next_arrival < n else None
+        if feedback is None:
+            t_arr = jobs[next_arrival].submit if next_arrival < n else None
+        else:
+            t_arr = feedback.next_time()
         if t_evt is None or (t_arr is not None and t_arr < t_evt):
             now = t_arr
         else:
@@ -88,16 +109,24 @@ def simulate_python(
             if cls == END:
                 for k in range(K):
                     free[k] += job.demand[k]
+                if feedback is not None:
+                    feedback.ended(i, now)
                 policy.on_end(job, now)
             else:  # OVERRUN
                 policy.on_overrun(job, now)
         # 2. arrivals at `now`
-        while next_arrival < n and jobs[next_arrival].submit == now:
-            job = jobs[next_arrival]
-            waiting.add(next_arrival)
-            policy.on_arrival(job, now)
-            next_arrival += 1
-            pending_progress += 1
+        if feedback is None:
+            while next_arrival < n and jobs[next_arrival].submit == now:
+                job = jobs[next_arrival]
+                waiting.add(next_arrival)
+                policy.on_arrival(job, now)
+                next_arrival += 1
+                pending_progress += 1
+        else:
+            for i in feedback.arrivals(now):
+                waiting.add(i)
+                policy.on_arrival(jobs[i], now)
+                pending_progress += 1
         # 3. wake-ups at `now`
         while events and events.peek_time() == now and events.peek()[1] == WAKEUP:
             events.pop()
@@ -142,6 +171,9 @@ def simulate_python(
     if waiting:
         stuck = sorted(jobs[i].id for i in waiting)[:10]
         raise PolicyError(f"{policy.name}: jobs never started: {stuck}")
+    if feedback is not None:
+        workload, order = feedback.realised(workload)
+        start, end, killed = start[order], end[order], killed[order]
     return Schedule(
         workload=workload,
         policy=policy.name,
@@ -154,3 +186,78 @@ def simulate_python(
         terms=guarantee_terms(policy),
         sim_seconds=_time.perf_counter() - t_wall,
     )
+
+
+class _Feedback:
+    """The arrivals of a simulation with user feedback: the jobs without a predecessor at
+    their own submit times, each other one its think time after its predecessor's end in
+    the simulation (``simulate_python``'s ``dependencies``)."""
+
+    def __init__(self, jobs: tuple[Job, ...], index: dict[int, int],
+                 table: Mapping[int, tuple[int, int]]) -> None:
+        self.live = list(jobs)
+        self.released: dict[int, list[tuple[int, int]]] = {}  # predecessor -> (job, think)
+        heap = []
+        for i, j in enumerate(jobs):
+            dep = table.get(j.id)
+            if dep is None:
+                heap.append((j.submit, i))
+                continue
+            pred, think = dep
+            p = index.get(pred)
+            if p is None or p == i or isinstance(think, bool) or not isinstance(think, int) \
+                    or think < 0:
+                raise ValueError(f"dependencies: job {j.id} waits for {pred!r} with think "
+                                 f"time {think!r}: not another job of the workload and a "
+                                 "whole number of seconds >= 0")
+            self.released.setdefault(p, []).append((i, think))
+        unknown = set(table) - set(index)
+        if unknown:
+            raise ValueError(f"dependencies: job {min(unknown, key=str)!r} is not in the "
+                             "workload")
+        heapq.heapify(heap)
+        self.heap = heap  # (arrival time, position)
+        self.order: list[int] = []  # positions in the order of arrival
+
+    def __bool__(self) -> bool:
+        return bool(self.heap)
+
+    def next_time(self) -> int | None:
+        """Time of the next arrival known, None when none is."""
+        return self.heap[0][0] if self.heap else None
+
+    def ended(self, i: int, now: int) -> None:
+        """Job ``i`` ended at ``now``: release the jobs waiting for it."""
+        for k, think in self.released.pop(i, ()):
+            heapq.heappush(self.heap, (now + think, k))
+
+    def arrivals(self, now: int) -> list[int]:
+        """Positions of the jobs arriving at ``now``, in workload order; each is given its
+        realised submit time."""
+        out = []
+        while self.heap and self.heap[0][0] == now:
+            out.append(heapq.heappop(self.heap)[1])
+        for i in out:
+            if self.live[i].submit != now:
+                self.live[i] = dataclasses.replace(self.live[i], submit=now)
+        self.order += out
+        return out
+
+    def realised(self, workload: Workload) -> tuple[Workload, np.ndarray]:
+        """The realised workload (the jobs in the order they arrived, with the submit times
+        they arrived at) and the positions of ``workload`` in that order."""
+        order = np.array(self.order, dtype=np.int64)
+        if len(order) != len(self.live):  # a cycle: its jobs wait for each other
+            never = sorted(self.live[i].id for i in set(range(len(self.live))) - set(order))
+            raise ValueError(f"dependencies: jobs {never[:10]} never arrived (they wait for "
+                             "each other)")
+        header = dict(workload.header)
+        note = header.get("Note", [])
+        header["Note"] = [*([note] if isinstance(note, str) else note), FEEDBACK_NOTE]
+        jobs = tuple(self.live[i] for i in self.order)
+        return dataclasses.replace(workload, jobs=jobs, header=header), order
+
+
+#: the header note of a realised workload
+FEEDBACK_NOTE = ("submit times realised with user feedback (Zakay & Feitelson): a dependent "
+                 "job submitted its think time after its predecessor's simulated end")
