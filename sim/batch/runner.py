@@ -152,16 +152,44 @@ def simulate_months(workload: Workload, policy: PolicySpec, *, overrun: str = "k
 def simulate_all(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
                  by_month: bool = False, by_week: bool = False, engine: str = "python",
                  priorities: Mapping[int, tuple[float, float]] | None = None,
-                 progress: Callable[[int], None] | None = None
+                 progress: Callable[[int], None] | None = None,
+                 dependencies: Mapping[int, tuple[int, int]] | None = None
                  ) -> list[tuple[str | None, Schedule]]:
     """The schedules of one run of ``policy``, in this process: one per part of
     :func:`split_parts` (a calendar month with ``by_month``, an ISO week with
     ``by_week``), each from an empty machine with a fresh policy built from ``policy``
     (a priority table is keyed by job id, so one table serves every part), else one of
-    the whole ``workload`` (labelled None)."""
+    the whole ``workload`` (labelled None). ``dependencies`` (user feedback, the whole
+    workload only) goes to :func:`sim.batch.machine.simulate`."""
+    if dependencies and (by_month or by_week):
+        raise ValueError(feedback_split_error(split_flag(by_month, by_week)))
     return [(label, simulate(part, policy.build(priorities), overrun=overrun,
-                             progress=progress, engine=engine))
+                             progress=progress, engine=engine, dependencies=dependencies))
             for label, part in split_parts(workload, by_month, by_week)]
+
+
+def feedback_split_error(flag: str | None) -> str:
+    """Why user feedback is refused with a split of the log (``"by_month"`` or
+    ``"by_week"``)."""
+    option = f"--{(flag or '').replace('_', '-')}"
+    return (f"--feedback with {option}: each part is simulated from an empty machine, which "
+            f"cuts the user sessions feedback follows; run the whole log")
+
+
+def feedback_table(workload: Workload) -> dict[int, tuple[int, int]]:
+    """The dependency table of user feedback on ``workload``
+    (``instances.dependencies.dependencies``); ValueError naming the workload when no job
+    depends on another (nothing for the option to act on)."""
+    from instances.dependencies import dependencies
+
+    table = dependencies(workload)
+    if not table:
+        src = workload.cleaning.source if workload.cleaning else workload.name
+        known = int((workload.columns().wait >= 0).sum())
+        raise ValueError(f"--feedback: no job of {src} depends on an earlier job of its user "
+                         f"({known} of {len(workload)} jobs have the log's wait, SWF field "
+                         f"3, that gives a job's log end): nothing to act on")
+    return table
 
 
 #: what runs one simulation for :func:`run`: called like :func:`simulate_all` (keywords
@@ -208,7 +236,7 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         by_month: bool = False, by_week: bool = False, check: bool = True,
         progress: bool = False, out: str | os.PathLike[str] | None = None,
         priorities: str | None = None, engine: str = "python",
-        simulator: Simulator | None = None) -> dict[str, Any]:
+        simulator: Simulator | None = None, feedback: bool = False) -> dict[str, Any]:
     """Simulate ``policy`` (resolved with its options by :func:`sim.registry.policy_spec`)
     on ``workload`` and return its metrics.
 
@@ -256,6 +284,16 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         process): the command line gives a user's policy one that runs it in a worker
         process and rebuilds the schedules from its start and end times. The schedules
         it returns are validated and measured here either way.
+    feedback : bool
+        User feedback (Zakay & Feitelson): a job that depends on an earlier job of its
+        user (``instances.dependencies``, from the log's wait and a think time of at most
+        20 minutes) is submitted its think time after that job's end in this simulation.
+        The Python engine runs it (``"compiled"`` refused, ``"auto"`` takes Python); refused
+        with ``by_month`` or ``by_week`` (a part from an empty machine cuts the sessions),
+        with a ``simulator`` (a user's policy's worker replays the log's times) and on a
+        workload where no job depends on another. ``out`` then holds the realised
+        workload (submit times as simulated); the result has ``feedback`` (``jobs``,
+        ``dependent``, ``median_think``).
 
     Returns
     -------
@@ -266,6 +304,19 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         when ``by_week``.
     """
     flag = split_flag(by_month, by_week)
+    deps = None
+    if feedback:
+        if flag is not None:
+            raise ValueError(feedback_split_error(flag))
+        if simulator is not None:
+            raise ValueError(f"--feedback: policy {policy.name!r} runs in a worker process, "
+                             "which replays the log's submit times; feedback runs the "
+                             "project's own policies")
+        if engine == "compiled":
+            from sim.batch.machine import FEEDBACK_COMPILED
+
+            raise ValueError(FEEDBACK_COMPILED)
+        deps = feedback_table(workload)
     fmt = None if out is None else out_format(out, workload.K)
     kswf_out = fmt == "kswf"
     if flag is not None and fmt in ("batsim-jobs", "kswf"):
@@ -282,10 +333,14 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         table = priorities_of(workload, priorities)
     update, bar = _progress_bar(len(workload), progress)
     try:
-        pairs = (simulator or simulate_all)(workload, policy, overrun=overrun,
-                                            by_month=by_month, by_week=by_week,
-                                            engine=engine, priorities=table,
-                                            progress=update)
+        if deps is not None:
+            pairs = simulate_all(workload, policy, overrun=overrun, engine=engine,
+                                 priorities=table, progress=update, dependencies=deps)
+        else:
+            pairs = (simulator or simulate_all)(workload, policy, overrun=overrun,
+                                                by_month=by_month, by_week=by_week,
+                                                engine=engine, priorities=table,
+                                                progress=update)
     finally:
         if bar is not None:
             bar.close()
@@ -312,6 +367,11 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         row["cleaning"] = workload.cleaning.to_dict()
     row["overrun"] = overrun
     row["procs"] = workload.procs
+    if deps is not None:
+        from instances.dependencies import summary as dependency_summary
+
+        row["feedback"] = dependency_summary(workload, deps)
+        workload = schedules[0].workload  # the realised one: what --out writes
     if fmt == "batsim-jobs":
         from instances.batsim import write_batsim_jobs
 

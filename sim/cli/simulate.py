@@ -89,6 +89,13 @@ def _add_trace_options(p: argparse.ArgumentParser) -> None:
                        help="simulate each ISO week (Monday 00:00 to Monday 00:00, the "
                             "log's time zone) from an empty machine (needs the header's "
                             "UnixStartTime); compare then pairs the policies week by week")
+    p.add_argument("--feedback", action="store_true",
+                   help="user feedback (Zakay & Feitelson): a job submitted at most 20 min "
+                        "after the log's end of an earlier job of its user (from the log's "
+                        "wait, SWF field 3) is submitted that think time after the earlier "
+                        "job's end in the simulation; the Python engine; refused with "
+                        "--by-month/--by-week and a user's policy; --out writes the realised "
+                        "submit times")
     p.add_argument("--priorities", choices=("equal", "fifth"),
                    help="priority scenario for the slack-based scheduler")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
@@ -304,7 +311,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     w = _workload(args)
     row = run(w, spec, overrun=args.overrun, by_month=args.by_month, by_week=args.by_week,
               check=not args.no_validate, progress=not args.quiet, engine=args.engine, out=args.out,
-              priorities=args.priorities, simulator=simulator)
+              priorities=args.priorities, simulator=simulator, feedback=args.feedback)
     row["trace"] = w.name
     row["trace_sha256"] = _trace_sha256(args.trace)
     row["priorities"] = args.priorities
@@ -317,6 +324,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     print(f"{w.name}: {len(w)} jobs, {w.procs} processors, overrun={args.overrun}"
           f"{_split_phrase(split)}, {row['engine']} engine"
           + (f" ({_reason(row['engine_reason'])})" if row.get("engine_reason") else ""))
+    if row.get("feedback"):
+        print(feedback_line(row["feedback"]))
     if split is not None:
         parts, label, _ = split
         print(table(row[parts], (label, label)))
@@ -353,7 +362,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         rows.append(run(w, spec, overrun=args.overrun, by_month=args.by_month,
                         by_week=args.by_week, check=not args.no_validate,
                         progress=not args.quiet, engine=args.engine,
-                        priorities=args.priorities, simulator=simulator))
+                        priorities=args.priorities, simulator=simulator,
+                        feedback=args.feedback))
         rows[-1]["trace_sha256"] = sha
         rows[-1]["priorities"] = args.priorities
     split = _split(args)
@@ -368,12 +378,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
           f"{_split_phrase(split)}; "
           f"every schedule re-checked by the validator: {not args.no_validate}; "
           f"{_engines(rows)}")
+    if rows and rows[0].get("feedback"):
+        print(feedback_line(rows[0]["feedback"]))
     print(table(rows))
     if paired:
         print()
         print(paired_text(paired, split))
     print(LEGEND)
     return 0
+
+
+def feedback_line(info: dict[str, Any]) -> str:
+    """The line saying what user feedback did (``run``'s ``feedback`` entry)."""
+    think = info["median_think"]
+    return (f"user feedback: {info['dependent']} of {info['jobs']} jobs submitted their think "
+            f"time (median {think:g} s) after the simulated end of an earlier job of their "
+            f"user; the others at their log times")
 
 
 #: metrics of the paired differences of ``compare --by-month/--by-week``: key, title
