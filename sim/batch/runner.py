@@ -176,17 +176,18 @@ def feedback_split_error(flag: str | None) -> str:
             f"cuts the user sessions feedback follows; run the whole log")
 
 
-def feedback_table(workload: Workload) -> dict[int, tuple[int, int]]:
+def feedback_table(workload: Workload, option: str = "--feedback"
+                   ) -> dict[int, tuple[int, int]]:
     """The dependency table of user feedback on ``workload``
-    (``instances.dependencies.dependencies``); ValueError naming the workload when no job
-    depends on another (nothing for the option to act on)."""
+    (``instances.dependencies.dependencies``); ValueError naming ``option`` and the
+    workload when no job depends on another (nothing for the option to act on)."""
     from instances.dependencies import dependencies
 
     table = dependencies(workload)
     if not table:
         src = workload.cleaning.source if workload.cleaning else workload.name
         known = int((workload.columns().wait >= 0).sum())
-        raise ValueError(f"--feedback: no job of {src} depends on an earlier job of its user "
+        raise ValueError(f"{option}: no job of {src} depends on an earlier job of its user "
                          f"({known} of {len(workload)} jobs have the log's wait, SWF field "
                          f"3, that gives a job's log end): nothing to act on")
     return table

@@ -136,15 +136,22 @@ def trace_months(trace: str) -> list[str]:
 
 
 def workload_sha256(w: Workload,
-                    priorities: Mapping[int, tuple[float, float]] | None = None) -> str:
+                    priorities: Mapping[int, tuple[float, float]] | None = None,
+                    feedback: bool = False) -> str:
     """SHA-256 of the jobs actually simulated (id, submit, runtime, requested, demand,
-    UP and PP from ``priorities``, None for both without a table or for a job not in it)
-    and the capacity: equal checksums mean equal inputs."""
+    UP and PP from ``priorities``, None for both without a table or for a job not in it;
+    with ``feedback``, the user and the log's wait too, which give the dependencies) and
+    the capacity: equal checksums mean equal inputs."""
     h = hashlib.sha256(repr(w.capacity).encode())
+    if feedback:
+        h.update(b"feedback")
     table = priorities if priorities is not None else {}
     for j in w.jobs:
         up, pp = table.get(j.id, (None, None))
-        h.update(repr((j.id, j.submit, j.runtime, j.requested, j.demand, up, pp)).encode())
+        fields = (j.id, j.submit, j.runtime, j.requested, j.demand, up, pp)
+        if feedback:
+            fields += (j.user, j.wait)
+        h.update(repr(fields).encode())
     return h.hexdigest()
 
 
@@ -211,7 +218,7 @@ def build_scenario(cell: dict[str, Any]
         w = dataclasses.replace(w, jobs=jobs, cleaning=None)
     if not w.jobs:
         raise ValueError("the cell's workload selection holds no jobs")
-    info["workload_sha256"] = workload_sha256(w, table)
+    info["workload_sha256"] = workload_sha256(w, table, bool(cell.get("feedback")))
     return w, info, table
 
 
@@ -286,13 +293,18 @@ def _simulate(cell: dict[str, Any], spec: PolicySpec, deadline: float | None):
     from sim.batch.machine import simulate
 
     w, info, table = build_scenario(cell)
+    deps = None
+    if cell.get("feedback"):
+        from sim.batch.runner import feedback_table
+
+        deps = feedback_table(w, "the workload's feedback")
 
     def tick(_: int) -> None:
         if deadline is not None and time.monotonic() > deadline:
             raise CellTimeout(f"cell exceeded its time limit of {cell['time_limit']} s")
 
     s = simulate(w, spec.build(table), overrun=cell.get("overrun", "kill"),
-                 progress=tick if deadline is not None else None)
+                 progress=tick if deadline is not None else None, dependencies=deps)
     return s, info, table
 
 

@@ -51,7 +51,13 @@ amount]``; ``"estimates"``, Tsafrir-model requested times), as a string or a tab
 ``{method = "jitter", amount = 0.1}``; each seed is then a replica of the log (after the
 month or week selection, before ``window``, ``max_jobs`` and ``load``: ``load``
 compresses the replica's submit times). Synthetic and replicated workloads get one cell
-per seed (``seeds`` of the workload, else of the spec).
+per seed (``seeds`` of the workload, else of the spec). ``feedback = true`` (a trace, plain
+or replicated) simulates with user feedback (``instances.dependencies``, Zakay &
+Feitelson): a job submitted at most 20 minutes after the log's end of an earlier job of
+its user is submitted that think time after the earlier job's simulated end; refused with
+``months``, ``weeks`` (a part from an empty machine cuts the sessions) and a ``load``
+other than 1 (the compression would move the independent jobs only: change the load of a
+resampled log by ``users``); two workloads, with and without it, compare the two.
 Policy keys: ``name`` (registered), ``label`` (default: the name, followed by the
 options that vary), ``options`` (keyword options of the policy factory, checked against
 its signature; list values expand).
@@ -93,7 +99,7 @@ TOP_KEYS = {"version", "name", "description", "metrics", "seeds", "procs", "over
             "wide", "time_limit", "workloads", "policies"}
 WORKLOAD_KEYS = {"name", "trace", "synthetic", "months", "weeks", "window", "max_jobs",
                  "load", "priorities", "priority_high", "perfect_estimates", "seeds",
-                 "replicate"}
+                 "replicate", "feedback"}
 POLICY_KEYS = {"name", "label", "options"}
 WIDE_MODES = ("error", "drop", "clip")
 OVERRUN_MODES = ("kill", "run")
@@ -506,6 +512,7 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
     if not isinstance(pe, bool):
         raise _err(source, f"{where}.perfect_estimates",
                    f"expected true/false, got {short(pe)}")
+    feedback = _feedback(w, loads, source, f"{where}.feedback")
     out = []
     for sy, month, week, load, user, high, seed in itertools.product(
             synth, months, weeks, loads, users, highs, wseeds):
@@ -516,11 +523,37 @@ def _workload_variants(i: int, w: Any, source: str, seeds: list[int]) -> list[di
             d["users"] = user
         if "weeks" in w:
             d["week"] = week
+        if feedback:  # a cell without it keeps its key
+            d["feedback"] = True
         d.update({"month": month, "window": window, "max_jobs": max_jobs, "load": load,
                   "priorities": pri, "priority_high": high, "perfect_estimates": pe,
                   "seed": seed})
         out.append(d)
     return out
+
+
+def _feedback(w: dict[str, Any], loads: list[float], source: str, key: str) -> bool:
+    """The workload's ``feedback`` entry (default false), refused where it cannot act as
+    the module docstring says."""
+    value = w.get("feedback", False)
+    if not isinstance(value, bool):
+        raise _err(source, key, f"expected true/false, got {short(value)} (two workloads, "
+                   "with and without feedback, compare the two)")
+    if not value:
+        return False
+    if "synthetic" in w:
+        raise _err(source, key, "needs a trace: the log's wait (SWF field 3) gives the "
+                   "think times")
+    for kind in ("months", "weeks"):
+        if kind in w:
+            raise _err(source, key, f"not with '{kind}': each part is simulated from an "
+                       "empty machine, which cuts the user sessions feedback follows")
+    if any(load != 1.0 for load in loads):
+        raise _err(source, key, "not with a 'load' other than 1: compressing the submit "
+                   "times would move the independent jobs only (a dependent job's submit "
+                   "comes from the schedule); change the load of a resampled log by "
+                   "replicate.users")
+    return True
 
 
 def _replicate(value: Any, w: dict[str, Any], source: str, key: str
