@@ -9,8 +9,12 @@ method, and the report names it).
 ``resample``
     Zakay & Feitelson's workload resampling ("Workload resampling for performance
     evaluation of parallel job schedulers", ICPE 2013; Concurrency Computat.: Pract.
-    Exper. 2014), week by week, without their feedback (submit times stay those of the
-    log, not reactions to the simulated schedule). The log is split into users (the jobs
+    Exper. 2014), week by week. The replica's submit times are the moved log's; their
+    feedback (a job submitted as a reaction to the simulated end of its user's previous
+    job) is the simulator's, with the dependency table of the replica
+    (``instances.dependencies``; ``simulate --feedback``, a sweep workload's
+    ``feedback``), which the replica's jobs make possible by keeping their log wait. The
+    log is split into users (the jobs
     of one ``user`` id; each job of unknown user, -1, is a user of its own) and each
     user's jobs into sessions (:data:`SESSION_GAP`). On the log's weeks
     (:func:`instances.weeks.week_starts`: ISO weeks of the log's time zone, or weeks of

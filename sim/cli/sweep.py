@@ -29,7 +29,7 @@ def replication_help() -> str:
 
     return (
         "Replicas of a trace (workload key replicate, one cell per seed): 'resample' is "
-        "Zakay & Feitelson's user-based workload resampling (2013) without feedback, on "
+        "Zakay & Feitelson's user-based workload resampling (2013), on "
         "the log's weeks (ISO weeks of its time zone, or 7-day weeks from the first submit "
         "without UnixStartTime): a user whose sessions (a gap of more than "
         f"{SESSION_GAP // 60} min between submits starts a new one) span at least "
@@ -47,7 +47,10 @@ def replication_help() -> str:
         "submit times (both act). 'jitter' scales run times by a factor in [1 - amount, "
         "1 + amount]; 'estimates' draws Tsafrir-model requested times. months/weeks = "
         "\"each\" simulate each month or week alone; report --over month (or week) pairs "
-        "policies on them.")
+        "policies on them. feedback = true (a trace, plain or replicated): a job submitted "
+        "at most 20 min after the log's end of an earlier job of its user (the log's wait, "
+        "SWF field 3) is submitted that think time after that job's simulated end; not with "
+        "months/weeks or a load other than 1.")
 
 
 GANTT_JOBS = 400
