@@ -273,12 +273,26 @@ def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
     plug-in), None (``run``'s own, in this process) for a built-in one. ValueError for
     ``--policy-time-limit`` when no policy is foreign (it would not act)."""
     foreign = [registry.is_foreign("", s.name) for s in specs]
+    if args.feedback:  # refused before the trace is read
+        if args.engine == "compiled":
+            from sim.batch.machine import FEEDBACK_COMPILED
+
+            raise ValueError(FEEDBACK_COMPILED)
+        for s, f in zip(specs, foreign, strict=True):
+            if f:
+                raise ValueError(feedback_foreign_error(s.name))
     seconds = args.policy_time_limit
     if seconds is not None and not any(foreign):
         raise ValueError(f"--policy-time-limit: acts on a user's or plug-in policy (run in "
                          f"a worker process), and {', '.join(s.name for s in specs)} "
                          f"{'is' if len(specs) == 1 else 'are'} built in")
     return [sandboxed(seconds) if f else None for f in foreign]
+
+
+def feedback_foreign_error(name: str) -> str:
+    """Why ``--feedback`` is refused with the user's or plug-in policy ``name``."""
+    return (f"--feedback: policy {name!r} runs in a worker process, which replays the log's "
+            "submit times; feedback runs the project's own policies")
 
 
 def _load_seconds(args: argparse.Namespace) -> float | None:

@@ -101,3 +101,6 @@ def test_a_user_policy_is_refused(golden, tmp_path, capsys, monkeypatch):
     err = _refused(capsys, ["simulate", str(golden), "--policy", "mine:Mine", "--feedback",
                             "--quiet"])
     assert "--feedback" in err and "worker process" in err
+    err = _refused(capsys, ["compare", str(golden), "--policies", "fcfs,mine:Mine",
+                            "--feedback", "--quiet"])
+    assert "'mine:Mine' runs in a worker process" in err
