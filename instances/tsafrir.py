@@ -279,8 +279,8 @@ def add_estimates(workload: Workload, seed: int, *, max_estimate: int | None = N
         k = int(rng.integers(j, hi + 1))
         out[order[j]] = ests[k]
         ests[k], ests[j] = ests[j], ests[k]
-    new = tuple(Job(j.id, j.submit, j.runtime, max(int(e), 1), j.demand, j.user, j.group)
-                for j, e in zip(jobs, out, strict=True))
+    new = tuple(Job(j.id, j.submit, j.runtime, max(int(e), 1), j.demand, j.user, j.group,
+                    j.wait) for j, e in zip(jobs, out, strict=True))
     header = dict(workload.header)
     notes = list(header.get("Note", [])) if isinstance(header.get("Note", []), list) else [
         header["Note"]]

@@ -71,3 +71,19 @@ def test_table_of_a_replica_follows_its_own_ids():
         assert p.user == j.user >= 0 and kp < k
         assert think == j.submit - (p.submit + p.wait + p.runtime)
         assert 0 <= think <= THINK_GAP
+
+
+@pytest.mark.parametrize("method", ["resample", "jitter", "estimates"])
+def test_every_replica_keeps_the_log_wait(method):
+    """Each replication method carries every job's log wait, so feedback acts on replicas
+    of any kind (the estimates model builds its jobs anew)."""
+    full = load_workload("KTH-SP2")
+    w = Workload(full.jobs[:3000], full.capacity, full.name, full.header)
+    rep = replicate(w, method, 1)
+    assert all(j.wait >= 0 for j in rep.jobs)
+    if method == "resample":  # each job of the replica is a job of the log, moved
+        log = {(j.runtime, j.requested, j.demand, j.wait) for j in w.jobs}
+        assert all((j.runtime, j.requested, j.demand, j.wait) in log for j in rep.jobs)
+    else:  # the same jobs, in the same order
+        assert [j.wait for j in rep.jobs] == [j.wait for j in w.jobs]
+    assert dependencies(rep)
