@@ -510,6 +510,18 @@ def load_note(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def feedback_note(rows: list[dict[str, Any]]) -> str:
+    """Markdown: which workloads were simulated with user feedback (the workload key
+    ``feedback``); empty when none was."""
+    names = sorted({_label(r.get("workload")) for r in rows if r.get("feedback")})
+    if not names:
+        return ""
+    return (f"User feedback (Zakay & Feitelson) in {', '.join(names)}: a job submitted at "
+            "most 20 min after the log's end of an earlier job of its user was submitted "
+            "that think time after the earlier job's simulated end; waits and the offered "
+            "load are measured from the realised submit times.\n")
+
+
 def saturated(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The cells whose queue grows without bound (module docstring)."""
     return [r for r in rows if r.get("backlog_growth") is not None
@@ -621,6 +633,9 @@ def _report(path: str | Path, *, metrics: Sequence[str] | None, rows_by: Sequenc
     loads = load_note(rows)
     if loads:
         parts += [loads]
+    fed = feedback_note(rows)
+    if fed:
+        parts += [fed]
     note = cleaning_note(rows)
     if note:
         parts += [note]

@@ -61,7 +61,7 @@ def test_a_trace_without_waits_fails_its_cell_naming_the_option():
     assert "nothing to act on" in row["error"]
 
 
-def test_a_resampled_feedback_sweep_is_deterministic_end_to_end(tmp_path):
+def test_a_resampled_feedback_sweep_is_deterministic_end_to_end(tmp_path, capsys):
     from sim.cli import main
     from tests.sweep.helpers import snapshot, write_json
 
@@ -73,3 +73,6 @@ def test_a_resampled_feedback_sweep_is_deterministic_end_to_end(tmp_path):
     assert snap == snapshot(tmp_path / "b.sqlite")
     assert [v[0] for v in snap.values()] == ["done", "done"]
     assert len({v[3] for v in snap.values()}) == 2  # two replicas, two results
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "a.sqlite")]) == 0
+    assert "User feedback (Zakay & Feitelson) in k:" in capsys.readouterr().out
