@@ -20,6 +20,11 @@ Reading of the method used here (times in integer seconds):
 - otherwise ``j`` starts a session: it is submitted at its own time, as in the log;
 - a job of unknown user (-1) is a user of its own, so it never depends on another job.
 
+Another job of the user may still be running in the log at ``submit(j)``: ``j`` still
+waits for the one that ended (the reading above). The other reading, that a user with a
+job still running waits for nothing (the latest log end of all the user's earlier jobs
+must be at or before ``submit(j)``), makes fewer jobs dependent.
+
 SWF fields 17 and 18 (preceding job, think time) would give the dependencies directly,
 but the archive's logs leave them -1 (KTH-SP2, SDSC-SP2), so they are not read.
 The table is keyed by job id and holds ``(predecessor id, think time)``: it belongs to the
