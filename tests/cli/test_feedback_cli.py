@@ -52,6 +52,18 @@ def test_simulate_feedback_golden_and_out_holds_the_realised_submits(golden, tmp
     assert out.read_bytes() == first  # the same inputs, the same bytes
 
 
+def test_batsim_jobs_csv_out_holds_the_realised_submits(golden, tmp_path, capsys):
+    import csv
+
+    out = tmp_path / "jobs.csv"
+    assert main(["simulate", str(golden), "--policy", "easy", "--feedback", "--quiet",
+                 "--out", str(out)]) == 0
+    rows = {r["job_id"]: r for r in csv.DictReader(out.open())}
+    assert (rows["3"]["submission_time"], rows["3"]["starting_time"],
+            rows["3"]["waiting_time"]) == ("650", "650", "0")
+    assert (rows["2"]["submission_time"], rows["2"]["waiting_time"]) == ("0", "500")
+
+
 def test_simulate_feedback_json_reports_the_table(golden, capsys):
     assert main(["simulate", str(golden), "--policy", "easy", "--feedback", "--json",
                  "--quiet"]) == 0
