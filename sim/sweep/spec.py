@@ -556,6 +556,22 @@ def _feedback(w: dict[str, Any], loads: list[float], source: str, key: str) -> b
     return True
 
 
+def _feedback_policies(spec: dict[str, Any], source: str) -> None:
+    """Refuse a user's or plug-in policy beside a workload with ``feedback``: its cell
+    is simulated in a worker process and checked here on the log's submit times, which
+    feedback replaces by the realised ones (``simulate --feedback`` refuses it too)."""
+    from sim import registry
+
+    fed = [i for i, w in enumerate(spec["workloads"]) if w.get("feedback") is True]
+    if not fed:
+        return
+    for i, p in enumerate(spec["policies"]):
+        if registry.is_foreign("", p["name"]):
+            raise _err(source, f"policies[{i}].name", f"{p['name']!r} runs in a worker "
+                       f"process, which replays the log's submit times, and workloads[{fed[0]}] "
+                       "has feedback = true: run that policy on workloads without feedback")
+
+
 def _replicate(value: Any, w: dict[str, Any], source: str, key: str
                ) -> tuple[dict[str, Any], list[float | None]]:
     """The ``replicate`` entry of a trace workload as ``{"method": ..., "amount": ...}``
@@ -691,6 +707,7 @@ def expand(data: dict[str, Any], source: str = "<spec>") -> list[dict[str, Any]]
                  for v in _workload_variants(i, w, source, spec["seeds"])]
     policies = [v for i, p in enumerate(spec["policies"])
                 for v in _policy_variants(i, p, source)]
+    _feedback_policies(spec, source)
     labels = [lab for _, lab, _ in policies]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:

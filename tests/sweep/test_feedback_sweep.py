@@ -35,6 +35,21 @@ def test_feedback_refusals_name_the_key(w, match):
         expand(_spec(**w))
 
 
+def test_a_users_policy_beside_a_feedback_workload_is_refused(tmp_path, monkeypatch):
+    """Its cell runs in a worker process and is checked here on the log's submit times,
+    which feedback replaces (the CLI's --feedback refuses it too)."""
+    (tmp_path / "fb_policy.py").write_text("from heuristics.backfill import FCFS\n\n\n"
+                                           "class Mine(FCFS):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = {**_spec(feedback=True), "policies": [{"name": "easy"},
+                                                 {"name": "fb_policy:Mine"}]}
+    with pytest.raises(SpecError, match=r"policies\[1\]\.name: 'fb_policy:Mine' runs in "
+                       r"a worker process.*workloads\[0\] has feedback = true"):
+        expand(spec)
+    assert len(expand({**spec, "workloads": [{"name": "k", "trace": "KTH-SP2",
+                                              "max_jobs": 100}]})) == 2
+
+
 def test_feedback_on_a_synthetic_workload_is_refused():
     spec = {"version": 1, "name": "s", "workloads": [
         {"name": "s", "synthetic": {"n_jobs": 10}, "feedback": True}],
