@@ -87,9 +87,12 @@ def deadline(time_limit: float | None) -> float | None:
 
 
 class Worker:
-    """One worker process serving :func:`call` requests over a socket pair."""
+    """One worker process serving :func:`call` requests over a socket pair, for callers
+    with one import path and current folder (``where``): the modules it imported stay
+    imported, so a caller elsewhere gets a worker of its own (:func:`_worker`)."""
 
     def __init__(self) -> None:
+        self.where = _where()
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
         self.proc = subprocess.Popen(
@@ -134,8 +137,18 @@ _WORKER: Worker | None = None
 _LOCK = threading.Lock()
 
 
+def _where() -> tuple[tuple[str, ...], str]:
+    """The caller's import path and current folder: where a worker finds its modules."""
+    return tuple(sys.path), os.getcwd()
+
+
 def _worker() -> Worker:
+    """The worker for this call: the running one, unless it died or the caller's import
+    path or folder changed since it started (its imported modules may then be another
+    folder's of the same name)."""
     global _WORKER
+    if _WORKER is not None and _WORKER.alive() and _WORKER.where != _where():
+        _discard()
     if _WORKER is None or not _WORKER.alive():
         _WORKER = Worker()
     return _WORKER

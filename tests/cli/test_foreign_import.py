@@ -132,3 +132,19 @@ def test_the_command_process_holds_no_foreign_module(work, monkeypatch):
     assert os.getpid() not in pids(work / "imported.txt")
     with pytest.raises(ValueError, match="policy 'fine:factory': .*unexpected keyword"):
         registry.policy_spec("fine:factory", nope=1)  # built in the worker, refused there
+
+
+def test_a_module_of_the_same_name_in_another_folder_is_that_folders(tmp_path, monkeypatch):
+    """The sandbox worker keeps what it imported: a caller that moved to another folder
+    (or import path) gets a worker of its own, not the first folder's module."""
+    from sim.registry import policy_spec
+
+    for name, option in (("a", "first"), ("b", "second")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "samename.py").write_text(
+            "from sim.registry import make_policy\n\n\n"
+            f"def P({option}=1):\n    return make_policy('fcfs')\n")
+    for name, option in (("a", "first"), ("b", "second")):
+        monkeypatch.chdir(tmp_path / name)
+        monkeypatch.syspath_prepend(str(tmp_path / name))
+        assert dict(policy_spec("samename:P").defaults) == {option: 1}
