@@ -43,6 +43,7 @@ from models.kresource.common import (
     epochs_variables,
     relabel,
     remaining,
+    selection_bound,
 )
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
@@ -55,6 +56,11 @@ longer than the time left even at this rate is not started."""
 PRESOLVE_MAX = 10_000
 """Most candidates of a selection model CP-SAT presolves: its dominance detection does
 not look at the clock (62,000 candidates: 2-3 s past a 0.7 s limit at load 7-9)."""
+IN_PROCESS_MAX = 10_000
+"""Most candidates of a selection model CP-SAT solves in this process under a time limit;
+a larger one is solved in a worker process killed at the limit (:func:`_in_worker`):
+CP-SAT's probing at the start of its search does not look at the clock (62,159
+candidates: 20.6 s on a 16 s limit at load 2.8)."""
 CLOCK_EVERY = 1000
 """Jobs between two looks at the clock while the response model is built."""
 
@@ -223,9 +229,12 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     at = {j: i for i, j in enumerate(elig)}
     proto.solution_hint.vars.extend(at[j] for j in greedy)
     proto.solution_hint.values.extend(1 for _ in greedy)
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    dl = Deadline(time_limit, start=t0)
+    left = dl.solver_time()  # the time left less a reserve
     s = _solver(left, seed, deterministic_limit)
     s.parameters.cp_model_presolve = len(elig) <= PRESOLVE_MAX
+    if left is not None and 0 < left and len(elig) > IN_PROCESS_MAX:
+        return done(*_in_worker(problem, elig, greedy, m, s, dl))
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(run_cpsat(s, m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         values = s.response_proto.solution
@@ -236,6 +245,37 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
         return done(Status.FEASIBLE, greedy, None,
                     "CP-SAT found no selection in time; the greedy backfill (bb)")
     return done(status, None, None)
+
+
+def _in_worker(problem: SelectionProblem, elig: list[int], greedy: list[int], m: Any,
+               s: Any, dl: Deadline) -> tuple[Status, list[int] | None, float | None, str]:
+    """CP-SAT on the selection model ``m`` (over the candidates ``elig``) with the
+    parameters of ``s`` in a worker (:mod:`models.cpsat_process`) killed half
+    ``dl``'s reserve before its end: the answer's status, selection, bound and note.
+    A killed (or interrupted, or crashed) worker's last improving selection is FEASIBLE
+    with the tighter of the bound CP-SAT reported beside it and the LP bound
+    (:func:`selection_bound`); without one, the greedy backfill ``greedy`` stands with
+    the LP bound."""
+    from models import cpsat_process
+
+    kill_at = time.monotonic() + dl.left(floor=0.0) - dl.reserve() / 2
+    ans = cpsat_process.solve(m, s.parameters, kill_at=kill_at)
+    status = {"OPTIMAL": Status.OPTIMAL, "FEASIBLE": Status.FEASIBLE,
+              "INFEASIBLE": Status.INFEASIBLE}.get(ans.status or "", Status.UNKNOWN)
+    if status is Status.INFEASIBLE:  # cannot be: the empty selection is one
+        return status, None, None, ""
+    why = "CP-SAT found no selection in time" if ans.status is not None else \
+        "CP-SAT " + ("killed at the time limit" if ans.why == "killed" else ans.why)
+    if ans.values is None or (ans.status is not None and status is Status.UNKNOWN):
+        return Status.FEASIBLE, greedy, selection_bound(problem), \
+            f"{why}; the greedy backfill (bb), with the LP bound of the tightest row"
+    sol = [j for i, j in enumerate(elig) if ans.values[i]]
+    if ans.status is not None:
+        return status, sol, ans.bound, ""
+    lp = selection_bound(problem)
+    return Status.FEASIBLE, sol, lp if ans.bound is None else min(ans.bound, lp), \
+        f"{why}; its last improving selection, with the tighter of the bound CP-SAT " \
+        "reported beside it and the LP bound of the tightest row"
 
 
 def _knapsack_row(proto: Any, sizes: list[int], cap: int) -> None:
