@@ -44,20 +44,6 @@ def relabel(epochs: list[list[int]]) -> list[list[int]]:
     return sorted((sorted(e) for e in epochs if e), key=lambda e: e[0])
 
 
-class OutOfTime(Exception):
-    """The time limit ran out while a model was being built."""
-
-
-def check_clock(t0: float, time_limit: float | None) -> None:
-    """Raise :class:`OutOfTime` when ``time_limit`` seconds have passed since ``t0``
-    (``time.perf_counter``); model builders call it every row or job, so a large
-    instance cannot spend its whole limit (and more) in Python model building."""
-    import time
-
-    if time_limit is not None and time.perf_counter() - t0 > time_limit:
-        raise OutOfTime
-
-
 def remaining(t0: float, time_limit: float | None) -> float | None:
     """Seconds left of ``time_limit`` since ``t0`` (``time.perf_counter``), >= 0; None
     without a limit or one over ``models.deadline.MAX_SECONDS``."""

@@ -15,8 +15,9 @@ deterministic; ``time_limit`` in seconds of wall clock).
   model (a Boolean per start, the LP bound's rows and packing cuts) on the starts
   reduced-cost fixing leaves, for the portfolio's bound probes.
 
-The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
-clock (``common.check_clock``) at every job and every row while it is built: a stop there
+The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) reads the
+clock (:meth:`models.deadline.Deadline.check`) at every job and every row while it is
+built: a stop there
 returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A model whose variables
 (:func:`epochs_variables`) could not be built in the time left even at
 :data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned at once
@@ -34,17 +35,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from models.deadline import Deadline, limit_of
+from models.deadline import Deadline, TimeUp, limit_of
 from models.interrupt import run_cpsat
-from models.kresource.common import (
-    OutOfTime,
-    best_packing,
-    check_clock,
-    epochs_variables,
-    relabel,
-    remaining,
-    selection_bound,
-)
+from models.kresource.common import best_packing, epochs_variables, relabel, selection_bound
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -101,6 +94,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     from ortools.sat.python import cp_model  # noqa: F401  (imported before the clock)
 
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     ub_sol = best_packing(problem, time_limit)
     lb = problem.lower_bound()
     params = {"time_limit": time_limit, "greedy_bound": greedy_bound}
@@ -110,20 +104,20 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                      runtime=time.perf_counter() - t0, params=params,
                      note="greedy packing meets the lower bound max_k ceil(sum r_k / C_k)")
     n, E = problem.n, len(ub_sol)
-    if too_large(n, E, remaining(t0, time_limit)):
+    if too_large(n, E, dl.left(0.0)):
         return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note=f"model too large for the time left ({epochs_variables(n, E):,} "
                           "variables); the greedy packing")
     try:
-        m, x, y = _epochs_model(problem, ub_sol, lb, t0, time_limit)
-    except OutOfTime:
+        m, x, y = _epochs_model(problem, ub_sol, lb, dl)
+    except TimeUp:
         return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note="time limit reached while building; the greedy packing")
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    left = dl.solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(run_cpsat(s, m))
@@ -139,17 +133,17 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                  params=params)
 
 
-def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, t0: float,
-                  time_limit: float | None) -> tuple[Any, dict, list]:
+def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, dl: Deadline
+                  ) -> tuple[Any, dict, list]:
     """The M1 model over ``len(ub_sol)`` epochs, hinted with ``ub_sol``; raises
-    :class:`OutOfTime` when ``time_limit`` seconds from ``t0`` pass while building."""
+    :class:`models.deadline.TimeUp` when ``dl`` runs out while it is built."""
     from ortools.sat.python import cp_model
 
     n, K, E = problem.n, problem.K, len(ub_sol)
     m = cp_model.CpModel()
     x = {}
     for j in range(n):  # a job's variables and its one-epoch row, the clock at every job
-        check_clock(t0, time_limit)
+        dl.check()
         for e in range(min(j + 1, E)):
             x[j, e] = m.new_bool_var(f"x{j}_{e}")
         m.add_exactly_one(x[j, e] for e in range(min(j + 1, E)))
@@ -157,11 +151,11 @@ def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, t0: f
     for e in range(E):
         js = [j for j in range(e, n)]
         for k in range(K):  # a row holds up to 10^5 terms: the clock at every row
-            check_clock(t0, time_limit)
+            dl.check()
             terms = [problem.demands[j][k] * x[j, e] for j in js if problem.demands[j][k]]
             if terms:
                 m.add(sum(terms) <= problem.capacity[k] * y[e])
-        check_clock(t0, time_limit)
+        dl.check()
         for j in js:
             m.add_implication(x[j, e], y[e])
         if e + 1 < E:
@@ -195,6 +189,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     from heuristics.kresource import select_greedy
 
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     n, K = problem.n, problem.K
     elig = [j for j in range(n) if problem.eligible(j)]
     params = {"time_limit": time_limit, "deterministic_limit": deterministic_limit}
@@ -214,12 +209,12 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
         proto.variables.add().domain.extend((0, 1))
     try:
         for k in range(K):
-            check_clock(t0, time_limit)
+            dl.check()
             _knapsack_row(proto, [problem.demands[j][k] for j in elig], problem.free[k])
             _knapsack_row(proto, [problem.demands[j][k] if problem.late[j] else 0
                                   for j in elig], problem.extra[k])
-        check_clock(t0, time_limit)
-    except OutOfTime:
+        dl.check()
+    except TimeUp:
         return done(Status.FEASIBLE, greedy, None,
                     "time limit reached while building; the greedy backfill (bb)")
     w = problem.weights
@@ -229,7 +224,6 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     at = {j: i for i, j in enumerate(elig)}
     proto.solution_hint.vars.extend(at[j] for j in greedy)
     proto.solution_hint.values.extend(1 for _ in greedy)
-    dl = Deadline(time_limit, start=t0)
     left = dl.solver_time()  # the time left less a reserve
     s = _solver(left, seed, deterministic_limit)
     s.parameters.cp_model_presolve = len(elig) <= PRESOLVE_MAX
@@ -362,15 +356,16 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     stop returns UNKNOWN without a bound); ``ignore``: CP-SAT subsolvers left out of the
     interleaved search (``ignore_subsolvers``)."""
     t0 = time.perf_counter() if start is None else start
+    dl = Deadline(time_limit, start=t0)
     if domains is not None and any(not d for d in domains):
         return Status.INFEASIBLE, None, None
     if hint is None:
         hint = serial_hint(problem, t0, time_limit)
     try:
-        m, st = _response_model(problem, t0, time_limit, domains, below, lower_bound, hint)
-    except OutOfTime:
+        m, st = _response_model(problem, dl, domains, below, lower_bound, hint)
+    except TimeUp:
         return Status.UNKNOWN, None, None
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    left = dl.solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     if interleave >= 2:
         s.parameters.num_workers = int(interleave)
@@ -382,11 +377,11 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     return _answer(s, _status(run_cpsat(s, m)), lambda: [int(s.value(v)) for v in st])
 
 
-def _response_model(problem: ResponseProblem, t0: float, time_limit: float | None,
+def _response_model(problem: ResponseProblem, dl: Deadline,
                     domains: Sequence[Sequence[int]] | None, below: int | None,
                     lower_bound: int | None, hint: Sequence[int]) -> tuple[Any, list[Any]]:
     """The M3 model of :func:`search_response` and its start variables; raises
-    :class:`OutOfTime` when ``time_limit`` seconds from ``t0`` pass while it is built."""
+    :class:`models.deadline.TimeUp` when ``dl`` runs out while it is built."""
     from ortools.sat.python import cp_model
 
     n, K = problem.n, problem.K
@@ -395,7 +390,7 @@ def _response_model(problem: ResponseProblem, t0: float, time_limit: float | Non
     st, iv = [], []
     for j in range(n):
         if j % CLOCK_EVERY == 0:
-            check_clock(t0, time_limit)
+            dl.check()
         if domains is None:
             v = m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}")
         else:
@@ -405,12 +400,12 @@ def _response_model(problem: ResponseProblem, t0: float, time_limit: float | Non
         iv.append(m.new_fixed_size_interval_var(v, problem.duration[j], f"i{j}"))
         m.add_hint(v, int(hint[j]))
     for k in range(K):
-        check_clock(t0, time_limit)
+        dl.check()
         js = [j for j in range(n) if problem.demands[j][k]]
         if sum(problem.demands[j][k] for j in js) > problem.capacity[k]:
             m.add_cumulative([iv[j] for j in js], [problem.demands[j][k] for j in js],
                              problem.capacity[k])
-    check_clock(t0, time_limit)
+    dl.check()
     const = sum(w * (p - a) for w, p, a in
                 zip(problem.weights, problem.duration, problem.release, strict=True))
     obj = cp_model.LinearExpr.weighted_sum(st, list(problem.weights)) + const
@@ -423,7 +418,7 @@ def _response_model(problem: ResponseProblem, t0: float, time_limit: float | Non
         m.add(obj >= int(lower_bound))
     if below is not None:
         m.add(obj <= int(below) - 1)
-    check_clock(t0, time_limit)
+    dl.check()
     return m, st
 
 
@@ -445,6 +440,7 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter() if start is None else start
+    dl = Deadline(time_limit, start=t0)
     keep = lb.kept(below - 1)
     idx = np.nonzero(keep)[0]
     jobs = lb.job[idx]
@@ -458,14 +454,14 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
         m.add_exactly_one(x[i] for i in np.nonzero(jobs == j)[0].tolist())
     try:
         for cols, coef, rhs in lb.rows:
-            check_clock(t0, time_limit)
+            dl.check()
             at = pos[cols]
             sel = at >= 0
             if coef[sel].sum() > rhs:
                 m.add(cp_model.LinearExpr.weighted_sum([x[i] for i in at[sel].tolist()],
                                                        [int(c) for c in coef[sel].tolist()])
                       <= int(math.floor(rhs)))
-    except OutOfTime:
+    except TimeUp:
         return Status.UNKNOWN, None, None
     w, p, a = problem.weights, problem.duration, problem.release
     cost = [w[j] * (t + p[j] - a[j]) for j, t in zip(jobs.tolist(), lb.start[idx].tolist(),
@@ -474,7 +470,7 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
     m.add(obj <= int(below) - 1)
     m.add(obj >= int(lb.bound))
     m.minimize(obj)
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    left = dl.solver_time()  # the time left less a reserve
     if left is not None and left <= 0:
         return Status.UNKNOWN, None, None
     s = _solver(left, seed)
