@@ -16,7 +16,8 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     are forked from one fork server per process (started on the first solve, about 1 s;
     then about 0.04-0.07 s per solve more than in-process on a tiny model, measured at
     load average 11 on 2 cores), which imports only NumPy and OR-Tools (``highspy`` is
-    never imported: its symbols clash with OR-Tools'). The worker asks its solver to
+    never imported: its symbols clash with OR-Tools'; the same server forks the CP-SAT
+    workers of :mod:`models.cpsat_process`). The worker asks its solver to
     stop (``interrupt_solve``, keeping its answer) :data:`INTERRUPT_SHARE` of ``grace``
     past the limit; it leads its own session and is killed with its process group
     ``grace`` seconds past the limit, or beyond :data:`WORKER_MEMORY_MB` of resident

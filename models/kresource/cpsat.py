@@ -7,7 +7,9 @@ deterministic; ``time_limit`` in seconds of wall clock).
   greedy packing (also the hint); when that packing meets the lower bound it is
   returned as OPTIMAL without a search (the bound proves it; said in ``note``).
 - :func:`solve_selection` (M2): 0/1 knapsack in K dimensions plus the EASY constraint
-  on the late jobs; maximise ``(n + 1) sum w_j x_j + sum x_j`` (work, then count).
+  on the late jobs; maximise ``(n + 1) sum w_j x_j + sum x_j`` (work, then count). Over
+  :data:`IN_PROCESS_MAX` candidates under a time limit, CP-SAT runs in a worker process
+  killed at the limit (:mod:`models.cpsat_process`).
 - :func:`solve_response` (M3): interval per job in ``[a_j, H)``, one cumulative per
   resource, minimise ``sum w_j (s_j + p_j - a_j)``; hint: the serial list schedule.
   :func:`search_response` runs it restricted (start domains, an objective cap) for
@@ -51,9 +53,14 @@ PRESOLVE_MAX = 10_000
 not look at the clock (62,000 candidates: 2-3 s past a 0.7 s limit at load 7-9)."""
 IN_PROCESS_MAX = 10_000
 """Most candidates of a selection model CP-SAT solves in this process under a time limit;
-a larger one is solved in a worker process killed at the limit (:func:`_in_worker`):
-CP-SAT's probing at the start of its search does not look at the clock (62,159
-candidates: 20.6 s on a 16 s limit at load 2.8)."""
+a larger one is solved in a worker process killed at the limit (:func:`_in_worker`).
+CP-SAT's probing at the start of its search does not look at the clock, for a time
+that grows with the model: measured on the limits benchmark's instances at a 16 s
+limit, 6,216 candidates returned at 15.7 s, 18,621 at 17.5 s (load 5), 62,159 at
+20.6 s (load 2.8). The worker costs the fork server's start once per process (0.4 s
+at load 4.5) and the model's trip in text format: 0.05 s at 6,216 candidates, 0.6 s
+at 62,159 (a few hundredths below this size, where the OPT-EASY policy's thousands of
+small selections stay in this process)."""
 CLOCK_EVERY = 1000
 """Jobs between two looks at the clock while the response model is built."""
 
@@ -177,7 +184,12 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     limit runs out while the model is built (the clock is checked after each row) or
     CP-SAT finds no selection in time. CP-SAT gets the time left less a reserve
     (:meth:`models.deadline.Deadline.solver_time`) for reading and checking its answer,
-    and presolves only models of at most :data:`PRESOLVE_MAX` candidates.
+    and presolves only models of at most :data:`PRESOLVE_MAX` candidates. Over
+    :data:`IN_PROCESS_MAX` candidates under a time limit it runs in a worker killed half
+    the reserve before the limit (:func:`_in_worker`): a killed worker's last improving
+    selection answers (FEASIBLE), else the greedy backfill, each with the LP bound
+    (:func:`models.kresource.common.selection_bound`) or CP-SAT's reported one, the
+    tighter.
 
     ``deterministic_limit`` caps CP-SAT's deterministic time (its own work measure,
     roughly seconds on an unloaded machine; ``max_deterministic_time``): a solve stopped
