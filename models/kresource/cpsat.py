@@ -270,8 +270,12 @@ def _in_worker(problem: SelectionProblem, elig: list[int], greedy: list[int], m:
               "INFEASIBLE": Status.INFEASIBLE}.get(ans.status or "", Status.UNKNOWN)
     if status is Status.INFEASIBLE:  # cannot be: the empty selection is one
         return status, None, None, ""
-    why = "CP-SAT found no selection in time" if ans.status is not None else \
-        "CP-SAT " + ("killed at the time limit" if ans.why == "killed" else ans.why)
+    if ans.status is not None:  # it returned
+        why = "stopped by Ctrl-C" if ans.interrupted else "found no selection in time"
+    else:  # "crashed (...)" as it is
+        why = {"killed": "killed at the time limit", "interrupted": "killed after Ctrl-C",
+               "memory": "killed beyond its memory limit"}.get(ans.why, ans.why)
+    why = f"CP-SAT {why}"
     if ans.values is None or (ans.status is not None and status is Status.UNKNOWN):
         return Status.FEASIBLE, greedy, selection_bound(problem), \
             f"{why}; the greedy backfill (bb), with the LP bound of the tightest row"
