@@ -109,3 +109,19 @@ def test_the_lp_bound_is_never_below_the_optimum(seed: int) -> None:
     opt = brute.solve_selection(p)
     assert opt.status is Status.OPTIMAL
     assert selection_bound(p) >= opt.objective
+
+
+@pytest.mark.untimed
+@pytest.mark.parametrize("why", ["killed", "memory", "crashed (MemoryError)"])
+def test_a_worker_stopped_without_a_selection_leaves_the_greedy_backfill(
+        monkeypatch, why: str) -> None:
+    from models import cpsat_process
+
+    monkeypatch.setattr(cpsat, "IN_PROCESS_MAX", 0)
+    monkeypatch.setattr(cpsat_process, "solve", lambda *a, **k: cpsat_process.Answer(
+        None, None, None, why, False, 0.0))
+    p = _problem(300)
+    r = cpsat.solve_selection(p, time_limit=5.0)
+    _answered(p, r)
+    assert "the greedy backfill (bb), with the LP bound" in r.note
+    assert ("killed at the time limit" if why == "killed" else why.split()[0]) in r.note
