@@ -19,11 +19,10 @@ deterministic; ``time_limit`` in seconds of wall clock).
 
 The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) reads the
 clock (:meth:`models.deadline.Deadline.check`) at every job and every row while it is
-built: a stop there
-returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A model whose variables
-(:func:`epochs_variables`) could not be built in the time left even at
-:data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned at once
-(10^5 jobs in about 39,000 epochs would need 3 x 10^9 of them). The other two models
+built: a stop there returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A
+model whose variables (:func:`epochs_variables`) could not be built in the time left
+even at :data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned
+at once (10^5 jobs in about 39,000 epochs would need 3 x 10^9 of them). The other two models
 are linear in the number of jobs; the selection model is built with one weighted sum per
 row, the response model checks the clock every :data:`CLOCK_EVERY` jobs while it is
 built (a stop there returns UNKNOWN from :func:`search_response`).
