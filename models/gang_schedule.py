@@ -41,7 +41,7 @@ import time
 from typing import Any
 
 from models import cbc
-from models.deadline import Deadline
+from models.deadline import Deadline, TimeUp
 from models.interrupt import run_cpsat
 from sim.problems import checker
 from sim.problems import gang_schedule as gs
@@ -220,29 +220,29 @@ def solve_cpsat(problem: GangProblem, *, time_limit: float | None = None, seed: 
     m = cp_model.CpModel()
     x = {}
     rows_of = [min(R, d + 1) for d in deg]
-    for j in range(n):
-        if dl.expired(dl.reserve()):
-            return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
-        for r in range(rows_of[j]):
-            x[j, r] = m.NewBoolVar(f"x{j}_{r}")
-        m.AddExactlyOne(x[j, r] for r in range(rows_of[j]))
-    for g in _on_node(problem):
-        # only the rows two of the group's jobs share (R may be 10^4, a group's jobs
-        # mostly of small degree); the clock at every row
-        for r in range(_shared_rows(g, rows_of)):
-            if dl.expired(dl.reserve()):
-                return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
-            vs = [x[j, r] for j in g if r < rows_of[j]]
-            if len(vs) > 1:
-                m.AddAtMostOne(vs)
-    m.Minimize(sum(w[j] * (r + 1) * v for (j, r), v in x.items()))
+    try:  # the build's clock: Deadline.check at every job and every node row
+        for j in range(n):
+            dl.check(dl.reserve())
+            for r in range(rows_of[j]):
+                x[j, r] = m.NewBoolVar(f"x{j}_{r}")
+            m.AddExactlyOne(x[j, r] for r in range(rows_of[j]))
+        for g in _on_node(problem):
+            # only the rows two of the group's jobs share (R may be 10^4, a group's jobs
+            # mostly of small degree)
+            for r in range(_shared_rows(g, rows_of)):
+                dl.check(dl.reserve())
+                vs = [x[j, r] for j in g if r < rows_of[j]]
+                if len(vs) > 1:
+                    m.AddAtMostOne(vs)
+        m.Minimize(sum(w[j] * (r + 1) * v for (j, r), v in x.items()))
+        dl.check(dl.reserve())  # never start CP-SAT with nothing left
+    except TimeUp:
+        return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = linearization_level
     left = dl.solver_time()
-    if left is not None and left <= 0:  # never start CP-SAT with nothing left
-        return _stopped("cpsat", problem, fallback, t0, seed, params, _BUILDING)
     if left is not None:
         solver.parameters.max_time_in_seconds = left
     st = run_cpsat(solver, m)
@@ -289,43 +289,41 @@ def solve_ilp(problem: GangProblem, *, time_limit: float | None = None, seed: in
     keys = [(j, r) for j in range(n) for r in range(rows_of[j])]
     fallback = _fallback(problem)
     x = {}
-    for i, (j, r) in enumerate(keys):
-        if i % 1000 == 0 and dl.expired():
-            return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-        x[j, r] = cbc.variable(prob, f"x_{j}_{r}", "Binary")
-    for j in range(n):  # over the job's own rows (R may be 10^4, most jobs have 2)
-        if j % 1000 == 0 and dl.expired():
-            return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-        prob += pulp.lpSum(x[j, r] for r in range(rows_of[j])) == 1, f"one_{j}"
-    groups = _on_node(problem)
-    if problem.objective == "rows":
-        u = [cbc.variable(prob, f"u_{r}", "Binary") for r in range(R)]
-        for r in range(R - 1):
-            prob += u[r] >= u[r + 1], f"prefix_{r}"
-        for i, (j, r) in enumerate(keys):
-            if i % 1000 == 0 and dl.expired():
-                return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-            prob += x[j, r] <= u[r], f"use_{j}_{r}"
-        for gi, g in enumerate(groups):
-            if dl.expired():
-                return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-            for r in range(R):
-                prob += pulp.lpSum(x[j, r] for j in g) <= 1, f"node_{gi}_{r}"
-        prob += pulp.lpSum(u) >= lb, "clique"
-        if groups:  # symmetry: the first job of the busiest node opens row 0
-            busiest = max(groups, key=len)
-            prob += x[busiest[0], 0] == 1, "sym"
-        prob += pulp.lpSum(u)
-    else:
-        for gi, g in enumerate(groups):  # only the rows two of its jobs share
-            for r in range(_shared_rows(g, rows_of)):
-                if dl.expired():
-                    return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
-                vs = [x[j, r] for j in g if r < rows_of[j]]
-                if len(vs) > 1:
-                    prob += pulp.lpSum(vs) <= 1, f"node_{gi}_{r}"
-        prob += pulp.lpSum(problem.jobs[j].weight * (r + 1) * v for (j, r), v in x.items())
-    if dl.expired():
+    try:  # the build's clock: Deadline.check at every variable, job and row
+        for j, r in keys:
+            dl.check()
+            x[j, r] = cbc.variable(prob, f"x_{j}_{r}", "Binary")
+        for j in range(n):  # over the job's own rows (R may be 10^4, most jobs have 2)
+            dl.check()
+            prob += pulp.lpSum(x[j, r] for r in range(rows_of[j])) == 1, f"one_{j}"
+        groups = _on_node(problem)
+        if problem.objective == "rows":
+            u = [cbc.variable(prob, f"u_{r}", "Binary") for r in range(R)]
+            for r in range(R - 1):
+                prob += u[r] >= u[r + 1], f"prefix_{r}"
+            for j, r in keys:
+                dl.check()
+                prob += x[j, r] <= u[r], f"use_{j}_{r}"
+            for gi, g in enumerate(groups):
+                dl.check()
+                for r in range(R):
+                    prob += pulp.lpSum(x[j, r] for j in g) <= 1, f"node_{gi}_{r}"
+            prob += pulp.lpSum(u) >= lb, "clique"
+            if groups:  # symmetry: the first job of the busiest node opens row 0
+                busiest = max(groups, key=len)
+                prob += x[busiest[0], 0] == 1, "sym"
+            prob += pulp.lpSum(u)
+        else:
+            for gi, g in enumerate(groups):  # only the rows two of its jobs share
+                for r in range(_shared_rows(g, rows_of)):
+                    dl.check()
+                    vs = [x[j, r] for j in g if r < rows_of[j]]
+                    if len(vs) > 1:
+                        prob += pulp.lpSum(vs) <= 1, f"node_{gi}_{r}"
+            prob += pulp.lpSum(problem.jobs[j].weight * (r + 1) * v
+                               for (j, r), v in x.items())
+        dl.check()
+    except TimeUp:
         return _stopped("ilp", problem, fallback, t0, seed, params, _BUILDING)
     outcome, found = mip.solve_logged(prob, backend=backend, time_limit=dl.left(), grace=0.2,
                                       prefix="cbc_gang_", data=problem)

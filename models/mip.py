@@ -16,7 +16,8 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     are forked from one fork server per process (started on the first solve, about 1 s;
     then about 0.04-0.07 s per solve more than in-process on a tiny model, measured at
     load average 11 on 2 cores), which imports only NumPy and OR-Tools (``highspy`` is
-    never imported: its symbols clash with OR-Tools'). The worker asks its solver to
+    never imported: its symbols clash with OR-Tools'; the same server forks the CP-SAT
+    workers of :mod:`models.cpsat_process`). The worker asks its solver to
     stop (``interrupt_solve``, keeping its answer) :data:`INTERRUPT_SHARE` of ``grace``
     past the limit; it leads its own session and is killed with its process group
     ``grace`` seconds past the limit, or beyond :data:`WORKER_MEMORY_MB` of resident
@@ -104,7 +105,8 @@ __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "ROUN
            "WORKER_MEMORY_MB", "INTEGRAL_GAP", "INTEGRAL_PARAMETERS", "MipParameters",
            "ceil_bound", "check_backend", "integral_objective",
            "check_magnitude", "killed_note", "magnitude", "solve", "bound", "rejected",
-           "run_worker", "start_server", "translate", "worker_peak_mb"]
+           "fork_worker", "run_worker", "start_server", "translate", "wait_worker",
+           "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -582,6 +584,64 @@ def _done(pid: int, directory: str) -> bool:
     return os.path.exists(os.path.join(directory, "result.json")) or not _alive(pid)
 
 
+def fork_worker(directory: str, deadline: float | None) -> int:
+    """Process id of a new worker (:func:`models.mip_worker.child`, forked by this
+    process's fork server) solving the job in ``directory``; it ends itself
+    ``models.mip_worker.SELF_KILL`` seconds past ``deadline`` (``time.monotonic()``
+    seconds; None: never) should its parent die first."""
+    return _SERVER.fork(directory, deadline)
+
+
+def wait_worker(pid: int, directory: str, *, kill_at: float | None,
+                memory_mb: float = WORKER_MEMORY_MB, ctrl_c_grace: float | None = None
+                ) -> tuple[str, float, bool]:
+    """Wait until the worker ``pid`` of ``directory`` ends (:func:`fork_worker`), and kill
+    it with its process group in any case before returning: at ``kill_at``
+    (``time.monotonic()`` seconds; None: no limit), beyond ``memory_mb`` of resident
+    memory, or ``ctrl_c_grace`` seconds (default :data:`models.interrupt.GRACE`) after a
+    Ctrl-C, which first asks it to stop keeping its answer (the file
+    ``models.mip_worker.INTERRUPT`` in ``directory``).
+
+    Returns
+    -------
+    why : str
+        ``"killed"`` (past ``kill_at``), ``"interrupted"`` (killed after a Ctrl-C),
+        ``"memory"``, or empty when it ended by itself.
+    peak_mb : float
+        Its peak resident memory seen, MB.
+    asked : bool
+        Whether a Ctrl-C asked it to stop.
+    """
+    from models.interrupt import GRACE, CtrlC
+
+    why, peak = "", 0.0
+
+    def ask() -> bool:  # Ctrl-C: the worker's solver stops, keeping its answer
+        nonlocal kill_at
+        open(os.path.join(directory, "interrupt"), "w").close()
+        end = time.monotonic() + (GRACE if ctrl_c_grace is None else ctrl_c_grace)
+        kill_at = end if kill_at is None else min(kill_at, end)
+        return True
+
+    try:
+        pause = 0.001
+        with CtrlC(ask) as ctrl:
+            while not _done(pid, directory):
+                time.sleep(pause)
+                pause = min(2 * pause, _POLL)
+                rss, hwm = _memory_mb(pid)
+                peak = max(peak, hwm)
+                if kill_at is not None and time.monotonic() >= kill_at:
+                    why = "interrupted" if ctrl.asked.is_set() else "killed"
+                elif rss > memory_mb:
+                    why = "memory"
+                if why:
+                    break
+    finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
+        _kill_group(pid)
+    return why, peak, ctrl.asked.is_set()
+
+
 def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: float = 0.0,
                grace: float = 0.5, memory_mb: float | None = None,
                parameters: MipParameters | Any | None = None) -> dict[str, Any]:
@@ -636,39 +696,11 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
                        "deadline": deadline, "reserve": reserve,
                        "interrupt_at": None if deadline is None else
                        deadline + INTERRUPT_SHARE * grace}, fh)
-        pid = _SERVER.fork(tmp, deadline)
-        why = ""
-        peak = 0.0
-        kill_at = None if deadline is None else deadline + grace
-
-        def ask() -> bool:  # Ctrl-C: the worker's solver stops, keeping its answer
-            nonlocal kill_at
-            from models.interrupt import GRACE
-
-            open(os.path.join(tmp, "interrupt"), "w").close()
-            # HiGHS heeds no interrupt: waiting would only delay reading its file
-            end = time.monotonic() + (0.0 if backend == "highs" else GRACE)
-            kill_at = end if kill_at is None else min(kill_at, end)
-            return True
-
-        from models.interrupt import CtrlC
-
-        try:
-            pause = 0.001
-            with CtrlC(ask) as ctrl:
-                while not _done(pid, tmp):
-                    time.sleep(pause)
-                    pause = min(2 * pause, _POLL)
-                    rss, hwm = _memory_mb(pid)
-                    peak = max(peak, hwm)
-                    if kill_at is not None and time.monotonic() >= kill_at:
-                        why = "interrupted" if ctrl.asked.is_set() else "killed"
-                    elif rss > memory_mb:
-                        why = "memory"
-                    if why:
-                        break
-        finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
-            _kill_group(pid)
+        pid = fork_worker(tmp, deadline)
+        # HiGHS heeds no interrupt: waiting after a Ctrl-C would only delay reading its file
+        why, peak, asked = wait_worker(pid, tmp, kill_at=None if deadline is None else
+                                       deadline + grace, memory_mb=memory_mb,
+                                       ctrl_c_grace=0.0 if backend == "highs" else None)
         result_path = os.path.join(tmp, "result.json")
         if why == "interrupted" and backend == "highs":
             return _improving(tmp, model.num_variables(), peak)
@@ -680,16 +712,15 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
                 why = f"crashed ({tail})"
             _record_peak(peak)
             return {"status": None, "has_solution": False, "objective": None, "bound": None,
-                    "values": None, "why": why, "peak_mb": peak,
-                    "interrupted": ctrl.asked.is_set()}
+                    "values": None, "why": why, "peak_mb": peak, "interrupted": asked}
         with open(result_path) as fh:
             out = json.load(fh)
         out["peak_mb"] = max(peak, float(out.get("peak_mb") or 0.0))
         _record_peak(out["peak_mb"])
         values_path = os.path.join(tmp, "values.npy")
         out["values"] = np.load(values_path) if out["has_solution"] else None
-        out["why"] = "interrupted" if ctrl.asked.is_set() else ""
-        out["interrupted"] = ctrl.asked.is_set()
+        out["why"] = "interrupted" if asked else ""
+        out["interrupted"] = asked
         return out
 
 

@@ -1,8 +1,10 @@
-"""The child process in which :func:`models.mip.solve` runs HiGHS or SCIP.
+"""The child process in which :func:`models.mip.solve` runs HiGHS or SCIP, and
+:func:`models.cpsat_process.solve` runs CP-SAT.
 
 Started once per process as ``python -I models/mip_worker.py --serve`` (isolated:
 neither the project nor ``PYTHONPATH`` is on its path, so it imports only NumPy and
-OR-Tools' ``model_builder_helper``; never ``highspy``), it is a fork server
+OR-Tools' ``model_builder_helper`` and ``cp_model_helper``; never ``highspy``), it is a
+fork server
 (:func:`serve`): each solve is one fork of it (:func:`child`), so no solve pays for
 Python's start and OR-Tools' import. (``multiprocessing``'s own ``forkserver`` is not
 used: it re-runs the parent's main script in the server.) A worker's ``DIR`` holds:
@@ -17,6 +19,13 @@ used: it re-runs the parent's main script in the server.) A worker's ``DIR`` hol
     HiGHS heeds it, measured).
 ``model.pb`` (written by the parent)
     The model, a ``MPModelProto`` (``ModelBuilderHelper.write_model_to_proto_file``).
+``model.txt`` (written by the parent; backend "cpsat")
+    The model, a ``CpModelProto`` in text format (OR-Tools 9.15's Python API reads no
+    binary one), solved by :func:`main_cpsat` with ``parameters`` (a ``SatParameters``
+    in text format) whose ``max_time_in_seconds`` counts from ``sent``
+    (``time.monotonic()`` when the parent wrote the job); each improving solution is
+    written to :data:`INCUMBENT` as it is found, read by the parent when it kills the
+    worker.
 ``interrupt`` (written by the parent on Ctrl-C)
     Asks the solver to stop now, keeping its answer (:data:`INTERRUPT`): SCIP through
     its own SIGINT handler (``misc/catchctrlc``), which the worker signals; HiGHS does
@@ -43,6 +52,7 @@ import math
 import os
 import sys
 import time
+from typing import Any
 
 
 def _write_json(path: str, data: dict) -> None:
@@ -56,6 +66,8 @@ def main(directory: str) -> int:
 
     with open(os.path.join(directory, "job.json")) as fh:
         job = json.load(fh)
+    if job["backend"] == "cpsat":
+        return main_cpsat(directory, job)
     model = mbh.ModelBuilderHelper()
     if not model.read_model_from_proto_file(os.path.join(directory, "model.pb")):
         raise RuntimeError("could not read model.pb")
@@ -87,7 +99,7 @@ def main(directory: str) -> int:
                                     threading.TIMEOUT_MAX), solver.interrupt_solve)
         timer.daemon = True
         timer.start()
-    done = _watch_interrupt(directory, solver)
+    done = _watch_interrupt(directory, solver.interrupt_solve)
     solver.solve(model)
     done.set()
     if timer is not None:
@@ -113,6 +125,59 @@ def main(directory: str) -> int:
     return 0
 
 
+def main_cpsat(directory: str, job: dict) -> int:
+    """Solve the CP-SAT model in ``directory`` (module docstring: ``model.txt``,
+    ``job.json``'s ``parameters`` and ``sent``), streaming each improving solution to
+    :data:`INCUMBENT`; 0 on success."""
+    import numpy as np
+    from ortools.sat.python import cp_model_helper as cmh
+
+    proto = cmh.CpModelProto()
+    with open(os.path.join(directory, "model.txt")) as fh:
+        if not proto.parse_text_format(fh.read()):
+            raise RuntimeError("could not read model.txt")
+    params = cmh.SatParameters()
+    if not params.parse_text_format(job["parameters"]):
+        raise RuntimeError("could not read the CP-SAT parameters")
+    params.catch_sigint_signal = False  # the parent's Ctrl-C comes as INTERRUPT
+    # the limit counts from the parent's sending: this process's start and the model's
+    # reading are charged to it
+    params.max_time_in_seconds = max(
+        params.max_time_in_seconds - (time.monotonic() - float(job["sent"])), 0.0)
+    incumbent = os.path.join(directory, INCUMBENT)
+
+    class Stream(cmh.SolutionCallback):
+        def OnSolutionCallback(self) -> None:  # noqa: N802 - CP-SAT's name
+            row = np.asarray(self.Response().solution, dtype=np.float64)
+            row = np.append(row, [self.ObjectiveValue(), self.BestObjectiveBound()])
+            with open(incumbent + ".tmp", "wb") as fh:
+                np.save(fh, row)
+            os.replace(incumbent + ".tmp", incumbent)
+
+    wrapper = cmh.SolveWrapper()
+    wrapper.set_parameters(params)
+    stream = Stream()
+    wrapper.add_solution_callback(stream)
+    done = _watch_interrupt(directory, wrapper.stop_search, signals=False)
+    response = wrapper.solve(proto)
+    done.set()
+    wrapper.clear_solution_callback(stream)
+    has = len(response.solution) > 0
+    if has:
+        np.save(os.path.join(directory, "values.npy"),
+                np.asarray(response.solution, dtype=np.float64))
+    _write_json(os.path.join(directory, "result.json"), {
+        "status": response.status.name, "has_solution": has,
+        "objective": float(response.objective_value) if has else None,
+        "bound": float(response.best_objective_bound), "peak_mb": _peak_mb()})
+    return 0
+
+
+INCUMBENT = "incumbent.npy"
+"""CP-SAT's last improving solution in ``DIR``: its values by variable index, then its
+objective and CP-SAT's bound when it was found (float64; replaced whole at each)."""
+
+
 INTERRUPT = "interrupt"
 """The file whose appearance in ``DIR`` (the parent's Ctrl-C) asks the solver to stop,
 keeping its answer."""
@@ -127,12 +192,12 @@ its fifth."""
 SIGINT_EVERY = 0.5
 
 
-def _watch_interrupt(directory: str, solver: object) -> object:
-    """A daemon thread that asks ``solver`` to stop once :data:`INTERRUPT` appears in
-    ``directory``: ``interrupt_solve`` (again every 50 ms: a request before the solve
-    starts is not kept) and SIGINT to this process (SCIP's handler while it solves; the
-    process ignores it otherwise, as the fork server did); returns the event that ends
-    it."""
+def _watch_interrupt(directory: str, stop: Any, signals: bool = True) -> Any:
+    """A daemon thread that asks the solver to stop once :data:`INTERRUPT` appears in
+    ``directory``: ``stop()`` (``interrupt_solve``, CP-SAT's ``stop_search``; again every
+    50 ms: a request before the solve starts is not kept) and, with ``signals``, SIGINT
+    to this process (SCIP's handler while it solves; the process ignores it otherwise,
+    as the fork server did); returns the event that ends it."""
     import signal
     import threading
 
@@ -143,8 +208,8 @@ def _watch_interrupt(directory: str, solver: object) -> object:
         sent, last = 0, -math.inf
         while not done.wait(0.05):
             if os.path.exists(path):
-                solver.interrupt_solve()
-                if sent < SIGINTS and time.monotonic() - last >= SIGINT_EVERY:
+                stop()
+                if signals and sent < SIGINTS and time.monotonic() - last >= SIGINT_EVERY:
                     sent, last = sent + 1, time.monotonic()
                     os.kill(os.getpid(), signal.SIGINT)
 
@@ -270,6 +335,7 @@ def serve() -> None:
 
     import numpy  # noqa: F401  (imported once here, inherited by every worker)
     from ortools.linear_solver.python import model_builder_helper  # noqa: F401
+    from ortools.sat.python import cp_model_helper  # noqa: F401
 
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent's Ctrl-C is the parent's

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from models.kresource.common import OutOfTime, check_clock
+from models.deadline import Deadline, TimeUp
 from sim.problems.kresource import ResponseProblem
 
 MAX_SUPPORT = 12
@@ -253,11 +253,11 @@ def lp_fits(problem: ResponseProblem, options: BoundOptions = BoundOptions()) ->
 
 class _LP:
     """The time-indexed LP in GLOP with its rows also kept as arrays (for the
-    Lagrangian certificate); building raises :class:`models.kresource.common.OutOfTime`
-    once ``time_limit`` seconds from ``t0`` have passed."""
+    Lagrangian certificate); building raises :class:`models.deadline.TimeUp` once
+    ``deadline`` (if any) runs out."""
 
-    def __init__(self, problem: ResponseProblem, cols: _Columns, t0: float | None = None,
-                 time_limit: float | None = None) -> None:
+    def __init__(self, problem: ResponseProblem, cols: _Columns,
+                 deadline: Deadline | None = None) -> None:
         from ortools.linear_solver import pywraplp
 
         self.s = pywraplp.Solver.CreateSolver("GLOP")
@@ -275,8 +275,8 @@ class _LP:
         self.rows: list[tuple[Any, np.ndarray, np.ndarray, float]] = []
         dem, cap = problem.demands, problem.capacity
         for t in range(cols.H):
-            if t0 is not None:
-                check_clock(t0, time_limit)
+            if deadline is not None:
+                deadline.check()
             for k in range(problem.K):
                 terms = [(i, dem[j][k]) for j in range(problem.n) if dem[j][k]
                          for i in cols.running(j, t)]
@@ -345,8 +345,8 @@ def response_bound(problem: ResponseProblem, *, time_limit: float | None = None,
     triv = trivial_bound(problem)
     try:
         cols = _Columns(problem)
-        lp = _LP(problem, cols, t0, time_limit)
-    except OutOfTime:
+        lp = _LP(problem, cols, Deadline(time_limit, start=t0))
+    except TimeUp:
         return None
     if left() <= 0:
         return None

@@ -71,9 +71,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from models.deadline import Deadline
+from models.deadline import Deadline, TimeUp
 from models.interrupt import run_cpsat
-from models.kresource.common import OutOfTime, relabel
+from models.kresource.common import relabel
 from models.kresource.pricing import best_pattern, complete, greedy_patterns, job_sizes
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem
@@ -290,8 +290,8 @@ class _Master:
         inf = self.solver.infinity()
         self.rows = []
         for j in range(n):
-            if j % CLOCK_EVERY == 0 and deadline is not None and deadline.expired():
-                raise OutOfTime
+            if j % CLOCK_EVERY == 0 and deadline is not None:
+                deadline.check()
             self.rows.append(self.solver.Constraint(1.0, inf))
         self.vars: list = []
         self.objective = self.solver.Objective()
@@ -309,7 +309,7 @@ class _Master:
         self.vars[i].SetLb(lower)
 
     def solve(self, time_limit: float | None) -> tuple[float, list[float], dict[int, float]]:
-        """LP value, duals per job and the positive column values; raises OutOfTime
+        """LP value, duals per job and the positive column values; raises TimeUp
         when GLOP does not finish optimal."""
         from ortools.linear_solver import pywraplp
 
@@ -317,7 +317,7 @@ class _Master:
             self.solver.SetTimeLimit(max(1, int(time_limit * 1000)))
         st = self.solver.Solve()
         if st != pywraplp.Solver.OPTIMAL:
-            raise OutOfTime
+            raise TimeUp
         duals = [r.dual_value() for r in self.rows]
         sol = {i: v.solution_value() for i, v in enumerate(self.vars)
                if v.solution_value() > 1e-9}
@@ -329,7 +329,7 @@ class _Generator:
 
     def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int,
                  deadline: Deadline | None = None, greedy_rounds: int = 1) -> None:
-        """Raises :class:`OutOfTime` when ``deadline`` passes while the first master LP
+        """Raises :class:`TimeUp` when ``deadline`` passes while the first master LP
         (a row per job, a column per pattern of ``columns``) is built."""
         self.problem, self.seed, self.greedy_rounds = problem, seed, greedy_rounds
         self.master = _Master(problem.n, deadline)
@@ -339,8 +339,8 @@ class _Generator:
         self.by_size = sorted(range(problem.n), key=lambda j: -self.sizes[0][j])
         self.out = Bound(bound=problem.lower_bound(), columns=self.columns)
         for i, p in enumerate(columns):
-            if i % CLOCK_EVERY == 0 and deadline is not None and deadline.expired():
-                raise OutOfTime
+            if i % CLOCK_EVERY == 0 and deadline is not None:
+                deadline.check()
             self.add(p)
 
     def add(self, p: Sequence[int]) -> bool:
@@ -362,7 +362,7 @@ class _Generator:
         while not deadline.expired():
             try:
                 out.lp, duals, out.lp_solution = self.master.solve(deadline.left())
-            except OutOfTime:
+            except TimeUp:
                 return False
             out.rounds += 1
             if certify and out.bound >= math.ceil(out.lp - LP_TOL):
@@ -416,7 +416,7 @@ def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
     deadline = Deadline(time_limit)
     try:
         gen = _Generator(problem, columns, seed, deadline, greedy_rounds=rounds)
-    except OutOfTime:
+    except TimeUp:
         return Bound(bound=problem.lower_bound(), columns=[tuple(sorted(p)) for p in columns])
     gen.run(deadline, target=target)
     return gen.out
@@ -620,7 +620,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     stage = _share(deadline, opts.lp_share)
     try:
         gen = _Generator(problem, columns, seed, stage, greedy_rounds=opts.greedy_rounds)
-    except OutOfTime:  # the master LP alone outlasts the stage: no LP bound in time
+    except TimeUp:  # the master LP alone outlasts the stage: no LP bound in time
         notes.append(f"no time to build the master LP ({len(columns)} columns, "
                      f"{deadline.elapsed():.2f} s)")
         return done(best, volume)
@@ -692,8 +692,8 @@ def _fallback(problem: EpochProblem, best: list[list[int]], bound: int, deadline
         notes.append("no time for cpsat (its model too large for the time left)")
         return best, bound
     try:
-        m, x, _ = _epochs_model(problem, best, bound, deadline.t0, deadline.limit)
-    except OutOfTime:
+        m, x, _ = _epochs_model(problem, best, bound, deadline)
+    except TimeUp:
         notes.append("no time for cpsat")
         return best, bound
     left = deadline.solver_time()

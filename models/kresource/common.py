@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sim.problems.kresource import EpochProblem
+from typing import Any
+
+from sim.problems.kresource import EpochProblem, SelectionProblem
 
 
 def best_packing(problem: EpochProblem, time_limit: float | None = None,
@@ -42,20 +44,6 @@ def relabel(epochs: list[list[int]]) -> list[list[int]]:
     return sorted((sorted(e) for e in epochs if e), key=lambda e: e[0])
 
 
-class OutOfTime(Exception):
-    """The time limit ran out while a model was being built."""
-
-
-def check_clock(t0: float, time_limit: float | None) -> None:
-    """Raise :class:`OutOfTime` when ``time_limit`` seconds have passed since ``t0``
-    (``time.perf_counter``); model builders call it every row or job, so a large
-    instance cannot spend its whole limit (and more) in Python model building."""
-    import time
-
-    if time_limit is not None and time.perf_counter() - t0 > time_limit:
-        raise OutOfTime
-
-
 def remaining(t0: float, time_limit: float | None) -> float | None:
     """Seconds left of ``time_limit`` since ``t0`` (``time.perf_counter``), >= 0; None
     without a limit or one over ``models.deadline.MAX_SECONDS``."""
@@ -67,3 +55,62 @@ def remaining(t0: float, time_limit: float | None) -> float | None:
     if time_limit is None:
         return None
     return max(0.0, time_limit - (time.perf_counter() - t0))
+
+
+def selection_bound(problem: SelectionProblem) -> int:
+    """An upper bound on the optimum of a backfill selection (its objective ``W (n + 1)
+    + count``, :func:`sim.problems.kresource.objective`): the least over the model's
+    rows (``sum_j r_jk x_j <= F_k``; ``sum_{j late} r_jk x_j <= E_k``) and their
+    surrogates (each kind's rows summed with the weights ``L / C_k``, ``L = lcm(C)``:
+    ``sum_j w_j x_j <= sum_k F_k L / C_k``) of the Lagrangian bound of that row alone,
+    at the multiplier of its LP relaxation's critical candidate (Dantzig's order).
+    Every multiplier gives a valid bound, so the float order only weakens it; the sum
+    is in integers (exact), rounded down."""
+    import math
+
+    import numpy as np
+
+    n, K = problem.n, problem.K
+    if not n:
+        return 0
+    big = max(max(problem.weights), max(map(max, problem.demands))) * (n + 2) * \
+        max(sum(problem.weights), 1) * (n + 2) >= 2**62  # int64 could overflow
+    kind = object if big else np.int64
+    dem = np.array(problem.demands, dtype=kind).reshape(n, K)
+    late = np.array(problem.late, dtype=bool)
+    fits = np.all(dem <= np.array(problem.free, dtype=kind), axis=1)  # eligible: fits now,
+    fits &= ~late | np.all(dem <= np.array(problem.extra, dtype=kind), axis=1)  # E if late
+    dem, late = dem[fits], late[fits]
+    w = np.array(problem.weights, dtype=kind)[fits]
+    value = w * (n + 1) + 1
+    scale = [math.lcm(*problem.capacity) // c for c in problem.capacity]
+    rows = [(problem.free[k], dem[:, k], None) for k in range(K)] + \
+        [(problem.extra[k], dem[:, k], late) for k in range(K)] + \
+        [(sum(f * c for f, c in zip(problem.free, scale, strict=True)), w, None),
+         (sum(e * c for e, c in zip(problem.extra, scale, strict=True)), w, late)]
+    total = int(value.sum())
+    best = total  # every eligible candidate
+    for cap, size, only in rows:
+        v, sz = (value, size) if only is None else (value[only], size[only])
+        best = min(best, total - int(v.sum()) + _knapsack_lp_bound(v, sz, int(cap)))
+    return best
+
+
+def _knapsack_lp_bound(values: Any, sizes: Any, cap: int) -> int:
+    """``floor(L)``, ``L = lam cap + sum_i max(0, v_i - lam s_i)`` at ``lam = v_c / s_c``
+    of the first item ``c`` in order of ``v / s`` that does not fit whole (0 when all
+    fit): an upper bound on ``max sum v_i x_i, sum s_i x_i <= cap, x`` 0/1 (weak
+    duality of the LP relaxation), computed in integers (``values``, ``sizes``: NumPy
+    arrays of int64, or of Python ints where int64 could overflow)."""
+    import numpy as np
+
+    pos = np.nonzero(sizes > 0)[0]
+    order = pos[np.argsort(-(values[pos].astype(float) / sizes[pos].astype(float)),
+                           kind="stable")]
+    over = np.nonzero(np.cumsum(sizes[order]) > cap)[0]
+    if not len(over):
+        return int(values.sum())
+    crit = order[over[0]]
+    vc, sc = values[crit], sizes[crit]
+    gain = values * sc - sizes * vc
+    return int((vc * cap + gain[gain > 0].sum()) // sc)

@@ -7,7 +7,9 @@ deterministic; ``time_limit`` in seconds of wall clock).
   greedy packing (also the hint); when that packing meets the lower bound it is
   returned as OPTIMAL without a search (the bound proves it; said in ``note``).
 - :func:`solve_selection` (M2): 0/1 knapsack in K dimensions plus the EASY constraint
-  on the late jobs; maximise ``(n + 1) sum w_j x_j + sum x_j`` (work, then count).
+  on the late jobs; maximise ``(n + 1) sum w_j x_j + sum x_j`` (work, then count). Over
+  :data:`IN_PROCESS_MAX` candidates under a time limit, CP-SAT runs in a worker process
+  killed at the limit (:mod:`models.cpsat_process`).
 - :func:`solve_response` (M3): interval per job in ``[a_j, H)``, one cumulative per
   resource, minimise ``sum w_j (s_j + p_j - a_j)``; hint: the serial list schedule.
   :func:`search_response` runs it restricted (start domains, an objective cap) for
@@ -15,12 +17,12 @@ deterministic; ``time_limit`` in seconds of wall clock).
   model (a Boolean per start, the LP bound's rows and packing cuts) on the starts
   reduced-cost fixing leaves, for the portfolio's bound probes.
 
-The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) checks the
-clock (``common.check_clock``) at every job and every row while it is built: a stop there
-returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A model whose variables
-(:func:`epochs_variables`) could not be built in the time left even at
-:data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned at once
-(10^5 jobs in about 39,000 epochs would need 3 x 10^9 of them). The other two models
+The epochs model (``n x E`` variables, ``E x K`` rows over up to ``n`` jobs) reads the
+clock (:meth:`models.deadline.Deadline.check`) at every job and every row while it is
+built: a stop there returns the greedy packing (FEASIBLE, bound ``lower_bound()``). A
+model whose variables (:func:`epochs_variables`) could not be built in the time left
+even at :data:`SECONDS_PER_VARIABLE` each is not started: the greedy packing is returned
+at once (10^5 jobs in about 39,000 epochs would need 3 x 10^9 of them). The other two models
 are linear in the number of jobs; the selection model is built with one weighted sum per
 row, the response model checks the clock every :data:`CLOCK_EVERY` jobs while it is
 built (a stop there returns UNKNOWN from :func:`search_response`).
@@ -34,16 +36,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from models.deadline import Deadline, limit_of
+from models.deadline import Deadline, TimeUp, limit_of
 from models.interrupt import run_cpsat
-from models.kresource.common import (
-    OutOfTime,
-    best_packing,
-    check_clock,
-    epochs_variables,
-    relabel,
-    remaining,
-)
+from models.kresource.common import best_packing, epochs_variables, relabel, selection_bound
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -55,6 +50,16 @@ longer than the time left even at this rate is not started."""
 PRESOLVE_MAX = 10_000
 """Most candidates of a selection model CP-SAT presolves: its dominance detection does
 not look at the clock (62,000 candidates: 2-3 s past a 0.7 s limit at load 7-9)."""
+IN_PROCESS_MAX = 10_000
+"""Most candidates of a selection model CP-SAT solves in this process under a time limit;
+a larger one is solved in a worker process killed at the limit (:func:`_in_worker`).
+CP-SAT's probing at the start of its search does not look at the clock, for a time
+that grows with the model: measured on the limits benchmark's instances at a 16 s
+limit, 6,216 candidates returned at 15.7 s, 18,621 at 17.5 s (load 5), 62,159 at
+20.6 s (load 2.8). The worker costs the fork server's start once per process (0.4 s
+at load 4.5) and the model's trip in text format: 0.05 s at 6,216 candidates, 0.6 s
+at 62,159 (a few hundredths below this size, where the OPT-EASY policy's thousands of
+small selections stay in this process)."""
 CLOCK_EVERY = 1000
 """Jobs between two looks at the clock while the response model is built."""
 
@@ -95,6 +100,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
     from ortools.sat.python import cp_model  # noqa: F401  (imported before the clock)
 
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     ub_sol = best_packing(problem, time_limit)
     lb = problem.lower_bound()
     params = {"time_limit": time_limit, "greedy_bound": greedy_bound}
@@ -104,20 +110,20 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                      runtime=time.perf_counter() - t0, params=params,
                      note="greedy packing meets the lower bound max_k ceil(sum r_k / C_k)")
     n, E = problem.n, len(ub_sol)
-    if too_large(n, E, remaining(t0, time_limit)):
+    if too_large(n, E, dl.left(0.0)):
         return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note=f"model too large for the time left ({epochs_variables(n, E):,} "
                           "variables); the greedy packing")
     try:
-        m, x, y = _epochs_model(problem, ub_sol, lb, t0, time_limit)
-    except OutOfTime:
+        m, x, y = _epochs_model(problem, ub_sol, lb, dl)
+    except TimeUp:
         return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
                      note="time limit reached while building; the greedy packing")
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    left = dl.solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(run_cpsat(s, m))
@@ -133,17 +139,17 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
                  params=params)
 
 
-def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, t0: float,
-                  time_limit: float | None) -> tuple[Any, dict, list]:
+def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, dl: Deadline
+                  ) -> tuple[Any, dict, list]:
     """The M1 model over ``len(ub_sol)`` epochs, hinted with ``ub_sol``; raises
-    :class:`OutOfTime` when ``time_limit`` seconds from ``t0`` pass while building."""
+    :class:`models.deadline.TimeUp` when ``dl`` runs out while it is built."""
     from ortools.sat.python import cp_model
 
     n, K, E = problem.n, problem.K, len(ub_sol)
     m = cp_model.CpModel()
     x = {}
     for j in range(n):  # a job's variables and its one-epoch row, the clock at every job
-        check_clock(t0, time_limit)
+        dl.check()
         for e in range(min(j + 1, E)):
             x[j, e] = m.new_bool_var(f"x{j}_{e}")
         m.add_exactly_one(x[j, e] for e in range(min(j + 1, E)))
@@ -151,11 +157,11 @@ def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, t0: f
     for e in range(E):
         js = [j for j in range(e, n)]
         for k in range(K):  # a row holds up to 10^5 terms: the clock at every row
-            check_clock(t0, time_limit)
+            dl.check()
             terms = [problem.demands[j][k] * x[j, e] for j in js if problem.demands[j][k]]
             if terms:
                 m.add(sum(terms) <= problem.capacity[k] * y[e])
-        check_clock(t0, time_limit)
+        dl.check()
         for j in js:
             m.add_implication(x[j, e], y[e])
         if e + 1 < E:
@@ -177,7 +183,12 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     limit runs out while the model is built (the clock is checked after each row) or
     CP-SAT finds no selection in time. CP-SAT gets the time left less a reserve
     (:meth:`models.deadline.Deadline.solver_time`) for reading and checking its answer,
-    and presolves only models of at most :data:`PRESOLVE_MAX` candidates.
+    and presolves only models of at most :data:`PRESOLVE_MAX` candidates. Over
+    :data:`IN_PROCESS_MAX` candidates under a time limit it runs in a worker killed half
+    the reserve before the limit (:func:`_in_worker`): a killed worker's last improving
+    selection answers (FEASIBLE), else the greedy backfill, each with the LP bound
+    (:func:`models.kresource.common.selection_bound`) or CP-SAT's reported one, the
+    tighter.
 
     ``deterministic_limit`` caps CP-SAT's deterministic time (its own work measure,
     roughly seconds on an unloaded machine; ``max_deterministic_time``): a solve stopped
@@ -189,6 +200,7 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     from heuristics.kresource import select_greedy
 
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     n, K = problem.n, problem.K
     elig = [j for j in range(n) if problem.eligible(j)]
     params = {"time_limit": time_limit, "deterministic_limit": deterministic_limit}
@@ -208,12 +220,12 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
         proto.variables.add().domain.extend((0, 1))
     try:
         for k in range(K):
-            check_clock(t0, time_limit)
+            dl.check()
             _knapsack_row(proto, [problem.demands[j][k] for j in elig], problem.free[k])
             _knapsack_row(proto, [problem.demands[j][k] if problem.late[j] else 0
                                   for j in elig], problem.extra[k])
-        check_clock(t0, time_limit)
-    except OutOfTime:
+        dl.check()
+    except TimeUp:
         return done(Status.FEASIBLE, greedy, None,
                     "time limit reached while building; the greedy backfill (bb)")
     w = problem.weights
@@ -223,9 +235,11 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
     at = {j: i for i, j in enumerate(elig)}
     proto.solution_hint.vars.extend(at[j] for j in greedy)
     proto.solution_hint.values.extend(1 for _ in greedy)
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    left = dl.solver_time()  # the time left less a reserve
     s = _solver(left, seed, deterministic_limit)
     s.parameters.cp_model_presolve = len(elig) <= PRESOLVE_MAX
+    if left is not None and 0 < left and len(elig) > IN_PROCESS_MAX:
+        return done(*_in_worker(problem, elig, greedy, m, s, dl))
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(run_cpsat(s, m))
     if status in (Status.OPTIMAL, Status.FEASIBLE):
         values = s.response_proto.solution
@@ -236,6 +250,50 @@ def solve_selection(problem: SelectionProblem, *, time_limit: float | None = Non
         return done(Status.FEASIBLE, greedy, None,
                     "CP-SAT found no selection in time; the greedy backfill (bb)")
     return done(status, None, None)
+
+
+def _in_worker(problem: SelectionProblem, elig: list[int], greedy: list[int], m: Any,
+               s: Any, dl: Deadline) -> tuple[Status, list[int] | None, float | None, str]:
+    """CP-SAT on the selection model ``m`` (over the candidates ``elig``) with the
+    parameters of ``s`` in a worker (:mod:`models.cpsat_process`) killed half
+    ``dl``'s reserve before its end: the answer's status, selection, bound and note.
+    A killed (or interrupted, or crashed) worker's last improving selection is FEASIBLE
+    with the tighter of the bound CP-SAT reported beside it and the LP bound
+    (:func:`selection_bound`); without one, the greedy backfill ``greedy`` stands with
+    the LP bound."""
+    import threading
+
+    from models import cpsat_process
+
+    kill_at = time.monotonic() + dl.left(floor=0.0) - dl.reserve() / 2
+    lps: list[int] = []  # the LP bound, made while the worker runs (0.3 s at 62,159)
+    side = threading.Thread(target=lambda: lps.append(selection_bound(problem)),
+                            name="selection-lp-bound", daemon=True)
+    side.start()
+    try:
+        ans = cpsat_process.solve(m, s.parameters, kill_at=kill_at)
+    finally:
+        side.join()
+    lp = lps[0] if lps else selection_bound(problem)
+    status = {"OPTIMAL": Status.OPTIMAL, "FEASIBLE": Status.FEASIBLE,
+              "INFEASIBLE": Status.INFEASIBLE}.get(ans.status or "", Status.UNKNOWN)
+    if status is Status.INFEASIBLE:  # cannot be: the empty selection is one
+        return status, None, None, ""
+    if ans.status is not None:  # it returned
+        why = "stopped by Ctrl-C" if ans.interrupted else "found no selection in time"
+    else:  # "crashed (...)" as it is
+        why = {"killed": "killed at the time limit", "interrupted": "killed after Ctrl-C",
+               "memory": "killed beyond its memory limit"}.get(ans.why, ans.why)
+    why = f"CP-SAT {why}"
+    if ans.values is None or (ans.status is not None and status is Status.UNKNOWN):
+        return Status.FEASIBLE, greedy, lp, \
+            f"{why}; the greedy backfill (bb), with the LP bound of the tightest row"
+    sol = [j for i, j in enumerate(elig) if ans.values[i]]
+    if ans.status is not None:
+        return status, sol, ans.bound, ""
+    return Status.FEASIBLE, sol, lp if ans.bound is None else min(ans.bound, lp), \
+        f"{why}; its last improving selection, with the tighter of the bound CP-SAT " \
+        "reported beside it and the LP bound of the tightest row"
 
 
 def _knapsack_row(proto: Any, sizes: list[int], cap: int) -> None:
@@ -322,15 +380,16 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     stop returns UNKNOWN without a bound); ``ignore``: CP-SAT subsolvers left out of the
     interleaved search (``ignore_subsolvers``)."""
     t0 = time.perf_counter() if start is None else start
+    dl = Deadline(time_limit, start=t0)
     if domains is not None and any(not d for d in domains):
         return Status.INFEASIBLE, None, None
     if hint is None:
         hint = serial_hint(problem, t0, time_limit)
     try:
-        m, st = _response_model(problem, t0, time_limit, domains, below, lower_bound, hint)
-    except OutOfTime:
+        m, st = _response_model(problem, dl, domains, below, lower_bound, hint)
+    except TimeUp:
         return Status.UNKNOWN, None, None
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    left = dl.solver_time()  # the time left less a reserve
     s = _solver(left, seed)
     if interleave >= 2:
         s.parameters.num_workers = int(interleave)
@@ -342,11 +401,11 @@ def search_response(problem: ResponseProblem, *, time_limit: float | None, seed:
     return _answer(s, _status(run_cpsat(s, m)), lambda: [int(s.value(v)) for v in st])
 
 
-def _response_model(problem: ResponseProblem, t0: float, time_limit: float | None,
+def _response_model(problem: ResponseProblem, dl: Deadline,
                     domains: Sequence[Sequence[int]] | None, below: int | None,
                     lower_bound: int | None, hint: Sequence[int]) -> tuple[Any, list[Any]]:
     """The M3 model of :func:`search_response` and its start variables; raises
-    :class:`OutOfTime` when ``time_limit`` seconds from ``t0`` pass while it is built."""
+    :class:`models.deadline.TimeUp` when ``dl`` runs out while it is built."""
     from ortools.sat.python import cp_model
 
     n, K = problem.n, problem.K
@@ -355,7 +414,7 @@ def _response_model(problem: ResponseProblem, t0: float, time_limit: float | Non
     st, iv = [], []
     for j in range(n):
         if j % CLOCK_EVERY == 0:
-            check_clock(t0, time_limit)
+            dl.check()
         if domains is None:
             v = m.new_int_var(problem.release[j], H - problem.duration[j], f"s{j}")
         else:
@@ -365,12 +424,12 @@ def _response_model(problem: ResponseProblem, t0: float, time_limit: float | Non
         iv.append(m.new_fixed_size_interval_var(v, problem.duration[j], f"i{j}"))
         m.add_hint(v, int(hint[j]))
     for k in range(K):
-        check_clock(t0, time_limit)
+        dl.check()
         js = [j for j in range(n) if problem.demands[j][k]]
         if sum(problem.demands[j][k] for j in js) > problem.capacity[k]:
             m.add_cumulative([iv[j] for j in js], [problem.demands[j][k] for j in js],
                              problem.capacity[k])
-    check_clock(t0, time_limit)
+    dl.check()
     const = sum(w * (p - a) for w, p, a in
                 zip(problem.weights, problem.duration, problem.release, strict=True))
     obj = cp_model.LinearExpr.weighted_sum(st, list(problem.weights)) + const
@@ -383,7 +442,7 @@ def _response_model(problem: ResponseProblem, t0: float, time_limit: float | Non
         m.add(obj >= int(lower_bound))
     if below is not None:
         m.add(obj <= int(below) - 1)
-    check_clock(t0, time_limit)
+    dl.check()
     return m, st
 
 
@@ -405,6 +464,7 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter() if start is None else start
+    dl = Deadline(time_limit, start=t0)
     keep = lb.kept(below - 1)
     idx = np.nonzero(keep)[0]
     jobs = lb.job[idx]
@@ -418,14 +478,14 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
         m.add_exactly_one(x[i] for i in np.nonzero(jobs == j)[0].tolist())
     try:
         for cols, coef, rhs in lb.rows:
-            check_clock(t0, time_limit)
+            dl.check()
             at = pos[cols]
             sel = at >= 0
             if coef[sel].sum() > rhs:
                 m.add(cp_model.LinearExpr.weighted_sum([x[i] for i in at[sel].tolist()],
                                                        [int(c) for c in coef[sel].tolist()])
                       <= int(math.floor(rhs)))
-    except OutOfTime:
+    except TimeUp:
         return Status.UNKNOWN, None, None
     w, p, a = problem.weights, problem.duration, problem.release
     cost = [w[j] * (t + p[j] - a[j]) for j, t in zip(jobs.tolist(), lb.start[idx].tolist(),
@@ -434,7 +494,7 @@ def probe_indexed(problem: ResponseProblem, lb: Any, below: int, *,
     m.add(obj <= int(below) - 1)
     m.add(obj >= int(lb.bound))
     m.minimize(obj)
-    left = Deadline(time_limit, start=t0).solver_time()  # the time left less a reserve
+    left = dl.solver_time()  # the time left less a reserve
     if left is not None and left <= 0:
         return Status.UNKNOWN, None, None
     s = _solver(left, seed)

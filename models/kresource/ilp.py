@@ -12,7 +12,8 @@ CBC's ``LpStatus`` says "Optimal" even when it stopped on time with a solution, 
 read ``sol_status``: ``LpSolutionOptimal`` -> OPTIMAL; ``LpSolutionIntegerFeasible`` ->
 FEASIBLE with the LP-relaxation bound (a valid bound, solved separately).
 
-Model building checks the clock (``common.check_clock``) every job and row: epochs
+Model building reads the clock (``models.deadline.Deadline.check``) at every job and
+row: epochs
 stopped there return the greedy packing (FEASIBLE, bound ``lower_bound()``), response
 UNKNOWN. An epochs model of more than :data:`MAX_EPOCH_VARIABLES` variables is not built
 (the greedy packing, said in the note): its build ran until the limit, holding more
@@ -26,15 +27,9 @@ from typing import Any
 
 from models import mip
 from models.cbc import solve_guarded, variable
+from models.deadline import Deadline, TimeUp
 from models.kresource.bounds import lp_size
-from models.kresource.common import (
-    OutOfTime,
-    best_packing,
-    check_clock,
-    epochs_variables,
-    relabel,
-    remaining,
-)
+from models.kresource.common import best_packing, epochs_variables, relabel, remaining
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -107,6 +102,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
 
     mip.check_backend(backend)
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     ub_sol = best_packing(problem, time_limit)
     n, K, E = problem.n, problem.K, len(ub_sol)
     lb = problem.lower_bound()
@@ -122,16 +118,16 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         prob = pulp.LpProblem("epochs", pulp.LpMinimize)
         x = {}
         for j in range(n):
-            check_clock(t0, time_limit)
+            dl.check()
             for e in range(min(j + 1, E)):
                 x[j, e] = variable(prob, f"x{j}_{e}", cat, low=0, up=1)
         y = {e: variable(prob, f"y{e}", cat, low=0, up=1) for e in range(E)}
         prob += pulp.lpSum(y.values())
         for j in range(n):  # as long as the variables' loop: the clock here too
-            check_clock(t0, time_limit)
+            dl.check()
             prob += pulp.lpSum(x[j, e] for e in range(min(j + 1, E))) == 1
         for e in range(E):
-            check_clock(t0, time_limit)
+            dl.check()
             for k in range(K):
                 prob += pulp.lpSum(problem.demands[j][k] * x[j, e] for j in range(e, n)
                                    if problem.demands[j][k]) <= problem.capacity[k] * y[e]
@@ -142,7 +138,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
 
     try:
         status, vals, bound = _run(make, remaining(t0, time_limit), backend, problem)
-    except OutOfTime:
+    except TimeUp:
         return build(solver="ilp", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem),
                      runtime=time.perf_counter() - t0, seed=seed,
@@ -204,6 +200,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
 
     mip.check_backend(backend)
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     n, K = problem.n, problem.K
     H = problem.horizon()
     p, a, wt = problem.duration, problem.release, problem.weights
@@ -220,7 +217,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
         x = {}
         for j in range(n):
             for t in range(a[j], H - p[j] + 1):  # at most max_vars: a look each
-                check_clock(t0, time_limit)
+                dl.check()
                 x[j, t] = variable(prob, f"x{j}_{t}", cat, low=0, up=1)
         prob += pulp.LpAffineExpression([(v, wt[j] * (t + p[j] - a[j]))
                                          for (j, t), v in x.items()])
@@ -228,7 +225,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
             prob += pulp.LpAffineExpression([(x[j, t], 1) for t in
                                              range(a[j], H - p[j] + 1)]) == 1
         for t in range(H):
-            check_clock(t0, time_limit)
+            dl.check()
             for k in range(K):
                 terms = [(x[j, u], problem.demands[j][k]) for j in range(n)
                          if problem.demands[j][k]
@@ -239,7 +236,7 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
 
     try:
         status, vals, bound = _run(make, time_limit, backend, problem)
-    except OutOfTime:
+    except TimeUp:
         return build(solver="ilp", status=Status.UNKNOWN, solution=None, check=checker(problem),
                      objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
                      params={"time_limit": time_limit, "backend": backend},

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from models.deadline import Deadline, TimeUp
 from models.kresource import common
 from sim.problems import ensure_feasible, kresource
 from sim.result import Status
@@ -181,9 +182,9 @@ def test_epochs_build_reads_the_clock_at_every_job_and_row(monkeypatch) -> None:
     n_vars = cpsat.epochs_variables(p.n, E)
     count = {"made": 0, "late": 0}
 
-    def clock(t0: float, time_limit: float | None) -> None:
-        if count["made"] >= n_vars + 5:
-            raise common.OutOfTime
+    class Clock(Deadline):  # expires once n_vars + 5 objects are made
+        def expired(self, margin: float = 0.0) -> bool:
+            return count["made"] >= n_vars + 5
 
     def counted(f):
         def g(*args, **kwargs):
@@ -192,11 +193,10 @@ def test_epochs_build_reads_the_clock_at_every_job_and_row(monkeypatch) -> None:
             return f(*args, **kwargs)
         return g
 
-    monkeypatch.setattr(cpsat, "check_clock", clock)
     for name in ("new_bool_var", "add_exactly_one"):
         monkeypatch.setattr(cp_model.CpModel, name, counted(getattr(cp_model.CpModel, name)))
-    with pytest.raises(common.OutOfTime):
-        cpsat._epochs_model(p, ub, p.lower_bound(), time.perf_counter(), 1.0)
+    with pytest.raises(TimeUp):
+        cpsat._epochs_model(p, ub, p.lower_bound(), Clock(1.0))
     assert count["late"] <= E + 1  # one job's variables and its row (main: every row)
 
 

@@ -56,3 +56,36 @@ def test_the_sweep_runs_the_largest_size_again_at_the_long_limit(monkeypatch, tm
     assert ran == [(s, 2.0) for s in solvers] + [
         x for s in solvers for x in [(s, 2.0)] + ([(s, 10.0)] if s in ("cpsat", "ilp") else [])]
     assert fails == 0 and sum("| large | cpsat | 10 |" in line for line in lines) == 1
+
+
+def test_a_run_counts_the_workers_its_child_never_waits_for(monkeypatch, tmp_path) -> None:
+    """The HiGHS, SCIP and CP-SAT workers are children of a fork server that ignores
+    SIGCHLD (the kernel reaps them, and their CPU time and memory reach nobody's
+    ``ru_maxrss`` or ``ru_utime``): they are counted all the same. Here the "solver"
+    starts such a server, whose worker burns a second of CPU holding 200 MB."""
+    import sys
+
+    from sim.experiments.engine import limits_bench as lb
+
+    fake = tmp_path / "solver.py"
+    fake.write_text(f"""#!{sys.executable}
+import os, signal, time
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the server: its children unwaited
+if os.fork() == 0:
+    if os.fork() == 0:  # the worker
+        x = b"1" * (200 * 2**20)
+        t = time.process_time()
+        while time.process_time() - t < 1.0:
+            pass
+    else:
+        time.sleep(2.5)
+    os._exit(0)
+time.sleep(3.0)
+print('{{"status": "FEASIBLE", "runtime": 1.0, "objective": 0, "bound": null}}')
+""")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake))
+    row = lb.run_one(tmp_path / "p.json", "x", 10.0, 10.0, 4000.0)
+    assert row["status"] == "FEASIBLE", row
+    assert row["cpu"] >= 0.8, row
+    assert row["peak_mb"] >= 200.0, row

@@ -6,7 +6,11 @@ start to exit, so Python start-up, imports and reading the problem are included)
 solver's own ``runtime`` from its result, its peak resident memory (``ru_maxrss`` of that
 child, from ``os.wait4``, which also covers the children it waited for, and counts what
 the benchmark's own process held when it started the child; with the larger ``VmHWM`` read
-from ``/proc`` every 50 ms), its exit code and status. Targets:
+from ``/proc`` every 50 ms, and the larger resident memory of its whole process tree
+summed at each look: the HiGHS, SCIP and CP-SAT workers are the children of a fork server
+the child never waits for), its CPU time (the child's and its waited children's, plus
+the last seen of every process below its children: those workers), its exit code and
+status. Targets:
 wall time within the limit + 2 s, peak memory under 1 GB and the solver's own runtime within
 the limit + 0.5 s. A watchdog kills a child
 ``--kill-after`` seconds past its limit or above ``--kill-mb`` MB (it would otherwise take
@@ -282,6 +286,37 @@ def _rss_mb(pid: int, key: str = "VmRSS") -> float:
     return 0.0
 
 
+def _tree(pid: int) -> tuple[list[int], list[int]]:
+    """The processes below ``pid`` (Linux ``/proc``): its children, and the processes
+    below them."""
+    below: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    parent = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            below.setdefault(parent, []).append(int(entry))
+    children = below.get(pid, [])
+    deeper, todo = [], list(children)
+    while todo:
+        kids = below.get(todo.pop(), [])
+        deeper += kids
+        todo += kids
+    return children, deeper
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (``/proc/PID/stat``); 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def run_one(path: Path, solver: str, limit: float, kill_after: float,
             kill_mb: float) -> dict:
     """One solver run with ``limit`` seconds in a child process, killed ``kill_after``
@@ -294,15 +329,20 @@ def run_one(path: Path, solver: str, limit: float, kill_after: float,
         child = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT)
         killed = ""
         hwm = 0.0
+        cpu: dict[int, float] = {}  # last seen CPU seconds of each grandchild and below
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
-            hwm = max(hwm, _rss_mb(child.pid, "VmHWM"))
+            children, deeper = _tree(child.pid)
+            for p in deeper:  # not waited for by anyone the child waits for
+                cpu[p] = max(cpu.get(p, 0.0), _cpu_s(p))
+            rss = _rss_mb(child.pid) + sum(_rss_mb(p) for p in children + deeper)
+            hwm = max(hwm, _rss_mb(child.pid, "VmHWM"), rss)
             wall = time.perf_counter() - t0
             if wall > kill_after:
                 killed = f"killed after {kill_after:.0f} s"
-            elif _rss_mb(child.pid) > kill_mb:
+            elif rss > kill_mb:
                 killed = f"killed above {kill_mb:.0f} MB"
             if killed:
                 child.kill()
@@ -316,7 +356,7 @@ def run_one(path: Path, solver: str, limit: float, kill_after: float,
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     row = {"solver": solver, "limit": limit, "wall": wall,
            "peak_mb": max(hwm, usage.ru_maxrss / 1024),
-           "cpu": usage.ru_utime + usage.ru_stime,
+           "cpu": usage.ru_utime + usage.ru_stime + sum(cpu.values()),
            "exit": child.returncode, "killed": killed, "status": "", "runtime": None,
            "objective": None, "bound": None, "message": ""}
     if child.returncode == 0 and not killed:
