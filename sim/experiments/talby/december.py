@@ -18,12 +18,14 @@ and breaks the difference down:
 Setting: as ``slack_gaps e2e`` (KTH-SP2, 128 processors, jobs killed at their request,
 equal priorities, SF 3, AWT 2401 s, alphas 1, December from an empty machine). Every
 CP-SAT call runs under a deterministic time limit (``--dtime``, CP-SAT's work units per
-stage, about seconds on a quiet machine), so the same inputs give the same schedules and
-files on any machine; the wall-clock limit (``--time-limit``) is only an outer guard, and
-the calls that reach 90% of it are counted in the report's header (a run whose guard never
-fired is reproducible). ``--dtime 0`` drops the deterministic limit and makes the wall
-clock the only limit, as the committed run was made. The per-job starts are written beside
-the report (``starts.json``). Timings go to stderr, never into the files.
+stage, about seconds on a quiet machine) with one worker and seed 0, so the same inputs
+give the same schedules and files on any machine with the same OR-Tools (its version is in
+the header); the wall-clock limit (``--time-limit``) is only an outer guard, and the calls
+that reach 90% of it are counted in the report's header (a run whose guard never fired is
+reproducible). ``--dtime 0`` drops the deterministic limit and makes the wall clock the
+only limit (the schedules then depend on the machine's load). The per-job starts are
+written beside the report (``starts.json``, with the command and commit). Timings and the
+load go to stderr, never into the files.
 
 Run: ``python -m sim.experiments.talby.december [--dtime 1] [--time-limit 30]`` (the
 month; writes ``results/slack_december/``) or ``--quick`` (the first 300 jobs of the month,
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -47,7 +50,16 @@ from models.slack_insertion import OptimalInsertionPolicy
 from models.slack_insertion.inserter import guard_reached
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
-from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table, stamp, write_atomic
+from sim.experiments.common import (
+    PARTIAL_DIR,
+    command,
+    commit,
+    load_average,
+    markdown_row,
+    markdown_table,
+    stamp,
+    write_atomic,
+)
 from sim.problems.insertion import InsertionProblem, InsertionSchedule, objective
 
 OUT = Path(__file__).resolve().parent / "results" / "slack_december"
@@ -57,6 +69,18 @@ MONTH = "1996-12"
 AWT = 2401.0
 WIDTH = ((1, 1), (2, 8), (9, 32), (33, 128))
 LENGTH = ((0, 900), (901, 3600), (3601, 14400), (14401, 10**9))
+SEED = 0
+"""CP-SAT's ``random_seed`` in every call (one worker, so the search is deterministic)."""
+
+
+def environment() -> str:
+    """What the schedules may depend on besides the command and the commit: the Python and
+    OR-Tools versions and the machine's architecture (never the load or a time, so that two
+    runs of one command write the same bytes)."""
+    from importlib.metadata import version
+
+    return (f"Python {platform.python_version()}, OR-Tools {version('ortools')}, "
+            f"{platform.machine()}")
 
 
 class Recorder:
@@ -124,7 +148,8 @@ class CpsatOrAst:
             return current_schedule(problem)
         extra = ({} if self.limits.dtime is None
                  else {"sat_params": {"max_deterministic_time": self.limits.dtime}})
-        res = solve_cpsat(problem, time_limit=self.limits.guard, **extra)
+        res = solve_cpsat(problem, time_limit=self.limits.guard, seed=SEED, workers=1,
+                          **extra)
         self.stats[res.status.value] += 1
         self.stats["seconds"] += res.runtime
         self.stats["guard"] += guard_reached(res.runtime, self.limits.guard)
@@ -208,8 +233,9 @@ def report(data: dict, limits: Limits, out: Path = OUT, partial: str = "") -> st
                 + data["best of both"]["stats"].get("guard", 0))
     L = ["# KTH December 1996: why optimal insertion waits longer than AST", "",
          *([partial, ""] if partial else []),
-         f"Produced at {stamp()}. KTH-SP2, 128 processors, {len(jobs)} jobs, equal "
-         f"priorities, SF 3, AWT 2401 s, alphas 1; {limits.describe()}. Optimal run's calls: "
+         f"Produced at {stamp()}; {environment()}. KTH-SP2, 128 processors, {len(jobs)} "
+         f"jobs, equal priorities, SF 3, AWT 2401 s, alphas 1; {limits.describe()}, one "
+         f"worker, seed {SEED}. Optimal run's calls: "
          + ", ".join(f"{k} {v:.0f}" for k, v in data["optimal"]["stats"].items()
                      if k not in ("seconds", "guard")) + " (FEASIBLE = stopped by a limit). "
          + ("Wall-clock limit only: the schedules depend on the machine's load."
@@ -225,8 +251,8 @@ def report(data: dict, limits: Limits, out: Path = OUT, partial: str = "") -> st
 
     sb = data["best of both"]["stats"]
     L += ["## 1. The month", "",
-          "`best of both` = at every decision the cheaper of CP-SAT's schedule (same 1 s "
-          "limit) and AST's, so never dearer than either on the state it meets "
+          "`best of both` = at every decision the cheaper of CP-SAT's schedule (same "
+          "limits) and AST's, so never dearer than either on the state it meets "
           f"(AST was cheaper in {sb.get('AST cheaper', 0):.0f} of its calls).", "",
           *markdown_table(
               ["measure", "AST", "optimal (CP-SAT)", "change", "best of both", "change"],
@@ -370,7 +396,9 @@ def report(data: dict, limits: Limits, out: Path = OUT, partial: str = "") -> st
     text = "\n".join(L) + "\n"
     write_atomic(out / "analysis.md", text)
     write_atomic(out / "starts.json", json.dumps(
-        {"month": MONTH, "jobs": len(jobs), "dtime": limits.dtime, "guard": limits.guard,
+        {"command": command(), "commit": commit(), "environment": environment(),
+         "month": MONTH, "jobs": len(jobs), "dtime": limits.dtime, "guard": limits.guard,
+         "seed": SEED, "guard_reached": guard,
          "ids": ids, "AST": data["AST"]["start"].tolist(),
          "optimal": data["optimal"]["start"].tolist(),
          "best of both": data["best of both"]["start"].tolist()}) + "\n")
@@ -400,9 +428,10 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or (QUICK_OUT if args.quick else OUT)
     partial = (f"**PARTIAL (quick configuration): the first {QUICK_JOBS} jobs of the month "
                "only.**" if args.quick else "")
-    t0 = time.perf_counter()
+    t0, c0, load0 = time.perf_counter(), time.process_time(), load_average()
     report(run(limits, QUICK_JOBS if args.quick else None), limits, out, partial)
-    print(f"[december: {time.perf_counter() - t0:.0f} s, written to {out}]", file=sys.stderr)
+    print(f"[december: {time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s "
+          f"CPU, load average {load0} -> {load_average()}, written to {out}]", file=sys.stderr)
     return 0
 
 
