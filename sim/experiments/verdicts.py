@@ -31,6 +31,12 @@ Rule kinds (the parameters each takes are in its function's docstring):
 - ``names``: the names in our cells (a schedule, a policy) against the paper's;
 - ``check``: a yes/no column the study's code computed against a declared target;
 - ``calibration``, ``construction``: shown, never a test.
+
+Every target declares when its rule was written (``rule_written``, one of
+:data:`RULE_WRITTEN`): ``"before results"`` (fixed before the run it judges, so the verdict
+tests a prediction) or ``"after results"`` (written with the results, or an earlier run of
+them, in view, so the rule may fit what it judges). The verdict tables show it in every
+row and count it in their first sentence.
 """
 
 from __future__ import annotations
@@ -61,6 +67,10 @@ README_HEADER = "| name | paper table / figure | runtime | verdict | report |"
 REPRODUCED, TREND, NOT = "reproduced", "trend only", "not reproduced"
 CALIBRATION, CONSTRUCTION, NOT_COMPUTED = "calibration", "by construction", "not computed"
 VERDICTS = (REPRODUCED, TREND, NOT, CALIBRATION, CONSTRUCTION, NOT_COMPUTED)
+BEFORE, AFTER = "before results", "after results"
+RULE_WRITTEN = (BEFORE, AFTER)
+"""The values of a target's ``rule_written``: whether its rule was fixed before the run it
+judges or written after its results were seen."""
 
 _NUMBER = re.compile(r"([+-]?\d[\d,]*(?:\.\d+)?|[+-]?\.\d+)")
 _CI = re.compile(r"^\s*" + _NUMBER.pattern + r"\s*%?\s*(?:\+-|±|\+/-)\s*" + _NUMBER.pattern)
@@ -527,13 +537,16 @@ def load_targets(study: str) -> list[dict[str, Any]]:
     path = EXPERIMENTS / study / "targets.toml"
     with path.open("rb") as f:
         targets = tomllib.load(f).get("target", [])
-    need = ("id", "reproduction", "claim", "where", "paper", "rule", "why")
+    need = ("id", "reproduction", "claim", "where", "paper", "rule", "rule_written", "why")
     for t in targets:
         missing = [k for k in need if k not in t]
         if missing:
             raise TargetError(f"{path}: target {t.get('id', '?')} lacks {missing}")
         if t["rule"] not in RULES:
             raise TargetError(f"{path}: target {t['id']}: unknown rule {t['rule']!r}")
+        if t["rule_written"] not in RULE_WRITTEN:
+            raise TargetError(f"{path}: target {t['id']}: rule_written must be one of "
+                              f"{list(RULE_WRITTEN)}, got {t['rule_written']!r}")
     return targets
 
 
@@ -579,15 +592,31 @@ def _evidence(t: dict[str, Any]) -> str:
 
 def report_table(outcomes: Sequence[Outcome]) -> list[str]:
     """The verdict table of a report (Markdown lines)."""
-    intro = ("Computed by `python -m sim.experiments.verdicts --write` from the rules of "
-             "[`targets.toml`](targets.toml) applied to `results/` (rule kinds: "
-             "`sim/experiments/verdicts.py`); `tests/experiments/test_verdicts.py` fails when "
-             "this table differs from what the results give.")
+    intro = (f"{_written_sentence(outcomes)} Computed by `python -m sim.experiments.verdicts "
+             "--write` from the rules of [`targets.toml`](targets.toml) applied to `results/` "
+             "(rule kinds: `sim/experiments/verdicts.py`); "
+             "`tests/experiments/test_verdicts.py` fails when this table differs from what the "
+             "results give.")
     rows = [(o.target["claim"], o.target["where"], o.target["paper"],
-             o.detail.replace("|", "\\|"), f"{o.target['rule']}: {o.target['why']}",
+             o.detail.replace("|", "\\|"),
+             f"{o.target['rule']} (written {o.target['rule_written']}): {o.target['why']}",
              f"**{o.verdict}**", _evidence(o.target)) for o in outcomes]
     return [intro, "", *markdown_table(("target", "where in the paper", "the paper",
                                         "ours (computed)", "rule", "verdict", "evidence"), rows)]
+
+
+def _written_sentence(outcomes: Sequence[Outcome]) -> str:
+    """The verdict table's first sentence: how many of its rules were written after the
+    results they judge, and what that means for a verdict."""
+    after = sum(o.target["rule_written"] == AFTER for o in outcomes)
+    n = len(outcomes)
+    if not after:
+        return f"All {n} rules were written before the results they judge."
+    who = f"All {n} rules" if after == n else f"{after} of the {n} rules"
+    return (f"**{who} below were written after the results they judge had been seen** "
+            "(`rule_written` in `targets.toml`, shown in the rule column), so a verdict says "
+            "how the results read under a stated rule, not that a prediction fixed in advance "
+            "was met.")
 
 
 def replace_between(text: str, lines: Sequence[str], name: str) -> str:

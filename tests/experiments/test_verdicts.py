@@ -151,3 +151,33 @@ def test_halves_locator_gives_the_worst_ratio_of_a_cells_pairs(tmp_path: Path) -
     assert cell.mean == 8.0
     out = v.RULES["calibration"]({}, [cell] * 4, None)
     assert out[0] == v.CALIBRATION and "4 cells, 8 to 8" in out[1]
+
+
+def test_every_target_says_when_its_rule_was_written_and_the_tables_show_it() -> None:
+    for study in v.STUDIES:
+        outcomes = v.study_outcomes(study)
+        assert all(o.target["rule_written"] in v.RULE_WRITTEN for o in outcomes), study
+        table = "\n".join(v.report_table(outcomes))
+        after = sum(o.target["rule_written"] == v.AFTER for o in outcomes)
+        assert table.count("(written after results)") == after, study
+        if after == len(outcomes):
+            assert f"All {after} rules below were written after the results" in table
+
+
+def test_a_target_without_or_with_a_wrong_rule_written_is_refused(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    study = tmp_path / "talby"
+    study.mkdir()
+    base = ('[[target]]\nid = "a"\nreproduction = "r"\nclaim = "c"\nwhere = "w"\n'
+            'paper = "p"\nrule = "range"\nwhy = "y"\n')
+    monkeypatch.setattr(v, "EXPERIMENTS", tmp_path)
+    (study / "targets.toml").write_text(base)
+    with pytest.raises(v.TargetError, match="rule_written"):
+        v.load_targets("talby")
+    (study / "targets.toml").write_text(base + 'rule_written = "whenever"\n')
+    with pytest.raises(v.TargetError, match="rule_written must be one of"):
+        v.load_targets("talby")
+    (study / "targets.toml").write_text(base + 'rule_written = "before results"\n')
+    (t,) = v.load_targets("talby")
+    assert v._written_sentence([v.Outcome(t, v.NOT_COMPUTED, "")]).startswith("All 1 rules "
+                                                                              "were written before")
