@@ -45,3 +45,12 @@ def test_the_optimal_inserter_takes_a_deterministic_limit_for_cpsat_only() -> No
         CpsatInserter(dtime=-1.0)
     pol = OptimalInsertionPolicy(dtime=0.5, time_limit=20.0)
     assert pol.inserter.dtime == 0.5 and pol.inserter.stats["guard"] == 0
+
+
+def test_the_reading_says_how_much_of_the_loss_the_stopped_calls_explain() -> None:
+    # best of both removes 0.1 of 3.6 points: little, not most
+    assert "little" in december.reading(1000.0, 1036.0, 1035.0)
+    assert "most of the degradation" in december.reading(1000.0, 1788.0, 1028.0)
+    assert "within 1%" in december.reading(1000.0, 1300.0, 1005.0)
+    assert december.reading(1000.0, 1005.0, 1050.0).startswith("even decisions")
+    assert december.reading(1000.0, 990.0, 1001.0).startswith("neither run")
