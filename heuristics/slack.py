@@ -58,7 +58,9 @@ Details the paper leaves open, as implemented here:
   such a job has no price and is never chosen, so the job keeps its start (it cannot be
   delayed anyway). ``zero_slack="block"`` also prices the jobs that a slot delays and the
   compression returns to their start (``0 * NaN``): every slot that delays such a job is
-  skipped. Both are measured readings of Talby & Feitelson's Table 4
+  skipped. ``zero_slack="pull"`` freezes such a job at inserts only: a new job never
+  moves it, but when the machine frees up (a remove, after an early end) it is pulled
+  forward like any other. All three are measured readings of Talby & Feitelson's Table 4
   (``sim.experiments.talby.priority_readings``), not the paper's stated rule.
 - Prices within a relative 1e-9 of each other are treated as equal (then fewest moved
   jobs, then the earliest slot, then the first order tried wins).
@@ -151,7 +153,7 @@ class Candidate:
 
 DELAY_FROM = ("start", "overlap")
 COMPRESS = ("list", "hold")
-ZERO_SLACK = ("move", "fixed", "block")
+ZERO_SLACK = ("move", "fixed", "block", "pull")
 
 
 def _check_options(delay_from: str, compress: str, zero_slack: str = "move") -> None:
@@ -165,8 +167,9 @@ def _check_options(delay_from: str, compress: str, zero_slack: str = "move") -> 
 
 def frozen_ids(problem: InsertionProblem, zero_slack: str) -> frozenset[int]:
     """Ids of the waiting jobs that keep their start under ``zero_slack`` (those with
-    ``s0 = s = 0`` unless ``zero_slack="move"``; see the module docstring)."""
-    if zero_slack == "move":
+    ``s0 = s = 0`` unless ``zero_slack="move"``, and with ``"pull"`` only when a new job
+    is inserted; see the module docstring)."""
+    if zero_slack == "move" or (zero_slack == "pull" and problem.new is None):
         return frozenset()
     return frozenset(w.id for w in problem.waiting if w.s0 == 0.0 and w.s == 0.0)
 
@@ -352,7 +355,7 @@ def insert(problem: InsertionProblem, order: str = "AST", *,
         checked :class:`sim.profile.Profile` objects (``False``, the reference path kept
         for differential tests and the before/after benchmark). Both return the same
         candidate.
-    zero_slack : {"move", "fixed", "block"}
+    zero_slack : {"move", "fixed", "block", "pull"}
         How a waiting job with ``s0 = s = 0`` is treated (see the module docstring).
     compiled : bool
         Run the bare-list search compiled with numba (``heuristics.slack_kernel``; the
@@ -558,7 +561,7 @@ def SlackPolicy(
         Which waiting jobs a slot delays (see ``insert``).
     compress : {"list", "hold"}
         How the delayed jobs are compressed (see ``insert``).
-    zero_slack : {"move", "fixed", "block"}
+    zero_slack : {"move", "fixed", "block", "pull"}
         How a waiting job with no slack at all is treated (see ``insert``).
 
     Returns

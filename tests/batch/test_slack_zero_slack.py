@@ -1,7 +1,8 @@
 """The ``zero_slack`` readings of the slack search (a waiting job with ``s0 = s = 0``).
 
 ``heuristics.slack`` documents them: ``move`` (default) moves such a job like any other,
-``fixed`` never moves it, ``block`` also skips every slot that delays it. Both search
+``fixed`` never moves it, ``block`` also skips every slot that delays it, ``pull`` keeps
+it at inserts and moves it at removes (the machine freed up). Both search
 paths must agree on every reading, and the readings must do what they say.
 """
 
@@ -83,3 +84,17 @@ def test_the_compiled_search_refuses_a_zero_slack_reading_it_does_not_run() -> N
     with pytest.raises(ValueError, match="zero_slack='move' only"):
         Inserter("AST", compiled=True, zero_slack="fixed")
     assert Inserter("AST", zero_slack="block").with_compiled(False).zero_slack == "block"
+
+
+def test_pull_is_fixed_at_inserts_and_move_at_removes():
+    pulled = 0
+    for pb in _problems():
+        te = {w.id: w.te for w in pb.waiting}
+        for order in ORDERS:
+            got = insert(pb, order, zero_slack="pull")
+            if pb.new is not None:
+                assert got == insert(pb, order, zero_slack="fixed")
+            else:
+                assert got == insert(pb, order, zero_slack="move")
+                pulled += any(got.schedule.starts[i] < te[i] for i in frozen_ids(pb, "fixed"))
+    assert pulled > 0  # some remove pulls a zero-slack job forward, so the test can fail

@@ -35,6 +35,7 @@ def test_the_example_shows_the_zero_slack_mechanism():
     rows, starts = pr.example()
     assert starts["default"] == {1: 0, 2: 10, 3: 60}
     assert starts["zero-fixed"] == {1: 0, 2: 100, 3: 150}
+    assert starts["zero-pull"] == starts["default"]  # the remove at 10 pulls job 2 forward
     assert len(rows) == 3
 
 

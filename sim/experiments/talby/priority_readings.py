@@ -14,6 +14,9 @@ default stays the committed tables' reading):
                  compared with ``<``, a schedule that moves it is never taken
 ``zero-block``   ``zero_slack="block"``: as ``zero-fixed``, and the NaN also enters
                  the price of every slot that delays such a job (``0 * NaN``)
+``zero-pull``    ``zero_slack="pull"``: as ``zero-fixed`` at inserts (a new job never
+                 moves such a job), but pulled forward like any other job when the
+                 machine frees up (a remove, after an early end)
 ``price-only``   ``priority_in="price"``: UP and PP in the ratio ``p_i / p_j`` only; s0
                  from SP alone
 ``slack-only``   ``priority_in="slack"``: UP and PP in s0 only; the price's ratio from SP
@@ -25,10 +28,10 @@ default stays the committed tables' reading):
 Every reading runs the KTH year (each calendar month from an empty machine, 128
 processors, jobs killed at their request, SF 3, AST, all alphas 1) under ``equal`` and
 ``fifth`` priorities (the cost is measured against the same reading's equal run), and
-``default`` and ``zero-fixed`` also over Table 4's gaps. Every schedule is validated. It
-also checks Table 3 against itself (each month's "all jobs" against the mean of its two
-groups weighted 1/5 and 4/5) and simulates the small schedule that shows the
-``zero-fixed`` mechanism. Writes ``results/priority_readings.md`` and ``.csv``::
+``default``, ``zero-fixed`` and ``zero-pull`` also over Table 4's gaps. Every schedule is
+validated. It also checks Table 3 against itself (each month's "all jobs" against the
+mean of its two groups weighted 1/5 and 4/5) and simulates the small schedule that shows
+the ``zero-fixed`` mechanism. Writes ``results/priority_readings.md`` and ``.csv``::
 
     python -m sim.experiments.talby.priority_readings            # the full configuration
     python -m sim.experiments.talby.priority_readings --quick    # two months, to /tmp
@@ -64,13 +67,15 @@ READINGS: dict[str, dict[str, Any]] = {
     "default": {},
     "zero-fixed": {"zero_slack": "fixed"},
     "zero-block": {"zero_slack": "block"},
+    "zero-pull": {"zero_slack": "pull"},
     "price-only": {"priority_in": "price"},
     "slack-only": {"priority_in": "slack"},
     "no-reset": {"reset_slack": False},
     "p-floor-0.1": {"p_floor": 0.1},
     "awt-2016": {"awt": 2016.0},
 }
-GAP_READINGS = ("default", "zero-fixed")
+GAP_READINGS = ("default", "zero-fixed", "zero-pull")
+"""The readings run over Table 4's gaps and shown month by month."""
 GAPS = (0.5, 1.0, 1.5, 2.0)
 BASE = {"order": "AST", "sf": 3.0, "awt": AWT}
 
@@ -132,8 +137,8 @@ EXAMPLE_JOBS = (  # id, submit, processors, requested, runtime, UP = PP
 
 
 def example() -> tuple[list[list[str]], dict[str, dict[int, int]]]:
-    """Three jobs on 4 processors, AWT 10 s, SF 3, AST: start times under ``default``
-    and ``zero-fixed`` (rows for the report, and the starts per reading)."""
+    """Three jobs on 4 processors, AWT 10 s, SF 3, AST: start times under each of
+    :data:`GAP_READINGS` (rows for the report, and the starts per reading)."""
     from heuristics.slack import SlackPolicy
     from instances.job import Job, Workload
     from sim.batch.machine import simulate
@@ -144,7 +149,7 @@ def example() -> tuple[list[list[str]], dict[str, dict[int, int]]]:
     w = Workload(jobs=jobs, capacity=(4,), name="zero-slack example")
     prio = {i: (h, h) for i, *_, h in EXAMPLE_JOBS}
     starts: dict[str, dict[int, int]] = {}
-    for reading in ("default", "zero-fixed"):
+    for reading in GAP_READINGS:
         pol = SlackPolicy(order="AST", sf=3.0, awt=10.0, priorities=prio,
                           **READINGS[reading])
         s = simulate(w, pol, overrun="kill")
@@ -152,12 +157,17 @@ def example() -> tuple[list[list[str]], dict[str, dict[int, int]]]:
         starts[reading] = {j.id: int(s.start[k]) for k, j in enumerate(jobs)}
     rows = []
     for i, sub, n, q, r, h in EXAMPLE_JOBS:
-        a, b = starts["default"][i], starts["zero-fixed"][i]
-        rows.append([i, sub, n, q, r, "high" if h else "low", a, a - sub, b, b - sub])
+        rows.append([i, sub, n, q, r, "high" if h else "low",
+                     *(x for g in GAP_READINGS for x in (starts[g][i], starts[g][i] - sub))])
     return rows, starts
 
 
 # ----------------------------------------------------------------- report
+def _names() -> str:
+    """The readings of :data:`GAP_READINGS` in words: ``"a, b and c"``."""
+    return ", ".join(GAP_READINGS[:-1]) + " and " + GAP_READINGS[-1]
+
+
 def _tasks(months: tuple[str, ...]) -> list[tuple[str, str, float, tuple[str, ...]]]:
     out = []
     for r in READINGS:
@@ -201,12 +211,12 @@ def report(runs: list[dict[str, Any]], quick: bool, wall: float, load0: str,
                              "lo - hi"], rows)
     lines += ["", "Paper: Table 3's yearly row; its text says +3.9% for the ordinary jobs, "
               "its table gives +14.4% (next section).", ""]
-    # per month, default and zero-fixed
-    lines += ["### Per month: default and zero-fixed beside the paper", ""]
+    # per month, the readings of GAP_READINGS
+    lines += [f"### Per month: {_names()} beside the paper", ""]
     mrows = []
     for m in by[("default", "fifth", 2.0)]["months"]:
         row = [m]
-        for r in ("default", "zero-fixed"):
+        for r in GAP_READINGS:
             eq, un = by[(r, "equal", 2.0)], by[(r, "fifth", 2.0)]
             row += [_pc(_mean(un, "all", m), _mean(eq, "all", m)),
                     _pc(_mean(un, "high", m), _mean(eq, "all", m)),
@@ -214,10 +224,11 @@ def report(runs: list[dict[str, Any]], quick: bool, wall: float, load0: str,
         p = PAPER_T3[m]
         row += [_pc(p[1], p[0]), _pc(p[2], p[0]), _pc(p[3], p[0])]
         mrows.append(row)
-    lines += markdown_table(["month", "default: all", "hi", "lo", "zero-fixed: all", "hi",
-                             "lo", "paper: all", "hi", "lo"], mrows)
+    lines += markdown_table(["month", *(x for r in GAP_READINGS for x in (f"{r}: all", "hi",
+                                                                           "lo")),
+                             "paper: all", "hi", "lo"], mrows)
     lines += ["", "Each cell: the unequal run's group mean against the same month's equal "
-              "run (all jobs).", "", "## Table 4 under default and zero-fixed", ""]
+              "run (all jobs).", "", f"## Table 4 under {_names()}", ""]
     g_rows = []
     for g in (0.0, *GAPS):
         row = [g, _f(PAPER_T4[g]), _pc(PAPER_T4[g], PAPER_T4[0.0])]
@@ -228,11 +239,13 @@ def report(runs: list[dict[str, Any]], quick: bool, wall: float, load0: str,
             lo = None if g == 0.0 else _mean(by[(r, "fifth", g)], "low")
             row += [_f(x), _pc(x, base), _f(hi), _f(lo)]
         g_rows.append(row)
-    lines += markdown_table(["gap", "paper", "vs gap 0", "default: all", "vs gap 0", "hi",
-                             "lo", "zero-fixed: all", "vs gap 0", "hi", "lo"], g_rows)
+    lines += markdown_table(["gap", "paper", "vs gap 0",
+                             *(x for r in GAP_READINGS for x in (f"{r}: all", "vs gap 0", "hi",
+                                                                 "lo"))], g_rows)
     lines += ["", "Gap 0 is the equal run of the same reading. Only a high-priority job "
-              "with gap 2 can reach p = 1 (p = (gap + SP) / 3), so zero-fixed equals the "
-              "default at every smaller gap by construction; the runs above check it.", "",
+              "with gap 2 can reach p = 1 (p = (gap + SP) / 3), so zero-fixed and zero-pull "
+              "equal the default at every smaller gap by construction; the runs above check "
+              "it.", "",
               "## Table 3 against itself", "",
               "The paper's \"all jobs\" column should be the 1/5-4/5 mean of its two groups "
               "(every fifth job is high priority):", ""]
@@ -245,9 +258,12 @@ def report(runs: list[dict[str, Any]], quick: bool, wall: float, load0: str,
               "of 99 s >= 2 AWT gives SP = 1, p = 1 and s0 = 0. Job 1 ends at 10, 90 s early "
               "(the remove). The default moves job 2 forward to 10 and job 3 behind it; "
               "under zero-fixed job 2 keeps its start at 100, job 3 (95 s) no longer fits "
-              "before it, and the machine stays idle from 10 to 100.", ""]
+              "before it, and the machine stays idle from 10 to 100. Under zero-pull the "
+              "remove pulls job 2 forward as the default does (only a new job cannot move "
+              "it).", ""]
     lines += markdown_table(["job", "submit", "procs", "requested", "runtime", "priority",
-                             "default: start", "wait", "zero-fixed: start", "wait"], ex_rows)
+                             *(x for r in GAP_READINGS for x in (f"{r}: start", "wait"))],
+                            ex_rows)
     for r in runs:
         for m, c in r["months"].items():
             csv_rows.append([r["reading"], r["scheme"], r["gap"], m, *c["all"], *c["high"],
