@@ -11,13 +11,17 @@ Two parts, each one command:
     so a ratio is meaningless); they are also shown divided by the new job's
     ``n^alpha_u``, i.e. in seconds of the new job's wait. Writes
     ``results/slack_gaps.md``.
-``python -m sim.experiments.talby.gaps e2e [--months 1996-11 1997-08] [--time-limit 1]``
+``python -m sim.experiments.talby.gaps e2e [--months 1996-11 1997-08] [--time-limit 1] [--dtime D]``
     KTH-SP2 with 128 processors, jobs killed at their request, equal priorities, SF 3,
     AWT 2401 s, all alphas 1: the slack scheduler with AST against the same scheduler
     with CP-SAT at every insert and remove (``slack-optimal``), month by month from an
-    empty machine. Each month is written to ``results/slack_e2e_<month>.json``;
-    ``results/slack_e2e.md`` is rebuilt from all month files present, so months can run
-    as separate processes.
+    empty machine. Without ``--dtime`` every CP-SAT call is limited by ``--time-limit``
+    seconds of wall clock, so the schedules depend on the machine's load; with
+    ``--dtime D`` by D of CP-SAT's deterministic time per stage (the same schedules on any
+    machine with the same OR-Tools), the wall clock only a guard whose hits are counted.
+    Each month is written to ``results/slack_e2e_<month>.json`` (with its command and
+    commit); ``results/slack_e2e.md`` is rebuilt from all month files present, so months
+    can run as separate processes.
 
 Times are seconds; prices are processor-seconds weighted as in ``sim.problems.insertion``.
 """
@@ -180,24 +184,51 @@ def _stats(schedule) -> dict[str, float]:
             if k in s}
 
 
-def e2e_month(label: str, time_limit: float) -> dict:
-    """Simulate one KTH month with AST and with optimal insertion; returns the record."""
+def e2e_month(label: str, time_limit: float, dtime: float | None = None,
+              max_jobs: int | None = None) -> dict:
+    """Simulate one KTH month with AST and with optimal insertion; returns the record.
+
+    Parameters
+    ----------
+    label : str
+        The month, ``YYYY-MM``.
+    time_limit : float
+        Wall-clock seconds per CP-SAT call (the guard, with ``dtime``).
+    dtime : float, optional
+        CP-SAT's deterministic time per stage; None: the wall clock alone limits a call.
+    max_jobs : int, optional
+        Only the month's first ``max_jobs`` jobs (a check, never a committed result).
+    """
+    from dataclasses import replace
+
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 
     month = _month(label)
-    rec: dict = {"month": label, "jobs": len(month.jobs), "time_limit": time_limit}
+    if max_jobs is not None:
+        month = replace(month, jobs=tuple(month.jobs[:max_jobs]))
+    rec: dict = {"command": provenance.command(), "commit": provenance.commit(),
+                 "month": label, "jobs": len(month.jobs), "time_limit": time_limit,
+                 "dtime": dtime}
     ast = SlackPolicy(order="AST", sf=3.0, awt=AWT)
     s = simulate(month, ast)
     validate(s)
     rec["AST"] = _stats(s) | {"sim_seconds": s.sim_seconds}
-    opt = OptimalInsertionPolicy(sf=3.0, awt=AWT, time_limit=time_limit)
+    opt = OptimalInsertionPolicy(sf=3.0, awt=AWT, time_limit=time_limit, dtime=dtime)
     s2 = simulate(month, opt)
     validate(s2)
     rec["optimal"] = _stats(s2) | {"sim_seconds": s2.sim_seconds}
     rec["optimal_calls"] = dict(opt.inserter.stats)
     rec["same_starts"] = float(np.mean(s.start == s2.start))
     return rec
+
+
+def _limit(rec: dict) -> str:
+    """A month's limit per call, in words (see :func:`e2e_report`)."""
+    if rec.get("dtime") is None:
+        return f"wall {rec['time_limit']:g} s"
+    guard = rec["optimal_calls"].get("guard", 0)
+    return f"det. {rec['dtime']:g} (guard {rec['time_limit']:g} s reached {guard:.0f}x)"
 
 
 def e2e_report() -> str:
@@ -208,15 +239,19 @@ def e2e_report() -> str:
         "# End to end: optimal insertion vs AST (KTH-SP2, 128 processors)",
         "",
         "Command per month: `python -m sim.experiments.talby.gaps e2e --months LABEL "
-        "--time-limit S`. Setting: jobs killed at their request, equal priorities "
+        "--time-limit S [--dtime D]` (each month's file records its own command and "
+        "commit when its writer did). Setting: jobs killed at their request, equal priorities "
         "(UP = PP = 0), SF 3, AWT 2401 s, all alphas 1, each month from an empty machine. "
         "`slack-optimal` calls CP-SAT at every insert and remove with the given time "
         "limit per call; 'proved' counts the calls it solved to proved optimality "
-        "(the rest use its best schedule found, never dearer than the current one).",
+        "(the rest use its best schedule found, never dearer than the current one). "
+        "Limit 'wall S': S seconds of wall clock per call, so the schedule depends on the "
+        "machine's load; 'det. D': D of CP-SAT's deterministic time per stage, with the "
+        "count of calls that reached the wall-clock guard.",
         "",
         *markdown_table(["month", "jobs", "AST avg wait (s)", "optimal avg wait (s)", "change",
                          "AST bsld", "optimal bsld", "calls proved / stopped / trivial",
-                         "CP-SAT s", "AST sim s", "same start %", "limit per call (s)"], []),
+                         "CP-SAT s", "AST sim s", "same start %", "limit per call"], []),
     ]
     for r in recs:
         a, o, c = r["AST"], r["optimal"], r["optimal_calls"]
@@ -227,7 +262,7 @@ def e2e_report() -> str:
             f"{o.get('avg_bounded_slowdown', math.nan):.2f}",
             f"{c['OPTIMAL']:.0f} / {c['FEASIBLE']:.0f} / {c['trivial']:.0f}",
             f"{c['seconds']:.0f}", f"{a['sim_seconds']:.1f}", f"{100 * r['same_starts']:.0f}",
-            f"{r['time_limit']:g}"]))
+            _limit(r)]))
     lines.append("")
     text = "\n".join(lines)
     write_atomic(RESULTS / "slack_e2e.md", text)
@@ -245,14 +280,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="compress reading of the orders (heuristics.slack)")
     e = sub.add_parser("e2e", help="optimal insertion vs AST on KTH months")
     e.add_argument("--months", nargs="+", default=["1996-11", "1997-08"])
-    e.add_argument("--time-limit", type=float, default=1.0)
+    e.add_argument("--time-limit", type=float, default=1.0,
+                   help="wall-clock seconds per CP-SAT call (with --dtime: the guard)")
+    e.add_argument("--dtime", type=float, default=None,
+                   help="CP-SAT's deterministic time per stage (default: none, the wall "
+                        "clock alone limits a call)")
     args = ap.parse_args(argv)
+    if args.part == "e2e" and not (args.time_limit > 0
+                                   and (args.dtime is None or args.dtime > 0)):
+        ap.error(f"--time-limit and --dtime must be > 0, got {args.time_limit:g} and "
+                 f"{args.dtime}")
     RESULTS.mkdir(exist_ok=True)
     if args.part == "gaps":
         print(gaps(args.kmax, args.time_limit, compress=args.compress))
     else:
         for label in args.months:
-            rec = e2e_month(label, args.time_limit)
+            rec = e2e_month(label, args.time_limit, args.dtime)
             write_atomic(RESULTS / f"slack_e2e_{label}.json", json.dumps(rec, indent=1) + "\n")
             print(json.dumps(rec), file=sys.stderr, flush=True)
         print(e2e_report())
