@@ -47,6 +47,20 @@ def test_the_optimal_inserter_takes_a_deterministic_limit_for_cpsat_only() -> No
     assert pol.inserter.dtime == 0.5 and pol.inserter.stats["guard"] == 0
 
 
+def test_the_committed_december_run_ran_under_deterministic_limits_and_no_guard_fired() -> None:
+    import json
+
+    head = (december.OUT / "analysis.md").read_text().split("\n## ", 1)[0]
+    starts = json.loads((december.OUT / "starts.json").read_text())
+    assert "PARTIAL" not in head and starts["jobs"] == len(december._month().jobs)
+    assert starts["dtime"] is not None and starts["dtime"] > 0
+    assert re.search(r"CP-SAT deterministic time [0-9.]+ per stage", head)
+    assert starts["guard_reached"] == 0
+    assert "reached the wall-clock guard (both CP-SAT runs): 0 " in head
+    assert not re.search(r"--dtime[ =]0(?![.\d])", head + starts["command"])
+    assert re.search(r"commit [0-9a-f]{7,40}[,;]", head) and "-dirty" not in head
+
+
 def test_the_reading_says_how_much_of_the_loss_the_stopped_calls_explain() -> None:
     # best of both removes 0.1 of 3.6 points: little, not most
     assert "little" in december.reading(1000.0, 1036.0, 1035.0)

@@ -33,9 +33,8 @@ UNRECORDED = {
     "leinberger/results/gaps.json", "leinberger/results/gaps.md",
     # suh: written before the writer named its commit (about 16 min to rerun)
     "suh/results/memory_casestudy/tables.md",
-    # talby: tables written before they named their command; the December analysis and
-    # the optimal-insertion runs name neither
-    "talby/results/slack_december/analysis.md", "talby/results/slack_december/starts.json",
+    # talby: tables written before they named their command; the optimal-insertion runs
+    # (wall-clock limits) name neither
     "talby/results/slack_e2e.md", "talby/results/slack_e2e_1996-11.json",
     "talby/results/slack_e2e_1996-12.json", "talby/results/slack_e2e_1997-03.json",
     "talby/results/slack_e2e_1997-08.json",
