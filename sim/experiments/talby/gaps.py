@@ -263,6 +263,10 @@ def e2e_report() -> str:
             f"{c['OPTIMAL']:.0f} / {c['FEASIBLE']:.0f} / {c['trivial']:.0f}",
             f"{c['seconds']:.0f}", f"{a['sim_seconds']:.1f}", f"{100 * r['same_starts']:.0f}",
             _limit(r)]))
+    made = [f"{r['month']} at commit {r['commit']} with `{r['command']}`" for r in recs
+            if "commit" in r]
+    if made:
+        lines += ["", "Month files that record their writer: " + "; ".join(made) + "."]
     lines.append("")
     text = "\n".join(lines)
     write_atomic(RESULTS / "slack_e2e.md", text)
