@@ -33,11 +33,7 @@ UNRECORDED = {
     "leinberger/results/gaps.json", "leinberger/results/gaps.md",
     # suh: written before the writer named its commit (about 16 min to rerun)
     "suh/results/memory_casestudy/tables.md",
-    # talby: tables written before they named their command; the optimal-insertion runs
-    # (wall-clock limits) name neither
-    "talby/results/slack_e2e.md", "talby/results/slack_e2e_1996-11.json",
-    "talby/results/slack_e2e_1996-12.json", "talby/results/slack_e2e_1997-03.json",
-    "talby/results/slack_e2e_1997-08.json",
+    # talby: written before the writer named its command and commit
     "talby/results/talby_orders/table5.md",
     # engine: the sweep benchmark names its command, not its commit
     "engine/results/sweep_bench.md",
