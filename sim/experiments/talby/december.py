@@ -1,10 +1,9 @@
 """Why optimal insertion makes KTH December 1996 worse than AST.
 
-``slack_e2e`` found that solving every insertion of the slack-based scheduler to
-optimality (CP-SAT, 1 s per call) raises December's average wait by 16.5 % over the AST
-heuristic, while it lowers it in three other months. This module reruns December with
-both inserters, records every decision (the insertion problem and the schedule chosen),
-and breaks the difference down:
+In ``results/slack_e2e.md`` solving every insertion of the slack-based scheduler to
+optimality raises December's average wait over the AST heuristic's, while it lowers it in
+other months. This module reruns December with both inserters, records every decision
+(the insertion problem and the schedule chosen), and breaks the difference down:
 
 1. by job: which jobs wait longer, grouped by width ``n`` and requested time ``t``, and
    the jobs whose wait grew most;
