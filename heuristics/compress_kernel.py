@@ -39,6 +39,14 @@ ERRORS = {NEVER_FITS: "a job never fits the profile",
           UNDER_ZERO: "a reservation would make free capacity negative"}
 
 
+#: :func:`add`'s signs. numba compiles a kernel once per constant that a call site passes as
+#: a Python ``int`` or ``bool`` (typed ``Literal[int](1)``), and once more for a variable
+#: that starts at such a constant (type inference calls the kernel with the constant's type
+#: before the variable's type settles). So the constants passed to kernels are NumPy
+#: scalars (typed ``int64``: one version serves every value), and counters passed to
+#: kernels start at ``np.int64(0)``.
+ADD, TAKE = np.int64(1), np.int64(-1)
+
 SHIFT = 5
 BLOCK = 1 << SHIFT  # breakpoints per block of the index
 
@@ -156,7 +164,7 @@ def earlier_start(times, free, n, duration, demand, old, bmax):
     if duration <= 0:
         return times[0] if times[0] < old else -1
     stop = np.searchsorted(times[:n], old)  # the candidates are the segments before old
-    i = 0
+    i = np.int64(0)
     while i < stop:
         start = times[i]
         lim = min(start + duration, old)
@@ -201,7 +209,7 @@ def compress(times, free, n, now, res, duration, demand, only_now, capacity):
     breakpoints, or a negative error code (``res`` then partly updated)."""
     K = free.shape[0]
     bmax = np.empty((K, (times.shape[0] >> SHIFT) + 1), np.int64)
-    index_blocks(free, n, bmax, 0)
+    index_blocks(free, n, bmax, np.int64(0))
     for q in range(res.shape[0]):
         old = res[q]
         if old == now:
@@ -212,14 +220,14 @@ def compress(times, free, n, now, res, duration, demand, only_now, capacity):
             t = earlier_start(times, free, n, dur, dem, old, bmax)
             if t < 0 or (only_now and t != now):
                 continue
-            n = add(times, free, n, old, dur, dem, 1, capacity, bmax)
+            n = add(times, free, n, old, dur, dem, ADD, capacity, bmax)
             if n < 0:
                 return n
         else:
             t = earliest_start(times, free, n, dur, dem, now)
             if t < 0:
                 return NEVER_FITS
-        n = add(times, free, n, t, dur, dem, -1, capacity, bmax)
+        n = add(times, free, n, t, dur, dem, TAKE, capacity, bmax)
         if n < 0:
             return n
         res[q] = t

@@ -384,7 +384,7 @@ def _running(now, cap, run_end, run_n, T0, F0, o, tmp):
     T0[0] = now
     F0[0] = cap
     L0 = 1
-    live = 0
+    live = np.int64(0)  # np.int64: one version of the sort (compress_kernel.ADD)
     for q in range(r):
         if run_end[q] > now:
             o[live] = q
@@ -713,7 +713,7 @@ def _by_te_id(JI, TE, m, o, tmp):
     (``tmp``: scratch of ``m`` entries at least)."""
     for q in range(m):
         o[q] = q
-    _order_by2(TE, JI, 0, o, m, tmp)
+    _order_by2(TE, JI, np.int64(0), o, m, tmp)  # np.int64: compress_kernel.ADD
 
 
 @njit(cache=True, _nrt=False)

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from heuristics import compress_kernel
-from heuristics.compress_kernel import NEVER_FITS, OVER_CAPACITY, UNDER_ZERO
+from heuristics.compress_kernel import ADD, NEVER_FITS, OVER_CAPACITY, TAKE, UNDER_ZERO
 from sim.numba_cache import refresh
 
 # ---- policies, selections, compressions, BL fallbacks
@@ -57,6 +57,13 @@ BACK_MIN = 64
 #: under overload (the first 40,000 and 70,000 jobs of SDSC-BLUE with arrivals compressed
 #: 1.5x), 0.8-1.07x on the whole log (within the noise of those runs)
 _u = np.uint64
+#: The constants passed to kernels are NumPy scalars, and counters passed to kernels start
+#: at ``np.int64(0)``: numba would compile a kernel once per Python ``int`` or ``bool``
+#: constant (``heuristics.compress_kernel.ADD``). :func:`book`'s signs are ``ADD`` and
+#: ``TAKE``; ``True`` and ``False``:
+YES, NO = np.bool_(True), np.bool_(False)
+#: the event heap's payload of a wake-up
+WAKE_UP = np.int64(-1)
 
 
 # ------------------------------------------------------------------ event heap
@@ -471,7 +478,7 @@ def start_job(j, now, booked, S, T, F, HT, HP, free, cap, D, JI, P):
     req = JI[j, REQ]
     JI[j, EST] = now + req
     if booked:
-        book(T, F, S, cap, now, req, D, j, -1)
+        book(T, F, S, cap, now, req, D, j, TAKE)
     JI[j, START] = now
     run = JI[j, RUN]
     if P[P_KILL] == 1 and run > req:
@@ -494,7 +501,7 @@ def extend_due(now, S, T, F, cap, D, JI, OV, booked):
         if JI[j, EST] <= now:
             JI[j, EST] = now + JI[j, REQ]
             if booked:
-                book(T, F, S, cap, now, JI[j, REQ], D, j, -1)
+                book(T, F, S, cap, now, JI[j, REQ], D, j, TAKE)
             m += 1
     return m
 
@@ -566,7 +573,7 @@ def bl_masks(D, cap, window, ties_last):
     for j in range(n):
         for k in range(K):
             r[k] = D[j, k] / cap[k]
-        ranked(r, ties_last, True, o)
+        ranked(r, ties_last, YES, o)
         m = 0
         for x in range(window):
             m |= 1 << o[x]
@@ -581,7 +588,7 @@ def pick_bl(C, m, free, cap, D, G, P, U, RK):
     K = cap.shape[0]
     for k in range(K):
         U[k] = (cap[k] - free[k]) / cap[k]
-    ranked(U, P[P_TIESLAST] == 1, False, RK)
+    ranked(U, P[P_TIESLAST] == 1, NO, RK)
     order = RK
     ntarget = K if P[P_FB] == FB_NEXT else 1
     for t in range(ntarget):
@@ -702,7 +709,7 @@ def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P,
     """``Planner.fill`` with a BL or BB rule over ``Q[lo:S[QT]]``; returns whether a job
     started (the queue is not compacted here). ``xf``: EASY's free capacity at the shadow
     time; ``U``, ``RK``: :func:`pick_bl`'s scratch."""
-    m = 0
+    m = np.int64(0)
     for x in range(lo, S[QT]):
         j = Q[x]
         if fits_now(free, D, j):
@@ -722,12 +729,12 @@ def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P,
             r = JI[j, RES]
             JI[j, RES] = -1
             if r >= 0:
-                book(T, F, S, cap, r, JI[j, REQ], D, j, 1)
+                book(T, F, S, cap, r, JI[j, REQ], D, j, ADD)
         elif kind == EASY:
             taken_at_shadow(j, now, shadow, xf, D, JI)
         start_job(j, now, kind != UNC, S, T, F, HT, HP, free, cap, D, JI, P)
         moved = True
-        w = 0
+        w = np.int64(0)
         for x in range(m):
             c = C[x]
             if fits_now(free, D, c):
@@ -743,14 +750,14 @@ def fill_select(kind, lo, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI, P,
 def fcfs_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
     qh = S[QH]
     while qh < S[QT] and fits_now(free, D, Q[qh]):
-        start_job(Q[qh], now, False, S, T, F, HT, HP, free, cap, D, JI, P)
+        start_job(Q[qh], now, NO, S, T, F, HT, HP, free, cap, D, JI, P)
         qh += 1
     S[QH] = qh
 
 
 @njit(cache=True, _nrt=False)
 def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, U, RK):
-    extend_due(now, S, T, F, cap, D, JI, OV, False)
+    extend_due(now, S, T, F, cap, D, JI, OV, NO)
     if S[QH] == S[QT]:
         return
     if P[P_SEL] == FF:
@@ -758,11 +765,11 @@ def unc_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, U, RK):
         for x in range(S[QH], S[QT]):
             j = Q[x]
             if fits_now(free, D, j):
-                start_job(j, now, False, S, T, F, HT, HP, free, cap, D, JI, P)
+                start_job(j, now, NO, S, T, F, HT, HP, free, cap, D, JI, P)
                 moved = True
     else:
-        moved = fill_select(UNC, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q, C,
-                            G, U, RK)
+        moved = fill_select(np.int64(UNC), S[QH], now, np.int64(0), free, S, T, F, HT, HP,
+                            free, cap, D, JI, P, Q, C, G, U, RK)
     if moved:
         compact_queue(Q, S, JI)
 
@@ -772,11 +779,11 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf, U, R
     """``xf``: scratch for the free capacity at the shadow time."""
     advance(T, F, S, now)
     if S[NOV] > 0:
-        extend_due(now, S, T, F, cap, D, JI, OV, True)
+        extend_due(now, S, T, F, cap, D, JI, OV, YES)
     qh = S[QH]
     qt = S[QT]
     while qh < qt and fits_now(free, D, Q[qh]):
-        start_job(Q[qh], now, True, S, T, F, HT, HP, free, cap, D, JI, P)
+        start_job(Q[qh], now, YES, S, T, F, HT, HP, free, cap, D, JI, P)
         qh += 1
     S[QH] = qh
     if qh == qt:
@@ -802,11 +809,11 @@ def easy_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, xf, U, R
                 j = Q[x]
                 if fits_now(free, D, j) and easy_adm(j, now, shadow, xf, D, JI):
                     taken_at_shadow(j, now, shadow, xf, D, JI)
-                    start_job(j, now, True, S, T, F, HT, HP, free, cap, D, JI, P)
+                    start_job(j, now, YES, S, T, F, HT, HP, free, cap, D, JI, P)
                     moved = True
         else:
-            moved = fill_select(EASY, qh + 1, now, shadow, xf, S, T, F, HT, HP, free, cap, D, JI,
-                                P, Q, C, G, U, RK)
+            moved = fill_select(np.int64(EASY), qh + 1, now, shadow, xf, S, T, F, HT, HP, free,
+                                cap, D, JI, P, Q, C, G, U, RK)
         if moved:
             compact_queue(Q, S, JI)
 
@@ -822,7 +829,7 @@ def cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q):
         j = Q[x]
         r = JI[j, RES]
         if r == now:
-            start_job(j, now, False, S, T, F, HT, HP, free, cap, D, JI, P)
+            start_job(j, now, NO, S, T, F, HT, HP, free, cap, D, JI, P)
             moved = True
         elif r < 0 or w == MR_UNKNOWN:
             w = MR_UNKNOWN
@@ -955,7 +962,7 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB, W, R):
     top = GB.shape[1] - 1
     nprev = S[NGB]
     ptr = 0
-    nmoved = 0
+    nmoved = np.int64(0)
     for x in range(q):
         j = R[row, x] if by_start else Q[qh + x]
         old = JI[j, RES]
@@ -988,7 +995,7 @@ def cons_compress(now, S, T, F, cap, D, JI, P, Q, OK, GB, W, R):
         if t < 0:
             S[ERR] = NEVER_FITS
             return
-        book(T, F, S, cap, t, req, D, j, -1)
+        book(T, F, S, cap, t, req, D, j, TAKE)
         JI[j, RES] = t
     gb_close(S, GB, nmoved, K)
 
@@ -1002,15 +1009,15 @@ def cons_decide(now, S, T, F, HT, HP, free, cap, D, JI, P, Q, C, OV, G, OK, GB, 
         for x in range(S[QH], S[QT]):
             j = Q[x]
             if JI[j, RES] >= 0:
-                book(T, F, S, cap, JI[j, RES], JI[j, REQ], D, j, 1)
+                book(T, F, S, cap, JI[j, RES], JI[j, REQ], D, j, ADD)
             JI[j, RES] = -1
-        extend_due(now, S, T, F, cap, D, JI, OV, True)
+        extend_due(now, S, T, F, cap, D, JI, OV, YES)
         S[DIRTY] = 1
     if S[DIRTY] == 1:
         if P[P_SEL] != FF:
             cons_start_reserved(now, S, T, F, HT, HP, free, cap, D, JI, P, Q)
-            if fill_select(CONS, S[QH], now, 0, free, S, T, F, HT, HP, free, cap, D, JI, P, Q,
-                           C, G, U, RK):
+            if fill_select(np.int64(CONS), S[QH], now, np.int64(0), free, S, T, F, HT, HP, free,
+                           cap, D, JI, P, Q, C, G, U, RK):
                 compact_queue(Q, S, JI)
                 # the reservations taken out were given back: no search is skipped
                 for k in range(cap.shape[0]):
@@ -1146,7 +1153,7 @@ def events(D, JI, cap, P, S, T, F, free, XF, U, RK, HT, HP, Q, C, OV, G, OK, W, 
                 est = JI[p, EST]
                 if est > now:
                     if profiled:
-                        book(T, F, S, cap, now, est - now, D, p, 1)
+                        book(T, F, S, cap, now, est - now, D, p, ADD)
                     if pol == CONS and P[P_COMPR] != C_NONE:
                         S[DIRTY] = 1
                         if skips:
@@ -1163,7 +1170,7 @@ def events(D, JI, cap, P, S, T, F, free, XF, U, RK, HT, HP, Q, C, OV, G, OK, W, 
                 t = earliest_start(T, F, S[PN], JI[na, REQ], D, na, now)
                 if t < 0:
                     return NEVER_FITS
-                book(T, F, S, cap, t, JI[na, REQ], D, na, -1)
+                book(T, F, S, cap, t, JI[na, REQ], D, na, TAKE)
                 JI[na, RES] = t
                 JI[na, PROM] = t
                 JI[na, HASP] = 1
@@ -1194,7 +1201,7 @@ def events(D, JI, cap, P, S, T, F, free, XF, U, RK, HT, HP, Q, C, OV, G, OK, W, 
         if S[ERR] < 0:
             return S[ERR]
         # the policy's wake-up
-        w = -1
+        w = np.int64(-1)
         if pol != FCFS:
             w = next_overdue(S, JI, OV)
         if pol == CONS:
@@ -1208,7 +1215,7 @@ def events(D, JI, cap, P, S, T, F, free, XF, U, RK, HT, HP, Q, C, OV, G, OK, W, 
                 w = r
         if w >= 0 and (S[WAKE] < 0 or w < S[WAKE]):
             S[WAKE] = w
-            hpush(HT, HP, S, w, -1)
+            hpush(HT, HP, S, w, WAKE_UP)
     if S[QT] > S[QH]:
         return STUCK
     return 0

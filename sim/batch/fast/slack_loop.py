@@ -37,7 +37,7 @@ from numba import njit
 from heuristics import compress_kernel
 from heuristics import slack_kernel as SK
 from sim.batch.fast import kernel as batch_kernel
-from sim.batch.fast.kernel import HN, N_S, arrivals_at, grown_heap, hpop, hpush
+from sim.batch.fast.kernel import HN, N_S, WAKE_UP, arrivals_at, grown_heap, hpop, hpush
 from sim.numba_cache import refresh
 
 # ---- job ints JT
@@ -113,7 +113,7 @@ def _by_te_id(W, m, TE, JT, out, tmp):
     of ``m`` entries at least)."""
     for q in range(m):
         out[q] = W[q]
-    SK._order_by2(TE, JT, ID, out, m, tmp)
+    SK._order_by2(TE, JT, np.int64(ID), out, m, tmp)
 
 
 @njit(cache=True, _nrt=False)
@@ -241,7 +241,7 @@ def _remove_decision(now, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, D
     if S[WN] == 0:
         return True
     R[R_REMOVE] += 1
-    if _decide(now, -1, 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, DX, DRE,
+    if _decide(now, np.int64(-1), 1.0, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE, DX, DRE,
                DRN, OUT, WK, WF, WB) < 0:
         R[R_ERR] = NOT_FOUND
         return False
@@ -272,7 +272,7 @@ def _events(JT, PF, P, Q, R, S, HT, HP, TE, EST, SL, S0, PR, W, WPOS, RJ, RPOS, 
         if not _room(now, S, JT, HT, WK, WF, WB):
             return GROW
         # 1. ends, then the overrun notices (in the order scheduled); wake-ups are instants
-        no = 0
+        no = np.int64(0)  # np.int64: one version of the sort (compress_kernel.ADD)
         while S[HN] > 0 and HT[0] == now:
             p = hpop(HT, HP, S)
             if p < 0:
@@ -346,7 +346,7 @@ def _events(JT, PF, P, Q, R, S, HT, HP, TE, EST, SL, S0, PR, W, WPOS, RJ, RPOS, 
             if not _remove_decision(now, S, JT, TE, SL, S0, PR, EST, W, RJ, DP, DQ, DJI, DTE,
                                     DX, DRE, DRN, OUT, WK, WF, WB, R):
                 return NOT_FOUND
-        nd = 0
+        nd = np.int64(0)
         for q in range(S[WN]):
             if TE[W[q]] <= now:
                 OR_[nd] = W[q]
@@ -385,7 +385,7 @@ def _events(JT, PF, P, Q, R, S, HT, HP, TE, EST, SL, S0, PR, W, WPOS, RJ, RPOS, 
                 JT[j, END] = now + length
                 hpush(HT, HP, S, now + length, j)
         # the policy's wake-up: the next scheduled start, the next overdue estimate
-        w = -1
+        w = np.int64(-1)
         for q in range(S[WN]):
             t = TE[W[q]]
             if t > now and (w < 0 or t < w):
@@ -397,7 +397,7 @@ def _events(JT, PF, P, Q, R, S, HT, HP, TE, EST, SL, S0, PR, W, WPOS, RJ, RPOS, 
         if w >= 0 and (S[HAS_WAKE] == 0 or w < S[WAKE_AT]):
             S[HAS_WAKE] = 1
             S[WAKE_AT] = w
-            hpush(HT, HP, S, w, -1)
+            hpush(HT, HP, S, w, WAKE_UP)
     if S[WN] > 0:
         R[R_ERR] = STUCK
         R[R_JOB] = W[0]

@@ -70,8 +70,9 @@ E_DELIVER, E_CPU_END, E_WAKE, E_CALL = 0, 1, 2, 3
 L_ARRIVE, L_DISPATCH, L_REF, L_LOAD, L_FREE, L_OFF, L_BLOCK, L_WAKE, L_SEND, L_DELIVER, \
     L_RECV, L_FINISH, L_END = range(13)
 OFF_QUANTUM, OFF_PREEMPT, OFF_BLOCK, OFF_FAULT, OFF_FINISH = range(5)
-# ---- random streams
-RNG_MEM, RNG_PROG, RNG_POL = 0, 1, 2
+# ---- random streams (NumPy integers: one compiled version of mt._regen for all three,
+# heuristics.compress_kernel.ADD)
+RNG_MEM, RNG_PROG, RNG_POL = np.int64(0), np.int64(1), np.int64(2)
 # ---- error codes
 ERR_HEAP, ERR_MSG, ERR_LOG = 1, 2, 3
 _SEQ_BITS = 44
@@ -782,7 +783,7 @@ def _spawn(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, nd, res)
     T[t, ARR] = S[NOW]
     T[t, STATE] = S_NEW
     vm = T[t, VM]
-    _new_phase(T, F, PT, MT, GN, t, 0)
+    _new_phase(T, F, PT, MT, GN, t, np.int64(0))
     N[nd, MEMD] += vm
     S[LIVE] += 1
     _log(S, LG, P, L_ARRIVE, nd, t, T[t, JOB], T[t, WORK], 0)
