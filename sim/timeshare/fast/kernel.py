@@ -20,6 +20,12 @@ list through ``next``). Frames keep the per-node LRU lists small, so that a refe
 costs one read in the large page table and otherwise touches the node's own frames. A
 full array stops the run with an error code; the caller retries with larger arrays (the
 run is deterministic, so a retry gives the same result).
+
+The helpers are inlined (``inline="always"``): a call between compiled functions costs
+more than most events' work (the random draws not inlined made a scale-0.1 CSM point
+about 1.8x slower). numba's front end copies an inlined function at each call site, at a
+cost that grows with the square of its size, so the larger steps are each called from
+one place: :func:`_advance` once in :func:`_go`, :func:`_wake` once in :func:`run`.
 """
 
 from __future__ import annotations
@@ -527,19 +533,18 @@ def _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
     op = T[t, OP]
     if op == O_NEW:
         T[t, K] = 0
-        _start_round(T, F, MT, t)
-        return
-    if op == O_COMPUTE and T[t, LOG2S] > 0:
+    elif op == O_COMPUTE and T[t, LOG2S] > 0:
         T[t, OP] = O_SEND
         return
-    if op == O_SEND:
+    elif op == O_SEND:
         T[t, OP] = O_RECV
         return
-    T[t, K] += 1
-    if T[t, K] < T[t, R]:
-        _start_round(T, F, MT, t)
     else:
-        _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
+        T[t, K] += 1
+        if T[t, K] >= T[t, R]:
+            _finish(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
+            return
+    _start_round(T, F, MT, t)
 
 
 @njit(cache=True, inline="always")
@@ -548,11 +553,13 @@ def _partner(T, t):
 
 
 @njit(cache=True, inline="always")
-def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
+def _send(S, T, H, MS, LG, P, BU, t):
+    """The message of task ``t``'s pending send, on its way; False (and ``S[ERR]``) when
+    no message slot is free."""
     slot = S[MFREE]
     if slot < 0:
         S[ERR] = ERR_MSG
-        return
+        return False
     S[MFREE] = MS[slot, 4]
     mid = S[MSGID]
     S[MSGID] = mid + 1
@@ -565,7 +572,7 @@ def _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t):
     MS[slot, 3] = mid
     MS[slot, 4] = -1
     _push(S, H, S[NOW] + P[P_LAT], E_DELIVER, slot, 0)
-    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -630,7 +637,8 @@ def _expire(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
 @njit(cache=True, inline="always")
 def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
     """Cluster._go: run the program from now until a timed segment, a block, the quantum
-    end or the program end."""
+    end or the program end. (Each step ends in the one call of :func:`_advance`: every
+    copy of an inlined function costs numba's front end time, more the larger it is.)"""
     while True:
         op = T[t, OP]
         if op == O_COMPUTE:
@@ -644,21 +652,20 @@ def _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
                 N[nd, VER] += 1
                 _push(S, H, S[NOW] + seg, E_CPU_END, nd, N[nd, VER])
                 return
-            _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
         elif op == O_SEND:
-            _send(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
+            if not _send(S, T, H, MS, LG, P, BU, t):
+                return
         elif op == O_RECV:
             m = _match(T, MS, P, BU, t)
-            if m >= 0:
-                mid = MS[m, 3]
-                _rmq_remove(S, T, MS, t, m)
-                _log(S, LG, P, L_RECV, nd, t, mid, 0, 0)
-                _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
-            else:
+            if m < 0:
                 _block(S, T, N, DQ, LG, P, nd, t)
                 return
+            mid = MS[m, 3]
+            _rmq_remove(S, T, MS, t, m)
+            _log(S, LG, P, L_RECV, nd, t, mid, 0, 0)
         else:
             return
+        _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
         if S[ERR]:
             return
 
@@ -743,7 +750,9 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd):
 
 
 @njit(cache=True, inline="always")
-def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, slot):
+def _deliver(S, T, MS, LG, P, BU, slot):
+    """The message in ``slot`` delivered to its task's queue; the task when the message
+    wakes it (blocked on a receive it matches), else -1."""
     T[MS[slot, 0], SMQ] -= 1
     t = MS[slot, 1]
     nd = T[t, NODE]
@@ -756,12 +765,13 @@ def _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, slot):
     T[t, RMQN] += 1
     _log(S, LG, P, L_DELIVER, nd, t, MS[slot, 3], 0, 0)
     if T[t, STATE] == S_DONE or T[t, OP] != O_RECV:
-        return
+        return -1
     if _match(T, MS, P, BU, t) < 0:
-        return
+        return -1
     if T[t, STATE] == S_BLOCKED and T[t, BLK] == B_RECV:
         T[t, BLK] = B_WOKEN
-        _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, -1)
+        return t
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -892,10 +902,15 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A):
                 if T[t, REM] <= 0:
                     _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
                 _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a, t)
-        elif cls == E_DELIVER:
-            _deliver(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a)
-        elif cls == E_WAKE:
-            _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a, b)
+        elif cls == E_DELIVER or cls == E_WAKE:
+            # one copy of _wake, whichever event wakes the task
+            t = a
+            page = b
+            if cls == E_DELIVER:
+                t = _deliver(S, T, MS, LG, P, BU, a)
+                page = np.int64(-1)
+            if t >= 0:
+                _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, page)
         else:
             S[PENDING] -= 1
             if a + 1 < A.shape[0]:
