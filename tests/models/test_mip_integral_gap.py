@@ -30,8 +30,8 @@ def _subset_sum(seed: int) -> pulp.LpProblem:
 
 
 def test_highs_proves_a_large_integral_objective_to_the_unit() -> None:
-    """CBC proves the optimum; HiGHS, which used to stop at its relative gap 26 units
-    above it and call that optimal, finds the same value or does not call it optimal."""
+    """CBC proves the optimum; HiGHS finds the same value or does not call it optimal
+    (stopped at a relative gap of 1e-7, it called a value 26 units above optimal)."""
     cbc = _subset_sum(0)
     assert mip.solve(cbc, backend="cbc", time_limit=60)
     assert cbc.sol_status == pulp.LpSolutionOptimal
