@@ -197,8 +197,8 @@ def test_the_step_form_fits_the_snapshot_the_start_form_is_refused_on():
     assert start > 25 * MAX_NONZEROS and step < MAX_NONZEROS / 10, (start, step)
     with pytest.raises(ValueError, match="max_nonzeros=2,000,000"):
         solve_ti(pb, time_limit=30)
-    r = solve_ti(pb, time_limit=1, form="step")
-    assert r.params["model_form"] == "step" and r.params["nonzeros"] == step
+    r = solve_ti(pb, time_limit=3, form="step")  # idle, the count takes about 0.3 s
+    assert r.params["model_form"] == "step" and r.params["nonzeros"] == step, r.note
     assert ins.check(pb, r.solution) == []
 
 
