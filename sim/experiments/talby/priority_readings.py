@@ -186,7 +186,7 @@ def report(runs: list[dict[str, Any]], quick: bool, wall: float, load0: str,
     if quick:
         lines += ["**PARTIAL (quick configuration): two months only; not comparable with the "
                   "paper. Written to /tmp, never to the committed results.**", ""]
-    lines += [f"Command: `{command(argv)}`; code {commit()}; {len(runs)} year runs, "
+    lines += [f"Command: `{command(argv)}`; commit {commit()}; {len(runs)} year runs, "
               f"{cpu:.0f} s of CPU, {wall:.0f} s wall; load average {load0} before, "
               f"{load_average()} after.", "",
               "Setting: KTH-SP2 (cleaned log 2.1, 128 processors), each calendar month from "
