@@ -78,8 +78,8 @@ def simulate_python(
     free = list(capacity)
     index = {j.id: i for i, j in enumerate(jobs)}
     feedback = _Feedback(jobs, index, dependencies) if dependencies else None
-    if feedback is not None:
-        jobs = feedback.live  # each job as the policy sees it (submit: when it arrived)
+    arriving = feedback if feedback is not None else _LogArrivals(jobs)
+    jobs = arriving.live  # each job as the policy sees it (submit: when it arrived)
     start = np.full(n, -1, dtype=np.int64)
     end = np.full(n, -1, dtype=np.int64)
     killed = np.zeros(n, dtype=bool)
@@ -87,17 +87,13 @@ def simulate_python(
 
     policy.reset(MachineInfo(capacity=capacity, kill_at_request=kill))
     events = EventQueue()
-    next_arrival = 0
     wakeup_at: int | None = None
     pending_progress = 0
 
-    while (next_arrival < n or events) if feedback is None else (feedback or events):
+    while arriving or events:
         # next instant
         t_evt = events.peek_time()
-        if feedback is None:
-            t_arr = jobs[next_arrival].submit if next_arrival < n else None
-        else:
-            t_arr = feedback.next_time()
+        t_arr = arriving.next_time()
         if t_evt is None or (t_arr is not None and t_arr < t_evt):
             now = t_arr
         else:
@@ -109,24 +105,15 @@ def simulate_python(
             if cls == END:
                 for k in range(K):
                     free[k] += job.demand[k]
-                if feedback is not None:
-                    feedback.ended(i, now)
+                arriving.ended(i, now)
                 policy.on_end(job, now)
             else:  # OVERRUN
                 policy.on_overrun(job, now)
         # 2. arrivals at `now`
-        if feedback is None:
-            while next_arrival < n and jobs[next_arrival].submit == now:
-                job = jobs[next_arrival]
-                waiting.add(next_arrival)
-                policy.on_arrival(job, now)
-                next_arrival += 1
-                pending_progress += 1
-        else:
-            for i in feedback.arrivals(now):
-                waiting.add(i)
-                policy.on_arrival(jobs[i], now)
-                pending_progress += 1
+        for i in arriving.arrivals(now):
+            waiting.add(i)
+            policy.on_arrival(jobs[i], now)
+            pending_progress += 1
         # 3. wake-ups at `now`
         while events and events.peek_time() == now and events.peek()[1] == WAKEUP:
             events.pop()
@@ -186,6 +173,32 @@ def simulate_python(
         terms=guarantee_terms(policy),
         sim_seconds=_time.perf_counter() - t_wall,
     )
+
+
+class _LogArrivals:
+    """The arrivals of a simulation without feedback: every job at its own submit time, in
+    workload order (the interface of :class:`_Feedback`)."""
+
+    def __init__(self, jobs: tuple[Job, ...]) -> None:
+        self.live = jobs
+        self.next = 0  # position of the next job to arrive
+
+    def __bool__(self) -> bool:
+        return self.next < len(self.live)
+
+    def next_time(self) -> int | None:
+        """Time of the next arrival, None after the last."""
+        return self.live[self.next].submit if self.next < len(self.live) else None
+
+    def ended(self, i: int, now: int) -> None:
+        """Job ``i`` ended at ``now``: no arrival depends on it."""
+
+    def arrivals(self, now: int) -> range:
+        """Positions of the jobs arriving at ``now``, in workload order."""
+        first, jobs = self.next, self.live
+        while self.next < len(jobs) and jobs[self.next].submit == now:
+            self.next += 1
+        return range(first, self.next)
 
 
 class _Feedback:
