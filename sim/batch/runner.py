@@ -176,6 +176,12 @@ def feedback_split_error(flag: str | None) -> str:
             f"cuts the user sessions feedback follows; run the whole log")
 
 
+def feedback_foreign_error(name: str) -> str:
+    """Why user feedback is refused with the user's or plug-in policy ``name``."""
+    return (f"--feedback: policy {name!r} runs in a worker process, which replays the log's "
+            "submit times; feedback runs the project's own policies")
+
+
 def feedback_table(workload: Workload, option: str = "--feedback"
                    ) -> dict[int, tuple[int, int]]:
     """The dependency table of user feedback on ``workload``
@@ -310,9 +316,7 @@ def run(workload: Workload, policy: PolicySpec, *, overrun: str = "kill",
         if flag is not None:
             raise ValueError(feedback_split_error(flag))
         if simulator is not None:
-            raise ValueError(f"--feedback: policy {policy.name!r} runs in a worker process, "
-                             "which replays the log's submit times; feedback runs the "
-                             "project's own policies")
+            raise ValueError(feedback_foreign_error(policy.name))
         if engine == "compiled":
             from sim.batch.machine import FEEDBACK_COMPILED
 

@@ -278,6 +278,8 @@ def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
             from sim.batch.machine import FEEDBACK_COMPILED
 
             raise ValueError(FEEDBACK_COMPILED)
+        from sim.batch.runner import feedback_foreign_error
+
         for s, f in zip(specs, foreign, strict=True):
             if f:
                 raise ValueError(feedback_foreign_error(s.name))
@@ -287,12 +289,6 @@ def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
                          f"a worker process), and {', '.join(s.name for s in specs)} "
                          f"{'is' if len(specs) == 1 else 'are'} built in")
     return [sandboxed(seconds) if f else None for f in foreign]
-
-
-def feedback_foreign_error(name: str) -> str:
-    """Why ``--feedback`` is refused with the user's or plug-in policy ``name``."""
-    return (f"--feedback: policy {name!r} runs in a worker process, which replays the log's "
-            "submit times; feedback runs the project's own policies")
 
 
 def _load_seconds(args: argparse.Namespace) -> float | None:
