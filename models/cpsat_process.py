@@ -93,11 +93,7 @@ def solve(model: Any, parameters: Any, *, kill_at: float | None,
                 values = [int(v) for v in np.load(os.path.join(tmp, "values.npy"))]
             return Answer(out["status"], values, out["bound"], "", asked,
                           max(peak, float(out.get("peak_mb") or 0.0)))
-        if not why:
-            err = os.path.join(tmp, "error.txt")
-            tail = open(err).read().strip() if os.path.exists(err) else \
-                "ended without an answer"
-            why = f"crashed ({tail})"
+        why = why or mip.crash_reason(tmp)
         values, bound = _last_incumbent(os.path.join(tmp, INCUMBENT))
         return Answer(None, values, bound, why, asked, peak)
 

@@ -592,6 +592,14 @@ def fork_worker(directory: str, deadline: float | None) -> int:
     return _SERVER.fork(directory, deadline)
 
 
+def crash_reason(directory: str) -> str:
+    """Why a worker of ``directory`` that ended by itself left no answer: ``"crashed
+    (...)"`` with the error it wrote, or that it ended without one."""
+    err = os.path.join(directory, "error.txt")
+    tail = open(err).read().strip() if os.path.exists(err) else "ended without an answer"
+    return f"crashed ({tail})"
+
+
 def wait_worker(pid: int, directory: str, *, kill_at: float | None,
                 memory_mb: float = WORKER_MEMORY_MB, ctrl_c_grace: float | None = None
                 ) -> tuple[str, float, bool]:
@@ -705,11 +713,7 @@ def run_worker(model: Any, backend: str, *, deadline: float | None, reserve: flo
         if why == "interrupted" and backend == "highs":
             return _improving(tmp, model.num_variables(), peak)
         if why or not os.path.exists(result_path):
-            if not why:
-                err = os.path.join(tmp, "error.txt")
-                tail = open(err).read().strip() if os.path.exists(err) else \
-                    "ended without an answer"
-                why = f"crashed ({tail})"
+            why = why or crash_reason(tmp)
             _record_peak(peak)
             return {"status": None, "has_solution": False, "objective": None, "bound": None,
                     "values": None, "why": why, "peak_mb": peak, "interrupted": asked}
