@@ -55,7 +55,7 @@ def test_ilp_cbc_killed_past_its_limit() -> None:
     p = random_problem(64, 35, 1)  # ~18 500 assignment variables: built in time
     t = time.perf_counter()
     r = tm.solve_ilp(p, time_limit=1.0)
-    assert time.perf_counter() - t < 2.0
+    assert time.perf_counter() - t < 3.0  # limit + 2 s, the promise of ``limits_bench``
     assert r.status in (Status.FEASIBLE, Status.OPTIMAL)
     ensure_feasible(p, r.solution)
 
