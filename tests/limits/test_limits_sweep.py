@@ -62,14 +62,20 @@ def test_a_run_counts_the_workers_its_child_never_waits_for(monkeypatch, tmp_pat
     """The HiGHS, SCIP and CP-SAT workers are children of a fork server that ignores
     SIGCHLD (the kernel reaps them, and their CPU time and memory reach nobody's
     ``ru_maxrss`` or ``ru_utime``): they are counted all the same. Here the "solver"
-    starts such a server, whose worker burns a second of CPU holding 200 MB."""
+    starts such a server, whose worker burns a second of CPU holding 200 MB (the solver
+    answers once the worker has had that second, however loaded the machine)."""
     import sys
 
     from sim.experiments.engine import limits_bench as lb
 
     fake = tmp_path / "solver.py"
+    done = tmp_path / "worker-done"
     fake.write_text(f"""#!{sys.executable}
 import os, signal, time
+def wait_done():
+    end = time.monotonic() + 60
+    while not os.path.exists({str(done)!r}) and time.monotonic() < end:
+        time.sleep(0.05)
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the server: its children unwaited
 if os.fork() == 0:
     if os.fork() == 0:  # the worker
@@ -77,10 +83,14 @@ if os.fork() == 0:
         t = time.process_time()
         while time.process_time() - t < 1.0:
             pass
+        open({str(done)!r}, "w").close()
+        time.sleep(0.5)  # seen by the sampler after its second of CPU
     else:
-        time.sleep(2.5)
+        wait_done()
+        time.sleep(0.5)
     os._exit(0)
-time.sleep(3.0)
+wait_done()
+time.sleep(1.0)
 print('{{"status": "FEASIBLE", "runtime": 1.0, "objective": 0, "bound": null}}')
 """)
     fake.chmod(0o755)
