@@ -289,27 +289,35 @@ def run_point(cfg: CSMConfig, policy: Policy, seed: int, *, log: bool = False,
 
 def calibrate_measured(cfg: CSMConfig, policy_factory: Callable[[], Policy],
                        seeds: Sequence[int], *, iters: int = 6, tol: float = 0.05,
-                       engine: str = "python"
+                       engine: str = "python",
+                       metric: Callable[[CSMRun], float] | None = None,
+                       target: float | None = None
                        ) -> tuple[float, float, list[tuple[float, float]]]:
     """Spec 3.4 procedure: adjust mit (s) until the *measured* mem_load (time-averaged
     memory demand / M over [0, last arrival], response times included) matches
     ``cfg.mem_load``, by bisection on log(mit) starting from the eq. 5 value; ``engine`` as
-in :func:`run_point`.
+    in :func:`run_point`.
 
-    Returns ``(mit_s, measured mem_load, trace of (mit_s, measured))``.
+    ``metric`` (a function of one run) and ``target`` replace the measured mem_load and
+    ``cfg.mem_load`` by another measure that falls as mit grows (e.g. the memory of the
+    distributed tasks only, or the tasks per node).
+
+    Returns ``(mit_s, measured value, trace of (mit_s, measured))``.
     """
     import dataclasses
     import math
 
     from sim.timeshare.workload import calibrate_mit
 
-    target = cfg.mem_load
+    target = cfg.mem_load if target is None else target
     trace: list[tuple[float, float]] = []
+
+    def value(r: CSMRun) -> float:
+        return r.metrics["mem_load_measured"] if metric is None else metric(r)
 
     def measure(mit: float) -> float:
         c = dataclasses.replace(cfg, mit_s=mit)
-        vals = [run_point(c, policy_factory(), s, engine=engine).metrics["mem_load_measured"]
-                for s in seeds]
+        vals = [value(run_point(c, policy_factory(), s, engine=engine)) for s in seeds]
         v = sum(vals) / len(vals)
         trace.append((mit, v))
         return v

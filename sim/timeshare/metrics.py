@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 # two-sided 95% Student t quantiles for 1..30 degrees of freedom
@@ -79,10 +79,13 @@ def slowdown(tasks: Iterable[dict[str, Any]], kind: str) -> float:
     return s_tr / s_tc if s_tc else math.nan
 
 
-def occupancy(tasks: Sequence[dict[str, Any]], n_nodes: int, mem_pages: int) -> dict[str, float]:
+def occupancy(tasks: Sequence[dict[str, Any]], n_nodes: int, mem_pages: int,
+              kinds: Collection[str] | None = None) -> dict[str, float]:
     """Time-averaged tasks per node and memory demand / M over [0, last arrival] (µs).
 
     The measured counterparts of eq. 5's "load per node" and mem_load (spec 3.4).
+    ``kinds`` (e.g. ``("small", "large")``) counts only the tasks of those classes; the
+    horizon is still the last arrival of any task.
     """
     if not tasks:
         return {"tasks_per_node": 0.0, "mem_load_measured": 0.0}
@@ -91,6 +94,8 @@ def occupancy(tasks: Sequence[dict[str, Any]], n_nodes: int, mem_pages: int) -> 
         return {"tasks_per_node": math.nan, "mem_load_measured": math.nan}
     busy = mem = 0.0
     for t in tasks:
+        if kinds is not None and t["kind"] not in kinds:
+            continue
         d = max(0, min(t["finish"], horizon) - t["arrival"])
         busy += d
         mem += d * t.get("vir_mem", 0)

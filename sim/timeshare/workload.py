@@ -38,7 +38,8 @@ class CSMConfig:
     mest : memory estimate in pages (8192): local vir_mem U[1, mest], small
         U[mest, 2 mest], large U[2 mest, 4 mest]
     mem_load : target memory load (eq. 5), > 0
-    pdt : probability of a large job (class mix "a") or of a small job (class mix "b")
+    pdt : probability of a large job among the distributed jobs (class mixes "a", "c",
+        "t") or of a small job (class mix "b")
     n_jobs : arrivals per run (AMB-4.16: every arrival, local task or distributed job,
         counts as a job; ``count_locals=False`` counts distributed jobs only)
     tc_small_s, tc_large_s, tc_local_s : mean processing requirement per task in
@@ -55,7 +56,9 @@ class CSMConfig:
         node, both with mean inter-arrival mit) or "b" one stream, local w.p. 1 - pdt and
         small w.p. pdt (AMB-4.7; the spec uses "b" at mem_load 0.7), or "c" one mixed
         stream: local w.p. 1/2, else a distributed job, large w.p. pdt (the
-        "job-one-stream" reading of :func:`load_readings`)
+        "job-one-stream" reading of :func:`load_readings`), or "t" one stream: local
+        w.p. 1/3, else a distributed job, large w.p. pdt (at pdt 0.5 the three kinds in
+        equal parts)
     small_sizes, large_sizes : allowed job sizes, drawn uniformly (AMB-4.8)
     tc_scale, mem_scale : scale factors applied to every tc and to M / mest (1.0 = the
         paper). Scaling both by the same factor keeps the number of dispatches per phase
@@ -125,7 +128,8 @@ class CSMConfig:
         for f in ("ws_local", "ws_dist", "phase_frac"):
             need(0 < getattr(self, f) <= 1, f, "must be in (0, 1]")
         need(self.ws_std >= 0, "ws_std", "must be >= 0")
-        need(self.class_mix in ("a", "b", "c"), "class_mix", "must be 'a', 'b' or 'c'")
+        need(self.class_mix in ("a", "b", "c", "t"), "class_mix",
+             "must be 'a', 'b', 'c' or 't'")
         need(self.pgfault_formula in ("corrected", "literal"), "pgfault_formula",
              "must be 'corrected' or 'literal'")
         for f in ("small_sizes", "large_sizes"):
@@ -213,6 +217,9 @@ def class_rates(cfg: CSMConfig) -> dict[str, float]:
         return {"local": float(cfg.n_nodes), "small": 1.0 - cfg.pdt, "large": cfg.pdt}
     if cfg.class_mix == "c":
         return {"local": 0.5, "small": 0.5 * (1.0 - cfg.pdt), "large": 0.5 * cfg.pdt}
+    if cfg.class_mix == "t":
+        return {"local": 1.0 / 3.0, "small": 2.0 / 3.0 * (1.0 - cfg.pdt),
+                "large": 2.0 / 3.0 * cfg.pdt}
     return {"local": 1.0 - cfg.pdt, "small": cfg.pdt, "large": 0.0}
 
 

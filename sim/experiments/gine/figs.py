@@ -1,7 +1,8 @@
 """Reproduction of Giné, Solsona, Hernández & Luque (CSM): one sub-command per figure.
 
 ``python -m sim.experiments.gine.figs FIGURE [--quick] [--seeds N] [--jobs N] [--scale S]``
-with FIGURE one of ``calib`` (eq. 5 calibration), ``fig4`` (E-4.2, static two-job run),
+with FIGURE one of ``calib`` (eq. 5 calibration), ``calib-readings`` (tasks per node
+under other readings of eq. 5), ``fig4`` (E-4.2, static two-job run),
 ``fig5-6`` (E-4.3..4.5, mem_load 0.7 over pdt), ``fig7`` (E-4.6, MNOD sweep), ``fig8-9``
 (E-4.7..4.9, mem_load 1), ``fig10-11`` (E-4.10, 4.11, mem_load 1.5), ``fig12`` (E-4.12,
 local slowdown at 1 and 1.5; reuses the runs of fig8-9 and fig10-11), ``fig4-diag`` (why
@@ -38,6 +39,7 @@ from heuristics.coscheduling import Coscheduling, by_name
 from instances.atomic import write_atomic
 from sim.experiments.common import PARTIAL_DIR, markdown_text, mean_ci, pyplot
 from sim.timeshare.csm import calibrate_measured, run_point
+from sim.timeshare.metrics import occupancy
 from sim.timeshare.workload import (
     LOAD_READINGS,
     CSMConfig,
@@ -376,6 +378,113 @@ def fig_calib(setup: Setup) -> str:
            "eq. 5's mit times that correction factor. The measured columns here are the "
            "experiment seeds under RR.\n")
     md += _calib_readings(setup, res, paper)
+    return md
+
+
+#: Readings of eq. 5 and of the paper's "average load per node" that ``calib-readings``
+#: simulates: name -> (class mix at 1.0 and 1.5 (0.7 keeps "b"), the measure the
+#: bisection on mit matches, what the reading says).
+CALIB_READINGS: dict[str, tuple[str, str | None, str]] = {
+    "spec": ("a", "memory", "the calibration of calib.md: measured memory demand of every "
+             "task = mem_load (calib_mit.json, its seeds)"),
+    "eq5": ("a", None, "eq. 5's mit as printed, no bisection (tc, not the response time, "
+            "sets the occupancy)"),
+    "dist": ("a", "memory-dist", "measured memory demand of the distributed tasks only "
+             "= mem_load, local tasks on top"),
+    "thirds": ("t", "memory", "one stream of the three kinds in equal parts (class mix "
+               "t), measured memory demand = mem_load"),
+    "little-task": ("a", "tasks-task", "Little's law with the measured response time: "
+                    "measured tasks per node = mem_load M / mean vir_mem per task"),
+    "little-one-stream": ("c", "tasks-job-one-stream", "as little-task with the mean "
+                          "vir_mem per job of one mixed stream (class mix c): T1 met by "
+                          "construction"),
+}
+#: Calibration seeds of the readings (three at every load).
+READING_SEEDS = (101, 102, 103)
+
+
+def _reading_mit(setup: Setup, name: str, cfg: CSMConfig) -> tuple[float, float | None]:
+    """mit (s) of reading ``name`` for ``cfg`` and the measured value its bisection
+    reached (None without one); cached in the grid's JSON under ``mit/<name>/<load>``."""
+    mode = CALIB_READINGS[name][1]
+    if mode is None:
+        return calibrate_mit(cfg), None
+    if name == "spec":
+        key = f"{cfg.mem_load}/{cfg.class_mix}"
+        return setup.mit(cfg), json.loads((setup.out / "calib_mit.json").read_text()).get(
+            key if cfg.tc_scale == FULL["scale"] else f"{key}@scale{cfg.tc_scale:g}",
+            {}).get("measured")
+    path = grid_path(setup, "calib-readings")
+    cache = json.loads(path.read_text()) if path.exists() else {}
+    key = f"mit/{name}/{cfg.mem_load}"
+    base = dataclasses.replace(cfg, mfreq_ms=100.0, pdt=0.5, mit_s=None)
+    ident = json.dumps([base.to_dict(), list(READING_SEEDS)], sort_keys=True)
+    if key not in cache or cache[key]["ident"] != ident:
+        metric, target = None, None
+        if mode == "memory-dist":
+            def metric(r: Any) -> float:
+                return occupancy(r.tasks, cfg.n_nodes, cfg.pages_scaled,
+                                 kinds=("small", "large"))["mem_load_measured"]
+        elif mode.startswith("tasks-"):
+            def metric(r: Any) -> float:
+                return r.metrics["tasks_per_node"]
+            target = load_readings(base)[mode.removeprefix("tasks-")]
+        t0 = time.process_time()
+        mit, meas, trace = calibrate_measured(base, lambda: by_name("rr"),
+                                              seeds=READING_SEEDS, iters=4, tol=0.1,
+                                              engine=setup.engine, metric=metric,
+                                              target=target)
+        print(f"  calibrated {key}: mit {mit:.4g} s, measured {meas:.3f} in "
+              f"{time.process_time() - t0:.0f} CPU s", flush=True)
+        cache = json.loads(path.read_text()) if path.exists() else {}
+        cache[key] = {"ident": ident, "mit_s": mit, "measured": meas, "trace": trace,
+                      "cpu_s": time.process_time() - t0}
+        write_atomic(path, json.dumps(cache, indent=1))
+    return cache[key]["mit_s"], cache[key]["measured"]
+
+
+def fig_calib_readings(setup: Setup) -> str:
+    """Tasks per node measured under each reading of eq. 5 (:data:`CALIB_READINGS`)."""
+    paper = {0.7: 2.8, 1.0: 3.2, 1.5: 4.1}
+    t0 = time.process_time()
+    cfgs: dict[str, CSMConfig] = {}
+    calib: dict[str, float | None] = {}
+    for name, (mix, _, _) in CALIB_READINGS.items():
+        for load in paper:
+            cfg = CSMConfig(n_jobs=setup.jobs, tc_scale=setup.scale, mem_scale=setup.scale,
+                            mem_load=load, pdt=0.5, class_mix="b" if load == 0.7 else mix)
+            mit, calib[f"{name}/load{load}"] = _reading_mit(setup, name, cfg)
+            cfgs[f"{name}/load{load}"] = dataclasses.replace(cfg, mit_s=mit)
+    res = run_grid(setup, "calib-readings", [(k, c, "rr", {}) for k, c in cfgs.items()])
+    rows = []
+    for name in CALIB_READINGS:
+        within = 0
+        for load, p in paper.items():
+            key = f"{name}/load{load}"
+            c, r = cfgs[key], res[key]
+            tpn = mean_ci(r["tasks_per_node"])[0]
+            within += abs(tpn - p) <= 0.15 * p
+            m = calib[key]
+            rows.append([name, f"{load}", c.class_mix, f"{c.mit_s:.4g}",
+                         f"{c.mit_s / calibrate_mit(dataclasses.replace(c, mit_s=None)):.2f}",
+                         "-" if m is None else f"{m:.2f}", fmt(r["tasks_per_node"]),
+                         f"{100 * (tpn - p) / p:+.0f}%", fmt(r["mem_load_measured"]),
+                         f"{p}"])
+        rows[-1][0] += f" ({within}/3 within 15%)"
+    md = setup.header("Readings of eq. 5 and of \"load per node\": tasks per node measured "
+                      "(target T1)") + markdown_text(
+        ["reading", "mem_load", "class mix", "mit [s, scaled]", "x eq. 5 mit",
+         "calibration measured", "tasks/node measured (RR)", "vs paper",
+         "mem_load measured (RR)", "paper tasks/node"], rows)
+    md += ("\nExperiment seeds 0..k-1 under RR, pdt 0.5, mfreq 100 ms, as `calib`. A "
+           "reading with a bisection calibrates mit on seeds "
+           f"{', '.join(map(str, READING_SEEDS))} (RR, pdt 0.5, mfreq 100 ms, within 10% "
+           "or the closest of 4 steps; `spec` keeps the seeds of calib_mit.json); "
+           "\"calibration measured\" is the value it reached (memory demand / M, or "
+           "tasks per node for the little readings). Readings:\n\n"
+           + "".join(f"- `{k}`: {v[2]}\n" for k, v in CALIB_READINGS.items())
+           + f"\nCPU time of this invocation: {time.process_time() - t0:.0f} s "
+           f"(engine {setup.engine}; cached points and calibrations cost nothing).\n")
     return md
 
 
@@ -840,7 +949,8 @@ def fig_sens(setup: Setup) -> str:
     return md
 
 
-FIGURES = {"calib": fig_calib, "fig4": fig_static, "fig4-diag": fig_static_diag,
+FIGURES = {"calib": fig_calib, "calib-readings": fig_calib_readings,
+           "fig4": fig_static, "fig4-diag": fig_static_diag,
            "corr-low": fig_corr_low, "corr-load1": fig_corr_load1,
            "fig5-6": fig_low, "fig7": fig_mnod,
            "fig8-9": fig_load1, "fig10-11": fig_load15, "fig12": fig_local,
