@@ -181,3 +181,50 @@ def test_one_mixed_stream_class_mix_c():
     c = load_readings(dataclasses.replace(cfg, mit_s=None))
     a = load_readings(CSMConfig(mem_load=1.0, pdt=0.25, class_mix="a"))
     assert c["job"] == c["job-one-stream"] == pytest.approx(a["job-one-stream"])
+
+
+def test_class_mix_t_is_one_stream_with_a_third_local():
+    from sim.timeshare.workload import class_rates
+
+    rates = class_rates(CSMConfig(class_mix="t", pdt=0.5))
+    assert rates == pytest.approx({"local": 1 / 3, "small": 1 / 3, "large": 1 / 3})
+    rates = class_rates(CSMConfig(class_mix="t", pdt=0.25))
+    assert rates == pytest.approx({"local": 1 / 3, "small": 0.5, "large": 1 / 6})
+    arr = generate(CSMConfig(class_mix="t", pdt=0.5, n_jobs=3000), seed=2)
+    share = {k: sum(a.kind == k for a in arr) / len(arr) for k in ("local", "small", "large")}
+    assert share == pytest.approx({"local": 1 / 3, "small": 1 / 3, "large": 1 / 3}, abs=0.03)
+    with pytest.raises(ValueError, match="class_mix"):
+        CSMConfig(class_mix="d")
+
+
+def test_occupancy_counts_chosen_kinds_over_the_whole_horizon():
+    from sim.timeshare.metrics import occupancy
+
+    tasks = [{"kind": "local", "arrival": 0, "finish": 10, "vir_mem": 4},
+             {"kind": "large", "arrival": 5, "finish": 20, "vir_mem": 8},
+             {"kind": "small", "arrival": 10, "finish": 12, "vir_mem": 2}]
+    # horizon = last arrival (10) of any task; 2 nodes, M = 4 pages
+    every = occupancy(tasks, 2, 4)
+    assert every["tasks_per_node"] == pytest.approx((10 + 5 + 0) / 20)
+    dist = occupancy(tasks, 2, 4, kinds=("small", "large"))
+    assert dist["tasks_per_node"] == pytest.approx(5 / 20)
+    assert dist["mem_load_measured"] == pytest.approx(5 * 8 / (20 * 4))
+
+
+def test_calibrate_measured_matches_another_metric(monkeypatch):
+    import sim.timeshare.csm as csm
+
+    class Fake:
+        def __init__(self, mit):
+            self.metrics = {"mem_load_measured": 1.0}
+            self.value = 3.0 / mit  # falls as mit grows
+
+    monkeypatch.setattr(csm, "run_point", lambda c, pol, s, engine: Fake(c.mit_s))
+    cfg = CSMConfig(mem_load=1.0, pdt=0.5)
+    want = calibrate_mit(cfg) / 3  # two halvings from eq. 5's mit bracket it
+    mit, meas, trace = csm.calibrate_measured(cfg, lambda: None, seeds=(1,), iters=12,
+                                              tol=0.01, metric=lambda r: r.value,
+                                              target=3.0 / want)
+    assert meas == pytest.approx(3.0 / want, rel=0.01)
+    assert mit == pytest.approx(want, rel=0.01)
+    assert all(v == pytest.approx(3.0 / m) for m, v in trace)
