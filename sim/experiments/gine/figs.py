@@ -399,8 +399,9 @@ CALIB_READINGS: dict[str, tuple[str, str | None, str]] = {
                           "vir_mem per job of one mixed stream (class mix c): T1 met by "
                           "construction"),
 }
-#: Calibration seeds of the readings (three at every load).
-READING_SEEDS = (101, 102, 103)
+#: Calibration seeds of the readings (ten at every load: with about 30 distributed jobs
+#: per run, three seeds leave the measured load within a factor 2).
+READING_SEEDS = tuple(range(101, 111))
 
 
 def _reading_mit(setup: Setup, name: str, cfg: CSMConfig) -> tuple[float, float | None]:
@@ -478,7 +479,7 @@ def fig_calib_readings(setup: Setup) -> str:
          "mem_load measured (RR)", "paper tasks/node"], rows)
     md += ("\nExperiment seeds 0..k-1 under RR, pdt 0.5, mfreq 100 ms, as `calib`. A "
            "reading with a bisection calibrates mit on seeds "
-           f"{', '.join(map(str, READING_SEEDS))} (RR, pdt 0.5, mfreq 100 ms, within 10% "
+           f"{READING_SEEDS[0]}-{READING_SEEDS[-1]} (RR, pdt 0.5, mfreq 100 ms, within 10% "
            "or the closest of 4 steps; `spec` keeps the seeds of calib_mit.json); "
            "\"calibration measured\" is the value it reached (memory demand / M, or "
            "tasks per node for the little readings). Readings:\n\n"
