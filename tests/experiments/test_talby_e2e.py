@@ -1,7 +1,10 @@
-"""Talby's end-to-end runs (``talby.gaps e2e``) under CP-SAT's deterministic limit: the
-same month gives the same schedules twice, and its record says which limit it ran under."""
+"""Talby's end-to-end runs and gaps table (``talby.gaps``) under CP-SAT's deterministic
+limit: the same month (the same snapshot set) gives the same schedules (the same table)
+twice, and its record says which limit it ran under."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -33,4 +36,29 @@ def test_an_e2e_month_under_a_deterministic_limit_is_the_same_twice() -> None:
 def test_e2e_refuses_a_limit_that_is_not_positive(args: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as e:
         gaps.main(["e2e", "--months", "1996-12", *args])
+    assert e.value.code == 2 and "must be > 0" in capsys.readouterr().err
+
+
+def _untimed(text: str) -> str:
+    """The gaps table without its run-time line (the only machine-dependent one)."""
+    return "\n".join(x for x in text.splitlines() if not x.startswith("Run time:"))
+
+
+def test_the_gaps_table_under_a_deterministic_limit_is_the_same_twice(tmp_path,
+                                                                     monkeypatch) -> None:
+    monkeypatch.setattr(gaps, "RESULTS", tmp_path)
+    # a tiny budget, so that some problems are stopped by it rather than proved
+    first, second = (gaps.gaps(12, 60.0, exhaustive_k=3, dtime=0.002) for _ in range(2))
+    assert _untimed(first) == _untimed(second)
+    assert "--time-limit 60 --dtime 0.002 --compress hold` at commit" in first
+    assert "deterministic time 0.002 per stage, with a wall-clock guard of 60 s reached " \
+           "by 0 problems" in first
+    proved = re.search(r"CP-SAT proved (\d+) of (\d+) problems", first)
+    assert 0 < int(proved[1]) < int(proved[2]), "all or none proved: the test tests nothing"
+    assert (tmp_path / "slack_gaps.md").read_text() == second
+
+
+def test_gaps_refuses_a_limit_that_is_not_positive(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        gaps.main(["gaps", "--dtime", "0"])
     assert e.value.code == 2 and "must be > 0" in capsys.readouterr().err
