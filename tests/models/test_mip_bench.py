@@ -3,6 +3,8 @@ hand-made runs, and one real run in a child process."""
 
 from __future__ import annotations
 
+import pytest
+
 from sim.experiments.engine import mip_bench
 
 
@@ -56,3 +58,32 @@ def test_a_slack_insertion_pair_proves_only_by_an_optimal_run_not_by_a_met_price
     pair = mip_bench.pairs(rows, {"a": "bin", "b": "bin"}, {"a": None, "b": None})[0]
     assert pair[3] == "cpsat" and pair[4] == 1  # b only
     assert pair[7] == 1 and pair[8] == "0.00%"  # the price of a is certified, not proved
+
+
+def test_the_time_indexed_insertion_solvers_run_only_when_named():
+    fam = "slack_insertion"
+    assert "cpsat+ti" not in mip_bench.solvers_for(fam, False, None)
+    assert mip_bench.solvers_for(fam, False, ["cpsat", "cpsat+ti", "ti-scip"]) == \
+        ["cpsat", "cpsat+ti", "ti-scip"]
+    assert mip_bench.solvers_for("grouping", False, ["cpsat", "cpsat+ti"]) == ["cpsat"]
+    assert mip_bench.solvers_for(fam, True, ["cpsat", "scip"]) == ["scip"]
+    assert mip_bench._solver_name(fam, "ti-scip") == ("ti", {"backend": "scip"})
+    assert mip_bench._solver_name(fam, "cpsat+ti") == ("cpsat+ti", {})
+
+
+def test_snapshot_bins_are_read_or_refused_naming_the_part():
+    assert mip_bench.parse_bins("21-30:10, 31-50:3") == {(21, 30): 10, (31, 50): 3}
+    for bad in ("21-30", "21-30:0", "30-21:2", "a-b:1", "21-30:2,"):
+        with pytest.raises(ValueError, match="snapshot bin"):
+            mip_bench.parse_bins(bad)
+    picked = mip_bench.snapshot_instances(mip_bench.parse_bins("21-30:4"))
+    ks = [int(p.stem.rsplit("-k", 1)[1]) for _, _, p in picked]
+    assert len(picked) == 4 and all(21 <= k <= 30 for k in ks)
+
+
+@pytest.mark.parametrize("args", [["--limit", "0"], ["--snapshot-bins", "21-30"],
+                                  ["--solvers", "tii"]])
+def test_bad_options_are_refused_before_any_run(args, capsys):
+    with pytest.raises(SystemExit) as e:
+        mip_bench.main(["--sections", "snapshots", *args])
+    assert e.value.code == 2 and capsys.readouterr().err.strip()

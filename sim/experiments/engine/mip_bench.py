@@ -35,8 +35,11 @@ Instances (``--quick`` takes fewer of each and a 2 s limit, 20 s for the targets
 Run: ``python -m sim.experiments.engine.mip_bench`` (the full configuration, 27 minutes
 at load average 9-13 on 2 cores; writes ``sim/experiments/engine/results/mip_bench.md``)
 or ``--quick`` (7 minutes at load average 11; writes ``/tmp/mip_bench_quick.md``).
-``--sections a,b``, ``--families a,b`` or ``--solvers a,b`` run a part and write
-``results/mip_bench.md`` at the repository top, marked partial.
+``--sections a,b``, ``--families a,b``, ``--solvers a,b``, ``--limit S`` (every
+section's limit, seconds) or ``--snapshot-bins 21-30:10,31-50:10`` (the snapshot
+section's bins ``lo-hi:count``) run a part and write ``results/mip_bench.md`` at the
+repository top, marked partial. ``--solvers`` also takes the solvers of
+:data:`OPTIONAL`, which only run when named.
 """
 
 from __future__ import annotations
@@ -73,6 +76,11 @@ TWO_STAGE = {"slack_insertion"}
 """Families whose objective value is only the first stage of a lexicographic optimum (the
 slack insertion's price, then the fewest moved jobs): a bound meeting it proves the price,
 not the result, so a combination counts such an instance as proved only by an OPTIMAL run."""
+OPTIONAL = {"slack_insertion": ("cpsat+ti", "ti", "ti-scip")}
+"""Solvers run on a family only when ``--solvers`` names them: the slack insertion's
+CP-SAT then time-indexed MIP, and that MIP alone on HiGHS and on SCIP."""
+VARIANTS = {"ti-scip": ("ti", {"backend": "scip"})}
+"""Bench names of a registered solver with options: ``name -> (registered, options)``."""
 SECTIONS = ("library", "snapshots", "generated", "targets", "limits")
 KILL_AFTER = 5.0  # seconds past the limit, counted from the child's imports
 OVERRUN = 2.0  # seconds past the limit that count as an overrun
@@ -101,6 +109,8 @@ def _solver_name(family: str, solver: str) -> tuple[str, dict]:
     from sim import registry
 
     names = registry.SOLVERS[family]
+    if solver in VARIANTS:
+        return VARIANTS[solver]
     if solver == "cpsat":
         return ("cpsat" if "cpsat" in names else "exact-cpsat"), {}
     if solver in SOLVERS:
@@ -342,15 +352,47 @@ def pairs(rows: list[dict], bins: dict[str, str], known: dict[str, float | None]
     return out
 
 
-def plan(quick: bool, tmp: Path, sections: list[str]) -> list[tuple[str, list, float]]:
-    """``(title, instances, limit)`` of each section."""
+def parse_bins(text: str) -> dict[tuple[int, int], int]:
+    """``"21-30:10,31-50:10"`` -> ``{(21, 30): 10, (31, 50): 10}``; ValueError naming the
+    part that is not ``lo-hi:count`` with ``0 <= lo <= hi`` and ``count >= 1``."""
+    out = {}
+    for part in (x.strip() for x in text.split(",")):
+        try:
+            span, count = part.split(":")
+            lo, hi = (int(x) for x in span.split("-"))
+            n = int(count)
+        except ValueError:
+            raise ValueError(f"snapshot bin {part!r} is not lo-hi:count") from None
+        if not 0 <= lo <= hi or n < 1:
+            raise ValueError(f"snapshot bin {part!r}: needs 0 <= lo <= hi and count >= 1")
+        out[(lo, hi)] = n
+    return out
+
+
+def solvers_for(family: str, backends_only: bool, only: list[str] | None) -> list[str]:
+    """The bench's solvers of ``family``: the MIP backends alone (``backends_only``) or
+    :data:`SOLVERS` and the family's :data:`EXTRA`, restricted to ``only`` when given;
+    the family's :data:`OPTIONAL` ones only when ``only`` names them."""
+    if backends_only:
+        return [x for x in SOLVERS[1:] if only is None or x in only]
+    run = [*SOLVERS, *EXTRA.get(family, ())]
+    if only is None:
+        return run
+    return [x for x in (*run, *OPTIONAL.get(family, ())) if x in only]
+
+
+def plan(quick: bool, tmp: Path, sections: list[str],
+         snapshot_bins: dict[tuple[int, int], int] | None = None
+         ) -> list[tuple[str, list, float]]:
+    """``(title, instances, limit)`` of each section; ``snapshot_bins`` replaces the
+    snapshot section's bins and counts."""
     out = []
     if "library" in sections:
         out.append(("Benchmark library", library_instances(1 if quick else 2), 2.0 if quick
                     else 10.0))
     if "snapshots" in sections:
-        per_bin = dict(zip(SNAPSHOT_BINS, (1, 1, 3, 3) if quick else (3, 3, 6, 6),
-                           strict=True))
+        per_bin = snapshot_bins or dict(zip(SNAPSHOT_BINS, (1, 1, 3, 3) if quick
+                                            else (3, 3, 6, 6), strict=True))
         out.append(("KTH slack-insertion snapshots", snapshot_instances(per_bin),
                     2.0 if quick else 10.0))
     if "generated" in sections:
@@ -377,6 +419,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--solvers", default=None,
                     help="comma-separated subset of the solvers of each family "
                     f"({','.join(SOLVERS)} and the extra ones; partial run)")
+    ap.add_argument("--limit", type=float, default=None,
+                    help="seconds per run in every section (partial run)")
+    ap.add_argument("--snapshot-bins", default=None,
+                    help="the snapshot section's bins, e.g. 21-30:10,31-50:10 (lo-hi:count; "
+                    "snapshots evenly spread over the sorted names; partial run)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--child", nargs=4, metavar=("FAMILY", "SOLVER", "FILE", "LIMIT"),
                     help=argparse.SUPPRESS)
@@ -393,14 +440,21 @@ def main(argv: list[str] | None = None) -> int:
     for f in families:
         if f not in FAMILIES:
             ap.error(f"unknown family {f!r}; valid: {', '.join(FAMILIES)}")
-    known_solvers = {*SOLVERS, *(x for v in EXTRA.values() for x in v)}
+    known_solvers = {*SOLVERS, *(x for v in (*EXTRA.values(), *OPTIONAL.values())
+                                 for x in v)}
     only = None if args.solvers is None else \
         [x.strip() for x in args.solvers.split(",") if x.strip()]
     for x in only or ():
         if x not in known_solvers:
             ap.error(f"unknown solver {x!r}; valid: {', '.join(sorted(known_solvers))}")
+    if args.limit is not None and not 0 < args.limit < float("inf"):
+        ap.error(f"--limit must be a positive number of seconds, got {args.limit:g}")
+    try:
+        snapshot_bins = None if args.snapshot_bins is None else parse_bins(args.snapshot_bins)
+    except ValueError as e:
+        ap.error(f"--snapshot-bins: {e}")
     full = (not args.quick and sections == list(SECTIONS) and families == list(FAMILIES)
-            and only is None)
+            and only is None and args.limit is None and snapshot_bins is None)
     out = args.out or (QUICK_OUT if args.quick else RESULTS / "mip_bench.md" if full
                        else PARTIAL_DIR / "mip_bench.md")
     start_load = provenance.load_average()
@@ -424,7 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     pair_header = ["family", "size bin", "instances", "best single", "proved", "cert. gap",
                    "best pair", "proved", "cert. gap"]
     with tempfile.TemporaryDirectory() as tmp:
-        for title, insts, limit in plan(args.quick, Path(tmp), sections):
+        for title, insts, limit in plan(args.quick, Path(tmp), sections, snapshot_bins):
+            limit = args.limit or limit
             insts = [x for x in insts if x[0] in families]
             if not insts:
                 continue
@@ -432,9 +487,7 @@ def main(argv: list[str] | None = None) -> int:
             for fam, b, path in insts:
                 bins[path.stem] = b
                 known[path.stem] = _known(path)
-                run = SOLVERS[1:] if title.startswith("MIP backends") else \
-                    (*SOLVERS, *EXTRA.get(fam, ()))
-                for s in (x for x in run if only is None or x in only):
+                for s in solvers_for(fam, title.startswith("MIP backends"), only):
                     row = run_one(fam, s, path, limit)
                     rows.append(row)
                     print(f"{fam:19s} {b[:28]:28s} {path.stem[:34]:34s} {s:9s} "
