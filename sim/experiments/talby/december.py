@@ -46,7 +46,7 @@ import numpy as np
 
 from heuristics.slack import SlackPolicy
 from models.slack_insertion import OptimalInsertionPolicy
-from models.slack_insertion.inserter import guard_reached
+from models.slack_insertion.inserter import deterministic_params, guard_reached
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
 from sim.experiments.common import (
@@ -145,10 +145,8 @@ class CpsatOrAst:
             self.stats["trivial"] += 1
             self.statuses.append("trivial")
             return current_schedule(problem)
-        extra = ({} if self.limits.dtime is None
-                 else {"sat_params": {"max_deterministic_time": self.limits.dtime}})
         res = solve_cpsat(problem, time_limit=self.limits.guard, seed=SEED, workers=1,
-                          **extra)
+                          **deterministic_params(self.limits.dtime))
         self.stats[res.status.value] += 1
         self.stats["seconds"] += res.runtime
         self.stats["guard"] += guard_reached(res.runtime, self.limits.guard)
