@@ -689,8 +689,9 @@ def setting_rows(get: CellsOf) -> list[tuple[str, str, bool]]:
     return rows
 
 
-FIGURE_ROWS = "tick on receives only"
-"""The wake-up column of ``targets.md`` for the rows computed from the figures' cells."""
+FIGURE_ROWS = "tick-on-receives"
+"""The wake-up column of ``targets.md`` for the rows computed from the figures' cells (only
+message receives wait for the tick: :data:`FIGURE_WAKEUP`)."""
 
 
 def targets(cells: Cells, grid: FigureGrid, out: Path, quick: bool) -> str:
@@ -719,7 +720,9 @@ def targets(cells: Cells, grid: FigureGrid, out: Path, quick: bool) -> str:
         f"Rows `immediate` and `tick` read `cells.json` (i = {c50['i']} measurements per "
         f"cell, {c1['i']} for the single barrier); rows `{FIGURE_ROWS}` read the figures' "
         f"`figure_cells.json` (i = {g50['i']}, {g1['i']} for the single barrier); seeds "
-        "0..i-1 in both.", "",
+        f"0..i-1 in both. `{FIGURE_ROWS}`: only message receives wait for the node's tick, "
+        "a barrier release wakes after w_ctl (the figures' setting); `tick`: every blocked "
+        "wake-up waits for the tick; `immediate`: every one wakes after w_ctl.", "",
         *markdown_table(["wake-up", "target", "ours", "met"],
                         [[w, t, o, "yes" if ok else "NO"] for w, t, o, ok in rows])]
     lines += ["", f"Produced at {provenance()}."]
