@@ -31,6 +31,7 @@ import json
 import math
 import statistics
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -495,7 +496,7 @@ def _plot(path: Path, title: str, panels: list[Panel]) -> None:
         ax.set_ylabel(p.ylabel)
         ax.set_title(p.title, fontsize=9)
         ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(textwrap.fill(title, 62 * len(panels)), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
