@@ -563,7 +563,11 @@ def grid_figure(fig: str, grid: FigureGrid, out: Path, quick: bool) -> str:
         ch = {k: s["cv_half"] for k, s in a.items()}
         lines += ["## Variation coefficient", ""] + _table(cv, ch, ".4f") + [""]
         panels.append(Panel("variation coefficient, 95% CI", "variation coefficient", cv, ch))
-    lines += [_cell_note(grid, fig), "", f"Produced at {provenance()}.", ""]
+    sets = [f["a"], *(f[x] for x in ("b", "ref") if f.get(x) is not None)]
+    made = sorted({grid.data["_provenance"][grid.key(c)] for c in sets})
+    lines += [_cell_note(grid, fig), "",
+              f"Cells read from `{grid.path.name}`, computed at {'; '.join(made)}. "
+              f"Produced at {provenance()}.", ""]
     _plot(out / f"{fig}.png", figure_title(fig), panels)
     text = "\n".join(lines)
     write_atomic(out / f"{fig}.md", text)
