@@ -1,9 +1,12 @@
 """Figures 1-12 of Karl (synchronized scheduling servers) on the spec 2.5 model.
 
 Every figure is a Markdown table (g x v grid of spec 2.3, the paper's stated result
-beside ours) and a PNG; the controlled figures are computed for both settings of the
-wake-up switch ``ctl_block_wakeup`` (``immediate`` and ``tick``, spec 2.5), never tuned
-per cell. Times in the tables are in milliseconds (the simulator works in µs).
+beside ours, each cell a mean with its 95% confidence interval) and a PNG with those
+intervals as error bars. The grid figures are drawn under one setting of the wake-up
+switch, :data:`FIGURE_WAKEUP` (only message receives wait for the node's timer tick), the
+one that meets targets 2, 3 and 4 together; ``targets.md`` also evaluates the targets
+under ``immediate`` and ``tick`` (every blocked wake-up waits for the tick). Times in the
+tables are in milliseconds (the simulator works in µs).
 
 Run one figure::
 
@@ -11,12 +14,14 @@ Run one figure::
     python -m sim.experiments.karl.figs all             # every figure + targets.md
     python -m sim.experiments.karl.figs fig6 --quick    # partial: i=5, n=10, not committed
 
-The full configuration (i = 50 measurements per cell, n = 50 supersteps, seeds 0..49;
-the single-barrier Figs. 2-4 (n = 1) take i = 500, because their mean is dominated by the
-few measurements whose barrier misses the end of the window)
-writes to ``sim/experiments/karl/results/``; ``--quick`` writes to ``results/bsp_quick/``
-at the repository top and marks every file PARTIAL. Cells are cached in ``cells.json`` of
-the output directory, so the figures sharing a cell set compute it once.
+The full configuration (:data:`FULL_REPLICATIONS`): i = 200 measurements per cell (one
+seed each, seeds 0..199), n = 50 supersteps; the single-barrier Figs. 2-4 (n = 1) take
+i = 2,000, because their mean is dominated by the few measurements whose barrier misses
+the end of the window. It writes to ``sim/experiments/karl/results/``; ``--quick`` writes
+to ``results/bsp_quick/`` at the repository top and marks every file PARTIAL. The
+figures' cells are cached in ``figure_cells.json`` of the output directory, the
+``immediate`` and ``tick`` cells of ``targets.md`` in ``cells.json`` (i = 50, 500 for
+n = 1), so the figures sharing a cell set compute it once.
 """
 
 from __future__ import annotations
@@ -24,14 +29,25 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
+import textwrap
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 from instances.atomic import write_atomic
-from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table, pyplot
+from sim.experiments.common import (
+    PARTIAL_DIR,
+    label_colours,
+    markdown_row,
+    markdown_table,
+    mean_ci,
+    pyplot,
+)
 from sim.experiments.common import stamp as provenance
 from sim.timeshare.bsp import BSPParams, NetParams, NoiseParams, measure_cell, share_run
 from sim.timeshare.servers import ServerParams, SlotSchedule
@@ -48,74 +64,90 @@ SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 BACKGROUND = (0, 1, 2, 3, 4)
 
 # one figure: (kind, cell set(s), paper's text)
-#   kind "time": mean of set A; "ratio": A / B; "cv": CV of A
+#   kind "time": mean of set A; "ratio": A / B; "time+ratio": both; "cv": CV of A
 # a cell set is (n, pattern, spin, regime); regime "none" does not depend on the switch
+# label: the paper's name of the figure; ref: a set whose five-fold mean the time panel
+# draws (the expectation under a 20% share); marks: the paper's values on the ratio panel
 FIGS: dict[str, dict[str, Any]] = {
-    "fig2": dict(kind="time", a=(1, "barrier", 0, "none"),
+    "fig2": dict(kind="time", a=(1, "barrier", 0, "none"), label="Figure 2",
                  title="Single barrier (n = 1), no server, blocking: mean time (ms)",
                  paper="base for Figs. 3-4 (plotted values lost)"),
     "fig3": dict(kind="time+ratio", a=(1, "barrier", 0, "unsync"), b=(1, "barrier", 0, "none"),
+                 ref=(1, "barrier", 0, "none"), ratio_to="Figure 2", label="Figure 3",
                  title="Single barrier, unsynchronized servers, blocking: mean time (ms) "
-                       "and ratio to Fig. 2",
+                       "and ratio to Figure 2",
                  paper="'slowdown is much larger than the expected factor of five - an entire "
                        "scheduling round is necessary to complete a single synchronization'"),
     "fig4": dict(kind="time+ratio", a=(1, "barrier", 0, "sync"), b=(1, "barrier", 0, "none"),
+                 ref=(1, "barrier", 0, "none"), ratio_to="Figure 2", label="Figure 4",
+                 marks=(("paper, coarse grain: about 4.5", 4.5, 4.5),
+                        ("paper, fine grain: 1.5 to 2", 1.5, 2.0)),
                  title="Single barrier, synchronized servers, blocking: mean time (ms) and "
-                       "ratio to Fig. 2",
-                 paper="ratio about 4.5 for coarse grain, only about 1.5 to 2 for fine grain"),
-    "fig5": dict(kind="time", a=(50, "barrier", 0, "none"),
+                       "ratio to Figure 2",
+                 paper="'these times should be about five times as long as in Figure 2, but "
+                       "they are actually better than this': ratio about 4.5 for coarse "
+                       "grain, only about 1.5 to 2 for fine grain"),
+    "fig5": dict(kind="time", a=(50, "barrier", 0, "none"), label="Figure 5",
                  title="Barrier pattern, blocking, no server: mean runtime (ms)",
                  paper="base case (plotted values lost)"),
     "fig6": dict(kind="ratio", a=(50, "barrier", 0, "sync"), b=(50, "barrier", 0, "none"),
+                 label="Figure 6",
                  title="Barrier pattern, blocking: ratio server / uncontrolled",
                  paper="fine grain 'well below' 5; 'with increasing grain size, the ratio "
                        "approaches this limit'"),
     "fig7": dict(kind="ratio", a=(50, "barrier", SPIN_US, "sync"),
-                 b=(50, "barrier", SPIN_US, "none"),
+                 b=(50, "barrier", SPIN_US, "none"), label="Figure 7",
                  title="Barrier pattern, spin-blocking (100 µs): ratio server / uncontrolled",
                  paper="smaller slowdown for fine grain, natural limit (5) for coarse grain; "
                        "spinning does not significantly change it"),
-    "fig8": dict(kind="time", a=(50, "complete", 0, "none"),
+    "fig8": dict(kind="time", a=(50, "complete", 0, "none"), label="Figure 8",
                  title="Complete pattern, blocking, no server: mean runtime (ms)",
                  paper="fine-grained unbalanced cases slower than coarser ones (an artefact "
                        "of the testbed, per the paper)"),
     "fig8r": dict(kind="ratio", a=(50, "complete", 0, "sync"), b=(50, "complete", 0, "none"),
-                  title="Complete pattern, blocking: ratio server / uncontrolled (text of 4.4)",
+                  label="Section 4.4", marks=(("paper: up to 6.5", 6.5, 6.5),),
+                  title="Complete pattern, blocking: ratio server / uncontrolled",
                   paper="'up to 6.5 times longer than the uncontrolled one'"),
     "fig9": dict(kind="ratio", a=(50, "complete", SPIN_US, "sync"),
-                 b=(50, "complete", SPIN_US, "none"),
+                 b=(50, "complete", SPIN_US, "none"), label="Figure 9",
                  title="Complete pattern, spin-blocking (100 µs): ratio server / uncontrolled",
                  paper="'on the same order as what should be expected' (5), 'slightly "
                        "better due to the higher priority'"),
-    "fig10": dict(kind="time", a=(50, "complete", SPIN_US, "sync"),
-                  title="Complete pattern, spin-blocking, with server: mean runtime (ms)",
+    "fig10": dict(kind="time+ratio", a=(50, "complete", SPIN_US, "sync"),
+                  b=(50, "complete", 0, "none"), ratio_to="Figure 8", label="Figure 10",
+                  title="Complete pattern, spin-blocking (100 µs), with server: mean runtime "
+                        "(ms) and ratio to Figure 8",
                   paper="compared to Fig. 8, 'the slowdown is again well under the acceptable "
                         "maximum of five'"),
-    "fig11": dict(kind="cv", a=(50, "complete", SPIN_US, "none"),
-                  title="Complete pattern, spin-blocking, no server: variation coefficient",
-                  paper="base"),
-    "fig12": dict(kind="cv", a=(50, "complete", SPIN_US, "sync"),
-                  title="Complete pattern, spin-blocking, with server: variation coefficient",
+    "fig11": dict(kind="cv", a=(50, "complete", SPIN_US, "none"), label="Figure 11",
+                  title="Complete pattern, spin-blocking (100 µs), no server: variation "
+                        "coefficient", paper="base"),
+    "fig12": dict(kind="cv", a=(50, "complete", SPIN_US, "sync"), label="Figure 12",
+                  title="Complete pattern, spin-blocking (100 µs), with server: variation "
+                        "coefficient",
                   paper="'smaller for fine-grained programs and ... more or less unchanged "
                         "for coarse-grained programs'"),
     # AMB-2.1 read as the captions of Figs. 7, 10-12 have it: spin time 100 ms
     "fig7m": dict(kind="ratio", a=(50, "barrier", SPIN_CAPTION_US, "sync"),
                   b=(50, "barrier", SPIN_CAPTION_US, "none"),
-                  title="Barrier pattern, spin-blocking, spin 100 ms (caption reading of "
-                        "AMB-2.1): ratio server / uncontrolled",
+                  label="Figure 7 (the caption's 100 ms spin)",
+                  title="Barrier pattern, spin-blocking (100 ms): ratio server / uncontrolled",
                   paper="as Fig. 7"),
     "fig9m": dict(kind="ratio", a=(50, "complete", SPIN_CAPTION_US, "sync"),
                   b=(50, "complete", SPIN_CAPTION_US, "none"),
-                  title="Complete pattern, spin-blocking, spin 100 ms (caption reading of "
-                        "AMB-2.1): ratio server / uncontrolled",
+                  label="Figure 9 (the other captions' 100 ms spin)",
+                  title="Complete pattern, spin-blocking (100 ms): ratio server / "
+                        "uncontrolled",
                   paper="as Fig. 9: 'on the same order as what should be expected' (5), "
                         "'slightly better due to the higher priority'"),
     "fig11m": dict(kind="cv", a=(50, "complete", SPIN_CAPTION_US, "none"),
-                   title="Complete pattern, spin 100 ms (caption reading), no server: "
-                         "variation coefficient", paper="base"),
+                   label="Figure 11 (the caption's 100 ms spin)",
+                   title="Complete pattern, spin-blocking (100 ms), no server: variation "
+                         "coefficient", paper="base"),
     "fig12m": dict(kind="cv", a=(50, "complete", SPIN_CAPTION_US, "sync"),
-                   title="Complete pattern, spin 100 ms (caption reading), with server: "
-                         "variation coefficient",
+                   label="Figure 12 (the caption's 100 ms spin)",
+                   title="Complete pattern, spin-blocking (100 ms), with server: variation "
+                         "coefficient",
                    paper="'smaller for fine-grained programs and ... more or less unchanged "
                          "for coarse-grained programs'"),
 }
@@ -132,17 +164,27 @@ TICK_ON_RECEIVES = "tick-receive"
 "tick"`` with ``BSPParams.tick_wakeups = "receive"``); a wake-up name of the cell sets."""
 
 
-def _cell_job(args: tuple) -> tuple[str, str, dict[str, Any]]:
-    key, cset, wake, g, v, i, n_over, barrier = args
+def _cell_params(cset: tuple, wake: str, g: int, v: float, n_over: int | None,
+                 barrier: str) -> tuple[BSPParams, SlotSchedule, ServerParams]:
+    """The simulator's parameters of one cell: g in µs, v the imbalance; ``n_over``
+    replaces n = 50 (a quick run). The uncontrolled regime ``none`` ignores the wake-up
+    switch (time-sharing threads) and is run with ``immediate``."""
     n, pattern, spin, regime = cset
     reading = "all"
-    if wake == TICK_ON_RECEIVES:
+    if regime == "none":
+        wake = "immediate"
+    elif wake == TICK_ON_RECEIVES:
         wake, reading = "tick", "receive"
     bsp = BSPParams(g_us=g, v=v, n=n_over if (n_over and n > 1) else n, pattern=pattern,
                     spin_us=spin, barrier=barrier, tick_wakeups=reading)
-    sp = ServerParams(regime=regime, ctl_block_wakeup=wake)
+    return bsp, SlotSchedule.for_share(0.2), ServerParams(regime=regime, ctl_block_wakeup=wake)
+
+
+def _cell_job(args: tuple) -> tuple[str, str, dict[str, Any]]:
+    key, cset, wake, g, v, i, n_over, barrier = args
     t = time.perf_counter()
-    st = measure_cell(bsp, SlotSchedule.for_share(0.2), sp, NetParams(), i=i, seed=0)
+    st = measure_cell(*_cell_params(cset, wake, g, v, n_over, barrier), NetParams(), i=i,
+                      seed=0)
     st["wall_s"] = time.perf_counter() - t
     st.pop("times_us")
     return key, f"{g}/{v}", st
@@ -207,88 +249,254 @@ WAKE_TEXT = {"-": "no server (switch irrelevant)", "immediate": "wake-up at once
 """Words for each wake-up setting of a blocked controlled thread (``ctl_block_wakeup``)."""
 
 Z95 = 1.959964
-"""Normal 97.5% quantile: a cell holds i >= 50 measurements (500 for n = 1)."""
+"""Normal 97.5% quantile."""
+
+FIGURE_WAKEUP = TICK_ON_RECEIVES
+"""The wake-up setting every grid figure is drawn under: the one that meets targets 2, 3
+and 4 together (``targets.md``). ``immediate`` and ``tick`` stay in ``targets.md``."""
 
 
-class FigureCells:
-    """The cells a grid figure reads: ``cells`` (the figures' ``cells.json``: wake-ups
-    ``immediate`` and ``tick``) and ``receives`` (``wakeups_central.json``: the complete
-    pattern under :data:`TICK_ON_RECEIVES`, written by ``karl.wakeups`` too). The barrier
-    pattern has no message receive, so under :data:`TICK_ON_RECEIVES` its runs are those of
-    ``immediate`` and are read from there."""
+@dataclass(frozen=True)
+class Replications:
+    """How many measurements (replications: one seed each, seeds ``0 .. i - 1``) a figure
+    cell takes, and the supersteps per measurement.
 
-    def __init__(self, cells: Cells, receives: Cells):
-        self.cells, self.receives = cells, receives
+    Attributes
+    ----------
+    i : int
+        Measurements per cell of the n = 50 figures (Figs. 5-12).
+    i_single : int
+        Measurements per cell of the single-barrier figures (Figs. 2-4, n = 1).
+    n_over : int or None
+        Supersteps per measurement instead of 50 (a quick run); n = 1 stays 1.
+    """
 
-    def _where(self, cset: tuple, wake: str) -> tuple[Cells, str]:
-        if wake != TICK_ON_RECEIVES:
-            return self.cells, wake
-        if cset[1] == "barrier" or cset[3] == "none":
-            return self.cells, "immediate"
-        return self.receives, wake
+    i: int = 200
+    i_single: int = 2000
+    n_over: int | None = None
 
-    def need(self, sets: list[tuple[tuple, str]]) -> None:
-        for cset, wake in sets:
-            cells, w = self._where(cset, wake)
-            cells.need([(cset, w)])
+    def __post_init__(self) -> None:
+        for name in ("i", "i_single"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+                raise ValueError(f"field {name!r} must be an integer >= 2, got {value!r}")
 
-    def get(self, cset: tuple, wake: str) -> dict[tuple[int, float], dict[str, Any]]:
-        cells, w = self._where(cset, wake)
-        return cells.get(cset, w)
+    def of(self, n: int) -> int:
+        """Measurements per cell for ``n`` supersteps."""
+        return self.i_single if n == 1 else self.i
 
 
-def _mean_ms(a: dict) -> tuple[dict, dict]:
-    """Mean time (ms) per cell and the half-width of its 95% CI over the i measurements."""
+FULL_REPLICATIONS = Replications()
+"""The figures' full configuration: 200 measurements per cell (2,000 for n = 1)."""
+QUICK_REPLICATIONS = Replications(i=5, i_single=20, n_over=10)
+
+
+def _summary(times: list[int]) -> dict[str, Any]:
+    """Mean (µs), its 95% half-width (Student t), std, CV and the CV's 95% half-width of
+    one cell's measurements.
+
+    The CV's interval is the delta method on the sample mean and variance, with no
+    normality assumed: Var(CV) ~ (s^4 / m^4 + (mu4 - s^4) / (4 s^2 m^2) - mu3 / m^3) / i,
+    mu3 and mu4 the third and fourth central moments.
+    """
+    i = len(times)
+    mean, half = mean_ci([float(t) for t in times])
+    sd = statistics.stdev(times)
+    cv_half = 0.0
+    if sd > 0:
+        mu3 = sum((t - mean) ** 3 for t in times) / i
+        mu4 = sum((t - mean) ** 4 for t in times) / i
+        var = (sd ** 4 / mean ** 4 + (mu4 - sd ** 4) / (4 * sd ** 2 * mean ** 2)
+               - mu3 / mean ** 3) / i
+        cv_half = Z95 * math.sqrt(max(var, 0.0))
+    return {"mean_us": mean, "mean_half_us": half, "std_us": sd, "cv": sd / mean,
+            "cv_half": cv_half, "i": i}
+
+
+def _covariance(a: list[int], b: list[int]) -> float:
+    """Sample covariance (µs²) of two cells' measurements of the same seeds."""
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b, strict=True)) / (len(a) - 1)
+
+
+def _group_job(args: tuple) -> tuple[tuple[int, float], dict[str, dict[str, Any]]]:
+    """Every cell set of one (n, pattern) group at one (g, v), the same seeds for all: each
+    set's summary, and for a controlled set its covariance with every uncontrolled set of
+    the group (``cov_us2``, keyed by that set's key), for the paired ratio intervals."""
+    csets, wake, g, v, i, n_over = args
+    times: dict[str, list[int]] = {}
+    out: dict[str, dict[str, Any]] = {}
+    for cset in csets:
+        key = _set_key(cset, wake)
+        t = time.perf_counter()
+        st = measure_cell(*_cell_params(cset, wake, g, v, n_over, "central"), NetParams(),
+                          i=i, seed=0)
+        times[key] = st["times_us"]
+        out[key] = {**_summary(st["times_us"]), "n": st["n"], "events": st["events"],
+                    "wall_s": time.perf_counter() - t}
+    for cset in csets:
+        if cset[3] != "none":
+            key = _set_key(cset, wake)
+            out[key]["cov_us2"] = {
+                _set_key(b, wake): _covariance(times[key], times[_set_key(b, wake)])
+                for b in csets if b[3] == "none"}
+    return (g, v), out
+
+
+class FigureGrid:
+    """The cells of the grid figures under one wake-up setting (:data:`FIGURE_WAKEUP`),
+    cached in ``figure_cells.json`` of the output directory.
+
+    A cell set is computed with the others of its (n, pattern) group, one job per (g, v),
+    so that every set of a group has the same seeds and a controlled set carries its
+    covariance with the uncontrolled ones (:func:`_group_job`). A group is recomputed where
+    one of its cells is missing or was computed with another number of measurements.
+    """
+
+    def __init__(self, out: Path, reps: Replications, workers: int,
+                 wake: str = FIGURE_WAKEUP, name: str = "figure_cells.json"):
+        self.path, self.reps, self.workers, self.wake = out / name, reps, workers, wake
+        self.data: dict[str, Any] = {}
+        if self.path.exists():
+            self.data = json.loads(self.path.read_text())
+
+    @staticmethod
+    def groups() -> dict[tuple[int, str], list[tuple]]:
+        """Every cell set of :data:`FIGS`, by (n, pattern)."""
+        out: dict[tuple[int, str], list[tuple]] = {}
+        for f in FIGS.values():
+            for cset in (f["a"], f.get("b")):
+                if cset is not None and cset not in out.setdefault(cset[:2], []):
+                    out[cset[:2]].append(cset)
+        return {k: sorted(v, key=lambda c: (c[2], c[3])) for k, v in out.items()}
+
+    def _missing(self, csets: list[tuple], g: int, v: float) -> bool:
+        i = self.reps.of(csets[0][0])
+        for cset in csets:
+            got = self.data.get(_set_key(cset, self.wake), {}).get(f"{g}/{v}")
+            if got is None or got["i"] != i:
+                return True
+        return False
+
+    def need(self, csets: list[tuple]) -> None:
+        """Compute the groups holding ``csets`` where a cell is missing."""
+        groups = self.groups()
+        jobs = []
+        for key in dict.fromkeys(c[:2] for c in csets):
+            group = groups[key]
+            i = self.reps.of(key[0])
+            jobs += [(group, self.wake, g, v, i, self.reps.n_over) for g in G_US for v in V
+                     if self._missing(group, g, v)]
+        if not jobs:
+            return
+        jobs.sort(key=lambda j: -(j[2] * (1 + j[3]) * j[0][0][0]))   # longest first
+        t = time.perf_counter()
+        with Pool(self.workers) as pool:
+            for (g, v), cells in pool.imap_unordered(_group_job, jobs):
+                for key, st in cells.items():
+                    self.data.setdefault(key, {})[f"{g}/{v}"] = st
+        print(f"  computed {len(jobs)} group cells in {time.perf_counter() - t:.1f} s "
+              f"({self.workers} workers)", file=sys.stderr)
+        prov = self.data.setdefault("_provenance", {})
+        for group, wake, *_ in jobs:
+            for cset in group:
+                prov[_set_key(cset, wake)] = provenance()
+        write_atomic(self.path, json.dumps(self.data, indent=0, sort_keys=True))
+
+    def get(self, cset: tuple) -> dict[tuple[int, float], dict[str, Any]]:
+        d = self.data[_set_key(cset, self.wake)]
+        return {(g, v): d[f"{g}/{v}"] for g in G_US for v in V}
+
+    def key(self, cset: tuple) -> str:
+        return _set_key(cset, self.wake)
+
+
+Grid = dict[tuple[int, float], float]
+
+
+def _mean_ms(a: dict) -> tuple[Grid, Grid]:
+    """Mean time (ms) per cell and the half-width of its 95% CI (Student t)."""
     return ({k: s["mean_us"] / 1000 for k, s in a.items()},
-            {k: Z95 * s["std_us"] / 1000 / math.sqrt(s["i"]) for k, s in a.items()})
+            {k: s["mean_half_us"] / 1000 for k, s in a.items()})
 
 
-def _ratio(a: dict, b: dict) -> tuple[dict, dict]:
+def _ratio(a: dict, b: dict, b_key: str) -> tuple[Grid, Grid]:
     """Ratio of the means A / B per cell and the half-width of its 95% CI by the delta
-    method (A and B measured independently)."""
+    method on the paired measurements (the same seeds: A's ``cov_us2`` with ``b_key``)."""
     r, h = {}, {}
     for k in a:
-        ma, mb = a[k]["mean_us"], b[k]["mean_us"]
+        ma, mb, i = a[k]["mean_us"], b[k]["mean_us"], a[k]["i"]
         r[k] = ma / mb
-        rel = (a[k]["std_us"] / ma) ** 2 / a[k]["i"] + (b[k]["std_us"] / mb) ** 2 / b[k]["i"]
-        h[k] = Z95 * r[k] * math.sqrt(rel)
+        rel = ((a[k]["std_us"] / ma) ** 2 + (b[k]["std_us"] / mb) ** 2
+               - 2 * a[k]["cov_us2"][b_key] / (ma * mb)) / i
+        t = a[k]["mean_half_us"] * math.sqrt(i) / a[k]["std_us"] if a[k]["std_us"] else Z95
+        h[k] = t * r[k] * math.sqrt(max(rel, 0.0))
     return r, h
 
 
-def _table(vals: dict[tuple[int, float], float], fmt: str) -> list[str]:
+def _table(vals: Grid, half: Grid | None, fmt: str) -> list[str]:
+    def cell(k):
+        return format(vals[k], fmt) + ("" if half is None else f" ± {format(half[k], fmt)}")
     return markdown_table(["g \\ v", *(f"{int(v * 100)}%" for v in V)],
-                          [[_g_label(g), *(format(vals[(g, v)], fmt) for v in V)]
-                           for g in G_US])
+                          [[_g_label(g), *(cell((g, v)) for v in V)] for g in G_US])
 
 
-Panel = tuple[str, str, dict, dict | None]
-"""One panel: title, y label, the value per (g, v) cell, its 95% CI half-widths or None."""
+@dataclass(frozen=True)
+class Panel:
+    """One plot panel.
+
+    Attributes
+    ----------
+    title, ylabel : str
+    vals, half : Grid
+        The value per (g, v) cell and its 95% CI half-width.
+    log : bool
+        A logarithmic y axis (run times spanning decades of g).
+    ref : Grid or None
+        A reference per cell, drawn dashed in each v's colour (``ref_label`` in the legend).
+    ref_label : str
+    marks : tuple of (label, low, high)
+        The paper's values: a line where low == high, a band otherwise.
+    """
+
+    title: str
+    ylabel: str
+    vals: Grid
+    half: Grid
+    log: bool = False
+    ref: Grid | None = None
+    ref_label: str = ""
+    marks: tuple[tuple[str, float, float], ...] = ()
 
 
-def _plot(path: Path, title: str, rows: list[list[Panel]], hline: float | None) -> None:
+def _plot(path: Path, title: str, panels: list[Panel]) -> None:
     plt = pyplot()
-    nr, nc = len(rows), max(len(r) for r in rows)
-    fig, axes = plt.subplots(nr, nc, figsize=(4.6 * nc, 3.5 * nr), squeeze=False)
-    for r, row in enumerate(rows):
-        for c in range(nc):
-            ax = axes[r][c]
-            if c >= len(row):
-                ax.axis("off")
-                continue
-            name, ylabel, vals, half = row[c]
-            for v in V:
-                ys = [vals[(g, v)] for g in G_US]
-                err = None if half is None else [half[(g, v)] for g in G_US]
-                ax.errorbar(G_US, ys, yerr=err, marker="o", ms=4, capsize=2,
-                            label=f"v = {int(v * 100)}%")
-            ax.set_xscale("log")
-            ax.set_xlabel("granularity g (µs)")
-            ax.set_ylabel(ylabel)
-            ax.set_title(name, fontsize=9)
-            if hline is not None and "ratio" in ylabel:
-                ax.axhline(hline, color="grey", ls="--", lw=0.8)
-            ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=10)
+    colours = label_colours([f"v = {int(v * 100)}%" for v in V])
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.2), squeeze=False)
+    for ax, p in zip(axes[0], panels, strict=True):
+        for v in V:
+            label = f"v = {int(v * 100)}%"
+            ax.errorbar(G_US, [p.vals[(g, v)] for g in G_US],
+                        yerr=[p.half[(g, v)] for g in G_US], marker="o", ms=4, capsize=2,
+                        color=colours[label], label=label)
+            if p.ref is not None:
+                ax.plot(G_US, [p.ref[(g, v)] for g in G_US], ls="--", lw=0.8,
+                        color=colours[label], label=p.ref_label if v == V[0] else None)
+        for label, low, high in p.marks:   # the expectation grey, the paper's values black
+            colour = "grey" if label == EXPECTED[0] else "black"
+            if low == high:
+                ax.axhline(low, color=colour, ls="--" if colour == "grey" else ":", lw=0.9,
+                           label=label)
+            else:
+                ax.axhspan(low, high, color=colour, alpha=0.12, label=label)
+        ax.set_xscale("log")
+        if p.log:
+            ax.set_yscale("log")
+        ax.set_xlabel("granularity g (µs)")
+        ax.set_ylabel(p.ylabel)
+        ax.set_title(p.title, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(textwrap.fill(title, 62 * len(panels)), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -303,61 +511,64 @@ def _header(out: Path, quick: bool) -> list[str]:
 
 
 def figure_title(fig: str) -> str:
-    """The paper's figure number and the figure's title, for a plot (no code names)."""
-    num = "".join(ch for ch in fig if ch.isdigit())
-    return f"Karl, Figure {num}: {FIGS[fig]['title']}"
+    """The paper's name of the figure and its title, for a plot (no code names)."""
+    return f"Karl, {FIGS[fig]['label']}: {FIGS[fig]['title']}"
 
 
-def grid_figure(fig: str, grid: FigureCells, out: Path, quick: bool) -> str:
+EXPECTED = ("expected: 5 (2 of 10 slots)", 5.0, 5.0)
+"""The slowdown a 20% share gives, drawn on every ratio panel."""
+
+
+def _cell_note(grid: FigureGrid, fig: str) -> str:
     f = FIGS[fig]
-    wakes = ["-"] if f["a"][3] == "none" else [*WAKEUPS, TICK_ON_RECEIVES]
-    sets = [(f["a"], w if w != "-" else "immediate") for w in wakes]
-    if "b" in f:
-        sets += [(f["b"], w if w != "-" else "immediate") for w in wakes]
-    grid.need(sets)
+    c = grid.get(f["a"])[(G_US[0], V[0])]
+    return (f"n = {c['n']} supersteps per measurement, i = {c['i']} measurements (one seed "
+            f"each, seeds 0..{c['i'] - 1}) per cell, every cell set of the figure on the same "
+            "seeds. Each cell: mean ± half-width of its 95% confidence interval (Student t); "
+            "a ratio's by the delta method on the paired measurements (their covariance "
+            "included); a CV's by the delta method on the sample mean and variance "
+            "(third and fourth moments, no normality assumed). Wake-up of a blocked "
+            "controlled thread: only message receives wait for the node's next 10 ms tick "
+            "(the setting that meets targets 2-4 together, `targets.md`). Model constants "
+            "of spec 2.5 (ServerParams / NetParams defaults), 2 of 10 slots of 20 ms "
+            "(contiguous, AMB-2.3), central barrier (AMB-2.2), measurement start inside "
+            "thread 0's window (AMB-2.4).")
+
+
+def grid_figure(fig: str, grid: FigureGrid, out: Path, quick: bool) -> str:
+    """Write ``fig``'s table (``.md``) and plot (``.png``) under :data:`FIGURE_WAKEUP`."""
+    f = FIGS[fig]
+    grid.need([f["a"], *([f["b"]] if "b" in f else [])])
+    a = grid.get(f["a"])
     kind = f["kind"]
-    lines = _header(out, quick) + [f"# {fig}: {f['title']}", "",
+    lines = _header(out, quick) + [f"# {f['label']}: {f['title']}", "",
                                    f"Paper (text, plotted values lost): {f['paper']}", ""]
-    times: list[Panel] = []
-    others: list[Panel] = []
-    for w in wakes:
-        wk = w if w != "-" else "immediate"
-        a = grid.get(f["a"], wk)
-        head = WAKE_TEXT[w] if w == "-" else f"ctl_block_wakeup = {w}"
-        if kind == "time+ratio":
-            t, th = _mean_ms(a)
-            r, rh = _ratio(a, grid.get(f["b"], wk))
-            lines += [f"## {head}: mean time (ms)", ""] + _table(t, ".2f")
-            lines += ["", f"## {head}: ratio to Fig. 2", ""] + _table(r, ".2f")
-            times.append((f"mean time, {WAKE_TEXT[w]}", "time (ms)", t, th))
-            others.append((f"ratio to Fig. 2, {WAKE_TEXT[w]}", "ratio", r, rh))
-        else:
-            if kind == "time":
-                vals, half = _mean_ms(a)
-            elif kind == "ratio":
-                vals, half = _ratio(a, grid.get(f["b"], wk))
-            else:
-                vals, half = {k: s["cv"] for k, s in a.items()}, None
-            fmt = {"time": ".2f", "ratio": ".2f", "cv": ".3f"}[kind]
-            what = {"time": "mean (ms)", "ratio": "ratio", "cv": "CV"}[kind]
-            lines += [f"## {head}: {what}", ""] + _table(vals, fmt) + [""]
-            ylabel = {"time": "time (ms)", "ratio": "ratio", "cv": "variation coefficient"}
-            others.append((WAKE_TEXT[w], ylabel[kind], vals, half))
-        lines.append("")
-    n = grid.get(f["a"], "immediate")[(G_US[0], V[0])]["n"]
-    i = grid.get(f["a"], "immediate")[(G_US[0], V[0])]["i"]
-    lines += [f"n = {n} supersteps per measurement, i = {i} measurements per cell (seeds "
-              f"0..{i - 1}); model constants of spec 2.5 (ServerParams / NetParams defaults), "
-              "schedule 2 of 10 slots of 20 ms (contiguous, AMB-2.3), central barrier "
-              "(AMB-2.2), measurement start inside thread 0's window (AMB-2.4). "
-              f"`{TICK_ON_RECEIVES}`: only message receives wait for the tick (the barrier "
-              "pattern has none, so its cells are those of `immediate`; the complete "
-              "pattern's come from `wakeups_central.json`). Error bars in the plot: 95% CI "
-              "of the mean over the i measurements (normal quantile); a ratio's by the delta "
-              "method, its two cells measured independently; none on a CV.", "",
+    panels: list[Panel] = []
+    if kind in ("time", "time+ratio"):
+        t, th = _mean_ms(a)
+        ref = None
+        if f.get("ref") is not None:
+            ref = {k: 5 * m for k, m in _mean_ms(grid.get(f["ref"]))[0].items()}
+        lines += ["## Mean time (ms)", ""] + _table(t, th, ".2f") + [""]
+        panels.append(Panel("mean time (ms), 95% CI", "time (ms)", t, th, log=True, ref=ref,
+                            ref_label="5 x Figure 2 (expected)"))
+    if kind in ("ratio", "time+ratio"):
+        r, rh = _ratio(a, grid.get(f["b"]), grid.key(f["b"]))
+        to = f.get("ratio_to", "uncontrolled")
+        lines += [f"## Ratio to {to}", ""] + _table(r, rh, ".2f") + [""]
+        panels.append(Panel(f"ratio to {to}, 95% CI", "ratio", r, rh,
+                            marks=(EXPECTED, *f.get("marks", ()))))
+    if kind == "cv":
+        cv = {k: s["cv"] for k, s in a.items()}
+        ch = {k: s["cv_half"] for k, s in a.items()}
+        lines += ["## Variation coefficient", ""] + _table(cv, ch, ".4f") + [""]
+        panels.append(Panel("variation coefficient, 95% CI", "variation coefficient", cv, ch))
+    sets = [f["a"], *(f[x] for x in ("b", "ref") if f.get(x) is not None)]
+    made = sorted({grid.data["_provenance"][grid.key(c)] for c in sets})
+    lines += [_cell_note(grid, fig), "",
+              f"Cells read from `{grid.path.name}`, computed at {'; '.join(made)}. "
               f"Produced at {provenance()}.", ""]
-    rows = [times, others] if times else [others]
-    _plot(out / f"{fig}.png", figure_title(fig), rows, 5.0 if "ratio" in kind else None)
+    _plot(out / f"{fig}.png", figure_title(fig), panels)
     text = "\n".join(lines)
     write_atomic(out / f"{fig}.md", text)
     return text
@@ -366,6 +577,7 @@ def grid_figure(fig: str, grid: FigureCells, out: Path, quick: bool) -> str:
 def fig1(out: Path, quick: bool) -> str:
     runs = 5 if quick else 50
     res: dict[tuple[float, int], tuple[float, float]] = {}
+    half: dict[tuple[float, int], float] = {}   # 95% CI half-width of the mean share
     t = time.perf_counter()
     events = 0
     for s in SHARES:
@@ -375,12 +587,13 @@ def fig1(out: Path, quick: bool) -> str:
                 r = share_run(s, b, seed=seed)
                 xs.append(r["share"])
                 events += r["events"]
-            m = sum(xs) / len(xs)
+            m, half[(s, b)] = mean_ci(xs)
             sd = math.sqrt(sum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1))
             res[(s, b)] = (m, sd)
     wall = time.perf_counter() - t
     lines = _header(out, quick) + [
-        "# fig1: Linpack under scheduling-server control on one node: achieved CPU share",
+        "# Figure 1: Linpack under scheduling-server control on one node: achieved CPU "
+        "share",
         "", "Paper: 'While the behavior is not perfect, the CPU share allocated to Linpack is "
         "reasonably stable.' 'The reserved CPU share should not exceed about 50% or 60% ... "
         "Stability degrades considerably beyond this point.'", "",
@@ -399,12 +612,14 @@ def fig1(out: Path, quick: bool) -> str:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for b in BACKGROUND:
-        ax.plot([s * 100 for s in SHARES], [res[(s, b)][0] * 100 for s in SHARES], marker="o",
-                label=f"b={b}")
+        ax.errorbar([s * 100 for s in SHARES], [res[(s, b)][0] * 100 for s in SHARES],
+                    yerr=[half[(s, b)] * 100 for s in SHARES], marker="o", ms=4, capsize=2,
+                    label=f"{b} background jobs")
     ax.plot([0, 100], [0, 100], color="grey", ls="--", lw=0.8)
     ax.set_xlabel("target share (%)")
     ax.set_ylabel("achieved share (%)")
-    ax.set_title("Karl, Figure 1: share control on one node", fontsize=10)
+    ax.set_title("Karl, Figure 1: Linpack's CPU share under server control on one node\n"
+                 f"(mean of {runs} runs, 95% CI)", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "fig1.png", dpi=90)
@@ -418,78 +633,103 @@ def fig1(out: Path, quick: bool) -> str:
 
 
 # ---------------------------------------------------------------------- targets (2.6)
-def targets(cells: Cells, out: Path, quick: bool) -> str:
-    """Evaluate every spec 2.6 target for each wake-up setting."""
+CellsOf = Callable[[tuple], dict[tuple[int, float], dict[str, Any]]]
+"""The cells of one cell set under one wake-up setting, by (g, v)."""
+
+
+def _ratio_of(get: CellsOf, fig: str) -> Grid:
+    A, B = get(FIGS[fig]["a"]), get(FIGS[fig]["b"])
+    return {k: A[k]["mean_us"] / B[k]["mean_us"] for k in A}
+
+
+def target1(t3: dict[tuple[int, float], dict[str, Any]], r3: Grid) -> tuple[str, bool]:
+    """Target 1 from the unsynchronized single-barrier cells (Fig. 3) and their ratio
+    grid: (evidence, met)."""
+    fine = [k for k in t3 if k[0] <= 10_000]
+    m1 = min(t3[k]["mean_us"] for k in fine) / 1000
+    return (f"min time (g <= 10 ms) {m1:.0f} ms; ratio {min(r3.values()):.1f}.."
+            f"{max(r3.values()):.1f} (g = 100 µs: "
+            f"{min(r3[(100, v)] for v in V):.0f}-{max(r3[(100, v)] for v in V):.0f})",
+            m1 >= 150 and min(r3[k] for k in fine) > 5)
+
+
+def target2(r4: Grid) -> tuple[str, bool]:
+    """Target 2 from the synchronized single-barrier ratio grid (Fig. 4): (evidence, met)."""
+    coarse = [r4[(100_000, v)] for v in V]
+    finest = [r4[(100, v)] for v in V]
+    mono = _rising(r4)
+    ok = max(r4.values()) <= 5.25 and min(coarse) >= 4 and max(coarse) <= 5.5 and \
+        max(finest) <= 3 and mono
+    return (f"max {max(r4.values()):.2f}; g=100 ms {min(coarse):.2f}-{max(coarse):.2f}"
+            f"; g=100 µs {min(finest):.2f}-{max(finest):.2f}; row means monotone: "
+            f"{mono}", ok)
+
+
+def setting_rows(get: CellsOf) -> list[tuple[str, str, bool]]:
+    """Targets 1-6 (and the 100 ms spin reading of 3, 5, 6) from the cells of one wake-up
+    setting: rows (target, evidence, met)."""
+    rows = [(TARGET_LABELS[1], *target1(get(FIGS["fig3"]["a"]), _ratio_of(get, "fig3"))),
+            (TARGET_LABELS[2], *target2(_ratio_of(get, "fig4")))]
+    r6, r7, r8 = (_ratio_of(get, f) for f in ("fig6", "fig7", "fig8r"))
+    rows += [(TARGET_LABELS[3], *target3(r6, r7)), (TARGET_LABELS[4], *target4(r8)),
+             (TARGET_LABELS[5], *target5(_ratio_of(get, "fig9"), r8)),
+             (TARGET_LABELS[6], *target6(get(FIGS["fig11"]["a"]), get(FIGS["fig12"]["a"])))]
+    # AMB-2.1 read as the captions of Figs. 7, 10-12: spin 100 ms
+    r7m = _ratio_of(get, "fig7m")
+    diffm = max(abs(r6[k] - r7m[k]) / r6[k] for k in r6)
+    ok3m = max(max(r6.values()), max(r7m.values())) <= 5.25 and diffm < 0.10 and _rising(r6)
+    rows.append(("3 (spin 100 ms) barrier: as 3, spin ratio of Fig. 7m",
+                 f"blocking {min(r6.values()):.2f}-{max(r6.values()):.2f}, spin 100 ms "
+                 f"{min(r7m.values()):.2f}-{max(r7m.values()):.2f}, max rel. diff "
+                 f"{diffm * 100:.1f}%", ok3m))
+    r9m = _ratio_of(get, "fig9m")
+    worsem = sum(1 for k in r9m if r9m[k] > r8[k] + 1e-9)
+    rows.append(("5 (spin 100 ms) complete spin with server: ratio <= 5.25 and <= "
+                 "blocking ratio in every cell",
+                 f"max {max(r9m.values()):.2f} (min {min(r9m.values()):.2f}); cells where "
+                 f"spin > blocking: {worsem}/{len(r9m)}",
+                 max(r9m.values()) <= 5.25 and worsem == 0))
+    rows.append(("6 (spin 100 ms) CV, as 6",
+                 *target6(get(FIGS["fig11m"]["a"]), get(FIGS["fig12m"]["a"]))))
+    return rows
+
+
+FIGURE_ROWS = "tick-on-receives"
+"""The wake-up column of ``targets.md`` for the rows computed from the figures' cells (only
+message receives wait for the tick: :data:`FIGURE_WAKEUP`)."""
+
+
+def targets(cells: Cells, grid: FigureGrid, out: Path, quick: bool) -> str:
+    """Evaluate every spec 2.6 target for each wake-up setting: ``immediate`` and ``tick``
+    from ``cells.json``, the figures' setting from the figures' cells."""
     need = []
     for f in FIGS.values():
         for w in WAKEUPS:
-            need.append((f["a"], w))
-            if "b" in f:
-                need.append((f["b"], w))
+            need += [(f[x], w) for x in "ab" if x in f]
     cells.need(need)
-    rows = []
-    for w in WAKEUPS:
-        def ratio(a, b, w=w):
-            A, B = cells.get(a, w), cells.get(b, w)
-            return {k: A[k]["mean_us"] / B[k]["mean_us"] for k in A}
-        r3 = ratio(*[FIGS["fig3"][x] for x in "ab"])
-        t3 = cells.get(FIGS["fig3"]["a"], w)
-        fine = [k for k in t3 if k[0] <= 10_000]
-        m1 = min(t3[k]["mean_us"] for k in fine) / 1000
-        ok1 = m1 >= 150 and min(r3[k] for k in fine) > 5
-        rows.append((w, "1 unsync single barrier >= 0.75 round (150 ms), ratio >> 5",
-                     f"min time (g <= 10 ms) {m1:.0f} ms; ratio {min(r3.values()):.1f}.."
-                     f"{max(r3.values()):.1f} (g = 100 µs: "
-                     f"{min(r3[(100, v)] for v in V):.0f}-{max(r3[(100, v)] for v in V):.0f})",
-                     ok1))
-        r4 = ratio(*[FIGS["fig4"][x] for x in "ab"])
-        coarse = [r4[(100_000, v)] for v in V]
-        finest = [r4[(100, v)] for v in V]
-        mono = all(sum(r4[(G_US[j], v)] for v in V) <= sum(r4[(G_US[j + 1], v)] for v in V)
-                   + 1e-9 for j in range(len(G_US) - 1))
-        ok2 = max(r4.values()) <= 5.25 and min(coarse) >= 4 and max(coarse) <= 5.5 and \
-            max(finest) <= 3 and mono
-        rows.append((w, "2 sync single barrier <= 5.25 everywhere, [4, 5.5] at 100 ms, "
-                        "decreasing toward <= 3 at fine g (paper 4.5 / 1.5-2)",
-                     f"max {max(r4.values()):.2f}; g=100 ms {min(coarse):.2f}-{max(coarse):.2f}"
-                     f"; g=100 µs {min(finest):.2f}-{max(finest):.2f}; row means monotone: "
-                     f"{mono}", ok2))
-        r6 = ratio(*[FIGS["fig6"][x] for x in "ab"])
-        r7 = ratio(*[FIGS["fig7"][x] for x in "ab"])
-        mono6 = _rising(r6)
-        rows.append((w, TARGET_LABELS[3], *target3(r6, r7)))
-        r8 = ratio(*[FIGS["fig8r"][x] for x in "ab"])
-        rows.append((w, TARGET_LABELS[4], *target4(r8)))
-        r9 = ratio(*[FIGS["fig9"][x] for x in "ab"])
-        rows.append((w, TARGET_LABELS[5], *target5(r9, r8)))
-        rows.append(_cv_row(cells, w, "fig11", "fig12", TARGET_LABELS[6]))
-        # AMB-2.1 read as the captions of Figs. 7, 10-12: spin 100 ms
-        r7m = ratio(*[FIGS["fig7m"][x] for x in "ab"])
-        diffm = max(abs(r6[k] - r7m[k]) / r6[k] for k in r6)
-        ok3m = max(max(r6.values()), max(r7m.values())) <= 5.25 and diffm < 0.10 and mono6
-        rows.append((w, "3 (spin 100 ms) barrier: as 3, spin ratio of Fig. 7m",
-                     f"blocking {min(r6.values()):.2f}-{max(r6.values()):.2f}, spin 100 ms "
-                     f"{min(r7m.values()):.2f}-{max(r7m.values()):.2f}, max rel. diff "
-                     f"{diffm * 100:.1f}%", ok3m))
-        r9m = ratio(*[FIGS["fig9m"][x] for x in "ab"])
-        worsem = sum(1 for k in r9m if r9m[k] > r8[k] + 1e-9)
-        rows.append((w, "5 (spin 100 ms) complete spin with server: ratio <= 5.25 and <= "
-                        "blocking ratio in every cell",
-                     f"max {max(r9m.values()):.2f} (min {min(r9m.values()):.2f}); cells where "
-                     f"spin > blocking: {worsem}/{len(r9m)}",
-                     max(r9m.values()) <= 5.25 and worsem == 0))
-        rows.append(_cv_row(cells, w, "fig11m", "fig12m", "6 (spin 100 ms) CV, as 6"))
+    grid.need([f[x] for f in FIGS.values() for x in "ab" if x in f])
+    rows = [(w, *row) for w in WAKEUPS
+            for row in setting_rows(lambda c, w=w: cells.get(c, w))]
+    rows += [(FIGURE_ROWS, *row) for row in setting_rows(grid.get)]
     fig1_path = out / "fig1.json"
     if fig1_path.exists():
         rows.append(("(none)", TARGET_LABELS[7], *target7(fig1_path)))
-    lines = _header(out, quick) + ["# Spec 2.6 acceptance targets, per wake-up setting", "",
-                                   "Rows marked (spin 100 ms) read AMB-2.1 as the captions of "
-                                   "Figs. 7, 10, 11 and 12 do (100 ms) instead of the text and "
-                                   "Fig. 9's caption (100 µs, the default).", "",
-                                   *markdown_table(
-                                       ["wake-up", "target", "ours", "met"],
-                                       [[w, t, o, "yes" if ok else "NO"]
-                                        for w, t, o, ok in rows])]
+    c50 = next(iter(cells.get(FIGS["fig6"]["a"], "immediate").values()))
+    c1 = next(iter(cells.get(FIGS["fig4"]["a"], "immediate").values()))
+    g50 = next(iter(grid.get(FIGS["fig6"]["a"]).values()))
+    g1 = next(iter(grid.get(FIGS["fig4"]["a"]).values()))
+    lines = _header(out, quick) + [
+        "# Spec 2.6 acceptance targets, per wake-up setting", "",
+        "Rows marked (spin 100 ms) read AMB-2.1 as the captions of Figs. 7, 10, 11 and 12 do "
+        "(100 ms) instead of the text and Fig. 9's caption (100 µs, the default).", "",
+        f"Rows `immediate` and `tick` read `cells.json` (i = {c50['i']} measurements per "
+        f"cell, {c1['i']} for the single barrier); rows `{FIGURE_ROWS}` read the figures' "
+        f"`figure_cells.json` (i = {g50['i']}, {g1['i']} for the single barrier); seeds "
+        f"0..i-1 in both. `{FIGURE_ROWS}`: only message receives wait for the node's tick, "
+        "a barrier release wakes after w_ctl (the figures' setting); `tick`: every blocked "
+        "wake-up waits for the tick; `immediate`: every one wakes after w_ctl.", "",
+        *markdown_table(["wake-up", "target", "ours", "met"],
+                        [[w, t, o, "yes" if ok else "NO"] for w, t, o, ok in rows])]
     lines += ["", f"Produced at {provenance()}."]
     text = "\n".join(lines) + "\n"
     write_atomic(out / "targets.md", text)
@@ -497,15 +737,16 @@ def targets(cells: Cells, out: Path, quick: bool) -> str:
 
 
 TARGET_LABELS = {
+    1: "1 unsync single barrier >= 0.75 round (150 ms), ratio >> 5",
+    2: "2 sync single barrier <= 5.25 everywhere, [4, 5.5] at 100 ms, decreasing toward <= 3 "
+       "at fine g (paper 4.5 / 1.5-2)",
     3: "3 barrier n>=50: ratio <= 5.25, rising with g toward 5, spin vs blocking < 10% apart",
     4: "4 complete blocking with server: max ratio > 5 (paper 6.5, accept 5.5-8)",
     5: "5 complete spin with server: ratio <= 5.25 and <= blocking ratio in every cell",
     6: "6 CV complete spin: server <= none for g <= 1 ms; within ±30% for g >= 10 ms",
     7: "7 Fig. 1: within ±10% relative for targets <= 50%, more beyond 60%",
 }
-"""The spec 2.6 targets 3-7 as the rows of ``targets.md`` name them."""
-
-Grid = dict[tuple[int, float], float]
+"""The spec 2.6 targets 1-7 as the rows of ``targets.md`` name them."""
 
 
 def _rising(r: Grid) -> bool:
@@ -548,12 +789,6 @@ def target7(fig1_path: Path) -> tuple[str, bool]:
             lo <= 0.10 and hi > 0.10)
 
 
-def _cv_row(cells: Cells, w: str, none_fig: str, srv_fig: str, label: str) -> tuple:
-    """Target 6: CV with server <= without for g <= 1 ms, within ±30% for g >= 10 ms."""
-    return (w, label, *target6(cells.get(FIGS[none_fig]["a"], w),
-                               cells.get(FIGS[srv_fig]["a"], w)))
-
-
 def target6(c11: dict[tuple[int, float], dict[str, Any]],
             c12: dict[tuple[int, float], dict[str, Any]]) -> tuple[str, bool]:
     """Target 6 from the cells without (Fig. 11) and with (Fig. 12) the server:
@@ -588,8 +823,14 @@ def params_record(out: Path, quick: bool) -> str:
         "AMB-2.6 background load": "none in the distributed experiments (free slots idle)",
         "AMB-2.7 unsynchronized phases": "independent U(0, S L) per node, no drift",
         "AMB-2.8": "messages delivered while stopped; w_ctl = 100 us < w_unctl = 1 ms",
-        "measurements": {"i": 5 if quick else 50, "i_single_barrier": 20 if quick else 500,
-                         "seeds": "0 .. i-1"},
+        "figures": {"wake-up": FIGURE_WAKEUP,
+                    "i": (QUICK_REPLICATIONS if quick else FULL_REPLICATIONS).i,
+                    "i_single_barrier": (QUICK_REPLICATIONS if quick
+                                         else FULL_REPLICATIONS).i_single,
+                    "seeds": "0 .. i-1"},
+        "targets.md, immediate and tick": {"i": 5 if quick else 50,
+                                           "i_single_barrier": 20 if quick else 500,
+                                           "seeds": "0 .. i-1"},
         "fig1": {"work_us": 1_000_000, "housekeeping": 0.05, "runs": 5 if quick else 50,
                  "ts_quantum_us": ServerParams().ts_quantum_us},
         "AMB-2.1 reading of the captions": f"{SPIN_CAPTION_US} us (Figs. 7m, 9m, 11m, 12m)",
@@ -731,28 +972,31 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     names = ["fig1", *FIGS, "targets", "readings", "params"]
     if args.figure != "all" and args.figure not in names:
-        print(f"bsp_figs: error: figure must be one of {names} or all, got {args.figure!r}",
+        print(f"{ap.prog}: error: figure must be one of {names} or all, got {args.figure!r}",
               file=sys.stderr)
+        return 2
+    if args.workers < 1:
+        print(f"{ap.prog}: error: --workers must be >= 1, got {args.workers}", file=sys.stderr)
         return 2
     out = QUICK_DIR if args.quick else FULL_DIR
     out.mkdir(parents=True, exist_ok=True)
     cells = Cells(out, i=5 if args.quick else 50, n_over=10 if args.quick else None,
                   workers=args.workers, i_single=20 if args.quick else 500)
-    receives = Cells(out, i=5 if args.quick else 50, n_over=10 if args.quick else None,
-                     workers=args.workers, name="wakeups_central.json")
+    grid = FigureGrid(out, QUICK_REPLICATIONS if args.quick else FULL_REPLICATIONS,
+                      args.workers)
     todo = names if args.figure == "all" else [args.figure]
     for name in todo:
         t = time.perf_counter()
         if name == "fig1":
             text = fig1(out, args.quick)
         elif name == "targets":
-            text = targets(cells, out, args.quick)
+            text = targets(cells, grid, out, args.quick)
         elif name == "readings":
             text = readings(out, args.quick, args.workers)
         elif name == "params":
             text = params_record(out, args.quick)
         else:
-            text = grid_figure(name, FigureCells(cells, receives), out, args.quick)
+            text = grid_figure(name, grid, out, args.quick)
         print(text)
         print(f"[{name}: {time.perf_counter() - t:.1f} s, written to {out}]", file=sys.stderr)
     return 0

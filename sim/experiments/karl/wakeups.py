@@ -142,8 +142,9 @@ def report(rows, src: Sources, quick: bool) -> str:
               "Wake-up of a blocked controlled thread: immediate (after w_ctl = 100 µs); "
               "tick, every wake-up (barrier releases included) at the node's next 10 ms "
               "tick; tick on receives only (the complete pattern's message exchange waits "
-              "for the tick, a barrier wake-up takes w_ctl). The central barrier with "
-              "immediate and tick is the reading of every figure (`targets.md`).", "",
+              "for the tick, a barrier wake-up takes w_ctl). The figures are drawn under the "
+              "central barrier with tick on receives only, on 200 seeds per cell "
+              "(`figure_cells.json`, `targets.md`); the cells here take 50.", "",
               "## Verdicts", "",
               *markdown_table(["target", *head],
                               [[TARGET_LABELS[t], *("yes" if verdict[(b, w, t)] else "NO"
