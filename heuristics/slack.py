@@ -37,7 +37,7 @@ Details the paper leaves open, as implemented here:
   cost). This is conservative backfilling's compression, and it is why the paper can
   say that every order "improves conservative": the order only decides who gets a hole
   first, it cannot push a job behind the others.
-  ``compress="list"`` (the reading used before 2026-11, kept as a named option) places
+  ``compress="list"`` (the other reading, kept as a named option) places
   the delayed jobs one by one into a profile that does not hold the others (list
   scheduling): the jobs compressed first take the earliest holes and may push the later
   ones far beyond ``te + t_j``, up to their slack. Under AST both readings gave the same

@@ -81,9 +81,9 @@ about a second; 10^6 took 11 s before any solver started."""
 def _plain_demands(rows: Sequence[Any], capacity: tuple[int, ...],
                    ) -> tuple[tuple[int, ...], ...] | None:
     """``rows`` as tuples when every row is a list (or tuple) of K plain ints within
-    ``[0, capacity_k]`` and needing some resource, checked in whole-array sweeps (10^5
-    jobs: a twentieth of a second rather than half of one); None for anything else,
-    which the checked path then words."""
+    ``[0, capacity_k]``, checked in whole-array sweeps (10^5 jobs: a twentieth of a
+    second rather than half of one); None for anything else, which the checked path then
+    words. Rows needing no resource are left to :func:`_check_demands`."""
     import numpy as np
 
     K = len(capacity)
@@ -93,7 +93,7 @@ def _plain_demands(rows: Sequence[Any], capacity: tuple[int, ...],
     if not all(type(x) is int for x in flat) or min(flat) < 0 or max(flat) > max(capacity):
         return None
     dem = np.array(flat, dtype=np.int64).reshape(len(rows), K)
-    if (dem > np.array(capacity, dtype=np.int64)).any() or not dem.any(axis=1).all():
+    if (dem > np.array(capacity, dtype=np.int64)).any():
         return None
     return tuple(r if type(r) is tuple else tuple(r) for r in rows)
 

@@ -91,8 +91,8 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
     exhaustive_k : int
         Largest queue length given to the paper's exhaustive order search.
     compress : str
-        The reading of the compress step of the orders (``heuristics.slack``; "list" =
-        before 2026-11).
+        The reading of the compress step of the orders (``heuristics.slack``: "hold"
+        or "list").
     dtime : float, optional
         CP-SAT's deterministic time per stage; None: the wall clock alone limits it.
     """
