@@ -62,3 +62,14 @@ def test_gaps_refuses_a_limit_that_is_not_positive(capsys) -> None:
     with pytest.raises(SystemExit) as e:
         gaps.main(["gaps", "--dtime", "0"])
     assert e.value.code == 2 and "must be > 0" in capsys.readouterr().err
+
+
+def test_a_gaps_run_off_its_full_configuration_leaves_the_committed_table(
+        tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(gaps, "RESULTS", tmp_path / "committed")
+    monkeypatch.setattr(gaps, "PARTIAL_DIR", tmp_path / "partial")
+    assert gaps.main(["gaps", "--kmax", "1", "--dtime", "0.01"]) == 0
+    assert not (tmp_path / "committed" / "slack_gaps.md").exists()
+    assert "--kmax 1 --time-limit 120 --dtime 0.01" in \
+        (tmp_path / "partial" / "slack_gaps.md").read_text()
+    assert "not the full configuration" in capsys.readouterr().err

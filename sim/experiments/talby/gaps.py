@@ -2,7 +2,7 @@
 
 Two parts, each one command:
 
-``python -m sim.experiments.talby.gaps gaps [--kmax 30] [--time-limit 10] [--dtime D] [...]``
+``python -m sim.experiments.talby.gaps gaps [--kmax 30] [--time-limit 120] [--dtime 10] [...]``
     On the bundled KTH snapshot set (``instances/data/slack_snapshots``), every compress
     order (AST, AAT, DU, DC, DP) and the paper's exhaustive order search against the
     true optimum (CP-SAT, counted only where it proves optimality within its limit),
@@ -12,8 +12,9 @@ Two parts, each one command:
     hits are counted in the file), without it it depends on the machine's load. Gaps are
     absolute price differences (the price can be negative or zero, so a ratio is
     meaningless); they are also shown divided by the new job's
-    ``n^alpha_u``, i.e. in seconds of the new job's wait. Writes
-    ``results/slack_gaps.md``.
+    ``n^alpha_u``, i.e. in seconds of the new job's wait. The defaults are the full
+    configuration (:data:`GAPS_FULL`), which writes ``results/slack_gaps.md``; any other
+    value writes the git-ignored top-level ``results/slack_gaps.md`` and says so.
 ``python -m sim.experiments.talby.gaps e2e [--months 1996-11 1997-08] [--time-limit 1] [--dtime D]``
     KTH-SP2 with 128 processors, jobs killed at their request, equal priorities, SF 3,
     AWT 2401 s, all alphas 1: the slack scheduler with AST against the same scheduler
@@ -47,7 +48,7 @@ from instances.atomic import write_atomic
 from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
 from models.slack_insertion.inserter import deterministic_params, guard_reached
 from sim.experiments import common as provenance
-from sim.experiments.common import ROOT, markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
 from sim.result import Status
 
@@ -78,9 +79,15 @@ def _tol(r) -> float:
     return 2 * r.params.get("rounding_error", 0.0) + 1e-6 * (1 + abs(r.objective))
 
 
+#: The gaps part's full configuration (the committed ``results/slack_gaps.md``); a run
+#: with any other value writes to the git-ignored top-level ``results/`` instead.
+GAPS_FULL = {"kmax": 30, "time_limit": 120.0, "dtime": 10.0, "compress": "hold"}
+
+
 def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "hold",
-         dtime: float | None = None) -> str:
-    """Gap table on the snapshot set; writes ``results/slack_gaps.md`` and returns it.
+         dtime: float | None = None, out: Path | None = None) -> str:
+    """Gap table on the snapshot set; writes it to ``out`` (default
+    ``results/slack_gaps.md``) and returns it.
 
     Parameters
     ----------
@@ -95,6 +102,8 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
         or "list").
     dtime : float, optional
         CP-SAT's deterministic time per stage; None: the wall clock alone limits it.
+    out : Path, optional
+        The file written.
     """
     rows = []
     t0 = time.perf_counter()
@@ -188,8 +197,9 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
         lines.append(markdown_row([f"{lo}-{hi}", len(sub), *cells]))
     lines.append("")
     text = "\n".join(lines)
-    RESULTS.mkdir(exist_ok=True)
-    write_atomic(RESULTS / "slack_gaps.md", text)
+    out = RESULTS / "slack_gaps.md" if out is None else out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(out, text)
     return text
 
 
@@ -314,14 +324,16 @@ def e2e_report() -> str:
     return text
 
 
-def _add_limits(parser: argparse.ArgumentParser, time_limit: float) -> None:
+def _add_limits(parser: argparse.ArgumentParser, time_limit: float,
+                dtime: float | None) -> None:
     """The CP-SAT limits of both parts: ``--time-limit`` (wall clock per call, the guard
     with ``--dtime``) and ``--dtime`` (deterministic time per stage)."""
     parser.add_argument("--time-limit", type=float, default=time_limit,
                         help="wall-clock seconds per CP-SAT call (with --dtime: the guard)")
-    parser.add_argument("--dtime", type=float, default=None,
-                        help="CP-SAT's deterministic time per stage (default: none, the "
-                             "wall clock alone limits a call)")
+    none = "none, the wall clock alone limits a call"
+    parser.add_argument("--dtime", type=float, default=dtime,
+                        help="CP-SAT's deterministic time per stage (default "
+                             f"{none if dtime is None else f'{dtime:g}'})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -329,20 +341,26 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="part", required=True)
     g = sub.add_parser("gaps", help="heuristic gap per insertion on the snapshot set")
-    g.add_argument("--kmax", type=int, default=30)
-    _add_limits(g, 10.0)
-    g.add_argument("--compress", choices=("hold", "list"), default="hold",
+    g.add_argument("--kmax", type=int, default=GAPS_FULL["kmax"])
+    _add_limits(g, GAPS_FULL["time_limit"], GAPS_FULL["dtime"])
+    g.add_argument("--compress", choices=("hold", "list"), default=GAPS_FULL["compress"],
                    help="compress reading of the orders (heuristics.slack)")
     e = sub.add_parser("e2e", help="optimal insertion vs AST on KTH months")
     e.add_argument("--months", nargs="+", default=["1996-11", "1997-08"])
-    _add_limits(e, 1.0)
+    _add_limits(e, 1.0, None)
     args = ap.parse_args(argv)
     if not (args.time_limit > 0 and (args.dtime is None or args.dtime > 0)):
         ap.error(f"--time-limit and --dtime must be > 0, got {args.time_limit:g} and "
                  f"{args.dtime}")
     RESULTS.mkdir(exist_ok=True)
     if args.part == "gaps":
-        print(gaps(args.kmax, args.time_limit, compress=args.compress, dtime=args.dtime))
+        given = {k: getattr(args, k) for k in GAPS_FULL}
+        out = None if given == GAPS_FULL else PARTIAL_DIR / "slack_gaps.md"
+        print(gaps(args.kmax, args.time_limit, compress=args.compress, dtime=args.dtime,
+                   out=out))
+        if out is not None:
+            print(f"written to {out} (not the full configuration {GAPS_FULL}: the "
+                  "committed results are left as they are)", file=sys.stderr)
     else:
         for label in args.months:
             rec = e2e_month(label, args.time_limit, args.dtime)
