@@ -24,6 +24,8 @@ Rule kinds (the parameters each takes are in its function's docstring):
 - ``relative``: each value within a tolerance of the paper's (relative or in points);
 - ``range``: every value inside ``[low, high]``;
 - ``ci_sign``: each value's 95% interval excludes 0 on the paper's side;
+- ``cell_tests``: each cell's 95% interval on the paper's side, against it, or neither (a
+  cell without an interval is neither), the cells against it named;
 - ``paired``: per-seed differences, their 95% interval on the paper's side;
 - ``sign_test``: paired differences, one-sided sign test, then the mean against a range;
 - ``ranking``: our order of labels against the paper's (Kendall's tau);
@@ -393,6 +395,38 @@ def rule_ci_sign(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tup
     return (TREND if side == n else NOT), detail
 
 
+def rule_cell_tests(t: dict[str, Any], vals: Sequence[Value],
+                    paper: object) -> tuple[str, str]:
+    """Per-cell tests; ``sign`` (+1 or -1) is the paper's side. Each cell's 95% interval
+    (its ``+-`` half-width) puts it on the paper's side (the interval excludes 0 there),
+    against it (the interval excludes 0 on the other side) or neither (the interval spans
+    0, or the cell has no interval: one seed). At least ``need`` cells (default all) on
+    the paper's side: reproduced; else no cell against it and at least ``need`` means on
+    its side: trend only; else not reproduced. The detail names the cells against it."""
+    s = int(t["sign"])
+    n = len(vals)
+    need = int(t.get("need", n))
+
+    def side(v: Value) -> int:
+        if v.half is None or math.isnan(v.half) or abs(v.mean) <= v.half:
+            return 0
+        return 1 if v.mean * s > 0 else -1
+
+    sides = [side(v) for v in vals]
+    sure, against = sides.count(1), [v.label for v, k in zip(vals, sides, strict=True) if k < 0]
+    bare = sum(v.half is None for v in vals)
+    means = sum(v.mean * s > 0 for v in vals)
+    detail = (f"interval on the paper's side in {sure}/{n}, against it in {len(against)}/{n}"
+              + (f" ({'; '.join(against)})" if against else "")
+              + f", not distinguishable in {sides.count(0)}/{n}"
+              + (f" ({bare} with one seed)" if bare else "")
+              + f"; mean on the paper's side in {means}/{n} (means "
+              f"{_fmt(min(v.mean for v in vals))} to {_fmt(max(v.mean for v in vals))})")
+    if sure >= need:
+        return REPRODUCED, detail
+    return (TREND if not against and means >= need else NOT), detail
+
+
 def _sign_p(k: int, n: int) -> float:
     """One-sided binomial P(X >= k), X ~ B(n, 1/2)."""
     return sum(math.comb(n, j) for j in range(k, n + 1)) / 2 ** n
@@ -522,7 +556,8 @@ def _shown(kind: str) -> Callable[..., tuple[str, str]]:
 
 RULES: dict[str, Callable[..., tuple[str, str]]] = {
     "relative": rule_relative, "range": rule_range, "ci_sign": rule_ci_sign,
-    "sign_test": rule_sign_test, "paired": rule_paired, "ranking": rule_ranking,
+    "cell_tests": rule_cell_tests, "sign_test": rule_sign_test, "paired": rule_paired,
+    "ranking": rule_ranking,
     "monotone": rule_monotone,
     "check": rule_check, "names": rule_names, "calibration": _shown(CALIBRATION),
     "construction": _shown(CONSTRUCTION),

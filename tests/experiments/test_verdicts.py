@@ -68,6 +68,26 @@ def test_ci_sign_rule_needs_intervals_clear_of_zero() -> None:
         v.rule_ci_sign(t, [val(5)], None)
 
 
+def test_cell_tests_rule_names_the_cells_against_the_paper() -> None:
+    t = {"sign": -1}
+    assert v.RULES["cell_tests"] is v.rule_cell_tests
+    assert v.rule_cell_tests(t, [val(-5, 2), val(-9, 1)], None)[0] == v.REPRODUCED
+    # one seed (no interval) or an interval spanning 0: not distinguishable, the trend
+    verdict, detail = v.rule_cell_tests(t, [val(-5, 2), val(-9), val(-1, 3)], None)
+    assert verdict == v.TREND
+    assert "not distinguishable in 2/3 (1 with one seed)" in detail
+    # a cell whose interval is clear of 0 on the other side is named, and decides
+    verdict, detail = v.rule_cell_tests(t, [val(-5, 2), val(5.1, 0.4, label="K2 exp 64")],
+                                        None)
+    assert verdict == v.NOT
+    assert "against it in 1/2 (K2 exp 64)" in detail
+    # "generally": need cells on the paper's side, the others may be anything
+    assert v.rule_cell_tests({"sign": 1, "need": 2}, [val(5, 1), val(6, 1), val(-7, 1)],
+                             None)[0] == v.REPRODUCED
+    assert v.rule_cell_tests({"sign": 1, "need": 2}, [val(5, 6), val(6, 7), val(-7, 9)],
+                             None)[0] == v.TREND
+
+
 def test_sign_test_rule() -> None:
     ours = [val(x) for x in (5, 6, 7, 8, 9, 10)]
     other = [val(0)] * 6
