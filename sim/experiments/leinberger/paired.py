@@ -116,14 +116,14 @@ def dist_rows(rows: list[dict[str, Any]], label: str = "BB-EASY",
         if dist != "uniform" or other is None:
             continue
         a, b = _seeds(r, label, metric), _seeds(other, label, metric)
+        means = [f"{math.fsum(x) / len(x):+.1f} ({len(x)})" if x else "- (0)" for x in (a, b)]
         if not a or not b:
-            out.append([scaling, K, L, len(a), len(b), "-", "-", "-"])
+            out.append([scaling, K, L, *means, "-", "-", "-"])
             continue
         d, half = welch(a, b)
         word = ND if math.isnan(half) or abs(d) <= half else ("uniform above" if d > 0
                                                               else "exponential above")
-        out.append([scaling, K, L, f"{math.fsum(a) / len(a):+.1f} ({len(a)})",
-                    f"{math.fsum(b) / len(b):+.1f} ({len(b)})", f"{d:+.1f}",
+        out.append([scaling, K, L, *means, f"{d:+.1f}",
                     "-" if math.isnan(half) else f"+- {half:.1f}", word])
     return out
 
