@@ -3,6 +3,7 @@ from the committed ``fig2.json`` without computing anything."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -35,3 +36,24 @@ def test_plot_only_without_data_is_refused(tmp_path, capsys):
     assert "fig2.json" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
     assert figs.main(["gaps", "--plot-only", "--out", str(tmp_path)]) == 2
+
+
+def test_few_seed_cells_do_not_set_the_y_range():
+    # a 1-seed cell at +300% next to 5-seed cells within -10..+20
+    extent = [(-10.0, 5.0, 5), (2.0, 20.0, 5), (300.0, 300.0, 1), (-80.0, 90.0, 2)]
+    assert figs.gain_limits(extent) == (-10.0, 20.0)
+    # only few-seed cells: they set it (nothing else to draw by)
+    assert figs.gain_limits([(40.0, 60.0, 1), (-5.0, 10.0, 2)]) == (-5.0, 60.0)
+    assert figs.seed_count({"seeds": [1, 2]}) == 2
+    assert figs.seed_count({}) == figs.FEW_SEEDS
+
+
+def test_stationary_figures_redraw_with_uneven_seed_counts(tmp_path):
+    src = RESULTS / "stationary" / "fig2.json"
+    shutil.copy(src, tmp_path / "fig2.json")
+    counts = {figs.seed_count(p) for r in json.loads(src.read_text())["rows"]
+              for p in r["policies"].values()}
+    assert min(counts) < figs.FEW_SEEDS <= max(counts)   # the case the hollow cells are for
+    assert figs.main(["fig2", "--plot-only", "--out", str(tmp_path)]) == 0
+    for name in ("fig2.png", "fig3.png"):
+        assert _png_size(tmp_path / name)[0] > 0

@@ -870,6 +870,26 @@ zero) gets its own row so that it does not squash them."""
 SCALING_STYLE = {"G-b": "-", "G-a": "--"}
 
 
+#: a cell whose gain rests on fewer seeds than this is drawn hollow with its seed count
+#: and does not set the y-range (a 1-2-seed mean or interval can dwarf every other cell)
+FEW_SEEDS = 3
+
+
+def seed_count(cell: dict) -> int:
+    """Seeds behind one policy's cell of ``fig2.json`` (its ``seeds`` list; a cell written
+    without one counts as :data:`FEW_SEEDS`, i.e. it sets the y-range)."""
+    seeds = cell.get("seeds")
+    return FEW_SEEDS if seeds is None else len(seeds)
+
+
+def gain_limits(extent: list[tuple[float, float, int]]) -> tuple[float, float]:
+    """The y-range (%) of one row of panels: 0 and every interval ``(low, high, seeds)``
+    of the cells with at least :data:`FEW_SEEDS` seeds (all cells when none has)."""
+    kept = [(a, b) for a, b, c in extent if c >= FEW_SEEDS] or \
+        [(a, b) for a, b, _ in extent]
+    return min([0.0, *(a for a, _ in kept)]), max([0.0, *(b for _, b in kept)])
+
+
 def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                 title: str) -> None:
     """Figures 2/3 as the paper draws them: one panel per (K, K_i distribution), the three
@@ -878,7 +898,10 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
     Rows: the EASY variants under each scaling (G-b, G-a) on one y-scale shared by both
     rows, then FCFS/FF-CONS for both scalings (G-b solid, G-a dashed) on its own scale.
     Mean over seeds with its 95% t-interval as error bars (the points of one panel slightly
-    apart on the x-axis so that the bars do not cover each other); one legend.
+    apart on the x-axis so that the bars do not cover each other); one legend. Where cells
+    rest on different numbers of seeds (protocol S keeps only the stationary ones), the
+    cells with fewer than :data:`FEW_SEEDS` are hollow with their seed count and left out
+    of the y-range (:func:`gain_limits`).
     """
     plt = pyplot()
 
@@ -896,21 +919,24 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                              squeeze=False, sharex=True)
 
     def series(sc: str, K: int, d: str, lab: str) -> tuple:
-        pts = sorted((r["queue"], *r["policies"][lab][metric]) for r in rows
+        pts = sorted((r["queue"], *r["policies"][lab][metric], seed_count(r["policies"][lab]))
+                     for r in rows
                      if (r["scaling"], r["K"], r["dist"]) == (sc, K, d) and lab in r["policies"])
         if not pts:
-            return (), (), ()
-        x, m, h = zip(*pts, strict=True)
-        return x, m, [0 if math.isnan(v) else v for v in h]
+            return (), (), (), ()
+        x, m, h, n = zip(*pts, strict=True)
+        return x, m, [0 if math.isnan(v) else v for v in h], n
 
-    lims: dict[str, list[float]] = {"easy": [0.0, 0.0], "cons": [0.0, 0.0]}
+    counts = {seed_count(p) for r in rows for p in r["policies"].values()}
+    uneven = len(counts) > 1   # some cells rest on fewer seeds than others: say so
+    extent: dict[str, list[tuple[float, float, int]]] = {"easy": [], "cons": []}
     for c, (K, d) in enumerate(cols):
         for r_, (kind, sc) in enumerate(grid):
             ax = axes[r_][c]
             drawn = easy if kind == "easy" else cons
             for i, lab in enumerate(drawn):
                 for j, s in enumerate([sc] if kind == "easy" else scalings):
-                    x, m, h = series(s, K, d, lab)
+                    x, m, h, seeds = series(s, K, d, lab)
                     if not x:
                         continue
                     # dodge the error bars apart (a few % of an octave)
@@ -919,8 +945,16 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                     x = [q * 2 ** (0.05 * (k - (n - 1) / 2)) for q in x]
                     ax.errorbar(x, m, yerr=h, color=colour[lab], marker="o", ms=4, capsize=2,
                                 ls=SCALING_STYLE.get(s, "-") if kind == "cons" else "-")
-                    lims[kind][0] = min(lims[kind][0], *(a - b for a, b in zip(m, h, strict=True)))
-                    lims[kind][1] = max(lims[kind][1], *(a + b for a, b in zip(m, h, strict=True)))
+                    extent[kind] += [(a - b, a + b, c) for a, b, c in zip(m, h, seeds,
+                                                                          strict=True)]
+                    if uneven:   # hollow markers and the seed count on the few-seed cells
+                        few = [(a, b, c) for a, b, c in zip(x, m, seeds, strict=True)
+                               if c < FEW_SEEDS]
+                        for a, b, c in few:
+                            ax.plot(a, b, "o", ms=6, mfc="white", color=colour[lab])
+                            ax.annotate(f"{c}", (a, b), xytext=(3, 3),
+                                        textcoords="offset points", fontsize=7,
+                                        color=colour[lab])
             ax.axhline(0, color="k", lw=0.6)
             ax.grid(True, alpha=0.3)
             ax.set_xscale("log", base=2)
@@ -935,7 +969,7 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                         else "FCFS/FF-CONS (own scale)")
                 ax.set_ylabel(f"{what}\ngain over FF-EASY (%)")
     for r_, (kind, _) in enumerate(grid):
-        lo, hi = lims[kind]
+        lo, hi = gain_limits(extent[kind])
         pad = 0.05 * (hi - lo or 1.0)
         for ax in axes[r_]:
             ax.set_ylim(lo - pad, hi + pad)
@@ -945,7 +979,10 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                                label=f"FF-CONS, {s} scaling") for s in scalings]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=9,
                frameon=False)
-    fig.suptitle(f"{title} over FCFS/FF-EASY; mean over seeds, 95% t-interval")
+    note = (f"\nhollow: fewer than {FEW_SEEDS} seeds (the count beside it; one seed has no "
+            f"interval), left out of the y-range: their bars may run off the axes"
+            if uneven else "")
+    fig.suptitle(f"{title} over FCFS/FF-EASY; mean over seeds, 95% t-interval{note}")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
