@@ -945,16 +945,15 @@ def _plot_gains(path: Path, rows: list[dict], labels: list[str], metric: str,
                     x = [q * 2 ** (0.05 * (k - (n - 1) / 2)) for q in x]
                     ax.errorbar(x, m, yerr=h, color=colour[lab], marker="o", ms=4, capsize=2,
                                 ls=SCALING_STYLE.get(s, "-") if kind == "cons" else "-")
-                    extent[kind] += [(a - b, a + b, c) for a, b, c in zip(m, h, seeds,
-                                                                          strict=True)]
+                    extent[kind] += [(a - b, a + b, ns) for a, b, ns in zip(m, h, seeds,
+                                                                            strict=True)]
                     if uneven:   # hollow markers and the seed count on the few-seed cells
-                        few = [(a, b, c) for a, b, c in zip(x, m, seeds, strict=True)
-                               if c < FEW_SEEDS]
-                        for a, b, c in few:
-                            ax.plot(a, b, "o", ms=6, mfc="white", color=colour[lab])
-                            ax.annotate(f"{c}", (a, b), xytext=(3, 3),
-                                        textcoords="offset points", fontsize=7,
-                                        color=colour[lab])
+                        for px, py, ns in zip(x, m, seeds, strict=True):
+                            if ns < FEW_SEEDS:
+                                ax.plot(px, py, "o", ms=6, mfc="white", color=colour[lab])
+                                ax.annotate(f"{ns}", (px, py), xytext=(3, 3),
+                                            textcoords="offset points", fontsize=7,
+                                            color=colour[lab])
             ax.axhline(0, color="k", lw=0.6)
             ax.grid(True, alpha=0.3)
             ax.set_xscale("log", base=2)
