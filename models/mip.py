@@ -23,7 +23,8 @@ know. :func:`solve` runs it on one of :data:`BACKENDS`:
     ``grace`` seconds past the limit, or beyond :data:`WORKER_MEMORY_MB` of resident
     memory. A killed (or crashed) worker gives no values: :func:`solve` returns False
     and :func:`killed_note` says why. Being the fork server's children, the workers
-    escape this process's ``ru_maxrss``: their peak is :func:`worker_peak_mb`. The time
+    escape this process's ``ru_maxrss`` and CPU time: their peak is
+    :func:`worker_peak_mb`, their CPU :func:`worker_cpu_s`. The time
     spent translating, writing the model and starting the worker is charged to
     ``time_limit``; the solver gets what is left (none left: nothing is solved,
     :func:`solve` returns False). HiGHS runs without presolve (its presolve does not
@@ -106,7 +107,7 @@ __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "ROUN
            "ceil_bound", "check_backend", "integral_objective",
            "check_magnitude", "killed_note", "magnitude", "solve", "bound", "rejected",
            "fork_worker", "run_worker", "start_server", "translate", "wait_worker",
-           "worker_peak_mb"]
+           "worker_cpu_s", "worker_peak_mb"]
 
 BACKENDS: tuple[str, ...] = ("cbc", "highs", "scip")
 """The MIP backends every ILP of the toolkit runs on (``backend=`` keyword)."""
@@ -496,6 +497,42 @@ def _memory_mb(pid: int) -> tuple[float, float]:
 _PEAK_MB = 0.0
 
 
+_CPU_S = 0.0
+
+
+def worker_cpu_s() -> float:
+    """CPU seconds (user + system, all threads) of every HiGHS/SCIP/CP-SAT worker this
+    process has run: the larger of what ``/proc`` showed while waiting for each (polled
+    every :data:`_POLL` s and once more as it ends) and what a worker that ended by itself
+    wrote in its answer (``cpu_s``; a killed worker writes none). Like their
+    peak memory (:func:`worker_peak_mb`), the workers' CPU escapes this process's
+    ``getrusage`` and its parent's ``wait4``: a benchmark adds this figure."""
+    return _CPU_S
+
+
+def _cpu_seen(pid: int) -> float:
+    """CPU seconds of ``pid`` so far (``utime + stime`` of ``/proc/PID/stat``; 0 when
+    gone or not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _cpu_reported(directory: str) -> float:
+    """The CPU seconds a worker that ended by itself wrote in its ``result.json`` (0
+    without one): a worker that ends between two looks is gone before ``/proc`` shows it."""
+    import json
+
+    try:
+        with open(os.path.join(directory, "result.json")) as fh:
+            return float(json.load(fh).get("cpu_s") or 0.0)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+
+
 def worker_peak_mb() -> float:
     """The largest peak resident memory (MB) of any HiGHS/SCIP worker this process has
     run (0 before the first). The workers are not this process's children (they are the
@@ -622,7 +659,8 @@ def wait_worker(pid: int, directory: str, *, kill_at: float | None,
     """
     from models.interrupt import GRACE, CtrlC
 
-    why, peak = "", 0.0
+    global _CPU_S
+    why, peak, cpu = "", 0.0, 0.0
 
     def ask() -> bool:  # Ctrl-C: the worker's solver stops, keeping its answer
         nonlocal kill_at
@@ -639,6 +677,7 @@ def wait_worker(pid: int, directory: str, *, kill_at: float | None,
                 pause = min(2 * pause, _POLL)
                 rss, hwm = _memory_mb(pid)
                 peak = max(peak, hwm)
+                cpu = max(cpu, _cpu_seen(pid))
                 if kill_at is not None and time.monotonic() >= kill_at:
                     why = "interrupted" if ctrl.asked.is_set() else "killed"
                 elif rss > memory_mb:
@@ -646,6 +685,7 @@ def wait_worker(pid: int, directory: str, *, kill_at: float | None,
                 if why:
                     break
     finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
+        _CPU_S += max(cpu, _cpu_seen(pid), _cpu_reported(directory))
         _kill_group(pid)
     return why, peak, ctrl.asked.is_set()
 

@@ -38,7 +38,8 @@ interrupted worker (:func:`read_improving`). It writes ``values.npy`` (the solut
 when there is one) and then ``result.json``
 (``status``: the name of OR-Tools' ``SolveStatus`` or ``"NO_TIME"`` when the deadline
 passed before the solve; ``has_solution``, ``objective``, ``bound``, ``highspy``: whether
-``highspy`` was imported; ``peak_mb``: its peak resident memory). The parent kills
+``highspy`` was imported; ``peak_mb``: its peak resident memory; ``cpu_s``: its CPU
+time, s). The parent kills
 it, with its process group, past the deadline plus a grace; a killed worker writes
 nothing the parent reads. A worker dies with the fork server (Linux
 ``PR_SET_PDEATHSIG``), and the server ends with its parent, killing the workers it
@@ -121,6 +122,7 @@ def main(directory: str) -> int:
             out["bound"] = None
     out["highspy"] = "highspy" in sys.modules
     out["peak_mb"] = _peak_mb()
+    out["cpu_s"] = _cpu_s()
     _write_json(os.path.join(directory, "result.json"), out)
     return 0
 
@@ -169,7 +171,8 @@ def main_cpsat(directory: str, job: dict) -> int:
     _write_json(os.path.join(directory, "result.json"), {
         "status": response.status.name, "has_solution": has,
         "objective": float(response.objective_value) if has else None,
-        "bound": float(response.best_objective_bound), "peak_mb": _peak_mb()})
+        "bound": float(response.best_objective_bound), "peak_mb": _peak_mb(),
+        "cpu_s": _cpu_s()})
     return 0
 
 
@@ -215,6 +218,14 @@ def _watch_interrupt(directory: str, stop: Any, signals: bool = True) -> Any:
 
     threading.Thread(target=watch, daemon=True).start()
     return done
+
+
+def _cpu_s() -> float:
+    """This process's CPU time so far, s (user + system, every thread)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _peak_mb() -> float:

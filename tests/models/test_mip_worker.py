@@ -245,3 +245,31 @@ def test_the_real_worker_solves_with_presolve_on(backend: str) -> None:
                             parameters={"presolve": True, "rel_gap": 0.0, "seed": 1})
     assert answer["status"] == "OPTIMAL" and list(answer["values"]) == [2.0]
     assert answer["interrupted"] is False
+
+
+BUSY = """end = time.process_time() + 0.6
+        while time.process_time() < end:
+            pass
+        time.sleep(60)"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_workers_cpu_time_is_counted_even_when_it_is_killed(fake_server) -> None:
+    """The workers' CPU escapes ``getrusage`` (they are the fork server's children):
+    ``worker_cpu_s`` adds what ``/proc`` showed of each, here a worker that burns 0.6 s
+    of CPU and is then killed at its limit."""
+    fake_server(BUSY)
+    model, _ = mip.translate(_tiny_model())
+    before = mip.worker_cpu_s()
+    answer = mip.run_worker(model, "scip", deadline=time.monotonic() + 2.0, grace=0.5)
+    assert answer["why"] == "killed"
+    assert 0.5 <= mip.worker_cpu_s() - before <= 2.6
+
+
+def test_the_real_workers_cpu_time_is_counted() -> None:
+    model, _ = mip.translate(_tiny_model())
+    before = mip.worker_cpu_s()
+    answer = mip.run_worker(model, "scip", deadline=time.monotonic() + 20.0)
+    assert answer["has_solution"]
+    # the worker imports OR-Tools and solves: tens of milliseconds at least
+    assert mip.worker_cpu_s() - before > 0.01

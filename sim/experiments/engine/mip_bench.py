@@ -4,7 +4,9 @@
 Each (instance, solver) runs in a fresh Python process (``--child``) at normal priority,
 so its peak resident memory (``ru_maxrss`` from ``os.wait4``: the child and the processes
 it waited for; the larger of that and the HiGHS/SCIP workers' own peak,
-``models.mip.worker_peak_mb``, since those are the fork server's children) is its own.
+``models.mip.worker_peak_mb``, since those are the fork server's children) is its own,
+and so is its CPU time (``wait4``'s user + system time plus the workers',
+``models.mip.worker_cpu_s``; a killed child's workers are not counted).
 The child says when its imports and the problem are loaded; the parent kills it
 ``KILL_AFTER`` (5 s) past its limit from then, and records the run as ``killed``. The
 child times the ``solve`` call itself ("call wall"); a call longer than the limit + 2 s
@@ -194,11 +196,13 @@ def child(family: str, solver: str, path: str, limit: float) -> None:
         print(json.dumps({"status": "REFUSED", "call": time.perf_counter() - t0,
                           "message": str(e).splitlines()[0][:160]}))
         return
-    from models.mip import worker_peak_mb  # HiGHS/SCIP run in workers wait4 does not see
+    # HiGHS, SCIP and process-isolated CP-SAT run in workers wait4 does not see
+    from models.mip import worker_cpu_s, worker_peak_mb
 
     print(json.dumps({"status": r.status.value, "objective": r.objective, "bound": r.bound,
                       "runtime": r.runtime, "call": time.perf_counter() - t0,
-                      "note": r.note[:160], "worker_peak_mb": worker_peak_mb()}))
+                      "note": r.note[:160], "worker_peak_mb": worker_peak_mb(),
+                      "worker_cpu_s": worker_cpu_s()}))
 
 
 def run_one(family: str, solver: str, path: Path, limit: float) -> dict:
@@ -238,6 +242,7 @@ def run_one(family: str, solver: str, path: Path, limit: float) -> dict:
     except (ValueError, IndexError):
         row.update(status="ERROR", message=" ".join(tail)[:160])
     row["peak_mb"] = max(row["peak_mb"], row.pop("worker_peak_mb", 0.0))
+    row["cpu"] += row.pop("worker_cpu_s", 0.0)
     return row
 
 
