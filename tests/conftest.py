@@ -1,12 +1,14 @@
 """Set-up shared by every test directory: which tests must not share a core.
 
-The README's test command runs the tests on two pytest-xdist workers (``-n 2``), one core
-each. A test that times itself against a limit, or starts worker processes of its own,
-would lose part of its core now and then if another such test ran beside it. Such tests
-(those marked ``timed``, and every test under ``tests/limits/`` not marked ``untimed``)
-take a lock shared by the workers for their whole run: no two of them ever overlap, and
-the other worker runs single-process tests beside them. Without xdist the tests run one
-at a time anyway.
+The README's test command runs the tests on three pytest-xdist workers (``-n 3``) on a
+2-core machine: about a quarter of a worker's wall time is spent waiting (on a limit, a
+child process starting, a lock below), and the third worker fills it. A test that times
+itself against a limit, or starts worker processes of its own, would lose more of its
+core if another such test ran beside it. Such tests (those marked ``timed``, and every
+test under ``tests/limits/`` not marked ``untimed``) take a lock shared by the workers for
+their whole run: no two of them ever overlap, and the other workers run single-process
+tests beside them (a timed test so gets about two thirds of a core; its bounds hold on a
+loaded machine). Without xdist the tests run one at a time anyway.
 
 numba compiles its kernels at their first call and caches them on disk; two workers that
 reach a kernel before it is cached both compile it (minutes of CPU in a fresh clone). In a

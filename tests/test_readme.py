@@ -40,7 +40,7 @@ SETUP_MARK = "python3 -m venv"
 MAIN_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,plots]' && "
                 ".venv/bin/schedsearch compare KTH-SP2 --procs 128")
 TEST_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,plots]' && "
-                ".venv/bin/python -m pytest -q -n 2")
+                ".venv/bin/python -m pytest -q -n 3")
 TIMEOUT_S = 120  # per block: a quick block takes a few seconds; this only stops a hang
 
 
