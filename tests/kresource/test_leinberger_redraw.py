@@ -49,11 +49,12 @@ def test_few_seed_cells_do_not_set_the_y_range():
 
 
 def test_stationary_figures_redraw_with_uneven_seed_counts(tmp_path):
-    src = RESULTS / "stationary" / "fig2.json"
-    shutil.copy(src, tmp_path / "fig2.json")
-    counts = {figs.seed_count(p) for r in json.loads(src.read_text())["rows"]
-              for p in r["policies"].values()}
+    # the committed protocol S cells at K = 2 (kept small: two panels across)
+    data = json.loads((RESULTS / "stationary" / "fig2.json").read_text())
+    data["rows"] = [r for r in data["rows"] if r["K"] == 2]
+    counts = {figs.seed_count(p) for r in data["rows"] for p in r["policies"].values()}
     assert min(counts) < figs.FEW_SEEDS <= max(counts)   # the case the hollow cells are for
+    (tmp_path / "fig2.json").write_text(json.dumps(data))
     assert figs.main(["fig2", "--plot-only", "--out", str(tmp_path)]) == 0
     for name in ("fig2.png", "fig3.png"):
-        assert _png_size(tmp_path / name)[0] > 0
+        assert _png_size(tmp_path / name) == (620, 900)   # 2 panels of 3.1 x 3 rows of 3.0 in
