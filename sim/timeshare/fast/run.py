@@ -147,26 +147,36 @@ class CompiledCluster:
 
 
 def _records(LG: np.ndarray, n: int) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
-    for time_, kind, node, task, a, b, c in LG[:n].tolist():
-        if kind == K.L_ARRIVE:
-            out.append((time_, "arrive", node, task, None if a < 0 else a, b))
-        elif kind == K.L_REF:
-            out.append((time_, "ref", node, task, a, b))
-        elif kind == K.L_LOAD:
-            out.append((time_, "load", node, task, a, None if b < 0 else (b, c)))
-        elif kind == K.L_OFF:
-            out.append((time_, "off", node, task, OFF_REASONS[a], None))
-        elif kind == K.L_BLOCK:
-            out.append((time_, "block", node, task, BLOCK_CAUSES[a], None))
-        elif kind == K.L_SEND:
-            out.append((time_, "send", node, task, a, b))
-        elif kind in (K.L_DELIVER, K.L_RECV):
-            out.append((time_, KINDS[kind], node, task, a, None))
-        elif kind == K.L_END:
-            out.append((time_, "end", node, task, bool(a), None))
-        else:
-            out.append((time_, KINDS[kind], node, task, None, None))
+    """The first ``n`` rows of the kernel's log ``LG`` (time, kind, node, task, a, b, c)
+    as :mod:`sim.timeshare.log` records, field for field the Python engine's: the fields
+    a and b are decoded per kind with whole-column operations, then zipped into tuples
+    (a run logs about a million records; a per-record branch cost more than the run)."""
+    time_, kind, node, task, a, b, c = LG[:n].T
+    a_out = np.full(n, None, dtype=object)
+    b_out = np.full(n, None, dtype=object)
+    ints = np.isin(kind, (K.L_REF, K.L_LOAD, K.L_SEND, K.L_DELIVER, K.L_RECV))
+    ints |= (kind == K.L_ARRIVE) & (a >= 0)   # an arrival's job; None: a local task
+    a_out[ints] = _objects(a[ints])
+    for code, names in ((K.L_OFF, OFF_REASONS), (K.L_BLOCK, BLOCK_CAUSES)):
+        at = kind == code
+        a_out[at] = np.asarray(names, dtype=object)[a[at]]
+    at = kind == K.L_END
+    a_out[at] = _objects(a[at] != 0)
+    at = np.isin(kind, (K.L_ARRIVE, K.L_REF, K.L_SEND))
+    b_out[at] = _objects(b[at])
+    at = np.flatnonzero((kind == K.L_LOAD) & (b >= 0))   # the (task, page) evicted
+    pairs = zip(b[at].tolist(), c[at].tolist(), strict=True)
+    for i, pair in zip(at.tolist(), pairs, strict=True):
+        b_out[i] = pair
+    names = np.asarray(KINDS, dtype=object)[kind]
+    return list(zip(time_.tolist(), names.tolist(), node.tolist(), task.tolist(),
+                    a_out.tolist(), b_out.tolist(), strict=True))
+
+
+def _objects(values: np.ndarray) -> np.ndarray:
+    """``values`` as an object array of Python ints or bools (not NumPy scalars)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values.tolist()
     return out
 
 
