@@ -94,7 +94,7 @@ def test_calibration_on_other_seeds_is_redone(monkeypatch, tmp_path):
         "mit_s": 5.0, "measured": 1.0, "eq5_mit_s": 1.0, "trace": [], "seeds": [101]}}))
     c = CSMConfig(n_jobs=1000, tc_scale=0.01, mem_scale=0.01, mem_load=1.0, class_mix="a")
     assert s.mit(c) == pytest.approx(2.0 * csm.calibrate_mit(c))
-    assert calls == [csm.CALIB_SEEDS] and len(csm.CALIB_SEEDS) == 10
+    assert calls == [csm.CALIB_SEEDS] and len(csm.CALIB_SEEDS) == 30
     entry = json.loads((s.out / "calib_mit.json").read_text())["1.0/a"]
     assert entry["seeds"] == list(csm.CALIB_SEEDS)
     assert entry["commit"] and entry["command"]
