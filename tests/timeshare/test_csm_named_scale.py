@@ -99,3 +99,18 @@ def test_calibration_on_other_seeds_is_redone(monkeypatch, tmp_path):
     assert entry["seeds"] == list(csm.CALIB_SEEDS)
     assert entry["commit"] and entry["command"]
     assert s.mit(c) == pytest.approx(2.0 * csm.calibrate_mit(c)) and len(calls) == 1
+
+
+def test_calibration_seeds_per_key(monkeypatch, tmp_path):
+    """Thirty seeds at every key but mem_load 1.0 at the named scales (three)."""
+    s = _setup(monkeypatch, tmp_path, "fig5-6")
+
+    def cfg(load, mix, scale):
+        return CSMConfig(n_jobs=1000, tc_scale=scale, mem_scale=scale, mem_load=load,
+                         class_mix=mix)
+
+    assert s.calib_seeds(cfg(0.7, "b", 1.0)) == csm.CALIB_SEEDS
+    assert s.calib_seeds(cfg(0.7, "b", 0.1)) == csm.CALIB_SEEDS
+    assert s.calib_seeds(cfg(1.5, "a", 0.01)) == csm.CALIB_SEEDS
+    assert s.calib_seeds(cfg(1.0, "a", 1.0)) == (101, 102, 103)
+    assert s.calib_seeds(cfg(1.0, "a", 0.1)) == (101, 102, 103)
