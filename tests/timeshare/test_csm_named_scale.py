@@ -77,3 +77,40 @@ def test_calibration_is_keyed_by_scale(monkeypatch, tmp_path):
     assert mit == pytest.approx(2.0 * csm.calibrate_mit(c))
     cache = json.loads((s.out / "calib_mit.json").read_text())
     assert set(cache) == {"0.7/b", "0.7/b@scale1"}
+
+
+def test_calibration_on_other_seeds_is_redone(monkeypatch, tmp_path):
+    """A cached 0.01 entry calibrated on other seeds than CALIB_SEEDS is calibrated again,
+    on CALIB_SEEDS, and the entry records its seeds, commit and command."""
+    s = _setup(monkeypatch, tmp_path, "fig8-9")
+    calls = []
+
+    def fake(base, make, seeds, iters, tol, engine="python"):
+        calls.append(tuple(seeds))
+        return 2.0 * csm.calibrate_mit(base), 1.0, []
+
+    monkeypatch.setattr(csm, "calibrate_measured", fake)
+    (s.out / "calib_mit.json").write_text(json.dumps({"1.0/a": {
+        "mit_s": 5.0, "measured": 1.0, "eq5_mit_s": 1.0, "trace": [], "seeds": [101]}}))
+    c = CSMConfig(n_jobs=1000, tc_scale=0.01, mem_scale=0.01, mem_load=1.0, class_mix="a")
+    assert s.mit(c) == pytest.approx(2.0 * csm.calibrate_mit(c))
+    assert calls == [csm.CALIB_SEEDS] and len(csm.CALIB_SEEDS) == 30
+    entry = json.loads((s.out / "calib_mit.json").read_text())["1.0/a"]
+    assert entry["seeds"] == list(csm.CALIB_SEEDS)
+    assert entry["commit"] and entry["command"]
+    assert s.mit(c) == pytest.approx(2.0 * csm.calibrate_mit(c)) and len(calls) == 1
+
+
+def test_calibration_seeds_per_key(monkeypatch, tmp_path):
+    """Thirty seeds at every key but mem_load 1.0 at the named scales (three)."""
+    s = _setup(monkeypatch, tmp_path, "fig5-6")
+
+    def cfg(load, mix, scale):
+        return CSMConfig(n_jobs=1000, tc_scale=scale, mem_scale=scale, mem_load=load,
+                         class_mix=mix)
+
+    assert s.calib_seeds(cfg(0.7, "b", 1.0)) == csm.CALIB_SEEDS
+    assert s.calib_seeds(cfg(0.7, "b", 0.1)) == csm.CALIB_SEEDS
+    assert s.calib_seeds(cfg(1.5, "a", 0.01)) == csm.CALIB_SEEDS
+    assert s.calib_seeds(cfg(1.0, "a", 1.0)) == (101, 102, 103)
+    assert s.calib_seeds(cfg(1.0, "a", 0.1)) == (101, 102, 103)
