@@ -35,6 +35,11 @@ def _setup(monkeypatch, tmp_path, figure, *argv):
     ("fig8-9", ("--scale", "0.1"), False, ""),        # no named 0.1 config for fig8-9
     ("fig5-6", ("--scale", "1"), True, "-scale1"),    # the paper's sizes
     ("fig5-6", ("--scale", "1", "--seeds", "2"), False, ""),
+    ("fig5-6", ("--seeds", "10"), False, ""),         # not the committed 3 seeds
+    ("calib", (), True, ""),                          # its committed 10 seeds by default
+    ("calib", ("--seeds", "3"), False, ""),           # fewer: partial, never over calib.md
+    ("fig8-9", ("--seeds", "10"), True, ""),
+    ("fig8-9", ("--seeds", "3"), False, ""),
 ])
 def test_named_scale_resolves_to_full_or_partial(monkeypatch, tmp_path, figure, argv, full,
                                                  suffix):
@@ -114,3 +119,12 @@ def test_calibration_seeds_per_key(monkeypatch, tmp_path):
     assert s.calib_seeds(cfg(1.5, "a", 0.01)) == csm.CALIB_SEEDS
     assert s.calib_seeds(cfg(1.0, "a", 1.0)) == (101, 102, 103)
     assert s.calib_seeds(cfg(1.0, "a", 0.1)) == (101, 102, 103)
+
+
+@pytest.mark.parametrize("figure, scale, seeds", [
+    ("calib", None, 10), ("fig12", None, 10), ("fig7", None, 3), ("fig5-6", "0.1", 5),
+    ("fig5-6", "1", 10)])
+def test_a_figures_default_seeds_are_its_committed_files(monkeypatch, tmp_path, figure,
+                                                         scale, seeds):
+    s = _setup(monkeypatch, tmp_path, figure, *(("--scale", scale) if scale else ()))
+    assert (s.seeds, s.full) == (seeds, True)
