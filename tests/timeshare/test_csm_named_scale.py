@@ -122,7 +122,8 @@ def test_calibration_seeds_per_key(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("figure, scale, seeds", [
-    ("calib", None, 10), ("fig12", None, 10), ("fig7", None, 3), ("fig5-6", "0.1", 5),
+    ("calib", None, 10), ("fig12", None, 10), ("gang", None, 10), ("fig7", None, 3),
+    ("fig5-6", "0.1", 5),
     ("fig5-6", "1", 10)])
 def test_a_figures_default_seeds_are_its_committed_files(monkeypatch, tmp_path, figure,
                                                          scale, seeds):

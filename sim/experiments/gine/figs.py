@@ -66,8 +66,8 @@ NAMED_SCALES = {0.1: ("fig5-6",), 1.0: ("fig5-6", "msg-model")}
 #: (and scale, for a named configuration) -> seeds. A figure's default is its full count,
 #: and a run with another count is partial (it never overwrites the committed file).
 FULL_SEEDS = {("calib", 0.01): 10, ("calib-readings", 0.01): 10, ("fig8-9", 0.01): 10,
-              ("fig10-11", 0.01): 10, ("fig12", 0.01): 10, ("fig5-6", 0.1): 5,
-              ("fig5-6", 1.0): 10}
+              ("fig10-11", 0.01): 10, ("fig12", 0.01): 10, ("gang", 0.01): 10,
+              ("fig5-6", 0.1): 5, ("fig5-6", 1.0): 10}
 QUICK = {"seeds": 2, "jobs": 300, "scale": 0.01, "mfreq": (10, 100, 1000),
          "pdt": (0.1, 0.5, 0.9)}
 #: Relative tolerance of the calibration's bisection on the mean measured mem_load.
@@ -781,7 +781,9 @@ def draw_fig12(path: Path, r1: dict, r15: dict) -> None:
 
 
 def fig_gang(setup: Setup) -> str:
-    """The gang-scheduled reference at mem_load 1 (perfect coordination, no paging)."""
+    """The gang-scheduled reference at mem_load 1 (perfect coordination, no paging), on
+    fig8-9's arrivals and seeds (both 10 by default: :data:`FULL_SEEDS`); its CSM columns
+    are read from ``fig8-9.json``, which must hold as many seeds."""
     from heuristics.gang import Gang
 
     rows = []
@@ -803,6 +805,8 @@ def fig_gang(setup: Setup) -> str:
         write_atomic(path, json.dumps(res, indent=1, default=str))
     ref = json.loads((setup.out / "fig8-9.json").read_text()) \
         if (setup.out / "fig8-9.json").exists() else {}
+    ref = {k: v for k, v in ref.items()   # the CSM column on the gang's seeds only
+           if len(v["metrics"]["correlation"]) == setup.seeds}
     for f in setup.mfreq:
         row = [f"{f}"]
         for m in ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
