@@ -61,7 +61,7 @@ from heuristics.grouping import curve_knee, footprint_balancing, greedy, knee
 from instances.atomic import write_atomic
 from instances.refstreams import CASESTUDY, PAGE_BYTES, casestudy_stream, hot_cold_curve
 from models.grouping import solve_ilp
-from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table, stamp
 from sim.memory.lru import COLD, interleave, stack_distances
 from sim.memory.model import MissRateCurve, steady_state
 from sim.problems.grouping import GroupingProblem, GroupJob, load, schedule_name
@@ -299,7 +299,7 @@ def report(block_pages: int, quick: bool) -> str:
     if quick:
         L += [f"**PARTIAL (quick) run: trace-driven scores with {block_pages}-page blocks.**",
               ""]
-    L += ["Command: `python -m sim.experiments.suh.casestudy`. Jobs A-F = bzip2, gcc, "
+    L += [f"Produced at {stamp()}. Jobs A-F = bzip2, gcc, "
           "gzip, mcf, vortex, vpr (Table 1 footprints, 4 KB pages), 3 processors, 2 slices. "
           "The curves are synthetic, fitted to the paper's Table 2 numbers (module "
           "docstring); `steady` = eqs. 2-3 plus the first-touch floor, `trace` = "
