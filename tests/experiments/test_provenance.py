@@ -25,8 +25,6 @@ UNRECORDED = {
     # leinberger: written before the writer named its commit; not rerun (its run time is
     # not recorded, and its epoch part gives CP-SAT 10 s of wall clock per instance)
     "leinberger/results/gaps.json", "leinberger/results/gaps.md",
-    # suh: written before the writer named its commit (about 16 min to rerun)
-    "suh/results/memory_casestudy/tables.md",
     # talby: written before the writer named its command and commit
     "talby/results/talby_orders/table5.md",
     # engine: the sweep benchmark names its command, not its commit
