@@ -48,7 +48,7 @@ from heuristics.slack import COMPRESS, ORDERS, SlackPolicy, candidates, insert
 from instances.atomic import write_atomic
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
-from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table, stamp
 from sim.problems.insertion import InsertionProblem, NewJob, WaitingJob
 
 FULL_OUT = Path(__file__).resolve().parent / "results" / "talby_orders"
@@ -200,7 +200,7 @@ def table5(only: tuple[str, ...] | None = None) -> str:
              "\"compress\" beside list scheduling", ""]
     if only is not None:
         lines += [f"**PARTIAL run: months {', '.join(only)} only; not the paper's year.**", ""]
-    lines += ["Command: `python -m sim.experiments.talby.orders`. Setting: KTH-SP2 (archive "
+    lines += [f"Produced at {stamp()}. Setting: KTH-SP2 (archive "
               "log 2.1, cleaned), 128 processors, jobs killed at their request, each month "
               "from an empty machine; SF 3, AWT 2401 s, all alphas 1; yearly = mean over every "
               "job. `hold` = the delayed jobs keep their delayed reservations until compressed "
