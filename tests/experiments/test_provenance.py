@@ -28,7 +28,8 @@ UNRECORDED = {
     # talby: written before the writer named its command and commit (the writer names both
     # since; a rerun is about 48 min)
     "talby/results/talby_orders/table5.md",
-    # engine: the sweep benchmark names its command, not its commit
+    # engine: written when the sweep benchmark named its command, not its commit (it names
+    # both since; a rerun needs the idle machine its speed-up figure is measured on)
     "engine/results/sweep_bench.md",
 }
 """Results files without their command and commit, relative to ``sim/experiments``."""

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from instances.atomic import write_atomic
-from sim.experiments.common import markdown_row, markdown_table
+from sim.experiments.common import load_average, markdown_row, markdown_table, stamp
 from sim.sweep import Store, run_sweep
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
                          "printed only")
     args = ap.parse_args(argv)
     lines = ["# Sweep layer benchmark", "",
-             f"`python -m sim.experiments.engine.sweep_bench{' --quick' if args.quick else ''}` "
-             f"on {os.cpu_count()} cores (shared with other work).", ""]
+             f"Produced at {stamp()} on {os.cpu_count()} cores (shared with other work), "
+             f"load average {load_average()} at the start.", ""]
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         n = 40 if args.quick else 100
