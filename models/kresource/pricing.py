@@ -27,6 +27,13 @@ from sim.problems.kresource import EpochProblem
 
 __all__ = ["Pricing", "greedy_patterns", "best_pattern", "fits", "complete", "job_sizes"]
 
+PRESOLVE = False
+"""CP-SAT's presolve in :func:`best_pattern` (a knapsack of a few hundred 0/1 variables:
+presolving it cost about as much as solving it)."""
+LINEARIZATION = 2
+"""CP-SAT's ``linearization_level`` in :func:`best_pattern` (2: the LP relaxation with
+cuts at every node, which bounds a knapsack's weight early)."""
+
 
 @dataclass(frozen=True)
 class Pricing:
@@ -182,6 +189,8 @@ def best_pattern(problem: EpochProblem, weights: Sequence[int], *,
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.random_seed = int(seed)
+    s.parameters.cp_model_presolve = PRESOLVE
+    s.parameters.linearization_level = LINEARIZATION
     if time_limit is not None:
         s.parameters.max_time_in_seconds = float(time_limit)
     cb = _Collector(x, weights, above, enough)
