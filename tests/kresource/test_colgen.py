@@ -148,10 +148,14 @@ def test_bad_options_are_refused() -> None:
 
 
 @pytest.mark.parametrize("opts", [{"greedy_rounds": 10}, {"residual": False},
-                                  {"greedy_rounds": 10, "residual": False}])
+                                  {"greedy_rounds": 10, "residual": False},
+                                  {"swaps": False}, {"local_search": False},
+                                  {"swaps": False, "local_search": False}])
 def test_pricing_options_match_brute_force(opts: dict) -> None:
     """More greedy rounds change which columns enter and which weights certify, the
-    residual packings which packing comes back: answers and bounds match brute force."""
+    residual packings which packing comes back, the swap columns (dual-optimal
+    inequalities) which duals price, the local search which packing: answers and bounds
+    match brute force."""
     for seed in range(25):
         for make in (_random, _large):
             p = make(random.Random(3000 + seed))
@@ -189,7 +193,7 @@ def test_greedy_rounds_give_fitting_distinct_patterns() -> None:
 def test_bad_pricing_options_are_refused() -> None:
     p = EpochProblem((4,), ((1,), (2,)))
     for bad in ({"greedy_rounds": 0}, {"greedy_rounds": 2.5}, {"greedy_rounds": True},
-                {"residual": 1}):
+                {"residual": 1}, {"swaps": 1}, {"local_search": "yes"}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             colgen.solve_epochs(p, **bad)
 
@@ -226,3 +230,28 @@ def test_residual_and_rounds_keep_the_bound_under_a_known_optimum(K: int) -> Non
     r = colgen.solve_epochs(p, time_limit=5, residual=True, greedy_rounds=10)
     assert check(p, r.solution) == []
     assert r.bound <= 20 <= r.objective
+
+
+def test_dive_from_the_swap_lp_packs_every_job() -> None:
+    """The LP with swap columns covers a job through a dominating job's pattern; a dive
+    from it holds them at 0 first, so an integral LP is a cover by patterns."""
+    p = from_dict(instance("ct5", 60, 2, 1))
+    packings = colgen.ffd(p)
+    upper = min(len(s) for s in packings)
+    gen = colgen._Generator(p, [tuple(sorted(ep)) for s in packings for ep in s], 0,
+                           swaps=True)
+    assert gen.master.swaps
+    gen.run(colgen.Deadline(5.0), target=upper)
+    assert gen.swapping
+    sol = colgen.dive(gen, upper=upper + 1, time_limit=5.0)
+    assert not gen.swapping
+    assert sol is not None
+    assert check(p, sol) == [] and sorted(j for ep in sol for j in ep) == list(range(p.n))
+    # an integral LP solution of the swap LP that leaves a job to a swap column: the
+    # dive solves the plain LP again instead of reading it as a packing
+    q = EpochProblem((10,), ((6,), (5,), (4,)))
+    gen = colgen._Generator(q, [(0, 2), (1,)], 0, swaps=True)
+    gen.run(colgen.Deadline(5.0))
+    gen.out.lp, gen.out.lp_solution = 1.0, {0: 1.0}  # job 1 by the swap 0 -> 1
+    sol = colgen.dive(gen, upper=3, time_limit=5.0)
+    assert sol is not None and check(q, sol) == [] and len(sol) == 2
