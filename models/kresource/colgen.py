@@ -9,8 +9,9 @@ Toth 2001, Brandao & Pedroso 2016)::
 over the feasible patterns p (job sets that fit one epoch, :mod:`.pricing`), is solved on
 a growing set of columns by GLOP (``ortools.linear_solver.pywraplp``); its dual values
 ``y_j >= 0`` price new columns, first by the greedy patterns (``greedy_rounds`` rounds
-of them, each round's patterns over the jobs earlier rounds' best left), then exactly by
-CP-SAT.
+of them, each round's patterns over the jobs earlier rounds' best left), then the best
+:data:`IMPROVE` of them improved by exchanges (:func:`.pricing.swap_improve`), then
+exactly by CP-SAT.
 
 With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
 job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
@@ -86,7 +87,13 @@ from models.interrupt import run_cpsat
 from models.kresource.common import relabel
 from models.kresource.dominance import dominance_pairs
 from models.kresource.local_search import fewer_epochs
-from models.kresource.pricing import best_pattern, complete, greedy_patterns, job_sizes
+from models.kresource.pricing import (
+    best_pattern,
+    complete,
+    greedy_patterns,
+    job_sizes,
+    swap_improve,
+)
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem
 from sim.result import Result, Status, build
@@ -130,6 +137,9 @@ GREEDY_ROUNDS = 1
 """Rounds of the greedy pricing per LP (:class:`ColgenOptions`)."""
 SWAPS = True
 """Whether the master LP holds the dual-optimal inequalities (:class:`ColgenOptions`)."""
+IMPROVE = 3
+"""Greedy patterns improved by exchanges (:func:`models.kresource.pricing.swap_improve`)
+when none prices out as it is, before exact pricing; 0: none."""
 LOCAL_SEARCH = True
 """Whether stage 3 starts with the local search (:class:`ColgenOptions`)."""
 SEARCH_SHARE = 0.25
@@ -382,6 +392,7 @@ class _Generator:
         for big, small in dominance_pairs(problem, deadline) if swaps else ():
             self.master.add_swap(big, small)
         self.swapping = bool(self.master.swaps)
+        self.improve = IMPROVE > 0
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
         self.sizes = job_sizes(problem)
@@ -425,6 +436,11 @@ class _Generator:
                                       rounds=self.greedy_rounds):
                 if sum(duals[j] for j in p) > 1 + EPS:
                     added += self.add(p)
+            if not added and self.improve:
+                for p in greedy_patterns(problem, duals, sizes=self.sizes)[:IMPROVE]:
+                    q = swap_improve(problem, p, duals, self.by_size)
+                    if sum(duals[j] for j in q) > 1 + EPS:
+                        added += self.add(q)
             if added:
                 continue
             if not certify:

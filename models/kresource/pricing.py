@@ -25,7 +25,8 @@ from typing import Any
 from models.interrupt import run_cpsat
 from sim.problems.kresource import EpochProblem
 
-__all__ = ["Pricing", "greedy_patterns", "best_pattern", "fits", "complete", "job_sizes"]
+__all__ = ["Pricing", "greedy_patterns", "swap_improve", "best_pattern", "fits", "complete",
+           "job_sizes"]
 
 PRESOLVE = False
 """CP-SAT's presolve in :func:`best_pattern` (a knapsack of a few hundred 0/1 variables:
@@ -128,6 +129,31 @@ def greedy_patterns(problem: EpochProblem, duals: Sequence[float], *,
         taken.update(top[1])
     out.sort(key=lambda t: -t[0])
     return [p for _, p in out]
+
+
+def swap_improve(problem: EpochProblem, pattern: Sequence[int], duals: Sequence[float],
+                 order: Sequence[int], max_passes: int = 20) -> tuple[int, ...]:
+    """``pattern`` improved by exchanges: while some job of it can give its place to a
+    job outside of larger dual value (the pattern still fits), the exchange of largest
+    gain is made and the pattern completed by ``order`` (:func:`complete`); at most
+    ``max_passes`` exchanges. Every fit is checked in integers."""
+    dem, cap, K = problem.demands, problem.capacity, problem.K
+    cur = tuple(pattern)
+    for _ in range(max_passes):
+        inside = set(cur)
+        free = [cap[k] - sum(dem[j][k] for j in cur) for k in range(K)]
+        best, move = 0.0, None
+        for j in cur:
+            room = [free[k] + dem[j][k] for k in range(K)]
+            for i in range(problem.n):
+                gain = duals[i] - duals[j]
+                if gain > best and i not in inside \
+                        and all(dem[i][k] <= room[k] for k in range(K)):
+                    best, move = gain, (j, i)
+        if move is None:
+            return cur
+        cur = complete(problem, tuple(sorted(inside - {move[0]} | {move[1]})), order)
+    return cur
 
 
 def best_pattern(problem: EpochProblem, weights: Sequence[int], *,

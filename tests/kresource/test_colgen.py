@@ -13,7 +13,7 @@ import pytest
 
 from instances.vbp import CLASSES, instance
 from models.kresource import brute, colgen
-from models.kresource.pricing import best_pattern, fits, greedy_patterns
+from models.kresource.pricing import best_pattern, fits, greedy_patterns, swap_improve
 from sim.problems.kresource import EpochProblem, check, from_dict
 from sim.result import Status
 
@@ -255,3 +255,18 @@ def test_dive_from_the_swap_lp_packs_every_job() -> None:
     gen.out.lp, gen.out.lp_solution = 1.0, {0: 1.0}  # job 1 by the swap 0 -> 1
     sol = colgen.dive(gen, upper=3, time_limit=5.0)
     assert sol is not None and check(q, sol) == [] and len(sol) == 2
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_swap_improve_fits_and_leaves_no_better_exchange(seed: int) -> None:
+    rng = random.Random(5000 + seed)
+    p = from_dict(instance(rng.choice(CLASSES), 30, rng.choice((2, 5)), seed + 1))
+    duals = [rng.random() for _ in range(p.n)]
+    start = greedy_patterns(p, duals)[-1]
+    got = swap_improve(p, start, duals, range(p.n), max_passes=10**6)
+    assert fits(p, got) and len(set(got)) == len(got)
+    assert sum(duals[j] for j in got) >= sum(duals[j] for j in start) - 1e-12
+    for j in got:  # no exchange of one job for a better one outside still fits
+        for i in set(range(p.n)) - set(got):
+            if duals[i] > duals[j]:
+                assert not fits(p, [x for x in got if x != j] + [i]), (j, i)
