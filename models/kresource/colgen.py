@@ -11,7 +11,8 @@ a growing set of columns by GLOP (``ortools.linear_solver.pywraplp``); its dual 
 ``y_j >= 0`` price new columns, first by the greedy patterns (``greedy_rounds`` rounds
 of them, each round's patterns over the jobs earlier rounds' best left), then the best
 :data:`IMPROVE` of them improved by exchanges (:func:`.pricing.swap_improve`), then
-exactly by CP-SAT.
+exactly: by dynamic programming over the capacity grid where K <= 2 and the capacities
+are small (:func:`.pricing.dp_pattern`), else by CP-SAT.
 
 With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
 job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
@@ -90,6 +91,7 @@ from models.kresource.local_search import fewer_epochs
 from models.kresource.pricing import (
     best_pattern,
     complete,
+    dp_pattern,
     greedy_patterns,
     job_sizes,
     swap_improve,
@@ -140,6 +142,9 @@ SWAPS = True
 IMPROVE = 3
 """Greedy patterns improved by exchanges (:func:`models.kresource.pricing.swap_improve`)
 when none prices out as it is, before exact pricing; 0: none."""
+DP_PRICING = True
+"""Exact pricing by :func:`models.kresource.pricing.dp_pattern` where it applies (K <= 2,
+small capacities), else by CP-SAT."""
 LOCAL_SEARCH = True
 """Whether stage 3 starts with the local search (:class:`ColgenOptions`)."""
 SEARCH_SHARE = 0.25
@@ -393,6 +398,7 @@ class _Generator:
             self.master.add_swap(big, small)
         self.swapping = bool(self.master.swaps)
         self.improve = IMPROVE > 0
+        self.dp = DP_PRICING
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
         self.sizes = job_sizes(problem)
@@ -454,9 +460,11 @@ class _Generator:
             total = sum(weights)
             at_least = SCALE + 1 if aim < 2 else max(SCALE + 1, -(-total // (aim - 1)))
             hint = max(self.columns, key=lambda p: sum(weights[j] for j in p))
-            price = best_pattern(problem, weights, time_limit=deadline.left(),
-                                 seed=self.seed, hint=hint, above=SCALE, enough=ENOUGH,
-                                 at_least=at_least)
+            price = dp_pattern(problem, weights, above=SCALE) if self.dp else None
+            if price is None:
+                price = best_pattern(problem, weights, time_limit=deadline.left(),
+                                     seed=self.seed, hint=hint, above=SCALE,
+                                     enough=ENOUGH, at_least=at_least)
             out.exact += 1
             if price.upper > 0:
                 b = farley(weights, price.upper)

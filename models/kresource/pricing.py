@@ -25,8 +25,13 @@ from typing import Any
 from models.interrupt import run_cpsat
 from sim.problems.kresource import EpochProblem
 
-__all__ = ["Pricing", "greedy_patterns", "swap_improve", "best_pattern", "fits", "complete",
-           "job_sizes"]
+__all__ = ["Pricing", "greedy_patterns", "swap_improve", "dp_pattern", "best_pattern", "fits",
+           "complete", "job_sizes"]
+
+DP_STATES = 40_401
+"""Most capacity states (``prod_k (C_k + 1)``, K <= 2) for :func:`dp_pattern` (201 x 201)."""
+DP_WORK = 2 * 10**7
+"""Most jobs x states for :func:`dp_pattern` (about 0.1 s of NumPy)."""
 
 PRESOLVE = False
 """CP-SAT's presolve in :func:`best_pattern` (a knapsack of a few hundred 0/1 variables:
@@ -154,6 +159,47 @@ def swap_improve(problem: EpochProblem, pattern: Sequence[int], duals: Sequence[
             return cur
         cur = complete(problem, tuple(sorted(inside - {move[0]} | {move[1]})), order)
     return cur
+
+
+def dp_pattern(problem: EpochProblem, weights: Sequence[int], *, above: int | None = None
+               ) -> Pricing | None:
+    """The pattern of largest integer weight by dynamic programming over the capacity
+    grid, for K <= 2 and at most :data:`DP_STATES` capacity states (``prod_k (C_k + 1)``);
+    None elsewhere (or when the weights could overflow 63 bits). The answer is proved:
+    ``upper == value``, in integer arithmetic (NumPy int64). ``found`` holds the pattern
+    when its weight is above ``above``."""
+    import numpy as np
+
+    if any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in weights):
+        raise ValueError("dp_pattern: weights must be non-negative integers")
+    cap = list(problem.capacity) + [0] * (2 - problem.K)
+    if problem.K > 2 or (cap[0] + 1) * (cap[1] + 1) > DP_STATES \
+            or sum(weights) >= 2**62:
+        return None
+    jobs = [j for j in range(problem.n) if weights[j] > 0]
+    if len(jobs) * (cap[0] + 1) * (cap[1] + 1) > DP_WORK:
+        return None
+    dem = [list(problem.demands[j]) + [0] * (2 - problem.K) for j in jobs]
+    value = np.zeros((cap[0] + 1, cap[1] + 1), dtype=np.int64)
+    take = np.zeros((len(jobs), cap[0] + 1, cap[1] + 1), dtype=bool)
+    for t, j in enumerate(jobs):
+        a, b = dem[t]
+        cand = value[:cap[0] + 1 - a, :cap[1] + 1 - b] + weights[j]
+        better = cand > value[a:, b:]
+        take[t, a:, b:] = better
+        value[a:, b:] = np.where(better, cand, value[a:, b:])
+    c0, c1 = cap
+    pattern = []
+    for t in range(len(jobs) - 1, -1, -1):  # back from the full capacity
+        if take[t, c0, c1]:
+            pattern.append(jobs[t])
+            c0, c1 = c0 - dem[t][0], c1 - dem[t][1]
+    pattern.sort()
+    best = int(value[cap[0], cap[1]])
+    if sum(weights[j] for j in pattern) != best or not fits(problem, pattern):
+        raise RuntimeError("dp_pattern: the pattern does not match the table")
+    found = (tuple(pattern),) if above is not None and best > above else ()
+    return Pricing(best, tuple(pattern), best, True, found)
 
 
 def best_pattern(problem: EpochProblem, weights: Sequence[int], *,

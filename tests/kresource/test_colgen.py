@@ -13,7 +13,7 @@ import pytest
 
 from instances.vbp import CLASSES, instance
 from models.kresource import brute, colgen
-from models.kresource.pricing import best_pattern, fits, greedy_patterns, swap_improve
+from models.kresource.pricing import best_pattern, dp_pattern, fits, greedy_patterns, swap_improve
 from sim.problems.kresource import EpochProblem, check, from_dict
 from sim.result import Status
 
@@ -270,3 +270,27 @@ def test_swap_improve_fits_and_leaves_no_better_exchange(seed: int) -> None:
         for i in set(range(p.n)) - set(got):
             if duals[i] > duals[j]:
                 assert not fits(p, [x for x in got if x != j] + [i]), (j, i)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_dp_pricing_matches_enumeration(seed: int) -> None:
+    rng = random.Random(6000 + seed)
+    K, n = rng.randint(1, 2), rng.randint(1, 11)
+    cap = tuple(rng.randint(1, 40) for _ in range(K))
+    dem = [[rng.randint(0, c) for c in cap] for _ in range(n)]
+    for d in dem:  # a job needs some resource
+        d[0] = max(d[0], 1)
+    p = EpochProblem(cap, tuple(map(tuple, dem)))
+    w = [rng.choice((0, 1, 7, 10**6, 10**9 + 7)) for _ in range(p.n)]
+    price = dp_pattern(p, w, above=0)
+    top = _max_pattern(p, w)
+    assert price is not None and price.proved and price.upper == price.value == top
+    assert fits(p, price.pattern) and sum(w[j] for j in price.pattern) == top
+    assert price.found == ((price.pattern,) if top > 0 else ())
+
+
+def test_dp_pricing_declines_what_it_cannot_do() -> None:
+    assert dp_pattern(EpochProblem((5, 5, 5), ((1, 1, 1),)), [3]) is None  # K = 3
+    assert dp_pattern(EpochProblem((10**6, 10**6), ((1, 1),)), [3]) is None  # states
+    with pytest.raises(ValueError, match="non-negative integers"):
+        dp_pattern(EpochProblem((5,), ((1,),)), [1.5])
