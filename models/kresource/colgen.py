@@ -9,10 +9,11 @@ Toth 2001, Brandao & Pedroso 2016)::
 over the feasible patterns p (job sets that fit one epoch, :mod:`.pricing`), is solved on
 a growing set of columns by GLOP (``ortools.linear_solver.pywraplp``); its dual values
 ``y_j >= 0`` price new columns, first by the greedy patterns (``greedy_rounds`` rounds
-of them, each round's patterns over the jobs earlier rounds' best left), then the best
-:data:`IMPROVE` of them improved by exchanges (:func:`.pricing.swap_improve`), then
-exactly: by dynamic programming over the capacity grid where K <= 2 and the capacities
-are small (:func:`.pricing.dp_pattern`), else by CP-SAT.
+of them, each round's patterns over the jobs earlier rounds' best left), then (K <=
+:data:`IMPROVE_MAX_K`) the best :data:`IMPROVE` of them improved by exchanges
+(:func:`.pricing.swap_improve`), then exactly: by dynamic programming over the capacity
+grid where K <= 2 and the capacities are small (:func:`.pricing.dp_pattern`), else by
+CP-SAT.
 
 With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
 job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
@@ -142,6 +143,10 @@ SWAPS = True
 IMPROVE = 3
 """Greedy patterns improved by exchanges (:func:`models.kresource.pricing.swap_improve`)
 when none prices out as it is, before exact pricing; 0: none."""
+IMPROVE_MAX_K = 2
+"""Most resources for which the exchanges run (at K = 10 they cost more LP rounds than
+they save exact pricings: ct9, 120 jobs, converged in 3.0 s without them, not in 6 s
+with them)."""
 DP_PRICING = True
 """Exact pricing by :func:`models.kresource.pricing.dp_pattern` where it applies (K <= 2,
 small capacities), else by CP-SAT."""
@@ -397,7 +402,7 @@ class _Generator:
         for big, small in dominance_pairs(problem, deadline) if swaps else ():
             self.master.add_swap(big, small)
         self.swapping = bool(self.master.swaps)
-        self.improve = IMPROVE > 0
+        self.improve = IMPROVE > 0 and problem.K <= IMPROVE_MAX_K
         self.dp = DP_PRICING
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}

@@ -294,3 +294,10 @@ def test_dp_pricing_declines_what_it_cannot_do() -> None:
     assert dp_pattern(EpochProblem((10**6, 10**6), ((1, 1),)), [3]) is None  # states
     with pytest.raises(ValueError, match="non-negative integers"):
         dp_pattern(EpochProblem((5,), ((1,),)), [1.5])
+
+
+def test_exchanges_only_up_to_their_k() -> None:
+    for K in (1, 2, 3, 10):
+        p = from_dict(instance("ct1", 20, K, 1))
+        gen = colgen._Generator(p, [tuple(sorted(ep)) for ep in colgen.ffd(p)[0]], 0)
+        assert gen.improve is (K <= colgen.IMPROVE_MAX_K)
