@@ -69,7 +69,8 @@ SOLVER_NOTES: dict[str, dict[str, str]] = {
         "ilp": "exact: the minimum-epochs model as an ILP (CBC; --backend highs|scip)",
         "brute": "exact: every packing enumerated (at most 14 jobs)",
         "colgen": "exact: Gilmore-Gomory set-cover LP by column generation (GLOP, exact "
-                  "CP-SAT pricing), Farley's bound in integers, then CP-SAT with that bound",
+                  "pricing by dynamic programming or CP-SAT), Farley's bound in integers, "
+                  "then a local search and CP-SAT with that bound",
         "unc": "exact: alias of cpsat: the unconstrained optimum (any job order) that "
                "Leinberger et al.'s UNC rules approach; its results say solver 'unc'",
         **{r: f"heuristic: epoch packing, {d} (Leinberger et al.)" for r, d in _EPOCH.items()},

@@ -545,8 +545,8 @@ SOLVERS["gang_schedule"] = {
 #: CBC, HiGHS and SCIP; the engine report gives the figures and the reasons): the grouping
 #: ILP on CBC (it proves what CP-SAT proves, about 10x faster); CP-SAT where it proves
 #: the most at the largest sizes (insertion, gang, slots, task mapping) or ties there
-#: (selection); column generation for epochs (``colgen``, at e9e05d8: 84 of 110 of the
-#: published vector-packing classes proved in 15 s against CP-SAT's 41, 20-250 jobs,
+#: (selection); column generation for epochs (``colgen``, at 8b995c3: 94 of 110 of the
+#: published vector-packing classes proved in 15 s against CP-SAT's 45, 20-250 jobs,
 #: ``python -m sim.experiments.engine.vbp_bench``); the portfolio for offline response;
 #: exhaustive placement
 DEFAULT_SOLVERS: dict[str, str] = {

@@ -9,8 +9,18 @@ Toth 2001, Brandao & Pedroso 2016)::
 over the feasible patterns p (job sets that fit one epoch, :mod:`.pricing`), is solved on
 a growing set of columns by GLOP (``ortools.linear_solver.pywraplp``); its dual values
 ``y_j >= 0`` price new columns, first by the greedy patterns (``greedy_rounds`` rounds
-of them, each round's patterns over the jobs earlier rounds' best left), then exactly by
+of them, each round's patterns over the jobs earlier rounds' best left), then (K <=
+:data:`IMPROVE_MAX_K`) the best :data:`IMPROVE` of them improved by exchanges
+(:func:`.pricing.swap_improve`), then exactly: by dynamic programming over the capacity
+grid where K <= 2 and the capacities are small (:func:`.pricing.dp_pattern`), else by
 CP-SAT.
+
+With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
+job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
+2006, for vector packing Hessler, Gschwind & Irnich 2018), as cost-0 columns that let
+a pattern's place of job i cover job j: the LP's optimum is unchanged, its duals are
+steered to the optimal face sooner, and the restricted master's value is still an upper
+bound on it. They are held at 0 while diving, whose LP must be a cover by patterns.
 
 Certified bound (Farley 1990): for *any* non-negative weights ``w_j``, every packing
 into ``m`` epochs has ``sum_j w_j = sum_epochs w(epoch) <= m z`` with ``z`` an upper
@@ -42,6 +52,9 @@ wall clock:
 2. column generation (:class:`_Generator`) on at most :data:`LP_SHARE` of the time;
 3. with ``residual``, the LP solution rounded to a packing (:func:`residual_packing`:
    its columns of value at least :data:`RESIDUAL_MIN`, the jobs left by first fit);
+   with ``local_search``, the best packing improved by
+   :func:`models.kresource.local_search.fewer_epochs` (aiming at the certified bound)
+   on :data:`SEARCH_SHARE` of the time left;
    when the LP value rounded up already meets the incumbent (no dive can beat it), more
    column generation on this stage's time first (:data:`MORE_SHARE` of the time left
    with ``residual``); then diving (:func:`dives`): round up the largest fractional
@@ -74,7 +87,16 @@ from fractions import Fraction
 from models.deadline import Deadline, TimeUp
 from models.interrupt import run_cpsat
 from models.kresource.common import relabel
-from models.kresource.pricing import best_pattern, complete, greedy_patterns, job_sizes
+from models.kresource.dominance import dominance_pairs
+from models.kresource.local_search import fewer_epochs
+from models.kresource.pricing import (
+    best_pattern,
+    complete,
+    dp_pattern,
+    greedy_patterns,
+    job_sizes,
+    swap_improve,
+)
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem
 from sim.result import Result, Status, build
@@ -116,6 +138,22 @@ invalid, it can only leave it lower)."""
 
 GREEDY_ROUNDS = 1
 """Rounds of the greedy pricing per LP (:class:`ColgenOptions`)."""
+SWAPS = True
+"""Whether the master LP holds the dual-optimal inequalities (:class:`ColgenOptions`)."""
+IMPROVE = 3
+"""Greedy patterns improved by exchanges (:func:`models.kresource.pricing.swap_improve`)
+when none prices out as it is, before exact pricing; 0: none."""
+IMPROVE_MAX_K = 2
+"""Most resources for which the exchanges run (at K = 10 they cost more LP rounds than
+they save exact pricings: ct9, 120 jobs, converged in 3.0 s without them, not in 6 s
+with them)."""
+DP_PRICING = True
+"""Exact pricing by :func:`models.kresource.pricing.dp_pattern` where it applies (K <= 2,
+small capacities), else by CP-SAT."""
+LOCAL_SEARCH = True
+"""Whether stage 3 starts with the local search (:class:`ColgenOptions`)."""
+SEARCH_SHARE = 0.25
+"""Share of the time left after column generation for the local search."""
 RESIDUAL = True
 """Whether dives round every LP by :func:`residual_packing` (:class:`ColgenOptions`)."""
 
@@ -142,6 +180,12 @@ class ColgenOptions:
         Round the LP after column generation and every LP of a dive by
         :func:`residual_packing` too, and give more time to column generation when a
         packing meets the LP value rounded up (stage 3 of the module docstring).
+    swaps : bool
+        Hold the dual-optimal inequalities ``y_i >= y_j`` (job i dominates job j) in the
+        master LP while the bound is generated (:mod:`models.kresource.dominance`).
+    local_search : bool
+        Look for fewer epochs by :func:`models.kresource.local_search.fewer_epochs`
+        after column generation (stage 3 of the module docstring).
     """
 
     lp_share: float = LP_SHARE
@@ -150,14 +194,18 @@ class ColgenOptions:
     fallback: bool = True
     greedy_rounds: int = GREEDY_ROUNDS
     residual: bool = RESIDUAL
+    swaps: bool = SWAPS
+    local_search: bool = LOCAL_SEARCH
 
     def __post_init__(self) -> None:
         if isinstance(self.greedy_rounds, bool) or not isinstance(self.greedy_rounds, int) \
                 or self.greedy_rounds < 1:
             raise ValueError(f"greedy_rounds must be an integer >= 1, got "
                              f"{self.greedy_rounds!r}")
-        if not isinstance(self.residual, bool):
-            raise ValueError(f"residual must be true or false, got {self.residual!r}")
+        for name in ("residual", "swaps", "local_search"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got "
+                                 f"{getattr(self, name)!r}")
         if not 0 < self.lp_share <= 1:
             raise ValueError(f"lp_share must be in (0, 1], got {self.lp_share!r}")
         if not 0 <= self.dive_share <= 1:
@@ -294,8 +342,23 @@ class _Master:
                 deadline.check()
             self.rows.append(self.solver.Constraint(1.0, inf))
         self.vars: list = []
+        self.swaps: list = []
         self.objective = self.solver.Objective()
         self.objective.SetMinimization()
+
+    def add_swap(self, big: int, small: int) -> None:
+        """The dual-optimal inequality ``y_big >= y_small`` as a primal column of cost 0
+        (a pattern's place of job ``big`` covers job ``small``: +1 in the row of
+        ``small``, -1 in the row of ``big``)."""
+        v = self.solver.NumVar(0.0, self.solver.infinity(), "")
+        self.rows[small].SetCoefficient(v, 1.0)
+        self.rows[big].SetCoefficient(v, -1.0)
+        self.swaps.append(v)
+
+    def use_swaps(self, on: bool) -> None:
+        """Let the swap columns (:meth:`add_swap`) enter the LP, or hold them at 0."""
+        for v in self.swaps:
+            v.SetUb(self.solver.infinity() if on else 0.0)
 
     def add(self, pattern: Sequence[int]) -> None:
         v = self.solver.NumVar(0.0, self.solver.infinity(), "")
@@ -328,11 +391,19 @@ class _Generator:
     """Column generation on the restricted master: the columns, the LP, the pricing."""
 
     def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int,
-                 deadline: Deadline | None = None, greedy_rounds: int = 1) -> None:
+                 deadline: Deadline | None = None, greedy_rounds: int = 1,
+                 swaps: bool = SWAPS) -> None:
         """Raises :class:`TimeUp` when ``deadline`` passes while the first master LP
-        (a row per job, a column per pattern of ``columns``) is built."""
+        (a row per job, a column per pattern of ``columns``) is built. With ``swaps``,
+        the dual-optimal inequalities of :func:`models.kresource.dominance.
+        dominance_pairs` enter the master LP while the bound is generated."""
         self.problem, self.seed, self.greedy_rounds = problem, seed, greedy_rounds
         self.master = _Master(problem.n, deadline)
+        for big, small in dominance_pairs(problem, deadline) if swaps else ():
+            self.master.add_swap(big, small)
+        self.swapping = bool(self.master.swaps)
+        self.improve = IMPROVE > 0 and problem.K <= IMPROVE_MAX_K
+        self.dp = DP_PRICING
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
         self.sizes = job_sizes(problem)
@@ -359,6 +430,9 @@ class _Generator:
         certified bound reaches ``target`` or its ceiling, or time runs out (False).
         ``certify`` updates the certified bound from every exact pricing."""
         out, problem = self.out, self.problem
+        if self.master.swaps and self.swapping != certify:
+            self.master.use_swaps(certify)  # a dive's LP is the plain set cover
+            self.swapping = certify
         while not deadline.expired():
             try:
                 out.lp, duals, out.lp_solution = self.master.solve(deadline.left())
@@ -373,6 +447,11 @@ class _Generator:
                                       rounds=self.greedy_rounds):
                 if sum(duals[j] for j in p) > 1 + EPS:
                     added += self.add(p)
+            if not added and self.improve:
+                for p in greedy_patterns(problem, duals, sizes=self.sizes)[:IMPROVE]:
+                    q = swap_improve(problem, p, duals, self.by_size)
+                    if sum(duals[j] for j in q) > 1 + EPS:
+                        added += self.add(q)
             if added:
                 continue
             if not certify:
@@ -386,9 +465,11 @@ class _Generator:
             total = sum(weights)
             at_least = SCALE + 1 if aim < 2 else max(SCALE + 1, -(-total // (aim - 1)))
             hint = max(self.columns, key=lambda p: sum(weights[j] for j in p))
-            price = best_pattern(problem, weights, time_limit=deadline.left(),
-                                 seed=self.seed, hint=hint, above=SCALE, enough=ENOUGH,
-                                 at_least=at_least)
+            price = dp_pattern(problem, weights, above=SCALE) if self.dp else None
+            if price is None:
+                price = best_pattern(problem, weights, time_limit=deadline.left(),
+                                     seed=self.seed, hint=hint, above=SCALE,
+                                     enough=ENOUGH, at_least=at_least)
             out.exact += 1
             if price.upper > 0:
                 b = farley(weights, price.upper)
@@ -428,7 +509,8 @@ def dive(gen: _Generator, *, upper: int, time_limit: float | None,
     """One dive from the current LP of ``gen``: fix (round up) the column of largest
     fractional LP value (with ``rng``, one of the :data:`DIVE_CHOICES` largest, at
     random), and every column at 1, generate columns again (greedy pricing), until the
-    LP solution is integral (an epoch list, returned) or its value rounded up reaches
+    LP solution is integral (an epoch list, returned; the swap columns of ``gen`` held
+    at 0 first) or its value rounded up reaches
     ``upper`` (None: this dive cannot beat the incumbent) or time runs out (None). The
     columns fixed are released at the end. With ``residual``, every LP of the dive is
     also rounded by :func:`residual_packing`; the dive stops at the first such packing
@@ -437,6 +519,8 @@ def dive(gen: _Generator, *, upper: int, time_limit: float | None,
     deadline = Deadline(time_limit)
     fixed: set[int] = set()
     found: list[list[int]] | None = None
+    if gen.swapping:  # the LP with swap columns is no cover by patterns
+        gen.run(deadline, certify=False)
     try:
         while not deadline.expired():
             lp, sol = gen.out.lp, gen.out.lp_solution
@@ -589,7 +673,8 @@ def _more_columns(gen: _Generator, deadline: Deadline, share: float, target: int
 def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed: int = 0,
                  lp_share: float = LP_SHARE, dive_share: float = DIVE_SHARE,
                  master_share: float = MASTER_SHARE, fallback: bool = True,
-                 greedy_rounds: int = GREEDY_ROUNDS, residual: bool = RESIDUAL) -> Result:
+                 greedy_rounds: int = GREEDY_ROUNDS, residual: bool = RESIDUAL,
+                 swaps: bool = SWAPS, local_search: bool = LOCAL_SEARCH) -> Result:
     """Minimum epochs by price-and-branch (module docstring); ``time_limit`` in seconds
     of wall clock covers every stage. The one-time imports of OR-Tools happen before
     the clock starts."""
@@ -597,11 +682,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     from ortools.sat.python import cp_model  # noqa: F401
 
     opts = ColgenOptions(lp_share, dive_share, master_share, fallback, greedy_rounds,
-                         residual)
+                         residual, swaps, local_search)
     deadline = Deadline(time_limit)
     params = {"time_limit": time_limit, "lp_share": lp_share, "dive_share": dive_share,
               "master_share": master_share, "fallback": fallback,
-              "greedy_rounds": greedy_rounds, "residual": residual}
+              "greedy_rounds": greedy_rounds, "residual": residual, "swaps": swaps,
+              "local_search": local_search}
     packings = ffd(problem, _share(deadline, FFD_SHARE))
     best = min(packings, key=len)
     notes = [f"greedy {len(best)}"]
@@ -619,7 +705,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     columns = [tuple(sorted(ep)) for sol in packings for ep in sol]
     stage = _share(deadline, opts.lp_share)
     try:
-        gen = _Generator(problem, columns, seed, stage, greedy_rounds=opts.greedy_rounds)
+        gen = _Generator(problem, columns, seed, stage, greedy_rounds=opts.greedy_rounds,
+                         swaps=opts.swaps)
     except TimeUp:  # the master LP alone outlasts the stage: no LP bound in time
         notes.append(f"no time to build the master LP ({len(columns)} columns, "
                      f"{deadline.elapsed():.2f} s)")
@@ -639,6 +726,14 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
         if len(packing) < len(best):
             best = packing
             notes.append(f"residual packing {len(best)}")
+            if len(best) <= bound:
+                return done(best, bound)
+    if opts.local_search:
+        packing = fewer_epochs(problem, best, lower=bound, seed=seed,
+                               time_limit=_share(deadline, SEARCH_SHARE).limit)
+        if len(packing) < len(best):
+            best = packing
+            notes.append(f"local search {len(best)} ({deadline.elapsed():.2f} s)")
             if len(best) <= bound:
                 return done(best, bound)
     if not lb.converged and lb.lp is not None and math.ceil(lb.lp - LP_TOL) >= len(best):

@@ -25,7 +25,20 @@ from typing import Any
 from models.interrupt import run_cpsat
 from sim.problems.kresource import EpochProblem
 
-__all__ = ["Pricing", "greedy_patterns", "best_pattern", "fits", "complete", "job_sizes"]
+__all__ = ["Pricing", "greedy_patterns", "swap_improve", "dp_pattern", "best_pattern", "fits",
+           "complete", "job_sizes"]
+
+DP_STATES = 40_401
+"""Most capacity states (``prod_k (C_k + 1)``, K <= 2) for :func:`dp_pattern` (201 x 201)."""
+DP_WORK = 2 * 10**7
+"""Most jobs x states for :func:`dp_pattern` (about 0.1 s of NumPy)."""
+
+PRESOLVE = False
+"""CP-SAT's presolve in :func:`best_pattern` (a knapsack of a few hundred 0/1 variables:
+presolving it cost about as much as solving it)."""
+LINEARIZATION = 2
+"""CP-SAT's ``linearization_level`` in :func:`best_pattern` (2: the LP relaxation with
+cuts at every node, which bounds a knapsack's weight early)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,72 @@ def greedy_patterns(problem: EpochProblem, duals: Sequence[float], *,
     return [p for _, p in out]
 
 
+def swap_improve(problem: EpochProblem, pattern: Sequence[int], duals: Sequence[float],
+                 order: Sequence[int], max_passes: int = 20) -> tuple[int, ...]:
+    """``pattern`` improved by exchanges: while some job of it can give its place to a
+    job outside of larger dual value (the pattern still fits), the exchange of largest
+    gain is made and the pattern completed by ``order`` (:func:`complete`); at most
+    ``max_passes`` exchanges. Every fit is checked in integers."""
+    dem, cap, K = problem.demands, problem.capacity, problem.K
+    cur = tuple(pattern)
+    for _ in range(max_passes):
+        inside = set(cur)
+        free = [cap[k] - sum(dem[j][k] for j in cur) for k in range(K)]
+        best, move = 0.0, None
+        for j in cur:
+            room = [free[k] + dem[j][k] for k in range(K)]
+            for i in range(problem.n):
+                gain = duals[i] - duals[j]
+                if gain > best and i not in inside \
+                        and all(dem[i][k] <= room[k] for k in range(K)):
+                    best, move = gain, (j, i)
+        if move is None:
+            return cur
+        cur = complete(problem, tuple(sorted(inside - {move[0]} | {move[1]})), order)
+    return cur
+
+
+def dp_pattern(problem: EpochProblem, weights: Sequence[int], *, above: int | None = None
+               ) -> Pricing | None:
+    """The pattern of largest integer weight by dynamic programming over the capacity
+    grid, for K <= 2 and at most :data:`DP_STATES` capacity states (``prod_k (C_k + 1)``);
+    None elsewhere (or when the weights could overflow 63 bits). The answer is proved:
+    ``upper == value``, in integer arithmetic (NumPy int64). ``found`` holds the pattern
+    when its weight is above ``above``."""
+    import numpy as np
+
+    if any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in weights):
+        raise ValueError("dp_pattern: weights must be non-negative integers")
+    cap = list(problem.capacity) + [0] * (2 - problem.K)
+    if problem.K > 2 or (cap[0] + 1) * (cap[1] + 1) > DP_STATES \
+            or sum(weights) >= 2**62:
+        return None
+    jobs = [j for j in range(problem.n) if weights[j] > 0]
+    if len(jobs) * (cap[0] + 1) * (cap[1] + 1) > DP_WORK:
+        return None
+    dem = [list(problem.demands[j]) + [0] * (2 - problem.K) for j in jobs]
+    value = np.zeros((cap[0] + 1, cap[1] + 1), dtype=np.int64)
+    take = np.zeros((len(jobs), cap[0] + 1, cap[1] + 1), dtype=bool)
+    for t, j in enumerate(jobs):
+        a, b = dem[t]
+        cand = value[:cap[0] + 1 - a, :cap[1] + 1 - b] + weights[j]
+        better = cand > value[a:, b:]
+        take[t, a:, b:] = better
+        value[a:, b:] = np.where(better, cand, value[a:, b:])
+    c0, c1 = cap
+    pattern = []
+    for t in range(len(jobs) - 1, -1, -1):  # back from the full capacity
+        if take[t, c0, c1]:
+            pattern.append(jobs[t])
+            c0, c1 = c0 - dem[t][0], c1 - dem[t][1]
+    pattern.sort()
+    best = int(value[cap[0], cap[1]])
+    if sum(weights[j] for j in pattern) != best or not fits(problem, pattern):
+        raise RuntimeError("dp_pattern: the pattern does not match the table")
+    found = (tuple(pattern),) if above is not None and best > above else ()
+    return Pricing(best, tuple(pattern), best, True, found)
+
+
 def best_pattern(problem: EpochProblem, weights: Sequence[int], *,
                  time_limit: float | None, seed: int = 0, hint: Sequence[int] = (),
                  above: int | None = None, enough: int | None = None,
@@ -182,6 +261,8 @@ def best_pattern(problem: EpochProblem, weights: Sequence[int], *,
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.random_seed = int(seed)
+    s.parameters.cp_model_presolve = PRESOLVE
+    s.parameters.linearization_level = LINEARIZATION
     if time_limit is not None:
         s.parameters.max_time_in_seconds = float(time_limit)
     cb = _Collector(x, weights, above, enough)

@@ -13,7 +13,7 @@ import pytest
 
 from instances.vbp import CLASSES, instance
 from models.kresource import brute, colgen
-from models.kresource.pricing import best_pattern, fits, greedy_patterns
+from models.kresource.pricing import best_pattern, dp_pattern, fits, greedy_patterns, swap_improve
 from sim.problems.kresource import EpochProblem, check, from_dict
 from sim.result import Status
 
@@ -148,10 +148,14 @@ def test_bad_options_are_refused() -> None:
 
 
 @pytest.mark.parametrize("opts", [{"greedy_rounds": 10}, {"residual": False},
-                                  {"greedy_rounds": 10, "residual": False}])
+                                  {"greedy_rounds": 10, "residual": False},
+                                  {"swaps": False}, {"local_search": False},
+                                  {"swaps": False, "local_search": False}])
 def test_pricing_options_match_brute_force(opts: dict) -> None:
     """More greedy rounds change which columns enter and which weights certify, the
-    residual packings which packing comes back: answers and bounds match brute force."""
+    residual packings which packing comes back, the swap columns (dual-optimal
+    inequalities) which duals price, the local search which packing: answers and bounds
+    match brute force."""
     for seed in range(25):
         for make in (_random, _large):
             p = make(random.Random(3000 + seed))
@@ -189,7 +193,7 @@ def test_greedy_rounds_give_fitting_distinct_patterns() -> None:
 def test_bad_pricing_options_are_refused() -> None:
     p = EpochProblem((4,), ((1,), (2,)))
     for bad in ({"greedy_rounds": 0}, {"greedy_rounds": 2.5}, {"greedy_rounds": True},
-                {"residual": 1}):
+                {"residual": 1}, {"swaps": 1}, {"local_search": "yes"}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             colgen.solve_epochs(p, **bad)
 
@@ -226,3 +230,74 @@ def test_residual_and_rounds_keep_the_bound_under_a_known_optimum(K: int) -> Non
     r = colgen.solve_epochs(p, time_limit=5, residual=True, greedy_rounds=10)
     assert check(p, r.solution) == []
     assert r.bound <= 20 <= r.objective
+
+
+def test_dive_from_the_swap_lp_packs_every_job() -> None:
+    """The LP with swap columns covers a job through a dominating job's pattern; a dive
+    from it holds them at 0 first, so an integral LP is a cover by patterns."""
+    p = from_dict(instance("ct5", 60, 2, 1))
+    packings = colgen.ffd(p)
+    upper = min(len(s) for s in packings)
+    gen = colgen._Generator(p, [tuple(sorted(ep)) for s in packings for ep in s], 0,
+                           swaps=True)
+    assert gen.master.swaps
+    gen.run(colgen.Deadline(5.0), target=upper)
+    assert gen.swapping
+    sol = colgen.dive(gen, upper=upper + 1, time_limit=5.0)
+    assert not gen.swapping
+    assert sol is not None
+    assert check(p, sol) == [] and sorted(j for ep in sol for j in ep) == list(range(p.n))
+    # an integral LP solution of the swap LP that leaves a job to a swap column: the
+    # dive solves the plain LP again instead of reading it as a packing
+    q = EpochProblem((10,), ((6,), (5,), (4,)))
+    gen = colgen._Generator(q, [(0, 2), (1,)], 0, swaps=True)
+    gen.run(colgen.Deadline(5.0))
+    gen.out.lp, gen.out.lp_solution = 1.0, {0: 1.0}  # job 1 by the swap 0 -> 1
+    sol = colgen.dive(gen, upper=3, time_limit=5.0)
+    assert sol is not None and check(q, sol) == [] and len(sol) == 2
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_swap_improve_fits_and_leaves_no_better_exchange(seed: int) -> None:
+    rng = random.Random(5000 + seed)
+    p = from_dict(instance(rng.choice(CLASSES), 30, rng.choice((2, 5)), seed + 1))
+    duals = [rng.random() for _ in range(p.n)]
+    start = greedy_patterns(p, duals)[-1]
+    got = swap_improve(p, start, duals, range(p.n), max_passes=10**6)
+    assert fits(p, got) and len(set(got)) == len(got)
+    assert sum(duals[j] for j in got) >= sum(duals[j] for j in start) - 1e-12
+    for j in got:  # no exchange of one job for a better one outside still fits
+        for i in set(range(p.n)) - set(got):
+            if duals[i] > duals[j]:
+                assert not fits(p, [x for x in got if x != j] + [i]), (j, i)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_dp_pricing_matches_enumeration(seed: int) -> None:
+    rng = random.Random(6000 + seed)
+    K, n = rng.randint(1, 2), rng.randint(1, 11)
+    cap = tuple(rng.randint(1, 40) for _ in range(K))
+    dem = [[rng.randint(0, c) for c in cap] for _ in range(n)]
+    for d in dem:  # a job needs some resource
+        d[0] = max(d[0], 1)
+    p = EpochProblem(cap, tuple(map(tuple, dem)))
+    w = [rng.choice((0, 1, 7, 10**6, 10**9 + 7)) for _ in range(p.n)]
+    price = dp_pattern(p, w, above=0)
+    top = _max_pattern(p, w)
+    assert price is not None and price.proved and price.upper == price.value == top
+    assert fits(p, price.pattern) and sum(w[j] for j in price.pattern) == top
+    assert price.found == ((price.pattern,) if top > 0 else ())
+
+
+def test_dp_pricing_declines_what_it_cannot_do() -> None:
+    assert dp_pattern(EpochProblem((5, 5, 5), ((1, 1, 1),)), [3]) is None  # K = 3
+    assert dp_pattern(EpochProblem((10**6, 10**6), ((1, 1),)), [3]) is None  # states
+    with pytest.raises(ValueError, match="non-negative integers"):
+        dp_pattern(EpochProblem((5,), ((1,),)), [1.5])
+
+
+def test_exchanges_only_up_to_their_k() -> None:
+    for K in (1, 2, 3, 10):
+        p = from_dict(instance("ct1", 20, K, 1))
+        gen = colgen._Generator(p, [tuple(sorted(ep)) for ep in colgen.ffd(p)[0]], 0)
+        assert gen.improve is (K <= colgen.IMPROVE_MAX_K)
