@@ -25,9 +25,6 @@ UNRECORDED = {
     # leinberger: written before the writer named its commit; not rerun (its run time is
     # not recorded, and its epoch part gives CP-SAT 10 s of wall clock per instance)
     "leinberger/results/gaps.json", "leinberger/results/gaps.md",
-    # engine: written when the sweep benchmark named its command, not its commit (it names
-    # both since; a rerun needs the idle machine its speed-up figure is measured on)
-    "engine/results/sweep_bench.md",
 }
 """Results files without their command and commit, relative to ``sim/experiments``."""
 
