@@ -271,5 +271,7 @@ def test_the_real_workers_cpu_time_is_counted() -> None:
     before = mip.worker_cpu_s()
     answer = mip.run_worker(model, "scip", deadline=time.monotonic() + 20.0)
     assert answer["has_solution"]
-    # the worker imports OR-Tools and solves: tens of milliseconds at least
-    assert mip.worker_cpu_s() - before > 0.01
+    # forked from a server that has OR-Tools loaded, it may solve in a few milliseconds:
+    # what it reports of itself (getrusage, microseconds) is counted, however small
+    assert answer["cpu_s"] > 0
+    assert mip.worker_cpu_s() - before >= answer["cpu_s"] - 1e-9   # float sums
