@@ -306,6 +306,17 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far, every thread (``utime + stime`` of
+    Linux ``/proc/PID/stat``); 0 when gone or without ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def kill_group(pid: int) -> bool:
     """SIGKILL ``pid`` with its whole process group when it leads one (a process started
     in its own session), else alone; True when a signal was sent."""

@@ -100,7 +100,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from models.cbc import _alive, bound_from_log, kill_group, log_file, run_dir, solve_guarded
+from models.cbc import (
+    _alive,
+    bound_from_log,
+    cpu_seconds,
+    kill_group,
+    log_file,
+    run_dir,
+    solve_guarded,
+)
 
 __all__ = ["BACKENDS", "NAMES", "ILP_SOLVERS", "GAP_TOL", "MAX_MAGNITUDE", "ROUND_TOL",
            "WORKER_MEMORY_MB", "INTEGRAL_GAP", "INTEGRAL_PARAMETERS", "MipParameters",
@@ -510,17 +518,6 @@ def worker_cpu_s() -> float:
     return _CPU_S
 
 
-def _cpu_seen(pid: int) -> float:
-    """CPU seconds of ``pid`` so far (``utime + stime`` of ``/proc/PID/stat``; 0 when
-    gone or not Linux)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
 def _cpu_reported(directory: str) -> float:
     """The CPU seconds a worker that ended by itself wrote in its ``result.json`` (0
     without one): a worker that ends between two looks is gone before ``/proc`` shows it."""
@@ -677,7 +674,7 @@ def wait_worker(pid: int, directory: str, *, kill_at: float | None,
                 pause = min(2 * pause, _POLL)
                 rss, hwm = _memory_mb(pid)
                 peak = max(peak, hwm)
-                cpu = max(cpu, _cpu_seen(pid))
+                cpu = max(cpu, cpu_seconds(pid))
                 if kill_at is not None and time.monotonic() >= kill_at:
                     why = "interrupted" if ctrl.asked.is_set() else "killed"
                 elif rss > memory_mb:
@@ -685,7 +682,7 @@ def wait_worker(pid: int, directory: str, *, kill_at: float | None,
                 if why:
                     break
     finally:  # killed past its limit, interrupted (Ctrl-C), or ended: nothing outlives
-        _CPU_S += max(cpu, _cpu_seen(pid), _cpu_reported(directory))
+        _CPU_S += max(cpu, cpu_seconds(pid), _cpu_reported(directory))
         _kill_group(pid)
     return why, peak, ctrl.asked.is_set()
 

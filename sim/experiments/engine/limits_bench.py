@@ -67,6 +67,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from instances.atomic import write_atomic
+from models.cbc import cpu_seconds
 from sim import registry
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
@@ -307,16 +308,6 @@ def _tree(pid: int) -> tuple[list[int], list[int]]:
     return children, deeper
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` so far (``/proc/PID/stat``); 0 when gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            f = fh.read().rsplit(")", 1)[1].split()
-        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
 def run_one(path: Path, solver: str, limit: float, kill_after: float,
             kill_mb: float) -> dict:
     """One solver run with ``limit`` seconds in a child process, killed ``kill_after``
@@ -336,7 +327,7 @@ def run_one(path: Path, solver: str, limit: float, kill_after: float,
                 break
             children, deeper = _tree(child.pid)
             for p in deeper:  # not waited for by anyone the child waits for
-                cpu[p] = max(cpu.get(p, 0.0), _cpu_s(p))
+                cpu[p] = max(cpu.get(p, 0.0), cpu_seconds(p))
             rss = _rss_mb(child.pid) + sum(_rss_mb(p) for p in children + deeper)
             hwm = max(hwm, _rss_mb(child.pid, "VmHWM"), rss)
             wall = time.perf_counter() - t0
