@@ -7,6 +7,8 @@ K-dimensional 0/1 knapsack).
 - :func:`greedy_patterns`: heuristic patterns (jobs in decreasing order of dual value per
   unit of normalised size, several size measures; every pattern completed with the jobs
   that still fit), float duals; used while they find an improving pattern.
+- :func:`patterns_above`: every maximal pattern of integer weight at least a threshold,
+  by a depth-first search (the columns of small reduced cost for the integer master).
 - :func:`best_pattern`: the exact maximum for non-negative *integer* weights ``w_j``, by
   CP-SAT (one worker, integer arithmetic throughout). Its answer ``z`` is an upper bound
   on every pattern's weight: the optimum when proved, else CP-SAT's own bound. Farley's
@@ -17,16 +19,19 @@ All sizes are the problem's integers; nothing here rounds a demand or a capacity
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
+from models.deadline import Deadline
 from models.interrupt import run_cpsat
 from sim.problems.kresource import EpochProblem
 
 __all__ = ["Pricing", "greedy_patterns", "swap_improve", "dp_pattern", "best_pattern", "fits",
-           "complete", "job_sizes"]
+           "complete", "job_sizes", "patterns_above"]
 
 DP_STATES = 40_401
 """Most capacity states (``prod_k (C_k + 1)``, K <= 2) for :func:`dp_pattern` (201 x 201)."""
@@ -282,6 +287,86 @@ def best_pattern(problem: EpochProblem, weights: Sequence[int], *,
         return Pricing(value, pattern, value, True, found)
     upper = max(floor, value, min(total, math.ceil(s.best_objective_bound)))
     return Pricing(upper, pattern, value, upper <= value, found)
+
+
+def patterns_above(problem: EpochProblem, weights: Sequence[int], at_least: int, *,
+                   deadline: Deadline | None = None, most: int = 5000
+                   ) -> tuple[list[tuple[int, ...]], bool]:
+    """The maximal patterns of integer weight ``sum_{j in p} w_j >= at_least`` over the
+    jobs of positive weight (jobs of weight 0 are left out; maximal: no further job of
+    positive weight fits), at most ``most`` of them, until ``deadline``.
+
+    Depth-first search over the jobs in decreasing order of weight, pruned by a
+    cardinality bound: with free capacities ``f_k``, at most ``c = min_k c_k(f_k)``
+    more jobs fit, ``c_k`` counting the smallest demands of resource k that fit in
+    ``f_k``, so the weight still reachable from position t is at most the next ``c``
+    weights. Every non-maximal pattern of the threshold lies in a maximal one found. All
+    sums are the problem's integers. (CP-SAT's enumeration of the same patterns was
+    30-100 times slower: ct10 60 K=2, 152 patterns in 1.6 s against 0.05 s.)
+
+    Returns the patterns (job indices, ascending) and whether the enumeration is
+    complete (every such maximal pattern returned)."""
+    if any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in weights):
+        raise ValueError("patterns_above: weights must be non-negative integers")
+    if at_least < 1:
+        raise ValueError(f"patterns_above: at_least must be positive, got {at_least}")
+    jobs = sorted((j for j in range(problem.n) if weights[j] > 0), key=lambda j: -weights[j])
+    search = _Enumeration(problem, [weights[j] for j in jobs],
+                          [problem.demands[j] for j in jobs], at_least, deadline, most)
+    search.run()
+    return [tuple(sorted(jobs[t] for t in p)) for p in search.found], not search.stopped
+
+
+ENUM_CLOCK = 2048
+"""Nodes of :func:`patterns_above`'s search between two looks at the clock."""
+
+
+class _Enumeration:
+    """The depth-first search of :func:`patterns_above` over jobs ``0..m-1`` (sorted
+    by decreasing weight ``w``, demands ``d``)."""
+
+    def __init__(self, problem: EpochProblem, w: list[int], d: list[Sequence[int]],
+                 at_least: int, deadline: Deadline | None, most: int) -> None:
+        self.cap, self.K, self.w, self.d = list(problem.capacity), problem.K, w, d
+        self.at_least, self.deadline, self.most = at_least, deadline, most
+        self.prefix = [0, *accumulate(w)]
+        self.smallest = [list(accumulate(sorted(x[k] for x in d))) for k in range(self.K)]
+        self.found: list[tuple[int, ...]] = []
+        self.nodes, self.stopped = 0, False
+
+    def run(self) -> None:
+        if self.prefix[-1] >= self.at_least:
+            self._node(0, 0, self.cap, ())
+
+    def _fits(self, t: int, free: Sequence[int]) -> bool:
+        dt = self.d[t]
+        return all(dt[k] <= free[k] for k in range(self.K))
+
+    def _node(self, i: int, cw: int, free: list[int], chosen: tuple[int, ...]) -> None:
+        self.nodes += 1
+        if self.nodes % ENUM_CLOCK == 0 and self.deadline is not None \
+                and self.deadline.expired():
+            self.stopped = True
+        if self.stopped:
+            return
+        m = len(self.w)
+        if cw >= self.at_least:
+            inside = set(chosen)
+            if not any(t not in inside and self._fits(t, free) for t in range(m)):
+                self.found.append(chosen)
+                if len(self.found) >= self.most:
+                    self.stopped = True
+                    return
+        c = min(bisect.bisect_right(self.smallest[k], free[k]) for k in range(self.K))
+        for t in range(i, m):
+            if cw + self.prefix[min(m, t + c)] - self.prefix[t] < self.at_least:
+                return
+            if self._fits(t, free):
+                dt = self.d[t]
+                self._node(t + 1, cw + self.w[t], [free[k] - dt[k] for k in range(self.K)],
+                           chosen + (t,))
+                if self.stopped:
+                    return
 
 
 def _Collector(x: dict, weights: Sequence[int], above: int | None,  # noqa: N802
