@@ -158,6 +158,10 @@ IMPROVE_MAX_K = 2
 """Most resources for which the exchanges run (at K = 10 they cost more LP rounds than
 they save exact pricings: ct9, 120 jobs, converged in 3.0 s without them, not in 6 s
 with them)."""
+DISJOINT = 8
+"""Improving columns over other jobs sought after each exact pricing that found one."""
+DISJOINT_TIME = 0.05
+"""Seconds for each of them."""
 DP_PRICING = True
 """Exact pricing by :func:`models.kresource.pricing.dp_pattern` where it applies (K <= 2,
 small capacities), else by CP-SAT."""
@@ -491,9 +495,32 @@ class _Generator:
                 return True
             for p in price.found:
                 added += self.add(complete(problem, p, self.by_size))
+            if added and price.found and DISJOINT:
+                added += self._disjoint(weights, price.found[-1], deadline)
             if not added:
                 return False  # nothing new to add: the LP cannot move
         return False
+
+
+    def _disjoint(self, weights: list[int], first: Sequence[int], deadline: Deadline) -> int:
+        """Up to :data:`DISJOINT` more improving columns (weight above ``SCALE``), each
+        over jobs no earlier one of this round holds (``first`` the exact pricing's),
+        by :func:`models.kresource.pricing.patterns_above` for at most
+        :data:`DISJOINT_TIME` seconds each; the columns added."""
+        w = list(weights)
+        taken = list(first)
+        added = 0
+        for _ in range(DISJOINT):
+            for j in taken:
+                w[j] = 0
+            left = deadline.left()
+            stop = Deadline(DISJOINT_TIME if left is None else min(DISJOINT_TIME, left))
+            found, _ = patterns_above(self.problem, w, SCALE + 1, deadline=stop, most=1)
+            if not found:
+                break
+            added += self.add(complete(self.problem, found[0], self.by_size))
+            taken = list(found[0])
+        return added
 
 
 def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
@@ -694,7 +721,11 @@ def small_reduced_cost(gen: _Generator, epochs: int, deadline: Deadline) -> tupl
     at_least = max(1, sum(weights) - (epochs - 1) * SCALE)
     pats, whole = patterns_above(gen.problem, weights, at_least, deadline=deadline,
                                  most=ENUM_MOST)
-    added = sum(gen.add(complete(gen.problem, p, gen.by_size)) for p in pats)
+    added = 0
+    for i, p in enumerate(pats):
+        if i % CLOCK_EVERY == 0 and i and deadline.expired():
+            return added, False
+        added += gen.add(complete(gen.problem, p, gen.by_size))
     return added, whole
 
 

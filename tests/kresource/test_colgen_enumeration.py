@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import time
 
 import pytest
 
@@ -104,3 +105,52 @@ def test_price_and_branch_proves_a_perfect_packing() -> None:
     r = colgen.solve_epochs(p, time_limit=6)
     assert check(p, r.solution) == []
     assert r.status is Status.OPTIMAL and r.objective == 20, r.note
+
+
+def test_enumeration_of_huge_patterns_stops_incomplete() -> None:
+    """Patterns of a thousand jobs: the search stops at its depth, without a
+    RecursionError, and says it is incomplete."""
+    p = EpochProblem((10**12,), tuple((1,) for _ in range(1000)))
+    t = time.perf_counter()
+    got, whole = patterns_above(p, [1] * 1000, 1)
+    assert not whole and got == []
+    assert time.perf_counter() - t < 5
+
+
+def test_reach_table_is_the_best_suffix_weight() -> None:
+    """The exact bound of the enumeration (K <= 2) against brute force."""
+    from models.kresource.pricing import _reach_table
+
+    rng = random.Random(7)
+    for _ in range(20):
+        K = rng.randint(1, 2)
+        cap = tuple(rng.randint(3, 9) for _ in range(K))
+        d = [tuple(rng.randint(1, c) for c in cap) for _ in range(rng.randint(1, 6))]
+        w = [rng.randint(1, 9) for _ in d]
+        table = _reach_table(EpochProblem(cap, tuple(d)), w, d)
+        assert table is not None
+        for t in range(len(d) + 1):
+            for a in range(cap[0] + 1):
+                for b in range(cap[1] + 1 if K == 2 else 1):
+                    free = (a, b)[:K]
+                    best = max(sum(w[i] for i in sub) for r in range(len(d) - t + 1)
+                               for sub in itertools.combinations(range(t, len(d)), r)
+                               if all(sum(d[i][k] for i in sub) <= free[k]
+                                      for k in range(K)))
+                    assert table[t, a, b] == best
+
+
+def test_disjoint_columns_price_out_without_the_first() -> None:
+    """After an exact pricing's column, up to ``DISJOINT`` more improving columns over
+    other jobs: each weighs more than ``SCALE`` without the first column's jobs."""
+    p = from_dict(instance("ct1", 40, 10, 1))
+    gen = colgen._Generator(p, [tuple(sorted(ep)) for s in colgen.ffd(p) for ep in s], 0)
+    weights = [colgen.SCALE // 2 + 1000 * j for j in range(p.n)]  # not first fit's
+    first = gen.columns[0]
+    before = len(gen.columns)
+    added = gen._disjoint(weights, first, Deadline(5.0))
+    assert 1 <= added <= colgen.DISJOINT
+    assert len(gen.columns) == before + added
+    for c in gen.columns[before:]:
+        assert fits(p, c)
+        assert sum(weights[j] for j in c if j not in first) > colgen.SCALE
