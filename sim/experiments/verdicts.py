@@ -26,6 +26,8 @@ Rule kinds (the parameters each takes are in its function's docstring):
 - ``ci_sign``: each value's 95% interval excludes 0 on the paper's side;
 - ``cell_tests``: each cell's 95% interval on the paper's side, against it, or neither (a
   cell without an interval is neither), the cells against it named;
+- ``cell_band``: each cell's 95% interval inside the paper's range, outside it, or
+  neither, the cells outside named;
 - ``paired``: per-seed differences, their 95% interval on the paper's side;
 - ``sign_test``: paired differences, one-sided sign test, then the mean against a range;
 - ``ranking``: our order of labels against the paper's (Kendall's tau);
@@ -427,6 +429,42 @@ def rule_cell_tests(t: dict[str, Any], vals: Sequence[Value],
     return (TREND if not against and means >= need else NOT), detail
 
 
+def rule_cell_band(t: dict[str, Any], vals: Sequence[Value],
+                   paper: object) -> tuple[str, str]:
+    """Per-cell tests against the paper's range ``[low, high]``. Each cell's 95% interval
+    (its ``+-`` half-width) lies inside the range, wholly outside it, or neither (it
+    overlaps an end, or the cell has no interval: one seed). At least ``need`` cells
+    (default all) inside: reproduced; else no cell's interval wholly below
+    ``trend_low`` (the direction's bound, e.g. 0 for a gain) and at least ``need`` means
+    above it: trend only; else not reproduced. The detail names the cells outside."""
+    lo, hi, floor = float(t["low"]), float(t["high"]), float(t["trend_low"])
+    n = len(vals)
+    need = int(t.get("need", n))
+
+    def bounds(v: Value) -> tuple[float, float] | None:
+        if v.half is None or math.isnan(v.half):
+            return None
+        return v.mean - v.half, v.mean + v.half
+
+    ci = [bounds(v) for v in vals]
+    inside = sum(b is not None and lo <= b[0] and b[1] <= hi for b in ci)
+    out = [v.label for v, b in zip(vals, ci, strict=True)
+           if b is not None and (b[1] < lo or b[0] > hi)]
+    below = sum(b is not None and b[1] < floor for b in ci)
+    above = sum(v.mean > floor for v in vals)
+    bare = sum(b is None for b in ci)
+    detail = (f"interval inside [{lo:g}, {hi:g}] in {inside}/{n}, outside it in "
+              f"{len(out)}/{n}" + (f" ({'; '.join(out)})" if out else "")
+              + f", overlapping an end in {n - inside - len(out) - bare}/{n}"
+              + (f", one seed in {bare}/{n}" if bare else "")
+              + f"; interval below {floor:g} in {below}/{n}, mean above {floor:g} in "
+              f"{above}/{n} (means {_fmt(min(v.mean for v in vals))} to "
+              f"{_fmt(max(v.mean for v in vals))})")
+    if inside >= need:
+        return REPRODUCED, detail
+    return (TREND if not below and above >= need else NOT), detail
+
+
 def _sign_p(k: int, n: int) -> float:
     """One-sided binomial P(X >= k), X ~ B(n, 1/2)."""
     return sum(math.comb(n, j) for j in range(k, n + 1)) / 2 ** n
@@ -556,7 +594,8 @@ def _shown(kind: str) -> Callable[..., tuple[str, str]]:
 
 RULES: dict[str, Callable[..., tuple[str, str]]] = {
     "relative": rule_relative, "range": rule_range, "ci_sign": rule_ci_sign,
-    "cell_tests": rule_cell_tests, "sign_test": rule_sign_test, "paired": rule_paired,
+    "cell_tests": rule_cell_tests, "cell_band": rule_cell_band, "sign_test": rule_sign_test,
+    "paired": rule_paired,
     "ranking": rule_ranking,
     "monotone": rule_monotone,
     "check": rule_check, "names": rule_names, "calibration": _shown(CALIBRATION),

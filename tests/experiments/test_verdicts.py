@@ -88,6 +88,26 @@ def test_cell_tests_rule_names_the_cells_against_the_paper() -> None:
                              None)[0] == v.TREND
 
 
+def test_cell_band_rule_tests_each_interval_against_the_papers_range() -> None:
+    t = {"low": 10.0, "high": 30.0, "trend_low": 0.0}
+    assert v.RULES["cell_band"] is v.rule_cell_band
+    assert v.rule_cell_band(t, [val(15, 4), val(25, 5)], None)[0] == v.REPRODUCED
+    # an interval overlapping an end, or one seed: neither; every mean above 0, none
+    # below it: the direction
+    verdict, detail = v.rule_cell_band(t, [val(15, 4), val(8, 3), val(4)], None)
+    assert verdict == v.TREND
+    assert "inside [10, 30] in 1/3, outside it in 0/3, overlapping an end in 1/3" in detail
+    assert "one seed in 1/3" in detail
+    # an interval wholly below the band is named; below 0 it contradicts the direction
+    verdict, detail = v.rule_cell_band(t, [val(15, 4), val(3, 2, label="K8 uni 64")], None)
+    assert verdict == v.TREND and "outside it in 1/2 (K8 uni 64)" in detail
+    verdict, detail = v.rule_cell_band(t, [val(15, 4), val(-5, 2)], None)
+    assert verdict == v.NOT and "interval below 0 in 1/2" in detail
+    assert v.rule_cell_band(t, [val(15, 4), val(-1, 5)], None)[0] == v.NOT  # a mean <= 0
+    assert v.rule_cell_band({**t, "need": 1}, [val(15, 4), val(-5, 2)], None)[0] \
+        == v.REPRODUCED
+
+
 def test_sign_test_rule() -> None:
     ours = [val(x) for x in (5, 6, 7, 8, 9, 10)]
     other = [val(0)] * 6
