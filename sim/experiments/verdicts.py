@@ -549,11 +549,23 @@ def rule_monotone(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tu
     return (TREND if ok >= int(t.get("trend_need", n + 1)) else NOT), detail
 
 
+def _short_labels(labels: Sequence[str]) -> list[str]:
+    """Each label cut to its first words: two, or as many as it takes for the cut labels to
+    stay as distinct as the labels are."""
+    words = [lab.split() for lab in labels]
+    k = 2
+    while (len({tuple(w[:k]) for w in words}) < len(set(labels))
+           and k < max(map(len, words), default=0)):
+        k += 1
+    return [" ".join(w[:k]) for w in words]
+
+
 def rule_check(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tuple[str, str]:
     """Cells ``yes``/``no`` computed by the study's code against a target it declares:
     every cell yes: reproduced; else not reproduced."""
     yes = [v for v in vals if v.text.strip().lower() == "yes"]
-    no = [" ".join(v.label.split()[:2]) for v in vals if v.text.strip().lower() != "yes"]
+    short = _short_labels([v.label for v in vals])
+    no = [s for v, s in zip(vals, short, strict=True) if v.text.strip().lower() != "yes"]
     detail = f"met in {len(yes)}/{len(vals)}" + (f" (not: {'; '.join(no)})" if no else "")
     return (REPRODUCED if not no else NOT), detail
 

@@ -143,6 +143,18 @@ def test_monotone_and_check_and_names_rules() -> None:
     assert v.rule_check({}, [v.Value("a", "yes", None), v.Value("b", "NO", None)],
                         None)[0] == v.NOT
     assert v.rule_check({}, [v.Value("a", "yes", None)], None)[0] == v.REPRODUCED
+
+
+def test_a_check_names_each_missed_cell_distinctly() -> None:
+    vals = [v.Value("tick 3 barrier n>=50 spin", "NO", None),
+            v.Value("tick 3 barrier n>=50 blocking", "NO", None),
+            v.Value("tick 4 complete blocking with server", "yes", None)]
+    verdict, detail = v.rule_check({}, vals, None)
+    assert verdict == v.NOT
+    assert detail == ("met in 1/3 (not: tick 3 barrier n>=50 spin; "
+                      "tick 3 barrier n>=50 blocking)")
+    short = [v.Value("tick 2 sync", "NO", None), v.Value("tick 3 barrier", "NO", None)]
+    assert v.rule_check({}, short, None)[1] == "met in 0/2 (not: tick 2; tick 3)"
     t = {"pattern": "[A-F]{3},[A-F]{3}"}
     ours = [v.Value("w", "0.7 ADE,BCF (-2%)", 0.7), v.Value("b", "0.3 ABC,DEF", 0.3)]
     paper = [v.Value("w", "0.7 ADE,BCF", 0.7), v.Value("b", "0.3 ADF,BCE", 0.3)]

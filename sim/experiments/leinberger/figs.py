@@ -37,6 +37,7 @@ from instances.atomic import write_atomic
 from sim.batch.machine import ENGINES
 from sim.experiments import common
 from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
+from sim.stats import mean_ci
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
 PARTIAL_DIR = Path("results") / "kresource-partial"
@@ -68,13 +69,9 @@ POLICIES = [("FF-EASY", "easy", {"select": "ff"}), ("BL-EASY", "easy", {"select"
 
 
 def _t95(xs: list[float]) -> tuple[float, float]:
-    """Mean and half-width of the 95% t-interval."""
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, float("nan")
-    tq = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306,
-          10: 2.262}.get(len(xs), 2.0)
-    return m, tq * statistics.stdev(xs) / math.sqrt(len(xs))
+    """Mean and half-width of the 95% t-interval (NaN with fewer than two values)."""
+    m, hw, _ = mean_ci(xs)
+    return m, hw
 
 
 def _policy(name: str, opts: dict[str, Any]) -> Any:

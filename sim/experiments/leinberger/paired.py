@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.experiments import common
-from sim.sweep.report import t_quantile
+from sim.stats import t_quantile
 
 HERE = Path(__file__).resolve().parent
 S_DIR = HERE / "results" / "stationary"
