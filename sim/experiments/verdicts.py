@@ -355,20 +355,40 @@ def rule_range(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tuple
         return ((lo is None or vals[i].mean >= float(lo))
                 and (hi is None or vals[i].mean <= float(hi)))
 
+    def where(lo: object, hi: object) -> str:
+        if not isinstance(lo, list) and not isinstance(hi, list):
+            return _interval(lo, hi)
+        return "their ranges (" + "; ".join(
+            f"{v.label} {v.mean:g} {'in' if inside(i, lo, hi) else 'not in'} "
+            f"{_cell_interval(lo, hi, i)}" for i, v in enumerate(vals)) + ")"
+
     n = len(vals)
+    if any(isinstance(b, list) and len(b) != n for b in
+           (t.get(key) for key in ("low", "high", "trend_low", "trend_high"))):
+        raise TargetError(f"{n} values read, a bound list of another length")
     k = sum(inside(i, t.get("low"), t.get("high")) for i in range(n))
     lo_v, hi_v = min(v.mean for v in vals), max(v.mean for v in vals)
     span = f"{lo_v:.4g}" if lo_v == hi_v else f"{lo_v:.4g} to {hi_v:.4g}"
-    detail = f"{k}/{n} in {_interval(t.get('low'), t.get('high'))} (ours {span})"
+    detail = f"{k}/{n} in {where(t.get('low'), t.get('high'))}"
+    if not isinstance(t.get("low"), list) and not isinstance(t.get("high"), list):
+        detail += f" (ours {span})"
     need = math.ceil(float(t["need_fraction"]) * n) if "need_fraction" in t else n
     if k >= int(t.get("need", need)):
         return REPRODUCED, detail
     if "trend_low" in t or "trend_high" in t:
         kt = sum(inside(i, t.get("trend_low"), t.get("trend_high")) for i in range(n))
-        detail += f"; {kt}/{n} in {_interval(t.get('trend_low'), t.get('trend_high'))}"
+        detail += f"; {kt}/{n} in {where(t.get('trend_low'), t.get('trend_high'))}"
         if kt >= int(t.get("trend_need", n)):
             return TREND, detail
     return NOT, detail
+
+
+def _cell_interval(lo: object, hi: object, i: int) -> str:
+    """The ``i``-th value's interval of a ``range`` rule whose bounds may be lists (one
+    bound per value), its numbers written short (``-100``, not ``-100.0``)."""
+    lo, hi = (b[i] if isinstance(b, list) else b for b in (lo, hi))
+    return _interval(None if lo is None else f"{float(lo):g}",
+                     None if hi is None else f"{float(hi):g}")
 
 
 def _interval(lo: object, hi: object) -> str:

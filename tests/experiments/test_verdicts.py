@@ -58,6 +58,21 @@ def test_range_rule_with_a_trend_band() -> None:
     assert v.rule_range({"high": 0.0, "need": 1}, [val(-1), val(3)], None)[0] == v.REPRODUCED
 
 
+def test_range_rule_with_list_bounds_names_each_cells_own_range() -> None:
+    t = {"low": [-100.0, -100.0, -5.0], "high": [-10.0, -1.0, 5.0],
+         "trend_low": [-100.0, -100.0, -15.0], "trend_high": [0.0, 0.0, 15.0]}
+    cells = [val(-20.1, label="J1"), val(0.3, label="J2"), val(51.0, label="L")]
+    verdict, detail = v.rule_range(t, cells, None)
+    assert verdict == v.NOT
+    assert detail == ("1/3 in their ranges (J1 -20.1 in [-100, -10]; J2 0.3 not in "
+                      "[-100, -1]; L 51 not in [-5, 5]); 1/3 in their ranges (J1 -20.1 "
+                      "in [-100, 0]; J2 0.3 not in [-100, 0]; L 51 not in [-15, 15])")
+    assert v.rule_range({"low": [20.0, 40.0]}, [val(19, label="a"), val(46, label="b")],
+                        None)[1] == "1/2 in their ranges (a 19 not in >= 20; b 46 in >= 40)"
+    with pytest.raises(v.TargetError, match="bound list"):
+        v.rule_range({"low": [1.0, 2.0]}, cells, None)
+
+
 def test_ci_sign_rule_needs_intervals_clear_of_zero() -> None:
     t = {"sign": 1}
     assert v.rule_ci_sign(t, [val(5, 2), val(9, 1)], None)[0] == v.REPRODUCED

@@ -52,3 +52,18 @@ def test_the_command_writes_the_committed_results_and_only_into_out(tmp_path: Pa
     (tmp_path / "f").write_text("x")
     assert ill.main(["--out", str(tmp_path / "f")]) == 2
     assert (tmp_path / "f").read_text() == "x"
+
+
+def test_reproduce_gine_fig2_runs_the_illustration_and_t5_names_it(tmp_path: Path) -> None:
+    import tomllib
+
+    from sim.sweep import reproduce
+
+    out = tmp_path / "o"
+    assert reproduce.run("gine-fig2", ["--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["fig2.json", "fig2.md"]
+    assert _tables((ill.FULL_DIR / "fig2.md").read_text()) == \
+        _tables((out / "fig2.md").read_text())
+    targets = tomllib.loads((ill.FULL_DIR.parent / "targets.toml").read_text())["target"]
+    t5 = next(t for t in targets if t["id"] == "T5")
+    assert t5["reproduction"] == "gine-fig2" and t5["ours"]["file"] == "results/fig2.md"
