@@ -59,6 +59,14 @@ class Deadline:
         self.limit = time_limit
         self.ctrl_c = interrupt.count()
 
+    def shortened(self, seconds: float) -> Deadline:
+        """The same budget ``seconds`` shorter: the same start and the same Ctrl-C baseline
+        (a Ctrl-C since this budget began ends the shorter one too)."""
+        out = Deadline(None if self.limit is None else max(0.0, self.limit - seconds),
+                       start=self.t0)
+        out.ctrl_c = self.ctrl_c
+        return out
+
     def interrupted(self) -> bool:
         """Whether a Ctrl-C stopped a backend since this budget began."""
         return interrupt.count() > self.ctrl_c

@@ -44,19 +44,6 @@ def relabel(epochs: list[list[int]]) -> list[list[int]]:
     return sorted((sorted(e) for e in epochs if e), key=lambda e: e[0])
 
 
-def remaining(t0: float, time_limit: float | None) -> float | None:
-    """Seconds left of ``time_limit`` since ``t0`` (``time.perf_counter``), >= 0; None
-    without a limit or one over ``models.deadline.MAX_SECONDS``."""
-    import time
-
-    from models.deadline import limit_of
-
-    time_limit = limit_of(time_limit)
-    if time_limit is None:
-        return None
-    return max(0.0, time_limit - (time.perf_counter() - t0))
-
-
 def selection_bound(problem: SelectionProblem) -> int:
     """An upper bound on the optimum of a backfill selection (its objective ``W (n + 1)
     + count``, :func:`sim.problems.kresource.objective`): the least over the model's

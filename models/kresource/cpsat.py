@@ -93,17 +93,29 @@ def _status(st: int) -> Status:
 
 
 def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
-                 seed: int = 0, greedy_bound: bool = True) -> Result:
+                 seed: int = 0, greedy_bound: bool = True,
+                 deterministic_limit: float | None = None) -> Result:
     """Minimum number of epochs with CP-SAT (module docstring); ``greedy_bound=False``
     always runs the search (for cross-checks). The one-time import of CP-SAT happens
-    before the clock starts (like Python's start-up, it is outside ``time_limit``)."""
+    before the clock starts (like Python's start-up, it is outside ``time_limit``).
+
+    ``deterministic_limit`` caps CP-SAT's deterministic time (its own work units,
+    roughly seconds on an unloaded machine; ``max_deterministic_time``), so a search it
+    stops ends at the same point on any machine; ``time_limit`` (seconds of wall clock)
+    is then the outer guard. An answer that is not proved and that the wall clock
+    decided (the greedy packing cut short, the build stopped, CP-SAT stopped before its
+    deterministic limit) says so in its note (:func:`wall_decided`)."""
     from ortools.sat.python import cp_model  # noqa: F401  (imported before the clock)
 
     t0 = time.perf_counter()
     dl = Deadline(time_limit, start=t0)
     ub_sol = best_packing(problem, time_limit)
+    # best_packing drops rules once a tenth of the limit is spent: the clock may have
+    # chosen the packing (the hint and the model's number of epochs)
+    cut = dl.limit is not None and dl.elapsed() > 0.1 * dl.limit
     lb = problem.lower_bound()
-    params = {"time_limit": time_limit, "greedy_bound": greedy_bound}
+    params = {"time_limit": time_limit, "greedy_bound": greedy_bound,
+              "deterministic_limit": deterministic_limit}
     if greedy_bound and len(ub_sol) == lb:
         return build(solver="cpsat", status=Status.OPTIMAL, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem), seed=seed,
@@ -114,17 +126,18 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
-                     note=f"model too large for the time left ({epochs_variables(n, E):,} "
-                          "variables); the greedy packing")
+                     note=f"{WALL_DECIDED}: model too large for the time left "
+                          f"({epochs_variables(n, E):,} variables); the greedy packing")
     try:
         m, x, y = _epochs_model(problem, ub_sol, lb, dl)
     except TimeUp:
         return build(solver="cpsat", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem), seed=seed,
                      runtime=time.perf_counter() - t0, params=params,
-                     note="time limit reached while building; the greedy packing")
+                     note=f"{WALL_DECIDED}: time limit reached while building; the greedy "
+                          "packing")
     left = dl.solver_time()  # the time left less a reserve
-    s = _solver(left, seed)
+    s = _solver(left, seed, deterministic_limit)
     # never start CP-SAT with nothing left of the limit (the greedy packing stands)
     status = Status.UNKNOWN if left is not None and left <= 0 else _status(run_cpsat(s, m))
     sol, bound = None, None
@@ -134,9 +147,24 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         bound = max(lb, s.best_objective_bound)
     elif status is Status.UNKNOWN:
         sol, status, bound = ub_sol, Status.FEASIBLE, lb  # the greedy packing stands
+    clock = dl.limit is not None and not dl.interrupted() and status is Status.FEASIBLE \
+        and (cut or left is not None and left <= 0 or deterministic_limit is None
+             or s.deterministic_time < deterministic_limit)
     return build(solver="cpsat", status=status, solution=sol, bound=bound, check=checker(problem),
                  objective=scorer(problem), runtime=time.perf_counter() - t0, seed=seed,
-                 params=params)
+                 params=params, note=WALL_DECIDED if clock else "")
+
+
+WALL_DECIDED = "stopped by the wall-clock limit"
+"""The start of the note of an epochs answer (:func:`solve_epochs`) that is not proved
+and that the wall clock decided."""
+
+
+def wall_decided(result: Result) -> bool:
+    """Whether :func:`solve_epochs`' ``result`` is an unproved answer the wall-clock
+    limit decided (its note says so), so that another machine or load may give another:
+    False for a proved answer and for one stopped by the deterministic limit."""
+    return result.note.startswith(WALL_DECIDED)
 
 
 def _epochs_model(problem: EpochProblem, ub_sol: list[list[int]], lb: int, dl: Deadline

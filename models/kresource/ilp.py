@@ -29,7 +29,7 @@ from models import mip
 from models.cbc import solve_guarded, variable
 from models.deadline import Deadline, TimeUp
 from models.kresource.bounds import lp_size
-from models.kresource.common import best_packing, epochs_variables, relabel, remaining
+from models.kresource.common import best_packing, epochs_variables, relabel
 from sim.problems import checker, scorer
 from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
 from sim.result import Result, Status, build
@@ -56,11 +56,12 @@ def _run(make: Any, time_limit: float | None, backend: str = "cbc",
         return mip.solve(lp, backend=backend, time_limit=left, grace=0.2, data=data)
 
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     prob, xs = make(pulp.LpBinary)
     # PuLP writes the model for CBC (it cannot be interrupted) in about the time it took
     # to build: CBC runs only with that much left
     t_write = time.perf_counter() - t0
-    left = remaining(t0, time_limit)
+    left = dl.left(0.0)
     if left is not None and left < max(0.05, t_write):
         return Status.UNKNOWN, {}, None
     if not run(prob, left):
@@ -70,7 +71,7 @@ def _run(make: Any, time_limit: float | None, backend: str = "cbc",
         return Status.OPTIMAL, vals, None
     if prob.sol_status == pulp.LpSolutionInfeasible:
         return Status.INFEASIBLE, {}, None
-    left = remaining(t0, time_limit)
+    left = dl.left(0.0)
     if left is not None and left < max(0.5, t_write):
         lp = None
     else:  # the same model relaxed (no rebuild)
@@ -137,7 +138,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None,
         return prob, x
 
     try:
-        status, vals, bound = _run(make, remaining(t0, time_limit), backend, problem)
+        status, vals, bound = _run(make, dl.left(0.0), backend, problem)
     except TimeUp:
         return build(solver="ilp", status=Status.FEASIBLE, solution=ub_sol, bound=lb,
                      check=checker(problem), objective=scorer(problem),

@@ -51,8 +51,8 @@ import dataclasses
 import math
 import time
 
+from models.deadline import Deadline
 from models.kresource import bounds, cpsat, ilp
-from models.kresource.common import remaining
 from models.portfolio import BOUND_TOL, meets
 from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
@@ -104,6 +104,7 @@ def _portfolio(problem: ResponseProblem, time_limit: float | None, seed: int, ma
     """:func:`solve_response`'s stages (its result's ``time_limit`` may be the one the
     later stages shared)."""
     t0 = time.perf_counter()
+    dl = Deadline(time_limit, start=t0)
     quick = 1.0 if time_limit is None else min(1.0, 0.1 * time_limit)
     r = cpsat.solve_response(problem, time_limit=quick, seed=seed)
     if r.status is Status.OPTIMAL:
@@ -112,8 +113,10 @@ def _portfolio(problem: ResponseProblem, time_limit: float | None, seed: int, ma
     # each later CP-SAT stage's answer takes as long again, and so does the portfolio's own
     post = max(0.0, time.perf_counter() - t0 - r.runtime)
     time_limit = None if time_limit is None else max(0.0, time_limit - 2 * post)
+    dl = dl.shortened(2 * post)
     results = [r]
-    first = None if time_limit is None else 0.5 * remaining(t0, time_limit)
+    left = dl.left(0.0)  # 0 after a Ctrl-C, with or without a limit
+    first = None if left is None else 0.5 * left
     if first is not None and first <= 0.05:  # no time for another stage
         return _result(problem, t0, time_limit, seed, results, [r.bound],
                        f"cpsat: {r.status.value}; no time for another stage")
@@ -121,23 +124,25 @@ def _portfolio(problem: ResponseProblem, time_limit: float | None, seed: int, ma
         r = ilp.solve_response(problem, time_limit=first, seed=seed, max_vars=max_vars,
                                max_nonzeros=max_nonzeros)
     except ValueError:  # too large for the time-indexed model
-        return _large(problem, t0, time_limit, seed, results)
+        return _large(problem, dl, seed, results)
     results.append(r)
     if r.status is Status.OPTIMAL:
         return _result(problem, t0, time_limit, seed, [r], [r.bound], "time-indexed ILP")
-    left = remaining(t0, time_limit)
+    left = dl.left(0.0)
     if left is None or left > 0.05:
         results.append(cpsat.solve_response(problem, time_limit=left, seed=seed))
     return _result(problem, t0, time_limit, seed, results, [r.bound for r in results],
                    "; ".join(f"{r.solver}: {r.status.value}" for r in results))
 
 
-def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: int,
-           results: list[Result]) -> Result:
-    """Stages 3a-3c of the module docstring after the short run ``results[0]``."""
+def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Result]
+           ) -> Result:
+    """Stages 3a-3c of the module docstring after the short run ``results[0]``, within
+    ``dl`` (a Ctrl-C since the portfolio began ends it: no further stage starts)."""
+    t0, time_limit = dl.t0, dl.limit
     notes = ["cpsat: " + results[0].status.value]
     found = [r.bound for r in results]
-    left = remaining(t0, time_limit)
+    left = dl.left(0.0)
     hint = results[0].solution
     if not bounds.lp_fits(problem):
         if left is None or left > 0.05:  # CP-SAT's one worker goes on
@@ -155,7 +160,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
         notes.append(f"{_name(share)}: {r.status.value}")
         if r.status is Status.OPTIMAL:
             return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    left = remaining(t0, time_limit)
+    left = dl.left(0.0)
     lb = bounds.response_bound(problem, time_limit=None if left is None else BOUND_SHARE * left)
     best = min((r for r in results if r.solution is not None), key=lambda r: r.objective,
                default=None)
@@ -165,7 +170,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
         found.append(lb.bound)
         notes.append(f"LP bound {lb.bound} ({lb.rounds} LP solves, {lb.cuts} packing cuts, "
                      f"{lb.seconds:.1f} s)")
-    left = remaining(t0, time_limit)
+    left = dl.left(0.0)
     if left is not None and left <= 0.05 or best is not None and lb is not None \
             and lb.bound >= best.objective:
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
@@ -177,7 +182,7 @@ def _large(problem: ResponseProblem, t0: float, time_limit: float | None, seed: 
         found.append(proved)
         notes.append(note)
         best = min(better + [best], key=lambda r: r.objective)
-        left = remaining(t0, time_limit)
+        left = dl.left(0.0)
         if proved is not None and proved >= best.objective or left is not None and left <= 0.05:
             return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
         better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
@@ -213,13 +218,13 @@ def probe_bound(problem: ResponseProblem, lb: bounds.ResponseBound, best: Result
 
     Returns the best schedule found (a list of zero or one FEASIBLE result), the best
     bound proved on the full problem (None if none) and a note."""
-    t0 = time.perf_counter()
+    dl = Deadline(time_limit)
     sol, value, proved, probes = best.solution, best.objective, None, []
     improved = False
     step = max(1, math.ceil(PROBE_STEP * lb.bound))
     target = _target(lb.bound, value, step)
     while target is not None:
-        left = remaining(t0, time_limit)
+        left = dl.left(0.0)
         if left is not None and left < PROBE_MIN:
             break
         status, found, b = cpsat.probe_indexed(problem, lb, target, time_limit=left,
@@ -268,11 +273,11 @@ def fixed_search(problem: ResponseProblem, lb: bounds.ResponseBound, best: Resul
     Returns the best schedule found (a list of zero or one FEASIBLE result), the best
     bound the rounds prove on the full problem (``U`` when no schedule costs less than
     ``U``, ``min(U, b)`` from a round's bound ``b``; None if none) and a note."""
-    t0 = time.perf_counter()
+    dl = Deadline(time_limit)
     sol, value, proved, rounds, last = best.solution, best.objective, None, 0, Status.UNKNOWN
     improved = False
     while True:
-        left = remaining(t0, time_limit)
+        left = dl.left(0.0)
         if left is not None and (left <= 0.05 or rounds and left < MIN_INTERLEAVE):
             break
         upper = int(round(value))

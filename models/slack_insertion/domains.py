@@ -82,19 +82,20 @@ def tighten_domains(problem: InsertionProblem, dom: dict[int, tuple[int, int]],
              for w in problem.waiting}
     room = p0 + math.fsum(gains.values())
 
-    def inv(x: float) -> float:  # largest d with w(d) <= x
-        return x ** (1.0 / at) if x >= 0 else -((-x) ** (1.0 / at))
+    def inv(x: float) -> float:  # largest d with w(d) <= x (inf: no bound in floats)
+        try:
+            return x ** (1.0 / at) if x >= 0 else -((-x) ** (1.0 / at))
+        except OverflowError:
+            return math.inf if x >= 0 else -math.inf
 
     out = dict(dom)
     a = ins.new_weight(problem)
-    if new_dom is not None and a > 0:
-        ub = now + math.floor(inv(room / a) * (1 + 1e-9)) + 1
+    if new_dom is not None and a > 0 and math.isfinite(d_new := inv(room / a)):
+        ub = now + math.floor(d_new * (1 + 1e-9)) + 1
         new_dom = (new_dom[0], max(new_dom[0], cur.new_start, min(new_dom[1], ub)))
     for w in problem.waiting:
         c = wts[w.id]
-        if c > 0:
-            r = room - gains[w.id]
-            d = inv(r / c)
+        if c > 0 and math.isfinite(d := inv((room - gains[w.id]) / c)):
             ub = w.te + math.floor(d + 1e-9 * (1 + abs(d))) + 1
             lo, hi = dom[w.id]
             out[w.id] = (lo, max(w.te, min(hi, ub)))

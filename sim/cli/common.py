@@ -22,6 +22,14 @@ class Fmt(argparse.ArgumentDefaultsHelpFormatter):
             return action.help
         return super()._get_help_string(action)
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """argparse's wrapping of a help text, never inside a hyphenated word (a
+        reproduction or policy name such as ``talby-table1`` stays whole)."""
+        import textwrap
+
+        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width,
+                             break_on_hyphens=False)
+
 
 def _closest_choices(message: str, limit: int = 200) -> str:
     """argparse's "invalid choice: 'X' (choose from ...)" with a long list cut to the

@@ -441,7 +441,7 @@ def paired_parts(rows: Sequence[dict[str, Any]], split: tuple[str, str, str]
     interval that was not computed), n, and how many parts the policy did better (less),
     equally or worse (more). The runs of two policies on one part share its jobs, which
     the difference cancels."""
-    from sim.sweep.report import mean_ci
+    from sim.stats import mean_ci
 
     parts, label, _ = split
     base = {p[label]: p for p in rows[0][parts]}

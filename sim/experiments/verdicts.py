@@ -26,6 +26,8 @@ Rule kinds (the parameters each takes are in its function's docstring):
 - ``ci_sign``: each value's 95% interval excludes 0 on the paper's side;
 - ``cell_tests``: each cell's 95% interval on the paper's side, against it, or neither (a
   cell without an interval is neither), the cells against it named;
+- ``cell_band``: each cell's 95% interval inside the paper's range, outside it, or
+  neither, the cells outside named;
 - ``paired``: per-seed differences, their 95% interval on the paper's side;
 - ``sign_test``: paired differences, one-sided sign test, then the mean against a range;
 - ``ranking``: our order of labels against the paper's (Kendall's tau);
@@ -353,20 +355,40 @@ def rule_range(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tuple
         return ((lo is None or vals[i].mean >= float(lo))
                 and (hi is None or vals[i].mean <= float(hi)))
 
+    def where(lo: object, hi: object) -> str:
+        if not isinstance(lo, list) and not isinstance(hi, list):
+            return _interval(lo, hi)
+        return "their ranges (" + "; ".join(
+            f"{v.label} {v.mean:g} {'in' if inside(i, lo, hi) else 'not in'} "
+            f"{_cell_interval(lo, hi, i)}" for i, v in enumerate(vals)) + ")"
+
     n = len(vals)
+    if any(isinstance(b, list) and len(b) != n for b in
+           (t.get(key) for key in ("low", "high", "trend_low", "trend_high"))):
+        raise TargetError(f"{n} values read, a bound list of another length")
     k = sum(inside(i, t.get("low"), t.get("high")) for i in range(n))
     lo_v, hi_v = min(v.mean for v in vals), max(v.mean for v in vals)
     span = f"{lo_v:.4g}" if lo_v == hi_v else f"{lo_v:.4g} to {hi_v:.4g}"
-    detail = f"{k}/{n} in {_interval(t.get('low'), t.get('high'))} (ours {span})"
+    detail = f"{k}/{n} in {where(t.get('low'), t.get('high'))}"
+    if not isinstance(t.get("low"), list) and not isinstance(t.get("high"), list):
+        detail += f" (ours {span})"
     need = math.ceil(float(t["need_fraction"]) * n) if "need_fraction" in t else n
     if k >= int(t.get("need", need)):
         return REPRODUCED, detail
     if "trend_low" in t or "trend_high" in t:
         kt = sum(inside(i, t.get("trend_low"), t.get("trend_high")) for i in range(n))
-        detail += f"; {kt}/{n} in {_interval(t.get('trend_low'), t.get('trend_high'))}"
+        detail += f"; {kt}/{n} in {where(t.get('trend_low'), t.get('trend_high'))}"
         if kt >= int(t.get("trend_need", n)):
             return TREND, detail
     return NOT, detail
+
+
+def _cell_interval(lo: object, hi: object, i: int) -> str:
+    """The ``i``-th value's interval of a ``range`` rule whose bounds may be lists (one
+    bound per value), its numbers written short (``-100``, not ``-100.0``)."""
+    lo, hi = (b[i] if isinstance(b, list) else b for b in (lo, hi))
+    return _interval(None if lo is None else f"{float(lo):g}",
+                     None if hi is None else f"{float(hi):g}")
 
 
 def _interval(lo: object, hi: object) -> str:
@@ -425,6 +447,42 @@ def rule_cell_tests(t: dict[str, Any], vals: Sequence[Value],
     if sure >= need:
         return REPRODUCED, detail
     return (TREND if not against and means >= need else NOT), detail
+
+
+def rule_cell_band(t: dict[str, Any], vals: Sequence[Value],
+                   paper: object) -> tuple[str, str]:
+    """Per-cell tests against the paper's range ``[low, high]``. Each cell's 95% interval
+    (its ``+-`` half-width) lies inside the range, wholly outside it, or neither (it
+    overlaps an end, or the cell has no interval: one seed). At least ``need`` cells
+    (default all) inside: reproduced; else no cell's interval wholly below
+    ``trend_low`` (the direction's bound, e.g. 0 for a gain) and at least ``need`` means
+    above it: trend only; else not reproduced. The detail names the cells outside."""
+    lo, hi, floor = float(t["low"]), float(t["high"]), float(t["trend_low"])
+    n = len(vals)
+    need = int(t.get("need", n))
+
+    def bounds(v: Value) -> tuple[float, float] | None:
+        if v.half is None or math.isnan(v.half):
+            return None
+        return v.mean - v.half, v.mean + v.half
+
+    ci = [bounds(v) for v in vals]
+    inside = sum(b is not None and lo <= b[0] and b[1] <= hi for b in ci)
+    out = [v.label for v, b in zip(vals, ci, strict=True)
+           if b is not None and (b[1] < lo or b[0] > hi)]
+    below = sum(b is not None and b[1] < floor for b in ci)
+    above = sum(v.mean > floor for v in vals)
+    bare = sum(b is None for b in ci)
+    detail = (f"interval inside [{lo:g}, {hi:g}] in {inside}/{n}, outside it in "
+              f"{len(out)}/{n}" + (f" ({'; '.join(out)})" if out else "")
+              + f", overlapping an end in {n - inside - len(out) - bare}/{n}"
+              + (f", one seed in {bare}/{n}" if bare else "")
+              + f"; interval below {floor:g} in {below}/{n}, mean above {floor:g} in "
+              f"{above}/{n} (means {_fmt(min(v.mean for v in vals))} to "
+              f"{_fmt(max(v.mean for v in vals))})")
+    if inside >= need:
+        return REPRODUCED, detail
+    return (TREND if not below and above >= need else NOT), detail
 
 
 def _sign_p(k: int, n: int) -> float:
@@ -511,11 +569,23 @@ def rule_monotone(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tu
     return (TREND if ok >= int(t.get("trend_need", n + 1)) else NOT), detail
 
 
+def _short_labels(labels: Sequence[str]) -> list[str]:
+    """Each label cut to its first words: two, or as many as it takes for the cut labels to
+    stay as distinct as the labels are."""
+    words = [lab.split() for lab in labels]
+    k = 2
+    while (len({tuple(w[:k]) for w in words}) < len(set(labels))
+           and k < max(map(len, words), default=0)):
+        k += 1
+    return [" ".join(w[:k]) for w in words]
+
+
 def rule_check(t: dict[str, Any], vals: Sequence[Value], paper: object) -> tuple[str, str]:
     """Cells ``yes``/``no`` computed by the study's code against a target it declares:
     every cell yes: reproduced; else not reproduced."""
     yes = [v for v in vals if v.text.strip().lower() == "yes"]
-    no = [" ".join(v.label.split()[:2]) for v in vals if v.text.strip().lower() != "yes"]
+    short = _short_labels([v.label for v in vals])
+    no = [s for v, s in zip(vals, short, strict=True) if v.text.strip().lower() != "yes"]
     detail = f"met in {len(yes)}/{len(vals)}" + (f" (not: {'; '.join(no)})" if no else "")
     return (REPRODUCED if not no else NOT), detail
 
@@ -556,7 +626,8 @@ def _shown(kind: str) -> Callable[..., tuple[str, str]]:
 
 RULES: dict[str, Callable[..., tuple[str, str]]] = {
     "relative": rule_relative, "range": rule_range, "ci_sign": rule_ci_sign,
-    "cell_tests": rule_cell_tests, "sign_test": rule_sign_test, "paired": rule_paired,
+    "cell_tests": rule_cell_tests, "cell_band": rule_cell_band, "sign_test": rule_sign_test,
+    "paired": rule_paired,
     "ranking": rule_ranking,
     "monotone": rule_monotone,
     "check": rule_check, "names": rule_names, "calibration": _shown(CALIBRATION),

@@ -52,6 +52,7 @@ REPRODUCTIONS.update({
     f"gine-{fig}": f"sim.experiments.gine.figs:main {fig}"
     for fig in ("calib", "fig4", "fig5-6", "fig7", "fig8-9", "fig10-11", "fig12", "gang",
                 "sens")})
+REPRODUCTIONS["gine-fig2"] = "sim.experiments.gine.illustration:main"
 
 # --- Karl, synchronized scheduling servers (Figures 1-12 and the spec 2.6 targets)
 REPRODUCTIONS.update({
@@ -73,6 +74,8 @@ DESCRIPTIONS: dict[str, str] = {
                            "time.",
     "gine-calib": "Giné et al. eq. 5: load calibration, tasks per node at memory load 0.7 / "
                   "1.0 / 1.5.",
+    "gine-fig2": "Giné et al. Figure 2: the three-node illustration of memory control (CSM "
+                 "against PRED and RR).",
     "gine-fig4": "Giné et al. Figure 4: the static two-job run under CSM and PRED.",
     "gine-fig5-6": "Giné et al. Figures 5-6: correlation and slowdown at memory load 0.7.",
     "gine-fig7": "Giné et al. Figure 7: slowdown of large jobs against MNOD.",

@@ -12,10 +12,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-# two-sided 95% Student t quantiles for 1..30 degrees of freedom
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+from sim.stats import t_quantile
 
 
 def mean_pg_fault(tasks: Iterable[dict[str, Any]], n_nodes: int) -> float:
@@ -128,5 +125,4 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float]:
     if len(xs) < 2:
         return m, math.nan
     sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    t = _T95[min(len(xs) - 1, len(_T95)) - 1]
-    return m, t * sd / math.sqrt(len(xs))
+    return m, t_quantile(0.975, len(xs) - 1) * sd / math.sqrt(len(xs))

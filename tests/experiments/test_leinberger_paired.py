@@ -30,6 +30,25 @@ def test_welch_interval() -> None:
     assert math.isnan(paired.welch([1.0], [2.0, 3.0])[1])
 
 
+def test_trend_rows_take_the_ends_of_a_series_with_welchs_interval() -> None:
+    def row(K: int, queue: int, bb: list[float]) -> dict:
+        return {"scaling": "G-b", "K": K, "dist": "uniform", "queue": queue,
+                "policies": {"BB-EASY": {"gain_art_seeds": bb}}}
+
+    rows = [row(2, 64, [1.0, 2.0, 3.0]), row(2, 128, [50.0]),
+            row(2, 256, [11.0, 12.0, 13.0, 14.0, 15.0]),
+            row(4, 64, [1.0]), row(4, 256, [9.0, 10.0]), row(8, 256, [5.0])]
+    out = paired.trend_rows(rows, "BB-EASY", "queue", 64, 256)
+    # K = 2: +11.0 +- Welch (df 5.88); the middle cell plays no part
+    assert out[0][:5] == ["G-b", 2, "uniform", "+13.0 (5)", "+2.0 (3)"]
+    assert out[0][5] == "+11.0 +- 2.2" and out[0][6] == "higher"
+    assert out[1][3:] == ["+9.5 (2)", "+1.0 (1)", "+8.5", paired.ND]  # one seed: no interval
+    assert out[2][3:] == ["+5.0 (1)", "- (0)", "-", "-"]  # no cell at queue 64
+    falling = paired.trend_rows([row(2, 64, [20.0, 21.0]), row(2, 256, [1.0, 2.0])],
+                                "BB-EASY", "queue", 64, 256)
+    assert falling[0][-1] == "lower"
+
+
 def tables(text: str) -> list[str]:
     """The lines of a paired.md below its provenance line."""
     return [line for line in text.splitlines() if not line.startswith("Command:")]

@@ -58,6 +58,21 @@ def test_range_rule_with_a_trend_band() -> None:
     assert v.rule_range({"high": 0.0, "need": 1}, [val(-1), val(3)], None)[0] == v.REPRODUCED
 
 
+def test_range_rule_with_list_bounds_names_each_cells_own_range() -> None:
+    t = {"low": [-100.0, -100.0, -5.0], "high": [-10.0, -1.0, 5.0],
+         "trend_low": [-100.0, -100.0, -15.0], "trend_high": [0.0, 0.0, 15.0]}
+    cells = [val(-20.1, label="J1"), val(0.3, label="J2"), val(51.0, label="L")]
+    verdict, detail = v.rule_range(t, cells, None)
+    assert verdict == v.NOT
+    assert detail == ("1/3 in their ranges (J1 -20.1 in [-100, -10]; J2 0.3 not in "
+                      "[-100, -1]; L 51 not in [-5, 5]); 1/3 in their ranges (J1 -20.1 "
+                      "in [-100, 0]; J2 0.3 not in [-100, 0]; L 51 not in [-15, 15])")
+    assert v.rule_range({"low": [20.0, 40.0]}, [val(19, label="a"), val(46, label="b")],
+                        None)[1] == "1/2 in their ranges (a 19 not in >= 20; b 46 in >= 40)"
+    with pytest.raises(v.TargetError, match="bound list"):
+        v.rule_range({"low": [1.0, 2.0]}, cells, None)
+
+
 def test_ci_sign_rule_needs_intervals_clear_of_zero() -> None:
     t = {"sign": 1}
     assert v.rule_ci_sign(t, [val(5, 2), val(9, 1)], None)[0] == v.REPRODUCED
@@ -86,6 +101,26 @@ def test_cell_tests_rule_names_the_cells_against_the_paper() -> None:
                              None)[0] == v.REPRODUCED
     assert v.rule_cell_tests({"sign": 1, "need": 2}, [val(5, 6), val(6, 7), val(-7, 9)],
                              None)[0] == v.TREND
+
+
+def test_cell_band_rule_tests_each_interval_against_the_papers_range() -> None:
+    t = {"low": 10.0, "high": 30.0, "trend_low": 0.0}
+    assert v.RULES["cell_band"] is v.rule_cell_band
+    assert v.rule_cell_band(t, [val(15, 4), val(25, 5)], None)[0] == v.REPRODUCED
+    # an interval overlapping an end, or one seed: neither; every mean above 0, none
+    # below it: the direction
+    verdict, detail = v.rule_cell_band(t, [val(15, 4), val(8, 3), val(4)], None)
+    assert verdict == v.TREND
+    assert "inside [10, 30] in 1/3, outside it in 0/3, overlapping an end in 1/3" in detail
+    assert "one seed in 1/3" in detail
+    # an interval wholly below the band is named; below 0 it contradicts the direction
+    verdict, detail = v.rule_cell_band(t, [val(15, 4), val(3, 2, label="K8 uni 64")], None)
+    assert verdict == v.TREND and "outside it in 1/2 (K8 uni 64)" in detail
+    verdict, detail = v.rule_cell_band(t, [val(15, 4), val(-5, 2)], None)
+    assert verdict == v.NOT and "interval below 0 in 1/2" in detail
+    assert v.rule_cell_band(t, [val(15, 4), val(-1, 5)], None)[0] == v.NOT  # a mean <= 0
+    assert v.rule_cell_band({**t, "need": 1}, [val(15, 4), val(-5, 2)], None)[0] \
+        == v.REPRODUCED
 
 
 def test_sign_test_rule() -> None:
@@ -123,6 +158,18 @@ def test_monotone_and_check_and_names_rules() -> None:
     assert v.rule_check({}, [v.Value("a", "yes", None), v.Value("b", "NO", None)],
                         None)[0] == v.NOT
     assert v.rule_check({}, [v.Value("a", "yes", None)], None)[0] == v.REPRODUCED
+
+
+def test_a_check_names_each_missed_cell_distinctly() -> None:
+    vals = [v.Value("tick 3 barrier n>=50 spin", "NO", None),
+            v.Value("tick 3 barrier n>=50 blocking", "NO", None),
+            v.Value("tick 4 complete blocking with server", "yes", None)]
+    verdict, detail = v.rule_check({}, vals, None)
+    assert verdict == v.NOT
+    assert detail == ("met in 1/3 (not: tick 3 barrier n>=50 spin; "
+                      "tick 3 barrier n>=50 blocking)")
+    short = [v.Value("tick 2 sync", "NO", None), v.Value("tick 3 barrier", "NO", None)]
+    assert v.rule_check({}, short, None)[1] == "met in 0/2 (not: tick 2; tick 3)"
     t = {"pattern": "[A-F]{3},[A-F]{3}"}
     ours = [v.Value("w", "0.7 ADE,BCF (-2%)", 0.7), v.Value("b", "0.3 ABC,DEF", 0.3)]
     paper = [v.Value("w", "0.7 ADE,BCF", 0.7), v.Value("b", "0.3 ADF,BCE", 0.3)]

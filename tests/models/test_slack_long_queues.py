@@ -240,3 +240,36 @@ def test_swap_orders_ask_the_clock_before_each_jobs_pairs() -> None:
     added = _add_swap_orders(m, pb, starts, None, wts, 0.0, 1e-9, stop)
     assert 0 < added < every and len(asked) == 6
     assert len(m.proto.constraints) == asked[-1]  # nothing added after the stop
+
+
+HUGE_SLACK = {"problem": "slack_insertion", "now": 83, "capacity": 8, "alpha_u": 1.0,
+              "alpha_t": 1.0, "alpha_p": 1.0, "alpha_f": 1.0, "p_floor": 0.01,
+              "slack_floor": 1.0,
+              "running": [{"id": 1000, "n": 2, "end": 85}, {"id": 1001, "n": 3, "end": 84}],
+              "waiting": [{"id": 1, "n": 8, "t": 6, "te": 85, "s": "inf", "s0": "inf",
+                           "p": 2 / 3, "arrival": 60},
+                          {"id": 2, "n": 2, "t": 3, "te": 91, "s": 0.0, "s0": 0.0, "p": 0.5,
+                           "arrival": 62},
+                          {"id": 3, "n": 3, "t": 4, "te": 91, "s": 9.0, "s0": 14.0,
+                           "p": 2 / 3, "arrival": 64},
+                          {"id": 4, "n": 7, "t": 3, "te": 95, "s": 1e308, "s0": 1.0,
+                           "p": 0.5, "arrival": 63}],
+              "new": {"id": 0, "n": 5, "t": 6, "p": 1.0, "arrival": 83}}
+
+
+def test_a_finite_slack_too_large_to_bound_a_delay_leaves_that_domain_as_it_was():
+    """A waiting job whose slack is finite but huge (1e308) has a delay weight so small that
+    the price room over it overflows a float: its domain keeps the horizon, the others are
+    tightened, and every exact solver proves the same price (a random mutation of a
+    generated file once ended in an OverflowError here)."""
+    from sim.registry import load_problem
+
+    _, pb = load_problem(HUGE_SLACK)
+    dom, new_dom = start_bounds(pb, ins.horizon(pb))
+    tight, tight_new = tighten_domains(pb, dom, new_dom, ins.current_schedule(pb))
+    assert tight[4] == dom[4]
+    assert tight[1][1] < dom[1][1] and tight_new[1] < new_dom[1]
+    prices = [si.solve_cpsat(pb, time_limit=20), si.solve_ilp(pb, time_limit=20)]
+    assert all(r.status is Status.OPTIMAL for r in prices)
+    assert prices[0].objective == pytest.approx(prices[1].objective, rel=1e-9)
+    assert ins.check(pb, prices[0].solution) == []

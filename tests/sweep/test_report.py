@@ -9,7 +9,8 @@ import math
 import pytest
 
 from sim.cli import main
-from sim.sweep.report import mean_ci, pivot, report, t_quantile, to_csv
+from sim.stats import t_quantile
+from sim.sweep.report import mean_ci, pivot, report, to_csv
 from sim.sweep.store import Store
 
 

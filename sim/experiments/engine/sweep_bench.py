@@ -13,6 +13,17 @@
    processors), once on 1 worker and once on 2, each into a fresh store; the two stores
    are checked to hold the same cells and metrics.
 
+3. Where the second worker's time goes, on the same 216 cells:
+   - the pool's own cost: the 1-worker and the 2-worker sweep with this process (and so
+     the pool's workers) pinned to one core, where the workers cannot slow each other
+     down: the extra CPU of the 2-worker run is the sweep layer's (pool start, per-process
+     caches of the trace and the kernels, results sent back);
+   - the machine's own scaling on this work: the 1-worker sweep alone, then two copies of
+     it at once in two processes (separate stores). ``2 x alone / pair`` (wall) is the
+     most any split of this work over two processes can give on the machine at that
+     moment, and the copies' CPU against the lone run's is what sharing the machine costs
+     each process (memory bandwidth, caches, clock).
+
 The resume target (SIGKILL 20 times, same store) is a test:
 ``tests/sweep/test_execution.py::test_sigkill_at_random_moments_twenty_times...``.
 The machine is shared: the load average before each measurement is printed with it.
@@ -77,6 +88,69 @@ def _load() -> str:
         return "load average n/a"
 
 
+def _timed_sweep(spec: dict, out: str, jobs: int) -> tuple[float, float]:
+    """``(wall s, CPU s of this process and its finished children)`` of one sweep."""
+    r0, c0 = _cpu()
+    t0 = time.perf_counter()
+    s = run_sweep(spec, out, jobs=jobs)
+    wall = time.perf_counter() - t0
+    r1, c1 = _cpu()
+    if s.failed:
+        raise RuntimeError(s.text())
+    return wall, (r1 - r0) + (c1 - c0)
+
+
+def pinned_pool_cpu(spec: dict, d: Path) -> dict[int, float]:
+    """CPU seconds of the sweep on 1 and on 2 workers with every process on one core (the
+    first this process may use), so the two workers take turns instead of sharing the
+    machine: what the 2-worker run spends beyond the 1-worker run is the sweep layer's."""
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})
+    try:
+        return {jobs: _timed_sweep(spec, str(d / f"pinned{jobs}.sqlite"), jobs)[1]
+                for jobs in (1, 2)}
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def machine_pair(spec: dict, d: Path) -> tuple[tuple[float, float], list[tuple[float, float]]]:
+    """The 1-worker sweep alone, then two copies at once in two fresh processes:
+    ``((wall, CPU) alone, [(wall, CPU) of each copy])``."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        alone = pool.submit(_timed_sweep, spec, str(d / "alone.sqlite"), 1).result()
+        pair = [pool.submit(_timed_sweep, spec, str(d / f"pair{i}.sqlite"), 1)
+                for i in (1, 2)]
+        return alone, [f.result() for f in pair]
+
+
+def where_it_goes(spec: dict, d: Path, speedup: float) -> list[str]:
+    """Section 3 of the results: the pool's own cost and the machine's own scaling."""
+    pinned = pinned_pool_cpu(spec, d)
+    load_pair = _load()
+    alone, pair = machine_pair(spec, d)
+    ceiling = 2 * alone[0] / max(w for w, _ in pair)
+    extra = [c / alone[1] - 1 for _, c in pair]
+    return ["## Where the second worker's time goes", "",
+            *markdown_table(["measure", "value", "machine"], [
+                ["CPU s, every process on one core: 1 worker / 2 workers",
+                 f"{pinned[1]:.1f} / {pinned[2]:.1f} "
+                 f"({100 * (pinned[2] / pinned[1] - 1):+.0f}%: the sweep layer's own cost)",
+                 "pinned to one core"],
+                ["the 1-worker sweep alone: wall / CPU s", f"{alone[0]:.1f} / {alone[1]:.1f}",
+                 load_pair],
+                ["two copies at once: wall / CPU s of each",
+                 "; ".join(f"{w:.1f} / {c:.1f}" for w, c in pair)
+                 + f" (CPU {', '.join(f'{100 * e:+.0f}%' for e in extra)})", _load()],
+                ["the machine's own scaling on this work (2 x alone / pair)",
+                 f"{ceiling:.2f}x", ""],
+                ["the 2-worker sweep's speed-up above", f"{speedup:.2f}x", ""]]),
+            "",
+            "The 2-worker sweep cannot beat the machine's own scaling on the same work; the "
+            "pinned run's extra CPU is all the sweep layer adds."]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sim.experiments.engine.sweep_bench",
                                  description=__doc__.splitlines()[0])
@@ -138,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                   "start-up not counted)."]
         same = _content(d / "kth1.sqlite") == _content(d / "kth2.sqlite")
         lines += ["", f"Both stores hold the same cells and metrics: {same}.", ""]
+        lines += [*where_it_goes(spec, d, walls[1] / walls[2]), ""]
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.quick:

@@ -37,6 +37,7 @@ from instances.atomic import write_atomic
 from sim.batch.machine import ENGINES
 from sim.experiments import common
 from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
+from sim.stats import mean_ci
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
 PARTIAL_DIR = Path("results") / "kresource-partial"
@@ -68,13 +69,9 @@ POLICIES = [("FF-EASY", "easy", {"select": "ff"}), ("BL-EASY", "easy", {"select"
 
 
 def _t95(xs: list[float]) -> tuple[float, float]:
-    """Mean and half-width of the 95% t-interval."""
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, float("nan")
-    tq = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306,
-          10: 2.262}.get(len(xs), 2.0)
-    return m, tq * statistics.stdev(xs) / math.sqrt(len(xs))
+    """Mean and half-width of the 95% t-interval (NaN with fewer than two values)."""
+    m, hw, _ = mean_ci(xs)
+    return m, hw
 
 
 def _policy(name: str, opts: dict[str, Any]) -> Any:
@@ -668,7 +665,7 @@ def _trend_checks(rows: list[dict], metric: str) -> str:
 def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
     from heuristics.kresource import EPOCH_RULES, pack_epochs, select_greedy
     from instances.kresource import KResourceSpec, generate
-    from models.kresource.cpsat import solve_epochs, solve_selection
+    from models.kresource.cpsat import solve_epochs, solve_selection, wall_decided
     from models.kresource.policy import OptEASY
     from sim.batch.calibrate import calibrate
     from sim.batch.machine import simulate
@@ -680,17 +677,22 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
         spec = KResourceSpec(K=K, dist="uniform", jobs=cfg["gap_jobs"], seed=1)
         cal = calibrate(spec, cfg["gap_queue"])
         w = generate(replace(spec, rate=cal.rate))
-        pol = OptEASY(record=True)
+        pol = OptEASY(record=True, time_limit=cfg["decision_guard"],
+                      deterministic_limit=cfg["decision_dtime"])
         simulate(w, pol)
         stats = {s: {"gap": [], "count_gap": []} for s in ("ff", "bl", "bb")}
         for p in pol.decisions:
-            r = solve_selection(p)
+            r = solve_selection(p)  # no limit: proved (deterministic, one worker)
+            if r.status.value != "OPTIMAL":
+                raise RuntimeError(f"selection re-solve ended {r.status.value}: {r.note}")
             wopt = p.work(r.solution)
             for s in stats:
                 h = select_greedy(p, s)
                 stats[s]["gap"].append((wopt - p.work(h)) / wopt if wopt > 0 else 0.0)
                 stats[s]["count_gap"].append(len(r.solution) - len(h))
         dec[K] = {"decisions": pol.stats["decisions"], "solved": len(pol.decisions),
+                  "not_proved": pol.stats["not_proved"],
+                  "wall_stopped": pol.stats["wall_stopped"],
                   **{s: {"mean_gap": float(np.mean(v["gap"])) if v["gap"] else 0.0,
                          "p50": float(np.percentile(v["gap"], 50)) if v["gap"] else 0.0,
                          "p90": float(np.percentile(v["gap"], 90)) if v["gap"] else 0.0,
@@ -707,16 +709,18 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
         w = generate(KResourceSpec(K=K, dist="uniform", jobs=4000, seed=7, P=32, resolution=4))
         rng = np.random.default_rng(K)
         res = {r: [] for r in EPOCH_RULES}
-        proved = 0
+        proved = wall = 0
         for _ in range(cfg["epoch_instances"]):
             n = int(rng.integers(20, 61))
             a = int(rng.integers(0, len(w.jobs) - n))
             p = EpochProblem(w.capacity, tuple(j.demand for j in w.jobs[a:a + n]))
-            r = solve_epochs(p, time_limit=cfg["epoch_limit"])
+            r = solve_epochs(p, time_limit=cfg["epoch_guard"],
+                             deterministic_limit=cfg["epoch_dtime"])
             proved += r.status.value == "OPTIMAL"
+            wall += wall_decided(r)
             for rule in EPOCH_RULES:
                 res[rule].append((len(pack_epochs(p, rule)) - r.objective) / r.objective)
-        ep[K] = {"instances": cfg["epoch_instances"], "proved": proved,
+        ep[K] = {"instances": cfg["epoch_instances"], "proved": proved, "wall_stopped": wall,
                  **{rule: {"mean_gap": float(np.mean(v)), "max_gap": float(np.max(v)),
                            "frac_optimal": float(np.mean(np.array(v) <= 0))}
                     for rule, v in res.items()}}
@@ -724,6 +728,7 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
              f"Produced at {common.stamp()}."
              + ("  \n**PARTIAL run (reduced configuration)**" if partial else ""), "",
              "Not in the paper (its exact UNC is only the Figure 1 example).", "",
+             *_gap_limits(cfg, dec, ep), "",
              f"## Per-decision gap to the optimal selection ({cfg['gap_jobs']} jobs, uniform, "
              f"FF-EASY queue {cfg['gap_queue']}, decisions of an OPT-EASY run that needed "
              "the solver)", "",
@@ -739,8 +744,7 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
                 f"{v['p50']:.3f}", f"{v['p90']:.3f}", f"{v['p99']:.3f}",
                 f"{v['frac_optimal']:.3f}", f"{v['mean_count_gap']:+.2f}"]))
     lines += ["", f"## Epoch gap to the minimum ({cfg['epoch_instances']} random instances of "
-              "20-60 consecutive jobs per K, uniform G-b, 32-processor machine; CP-SAT limit "
-              f"{cfg['epoch_limit']} s)", "",
+              "20-60 consecutive jobs per K, uniform G-b, 32-processor machine)", "",
               *markdown_table(["K", "proved", "rule", "mean gap", "max gap",
                                "fraction optimal"], [])]
     for K, d in ep.items():
@@ -755,6 +759,28 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
                                   for r in ("fcfs", "fcfs-ff", "fcfs-bb", "unc-bb")},
                "Mean epoch gap to the minimum", "gap")
     return data
+
+
+def _gap_limits(cfg: dict[str, Any], dec: dict[int, dict], ep: dict[int, dict]) -> list[str]:
+    """The paragraph of ``gaps.md`` on the solvers' limits: the deterministic limits and
+    wall-clock guards of ``cfg``, the OPT-EASY decisions the deterministic limit stopped
+    and the calls the wall clock decided (per K, from ``dec`` and ``ep``)."""
+    stopped = ", ".join(f"K = {K}: {d['not_proved'] - d['wall_stopped']}"
+                        for K, d in dec.items())
+    wall = [f"OPT-EASY K = {K}: {d['wall_stopped']}" for K, d in dec.items()
+            if d["wall_stopped"]]
+    wall += [f"epochs K = {K}: {d['wall_stopped']}" for K, d in ep.items() if d["wall_stopped"]]
+    guard = ("**the wall-clock guard stopped no call** (these files are the same on any "
+             "machine and load)" if not wall else
+             "**the wall-clock guard stopped calls, so these files depend on the machine "
+             f"and its load**: {'; '.join(wall)}")
+    return [f"Limits: CP-SAT (one worker, seed 0) stops at a deterministic time (its own "
+            f"work units, about seconds on an idle machine): {cfg['decision_dtime']:g} per "
+            f"OPT-EASY decision (wall-clock guard {cfg['decision_guard']:g} s), "
+            f"{cfg['epoch_dtime']:g} per epoch instance (guard {cfg['epoch_guard']:g} s). "
+            "Each solver decision of the OPT-EASY run is solved again without a limit "
+            "(all proved) for the first table. OPT-EASY decisions stopped by the "
+            f"deterministic limit (the best set found used): {stopped}; {guard}."]
 
 
 # ---------------------------------------------------------------------------- response
@@ -1048,7 +1074,8 @@ def main(argv: list[str] | None = None) -> int:
     base = STATIONARY if stationary else FULL
     full_dir = STATIONARY_DIR if stationary else FULL_DIR
     default_store = STATIONARY_STORE if stationary else STORE_DIR
-    cfg = dict(base, gap_jobs=3000, gap_queue=128, epoch_instances=20, epoch_limit=10.0,
+    cfg = dict(base, gap_jobs=3000, gap_queue=128, decision_dtime=1.0, decision_guard=30.0,
+               epoch_instances=20, epoch_dtime=10.0, epoch_guard=60.0,
                response_jobs=30, response_K=4, response_seeds=5, response_limit=60.0)
     for key, conv in (("jobs", int), ("seeds", int)):
         if getattr(a, key) is not None:
@@ -1059,7 +1086,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.no_opt_easy:
         cfg["opt_easy"] = False
     if a.quick:
-        cfg.update(gap_jobs=800, gap_queue=32, epoch_instances=5, epoch_limit=5.0,
+        cfg.update(gap_jobs=800, gap_queue=32, epoch_instances=5, epoch_dtime=5.0,
+                   epoch_guard=30.0,
                    response_jobs=15, response_seeds=2, response_limit=10.0)
     if a.engine is not None:
         cfg["engine"] = a.engine

@@ -16,10 +16,15 @@ A sign or Wilcoxon signed-rank test is not used: with at most 5 seeds per cell t
 smallest two-sided p-value is ``2 / 2^5 = 0.0625``, so neither could ever call a cell
 distinguishable at 5%.
 
-**BB uniform minus exponential.** The uniform and the exponential cells of one (scaling,
-K, queue) are different workloads with separately accepted seeds, so their difference
-is unpaired: the difference of the cell means with Welch's 95% interval (n.d. when
-either cell has fewer than two seeds).
+**Differences between cells.** Two cells are different workloads with separately
+accepted seeds (another distribution, another K, or another rate for the queue), so
+their difference is unpaired: the difference of the cell means with Welch's 95% interval
+(n.d. when either cell has fewer than two seeds, or the interval spans 0). Three such
+tables: BB-EASY's ART gain uniform minus exponential per (scaling, K, queue); BB-EASY's
+ART gain at queue 256 minus queue 64 per (scaling, K, distribution), the load trend;
+BL-EASY's ART gain at K = 8 minus K = 2 per (scaling, distribution, queue), the trend
+in K. A trend is tested on its two ends: with 1-5 seeds per cell the middle cell adds
+a comparison with less power than the ends have together.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.experiments import common
-from sim.sweep.report import t_quantile
+from sim.stats import t_quantile
 
 HERE = Path(__file__).resolve().parent
 S_DIR = HERE / "results" / "stationary"
@@ -128,6 +133,39 @@ def dist_rows(rows: list[dict[str, Any]], label: str = "BB-EASY",
     return out
 
 
+def trend_rows(rows: list[dict[str, Any]], label: str, along: str, low: object,
+               high: object, metric: str = "gain_art_seeds") -> list[list[object]]:
+    """Per cell of the other keys: ``label``'s mean gain at ``along = high`` and at
+    ``along = low`` (seeds), their difference high minus low with Welch's 95% half-width
+    (``"+12.3 +- 8.1"``; the difference alone when an end has one seed; ``"-"`` when an
+    end has none) and the outcome: ``higher``, ``lower`` or ``n.d.``."""
+    rest = [k for k in KEYS if k != along]
+    by = {tuple(r[k] for k in KEYS): r for r in rows}
+    out = []
+    for key, r in by.items():
+        cell = dict(zip(KEYS, key, strict=True))
+        if cell[along] != high:
+            continue
+        other = by.get(tuple(low if k == along else cell[k] for k in KEYS))
+        a = _seeds(r, label, metric)
+        b = _seeds(other, label, metric) if other is not None else []
+        means = [f"{math.fsum(x) / len(x):+.1f} ({len(x)})" if x else "- (0)" for x in (a, b)]
+        if not a or not b:
+            out.append([*(cell[k] for k in rest), *means, "-", "-"])
+            continue
+        d, half = welch(a, b)
+        word = ND if math.isnan(half) or abs(d) <= half else ("higher" if d > 0 else "lower")
+        text = f"{d:+.1f}" + ("" if math.isnan(half) else f" +- {half:.1f}")
+        out.append([*(cell[k] for k in rest), *means, text, word])
+    return out
+
+
+TRENDS = (("BB-EASY", "queue", 64, 256, "BB-EASY ART gain against the load: queue 256 minus "
+           "queue 64"),
+          ("BL-EASY", "K", 2, 8, "BL-EASY ART gain against K: K = 8 minus K = 2"))
+"""The trend tables: policy, the key the trend runs along, its low and high end, title."""
+
+
 def report(src: dict[str, Any], command: str, commit: str) -> tuple[str, dict[str, Any]]:
     """The Markdown text and the JSON data of the paired tests of ``src`` (the parsed
     ``fig2.json`` of protocol S)."""
@@ -168,6 +206,18 @@ def report(src: dict[str, Any], command: str, commit: str) -> tuple[str, dict[st
                                       "exponential (seeds)", "difference", "Welch 95%",
                                       "outcome"], dist)]
     data["bb_uniform_minus_exponential"] = dist
+    data["trends"] = {}
+    for label, along, low, high, title in TRENDS:
+        body = trend_rows(rows, label, along, low, high)
+        head = [*(k for k in KEYS if k != along), f"{along} {high} (seeds)",
+                f"{along} {low} (seeds)", "difference", "outcome"]
+        lines += ["", f"## {title}", "",
+                  f"Unpaired, as above: the cells' mean gains (seeds) at {along} = {high} "
+                  f"and {along} = {low}, the difference in points +- Welch's 95% "
+                  "half-width (the difference alone when an end has one seed), the "
+                  "outcome (n.d.: the interval spans 0, or an end has one seed).", "",
+                  *common.markdown_table(head, body)]
+        data["trends"][f"{label} {along}"] = [dict(zip(head, b, strict=True)) for b in body]
     return "\n".join(lines) + "\n", data
 
 
