@@ -38,7 +38,10 @@ every bound.
 Exact pricing asks a decision, not the maximum: with ``W = sum_j w_j`` and the aim
 ``B = ceil(LP value)`` (the most these duals can certify; at most the incumbent), a
 pattern of weight at least ``ceil(W / (B - 1))`` is sought. None proves ``B``; one found
-is an improving column (up to :data:`ENOUGH` are added per call). Column generation
+is an improving column (up to :data:`ENOUGH` are added per call), followed (K <=
+:data:`DISJOINT_MAX_K`) by up to :data:`DISJOINT` more over the jobs no earlier column
+of the round holds (:meth:`_Generator._disjoint`: the LP moves on several jobs per
+round). Column generation
 stops once the bound reaches ``ceil(LP value)`` (the restricted master's value only
 falls), the incumbent, or no column prices out.
 
@@ -162,6 +165,12 @@ DISJOINT = 8
 """Improving columns over other jobs sought after each exact pricing that found one."""
 DISJOINT_TIME = 0.05
 """Seconds for each of them."""
+DISJOINT_MAX_K = 2
+"""Most resources for which they are sought (the full benchmark run with them at K = 10
+too, 15 s, load 1.2-4.3: ct9 120 K=10 no longer proved, its CP-SAT pricings slower on
+the duals they leave, 18 calls in 7.3 s against 55 in 3.8 s; no K = 10 instance proved
+more, though the last LP was lower on ct4 250, ct10 250 and pan 250 K=10; at K = 2 they
+proved ct1 120 in both runs, not without them)."""
 DP_PRICING = True
 """Exact pricing by :func:`models.kresource.pricing.dp_pattern` where it applies (K <= 2,
 small capacities), else by CP-SAT."""
@@ -418,6 +427,7 @@ class _Generator:
             self.master.add_swap(big, small)
         self.swapping = bool(self.master.swaps)
         self.improve = IMPROVE > 0 and problem.K <= IMPROVE_MAX_K
+        self.disjoint = DISJOINT > 0 and problem.K <= DISJOINT_MAX_K
         self.dp = DP_PRICING
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
@@ -495,7 +505,7 @@ class _Generator:
                 return True
             for p in price.found:
                 added += self.add(complete(problem, p, self.by_size))
-            if added and price.found and DISJOINT:
+            if added and price.found and self.disjoint:
                 added += self._disjoint(weights, price.found[-1], deadline)
             if not added:
                 return False  # nothing new to add: the LP cannot move

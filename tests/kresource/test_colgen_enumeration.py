@@ -143,8 +143,11 @@ def test_reach_table_is_the_best_suffix_weight() -> None:
 def test_disjoint_columns_price_out_without_the_first() -> None:
     """After an exact pricing's column, up to ``DISJOINT`` more improving columns over
     other jobs: each weighs more than ``SCALE`` without the first column's jobs."""
-    p = from_dict(instance("ct1", 40, 10, 1))
+    p = from_dict(instance("ct1", 40, 2, 1))
     gen = colgen._Generator(p, [tuple(sorted(ep)) for s in colgen.ffd(p) for ep in s], 0)
+    assert gen.disjoint
+    assert not colgen._Generator(from_dict(instance("ct1", 20, 10, 1)), [(j,) for j in range(20)],
+                                 0).disjoint
     weights = [colgen.SCALE // 2 + 1000 * j for j in range(p.n)]  # not first fit's
     first = gen.columns[0]
     before = len(gen.columns)
