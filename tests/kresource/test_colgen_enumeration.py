@@ -17,20 +17,13 @@ from models.kresource import brute, colgen
 from models.kresource.pricing import fits, patterns_above
 from sim.problems.kresource import EpochProblem, check, from_dict
 from sim.result import Status
+from tests.kresource.test_colgen import _random
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _ortools_imported() -> None:
     from ortools.linear_solver import pywraplp  # noqa: F401  (start-up, outside limits)
     from ortools.sat.python import cp_model  # noqa: F401
-
-
-def _random(rng: random.Random, max_n: int = 11) -> EpochProblem:
-    K, n = rng.randint(1, 3), rng.randint(2, max_n)
-    cap = tuple(rng.randint(10, 30) for _ in range(K))
-    dem = tuple(tuple(rng.randint(1, max(1, c // rng.choice((2, 3, 4)))) for c in cap)
-                for _ in range(n))
-    return EpochProblem(cap, dem)
 
 
 def _maximal_above(p: EpochProblem, w: list[int], at_least: int) -> set[tuple[int, ...]]:
@@ -49,7 +42,7 @@ def _maximal_above(p: EpochProblem, w: list[int], at_least: int) -> set[tuple[in
 @pytest.mark.parametrize("seed", range(30))
 def test_enumeration_matches_brute_force(seed: int) -> None:
     rng = random.Random(4000 + seed)
-    p = _random(rng)
+    p = _random(rng, max_n=11)
     w = [rng.choice((0, 1, 5, 10**6, 10**12 + 3)) for _ in range(p.n)]
     total = sum(w)
     for at_least in {1, max(1, total // 3), max(1, total // 2), total, total + 1}:
