@@ -396,7 +396,10 @@ def _policy_variants(i: int, p: Any, source: str) -> list[tuple[str, str, dict[s
     name = p.get("name")
     from sim.plugins import is_reference
 
-    if not (isinstance(name, str) and is_reference(name)) and name not in registry.POLICIES:
+    if not isinstance(name, str):
+        raise _err(source, f"{where}.name", f"expected a policy name (a string), got "
+                   f"{short(name)}")
+    if not is_reference(name) and name not in registry.POLICIES:
         raise _err(source, f"{where}.name", f"unknown policy {short(name)}; "
                    f"{closest(name, registry.POLICIES, 'policies')} or MODULE:FACTORY")
     try:

@@ -39,6 +39,8 @@ def _one_line_error(capsys, argv) -> str:
     (lambda s: s.update(wide="shrink"), "wide", "shrink"),
     (lambda s: s.update(version=2), "version", "version 2"),
     (lambda s: s.update(polices=[]), "polices", "unknown key"),
+    (lambda s: s["policies"][0].update(name=[1]), "policies[0].name", "(a string), got [1]"),
+    (lambda s: s["policies"][0].update(name=None), "policies[0].name", "a string"),
 ])
 def test_a_bad_spec_names_the_file_and_key(tmp_path, capsys, edit, key, text):
     spec = tiny_spec()
