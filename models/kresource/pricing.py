@@ -166,6 +166,16 @@ def swap_improve(problem: EpochProblem, pattern: Sequence[int], duals: Sequence[
     return cur
 
 
+def _grid(problem: EpochProblem, weights: Sequence[int]) -> list[int] | None:
+    """The two capacities of the capacity-grid dynamic programs (a missing second one 0),
+    or None where they do not apply: K > 2, more than :data:`DP_STATES` states, or
+    weights that could overflow 63 bits."""
+    cap = list(problem.capacity) + [0] * (2 - problem.K)
+    if problem.K > 2 or (cap[0] + 1) * (cap[1] + 1) > DP_STATES or sum(weights) >= 2**62:
+        return None
+    return cap
+
+
 def dp_pattern(problem: EpochProblem, weights: Sequence[int], *, above: int | None = None
                ) -> Pricing | None:
     """The pattern of largest integer weight by dynamic programming over the capacity
@@ -177,9 +187,8 @@ def dp_pattern(problem: EpochProblem, weights: Sequence[int], *, above: int | No
 
     if any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in weights):
         raise ValueError("dp_pattern: weights must be non-negative integers")
-    cap = list(problem.capacity) + [0] * (2 - problem.K)
-    if problem.K > 2 or (cap[0] + 1) * (cap[1] + 1) > DP_STATES \
-            or sum(weights) >= 2**62:
+    cap = _grid(problem, weights)
+    if cap is None:
         return None
     jobs = [j for j in range(problem.n) if weights[j] > 0]
     if len(jobs) * (cap[0] + 1) * (cap[1] + 1) > DP_WORK:
@@ -316,10 +325,9 @@ def patterns_above(problem: EpochProblem, weights: Sequence[int], at_least: int,
     if at_least < 1:
         raise ValueError(f"patterns_above: at_least must be positive, got {at_least}")
     jobs = sorted((j for j in range(problem.n) if weights[j] > 0), key=lambda j: -weights[j])
-    search = _Enumeration(problem, [weights[j] for j in jobs],
-                          [problem.demands[j] for j in jobs], at_least, deadline, most)
-    search.reach = _reach_table(problem, [weights[j] for j in jobs],
-                                [problem.demands[j] for j in jobs])
+    w, d = [weights[j] for j in jobs], [problem.demands[j] for j in jobs]
+    search = _Enumeration(problem, w, d, at_least, deadline, most,
+                          reach=_reach_table(problem, w, d))
     search.run()
     return [tuple(sorted(jobs[t] for t in p)) for p in search.found], not search.stopped
 
@@ -331,9 +339,8 @@ def _reach_table(problem: EpochProblem, w: list[int], d: list[Sequence[int]]) ->
     cells, or weights that could overflow 63 bits."""
     import numpy as np
 
-    cap = list(problem.capacity) + [0] * (2 - problem.K)
-    if problem.K > 2 or (cap[0] + 1) * (cap[1] + 1) > DP_STATES or sum(w) >= 2**62 \
-            or (len(w) + 1) * (cap[0] + 1) * (cap[1] + 1) > REACH_CELLS:
+    cap = _grid(problem, w)
+    if cap is None or (len(w) + 1) * (cap[0] + 1) * (cap[1] + 1) > REACH_CELLS:
         return None
     kind = np.int32 if sum(w) < 2**31 else np.int64
     table = np.zeros((len(w) + 1, cap[0] + 1, cap[1] + 1), dtype=kind)
@@ -362,14 +369,15 @@ class _Enumeration:
     by decreasing weight ``w``, demands ``d``)."""
 
     def __init__(self, problem: EpochProblem, w: list[int], d: list[Sequence[int]],
-                 at_least: int, deadline: Deadline | None, most: int) -> None:
+                 at_least: int, deadline: Deadline | None, most: int, reach: Any = None
+                 ) -> None:
         self.cap, self.K, self.w, self.d = list(problem.capacity), problem.K, w, d
         self.at_least, self.deadline, self.most = at_least, deadline, most
         self.prefix = [0, *accumulate(w)]
         self.smallest = [list(accumulate(sorted(x[k] for x in d))) for k in range(self.K)]
         self.found: list[tuple[int, ...]] = []
         self.steps, self.stopped = 0, False
-        self.reach: Any = None  # the exact bound of :func:`_reach_table`, where it applies
+        self.reach = reach  # the exact bound of :func:`_reach_table`, where it applies
 
     def run(self) -> None:
         if self.prefix[-1] >= self.at_least:

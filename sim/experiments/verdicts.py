@@ -101,6 +101,13 @@ class Value:
     mean: float | None
     half: float | None = None
 
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """``(mean - half, mean + half)``, or None for a cell without an interval."""
+        if self.mean is None or self.half is None or math.isnan(self.half):
+            return None
+        return self.mean - self.half, self.mean + self.half
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -430,7 +437,8 @@ def rule_cell_tests(t: dict[str, Any], vals: Sequence[Value],
     need = int(t.get("need", n))
 
     def side(v: Value) -> int:
-        if v.half is None or math.isnan(v.half) or abs(v.mean) <= v.half:
+        iv = v.interval
+        if iv is None or iv[0] <= 0 <= iv[1]:
             return 0
         return 1 if v.mean * s > 0 else -1
 
@@ -461,12 +469,7 @@ def rule_cell_band(t: dict[str, Any], vals: Sequence[Value],
     n = len(vals)
     need = int(t.get("need", n))
 
-    def bounds(v: Value) -> tuple[float, float] | None:
-        if v.half is None or math.isnan(v.half):
-            return None
-        return v.mean - v.half, v.mean + v.half
-
-    ci = [bounds(v) for v in vals]
+    ci = [v.interval for v in vals]
     inside = sum(b is not None and lo <= b[0] and b[1] <= hi for b in ci)
     out = [v.label for v, b in zip(vals, ci, strict=True)
            if b is not None and (b[1] < lo or b[0] > hi)]

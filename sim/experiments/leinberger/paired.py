@@ -110,6 +110,19 @@ def counts(rows: list[dict[str, Any]]) -> list[list[object]]:
     return out
 
 
+def _between(r: dict[str, Any], other: dict[str, Any] | None, label: str, metric: str
+             ) -> tuple[list[str], float | None, float]:
+    """Two cells' ``label`` gains compared: each cell's mean and seeds as text
+    (``"+12.3 (4)"``, ``"- (0)"``), and :func:`welch` of ``r`` minus ``other`` (the
+    difference None when either has no seed)."""
+    a = _seeds(r, label, metric)
+    b = _seeds(other, label, metric) if other is not None else []
+    means = [f"{math.fsum(x) / len(x):+.1f} ({len(x)})" if x else "- (0)" for x in (a, b)]
+    if not a or not b:
+        return means, None, math.nan
+    return (means, *welch(a, b))
+
+
 def dist_rows(rows: list[dict[str, Any]], label: str = "BB-EASY",
               metric: str = "gain_art_seeds") -> list[list[object]]:
     """Per (scaling, K, queue): the uniform and exponential cells' mean gains and seeds,
@@ -120,12 +133,10 @@ def dist_rows(rows: list[dict[str, Any]], label: str = "BB-EASY",
         other = by.get((scaling, K, "exponential", L))
         if dist != "uniform" or other is None:
             continue
-        a, b = _seeds(r, label, metric), _seeds(other, label, metric)
-        means = [f"{math.fsum(x) / len(x):+.1f} ({len(x)})" if x else "- (0)" for x in (a, b)]
-        if not a or not b:
+        means, d, half = _between(r, other, label, metric)
+        if d is None:
             out.append([scaling, K, L, *means, "-", "-", "-"])
             continue
-        d, half = welch(a, b)
         word = ND if math.isnan(half) or abs(d) <= half else ("uniform above" if d > 0
                                                               else "exponential above")
         out.append([scaling, K, L, *means, f"{d:+.1f}",
@@ -147,13 +158,10 @@ def trend_rows(rows: list[dict[str, Any]], label: str, along: str, low: object,
         if cell[along] != high:
             continue
         other = by.get(tuple(low if k == along else cell[k] for k in KEYS))
-        a = _seeds(r, label, metric)
-        b = _seeds(other, label, metric) if other is not None else []
-        means = [f"{math.fsum(x) / len(x):+.1f} ({len(x)})" if x else "- (0)" for x in (a, b)]
-        if not a or not b:
+        means, d, half = _between(r, other, label, metric)
+        if d is None:
             out.append([*(cell[k] for k in rest), *means, "-", "-"])
             continue
-        d, half = welch(a, b)
         word = ND if math.isnan(half) or abs(d) <= half else ("higher" if d > 0 else "lower")
         text = f"{d:+.1f}" + ("" if math.isnan(half) else f" +- {half:.1f}")
         out.append([*(cell[k] for k in rest), *means, text, word])
