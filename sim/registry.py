@@ -489,6 +489,8 @@ def solver(family: str, name: str) -> Callable[..., Any]:
     ``MODULE:FUNCTION`` (:meth:`sim.problems.Family.solver`)."""
     from sim.plugins import is_reference, load_reference
 
+    if not isinstance(name, str):
+        raise ValueError(f"solver must be a solver's name (a string), got {name!r}")
     if is_reference(name):
         return load_reference(name, what="solver")
     check_plugins("solver")

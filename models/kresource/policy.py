@@ -124,6 +124,11 @@ class OptEASY(EASY):
                 or enumerate_upto < 0:
             raise ValueError(f"enumerate_upto must be an integer >= 0, got {enumerate_upto!r}")
         self.enumerate_upto = enumerate_upto
+        dl = deterministic_limit
+        if dl is not None and (isinstance(dl, bool) or not isinstance(dl, (int, float))
+                               or not 0 < dl < math.inf):
+            raise ValueError(f"deterministic_limit must be None or a finite number > 0 "
+                             f"(CP-SAT's deterministic time), got {dl!r}")
         self.name = "opt-easy"
         self.deterministic_limit = deterministic_limit if solver == "cpsat" else None
         self.params = {"select": "opt", "window": 1, "time_limit": time_limit,

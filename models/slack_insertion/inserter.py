@@ -67,13 +67,15 @@ class CpsatInserter:
         from sim.problems.family import is_combination
 
         family = registry.problem_family(ins.FAMILY)
-        target = family.solvers.get(solver, "")
-        exact = target.startswith("models.") or (not target and is_combination(solver))
+        target = family.solvers.get(solver, "") if isinstance(solver, str) else ""
+        exact = target.startswith("models.") or (
+            not target and isinstance(solver, str) and is_combination(solver))
         if not exact or not family.has_solver(solver):
             raise ValueError(f"slack-optimal: solver must be an exact insertion solver "
                              f"(cpsat, ilp, brute) or a combination such as cpsat+scip, "
                              f"got {solver!r}")
-        if dtime is not None and (solver != "cpsat" or not dtime > 0):
+        real = isinstance(dtime, (int, float)) and not isinstance(dtime, bool)
+        if dtime is not None and (solver != "cpsat" or not real or not dtime > 0):
             raise ValueError(f"slack-optimal: dtime (CP-SAT's deterministic time) must be "
                              f"> 0 and needs solver='cpsat', got dtime={dtime!r}, "
                              f"solver={solver!r}")

@@ -185,12 +185,19 @@ class PolicySpec:
 
     def with_options(self, **options: Any) -> PolicySpec:
         """This spec with ``options`` set; ValueError naming an option the factory does
-        not take."""
+        not take, or one whose default is a bool given anything but a bool (a flag either
+        acts or is refused: a string such as ``"abc"`` would read as true)."""
         given = dict(options)
         unknown = sorted(set(given) - self.accepted) if self.accepted is not None else []
         if unknown:
             raise ValueError(f"policy {self.name!r} does not take option(s) {unknown}; "
                              f"it takes {sorted(self.accepted or ())}")
+        flags = {k for k, v in self.defaults if isinstance(v, bool)}
+        for k in sorted(flags & set(given)):
+            if not isinstance(given[k], bool):
+                raise ValueError(f"policy {self.name!r}: option {k!r} must be true or false "
+                                 f"(its default is {dict(self.defaults)[k]}), "
+                                 f"got {given[k]!r}")
         merged = {**dict(self.options), **given}
         return replace(self, options=tuple(sorted(merged.items())))
 
