@@ -93,8 +93,10 @@ from models.deadline import Deadline, TimeUp
 from models.interrupt import run_cpsat
 from models.kresource.common import relabel
 from models.kresource.dominance import dominance_pairs
+from models.kresource.knapsack import compiled_ready, knapsack_pattern
 from models.kresource.local_search import fewer_epochs
 from models.kresource.pricing import (
+    Pricing,
     best_pattern,
     complete,
     dp_pattern,
@@ -173,7 +175,13 @@ more, though the last LP was lower on ct4 250, ct10 250 and pan 250 K=10; at K =
 proved ct1 120 in both runs, not without them)."""
 DP_PRICING = True
 """Exact pricing by :func:`models.kresource.pricing.dp_pattern` where it applies (K <= 2,
-small capacities), else by CP-SAT."""
+small capacities), else by branch and bound or CP-SAT."""
+BB_NODES = 200_000
+"""Most nodes of one branch-and-bound pricing (:func:`models.kresource.knapsack.
+knapsack_pattern`, compiled: about 0.1-0.2 s); past it, CP-SAT prices."""
+BB_MISSES = 2
+"""Branch-and-bound pricings in a row that stop at :data:`BB_NODES` with no column after
+which a generator prices by CP-SAT only."""
 LOCAL_SEARCH = True
 """Whether stage 3 starts with the local search (:class:`ColgenOptions`)."""
 SEARCH_SHARE = 0.25
@@ -416,11 +424,14 @@ class _Generator:
 
     def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int,
                  deadline: Deadline | None = None, greedy_rounds: int = 1,
-                 swaps: bool = SWAPS) -> None:
+                 swaps: bool = SWAPS, compiled: bool = False) -> None:
         """Raises :class:`TimeUp` when ``deadline`` passes while the first master LP
         (a row per job, a column per pattern of ``columns``) is built. With ``swaps``,
         the dual-optimal inequalities of :func:`models.kresource.dominance.
-        dominance_pairs` enter the master LP while the bound is generated."""
+        dominance_pairs` enter the master LP while the bound is generated. With
+        ``compiled`` (:func:`models.kresource.knapsack.compiled_ready`, asked before a
+        solver's clock starts), exact pricing tries the compiled branch and bound
+        before CP-SAT."""
         self.problem, self.seed, self.greedy_rounds = problem, seed, greedy_rounds
         self.master = _Master(problem.n, deadline)
         for big, small in dominance_pairs(problem, deadline) if swaps else ():
@@ -429,6 +440,8 @@ class _Generator:
         self.improve = IMPROVE > 0 and problem.K <= IMPROVE_MAX_K
         self.disjoint = DISJOINT > 0 and problem.K <= DISJOINT_MAX_K
         self.dp = DP_PRICING
+        self.bb = compiled
+        self.misses = 0
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
         self.sizes = job_sizes(problem)
@@ -492,6 +505,8 @@ class _Generator:
             hint = max(self.columns, key=lambda p: sum(weights[j] for j in p))
             price = dp_pattern(problem, weights, above=SCALE) if self.dp else None
             if price is None:
+                price = self._branch_and_bound(weights, at_least)
+            if price is None:
                 price = best_pattern(problem, weights, time_limit=deadline.left(),
                                      seed=self.seed, hint=hint, above=SCALE,
                                      enough=ENOUGH, at_least=at_least)
@@ -511,6 +526,21 @@ class _Generator:
                 return False  # nothing new to add: the LP cannot move
         return False
 
+    def _branch_and_bound(self, weights: list[int], at_least: int) -> Pricing | None:
+        """Exact pricing by the compiled branch and bound
+        (:func:`models.kresource.knapsack.knapsack_pattern`, at most :data:`BB_NODES`
+        nodes): its answer when it proves one or finds a column, else None (CP-SAT then
+        prices; after :data:`BB_MISSES` such calls in a row, always)."""
+        if not self.bb:
+            return None
+        price = knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
+                                 nodes=BB_NODES, compiled=True)
+        if price is not None and (price.proved or price.found):
+            self.misses = 0
+            return price
+        self.misses += 1
+        self.bb = self.misses < BB_MISSES
+        return None
 
     def _disjoint(self, weights: list[int], first: Sequence[int], deadline: Deadline) -> int:
         """Up to :data:`DISJOINT` more improving columns (weight above ``SCALE``), each
@@ -542,9 +572,11 @@ def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
     See the module docstring. The volume bound alone (``rounds == 0``) when the time
     runs out while the first master is built."""
     rounds = ColgenOptions(greedy_rounds=greedy_rounds).greedy_rounds
+    compiled = compiled_ready()  # before the clock, as in :func:`solve_epochs`
     deadline = Deadline(time_limit)
     try:
-        gen = _Generator(problem, columns, seed, deadline, greedy_rounds=rounds)
+        gen = _Generator(problem, columns, seed, deadline, greedy_rounds=rounds,
+                         compiled=compiled)
     except TimeUp:
         return Bound(bound=problem.lower_bound(), columns=[tuple(sorted(p)) for p in columns])
     gen.run(deadline, target=target)
@@ -758,10 +790,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
                  swaps: bool = SWAPS, local_search: bool = LOCAL_SEARCH) -> Result:
     """Minimum epochs by price-and-branch (module docstring); ``time_limit`` in seconds
     of wall clock covers every stage. The one-time imports of OR-Tools happen before
-    the clock starts."""
+    the clock starts, and so does the loading of the compiled branch-and-bound pricing
+    (where numba holds it compiled: :func:`models.kresource.knapsack.compiled_ready`)."""
     from ortools.linear_solver import pywraplp  # noqa: F401  (imported before the clock)
     from ortools.sat.python import cp_model  # noqa: F401
 
+    compiled = compiled_ready()  # numba and its cached kernel loaded before the clock
     opts = ColgenOptions(lp_share, dive_share, master_share, fallback, greedy_rounds,
                          residual, swaps, local_search)
     deadline = Deadline(time_limit)
@@ -787,7 +821,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     stage = _share(deadline, opts.lp_share)
     try:
         gen = _Generator(problem, columns, seed, stage, greedy_rounds=opts.greedy_rounds,
-                         swaps=opts.swaps)
+                         swaps=opts.swaps, compiled=compiled)
     except TimeUp:  # the master LP alone outlasts the stage: no LP bound in time
         notes.append(f"no time to build the master LP ({len(columns)} columns, "
                      f"{deadline.elapsed():.2f} s)")
