@@ -13,7 +13,10 @@ of them, each round's patterns over the jobs earlier rounds' best left), then (K
 :data:`IMPROVE_MAX_K`) the best :data:`IMPROVE` of them improved by exchanges
 (:func:`.pricing.swap_improve`), then exactly: by dynamic programming over the capacity
 grid where K <= 2 and the capacities are small (:func:`.pricing.dp_pattern`), else by
-CP-SAT.
+the compiled branch and bound of :mod:`.knapsack` where K >= :data:`BB_MIN_K` (and
+numba holds it compiled; its maximum and the improving patterns it met; at most
+:data:`BB_NODES` nodes), else (or
+past that budget without a column) by CP-SAT.
 
 With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
 job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
@@ -26,8 +29,10 @@ Certified bound (Farley 1990): for *any* non-negative weights ``w_j``, every pac
 into ``m`` epochs has ``sum_j w_j = sum_epochs w(epoch) <= m z`` with ``z`` an upper
 bound on the largest weight of a pattern, so ``m >= ceil(sum_j w_j / z)``. The weights
 are the LP's duals scaled and rounded down to integers (``floor(y_j SCALE)``) and ``z``
-is proved by CP-SAT on those integers (:func:`models.kresource.pricing.best_pattern`:
-the maximum, or its proof that no pattern weighs ``z + 1`` or more), so the bound is
+is proved on those integers by the dynamic program, the branch and bound or CP-SAT
+(:func:`models.kresource.pricing.best_pattern`: the maximum, or the proof that no
+pattern weighs ``z + 1`` or more; an unproved answer gives CP-SAT's or the search root's
+bound), so the bound is
 computed in integers (``fractions.Fraction``, then ceil) and holds however inexact the
 floating LP was: the LP only chooses the weights. The LP's coefficients are 0 and 1; the
 demands and capacities enter only the integer pricing, never a floating model, so no
@@ -179,6 +184,15 @@ small capacities), else by branch and bound or CP-SAT."""
 BB_NODES = 200_000
 """Most nodes of one branch-and-bound pricing (:func:`models.kresource.knapsack.
 knapsack_pattern`, compiled: about 0.1-0.2 s); past it, CP-SAT prices."""
+BB_RATE = 500_000
+"""Nodes per second of the time left that a branch-and-bound pricing may visit (the
+compiled search visits 1-2 million a second on the benchmark's pricings; it cannot look at
+a clock, so its node budget is its limit)."""
+BB_MIN_K = 3
+"""Fewest resources for which the branch and bound prices (at K = 2 where the dynamic
+program does not apply, CP-SAT: with the branch and bound, ct1 120 K=2 converged in 0.55 s
+instead of 1.9 s on fewer columns, and its integer master no longer found the optimum
+within 15 s; ct9 120 and 250 K=2 stayed open either way)."""
 BB_MISSES = 2
 """Branch-and-bound pricings in a row that stop at :data:`BB_NODES` with no column after
 which a generator prices by CP-SAT only."""
@@ -430,8 +444,8 @@ class _Generator:
         the dual-optimal inequalities of :func:`models.kresource.dominance.
         dominance_pairs` enter the master LP while the bound is generated. With
         ``compiled`` (:func:`models.kresource.knapsack.compiled_ready`, asked before a
-        solver's clock starts), exact pricing tries the compiled branch and bound
-        before CP-SAT."""
+        solver's clock starts) and K >= :data:`BB_MIN_K`, exact pricing tries the
+        compiled branch and bound before CP-SAT."""
         self.problem, self.seed, self.greedy_rounds = problem, seed, greedy_rounds
         self.master = _Master(problem.n, deadline)
         for big, small in dominance_pairs(problem, deadline) if swaps else ():
@@ -440,7 +454,7 @@ class _Generator:
         self.improve = IMPROVE > 0 and problem.K <= IMPROVE_MAX_K
         self.disjoint = DISJOINT > 0 and problem.K <= DISJOINT_MAX_K
         self.dp = DP_PRICING
-        self.bb = compiled
+        self.bb = compiled and problem.K >= BB_MIN_K
         self.misses = 0
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
@@ -505,7 +519,7 @@ class _Generator:
             hint = max(self.columns, key=lambda p: sum(weights[j] for j in p))
             price = dp_pattern(problem, weights, above=SCALE) if self.dp else None
             if price is None:
-                price = self._branch_and_bound(weights, at_least)
+                price = self._branch_and_bound(weights, at_least, deadline)
             if price is None:
                 price = best_pattern(problem, weights, time_limit=deadline.left(),
                                      seed=self.seed, hint=hint, above=SCALE,
@@ -526,15 +540,19 @@ class _Generator:
                 return False  # nothing new to add: the LP cannot move
         return False
 
-    def _branch_and_bound(self, weights: list[int], at_least: int) -> Pricing | None:
+    def _branch_and_bound(self, weights: list[int], at_least: int, deadline: Deadline
+                          ) -> Pricing | None:
         """Exact pricing by the compiled branch and bound
         (:func:`models.kresource.knapsack.knapsack_pattern`, at most :data:`BB_NODES`
-        nodes): its answer when it proves one or finds a column, else None (CP-SAT then
-        prices; after :data:`BB_MISSES` such calls in a row, always)."""
+        nodes, and :data:`BB_RATE` a second of the time left): its answer when it
+        proves one or finds a column, else None (CP-SAT then prices; after
+        :data:`BB_MISSES` such calls in a row, always)."""
         if not self.bb:
             return None
+        left = deadline.left()
+        nodes = BB_NODES if left is None else min(BB_NODES, int(max(left, 0.0) * BB_RATE))
         price = knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
-                                 nodes=BB_NODES, compiled=True)
+                                 nodes=nodes, compiled=True)
         if price is not None and (price.proved or price.found):
             self.misses = 0
             return price
