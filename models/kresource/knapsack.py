@@ -220,12 +220,9 @@ def compiled_ready() -> bool:
     and loading the kernel then takes about half a second, once per process). A solver
     under a time limit uses the kernel only then; :func:`compile_kernel` fills the
     cache."""
-    if not compiled_available():
-        return False
-    from models.kresource import knapsack_kernel
-    from sim.batch.fast.cache import is_cached
+    from sim.batch.fast.cache import kernels_cached
 
-    return is_cached(knapsack_kernel.search)
+    return kernels_cached((("models.kresource.knapsack_kernel", "search"),))
 
 
 def compile_kernel() -> bool:

@@ -13,7 +13,7 @@ import pytest
 
 from models.kresource import brute, colgen
 from models.kresource.knapsack import compile_kernel, knapsack_pattern
-from models.kresource.pricing import fits
+from models.kresource.pricing import dp_pattern, fits
 from sim.problems.kresource import EpochProblem
 
 NUMBA = importlib.util.find_spec("numba") is not None
@@ -56,6 +56,24 @@ def test_branch_and_bound_matches_brute_force(seed: int) -> None:
     weights = [sum(w[j] for j in q) for q in some.found]
     assert all(fits(p, q) for q in some.found) and weights == sorted(set(weights))
     assert not top or weights[-1] == top
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_branch_and_bound_matches_the_dynamic_program(seed: int) -> None:
+    """K = 1 and 2, 20-60 jobs of up to a third of a capacity (many jobs per pattern,
+    where the cardinality bound is weak and Dantzig's decides): the maximum of the
+    capacity-grid dynamic program, and the kernel's too."""
+    rng = random.Random(700 + seed)
+    K, n = rng.randint(1, 2), rng.randint(20, 60)
+    cap = tuple(rng.randint(50, 150) for _ in range(K))
+    p = EpochProblem(cap, tuple(tuple(rng.randint(1, c // 3) for c in cap)
+                                for _ in range(n)))
+    w = [rng.randint(0, 10**6) for _ in range(n)]
+    exact = dp_pattern(p, w)
+    got = knapsack_pattern(p, w)
+    assert got.proved and got.upper == got.value == exact.upper
+    if NUMBA:
+        assert knapsack_pattern(p, w, compiled=True) == got
 
 
 @pytest.mark.parametrize("seed", range(30))
