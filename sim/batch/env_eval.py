@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from instances.job import Workload
+from sim.argparser import Parser
 from sim.batch.env import SchedulingEnv, _window_workload
 from sim.batch.env_agent import AgentFailure, AgentRunner, AgentSpec, resolve_agent
 from sim.batch.machine import Schedule, simulate
@@ -418,10 +419,11 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m sim.batch.env_eval") -> int:
     """``gym-eval``: the built-in policies and the optimum on random windows; prints the
-    table and the wall time. Returns 0, or 2 with a one-line error on bad input."""
-    ap = argparse.ArgumentParser(prog="gym-eval", description=__doc__.split("\n")[0])
+    table and the wall time. Returns 0, or 2 with a one-line error naming ``prog`` on bad
+    input."""
+    ap = Parser(prog=prog, description=__doc__.split("\n")[0])
     ap.add_argument("--trace", default="lublin_256")
     ap.add_argument("--procs", type=_at_least(1), default=None)
     ap.add_argument("--windows", type=_at_least(1, MAX_WINDOWS, f"{MAX_WINDOWS}"), default=20,
@@ -446,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         solver=None if args.solver == "none" else args.solver,
                         time_limit=args.time_limit, agent_time_limit=args.agent_time_limit)
     except ValueError as exc:
-        print(f"gym-eval: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     wall = time.perf_counter() - t
     if args.json:

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.argparser import Parser
 from sim.batch.env import JOB_FEATURES, SchedulingEnv
 from sim.batch.env_eval import (
     EnvPolicy,
@@ -155,7 +156,7 @@ def _save(path: str, out: dict[str, Any], args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, save (``--save``) and evaluate (unless ``--no-eval``); 2 with a one-line
     error on bad input."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     budget = ap.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=_positive_seconds, help="wall-time budget (default 60)")
     budget.add_argument("--candidates", type=_at_least(1),

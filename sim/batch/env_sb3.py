@@ -39,13 +39,14 @@ The recipe:
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from sim.argparser import Parser
 
 MODEL_ENV = "SCHEDSEARCH_SB3_MODEL"
 REQUIRED = ("stable_baselines3", "sb3_contrib")
@@ -150,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     they are missing, or with a one-line error on bad input."""
     from sim.batch.env_eval import _at_least
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("--trace", default="lublin_256")
     ap.add_argument("--length", type=_at_least(1), default=32,
                     help="jobs per training episode and per held-out window")

@@ -28,10 +28,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sim.argparser import Parser
 from sim.batch.machine import PolicyError
 from sim.batch.validate import ValidationError
 from sim.cli.catalog import add_solvers
-from sim.cli.common import Fmt, Parser
+from sim.cli.common import Fmt
 from sim.cli.convert import add_convert
 from sim.cli.generate import add_generate
 from sim.cli.signals import Terminated, sigterm_raises
@@ -119,7 +120,7 @@ FAMILIES: tuple[tuple[Callable[[Any], None], tuple[str, ...]], ...] = (
 def _gym_eval(argv: list[str]) -> int:
     from sim.batch.env_eval import main as gym_main
 
-    return gym_main(argv)
+    return gym_main(argv, prog="schedsearch gym-eval")
 
 
 def _one_line(exc: BaseException, limit: int = 500) -> str:

@@ -1,5 +1,6 @@
-"""What every ``schedsearch`` command shares: the help formatter, the one-line argument
-errors, the checked argument types, JSON output and the results table."""
+"""What every ``schedsearch`` command shares: the help formatter, the checked argument
+types, JSON output and the results table (the one-line argument errors:
+:class:`sim.argparser.Parser`)."""
 
 from __future__ import annotations
 
@@ -29,29 +30,6 @@ class Fmt(argparse.ArgumentDefaultsHelpFormatter):
 
         return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width,
                              break_on_hyphens=False)
-
-
-def _closest_choices(message: str, limit: int = 200) -> str:
-    """argparse's "invalid choice: 'X' (choose from ...)" with a long list cut to the
-    closest choices (the whole list is in ``--help``)."""
-    import difflib
-
-    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
-    if m is None or len(message) <= limit:
-        return message
-    choices = re.findall(r"'([^']*)'", m.group(2))
-    near = difflib.get_close_matches(m.group(1), choices, n=4, cutoff=0.3)
-    hint = f"closest: {', '.join(near)}" if near else "none close"
-    return f"{message[:m.end(1) + 1]} ({len(choices)} choices; {hint})"
-
-
-class Parser(argparse.ArgumentParser):
-    """Argument errors as one line (``schedsearch: error: ...``), exit code 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        message = _closest_choices(message)
-        message = re.sub(r"'([^'\s]{80})[^'\s]{4,}'", r"'\1...'", message)  # a value echoed whole
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def field_default(cls: type, name: str) -> Any:

@@ -73,6 +73,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         args.gantt_jobs = GANTT_JOBS
     if args.gantt_jobs < 1:
         raise ValueError(f"--gantt-jobs {args.gantt_jobs}: expected at least 1")
+    if args.facet and not args.plot:
+        raise ValueError("--facet: only with --plot PARAM")
+    facet = [f.strip() for f in args.facet.split(",") if f.strip()] if args.facet else None
+    if args.plot:  # refused before a file is written
+        from sim.sweep import plots
+
+        plots.check_axes(select(load_rows(args.results), args.where), args.plot, facet)
     gantt = _gantt_figure(args) if args.gantt else None  # refused before a file is written
     metrics = [m.strip() for m in args.metric.split(",")] if args.metric else None
     rows_by = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows is not None \
@@ -95,8 +102,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         rows = select(load_rows(args.results), args.where)
         if args.plot:
             labels = _labels(args.results) if args.cols == "label" else None
-            facet = [f.strip() for f in args.facet.split(",") if f.strip()] \
-                if args.facet else None
             for m in metrics or _metrics(args.results):
                 f = plots.plot_metric(rows, m, args.plot, out / f"{m}_vs_{args.plot}.png",
                                       cols_by=args.cols, level=args.level, facet=facet,

@@ -45,7 +45,6 @@ row and count it in their first sentence.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import re
@@ -57,6 +56,7 @@ from typing import Any
 
 import tomllib
 
+from sim.argparser import Parser
 from sim.experiments.common import ROOT, markdown_table, mean_ci, write_atomic
 
 __all__ = ["RULES", "STUDIES", "Outcome", "Value", "evaluate", "readme_table_text",
@@ -788,8 +788,8 @@ def expected_files() -> dict[Path, str]:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: print the verdicts, ``--write`` the tables or ``--check`` them."""
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.verdicts",
-                                 description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m sim.experiments.verdicts",
+                description=__doc__.split("\n\n")[0])
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--write", action="store_true",
                    help="rewrite every report's verdict table and the README's verdicts")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 
 #: generated sizes per family: (label, size parameters), smallest first
 SIZES: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -118,9 +119,8 @@ def build(families: list[str] | None = None, *, time_limit: float = 30.0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("families", nargs="*", help="families (default: all)")
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per solver")
     args = ap.parse_args(argv)

@@ -126,6 +126,23 @@ def y_scale(values: Iterable[float], mode: str = "auto", lows: Iterable[float] =
     return YScale("symlog", float(mag.min()))
 
 
+def check_axes(rows: list[dict[str, Any]], x: str, facet: list[str] | None) -> None:
+    """Refuse, naming the option, a ``--plot`` parameter that some cell lacks or holds as
+    anything but a number, and a ``--facet`` parameter no cell has: checked before the
+    report writes a file."""
+    from sim.sweep.report import check_parameters
+    from sim.sweep.spec import short
+
+    check_parameters(rows, "--plot", [x])
+    check_parameters(rows, "--facet", facet or [])
+    for r in rows:
+        v = r.get(x)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"--plot {short(x)}: not a numeric parameter in every cell (one "
+                             f"holds {short(v)}); a categorical parameter goes in --rows or "
+                             f"--cols")
+
+
 def facets(rows: list[dict[str, Any]], x: str, cols_by: str = "label",
            facet: list[str] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
     """Split ``rows`` into panels: one per value of ``facet`` (default: every parameter

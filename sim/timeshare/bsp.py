@@ -59,6 +59,14 @@ MAX_G_US = 10**6
 measurement grows with it and every scheduling slot of it is an event (the default 50
 measurements at 10^6 µs take about 40 s)."""
 
+MAX_N = 100_000
+"""Most supersteps ``n`` per measurement (ten times the AMB-2.5 rule's cap, :func:`n_rule`):
+a measurement draws its compute times before it starts, ``p`` x ``n`` of them."""
+
+MAX_LATENCY_US = MAX_G_US
+"""Longest message latency ``latency_us`` (µs): like the granularity, it stretches the
+simulated time of every superstep, whose scheduling slots are all events."""
+
 PATTERNS = ("barrier", "complete")
 _BOOSTED = 0.5   # scheduling class of a preempting noise daemon: above TIMESHARE, below CONTROLLED
 BARRIERS = ("central", "alltoall")
@@ -126,6 +134,9 @@ class BSPParams:
             raise ValueError(f"field 'v' (load imbalance) must be in [0, 1] (0-100%), "
                              f"got {self.v!r}")
         _check_int(self.n, "n", 1)
+        if self.n > MAX_N:
+            raise ValueError(f"field 'n' (supersteps) must be at most {MAX_N:,}, "
+                             f"got {self.n!r}")
         _check_int(self.p, "p", 2)
         _check_int(self.spin_us, "spin_us", 0)
         _check_int(self.proc_us, "proc_us", 0)
@@ -152,6 +163,10 @@ class NetParams:
 
     def __post_init__(self) -> None:
         _check_int(self.latency_us, "latency_us", 0)
+        if self.latency_us > MAX_LATENCY_US:
+            raise ValueError(f"field 'latency_us' must be at most {MAX_LATENCY_US:.0e} µs, "
+                             f"got {self.latency_us!r}: every scheduling slot of a "
+                             f"superstep is an event")
         if self.measure_start not in ("window", "round"):
             raise ValueError(f"field 'measure_start' must be 'window' or 'round', "
                              f"got {self.measure_start!r}")

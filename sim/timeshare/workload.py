@@ -14,7 +14,7 @@ from typing import Any
 
 #: The message models of :mod:`sim.timeshare.csm` ("pairwise" is the default).
 MSG_MODEL_NAMES = ("pairwise", "exchange", "ring", "async", "probe")
-#: Session-6 options recorded by ``CSMConfig.to_dict`` only when not at these defaults.
+#: Options recorded by ``CSMConfig.to_dict`` only when not at these defaults.
 OPTION_DEFAULTS = {"msg_model": "pairwise", "fault_service": "parallel",
                    "refs_per_dispatch": 1}
 
@@ -25,6 +25,15 @@ MIN_MFREQ_MS = 0.01
 MAX_MESSAGE_ROUNDS = 1e9
 """Most message rounds a configuration may imply (``n_jobs`` x the largest mean task
 time / ``mfreq_ms``): the paper's sizes at 10 ms imply 3.6e8."""
+
+MAX_NODES = 100_000
+"""Largest cluster ``n_nodes``: every node's state is built before the first event (10^5
+nodes take about 50 MB and 0.4 s; the paper's cluster has 32)."""
+
+MAX_REFS_PER_DISPATCH = 1_000
+"""Most page references per dispatch: once a working set is resident every reference hits,
+so the work per dispatch grows with the count (at 1,000 a small run takes about 50 times
+the default's CPU; the sensitivity runs use 2 and 8)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +120,8 @@ class CSMConfig:
             if not ok:
                 raise ValueError(f"{name} {what}, got {getattr(self, name)!r}")
 
-        need(isinstance(self.n_nodes, int) and self.n_nodes > 0, "n_nodes", "must be > 0")
+        need(isinstance(self.n_nodes, int) and 0 < self.n_nodes <= MAX_NODES, "n_nodes",
+             f"must be in [1, {MAX_NODES:,}]")
         need(isinstance(self.mem_pages, int) and self.mem_pages > 0, "mem_pages",
              "must be a positive integer")
         need(isinstance(self.mest, int) and self.mest > 0, "mest", "must be > 0")
@@ -150,8 +160,9 @@ class CSMConfig:
              f"must be one of {', '.join(MSG_MODEL_NAMES)}")
         need(self.fault_service in ("parallel", "fifo"), "fault_service",
              "must be 'parallel' or 'fifo'")
-        need(isinstance(self.refs_per_dispatch, int) and self.refs_per_dispatch >= 1,
-             "refs_per_dispatch", "must be an integer >= 1")
+        need(isinstance(self.refs_per_dispatch, int)
+             and 1 <= self.refs_per_dispatch <= MAX_REFS_PER_DISPATCH,
+             "refs_per_dispatch", f"must be an integer in [1, {MAX_REFS_PER_DISPATCH:,}]")
         need(4 * self.mest_scaled <= self.pages_scaled, "mest",
              "makes a large task (up to 4 mest pages) larger than M, which the model "
              "cannot page")

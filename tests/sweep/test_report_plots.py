@@ -63,3 +63,21 @@ def test_panels_titles_units_and_colours():
     a = plots.label_colours(["fcfs", "easy"])
     b = plots.label_colours(["fcfs", "easy", "conservative"])
     assert a["easy"] == b["easy"] and a["fcfs"] != a["easy"]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--plot", "label"], "--plot 'label': not a numeric parameter"),
+    (["--plot", "policy"], "--plot 'policy': not a numeric parameter"),
+    (["--plot", "no_such"], "--plot 'no_such': unknown parameter"),
+    (["--plot", "procs", "--facet", "no_such"], "--facet 'no_such': unknown parameter"),
+    (["--facet", "procs"], "--facet: only with --plot"),
+])
+def test_a_plot_it_cannot_draw_is_refused_before_any_file_is_written(store, args, msg,
+                                                                     capsys, monkeypatch):
+    from sim.cli import main
+
+    monkeypatch.chdir(store)
+    assert main(["report", "r.sqlite", *args, "--out", "refused"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and msg in err[0], err
+    assert not (store / "refused").exists()  # not even report.md

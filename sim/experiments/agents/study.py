@@ -25,7 +25,6 @@ install).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -40,6 +39,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, markdown_text, mean_ci, write_atomic
 
@@ -234,7 +234,7 @@ def study(c: Config, out: Path) -> tuple[str, list[dict[str, Any]]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a small PARTIAL configuration")
     for f, v in asdict(FULL).items():
         ap.add_argument(f"--{f.replace('_', '-')}", type=type(v), default=None)

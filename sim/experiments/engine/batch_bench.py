@@ -31,7 +31,6 @@ to ``results/`` at the top, partial). Flat CPU time per job means linear cost.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import statistics
@@ -40,6 +39,7 @@ import sys
 from pathlib import Path
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_table
 
@@ -117,7 +117,7 @@ def measure(kind: str, name: str, policy: str, n: int, repeat: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="skip SDSC-BLUE and the largest n")
     ap.add_argument("--conservative-scaling", action="store_true",

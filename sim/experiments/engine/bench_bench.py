@@ -28,7 +28,6 @@ seconds.
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import statistics
@@ -37,6 +36,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from sim.argparser import Parser
 
 SOLVERS = ("brute", "cpsat", "unc", "fcfs", "fcfs-ff", "fcfs-bl", "fcfs-bb", "unc-ff",
            "unc-bl", "unc-bb")
@@ -129,7 +130,7 @@ def measure(files: int, jobs: int, n: int = 12, repeats: int = 3) -> dict[str, A
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--n", type=int, default=12, help="jobs per problem")

@@ -27,7 +27,6 @@ Writes nothing but its temporary cache directory, removed at the end.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import tempfile
@@ -36,6 +35,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from sim.argparser import Parser
 
 
 @dataclass
@@ -192,7 +193,7 @@ def report(group: str, cpu: float, listener: CompileListener, top: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--group", nargs="+", choices=tuple(GROUPS), default=list(GROUPS))
     ap.add_argument("--top", type=int, default=15, help="kernels listed per group")
     args = ap.parse_args(argv)

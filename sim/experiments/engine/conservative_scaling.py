@@ -14,7 +14,6 @@ measurement of this machine at this moment, not a committed result).
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import sys
@@ -22,6 +21,7 @@ import time
 from pathlib import Path
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_row, markdown_table
 
@@ -44,7 +44,7 @@ def run(n: int, compiled: bool) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)),
                     help="comma-separated job counts (prefixes of SDSC-BLUE)")
     ap.add_argument("--no-python", action="store_true",

@@ -23,7 +23,6 @@ Run: ``python -m sim.experiments.engine.crossover [--traces lublin_256,KTH-SP2]
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -32,6 +31,8 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+
+from sim.argparser import Parser
 
 #: policy label -> (registered name, options, kernel group of sim.batch.engine.CROSSOVER)
 POLICIES = {
@@ -93,8 +94,8 @@ def per_job(name: str, options: dict, traces: Sequence[str], jobs: int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.engine.crossover",
-                                 description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m sim.experiments.engine.crossover",
+                description=__doc__.split("\n\n")[0])
     ap.add_argument("--traces", default="lublin_256,KTH-SP2")
     ap.add_argument("--jobs", type=int, default=10_000, help="first jobs of each trace")
     ap.add_argument("--repeat", type=int, default=3, help="fresh-process pairs per load")

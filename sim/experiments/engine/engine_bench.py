@@ -30,7 +30,6 @@ Times in seconds.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import platform
 import sys
@@ -42,6 +41,7 @@ from numba import njit
 
 from instances.atomic import write_atomic
 from instances.job import Workload
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR
 
@@ -167,7 +167,7 @@ def _simulate(w: Workload, policy: str, engine: str):
 def main(argv: list[str] | None = None) -> int:
     from instances.bundled import load_trace
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--traces", nargs="+", default=list(TRACES))
     ap.add_argument("--python", choices=("all", "easy", "none"), default="all")

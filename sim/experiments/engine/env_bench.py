@@ -19,13 +19,14 @@ Run: ``python -m sim.experiments.engine.env_bench [--trace lublin_256] [--window
 
 from __future__ import annotations
 
-import argparse
 import platform
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from sim.argparser import Parser
 
 
 def _timed(fn) -> tuple[Any, float, float]:
@@ -71,7 +72,7 @@ def bench_simulate(workload, backfill: str | None, windows: Sequence[tuple[int, 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("--trace", default="lublin_256")
     ap.add_argument("--windows", type=int, default=40)
     ap.add_argument("--length", type=int, default=256)

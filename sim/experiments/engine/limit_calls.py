@@ -11,7 +11,6 @@ Run: ``python -m sim.experiments.engine.limit_calls --families gang_schedule,slo
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import sys
@@ -20,6 +19,7 @@ import time
 from pathlib import Path
 
 from sim import registry
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_row, markdown_table
 from sim.experiments.engine import limits_bench
@@ -28,7 +28,7 @@ FAMILIES = ("gang_schedule", "slot_assignment", "kresource_epochs", "slack_inser
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", default=",".join(FAMILIES), help="comma-separated")
     ap.add_argument("--solver", default="cpsat", help="registered solver name")
     ap.add_argument("--limits", default="1,10", help="comma-separated seconds")

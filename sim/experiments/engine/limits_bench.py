@@ -69,6 +69,7 @@ from pathlib import Path
 from instances.atomic import write_atomic
 from models.cbc import cpu_seconds
 from sim import registry
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 
@@ -394,7 +395,7 @@ def _fmt(x, spec: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--family", help="only these problem families (comma-separated)")
     ap.add_argument("--sweep", action="store_true",
                     help="the size sweep instead: every solver of every family on instances "

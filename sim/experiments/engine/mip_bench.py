@@ -57,6 +57,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table
 
@@ -413,8 +414,8 @@ def plan(quick: bool, tmp: Path, sections: list[str],
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.engine.mip_bench",
-                                 description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m sim.experiments.engine.mip_bench",
+                description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help=f"fewer instances, 2 s limits (20 s targets); writes {QUICK_OUT}")
     ap.add_argument("--sections", default=",".join(SECTIONS),

@@ -42,7 +42,6 @@ magnitudes 10^2..10^11, 12 instances each; writes
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
@@ -50,6 +49,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from sim.argparser import Parser
 from sim.result import Status
 
 FAMILIES = ("task_mapping", "kresource_epochs", "kresource_selection", "kresource_response",
@@ -402,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.mip import BACKENDS
     from sim.experiments.common import load_average, stamp, write_atomic
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="10^4..10^9, 3 instances; prints only")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--backends", default=",".join(BACKENDS))

@@ -24,7 +24,6 @@ Run: ``python -m sim.experiments.engine.reading_bench [--trace SDSC-BLUE] [--rou
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import os
 import resource
@@ -34,6 +33,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_table
 
@@ -109,7 +109,7 @@ def tree_commit(tree: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trace", default="SDSC-BLUE", help="bundled trace name or SWF path")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--engines", default="python,compiled")

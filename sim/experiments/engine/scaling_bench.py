@@ -32,7 +32,6 @@ repository top (a measurement of this machine at this moment, not a committed re
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import os
@@ -44,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_row, markdown_table
 
@@ -191,7 +191,7 @@ def _window_row(pol: str, eng: str, a: int, b: int, jobs_in: int, cost: float,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--lublin-factor", type=float, default=1.0,

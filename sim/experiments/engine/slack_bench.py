@@ -25,12 +25,12 @@ Times in seconds.
 
 from __future__ import annotations
 
-import argparse
 import platform
 import sys
 import time
 from pathlib import Path
 
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 
 RESULTS = Path(__file__).parent / "results"
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from heuristics.slack import ORDERS
     from sim.batch.runner import load_workload
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--orders", nargs="+", default=list(ORDERS), choices=ORDERS)
     ap.add_argument("--out", type=Path, default=RESULTS / "slack_bench.md")

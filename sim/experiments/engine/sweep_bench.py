@@ -32,7 +32,6 @@ Times are wall-clock seconds.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -41,6 +40,7 @@ import time
 from pathlib import Path
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments.common import load_average, markdown_row, markdown_table, stamp
 from sim.sweep import Store, run_sweep
 
@@ -152,8 +152,8 @@ def where_it_goes(spec: dict, d: Path, speedup: float) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.engine.sweep_bench",
-                                 description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m sim.experiments.engine.sweep_bench",
+                description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
                     help="40 overhead cells and 72 KTH cells (one load factor); "
                          "printed only")

@@ -24,11 +24,11 @@ about 25 min where colgen proves most; writes
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from pathlib import Path
 
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import markdown_table
 
@@ -134,7 +134,7 @@ def open_runs(rows: list[dict]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     from instances.vbp import CLASSES
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--classes", default=",".join(CLASSES))
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--K", default=",".join(map(str, KS)))

@@ -21,13 +21,13 @@ microseconds; wall times are seconds.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import time
 from pathlib import Path
 
 from heuristics.coscheduling import by_name
+from sim.argparser import Parser
 from sim.timeshare.csm import run_point
 from sim.timeshare.workload import CSMConfig, calibrate_mit
 
@@ -74,7 +74,7 @@ def mixed_point(load: float, scale: float, mfreq_ms: float, policy: str, seed: i
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=float, default=0.01)
     ap.add_argument("--policy", default="csm")
     ap.add_argument("--full", action="store_true", help="also extrapolate scale 1.0")

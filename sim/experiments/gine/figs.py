@@ -38,6 +38,7 @@ from typing import Any
 
 from heuristics.coscheduling import Coscheduling, by_name
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments.common import PARTIAL_DIR, command, commit, markdown_text, mean_ci, pyplot
 from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.metrics import occupancy
@@ -1001,7 +1002,7 @@ FIGURES = {"calib": fig_calib, "calib-readings": fig_calib_readings,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("figure", choices=[*FIGURES, "all"])
     ap.add_argument("--quick", action="store_true", help="small partial run")
     ap.add_argument("--seeds", type=int)

@@ -12,12 +12,12 @@ networkx colouring heuristic and the clique lower bound. Times in seconds.
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 
 from heuristics.gang_schedule import coloring
 from models import gang_schedule as m
+from sim.argparser import Parser
 from sim.problems import gang_schedule as gs
 
 SIZES = (1, 2, 4, 8, 16, 32)
@@ -36,7 +36,7 @@ def instance(seed: int, n_nodes: int, n_jobs: int, objective: str) -> gs.GangPro
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--jobs", type=int, default=30)

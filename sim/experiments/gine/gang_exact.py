@@ -33,7 +33,6 @@ writes ``gang_exact_resident.{md,json}``.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import time
@@ -44,6 +43,7 @@ from heuristics.coscheduling import by_name
 from heuristics.gang import Gang
 from instances.atomic import write_atomic
 from models import gang_schedule as gm
+from sim.argparser import Parser
 from sim.experiments.common import PARTIAL_DIR, command, commit, markdown_table, mean_ci
 from sim.problems import gang_schedule as gs
 from sim.timeshare.check import check
@@ -205,7 +205,7 @@ def run(seeds: int, out: Path, full: bool, time_limit: float, memory: str = "row
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 seed, writes results/csm-quick")
     ap.add_argument("--time-limit", type=float, default=60.0, help="per solve, seconds")
     ap.add_argument("--memory", choices=gs.MEMORY, default="row",

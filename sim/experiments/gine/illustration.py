@@ -19,7 +19,6 @@ One deterministic run per policy (seed 0), about a second of CPU in all.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import by_name
+from sim.argparser import Parser
 from sim.experiments.common import command, commit, markdown_table, write_atomic
 from sim.timeshare.check import check
 from sim.timeshare.cluster import Cluster
@@ -185,8 +185,8 @@ def report(inst: Instance, cmd: str, code: str) -> tuple[str, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: write ``fig2.md`` and ``fig2.json`` to ``--out``."""
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.gine.illustration",
-                                 description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m sim.experiments.gine.illustration",
+                description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=FULL_DIR,
                     help=f"directory of fig2.md and fig2.json (default {FULL_DIR})")
     args = ap.parse_args(argv)

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from heuristics.coscheduling import by_name
+from sim.argparser import Parser
 from sim.experiments.common import (
     PARTIAL_DIR,
     command,
@@ -308,7 +309,7 @@ def report(out: Path, seeds: int, scale: float = SCALE,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=SEEDS)
     ap.add_argument("--parts", nargs="+", choices=(*PARTS, *EXTRA), default=list(PARTS[1:]),
                     help="what to run, in this order (default: every grid, not tpn or idle)")

@@ -21,7 +21,6 @@ the simulator are µs; the printed wall times are seconds.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -29,6 +28,7 @@ from multiprocessing import Pool
 
 from heuristics.slots import coloring, round_robin
 from models.slots import solve_cpsat, solve_ilp
+from sim.argparser import Parser
 from sim.experiments.common import markdown_row, markdown_table
 from sim.problems import slots as sp
 from sim.timeshare.bsp import BSPParams, NetParams, measure_cell
@@ -69,7 +69,7 @@ def _table_head(header: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.karl.bench")
+    ap = Parser(prog="python -m sim.experiments.karl.bench")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-grid", action="store_true")
     ap.add_argument("--skip-slots", action="store_true")

@@ -26,7 +26,6 @@ n = 1), so the figures sharing a cell set compute it once.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments.common import (
     PARTIAL_DIR,
     label_colours,
@@ -963,8 +963,8 @@ def readings(out: Path, quick: bool, workers: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.karl.figs",
-                                 description=__doc__.split("\n")[0])
+    ap = Parser(prog="python -m sim.experiments.karl.figs",
+                description=__doc__.split("\n")[0])
     ap.add_argument("figure", help="fig1 .. fig12, fig8r, fig7m, fig9m, fig11m, fig12m, "
                                    "targets, readings, params or all")
     ap.add_argument("--quick", action="store_true", help="partial run (i=5, n=10)")

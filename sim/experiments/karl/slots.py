@@ -23,7 +23,6 @@ written to ``results/bsp_quick/``). Simulated times are µs; tables show ms.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import statistics
 import sys
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from heuristics.slots import coloring, round_robin
 from models.slots import solve_cpsat, solve_ilp
+from sim.argparser import Parser
 from sim.experiments.common import (
     PARTIAL_DIR,
     load_average,
@@ -83,7 +83,7 @@ def simulate_table(problem: sp.SlotProblem, table: list[list[str]], *, n: int = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.karl.slots")
+    ap = Parser(prog="python -m sim.experiments.karl.slots")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     limit = 10.0 if args.quick else 60.0

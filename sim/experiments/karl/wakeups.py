@@ -23,11 +23,11 @@ repository top and marked PARTIAL).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
+from sim.argparser import Parser
 from sim.experiments.common import markdown_table, write_atomic
 from sim.experiments.common import stamp as provenance
 from sim.experiments.karl.figs import (
@@ -167,8 +167,8 @@ def report(rows, src: Sources, quick: bool) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.karl.wakeups",
-                                 description=__doc__.split("\n")[0])
+    ap = Parser(prog="python -m sim.experiments.karl.wakeups",
+                description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="partial run (i=5, n=10)")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)

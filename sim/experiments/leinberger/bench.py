@@ -23,13 +23,14 @@ Timings are wall-clock seconds on a shared 2-core machine (noisy).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 from dataclasses import replace
 
 import numpy as np
+
+from sim.argparser import Parser
 
 
 def _p(*a: object) -> None:
@@ -211,7 +212,7 @@ def bench_growth(quick: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("what", nargs="?", default="all",
                     choices=("epochs", "selection", "response", "sim", "growth", "all"))
     ap.add_argument("--quick", action="store_true")

@@ -25,7 +25,6 @@ Writes ``bl.md`` to ``--out`` (default ``results/kresource-bl``, git-ignored).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import replace
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments.common import markdown_table
 
 VARIANTS = [("FF-EASY", {"select": "ff"}),
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     from sim.experiments import common
     from sim.experiments.leinberger.figs import STORE_DIR
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--K", type=str, default="2,8")
     ap.add_argument("--dist", default="uniform")
     ap.add_argument("--scaling", default="G-b")

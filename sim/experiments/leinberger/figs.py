@@ -20,7 +20,6 @@ arrival times (common random numbers), mean and 95% t-interval over seeds.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.batch.machine import ENGINES
 from sim.experiments import common
 from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
@@ -1032,7 +1032,7 @@ def plot_only(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("figure", choices=("fig1", "fig2", "fig3", "gaps", "response"))
     ap.add_argument("--jobs", type=int)
     ap.add_argument("--seeds", type=int)

@@ -29,13 +29,13 @@ a comparison with less power than the ends have together.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
 from pathlib import Path
 from typing import Any
 
+from sim.argparser import Parser
 from sim.experiments import common
 from sim.stats import t_quantile
 
@@ -231,8 +231,8 @@ def report(src: dict[str, Any], command: str, commit: str) -> tuple[str, dict[st
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: write ``paired.md`` and ``paired.json`` to ``--out``."""
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.leinberger.paired",
-                                 description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="python -m sim.experiments.leinberger.paired",
+                description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=S_DIR,
                     help=f"directory of paired.md and paired.json (default {S_DIR})")
     args = ap.parse_args(argv)

@@ -13,18 +13,18 @@ wall clock; both run one worker.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from sim.argparser import Parser
 from sim.experiments.common import markdown_row, markdown_table
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", required=True, help="interpreter of a venv with pyjobshop")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--time-limit", type=float, default=60.0)

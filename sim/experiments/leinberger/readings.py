@@ -28,7 +28,6 @@ exists; any reducing option writes to ``results/kresource-partial/readings`` ins
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -41,6 +40,7 @@ import numpy as np
 
 from instances.atomic import write_atomic
 from instances.kresource import KResourceSpec, job_sizes, size_distribution
+from sim.argparser import Parser
 from sim.experiments import common
 from sim.experiments.common import markdown_row, markdown_table
 from sim.experiments.leinberger import figs
@@ -438,7 +438,7 @@ FULL = {"weights": {"scalings": ["G-b", "G-a"], "K": [2, 4, 8]}, "coupling": SUB
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("part", choices=("weights", "coupling", "opt"))
     ap.add_argument("--K", type=str, help="comma-separated subset (partial run)")
     ap.add_argument("--seeds", type=int, help="coupling: seeds 1..N (partial unless 5)")

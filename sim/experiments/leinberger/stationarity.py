@@ -24,7 +24,6 @@ variation of the window means, and per unit the long-run mean queue. Writes noth
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -33,6 +32,7 @@ import numpy as np
 
 from heuristics.backfill import EASY
 from instances.kresource import KResourceSpec, generate
+from sim.argparser import Parser
 from sim.batch.calibrate import is_stationary, queue_halves
 from sim.batch.machine import simulate
 
@@ -108,7 +108,7 @@ def noise(units: int, jobs: int, s: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, help="check the first N units only")
     ap.add_argument("--s", type=float, default=0.15, help="relative tolerance")
     ap.add_argument("--noise", type=int, metavar="N",

@@ -48,7 +48,6 @@ Full runs write ``sim/experiments/suh/results/memory_casestudy/tables.md``.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
@@ -61,6 +60,7 @@ from heuristics.grouping import curve_knee, footprint_balancing, greedy, knee
 from instances.atomic import write_atomic
 from instances.refstreams import CASESTUDY, PAGE_BYTES, casestudy_stream, hot_cold_curve
 from models.grouping import solve_ilp
+from sim.argparser import Parser
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table, stamp
 from sim.memory.lru import COLD, interleave, stack_distances
 from sim.memory.model import MissRateCurve, steady_state
@@ -400,8 +400,8 @@ def report(block_pages: int, quick: bool) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.suh.casestudy",
-                                 description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m sim.experiments.suh.casestudy",
+                description=__doc__.splitlines()[0])
     ap.add_argument("--fit", action="store_true",
                     help="refit the curve parameters to Table 2 and print them")
     ap.add_argument("--build", action="store_true", help="regenerate the bundled instances")

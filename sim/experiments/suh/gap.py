@@ -11,7 +11,6 @@ Run ``python -m sim.experiments.suh.gap [--per-size N]``; prints the table and w
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import numpy as np
 from heuristics.grouping import footprint_balancing, greedy, knee
 from instances.atomic import write_atomic
 from models.grouping import solve_cpsat, solve_ilp
+from sim.argparser import Parser
 from sim.experiments.common import markdown_row, markdown_table, pyplot, stamp
 from sim.problems.grouping import random_problem
 from sim.result import Status
@@ -60,7 +60,7 @@ def run(per_size: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-size", type=int, default=FULL_PER_SIZE,
                     help="instances per job count; the committed results are written only "
                          f"with the full configuration ({FULL_PER_SIZE}), a smaller run "

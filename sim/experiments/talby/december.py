@@ -34,7 +34,6 @@ marked PARTIAL). Times are seconds.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import sys
@@ -47,6 +46,7 @@ import numpy as np
 from heuristics.slack import SlackPolicy
 from models.slack_insertion import OptimalInsertionPolicy
 from models.slack_insertion.inserter import deterministic_params, guard_reached
+from sim.argparser import Parser
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
 from sim.experiments.common import (
@@ -421,8 +421,8 @@ def report(data: dict, limits: Limits, out: Path = OUT, partial: str = "") -> st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.talby.december",
-                                 description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m sim.experiments.talby.december",
+                description=__doc__.splitlines()[0])
     ap.add_argument("--dtime", type=float, default=1.0,
                     help="CP-SAT deterministic time per stage (default 1; 0: none, the wall "
                          "clock alone limits each call)")

@@ -47,6 +47,7 @@ from heuristics.slack import solve as solve_order
 from instances.atomic import write_atomic
 from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
 from models.slack_insertion.inserter import deterministic_params, guard_reached
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
@@ -337,8 +338,8 @@ def _add_limits(parser: argparse.ArgumentParser, time_limit: float,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.talby.gaps",
-                                 description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m sim.experiments.talby.gaps",
+                description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="part", required=True)
     g = sub.add_parser("gaps", help="heuristic gap per insertion on the snapshot set")
     g.add_argument("--kmax", type=int, default=GAPS_FULL["kmax"])

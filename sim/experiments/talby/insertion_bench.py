@@ -58,6 +58,7 @@ import time
 from pathlib import Path
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
 from sim.problems import insertion as ins
@@ -390,8 +391,8 @@ def run_limits(limit: float) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.talby.insertion_bench",
-                                 description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m sim.experiments.talby.insertion_bench",
+                description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--kmin", type=int, default=0)
     ap.add_argument("--kmax", type=int, default=70)

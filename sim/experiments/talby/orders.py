@@ -34,7 +34,6 @@ Full runs write ``sim/experiments/talby/results/talby_orders/table5.md``. Times 
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ import numpy as np
 from heuristics.backfill import Conservative
 from heuristics.slack import COMPRESS, ORDERS, SlackPolicy, candidates, insert
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.batch.machine import simulate
 from sim.batch.validate import validate
 from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table, stamp
@@ -282,8 +282,8 @@ def table5(only: tuple[str, ...] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.talby.orders",
-                                 description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m sim.experiments.talby.orders",
+                description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
                     help=f"months {', '.join(QUICK_MONTHS)} only, written to results/ (partial)")
     args = ap.parse_args(argv)

@@ -41,7 +41,6 @@ Times are seconds.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -50,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.argparser import Parser
 from sim.experiments.common import (
     command,
     commit,
@@ -275,8 +275,8 @@ def report(runs: list[dict[str, Any]], quick: bool, wall: float, load0: str,
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    ap = argparse.ArgumentParser(prog="python -m sim.experiments.talby.priority_readings",
-                                 description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m sim.experiments.talby.priority_readings",
+                description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
                     help="two months (1996-10, 1997-07), written to /tmp")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")

@@ -34,7 +34,6 @@ are seconds.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -48,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table
 
@@ -126,7 +126,7 @@ def _hash_dir(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--orders", default="AST", help="comma-separated compress orders")
     ap.add_argument("--compress", default="hold", help="comma-separated: hold, list")

@@ -33,7 +33,6 @@ rerun skips the cells already done. Times are seconds.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +40,7 @@ from typing import Any
 
 from heuristics.slack import ORDERS
 from instances.atomic import write_atomic
+from sim.argparser import Parser
 from sim.experiments.common import (
     command,
     commit,
@@ -432,10 +432,10 @@ def _csv(rows: list[dict[str, Any]]) -> str:
 
 def reproduce(table: str, argv: list[str] | None = None) -> int:
     """Run the sweep behind ``table`` and write the table; returns an exit code."""
-    ap = argparse.ArgumentParser(prog=f"schedsearch reproduce talby-{table}",
-                                 description=f"Talby & Feitelson {table.replace('table', 'Table ')}"
-                                 " on KTH-SP2: sweep into a store, then the table beside the "
-                                 "paper's numbers.")
+    ap = Parser(prog=f"schedsearch reproduce talby-{table}",
+                description=f"Talby & Feitelson {table.replace('table', 'Table ')}"
+                " on KTH-SP2: sweep into a store, then the table beside the "
+                "paper's numbers.")
     ap.add_argument("--quick", action="store_true",
                     help=f"months {', '.join(QUICK_MONTHS)}, first {QUICK_JOBS} jobs each, "
                          "fewer grid values (Table 5: AST and DP only); written under "

@@ -17,11 +17,11 @@ Writes no file.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
 from sim import registry
+from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import ROOT
 from sim.problems import insertion as ins
@@ -57,7 +57,7 @@ def run(name: str, pb: ins.InsertionProblem, limit: float) -> tuple[bool, bool, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--sample", type=int, default=5)
     ap.add_argument("--bins", default="21-30,31-50")

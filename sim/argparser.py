@@ -1,0 +1,31 @@
+"""The argument parser of every command line in the project (``schedsearch`` and the
+``python -m`` entry points of the studies): an argument error is one line,
+``PROG: error: MESSAGE (see PROG --help)``, exit code 2, never the usage block."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+
+def _closest_choices(message: str, limit: int = 200) -> str:
+    """argparse's "invalid choice: 'X' (choose from ...)" with a long list cut to the
+    closest choices (the whole list is in ``--help``)."""
+    import difflib
+
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if m is None or len(message) <= limit:
+        return message
+    choices = re.findall(r"'([^']*)'", m.group(2))
+    near = difflib.get_close_matches(m.group(1), choices, n=4, cutoff=0.3)
+    hint = f"closest: {', '.join(near)}" if near else "none close"
+    return f"{message[:m.end(1) + 1]} ({len(choices)} choices; {hint})"
+
+
+class Parser(argparse.ArgumentParser):
+    """Argument errors as one line (``schedsearch: error: ...``), exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        message = _closest_choices(message)
+        message = re.sub(r"'([^'\s]{80})[^'\s]{4,}'", r"'\1...'", message)  # a value echoed whole
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

@@ -1,0 +1,35 @@
+"""A misspelt or out-of-range option is one line on stderr and exit 2 on every command
+line a user reaches: each ``schedsearch reproduce NAME`` (whose options the studies'
+own parsers read) and ``schedsearch gym-eval`` (its own parser), not argparse's usage
+block followed by the error."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.cli import main
+from sim.sweep.reproduce import REPRODUCTIONS
+
+
+def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "usage:" not in err[0] and "Traceback" not in err[0]
+    return err[0]
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
+def test_a_reproduction_refuses_an_unknown_option_in_one_line(name, capsys):
+    assert main(["reproduce", name, "--no-such-option", "1"]) == 2
+    assert "--no-such-option" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("argv,option", [
+    (["--windows", "0"], "--windows"), (["--seed", "-1"], "--seed"),
+    (["--time-limit", "nan"], "--time-limit"), (["--bogus"], "--bogus"),
+])
+def test_gym_eval_refuses_a_bad_option_in_one_line_naming_it(argv, option, capsys):
+    pytest.importorskip("gymnasium")
+    assert main(["gym-eval", *argv]) == 2
+    line = _one_error_line(capsys)
+    assert line.startswith("schedsearch gym-eval: error:") and option in line

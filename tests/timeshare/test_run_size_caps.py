@@ -1,0 +1,40 @@
+"""Options that would make a time-sharing run hang or run out of memory are refused before
+the run, in one line naming the field (``schedsearch csm`` and ``schedsearch bsp``): a
+cluster of 2^63 nodes, unbounded page references per dispatch, 2^63 supersteps, a message
+latency of 2^63 µs. Values at the caps are accepted."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.cli import main
+from sim.timeshare.bsp import MAX_LATENCY_US, MAX_N, BSPParams, NetParams
+from sim.timeshare.workload import MAX_NODES, MAX_REFS_PER_DISPATCH, CSMConfig
+
+HUGE = str(2**63)
+CSM = ["csm", "--policies", "rr", "--jobs", "30"]
+BSP = ["bsp", "--g-us", "1000", "--n", "5", "--i", "2"]
+
+
+@pytest.mark.parametrize("argv,field", [
+    (CSM + ["--nodes", HUGE], "n_nodes"),
+    (CSM + ["--nodes", str(MAX_NODES + 1)], "n_nodes"),
+    (CSM + ["--refs-per-dispatch", HUGE], "refs_per_dispatch"),
+    (CSM + ["--refs-per-dispatch", str(MAX_REFS_PER_DISPATCH + 1)], "refs_per_dispatch"),
+    (BSP[:3] + ["--n", HUGE, "--i", "2"], "'n'"),
+    (BSP + ["--latency-us", HUGE], "latency_us"),
+    (BSP + ["--latency-us", str(MAX_LATENCY_US + 1)], "latency_us"),
+])
+def test_a_run_too_large_to_finish_is_refused_naming_the_field(argv, field, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0] and "internal error" not in err[0], err
+
+
+def test_the_caps_themselves_are_accepted():
+    cfg = CSMConfig(n_nodes=MAX_NODES, refs_per_dispatch=MAX_REFS_PER_DISPATCH)
+    assert (cfg.n_nodes, cfg.refs_per_dispatch) == (MAX_NODES, MAX_REFS_PER_DISPATCH)
+    assert BSPParams(g_us=10, n=MAX_N).n == MAX_N
+    assert NetParams(latency_us=MAX_LATENCY_US).latency_us == MAX_LATENCY_US
+    with pytest.raises(ValueError, match="supersteps"):
+        BSPParams(g_us=10, n=MAX_N + 1)
