@@ -13,7 +13,10 @@ of them, each round's patterns over the jobs earlier rounds' best left), then (K
 :data:`IMPROVE_MAX_K`) the best :data:`IMPROVE` of them improved by exchanges
 (:func:`.pricing.swap_improve`), then exactly: by dynamic programming over the capacity
 grid where K <= 2 and the capacities are small (:func:`.pricing.dp_pattern`), else by
-CP-SAT.
+the compiled branch and bound of :mod:`.knapsack` where K >= :data:`BB_MIN_K` (and
+numba holds it compiled; its maximum and the improving patterns it met; at most
+:data:`BB_NODES` nodes), else (or
+past that budget without a column) by CP-SAT.
 
 With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
 job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
@@ -26,8 +29,10 @@ Certified bound (Farley 1990): for *any* non-negative weights ``w_j``, every pac
 into ``m`` epochs has ``sum_j w_j = sum_epochs w(epoch) <= m z`` with ``z`` an upper
 bound on the largest weight of a pattern, so ``m >= ceil(sum_j w_j / z)``. The weights
 are the LP's duals scaled and rounded down to integers (``floor(y_j SCALE)``) and ``z``
-is proved by CP-SAT on those integers (:func:`models.kresource.pricing.best_pattern`:
-the maximum, or its proof that no pattern weighs ``z + 1`` or more), so the bound is
+is proved on those integers by the dynamic program, the branch and bound or CP-SAT
+(:func:`models.kresource.pricing.best_pattern`: the maximum, or the proof that no
+pattern weighs ``z + 1`` or more; an unproved answer gives CP-SAT's or the search root's
+bound), so the bound is
 computed in integers (``fractions.Fraction``, then ceil) and holds however inexact the
 floating LP was: the LP only chooses the weights. The LP's coefficients are 0 and 1; the
 demands and capacities enter only the integer pricing, never a floating model, so no
@@ -93,8 +98,10 @@ from models.deadline import Deadline, TimeUp
 from models.interrupt import run_cpsat
 from models.kresource.common import relabel
 from models.kresource.dominance import dominance_pairs
+from models.kresource.knapsack import compiled_ready, knapsack_pattern
 from models.kresource.local_search import fewer_epochs
 from models.kresource.pricing import (
+    Pricing,
     best_pattern,
     complete,
     dp_pattern,
@@ -173,7 +180,22 @@ more, though the last LP was lower on ct4 250, ct10 250 and pan 250 K=10; at K =
 proved ct1 120 in both runs, not without them)."""
 DP_PRICING = True
 """Exact pricing by :func:`models.kresource.pricing.dp_pattern` where it applies (K <= 2,
-small capacities), else by CP-SAT."""
+small capacities), else by branch and bound or CP-SAT."""
+BB_NODES = 200_000
+"""Most nodes of one branch-and-bound pricing (:func:`models.kresource.knapsack.
+knapsack_pattern`, compiled: about 0.1-0.2 s); past it, CP-SAT prices."""
+BB_RATE = 500_000
+"""Nodes per second of the time left that a branch-and-bound pricing may visit (the
+compiled search visits 1-2 million a second on the benchmark's pricings; it cannot look at
+a clock, so its node budget is its limit)."""
+BB_MIN_K = 3
+"""Fewest resources for which the branch and bound prices (at K = 2 where the dynamic
+program does not apply, CP-SAT: with the branch and bound, ct1 120 K=2 converged in 0.55 s
+instead of 1.9 s on fewer columns, and its integer master no longer found the optimum
+within 15 s; ct9 120 and 250 K=2 stayed open either way)."""
+BB_MISSES = 2
+"""Branch-and-bound pricings in a row that stop at :data:`BB_NODES` with no column after
+which a generator prices by CP-SAT only."""
 LOCAL_SEARCH = True
 """Whether stage 3 starts with the local search (:class:`ColgenOptions`)."""
 SEARCH_SHARE = 0.25
@@ -416,11 +438,14 @@ class _Generator:
 
     def __init__(self, problem: EpochProblem, columns: Sequence[Sequence[int]], seed: int,
                  deadline: Deadline | None = None, greedy_rounds: int = 1,
-                 swaps: bool = SWAPS) -> None:
+                 swaps: bool = SWAPS, compiled: bool = False) -> None:
         """Raises :class:`TimeUp` when ``deadline`` passes while the first master LP
         (a row per job, a column per pattern of ``columns``) is built. With ``swaps``,
         the dual-optimal inequalities of :func:`models.kresource.dominance.
-        dominance_pairs` enter the master LP while the bound is generated."""
+        dominance_pairs` enter the master LP while the bound is generated. With
+        ``compiled`` (:func:`models.kresource.knapsack.compiled_ready`, asked before a
+        solver's clock starts) and K >= :data:`BB_MIN_K`, exact pricing tries the
+        compiled branch and bound before CP-SAT."""
         self.problem, self.seed, self.greedy_rounds = problem, seed, greedy_rounds
         self.master = _Master(problem.n, deadline)
         for big, small in dominance_pairs(problem, deadline) if swaps else ():
@@ -429,6 +454,8 @@ class _Generator:
         self.improve = IMPROVE > 0 and problem.K <= IMPROVE_MAX_K
         self.disjoint = DISJOINT > 0 and problem.K <= DISJOINT_MAX_K
         self.dp = DP_PRICING
+        self.bb = compiled and problem.K >= BB_MIN_K
+        self.misses = 0
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
         self.sizes = job_sizes(problem)
@@ -492,6 +519,8 @@ class _Generator:
             hint = max(self.columns, key=lambda p: sum(weights[j] for j in p))
             price = dp_pattern(problem, weights, above=SCALE) if self.dp else None
             if price is None:
+                price = self._branch_and_bound(weights, at_least, deadline)
+            if price is None:
                 price = best_pattern(problem, weights, time_limit=deadline.left(),
                                      seed=self.seed, hint=hint, above=SCALE,
                                      enough=ENOUGH, at_least=at_least)
@@ -511,6 +540,25 @@ class _Generator:
                 return False  # nothing new to add: the LP cannot move
         return False
 
+    def _branch_and_bound(self, weights: list[int], at_least: int, deadline: Deadline
+                          ) -> Pricing | None:
+        """Exact pricing by the compiled branch and bound
+        (:func:`models.kresource.knapsack.knapsack_pattern`, at most :data:`BB_NODES`
+        nodes, and :data:`BB_RATE` a second of the time left): its answer when it
+        proves one or finds a column, else None (CP-SAT then prices; after
+        :data:`BB_MISSES` such calls in a row, always)."""
+        if not self.bb:
+            return None
+        left = deadline.left()
+        nodes = BB_NODES if left is None else min(BB_NODES, int(max(left, 0.0) * BB_RATE))
+        price = knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
+                                 nodes=nodes, compiled=True)
+        if price is not None and (price.proved or price.found):
+            self.misses = 0
+            return price
+        self.misses += 1
+        self.bb = self.misses < BB_MISSES
+        return None
 
     def _disjoint(self, weights: list[int], first: Sequence[int], deadline: Deadline) -> int:
         """Up to :data:`DISJOINT` more improving columns (weight above ``SCALE``), each
@@ -542,9 +590,11 @@ def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
     See the module docstring. The volume bound alone (``rounds == 0``) when the time
     runs out while the first master is built."""
     rounds = ColgenOptions(greedy_rounds=greedy_rounds).greedy_rounds
+    compiled = compiled_ready()  # before the clock, as in :func:`solve_epochs`
     deadline = Deadline(time_limit)
     try:
-        gen = _Generator(problem, columns, seed, deadline, greedy_rounds=rounds)
+        gen = _Generator(problem, columns, seed, deadline, greedy_rounds=rounds,
+                         compiled=compiled)
     except TimeUp:
         return Bound(bound=problem.lower_bound(), columns=[tuple(sorted(p)) for p in columns])
     gen.run(deadline, target=target)
@@ -758,10 +808,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
                  swaps: bool = SWAPS, local_search: bool = LOCAL_SEARCH) -> Result:
     """Minimum epochs by price-and-branch (module docstring); ``time_limit`` in seconds
     of wall clock covers every stage. The one-time imports of OR-Tools happen before
-    the clock starts."""
+    the clock starts, and so does the loading of the compiled branch-and-bound pricing
+    (where numba holds it compiled: :func:`models.kresource.knapsack.compiled_ready`)."""
     from ortools.linear_solver import pywraplp  # noqa: F401  (imported before the clock)
     from ortools.sat.python import cp_model  # noqa: F401
 
+    compiled = compiled_ready()  # numba and its cached kernel loaded before the clock
     opts = ColgenOptions(lp_share, dive_share, master_share, fallback, greedy_rounds,
                          residual, swaps, local_search)
     deadline = Deadline(time_limit)
@@ -787,7 +839,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     stage = _share(deadline, opts.lp_share)
     try:
         gen = _Generator(problem, columns, seed, stage, greedy_rounds=opts.greedy_rounds,
-                         swaps=opts.swaps)
+                         swaps=opts.swaps, compiled=compiled)
     except TimeUp:  # the master LP alone outlasts the stage: no LP bound in time
         notes.append(f"no time to build the master LP ({len(columns)} columns, "
                      f"{deadline.elapsed():.2f} s)")
