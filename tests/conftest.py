@@ -97,10 +97,13 @@ def _one_timed_test_at_a_time(request: pytest.FixtureRequest,
 
 
 def _compile_batch() -> None:
-    """The batch engine's, the slack scheduler's and the slack search's kernels."""
+    """The batch engine's, the slack scheduler's and the slack search's kernels, and the
+    vector-packing pricer's (``colgen``)."""
+    from models.kresource.knapsack import compile_kernel
     from sim.batch.fast import cache
 
     cache.compile_kernels()
+    compile_kernel()
 
 
 def _compile_csm() -> None:

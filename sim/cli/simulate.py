@@ -568,7 +568,9 @@ def add_traces(sub: Any) -> None:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    """Compile and cache the compiled batch engine's kernels, saying each on stderr."""
+    """Compile and cache the compiled batch engine's kernels and the vector-packing
+    pricer's (``colgen`` uses it only once cached), saying each on stderr."""
+    from models.kresource.knapsack import compile_kernel
     from sim.batch.fast.cache import compile_kernels, numba_installed
 
     if not numba_installed():
@@ -580,7 +582,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     ok = compile_kernels(progress=say)
     print(f"compiled engine's kernels cached: {ok}")
-    return 0 if ok else 1
+    say("the vector-packing pricer (colgen)")
+    priced = compile_kernel()
+    print(f"colgen's pricing kernel cached: {priced}")
+    return 0 if ok and priced else 1
 
 
 def add_compile(sub: Any) -> None:
