@@ -6,10 +6,12 @@ both stages share ``time_limit``.
    a limit): it proves most snapshots up to 50 waiting jobs within this, and its
    schedule is the incumbent that shrinks every job's domain in the next stage. When it
    proves the price within that share, its fewest-moved stage runs on the whole time
-   left and the MIP is not run (the MIP would start again from the price; on the KTH
-   snapshots whose price CP-SAT proved in 4-7 s, HiGHS gave no schedule in the 15 s
-   left, neither for the price nor for the fewest-moved stage from CP-SAT's schedule).
-   Skipped when ``alpha_t != 1`` (CP-SAT needs it).
+   left and the MIP is not run: it would start again from the price, and on
+   ``kth-1997-04-insert-17706650-k21`` and ``kth-1997-05-remove-21351421-k24`` (price
+   proved by CP-SAT in 3-7 s, load 2-5 on 2 cores) HiGHS gave no schedule in the 15 s
+   left, nor in 30 s for the fewest-moved stage from CP-SAT's schedule, while CP-SAT's
+   own fewest-moved stage proved the second in 7-18 s. Skipped when ``alpha_t != 1``
+   (CP-SAT needs it).
 2. The per-(job, start) MIP of :mod:`models.slack_insertion.timeindexed` on HiGHS
    (``backend="highs"``, the default) or SCIP (``"scip"``; CBC is refused before
    anything runs), presolve on, on the time left, in the MIP worker process (killed at
