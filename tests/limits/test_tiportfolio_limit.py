@@ -87,3 +87,25 @@ def test_the_fewest_moved_stage_runs_past_the_share_within_the_limit():
     assert r.bound <= r.objective
     if r.status is Status.FEASIBLE:
         assert sum(r.params["cpsat_stage_seconds"]) > 12, r.params
+
+
+def test_the_mip_stops_a_reserve_before_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HiGHS reads its clock only now and then (``kth-1997-02-remove-13405751-k23``:
+    the fewest-moved stage returned 0.66 s past a 30 s limit at load 2): every MIP run
+    of ``ti`` gets the limit less the deadline's reserve (5% of the limit, at most
+    0.5 s), its worker still killed ``GRACE`` past the limit itself."""
+    from models import mip
+    from models.slack_insertion.timeindexed import GRACE, solve_ti
+
+    seen = []
+    real = mip.run_worker
+
+    def recorded(model, backend, **kwargs):
+        seen.append((kwargs.get("reserve", 0.0), kwargs["grace"]))
+        return real(model, backend, **kwargs)
+
+    monkeypatch.setattr(mip, "run_worker", recorded)
+    pb = ins.random_problem(3, 4, capacity=6, max_t=4, max_slack=8.0, inf_slack=0.0)
+    r = solve_ti(pb, time_limit=4)
+    assert seen and r.status is Status.OPTIMAL, r.note
+    assert all(res == pytest.approx(0.2) and grace == GRACE for res, grace in seen), seen
