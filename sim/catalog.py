@@ -43,8 +43,9 @@ SOLVER_NOTES: dict[str, dict[str, str]] = {
                      "bound's reduced costs leave",
         "ti": "exact: one 0/1 variable per (job, candidate start) on HiGHS (or SCIP), "
               "presolve on, bound made safe against the backend's tolerances",
-        "cpsat+ti": "exact: CP-SAT on half the limit, then the time-indexed MIP (ti) on "
-                    "domains its incumbent tightens",
+        "cpsat+ti": "exact: CP-SAT's price stages on half the limit (its fewest-moved "
+                    "stage on the rest once the price is proved), else the time-indexed "
+                    "MIP (ti) on domains its incumbent tightens",
     },
     "task_mapping": {
         "cpsat": "exact: memory-balanced task mapping (CSM reference), CP-SAT",

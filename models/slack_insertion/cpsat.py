@@ -273,7 +273,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 chains: bool = True, heuristic_start: tuple[str, ...] = (),
                 time_indexed: int = 0, presolve: bool = False, fine: bool = True,
                 incumbent: InsertionSchedule | None = None,
-                forbidden: Mapping[int, Collection[int]] | None = None) -> Result:
+                forbidden: Mapping[int, Collection[int]] | None = None,
+                price_time_limit: float | None = None) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -343,6 +344,13 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         id), e.g. :meth:`models.slack_insertion.bounds.InsertionBound.forbidden` of a
         price: exact when no schedule within the tie tolerance of the optimum uses them.
         A job whose whole candidate set would be dropped keeps it.
+    price_time_limit : float, optional
+        Seconds (from the call, at most ``time_limit``) within which the price stages
+        (1 and 2, and the model's building) must end; the fewest-moved stage may then
+        run until ``time_limit`` (without one: until it ends). None: every stage has
+        ``time_limit``. A caller with another way to the price (``cpsat+ti``'s MIP)
+        gives CP-SAT a share of the limit for the price, and the whole limit for the
+        fewest-moved stage once the price is proved.
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -351,6 +359,12 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     from ortools.sat.python import cp_model  # noqa: F401  (a one-time import, before the clock)
 
     deadline = Deadline(time_limit)
+    if price_time_limit is not None and not (
+            0 <= price_time_limit <= (math.inf if time_limit is None else time_limit)):
+        raise ValueError(f"cpsat: price_time_limit must be in [0, time_limit], got "
+                         f"{price_time_limit!r} with time_limit={time_limit!r}")
+    price_deadline = deadline if price_time_limit is None \
+        else Deadline(price_time_limit, start=deadline.t0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
     ids = {w.id for w in problem.waiting} | ({problem.new.id} if problem.new else set())
@@ -365,10 +379,10 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                   presolve=presolve, fine=fine, forbidden=forbidden or {})
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
-        r = _cpsat_once(problem, deadline=deadline, tighten=False, dominant=False,
+        r = _cpsat_once(problem, deadline=price_deadline, tighten=False, dominant=False,
                         symmetry=False, dtime=warmup, incumbent=None, equal_orders=False,
                         **common)
-        if r.status is Status.OPTIMAL or deadline.expired():
+        if r.status is Status.OPTIMAL or price_deadline.expired():
             return replace(r, runtime=deadline.elapsed(),
                            params={**r.params, **extra, "proved_by": "plain"
                                    if r.status is Status.OPTIMAL else None})
@@ -377,8 +391,9 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         incumbent = ins.best(problem, [s for s in (r.solution if warm_start else None,
                                                    incumbent) if s is not None])
     if heuristic_start:
-        incumbent = _heuristic_incumbent(problem, heuristic_start, incumbent, deadline)
-    r = _cpsat_once(problem, deadline=deadline, tighten=tighten, dominant=dominant,
+        incumbent = _heuristic_incumbent(problem, heuristic_start, incumbent, price_deadline)
+    r = _cpsat_once(problem, deadline=price_deadline, tie_deadline=deadline,
+                    tighten=tighten, dominant=dominant,
                     symmetry=symmetry, dtime=None, incumbent=incumbent,
                     equal_orders=equal_orders, **common)
     return replace(r, runtime=deadline.elapsed(),
@@ -391,9 +406,11 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                 sat_params: dict[str, Any] | None, dtime: float | None,
                 incumbent: InsertionSchedule | None, equal_orders: bool,
                 chains: bool, time_indexed: int, presolve: bool, fine: bool,
-                forbidden: Mapping[int, Collection[int]]) -> Result:
+                forbidden: Mapping[int, Collection[int]],
+                tie_deadline: Deadline | None = None) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
-    time limit per stage."""
+    time limit per stage; the building and the price stages end by ``deadline``, the
+    fewest-moved stage by ``tie_deadline`` (``deadline`` when None)."""
     from ortools.sat.python import cp_model
 
     params: dict[str, Any] = {"workers": workers, "tighten": tighten, "dominant": dominant,
@@ -553,8 +570,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     if dtime is not None:
         solver.parameters.max_deterministic_time = dtime
 
-    def run() -> int:
-        left = deadline.solver_time()
+    def run(final: bool = False) -> int:
+        left = ((tie_deadline or deadline) if final else deadline).solver_time()
         if left is not None and left <= 0:  # never start a stage with nothing left
             params.setdefault("stage_seconds", []).append(0.0)
             return cp_model.UNKNOWN
@@ -701,7 +718,7 @@ def _fewest_moved_stage(m: Any, problem: InsertionProblem, starts: dict[int, Any
     if ti_lit is not None:
         _fix(m, ti_lit, 0)
     m.minimize(sum(moved))
-    return run()
+    return run(True)
 
 
 def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any, read: Any,

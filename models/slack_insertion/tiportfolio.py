@@ -1,10 +1,16 @@
 """CP-SAT, then the time-indexed MIP (registered as ``cpsat+ti``). Seconds of wall clock;
 both stages share ``time_limit``.
 
-1. CP-SAT (:func:`models.slack_insertion.cpsat.solve_cpsat`) on :data:`CPSAT_SHARE` of
-   the time left after the sizing (:data:`CPSAT_SECONDS` without a limit): it proves
-   most snapshots up to 50 waiting jobs within this, and its schedule is the incumbent
-   that shrinks every job's domain in the next stage. Skipped when ``alpha_t != 1``
+1. CP-SAT (:func:`models.slack_insertion.cpsat.solve_cpsat`) with its price stages on
+   :data:`CPSAT_SHARE` of the time left after the sizing (:data:`CPSAT_SECONDS` without
+   a limit): it proves most snapshots up to 50 waiting jobs within this, and its
+   schedule is the incumbent that shrinks every job's domain in the next stage. When it
+   proves the price within that share, its fewest-moved stage runs on the whole time
+   left and the MIP is not run: it would start again from the price, and on
+   ``kth-1997-04-insert-17706650-k21`` and ``kth-1997-05-remove-21351421-k24`` (price
+   proved by CP-SAT in 3-7 s, load 2-5 on 2 cores) HiGHS gave no schedule in the 15 s
+   left, nor in 30 s for the fewest-moved stage from CP-SAT's schedule, while CP-SAT's
+   own fewest-moved stage proved the second in 7-18 s. Skipped when ``alpha_t != 1``
    (CP-SAT needs it).
 2. The per-(job, start) MIP of :mod:`models.slack_insertion.timeindexed` on HiGHS
    (``backend="highs"``, the default) or SCIP (``"scip"``; CBC is refused before
@@ -85,6 +91,13 @@ def _too_large(problem: InsertionProblem, deadline: Deadline, backend: str, form
     return ""
 
 
+def _only_tie_open(r: Result) -> bool:
+    """Whether CP-SAT's result ``r`` has its price proved (within the tie tolerance of
+    its bound) and stopped in the fewest-moved stage only (CP-SAT's ``stage3_status``)."""
+    return (r.bound is not None and r.params.get("stage3_status") in ("FEASIBLE", "UNKNOWN")
+            and r.objective - r.bound <= ins.price_tolerance(r.bound))
+
+
 def _cpsat_on(problem: InsertionProblem, first: Result, deadline: Deadline, seed: int,
               params: dict[str, Any], why: str) -> Result:
     """CP-SAT again on the time left, from the first run's schedule (the MIP refused)."""
@@ -143,12 +156,17 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
                           params, note="; ".join(x for x in (why, r.note) if x))
     start_worker_server()  # meanwhile: else the MIP stage pays its start past the limit
     if problem.alpha_t == 1.0:
-        share = CPSAT_SECONDS if time_limit is None else CPSAT_SHARE * deadline.left(0.0)
-        first = solve_cpsat(problem, seed=seed, time_limit=share)
+        left = None if time_limit is None else deadline.left(0.0)
+        share = CPSAT_SECONDS if left is None else CPSAT_SHARE * left
+        first = solve_cpsat(problem, seed=seed, time_limit=left, price_time_limit=share)
         params["cpsat_status"] = first.status.value
+        params["cpsat_stage_seconds"] = first.params.get("stage_seconds")
         if first.status is Status.OPTIMAL:
             return finish(NAME, problem, first.solution, Status.OPTIMAL, first.bound,
                           deadline, seed, params, note="proved by CP-SAT")
+        if _only_tie_open(first):  # its fewest-moved stage had the time the MIP would get
+            return finish(NAME, problem, first.solution, first.status, first.bound,
+                          deadline, seed, params, note=f"price proved by CP-SAT; {first.note}")
     else:
         notes.append("CP-SAT skipped (alpha_t != 1)")
     inc = None if first is None else first.solution

@@ -5,12 +5,15 @@ stops building at the limit."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from models.slack_insertion import cpsat, tiportfolio
 from sim.problems import insertion as ins
 from sim.result import Status
+
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "instances" / "data" / "slack_snapshots"
 
 
 def test_slow_sizing_leaves_cpsat_only_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,3 +72,40 @@ def test_cpsat_model_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -
     assert ins.check(pb, r.solution) == []
     assert 0 < late.count(False) < len(pb.waiting)  # the build began and was cut short
     assert late.count(True) <= 1  # the clock is read before every job
+
+
+def test_the_fewest_moved_stage_runs_past_the_share_within_the_limit():
+    """``kth-1997-04-insert-17706650-k21``: CP-SAT proves the price in 3-7 s (load 4),
+    within the 10 s share of a 20 s limit; the fewest-moved stage then runs to the
+    limit, which it keeps."""
+    pb = ins.load(SNAPSHOTS / "kth-1997-04-insert-17706650-k21.json")
+    t0 = time.perf_counter()
+    r = tiportfolio.solve_cpsat_ti(pb, time_limit=20)
+    wall = time.perf_counter() - t0
+    assert wall <= 20.5 and r.runtime <= 20.5, (wall, r.runtime)
+    assert r.status is Status.OPTIMAL or "price proved by CP-SAT" in r.note, r.note
+    assert r.bound <= r.objective
+    if r.status is Status.FEASIBLE:
+        assert sum(r.params["cpsat_stage_seconds"]) > 12, r.params
+
+
+def test_the_mip_stops_a_reserve_before_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HiGHS reads its clock only now and then (``kth-1997-02-remove-13405751-k23``:
+    the fewest-moved stage returned 0.66 s past a 30 s limit at load 2): every MIP run
+    of ``ti`` gets the limit less the deadline's reserve (5% of the limit, at most
+    0.5 s), its worker still killed ``GRACE`` past the limit itself."""
+    from models import mip
+    from models.slack_insertion.timeindexed import GRACE, solve_ti
+
+    seen = []
+    real = mip.run_worker
+
+    def recorded(model, backend, **kwargs):
+        seen.append((kwargs.get("reserve", 0.0), kwargs["grace"]))
+        return real(model, backend, **kwargs)
+
+    monkeypatch.setattr(mip, "run_worker", recorded)
+    pb = ins.random_problem(3, 4, capacity=6, max_t=4, max_slack=8.0, inf_slack=0.0)
+    r = solve_ti(pb, time_limit=4)
+    assert seen and r.status is Status.OPTIMAL, r.note
+    assert all(res == pytest.approx(0.2) and grace == GRACE for res, grace in seen), seen
