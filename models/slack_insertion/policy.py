@@ -81,7 +81,7 @@ def OptimalInsertionPolicy(  # noqa: N802 (a factory named like the policy it bu
 
     if order not in (None, "optimal"):
         raise ValueError(f"slack-optimal has no compress order; got order={order!r}")
-    if float(alpha_t) != 1.0:
+    if isinstance(alpha_t, bool) or alpha_t != 1.0:
         raise ValueError(f"slack-optimal needs alpha_t = 1 (CP-SAT model), got {alpha_t!r}")
     return SlackScheduler(
         CpsatInserter(time_limit=time_limit, seed=seed, solver=solver, dtime=dtime),

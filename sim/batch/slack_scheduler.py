@@ -59,6 +59,7 @@ Times are integer seconds; slack values are real seconds.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -126,6 +127,14 @@ def _check_priorities(priorities: Mapping[int, tuple[float, float]] | None
     return out
 
 
+def _real(name: str, value: object) -> float:
+    """``value`` as a float, or ValueError naming the option ``name`` (a bool or a
+    string that is not a number is refused, not read as 1.0 or a crash)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
 class SlackScheduler(BasePolicy):
     """Slack-based priority backfilling with a pluggable inserter.
 
@@ -185,19 +194,18 @@ class SlackScheduler(BasePolicy):
     ) -> None:
         if not callable(inserter):
             raise ValueError(f"inserter must be callable, got {inserter!r}")
-        sf = float(sf)
-        awt = float(awt)
+        sf, awt = _real("sf", sf), _real("awt", awt)
         if not (math.isfinite(sf) and sf >= 0):
             raise ValueError(f"sf must be a finite number >= 0, got {sf!r}")
         if not (math.isfinite(awt) and awt > 0):
             raise ValueError(f"awt must be a finite number > 0 (seconds), got {awt!r}")
         for nm, v in (("alpha_u", alpha_u), ("alpha_t", alpha_t), ("alpha_p", alpha_p),
                       ("alpha_f", alpha_f), ("default_priority", default_priority)):
-            if not (0.0 <= float(v) <= 1.0):
+            if not (0.0 <= _real(nm, v) <= 1.0):
                 raise ValueError(f"{nm} must be in [0, 1], got {v!r}")
-        if not (0.0 < float(p_floor) <= 1.0):
+        if not (0.0 < _real("p_floor", p_floor) <= 1.0):
             raise ValueError(f"p_floor must be in (0, 1], got {p_floor!r}")
-        if not (float(slack_floor) > 0.0):
+        if not (_real("slack_floor", slack_floor) > 0.0):
             raise ValueError(f"slack_floor must be > 0 (seconds), got {slack_floor!r}")
         if priority_in not in PRIORITY_IN:
             raise ValueError(f"priority_in must be one of {PRIORITY_IN}, got {priority_in!r}")

@@ -1,7 +1,8 @@
 """A policy option of the wrong type is refused at the edge, in one line naming it: a flag
 (an option whose default is a bool) given anything but a bool (a string such as "abc"
 read as true), and the exact policies' solver and limits given a value they cannot use
-(each was an internal TypeError or silently accepted)."""
+and the slack scheduler's numbers given a string (each was an internal TypeError, a
+message naming no option, or silently accepted)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ def test_a_flag_takes_only_true_or_false(name, flag, value):
     (["--policy", "opt-easy", "--set", "deterministic_limit=abc"], "deterministic_limit"),
     (["--policy", "opt-easy", "--set", "deterministic_limit=-5"], "deterministic_limit"),
     (["--policy", "slack", "--set", "record=abc"], "record"),
+    (["--policy", "slack", "--set", "alpha_u=last2"], "alpha_u"),
+    (["--policy", "slack", "--set", "sf=bb"], "sf"),
+    (["--policy", "slack", "--set", "alpha_f=true"], "alpha_f"),
+    (["--policy", "slack-optimal", "--set", "alpha_t=AST"], "alpha_t"),
 ])
 def test_an_exact_policys_bad_option_is_one_line_naming_it(argv, needle, capsys):
     assert main(["simulate", "lublin_256", *argv, "--quiet"]) == 2
