@@ -6,26 +6,17 @@ certifies bounds that hold."""
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import random
 
 import pytest
 
-from models.kresource import brute, colgen
+from models.kresource import colgen
 from models.kresource.knapsack import compile_kernel, knapsack_pattern
 from models.kresource.pricing import dp_pattern, fits
 from sim.problems.kresource import EpochProblem
+from tests.kresource.test_colgen import _max_pattern, certified_bounds
 
 NUMBA = importlib.util.find_spec("numba") is not None
-
-
-def _max_pattern(p: EpochProblem, weights) -> int:
-    best = 0
-    for r in range(1, p.n + 1):
-        for sub in itertools.combinations(range(p.n), r):
-            if fits(p, sub):
-                best = max(best, sum(weights[j] for j in sub))
-    return best
 
 
 def _random(rng: random.Random, n_max: int) -> tuple[EpochProblem, list[int]]:
@@ -131,15 +122,4 @@ def test_column_generation_priced_by_branch_and_bound_alone(
         raise AssertionError("CP-SAT pricing called")
 
     monkeypatch.setattr(colgen, "best_pattern", no_cpsat)
-    above_volume = 0
-    for seed in range(20):
-        p = _large(random.Random(3000 + seed))
-        opt = brute.solve_epochs(p).objective
-        columns = [tuple(sorted(ep)) for sol in colgen.ffd(p) for ep in sol]
-        lb = colgen.lp_bound(p, columns, time_limit=20)
-        assert lb.converged and p.lower_bound() <= lb.bound <= opt, seed
-        if lb.certificate:
-            weights, z = lb.certificate
-            assert _max_pattern(p, weights) <= z
-            above_volume += lb.bound > p.lower_bound()
-    assert above_volume >= 3
+    assert certified_bounds(range(3000, 3020), converged=True) >= 3
