@@ -351,7 +351,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     bare = [_spec(p, {}, args) for p in policies]  # fail early on an unknown name
     simulators = _simulator(bare, args)
-    w = _workload(args)
     given = {k: v for k, v in _policy_options(args).items() if v is not None}
     unused = [k for k in given
               if all(s.accepted is not None and k not in s.accepted for s in bare)]
@@ -366,6 +365,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for s in specs:
         if s.options:  # a bad value fails before the first simulation
             registry.check_policy(s, seconds=_load_seconds(args))
+    w = _workload(args)  # read once every option is checked: a refusal prints nothing else
     rows = []
     sha = _trace_sha256(args.trace)
     for spec, simulator in zip(specs, simulators, strict=True):

@@ -33,3 +33,15 @@ def test_gym_eval_refuses_a_bad_option_in_one_line_naming_it(argv, option, capsy
     assert main(["gym-eval", *argv]) == 2
     line = _one_error_line(capsys)
     assert line.startswith("schedsearch gym-eval: error:") and option in line
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--priorities", "fifth"], "--priorities"), (["--sf", "2"], "['sf']"),
+])
+def test_compare_refuses_before_it_reads_and_describes_the_trace(extra, needle, capsys):
+    """``--procs from-jobs`` says the machine size it chose once the trace is read: an
+    option refused for the policies compared is refused before, alone on stderr."""
+    argv = ["compare", "NASA-iPSC", "--policies", "easy,sjbf", "--procs", "from-jobs",
+            "--quiet", *extra]
+    assert main(argv) == 2
+    assert needle in _one_error_line(capsys)
