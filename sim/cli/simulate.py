@@ -271,7 +271,9 @@ def _rebuilt(workload: Any, split: tuple[bool, bool], overrun: str, answer: Any,
 def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
     """Per policy: :func:`sandboxed` for a foreign one (a user's ``MODULE:FACTORY`` or a
     plug-in), None (``run``'s own, in this process) for a built-in one. ValueError for
-    ``--policy-time-limit`` when no policy is foreign (it would not act)."""
+    ``--policy-time-limit`` when no policy is foreign (it would not act), and for
+    ``--engine compiled`` with a policy the compiled engine does not run, before the
+    trace is read."""
     foreign = [registry.is_foreign("", s.name) for s in specs]
     if args.feedback:  # refused before the trace is read
         if args.engine == "compiled":
@@ -283,6 +285,14 @@ def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
         for s, f in zip(specs, foreign, strict=True):
             if f:
                 raise ValueError(feedback_foreign_error(s.name))
+    if args.engine == "compiled":  # a policy the engine does not run: before the trace
+        from sim.batch.fast.run import unsupported
+
+        for s, f in zip(specs, foreign, strict=True):
+            why = None if f else unsupported(s.build())
+            if why is not None:
+                raise ValueError(f"--engine compiled: the compiled engine does not support "
+                                 f"{why}; use --engine python")
     seconds = args.policy_time_limit
     if seconds is not None and not any(foreign):
         raise ValueError(f"--policy-time-limit: acts on a user's or plug-in policy (run in "

@@ -45,3 +45,13 @@ def test_compare_refuses_before_it_reads_and_describes_the_trace(extra, needle, 
             "--quiet", *extra]
     assert main(argv) == 2
     assert needle in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "NASA-iPSC", "--policy", "selective"],
+    ["compare", "NASA-iPSC", "--policies", "easy,selective"],
+    ["simulate", "NASA-iPSC", "--policy", "slack", "--order", "exhaustive"],
+])
+def test_a_policy_the_compiled_engine_does_not_run_is_refused_before_the_trace(argv, capsys):
+    assert main([*argv, "--engine", "compiled", "--procs", "from-jobs", "--quiet"]) == 2
+    assert "--engine compiled: the compiled engine does not support" in _one_error_line(capsys)
