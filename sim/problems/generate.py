@@ -199,7 +199,7 @@ def _checked(family: str, size: dict[str, Any]) -> dict[str, Any]:
         s = spec[k]
         want_int = isinstance(s.default, int)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or \
-                (want_int and v != int(v)) or not math.isfinite(v) or \
+                not math.isfinite(v) or (want_int and v != int(v)) or \
                 not s.minimum <= v <= s.maximum:
             raise ValueError(f"{family}: size parameter {k!r} must be "
                              f"{'an integer' if want_int else 'a number'} in "

@@ -78,6 +78,18 @@ def test_size_values_python_would_stretch_are_refused(tmp_path, capsys):
     assert not (tmp_path / "g").exists()
 
 
+@pytest.mark.parametrize("family,key", [("grouping", "memory"), ("task_mapping", "n_jobs"),
+                                        ("gang_schedule", "n_jobs")])
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_an_integer_size_that_is_not_finite_is_refused_by_name(tmp_path, capsys, family, key,
+                                                                value):
+    assert main(["generate", family, "--n", "1", "--size", f"{key}={value}",
+                 "--out", str(tmp_path / "g")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"size parameter {key!r} must be an integer" in err[0], err
+    assert not (tmp_path / "g").exists()
+
+
 @pytest.mark.parametrize(("argv", "option"), [
     (["csm", "--nodes", "1_0"], "--nodes"),
     (["simulate", "KTH-SP2", "--policy", "slack", "--sf", "1_0"], "--sf"),
