@@ -74,10 +74,14 @@ def test_cpsat_model_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -
     assert late.count(True) <= 1  # the clock is read before every job
 
 
+@pytest.mark.slow
 def test_the_fewest_moved_stage_runs_past_the_share_within_the_limit():
     """``kth-1997-04-insert-17706650-k21``: CP-SAT proves the price in 3-7 s (load 4),
     within the 10 s share of a 20 s limit; the fewest-moved stage then runs to the
-    limit, which it keeps."""
+    limit, which it keeps. Slow (20 s of one core, and the price is proved within the
+    share only on a lightly loaded machine); the default run keeps the promise by
+    ``tests/models/test_slack_tie_stage.py`` (the stages' limits as CP-SAT receives
+    them) and the limit guards of the other ``cpsat+ti`` tests here."""
     pb = ins.load(SNAPSHOTS / "kth-1997-04-insert-17706650-k21.json")
     t0 = time.perf_counter()
     r = tiportfolio.solve_cpsat_ti(pb, time_limit=20)
