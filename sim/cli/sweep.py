@@ -73,18 +73,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         args.gantt_jobs = GANTT_JOBS
     if args.gantt_jobs < 1:
         raise ValueError(f"--gantt-jobs {args.gantt_jobs}: expected at least 1")
-    if args.facet and not args.plot:
+    facet = _names(args.facet, "--facet")
+    if facet is not None and not args.plot:
         raise ValueError("--facet: only with --plot PARAM")
-    facet = [f.strip() for f in args.facet.split(",") if f.strip()] if args.facet else None
     if args.plot:  # refused before a file is written
         from sim.sweep import plots
 
         plots.check_axes(select(load_rows(args.results), args.where), args.plot, facet)
     gantt = _gantt_figure(args) if args.gantt else None  # refused before a file is written
-    metrics = [m.strip() for m in args.metric.split(",")] if args.metric else None
+    metrics = _names(args.metric, "--metric")
     rows_by = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows is not None \
         else None
-    over = [o.strip() for o in args.over.split(",") if o.strip()] if args.over else []
+    over = _names(args.over, "--over") or []
     text = report(args.results, metrics=metrics, rows_by=rows_by, cols_by=args.cols,
                   baseline=args.baseline, where=args.where, level=args.level,
                   out_dir=args.out, over=over)
@@ -118,6 +118,17 @@ def cmd_report(args: argparse.Namespace) -> int:
             plots.save(gantt, f)
             print(f"wrote {f}", file=sys.stderr)
     return 0
+
+
+def _names(value: str | None, option: str) -> list[str] | None:
+    """The comma-separated names of ``option``, or None when it is not given; ValueError
+    when it is given without a name (``--metric ''`` would otherwise mean every metric)."""
+    if value is None:
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise ValueError(f"{option}: no name given, got {value!r}")
+    return names
 
 
 def _gantt_figure(args: argparse.Namespace) -> Any:

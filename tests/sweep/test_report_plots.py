@@ -71,6 +71,8 @@ def test_panels_titles_units_and_colours():
     (["--plot", "no_such"], "--plot 'no_such': unknown parameter"),
     (["--plot", "procs", "--facet", "no_such"], "--facet 'no_such': unknown parameter"),
     (["--facet", "procs"], "--facet: only with --plot"),
+    (["--metric="], "--metric: no name given"), (["--over", ","], "--over: no name given"),
+    (["--plot", "procs", "--facet="], "--facet: no name given"),
 ])
 def test_a_plot_it_cannot_draw_is_refused_before_any_file_is_written(store, args, msg,
                                                                      capsys, monkeypatch):
