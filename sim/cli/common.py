@@ -32,6 +32,15 @@ class Fmt(argparse.ArgumentDefaultsHelpFormatter):
                              break_on_hyphens=False)
 
 
+def names_arg(text: str) -> list[str]:
+    """A comma-separated list of names, as an option's type; an ArgumentTypeError when it
+    holds none (``--metric ''`` would otherwise read as the option not given)."""
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"no name given, got {text!r}")
+    return names
+
+
 def field_default(cls: type, name: str) -> Any:
     """The default of field ``name`` of the dataclass ``cls`` (so that an option's default
     is the configuration's own, defined once)."""

@@ -17,17 +17,19 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from sim import registry
-from sim.cli.common import Fmt, clean, dump, json_default, read_json, seconds_arg, seed_arg
+from sim.cli.common import (
+    Fmt,
+    clean,
+    dump,
+    json_default,
+    names_arg,
+    read_json,
+    seconds_arg,
+    seed_arg,
+)
 
 if TYPE_CHECKING:
     from sim.problems import Family
-
-
-def _solver_names(text: str) -> list[str]:
-    names = [s.strip() for s in text.split(",") if s.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("expected comma-separated solver names")
-    return names
 
 
 def named(problem: Any, solution: Any) -> Any:
@@ -281,7 +283,7 @@ def add_solve(sub: Any) -> None:
                                     + ", ".join(f"{f}: {s}" for f, s in
                                                 sorted(registry.DEFAULT_SOLVERS.items()))
                                     + "); registered: " + _solvers_help())
-    p.add_argument("--solvers", type=_solver_names, metavar="A,B,C",
+    p.add_argument("--solvers", type=names_arg, metavar="A,B,C",
                    help="several solvers side by side, with each one's gap to the best "
                         "proved optimum among them")
     p.add_argument("--time-limit", type=seconds_arg, help="seconds per solver (finite, >= 0)")
@@ -303,7 +305,7 @@ def add_solve(sub: Any) -> None:
                        "false claim, an answer that failed the family's check); 2 for bad "
                        "input (nothing run).")
     p.add_argument("paths", nargs="*", metavar="PATH", help="problem files or directories")
-    p.add_argument("--solvers", type=_solver_names, metavar="A,B,C",
+    p.add_argument("--solvers", type=names_arg, metavar="A,B,C",
                    help="registered names or MODULE:FUNCTION; " + _solvers_help())
     p.add_argument("--time-limit", type=seconds_arg, default=10.0, help="seconds per run")
     p.add_argument("--seed", type=seed_arg, default=0)

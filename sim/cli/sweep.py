@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sim.cli.common import names_arg
+
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from sim.sweep.execute import run_sweep
@@ -73,7 +75,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         args.gantt_jobs = GANTT_JOBS
     if args.gantt_jobs < 1:
         raise ValueError(f"--gantt-jobs {args.gantt_jobs}: expected at least 1")
-    facet = _names(args.facet, "--facet")
+    facet = args.facet
     if facet is not None and not args.plot:
         raise ValueError("--facet: only with --plot PARAM")
     if args.plot:  # refused before a file is written
@@ -81,10 +83,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         plots.check_axes(select(load_rows(args.results), args.where), args.plot, facet)
     gantt = _gantt_figure(args) if args.gantt else None  # refused before a file is written
-    metrics = _names(args.metric, "--metric")
+    metrics = args.metric
     rows_by = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows is not None \
         else None
-    over = _names(args.over, "--over") or []
+    over = args.over or []
     text = report(args.results, metrics=metrics, rows_by=rows_by, cols_by=args.cols,
                   baseline=args.baseline, where=args.where, level=args.level,
                   out_dir=args.out, over=over)
@@ -118,17 +120,6 @@ def cmd_report(args: argparse.Namespace) -> int:
             plots.save(gantt, f)
             print(f"wrote {f}", file=sys.stderr)
     return 0
-
-
-def _names(value: str | None, option: str) -> list[str] | None:
-    """The comma-separated names of ``option``, or None when it is not given; ValueError
-    when it is given without a name (``--metric ''`` would otherwise mean every metric)."""
-    if value is None:
-        return None
-    names = [v.strip() for v in value.split(",") if v.strip()]
-    if not names:
-        raise ValueError(f"{option}: no name given, got {value!r}")
-    return names
 
 
 def _gantt_figure(args: argparse.Namespace) -> Any:
@@ -235,8 +226,9 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p = sub.add_parser("report", help="tables (Markdown, CSV) and plots of a results store",
                        formatter_class=fmt)
     p.add_argument("results", help="SQLite results store")
-    p.add_argument("--metric", help="comma-separated metrics (default: the spec's); see "
-                                    "sim.sweep.spec.METRICS")
+    p.add_argument("--metric", type=names_arg,
+                   help="comma-separated metrics (default: the spec's); see "
+                        "sim.sweep.spec.METRICS")
     p.add_argument("--rows", help="comma-separated parameters as rows (default: every "
                                   "parameter that varies, except the columns and seed)")
     p.add_argument("--cols", default="label", help="parameter as columns")
@@ -244,7 +236,7 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                    help="keep only cells with this parameter value (repeatable)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level")
-    p.add_argument("--over", metavar="P,Q",
+    p.add_argument("--over", type=names_arg, metavar="P,Q",
                    help="parameters averaged over like the seed (e.g. month or week: the "
                         "parts of a split become the runs of a cell, paired across "
                         "policies)")
@@ -255,7 +247,7 @@ def add_sweep_commands(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
                    help="PNG of each metric (--metric, default every metric of the spec) vs "
                         "this numeric parameter, one panel per value of the other varying "
                         "parameters (and the gap plot with --baseline)")
-    p.add_argument("--facet", metavar="P,Q",
+    p.add_argument("--facet", type=names_arg, metavar="P,Q",
                    help="with --plot: one panel per value of these parameters (default: "
                         "every other parameter that varies)")
     p.add_argument("--logy", action="store_true",

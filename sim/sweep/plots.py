@@ -133,8 +133,7 @@ def check_axes(rows: list[dict[str, Any]], x: str, facet: list[str] | None) -> N
     from sim.sweep.report import check_parameters
     from sim.sweep.spec import short
 
-    check_parameters(rows, "--plot", [x])
-    check_parameters(rows, "--facet", facet or [])
+    check_parameters(rows, ("--plot", [x]), ("--facet", facet or []))
     for r in rows:
         v = r.get(x)
         if isinstance(v, bool) or not isinstance(v, (int, float)):

@@ -197,13 +197,15 @@ _META = {"key", "status", "error", "code_version", "trace_sha256", "workload_sha
          "wall_seconds", "sim_seconds", "cleaning"}
 
 
-def check_parameters(rows: list[dict[str, Any]], opt: str, keys: Sequence[str]) -> None:
-    """Raise ValueError naming the option ``opt`` for a key of ``keys`` that no row has."""
+def check_parameters(rows: list[dict[str, Any]], *checks: tuple[str, Sequence[str]]) -> None:
+    """Raise ValueError naming the option for the first key no row has, ``checks`` being
+    (option, keys) pairs."""
     known = set().union(*(r.keys() for r in rows))
-    for k in keys:
-        if k not in known:
-            raise ValueError(f"{opt} {short(k)}: unknown parameter; "
-                             f"{closest(k, known - _META - set(METRICS), 'parameters')}")
+    for opt, keys in checks:
+        for k in keys:
+            if k not in known:
+                raise ValueError(f"{opt} {short(k)}: unknown parameter; "
+                                 f"{closest(k, known - _META - set(METRICS), 'parameters')}")
 
 
 def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | None = None,
@@ -227,8 +229,7 @@ def pivot(rows: list[dict[str, Any]], metric: str, *, rows_by: Sequence[str] | N
         rows_by = [k for k in vary if k not in (cols_by, *reps, "policy")]
         if cols_by == "label":
             rows_by = [k for k in rows_by if k not in _option_keys(rows)]
-    for opt, keys in (("--rows", rows_by), ("--cols", [cols_by]), ("--over", list(over))):
-        check_parameters(rows, opt, keys)
+    check_parameters(rows, ("--rows", rows_by), ("--cols", [cols_by]), ("--over", list(over)))
     group = set(rows_by) | {cols_by, *reps}
     if cols_by == "label":
         group |= {"policy"} | _option_keys(rows)
