@@ -184,8 +184,10 @@ def test_ctrl_c_prints_the_better_of_the_backends_incumbent_and_the_greedy(
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     took = time.monotonic() - sent
-    # SCIP heeds it and HiGHS, which does not, is killed at once; CBC gets the grace
-    assert took < (GRACE + 3.0 if backend == "cbc" else GRACE), took
+    # HiGHS, which does not heed it, is killed at once; SCIP heeds it or is killed at the
+    # grace (on a loaded machine its worker may not get the CPU to see the request before
+    # it); CBC gets the grace and its own stop; then the command prints the answer
+    assert took < GRACE + (3.0 if backend == "cbc" else 1.0), took
     shown = dict(line.strip().split(": ", 1) for line in out.splitlines() if ": " in line)
     assert shown["status"] == "FEASIBLE" and "stopped by Ctrl-C" in shown["note"], out
     assert "time limit" not in shown["note"], out  # it was Ctrl-C
