@@ -5,7 +5,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+from collections.abc import Iterator
+
+#: the program name every :class:`Parser` made inside :func:`program` takes (None: its own)
+_PROGRAM: list[str] = []
 
 
 def _closest_choices(message: str, limit: int = 200) -> str:
@@ -22,8 +27,26 @@ def _closest_choices(message: str, limit: int = 200) -> str:
     return f"{message[:m.end(1) + 1]} ({len(choices)} choices; {hint})"
 
 
+@contextlib.contextmanager
+def program(name: str) -> Iterator[None]:
+    """Inside it, every :class:`Parser` (and its sub-parsers) names itself ``name`` in
+    its errors and usage: ``schedsearch reproduce NAME`` runs a study's own ``main``,
+    whose parser would otherwise name the study's module, a command the user did not
+    type."""
+    _PROGRAM.append(name)
+    try:
+        yield
+    finally:
+        _PROGRAM.pop()
+
+
 class Parser(argparse.ArgumentParser):
     """Argument errors as one line (``schedsearch: error: ...``), exit code 2."""
+
+    def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        if _PROGRAM:
+            self.prog = _PROGRAM[-1]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         message = _closest_choices(message)

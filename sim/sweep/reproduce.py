@@ -24,6 +24,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sim.argparser import program
+
 REPRODUCTIONS: dict[str, str] = {}
 
 # --- Talby & Feitelson (IPPS'99), slack-based backfilling, on the sweep layer
@@ -147,11 +149,12 @@ def run(name: str, argv: Sequence[str] = ()) -> int:
                   "configuration's results)")
             return 0
         if argv:
-            raise ValueError(f"reproduction {name!r} takes no options, got {list(argv)}")
+            raise ValueError(f"reproduce {name}: takes no options, got {list(argv)}")
         rc = fn()
     else:
         try:
-            rc = fn(list(argv))
+            with program(f"schedsearch reproduce {name}"):
+                rc = fn(list(argv))
         except SystemExit as exc:  # argparse --help or a usage error
             code = exc.code
             return code if isinstance(code, int) else (0 if code is None else 2)

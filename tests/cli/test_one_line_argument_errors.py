@@ -20,8 +20,11 @@ def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 @pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
 def test_a_reproduction_refuses_an_unknown_option_in_one_line(name, capsys):
+    """... and names the command the user typed, not the study's module."""
     assert main(["reproduce", name, "--no-such-option", "1"]) == 2
-    assert "--no-such-option" in _one_error_line(capsys)
+    line = _one_error_line(capsys)
+    assert "--no-such-option" in line and "python -m" not in line, line
+    assert f"reproduce {name}" in line, line
 
 
 @pytest.mark.parametrize("argv,option", [
