@@ -29,6 +29,15 @@ from sim.timeshare.memory import PAGE_BITS, PagedMemory, WorkingSet
 from sim.timeshare.ops import Compute, Message, Recv, Send, Sleep
 from sim.timeshare.policy import Policy
 
+MAX_NODES = 100_000
+"""Largest cluster ``n_nodes``: every node's state is built before the first event (10^5
+nodes take about 50 MB and 0.4 s; the paper's cluster has 32)."""
+
+MAX_REFS_PER_DISPATCH = 1_000
+"""Most page references per dispatch: once a working set is resident every reference hits,
+so the work per dispatch grows with the count (at 1,000 a small run takes about 50 times
+the default's CPU; the sensitivity runs use 2 and 8)."""
+
 # event classes, in processing order at equal time (dispatch requests, class 4, are
 # kept in a FIFO of the current instant instead of the heap)
 _DELIVER, _CPU_END, _WAKE, _CALL, _DISPATCH = 0, 1, 2, 3, 4
@@ -201,8 +210,9 @@ class Cluster:
                  fault_latency_us: int = 20_000, seed: int = 0, log: bool = True,
                  literal_pgfault: bool = False, touch: str = "one",
                  fault_service: str = "parallel", refs_per_dispatch: int = 1):
-        if not isinstance(n_nodes, int) or n_nodes <= 0:
-            raise ValueError(f"n_nodes must be a positive integer, got {n_nodes!r}")
+        if not isinstance(n_nodes, int) or not 0 < n_nodes <= MAX_NODES:
+            raise ValueError(f"n_nodes must be an integer in [1, {MAX_NODES:,}], got "
+                             f"{n_nodes!r}")
         if not isinstance(latency_us, int) or latency_us < 0:
             raise ValueError(f"latency_us must be a non-negative integer, got {latency_us!r}")
         if mem_pages is not None and (not isinstance(mem_pages, int) or mem_pages <= 0):
@@ -219,9 +229,10 @@ class Cluster:
         if fault_service not in ("parallel", "fifo"):
             raise ValueError(f"fault_service must be 'parallel' or 'fifo', got "
                              f"{fault_service!r}")
-        if not isinstance(refs_per_dispatch, int) or refs_per_dispatch < 1:
-            raise ValueError(f"refs_per_dispatch must be an integer >= 1, got "
-                             f"{refs_per_dispatch!r}")
+        if not isinstance(refs_per_dispatch, int) or \
+                not 1 <= refs_per_dispatch <= MAX_REFS_PER_DISPATCH:
+            raise ValueError(f"refs_per_dispatch must be an integer in [1, "
+                             f"{MAX_REFS_PER_DISPATCH:,}], got {refs_per_dispatch!r}")
         self.fault_fifo = fault_service == "fifo"
         self.refs_per_dispatch = refs_per_dispatch
         self._disk_free = [0] * n_nodes  # per node: when the FIFO fault server is free

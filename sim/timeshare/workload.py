@@ -12,6 +12,8 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sim.timeshare.cluster import MAX_NODES, MAX_REFS_PER_DISPATCH
+
 #: The message models of :mod:`sim.timeshare.csm` ("pairwise" is the default).
 MSG_MODEL_NAMES = ("pairwise", "exchange", "ring", "async", "probe")
 #: Options recorded by ``CSMConfig.to_dict`` only when not at these defaults.
@@ -25,16 +27,6 @@ MIN_MFREQ_MS = 0.01
 MAX_MESSAGE_ROUNDS = 1e9
 """Most message rounds a configuration may imply (``n_jobs`` x the largest mean task
 time / ``mfreq_ms``): the paper's sizes at 10 ms imply 3.6e8."""
-
-MAX_NODES = 100_000
-"""Largest cluster ``n_nodes``: every node's state is built before the first event (10^5
-nodes take about 50 MB and 0.4 s; the paper's cluster has 32)."""
-
-MAX_REFS_PER_DISPATCH = 1_000
-"""Most page references per dispatch: once a working set is resident every reference hits,
-so the work per dispatch grows with the count (at 1,000 a small run takes about 50 times
-the default's CPU; the sensitivity runs use 2 and 8)."""
-
 
 @dataclass(frozen=True)
 class CSMConfig:

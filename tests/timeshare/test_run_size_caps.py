@@ -9,7 +9,8 @@ import pytest
 
 from sim.cli import main
 from sim.timeshare.bsp import MAX_LATENCY_US, MAX_N, BSPParams, NetParams
-from sim.timeshare.workload import MAX_NODES, MAX_REFS_PER_DISPATCH, CSMConfig
+from sim.timeshare.cluster import MAX_NODES, MAX_REFS_PER_DISPATCH
+from sim.timeshare.workload import CSMConfig
 
 HUGE = str(2**63)
 CSM = ["csm", "--policies", "rr", "--jobs", "30"]
@@ -38,3 +39,17 @@ def test_the_caps_themselves_are_accepted():
     assert NetParams(latency_us=MAX_LATENCY_US).latency_us == MAX_LATENCY_US
     with pytest.raises(ValueError, match="supersteps"):
         BSPParams(g_us=10, n=MAX_N + 1)
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    ({"n_nodes": MAX_NODES + 1}, "n_nodes"), ({"n_nodes": 2**63}, "n_nodes"),
+    ({"n_nodes": 2, "refs_per_dispatch": MAX_REFS_PER_DISPATCH + 1}, "refs_per_dispatch"),
+])
+def test_the_core_cluster_keeps_the_same_caps(kwargs, field):
+    """A script that builds the core :class:`~sim.timeshare.cluster.Cluster` itself (not
+    through ``CSMConfig``) meets the same caps, before any node is built."""
+    from heuristics.coscheduling import by_name
+    from sim.timeshare.cluster import Cluster
+
+    with pytest.raises(ValueError, match=field):
+        Cluster(kwargs.pop("n_nodes"), by_name("rr"), **kwargs)
