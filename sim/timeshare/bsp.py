@@ -63,6 +63,10 @@ MAX_N = 100_000
 """Most supersteps ``n`` per measurement (ten times the AMB-2.5 rule's cap, :func:`n_rule`):
 a measurement draws its compute times before it starts, ``p`` x ``n`` of them."""
 
+MAX_I = 100_000
+"""Most measurements ``i`` per cell (the experiments take 50): every measurement's record
+is kept until the cell's statistics are taken, and each is a whole simulated run."""
+
 MAX_LATENCY_US = MAX_G_US
 """Longest message latency ``latency_us`` (µs): like the granularity, it stretches the
 simulated time of every superstep, whose scheduling slots are all events."""
@@ -377,6 +381,8 @@ def measure_cell(bsp: BSPParams, schedule: SlotSchedule, sp: ServerParams,
     """``i`` measurements (seeds ``seed .. seed + i - 1``): mean, std (sample), CV (µs).
     ``i`` >= 1 (ValueError naming it otherwise)."""
     _check_int(i, "i", 1)
+    if i > MAX_I:
+        raise ValueError(f"field 'i' (measurements) must be at most {MAX_I:,}, got {i!r}")
     runs = [run_measurement(bsp, schedule, sp, net, seed=seed + j, noise=noise)
             for j in range(i)]
     times = [r["runtime_us"] for r in runs]

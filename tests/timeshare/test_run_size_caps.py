@@ -1,14 +1,14 @@
 """Options that would make a time-sharing run hang or run out of memory are refused before
 the run, in one line naming the field (``schedsearch csm`` and ``schedsearch bsp``): a
 cluster of 2^63 nodes, unbounded page references per dispatch, 2^63 supersteps, a message
-latency of 2^63 µs. Values at the caps are accepted."""
+latency of 2^63 µs, 2^63 measurements. Values at the caps are accepted."""
 
 from __future__ import annotations
 
 import pytest
 
 from sim.cli import main
-from sim.timeshare.bsp import MAX_LATENCY_US, MAX_N, BSPParams, NetParams
+from sim.timeshare.bsp import MAX_I, MAX_LATENCY_US, MAX_N, BSPParams, NetParams
 from sim.timeshare.cluster import MAX_NODES, MAX_REFS_PER_DISPATCH
 from sim.timeshare.workload import CSMConfig
 
@@ -24,6 +24,8 @@ BSP = ["bsp", "--g-us", "1000", "--n", "5", "--i", "2"]
     (CSM + ["--refs-per-dispatch", str(MAX_REFS_PER_DISPATCH + 1)], "refs_per_dispatch"),
     (BSP[:3] + ["--n", HUGE, "--i", "2"], "'n'"),
     (BSP + ["--latency-us", HUGE], "latency_us"),
+    (BSP[:5] + ["--i", str(MAX_I + 1)], "'i' (measurements)"),
+    (BSP[:5] + ["--i", str(2**63)], "'i' (measurements)"),
     (BSP + ["--latency-us", str(MAX_LATENCY_US + 1)], "latency_us"),
 ])
 def test_a_run_too_large_to_finish_is_refused_naming_the_field(argv, field, capsys):
