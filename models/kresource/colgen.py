@@ -455,7 +455,6 @@ class _Generator:
         self.disjoint = DISJOINT > 0 and problem.K <= DISJOINT_MAX_K
         self.dp = DP_PRICING
         self.bb = compiled and problem.K >= BB_MIN_K
-        self.compiled = compiled
         self.misses = 0
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
@@ -561,26 +560,11 @@ class _Generator:
         self.bb = self.misses < BB_MISSES
         return None
 
-    def _one_above(self, weights: list[int], seconds: float) -> list[tuple[int, ...]]:
-        """A pattern of weight above ``SCALE`` (a list of at most one): by the compiled
-        branch and bound where numba holds it (stopped at the first such pattern, at
-        most ``seconds`` x :data:`BB_RATE` nodes), else by
-        :func:`models.kresource.pricing.patterns_above` for ``seconds``."""
-        if self.compiled:
-            price = knapsack_pattern(self.problem, weights, at_least=SCALE + 1,
-                                     above=SCALE, enough=1, compiled=True,
-                                     nodes=max(1, int(seconds * BB_RATE)))
-            if price is not None:
-                return list(price.found[-1:])
-        found, _ = patterns_above(self.problem, weights, SCALE + 1,
-                                  deadline=Deadline(seconds), most=1)
-        return found
-
     def _disjoint(self, weights: list[int], first: Sequence[int], deadline: Deadline) -> int:
         """Up to :data:`DISJOINT` more improving columns (weight above ``SCALE``), each
         over jobs no earlier one of this round holds (``first`` the exact pricing's),
-        by :meth:`_one_above` for at most :data:`DISJOINT_TIME` seconds each; the
-        columns added."""
+        by :func:`models.kresource.pricing.patterns_above` for at most
+        :data:`DISJOINT_TIME` seconds each; the columns added."""
         w = list(weights)
         taken = list(first)
         added = 0
@@ -588,8 +572,8 @@ class _Generator:
             for j in taken:
                 w[j] = 0
             left = deadline.left()
-            seconds = DISJOINT_TIME if left is None else min(DISJOINT_TIME, left)
-            found = self._one_above(w, seconds)
+            stop = Deadline(DISJOINT_TIME if left is None else min(DISJOINT_TIME, left))
+            found, _ = patterns_above(self.problem, w, SCALE + 1, deadline=stop, most=1)
             if not found:
                 break
             added += self.add(complete(self.problem, found[0], self.by_size))
