@@ -464,6 +464,7 @@ class _Generator:
         self.dp = DP_PRICING
         self.bb = compiled and problem.K >= BB_MIN_K
         self.compiled = compiled
+        self.deep_first = False
         self.misses = 0
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
@@ -556,20 +557,34 @@ class _Generator:
         left); its answer when it proves or finds, else the one whose upper bound on a
         pattern's weight is lower (both are valid bounds)."""
         deep = self.compiled and self.problem.K >= BB_MIN_K
+        if deep and self.deep_first:
+            first = self._deep(weights, at_least, deadline)
+            if first is not None and (first.proved or first.found):
+                return first
         left = deadline.left()
         limit = min(left, CPSAT_CAP) if deep and left is not None else \
             CPSAT_CAP if deep else left
         price = best_pattern(self.problem, weights, time_limit=limit, seed=self.seed,
                              hint=hint, above=SCALE, enough=ENOUGH, at_least=at_least)
-        if not deep or price.proved or price.found or deadline.expired():
+        if not deep or price.proved or price.found or deadline.expired() \
+                or self.deep_first:
             return price
-        left = deadline.left()
-        nodes = DEEP_NODES if left is None else min(DEEP_NODES, int(left * DEEP_RATE))
-        again = knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
-                                 nodes=max(nodes, 1), compiled=True)
-        if again is not None and (again.proved or again.found or again.upper < price.upper):
+        again = self._deep(weights, at_least, deadline)
+        if again is not None and (again.proved or again.found):
+            self.deep_first = True  # CP-SAT failed where the search did not: search first
+            return again
+        if again is not None and again.upper < price.upper:
             return again
         return price
+
+    def _deep(self, weights: list[int], at_least: int, deadline: Deadline
+              ) -> Pricing | None:
+        """The branch and bound with up to :data:`DEEP_NODES` nodes
+        (:data:`DEEP_RATE` a second of the time left)."""
+        left = deadline.left()
+        nodes = DEEP_NODES if left is None else min(DEEP_NODES, int(left * DEEP_RATE))
+        return knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
+                                nodes=max(nodes, 1), compiled=True)
 
     def _branch_and_bound(self, weights: list[int], at_least: int, deadline: Deadline
                           ) -> Pricing | None:
