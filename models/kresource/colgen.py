@@ -16,7 +16,10 @@ grid where K <= 2 and the capacities are small (:func:`.pricing.dp_pattern`), el
 the compiled branch and bound of :mod:`.knapsack` where K >= :data:`BB_MIN_K` (and
 numba holds it compiled; its maximum and the improving patterns it met; at most
 :data:`BB_NODES` nodes), else (or
-past that budget without a column) by CP-SAT.
+past that budget without a column) by CP-SAT; where the branch and bound serves, CP-SAT
+gets :data:`CPSAT_CAP` seconds and, when it neither proves nor finds a column in them,
+the branch and bound searches again with up to :data:`DEEP_NODES` nodes (and, once that
+has answered where CP-SAT did not, goes first in the generator's later pricings).
 
 With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
 job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
