@@ -16,7 +16,10 @@ grid where K <= 2 and the capacities are small (:func:`.pricing.dp_pattern`), el
 the compiled branch and bound of :mod:`.knapsack` where K >= :data:`BB_MIN_K` (and
 numba holds it compiled; its maximum and the improving patterns it met; at most
 :data:`BB_NODES` nodes), else (or
-past that budget without a column) by CP-SAT.
+past that budget without a column) by CP-SAT; where the branch and bound serves, CP-SAT
+gets :data:`CPSAT_CAP` seconds and, when it neither proves nor finds a column in them,
+the branch and bound searches again with up to :data:`DEEP_NODES` nodes (and, once that
+has answered where CP-SAT did not, goes first in the generator's later pricings).
 
 With ``swaps`` the master LP also holds the dual-optimal inequalities ``y_i >= y_j`` for
 job i dominating job j (:mod:`.dominance`; Ben Amor, Desrosiers & Valerio de Carvalho
@@ -193,6 +196,14 @@ BB_MIN_K = 3
 program does not apply, CP-SAT: with the branch and bound, ct1 120 K=2 converged in 0.55 s
 instead of 1.9 s on fewer columns, and its integer master no longer found the optimum
 within 15 s; ct9 120 and 250 K=2 stayed open either way)."""
+CPSAT_CAP = 0.5
+"""Seconds of a CP-SAT pricing before the deeper branch and bound takes over (K >=
+:data:`BB_MIN_K`, compiled; :meth:`_Generator._cpsat_then_deep`)."""
+DEEP_NODES = 5_000_000
+"""Most nodes of that deeper search (ct9 250 K=10: the pricing that certified 77 against
+an LP of 76.41, where CP-SAT had not answered in seconds)."""
+DEEP_RATE = 1_000_000
+"""Nodes per second of the time left that the deeper search may visit."""
 BB_MISSES = 2
 """Branch-and-bound pricings in a row that stop at :data:`BB_NODES` with no column after
 which a generator prices by CP-SAT only."""
@@ -455,6 +466,8 @@ class _Generator:
         self.disjoint = DISJOINT > 0 and problem.K <= DISJOINT_MAX_K
         self.dp = DP_PRICING
         self.bb = compiled and problem.K >= BB_MIN_K
+        self.compiled = compiled
+        self.deep_first = False
         self.misses = 0
         self.columns: list[tuple[int, ...]] = []
         self.index: dict[tuple[int, ...], int] = {}
@@ -521,9 +534,7 @@ class _Generator:
             if price is None:
                 price = self._branch_and_bound(weights, at_least, deadline)
             if price is None:
-                price = best_pattern(problem, weights, time_limit=deadline.left(),
-                                     seed=self.seed, hint=hint, above=SCALE,
-                                     enough=ENOUGH, at_least=at_least)
+                price = self._cpsat_then_deep(weights, at_least, hint, deadline)
             out.exact += 1
             if price.upper > 0:
                 b = farley(weights, price.upper)
@@ -539,6 +550,44 @@ class _Generator:
             if not added:
                 return False  # nothing new to add: the LP cannot move
         return False
+
+    def _cpsat_then_deep(self, weights: list[int], at_least: int, hint: Sequence[int],
+                         deadline: Deadline) -> Pricing:
+        """Exact pricing by CP-SAT; where the compiled branch and bound serves (K >=
+        :data:`BB_MIN_K`), CP-SAT gets at most :data:`CPSAT_CAP` seconds and, when it
+        neither proves nor finds a column in them, the branch and bound searches again
+        with up to :data:`DEEP_NODES` nodes (:data:`DEEP_RATE` a second of the time
+        left); its answer when it proves or finds, else the one whose upper bound on a
+        pattern's weight is lower (both are valid bounds)."""
+        deep = self.compiled and self.problem.K >= BB_MIN_K
+        if deep and self.deep_first:
+            first = self._deep(weights, at_least, deadline)
+            if first is not None and (first.proved or first.found):
+                return first
+        left = deadline.left()
+        limit = min(left, CPSAT_CAP) if deep and left is not None else \
+            CPSAT_CAP if deep else left
+        price = best_pattern(self.problem, weights, time_limit=limit, seed=self.seed,
+                             hint=hint, above=SCALE, enough=ENOUGH, at_least=at_least)
+        if not deep or price.proved or price.found or deadline.expired() \
+                or self.deep_first:
+            return price
+        again = self._deep(weights, at_least, deadline)
+        if again is not None and (again.proved or again.found):
+            self.deep_first = True  # CP-SAT failed where the search did not: search first
+            return again
+        if again is not None and again.upper < price.upper:
+            return again
+        return price
+
+    def _deep(self, weights: list[int], at_least: int, deadline: Deadline
+              ) -> Pricing | None:
+        """The branch and bound with up to :data:`DEEP_NODES` nodes
+        (:data:`DEEP_RATE` a second of the time left)."""
+        left = deadline.left()
+        nodes = DEEP_NODES if left is None else min(DEEP_NODES, int(left * DEEP_RATE))
+        return knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
+                                nodes=max(nodes, 1), compiled=True)
 
     def _branch_and_bound(self, weights: list[int], at_least: int, deadline: Deadline
                           ) -> Pricing | None:

@@ -309,3 +309,53 @@ def test_exchanges_only_up_to_their_k() -> None:
         p = from_dict(instance("ct1", 20, K, 1))
         gen = colgen._Generator(p, [tuple(sorted(ep)) for ep in colgen.ffd(p)[0]], 0)
         assert gen.improve is (K <= colgen.IMPROVE_MAX_K)
+
+
+@pytest.fixture()
+def deep_pricing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CP-SAT's share of a pricing at K >= 3 cut to nothing, so every pricing the first
+    branch and bound leaves goes to the deeper branch and bound (numba needed)."""
+    from models.kresource.knapsack import compile_kernel, compiled_available
+
+    if not compiled_available():
+        pytest.skip("numba is not installed")
+    assert compile_kernel()
+    monkeypatch.setattr(colgen, "CPSAT_CAP", 0.0)
+    monkeypatch.setattr(colgen, "BB_NODES", 1)  # the first search always misses
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_deep_pricing_bounds_every_pattern(deep_pricing: None, seed: int) -> None:
+    """The deeper search's answer against enumeration, hostile weights: its upper bound
+    is at or above every pattern's weight (the maximum itself when proved and some
+    pattern reaches the threshold), its columns fit and reach the threshold."""
+    rng = random.Random(3000 + seed)
+    K, n = 3, rng.randint(4, 11)
+    cap = tuple(rng.randint(10, 30) for _ in range(K))
+    p = EpochProblem(cap, tuple(tuple(rng.randint(1, c // 2) for c in cap)
+                                for _ in range(n)))
+    w = [rng.choice((0, 1, 7, 10**6, 10**9 + 7, 10**12)) for _ in range(n)]
+    top = _max_pattern(p, w)
+    gen = colgen._Generator(p, [(j,) for j in range(n)], 0, compiled=True)
+    for at_least in (1, top, top + 1):
+        price = gen._cpsat_then_deep(w, max(at_least, 1), (), colgen.Deadline(20))
+        assert price.upper >= top
+        assert price.proved, "the deeper search has the nodes to prove these"
+        assert price.upper == (top if top >= at_least else max(at_least, 1) - 1)
+        assert all(fits(p, q) and sum(w[j] for j in q) >= at_least for q in price.found)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_colgen_with_deep_pricing_matches_brute_force(deep_pricing: None, seed: int
+                                                      ) -> None:
+    rng = random.Random(4000 + seed)
+    K, n = 3, rng.randint(5, 10)
+    cap = tuple(rng.randint(20, 40) for _ in range(K))
+    p = EpochProblem(cap, tuple(tuple(rng.randint(c // 5, 2 * c // 3) for c in cap)
+                                for _ in range(n)))
+    ref = brute.solve_epochs(p)
+    got = colgen.solve_epochs(p, time_limit=20)
+    assert check(p, got.solution) == []
+    assert got.bound <= ref.objective <= got.objective
+    assert got.status is Status.OPTIMAL, got.note
+    assert got.objective == ref.objective
