@@ -900,6 +900,9 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
                  f"{len(lb.columns)} columns, {lb.rounds} LP solves, {lb.exact} exact "
                  f"pricings{', converged' if lb.converged else ''}, "
                  f"{deadline.elapsed():.2f} s)")
+    if problem.K >= BB_MIN_K and not compiled and lb.exact:
+        notes.append("exact pricing by CP-SAT only: the compiled branch and bound is not "
+                     "in numba's cache (`schedsearch compile` caches it)")
     if len(best) <= bound or deadline.expired():
         return done(best, bound)
     if opts.residual and lb.lp_solution:

@@ -359,3 +359,21 @@ def test_colgen_with_deep_pricing_matches_brute_force(deep_pricing: None, seed: 
     assert got.bound <= ref.objective <= got.objective
     assert got.status is Status.OPTIMAL, got.note
     assert got.objective == ref.objective
+
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_the_note_says_when_pricing_lacks_the_compiled_search(monkeypatch, cached) -> None:
+    """At K >= 3 the path depends on numba's cache (the branch and bound, or CP-SAT
+    alone): a run without the compiled search says so, so a user comparing a fresh
+    install's runs with later ones knows why they differ."""
+    from models.kresource.knapsack import compile_kernel, compiled_available
+
+    if cached and not compiled_available():
+        pytest.skip("numba is not installed")
+    if cached:
+        assert compile_kernel()
+    monkeypatch.setattr(colgen, "compiled_ready", lambda: cached)
+    r = colgen.solve_epochs(from_dict(instance("ct1", 20, 10, 1)), time_limit=20)
+    assert r.status is Status.OPTIMAL and "exact pricings" in r.note, r.note
+    assert ("`schedsearch compile`" in r.note) is not cached, r.note
