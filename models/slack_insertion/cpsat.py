@@ -57,7 +57,12 @@ rounding makes look cheaper, and then move jobs that need not move. So:
 3. **Fewest moved jobs** among the schedules whose exact price is within
    :func:`sim.problems.insertion.price_tolerance` of the optimum (a window on the stage-2
    objective that contains all of them), by boolean ``b_i`` with ``not b_i -> start_i =
-   te_i``. The pick is re-checked by the definition's own price.
+   te_i``. The pick is re-checked by the definition's own price. CP-SAT's linear
+   relaxation is off in this stage (``tie_linearization``, default 0): the price window
+   and the implications ``not b_i -> start_i = te_i`` give it nothing to bound the count
+   with, and its cuts slowed the search (on ``kth-1997-04-insert-17706650-k21`` the stage
+   proved 16 moved jobs in 27-32 s without it and did not finish in 196 s with level 2;
+   on ``kth-1996-10-remove-1149748-k22`` 1.6 s against 15-19 s).
 
 So ``cpsat`` returns the definition's optimum (price within the tie tolerance, then fewest
 moved jobs), up to ``refined_error``; when that error is not negligible against the tie
@@ -274,7 +279,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 time_indexed: int = 0, presolve: bool = False, fine: bool = True,
                 incumbent: InsertionSchedule | None = None,
                 forbidden: Mapping[int, Collection[int]] | None = None,
-                price_time_limit: float | None = None) -> Result:
+                price_time_limit: float | None = None,
+                tie_linearization: int | None = 0) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -351,6 +357,10 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         ``time_limit``. A caller with another way to the price (``cpsat+ti``'s MIP)
         gives CP-SAT a share of the limit for the price, and the whole limit for the
         fewest-moved stage once the price is proved.
+    tie_linearization : int or None
+        CP-SAT's ``linearization_level`` (0, 1 or 2) in the fewest-moved stage, set after
+        ``sat_params``; None: as in the price stages (2, or ``sat_params``'s). Exact
+        either way (a search parameter).
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -367,6 +377,9 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         else Deadline(price_time_limit, start=deadline.t0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
+    if tie_linearization not in (None, 0, 1, 2):
+        raise ValueError(f"cpsat: tie_linearization must be None, 0, 1 or 2, got "
+                         f"{tie_linearization!r}")
     ids = {w.id for w in problem.waiting} | ({problem.new.id} if problem.new else set())
     unknown = sorted(set(forbidden or ()) - ids)
     if unknown:
@@ -376,7 +389,8 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         raise ValueError(f"cpsat: the incumbent schedule is infeasible: {wrong[0]}")
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params, chains=chains, time_indexed=time_indexed,
-                  presolve=presolve, fine=fine, forbidden=forbidden or {})
+                  presolve=presolve, fine=fine, forbidden=forbidden or {},
+                  tie_linearization=tie_linearization)
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=price_deadline, tighten=False, dominant=False,
@@ -407,14 +421,15 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                 incumbent: InsertionSchedule | None, equal_orders: bool,
                 chains: bool, time_indexed: int, presolve: bool, fine: bool,
                 forbidden: Mapping[int, Collection[int]],
-                tie_deadline: Deadline | None = None) -> Result:
+                tie_linearization: int | None, tie_deadline: Deadline | None = None
+                ) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage; the building and the price stages end by ``deadline``, the
     fewest-moved stage by ``tie_deadline`` (``deadline`` when None)."""
     from ortools.sat.python import cp_model
 
     params: dict[str, Any] = {"workers": workers, "tighten": tighten, "dominant": dominant,
-                              "symmetry": symmetry}
+                              "symmetry": symmetry, "tie_linearization": tie_linearization}
     now = problem.now
     T = ins.horizon(problem)
     dom, new_dom = start_bounds(problem, T)
@@ -571,6 +586,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         solver.parameters.max_deterministic_time = dtime
 
     def run(final: bool = False) -> int:
+        if final and tie_linearization is not None:  # the fewest-moved stage
+            solver.parameters.linearization_level = tie_linearization
         left = ((tie_deadline or deadline) if final else deadline).solver_time()
         if left is not None and left <= 0:  # never start a stage with nothing left
             params.setdefault("stage_seconds", []).append(0.0)
