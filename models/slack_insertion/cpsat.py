@@ -377,7 +377,9 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         else Deadline(price_time_limit, start=deadline.t0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
-    if tie_linearization not in (None, 0, 1, 2):
+    if tie_linearization is not None and (
+            isinstance(tie_linearization, bool) or not isinstance(tie_linearization, int)
+            or not 0 <= tie_linearization <= 2):
         raise ValueError(f"cpsat: tie_linearization must be None, 0, 1 or 2, got "
                          f"{tie_linearization!r}")
     ids = {w.id for w in problem.waiting} | ({problem.new.id} if problem.new else set())

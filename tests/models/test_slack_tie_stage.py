@@ -115,3 +115,43 @@ def test_the_portfolio_skips_the_mip_once_cpsat_proved_the_price(monkeypatch):
     r = tiportfolio.solve_cpsat_ti(pb, time_limit=20)
     assert mip_runs == [1]
 
+
+
+def test_tie_linearization_is_the_fewest_moved_stages_only(monkeypatch: pytest.MonkeyPatch):
+    """The price stages keep level 2 (their energy cuts); the fewest-moved stage runs at
+    ``tie_linearization`` (default 0), or at the price stages' level with None."""
+    levels: list[int] = []
+
+    def recorded(solver, model, callback=None):
+        levels.append(solver.parameters.linearization_level)
+        return real(solver, model, callback)
+
+    real = cpsat.run_cpsat
+    monkeypatch.setattr(cpsat, "run_cpsat", recorded)
+    pb = next(p for p in map(four_jobs, range(100))
+              if ins.moved(p, si.solve_brute(p).solution) > 0)  # stage 3 runs
+    for option, last in (({}, 0), ({"tie_linearization": 1}, 1),
+                         ({"tie_linearization": None}, 2)):
+        levels.clear()
+        r = si.solve_cpsat(pb, time_limit=20, **option)
+        assert r.status is Status.OPTIMAL and r.params["stage3_status"] == "OPTIMAL", r.params
+        assert len(levels) >= 2 and levels[:-1] == [2] * (len(levels) - 1), levels
+        assert levels[-1] == last, (option, levels)
+
+
+@pytest.mark.parametrize("bad", [3, -1, "0", 0.5, 1.0, True])
+def test_a_bad_tie_linearization_is_refused(bad):
+    with pytest.raises(ValueError, match="tie_linearization"):
+        si.solve_cpsat(four_jobs(0), tie_linearization=bad)
+
+
+@pytest.mark.parametrize("level", [0, 1, None])
+@pytest.mark.parametrize("seed", range(12))
+def test_every_tie_linearization_keeps_the_optimum_of_brute_force(seed, level):
+    """Random 4-job problems and exact swap ties of several float prices: the
+    fewest-moved stage at every linearization level returns brute force's optimum."""
+    from test_slack_exactness import tie_problem
+
+    for pb in (four_jobs(seed), tie_problem(seed)):
+        agrees(pb, si.solve_cpsat(pb, time_limit=20, tie_linearization=level),
+               si.solve_brute(pb))
