@@ -59,10 +59,13 @@ rounding makes look cheaper, and then move jobs that need not move. So:
    objective that contains all of them), by boolean ``b_i`` with ``not b_i -> start_i =
    te_i``. The pick is re-checked by the definition's own price. CP-SAT's linear
    relaxation is off in this stage (``tie_linearization``, default 0): the price window
-   and the implications ``not b_i -> start_i = te_i`` give it nothing to bound the count
-   with, and its cuts slowed the search (on ``kth-1997-04-insert-17706650-k21`` the stage
-   proved 16 moved jobs in 27-32 s without it and did not finish in 196 s with level 2;
-   on ``kth-1996-10-remove-1149748-k22`` 1.6 s against 15-19 s).
+   and the implications ``not b_i -> start_i = te_i`` give it little to bound the count
+   with, and its cuts slow the search. ``python -m sim.experiments.talby.ti_bench
+   --time-limit 30 --sample 0 --bins 21-30`` (commit b910b47, load average 1.6-2.0,
+   level 2 in this stage as ``tie_linearization=None``): 31 of 40 snapshots proved
+   against 30, ``kth-1996-10-remove-1149748-k22`` proved in 28.0 s (open in this stage
+   with level 2), ``kth-1996-10-remove-2777367-k21`` in 4.6 s against 18.6 s,
+   ``kth-1997-05-remove-21351421-k24`` in 9.8 s against 26.7 s.
 
 So ``cpsat`` returns the definition's optimum (price within the tie tolerance, then fewest
 moved jobs), up to ``refined_error``; when that error is not negligible against the tie
