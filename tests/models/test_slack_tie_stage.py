@@ -228,3 +228,19 @@ def test_the_portfolio_can_give_the_mips_tie_stage_to_cpsat(monkeypatch):
     assert ins.moved(pb, r.solution) == ins.moved(pb, ref.solution)
     with pytest.raises(ValueError, match="tie_stage"):
         tiportfolio.solve_cpsat_ti(pb, time_limit=5, tie_stage="highs")
+
+
+def test_a_snapshot_of_many_price_ties_is_proved_in_deterministic_time():
+    """``kth-1997-04-insert-17706650-k21``: weights ``2 n`` make many exact price ties,
+    and 16 of 21 jobs must move. With at most 12 deterministic units per stage (about
+    1.4 for the price, 9 for the fewest-moved stage; reproducible on any load) the
+    fewest-moved stage proves the count; with its linear relaxation at level 2
+    (``tie_linearization=None``) it stops at 17 moved jobs within the same units."""
+    from test_slack_exactness import SNAPSHOTS
+
+    pb = ins.load(SNAPSHOTS / "kth-1997-04-insert-17706650-k21.json")
+    r = si.solve_cpsat(pb, time_limit=300, sat_params={"max_deterministic_time": 12.0})
+    assert r.status is Status.OPTIMAL, (r.note, r.params)
+    assert r.params["stage3_status"] == "OPTIMAL", r.params
+    assert ins.moved(pb, r.solution) == 16
+    assert r.bound <= r.objective <= r.bound + ins.price_tolerance(r.bound)
