@@ -56,8 +56,16 @@ rounding makes look cheaper, and then move jobs that need not move. So:
    bound is a bound of the problem as defined, to ``refined_error``.
 3. **Fewest moved jobs** among the schedules whose exact price is within
    :func:`sim.problems.insertion.price_tolerance` of the optimum (a window on the stage-2
-   objective that contains all of them), by boolean ``b_i`` with ``not b_i -> start_i =
-   te_i``. The pick is re-checked by the definition's own price.
+   objective that contains all of them), by boolean ``b_i = (start_i != te_i)``. The
+   pick is re-checked by the definition's own price. CP-SAT's linear relaxation is off
+   in this stage (``tie_linearization``, default 0): the price window and the
+   implications between ``b_i`` and the starts give it little to bound the count with,
+   and its cuts slow the search. ``python -m sim.experiments.talby.ti_bench
+   --time-limit 30 --sample 0 --bins 21-30`` (commit b910b47, load average 1.6-2.0,
+   level 2 in this stage as ``tie_linearization=None``): 31 of 40 snapshots proved
+   against 30, ``kth-1996-10-remove-1149748-k22`` proved in 28.0 s (open in this stage
+   with level 2), ``kth-1996-10-remove-2777367-k21`` in 4.6 s against 18.6 s,
+   ``kth-1997-05-remove-21351421-k24`` in 9.8 s against 26.7 s.
 
 So ``cpsat`` returns the definition's optimum (price within the tie tolerance, then fewest
 moved jobs), up to ``refined_error``; when that error is not negligible against the tie
@@ -252,6 +260,22 @@ def _add_time_indexed(m: Any, problem: InsertionProblem,
     return rows
 
 
+def _check_price_bound(problem: InsertionProblem, price_bound: Any,
+                       incumbent: InsertionSchedule | None) -> None:
+    """ValueError unless ``price_bound`` is a finite number, given with an incumbent,
+    and not above the incumbent's price by more than the tie tolerance (then it bounds
+    no optimum)."""
+    if isinstance(price_bound, bool) or not isinstance(price_bound, (int, float)) \
+            or not math.isfinite(price_bound):
+        raise ValueError(f"cpsat: price_bound must be a finite number, got {price_bound!r}")
+    if incumbent is None:
+        raise ValueError("cpsat: price_bound needs the incumbent whose price it proves")
+    p = ins.objective(problem, incumbent)
+    if price_bound > p + ins.price_tolerance(p):
+        raise ValueError(f"cpsat: price_bound {price_bound!r} is above the incumbent's "
+                         f"price {p!r}: not a lower bound")
+
+
 def _floor_bound(b: float) -> int:
     """An integer no larger than CP-SAT's (integer) objective bound ``b``, read as a double:
     ``ceil(b)`` less the double's own rounding (objectives of the fine stage exceed 2^53)."""
@@ -274,7 +298,9 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 time_indexed: int = 0, presolve: bool = False, fine: bool = True,
                 incumbent: InsertionSchedule | None = None,
                 forbidden: Mapping[int, Collection[int]] | None = None,
-                price_time_limit: float | None = None) -> Result:
+                price_time_limit: float | None = None,
+                tie_linearization: int | None = 0,
+                price_bound: float | None = None) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -351,6 +377,18 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         ``time_limit``. A caller with another way to the price (``cpsat+ti``'s MIP)
         gives CP-SAT a share of the limit for the price, and the whole limit for the
         fewest-moved stage once the price is proved.
+    tie_linearization : int or None
+        CP-SAT's ``linearization_level`` (0, 1 or 2) in the fewest-moved stage, set after
+        ``sat_params``; None: as in the price stages (2, or ``sat_params``'s). Exact
+        either way (a search parameter).
+    price_bound : float, optional
+        A proved lower bound on the optimal price (price units) from another solver
+        (``cpsat+ti``'s MIP, made safe), with ``incumbent``. When the incumbent's price
+        is within the tie tolerance of it, the price stages are skipped: the fewest-moved
+        stage runs on the tie window of the incumbent's price (as after a fine stage 1
+        proved within the tie, module docstring) and its pick is proved when its price
+        is within the tie of ``price_bound``. Otherwise every stage runs. ``warmup`` is
+        not run with it. Exact when the bound is one.
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -367,6 +405,11 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         else Deadline(price_time_limit, start=deadline.t0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -2**63 <= seed < 2**64:
         raise ValueError(f"cpsat: seed must be an integer in [-2^63, 2^64), got {seed!r}")
+    if tie_linearization is not None and (
+            isinstance(tie_linearization, bool) or not isinstance(tie_linearization, int)
+            or not 0 <= tie_linearization <= 2):
+        raise ValueError(f"cpsat: tie_linearization must be None, 0, 1 or 2, got "
+                         f"{tie_linearization!r}")
     ids = {w.id for w in problem.waiting} | ({problem.new.id} if problem.new else set())
     unknown = sorted(set(forbidden or ()) - ids)
     if unknown:
@@ -374,9 +417,13 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     wrong = [] if incumbent is None else ins.check(problem, incumbent)
     if wrong:
         raise ValueError(f"cpsat: the incumbent schedule is infeasible: {wrong[0]}")
+    if price_bound is not None:
+        _check_price_bound(problem, price_bound, incumbent)
+        warmup = 0.0
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params, chains=chains, time_indexed=time_indexed,
-                  presolve=presolve, fine=fine, forbidden=forbidden or {})
+                  presolve=presolve, fine=fine, forbidden=forbidden or {},
+                  tie_linearization=tie_linearization)
     extra = {"time_limit": time_limit, "warmup": warmup}
     if warmup and (tighten or dominant or symmetry):
         r = _cpsat_once(problem, deadline=price_deadline, tighten=False, dominant=False,
@@ -395,7 +442,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     r = _cpsat_once(problem, deadline=price_deadline, tie_deadline=deadline,
                     tighten=tighten, dominant=dominant,
                     symmetry=symmetry, dtime=None, incumbent=incumbent,
-                    equal_orders=equal_orders, **common)
+                    equal_orders=equal_orders, price_bound=price_bound, **common)
     return replace(r, runtime=deadline.elapsed(),
                    params={**r.params, **extra, "proved_by": "strengthened"
                            if r.status is Status.OPTIMAL else None})
@@ -407,14 +454,15 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                 incumbent: InsertionSchedule | None, equal_orders: bool,
                 chains: bool, time_indexed: int, presolve: bool, fine: bool,
                 forbidden: Mapping[int, Collection[int]],
-                tie_deadline: Deadline | None = None) -> Result:
+                tie_linearization: int | None, tie_deadline: Deadline | None = None,
+                price_bound: float | None = None) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage; the building and the price stages end by ``deadline``, the
     fewest-moved stage by ``tie_deadline`` (``deadline`` when None)."""
     from ortools.sat.python import cp_model
 
     params: dict[str, Any] = {"workers": workers, "tighten": tighten, "dominant": dominant,
-                              "symmetry": symmetry}
+                              "symmetry": symmetry, "tie_linearization": tie_linearization}
     now = problem.now
     T = ins.horizon(problem)
     dom, new_dom = start_bounds(problem, T)
@@ -571,6 +619,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
         solver.parameters.max_deterministic_time = dtime
 
     def run(final: bool = False) -> int:
+        if final and tie_linearization is not None:  # the fewest-moved stage
+            solver.parameters.linearization_level = tie_linearization
         left = ((tie_deadline or deadline) if final else deadline).solver_time()
         if left is not None and left <= 0:  # never start a stage with nothing left
             params.setdefault("stage_seconds", []).append(0.0)
@@ -590,6 +640,12 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
     def done(sch: InsertionSchedule, status: Status, bound: float | None,
              note: str = "") -> Result:
         return finish("cpsat", problem, sch, status, bound, deadline, seed, params, note)
+
+    if price_bound is not None and \
+            ins.objective(problem, start) <= price_bound + ins.price_tolerance(price_bound):
+        params["stage1_status"] = "skipped (the caller's price bound)"
+        return _fewest_moved_fine(problem, m, solver, run, read, done, hint, params, starts,
+                                  A, e, eps, start, price_bound, sym_lit, ti_lit)
 
     # ---------------------------------------------------------------- stage 1: coarse price
     st1 = run()
@@ -703,7 +759,11 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
 def _fewest_moved_stage(m: Any, problem: InsertionProblem, starts: dict[int, Any], hint: Any,
                         sch: InsertionSchedule, sym_lit: Any, ti_lit: Any, run: Any) -> int:
     """Stage 3 on the model ``m`` (its price window already added): minimise the number
-    of waiting jobs moved from their current start, hinted with ``sch``; the symmetry
+    of waiting jobs moved from their current start, ``b_i = (start_i != te_i)`` both ways
+    (one way, ``not b_i -> start_i = te_i``, is enough for the minimum; the other spares
+    the search every ``b_i = 1`` branch on which job i stays: on
+    ``kth-1997-04-insert-17706650-k21`` the stage proved 16 moved jobs in 16.2 s instead
+    of 30.4 s, load average 1.8, throwaway script), hinted with ``sch``; the symmetry
     and time-indexed rows are switched off (equal-weight orders are price-neutral, not
     moved-neutral; the time-indexed rows bound the price, not the moved count). Returns
     CP-SAT's status."""
@@ -711,8 +771,11 @@ def _fewest_moved_stage(m: Any, problem: InsertionProblem, starts: dict[int, Any
     for w in problem.waiting:
         b = m.new_bool_var(f"b{w.id}")
         m.add(starts[w.id] == w.te).only_enforce_if(~b)
+        m.add(starts[w.id] != w.te).only_enforce_if(b)
         moved.append(b)
     hint(sch)
+    for w, b in zip(problem.waiting, moved, strict=True):
+        m.add_hint(b, sch.starts[w.id] != w.te)
     if sym_lit is not None:
         _fix(m, sym_lit, 0)
     if ti_lit is not None:
@@ -726,7 +789,9 @@ def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any,
                        A: Any, e: int, eps: float, sch1: InsertionSchedule, bound1: float,
                        sym_lit: Any, ti_lit: Any) -> Result:
     """Stage 3 straight after a fine stage 1 whose schedule ``sch1`` (price ``p1``) is
-    within the tie tolerance of its proved bound ``bound1`` (no exact-price stage).
+    within the tie tolerance of its proved bound ``bound1`` (no exact-price stage), or
+    with no price stage at all: ``sch1`` the incumbent and ``bound1`` the caller's
+    ``price_bound``.
 
     Every schedule of the tie set (price ``<= P* + tol(P*)``, ``P* <= p1`` the optimum)
     has a coarse objective ``A <= (p1 + tol + eps) 2^e`` (``p + tol(p)`` rises with ``p``),

@@ -115,3 +115,132 @@ def test_the_portfolio_skips_the_mip_once_cpsat_proved_the_price(monkeypatch):
     r = tiportfolio.solve_cpsat_ti(pb, time_limit=20)
     assert mip_runs == [1]
 
+
+
+def test_tie_linearization_is_the_fewest_moved_stages_only(monkeypatch: pytest.MonkeyPatch):
+    """The price stages keep level 2 (their energy cuts); the fewest-moved stage runs at
+    ``tie_linearization`` (default 0), or at the price stages' level with None."""
+    levels: list[int] = []
+
+    def recorded(solver, model, callback=None):
+        levels.append(solver.parameters.linearization_level)
+        return real(solver, model, callback)
+
+    real = cpsat.run_cpsat
+    monkeypatch.setattr(cpsat, "run_cpsat", recorded)
+    pb = next(p for p in map(four_jobs, range(100))
+              if ins.moved(p, si.solve_brute(p).solution) > 0)  # stage 3 runs
+    for option, last in (({}, 0), ({"tie_linearization": 1}, 1),
+                         ({"tie_linearization": None}, 2)):
+        levels.clear()
+        r = si.solve_cpsat(pb, time_limit=20, **option)
+        assert r.status is Status.OPTIMAL and r.params["stage3_status"] == "OPTIMAL", r.params
+        assert len(levels) >= 2 and levels[:-1] == [2] * (len(levels) - 1), levels
+        assert levels[-1] == last, (option, levels)
+
+
+@pytest.mark.parametrize("bad", [3, -1, "0", 0.5, 1.0, True])
+def test_a_bad_tie_linearization_is_refused(bad):
+    with pytest.raises(ValueError, match="tie_linearization"):
+        si.solve_cpsat(four_jobs(0), tie_linearization=bad)
+
+
+@pytest.mark.parametrize("level", [0, 1, None])
+@pytest.mark.parametrize("seed", range(12))
+def test_every_tie_linearization_keeps_the_optimum_of_brute_force(seed, level):
+    """Random 4-job problems and exact swap ties of several float prices: the
+    fewest-moved stage at every linearization level returns brute force's optimum."""
+    from test_slack_exactness import tie_problem
+
+    for pb in (four_jobs(seed), tie_problem(seed)):
+        agrees(pb, si.solve_cpsat(pb, time_limit=20, tie_linearization=level),
+               si.solve_brute(pb))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_callers_price_bound_skips_the_price_stages_and_keeps_the_optimum(seed):
+    """Brute force's schedule as the incumbent and its price as ``price_bound``: only the
+    fewest-moved stage runs (one CP-SAT solve, or none when nobody moves), and the answer
+    is brute force's; a bound a unit below (valid, not tight) runs every stage."""
+    from test_slack_exactness import tie_problem
+
+    for pb in (four_jobs(seed), tie_problem(seed)):
+        ref = si.solve_brute(pb)
+        r = si.solve_cpsat(pb, time_limit=20, incumbent=ref.solution,
+                           price_bound=ref.objective)
+        agrees(pb, r, ref)
+        assert r.params["stage1_status"].startswith("skipped"), r.params
+        assert len(r.params.get("stage_seconds", [])) <= 1, r.params
+        r = si.solve_cpsat(pb, time_limit=20, incumbent=ref.solution,
+                           price_bound=ref.objective - 1.0)
+        agrees(pb, r, ref)
+        assert not r.params["stage1_status"].startswith("skipped"), r.params
+
+
+def test_a_price_bound_that_bounds_nothing_is_refused():
+    pb = next(p for p in map(four_jobs, range(100))
+              if ins.moved(p, si.solve_brute(p).solution) > 0)
+    ref = si.solve_brute(pb)
+    with pytest.raises(ValueError, match="price_bound .* above the incumbent"):
+        si.solve_cpsat(pb, incumbent=ref.solution, price_bound=ref.objective + 1.0)
+    with pytest.raises(ValueError, match="price_bound needs the incumbent"):
+        si.solve_cpsat(pb, price_bound=ref.objective)
+    for bad in (float("nan"), float("-inf"), "0", True):
+        with pytest.raises(ValueError, match="price_bound must be a finite number"):
+            si.solve_cpsat(pb, incumbent=ref.solution, price_bound=bad)
+
+
+def test_the_portfolio_can_give_the_mips_tie_stage_to_cpsat(monkeypatch):
+    """``tie_stage="cpsat"`` on a KTH snapshot whose price the MIP proves: CP-SAT's first
+    run made to leave the price open, the MIP proves it without its own fewest-moved
+    stage, and CP-SAT's fewest-moved stage on the MIP's bound and schedule proves
+    CP-SAT's own optimum; a bad name is refused."""
+    from test_slack_exactness import SNAPSHOTS
+
+    pb = ins.load(SNAPSHOTS / "kth-1996-11-insert-4587267-k12.json")
+    ref = si.solve_cpsat(pb, time_limit=60)
+    assert ref.status is Status.OPTIMAL, ref.note
+    calls: list[dict] = []
+    real_cpsat, real_stages = tiportfolio.solve_cpsat, tiportfolio.solve_stages
+    tie_breaks: list[bool] = []
+
+    def first_open(problem, **kwargs):
+        calls.append(kwargs)
+        if len(calls) > 1:
+            return real_cpsat(problem, **kwargs)
+        return Result(solver="cpsat", status=Status.FEASIBLE, solution=ref.solution,
+                      objective=ref.objective, bound=ref.objective - 1.0, runtime=0.0,
+                      seed=0, params={"stage1_status": "FEASIBLE"}, note="stopped")
+
+    def stages(problem, **kwargs):
+        tie_breaks.append(kwargs["tie_break"])
+        return real_stages(problem, **kwargs)
+
+    monkeypatch.setattr(tiportfolio, "solve_cpsat", first_open)
+    monkeypatch.setattr(tiportfolio, "solve_stages", stages)
+    r = tiportfolio.solve_cpsat_ti(pb, time_limit=60, tie_stage="cpsat")
+    assert tie_breaks == [False]
+    assert len(calls) == 2 and calls[1]["price_bound"] is not None, calls
+    assert r.status is Status.OPTIMAL, r.note
+    assert r.params["tie_cpsat_status"] == "OPTIMAL", r.params
+    assert abs(r.objective - ref.objective) <= ins.price_tolerance(ref.objective)
+    assert r.bound <= r.objective
+    assert ins.moved(pb, r.solution) == ins.moved(pb, ref.solution)
+    with pytest.raises(ValueError, match="tie_stage"):
+        tiportfolio.solve_cpsat_ti(pb, time_limit=5, tie_stage="highs")
+
+
+def test_a_snapshot_of_many_price_ties_is_proved_in_deterministic_time():
+    """``kth-1997-04-insert-17706650-k21``: weights ``2 n`` make many exact price ties,
+    and 16 of 21 jobs must move. With at most 12 deterministic units per stage (about
+    1.4 for the price, 9 for the fewest-moved stage; reproducible on any load) the
+    fewest-moved stage proves the count; with its linear relaxation at level 2
+    (``tie_linearization=None``) it stops at 17 moved jobs within the same units."""
+    from test_slack_exactness import SNAPSHOTS
+
+    pb = ins.load(SNAPSHOTS / "kth-1997-04-insert-17706650-k21.json")
+    r = si.solve_cpsat(pb, time_limit=300, sat_params={"max_deterministic_time": 12.0})
+    assert r.status is Status.OPTIMAL, (r.note, r.params)
+    assert r.params["stage3_status"] == "OPTIMAL", r.params
+    assert ins.moved(pb, r.solution) == 16
+    assert r.bound <= r.objective <= r.bound + ins.price_tolerance(r.bound)
