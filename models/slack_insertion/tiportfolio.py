@@ -69,11 +69,7 @@ jobs listed 200,000 candidate starts in 1.6 s before the MIP's refusal, leaving 
 0.4 s of a 2 s limit for a model it builds in 0.7 s)."""
 NAME = "cpsat+ti"
 TIE_STAGES = ("mip", "cpsat")
-"""Who runs the fewest-moved stage once the MIP proved the price (``tie_stage``). The
-default is the MIP: ``ti_bench --time-limit 30 --sample 0 --bins 21-30`` (commit 40bd78e,
-load average 1.9 -> 1.0) proved 35 of 40 with it and 33 with ``"cpsat"``, which lost
-``kth-1997-02-insert-13403356-k25`` and ``kth-1997-02-remove-13402954-k29`` (HiGHS's own
-fewest-moved stage proved them) and gained none."""
+"""Who runs the fewest-moved stage once the MIP proved the price (``tie_stage``)."""
 
 
 def _too_large(problem: InsertionProblem, deadline: Deadline, backend: str, form: str,

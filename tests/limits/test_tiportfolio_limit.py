@@ -113,32 +113,3 @@ def test_the_mip_stops_a_reserve_before_the_limit(monkeypatch: pytest.MonkeyPatc
     r = solve_ti(pb, time_limit=4)
     assert seen and r.status is Status.OPTIMAL, r.note
     assert all(res == pytest.approx(0.2) and grace == GRACE for res, grace in seen), seen
-
-
-def test_cpsats_tie_stage_on_the_mips_price_gets_only_the_time_left(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """``tie_stage="cpsat"``: the CP-SAT run after the MIP gets the time left, no more,
-    and the whole call keeps its limit (CP-SAT's first run made to leave the price open
-    on a snapshot whose price the MIP proves)."""
-    from sim.result import Result
-
-    pb = ins.load(SNAPSHOTS / "kth-1996-11-insert-4587267-k12.json")
-    ref = cpsat.solve_cpsat(pb, time_limit=60)
-    given = []
-
-    def first_open(problem, *, time_limit=None, **kwargs):
-        given.append((time.perf_counter() - t0, time_limit))
-        if len(given) > 1:
-            return cpsat.solve_cpsat(problem, time_limit=time_limit, **kwargs)
-        return Result(solver="cpsat", status=Status.FEASIBLE, solution=ref.solution,
-                      objective=ref.objective, bound=ref.objective - 1.0, runtime=0.0,
-                      seed=0, params={"stage1_status": "FEASIBLE"}, note="stopped")
-
-    monkeypatch.setattr(tiportfolio, "solve_cpsat", first_open)
-    t0 = time.perf_counter()
-    r = tiportfolio.solve_cpsat_ti(pb, time_limit=10, tie_stage="cpsat")
-    wall = time.perf_counter() - t0
-    assert len(given) == 2, r.note
-    assert all(at + limit <= 10.0 + 0.05 for at, limit in given), given
-    assert wall <= 10.5 and r.runtime <= 10.5, (wall, r.runtime)
-    assert ins.check(pb, r.solution) == []
