@@ -68,8 +68,6 @@ SIZE_SHARE = 0.25
 jobs listed 200,000 candidate starts in 1.6 s before the MIP's refusal, leaving CP-SAT
 0.4 s of a 2 s limit for a model it builds in 0.7 s)."""
 NAME = "cpsat+ti"
-TIE_STAGES = ("mip", "cpsat")
-"""Who runs the fewest-moved stage once the MIP proved the price (``tie_stage``)."""
 
 
 def _too_large(problem: InsertionProblem, deadline: Deadline, backend: str, form: str,
@@ -119,32 +117,9 @@ def _cpsat_on(problem: InsertionProblem, first: Result, deadline: Deadline, seed
                   deadline, seed, params, note=f"{why}; CP-SAT on the time left")
 
 
-def _cpsat_tie(problem: InsertionProblem, out: Any, inc: Any, deadline: Deadline,
-               seed: int, params: dict[str, Any], notes: list[str]) -> Result:
-    """CP-SAT's fewest-moved stage on the MIP's proved price (``tie_stage="cpsat"``):
-    the MIP's schedule as the incumbent and its safe bound as the price bound, on the
-    time left. The answer is the definition's best of CP-SAT's pick, the MIP's schedule,
-    CP-SAT's first schedule ``inc`` and the current one; OPTIMAL when CP-SAT proved the
-    fewest-moved stage and its pick is that best."""
-    left = deadline.left(0.0) if deadline.limit is not None else None
-    r = solve_cpsat(problem, seed=seed, time_limit=left, incumbent=out.schedule,
-                    price_bound=out.bound)
-    params["tie_cpsat_status"] = r.status.value
-    found = [s for s in (r.solution, out.schedule, inc) if s is not None]
-    sch = ins.best(problem, found + [ins.current_schedule(problem)])
-    proved = r.status is Status.OPTIMAL and ins.moved(problem, sch) >= ins.moved(
-        problem, r.solution)
-    notes.append("fewest moved jobs proved by CP-SAT on the MIP's price" if proved
-                 else f"CP-SAT's fewest-moved stage on the MIP's price: {r.note}")
-    price = ins.objective(problem, sch)
-    bound = min(out.bound, price) if proved else out.bound
-    return finish(NAME, problem, sch, Status.OPTIMAL if proved else Status.FEASIBLE, bound,
-                  deadline, seed, params, note="; ".join(notes))
-
-
 def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None,
                    seed: int = 0, backend: str = "highs", tie_break: bool = True,
-                   form: str = "start", tie_stage: str = "mip") -> Result:
+                   form: str = "start") -> Result:
     """The portfolio of the module docstring.
 
     Parameters
@@ -162,20 +137,14 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
         fewest moved jobs are not proved).
     form : {"start", "step"}
         The MIP's form (:data:`models.slack_insertion.timeindexed.FORMS`).
-    tie_stage : {"mip", "cpsat"}
-        Who runs the fewest-moved stage once the MIP proved the price: the MIP itself,
-        or CP-SAT on the tie window of the MIP's schedule with the MIP's safe bound as
-        its price bound (``solve_cpsat``'s ``price_bound``), on the time left.
     """
     from ortools.sat.python import cp_model  # noqa: F401  (a one-time import, before the clock)
 
     deadline = Deadline(time_limit)
     check_backend(backend)
     check_form(form)
-    if tie_stage not in TIE_STAGES:
-        raise ValueError(f"cpsat+ti: tie_stage must be one of {TIE_STAGES}, got {tie_stage!r}")
     params: dict[str, Any] = {"time_limit": time_limit, "backend": backend,
-                              "tie_break": tie_break, "form": form, "tie_stage": tie_stage}
+                              "tie_break": tie_break, "form": form}
     notes: list[str] = []
     first = None
     if problem.alpha_t == 1.0:
@@ -203,17 +172,13 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     inc = None if first is None else first.solution
     try:
         out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
-                           incumbent=inc, tie_break=tie_break and tie_stage == "mip",
-                           form=form)
+                           incumbent=inc, tie_break=tie_break, form=form)
     except ValueError as e:  # the MIP refuses (too large, beyond its exact range)
         if first is None:
             raise
         return _cpsat_on(problem, first, deadline, seed, params, f"MIP refused: {e}")
     params.update(out.params)
     notes.extend(out.notes)
-    if tie_break and tie_stage == "cpsat" and problem.alpha_t == 1.0 and out.price_proved \
-            and not deadline.expired():
-        return _cpsat_tie(problem, out, inc, deadline, seed, params, notes)
     found = [s for s in (out.schedule, inc) if s is not None]
     sch = ins.best(problem, found + [ins.current_schedule(problem)])
     price = ins.objective(problem, sch)

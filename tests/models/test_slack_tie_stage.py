@@ -190,46 +190,6 @@ def test_a_price_bound_that_bounds_nothing_is_refused():
             si.solve_cpsat(pb, incumbent=ref.solution, price_bound=bad)
 
 
-def test_the_portfolio_can_give_the_mips_tie_stage_to_cpsat(monkeypatch):
-    """``tie_stage="cpsat"`` on a KTH snapshot whose price the MIP proves: CP-SAT's first
-    run made to leave the price open, the MIP proves it without its own fewest-moved
-    stage, and CP-SAT's fewest-moved stage on the MIP's bound and schedule proves
-    CP-SAT's own optimum; a bad name is refused."""
-    from test_slack_exactness import SNAPSHOTS
-
-    pb = ins.load(SNAPSHOTS / "kth-1996-11-insert-4587267-k12.json")
-    ref = si.solve_cpsat(pb, time_limit=60)
-    assert ref.status is Status.OPTIMAL, ref.note
-    calls: list[dict] = []
-    real_cpsat, real_stages = tiportfolio.solve_cpsat, tiportfolio.solve_stages
-    tie_breaks: list[bool] = []
-
-    def first_open(problem, **kwargs):
-        calls.append(kwargs)
-        if len(calls) > 1:
-            return real_cpsat(problem, **kwargs)
-        return Result(solver="cpsat", status=Status.FEASIBLE, solution=ref.solution,
-                      objective=ref.objective, bound=ref.objective - 1.0, runtime=0.0,
-                      seed=0, params={"stage1_status": "FEASIBLE"}, note="stopped")
-
-    def stages(problem, **kwargs):
-        tie_breaks.append(kwargs["tie_break"])
-        return real_stages(problem, **kwargs)
-
-    monkeypatch.setattr(tiportfolio, "solve_cpsat", first_open)
-    monkeypatch.setattr(tiportfolio, "solve_stages", stages)
-    r = tiportfolio.solve_cpsat_ti(pb, time_limit=60, tie_stage="cpsat")
-    assert tie_breaks == [False]
-    assert len(calls) == 2 and calls[1]["price_bound"] is not None, calls
-    assert r.status is Status.OPTIMAL, r.note
-    assert r.params["tie_cpsat_status"] == "OPTIMAL", r.params
-    assert abs(r.objective - ref.objective) <= ins.price_tolerance(ref.objective)
-    assert r.bound <= r.objective
-    assert ins.moved(pb, r.solution) == ins.moved(pb, ref.solution)
-    with pytest.raises(ValueError, match="tie_stage"):
-        tiportfolio.solve_cpsat_ti(pb, time_limit=5, tie_stage="highs")
-
-
 def test_a_snapshot_of_many_price_ties_is_proved_in_deterministic_time():
     """``kth-1997-04-insert-17706650-k21``: weights ``2 n`` make many exact price ties,
     and 16 of 21 jobs must move. With at most 12 deterministic units per stage (about
