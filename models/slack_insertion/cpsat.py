@@ -260,22 +260,6 @@ def _add_time_indexed(m: Any, problem: InsertionProblem,
     return rows
 
 
-def _check_price_bound(problem: InsertionProblem, price_bound: Any,
-                       incumbent: InsertionSchedule | None) -> None:
-    """ValueError unless ``price_bound`` is a finite number, given with an incumbent,
-    and not above the incumbent's price by more than the tie tolerance (then it bounds
-    no optimum)."""
-    if isinstance(price_bound, bool) or not isinstance(price_bound, (int, float)) \
-            or not math.isfinite(price_bound):
-        raise ValueError(f"cpsat: price_bound must be a finite number, got {price_bound!r}")
-    if incumbent is None:
-        raise ValueError("cpsat: price_bound needs the incumbent whose price it proves")
-    p = ins.objective(problem, incumbent)
-    if price_bound > p + ins.price_tolerance(p):
-        raise ValueError(f"cpsat: price_bound {price_bound!r} is above the incumbent's "
-                         f"price {p!r}: not a lower bound")
-
-
 def _floor_bound(b: float) -> int:
     """An integer no larger than CP-SAT's (integer) objective bound ``b``, read as a double:
     ``ceil(b)`` less the double's own rounding (objectives of the fine stage exceed 2^53)."""
@@ -299,8 +283,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
                 incumbent: InsertionSchedule | None = None,
                 forbidden: Mapping[int, Collection[int]] | None = None,
                 price_time_limit: float | None = None,
-                tie_linearization: int | None = 0,
-                price_bound: float | None = None) -> Result:
+                tie_linearization: int | None = 0) -> Result:
     """Optimal insertion by CP-SAT (see the module docstring).
 
     With ``warmup > 0`` the plain model runs first with a *deterministic* time limit of
@@ -381,14 +364,6 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
         CP-SAT's ``linearization_level`` (0, 1 or 2) in the fewest-moved stage, set after
         ``sat_params``; None: as in the price stages (2, or ``sat_params``'s). Exact
         either way (a search parameter).
-    price_bound : float, optional
-        A proved lower bound on the optimal price (price units) from another solver
-        (``cpsat+ti``'s MIP, made safe), with ``incumbent``. When the incumbent's price
-        is within the tie tolerance of it, the price stages are skipped: the fewest-moved
-        stage runs on the tie window of the incumbent's price (as after a fine stage 1
-        proved within the tie, module docstring) and its pick is proved when its price
-        is within the tie of ``price_bound``. Otherwise every stage runs. ``warmup`` is
-        not run with it. Exact when the bound is one.
     """
     if problem.alpha_t != 1.0:
         raise ValueError(
@@ -417,9 +392,6 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     wrong = [] if incumbent is None else ins.check(problem, incumbent)
     if wrong:
         raise ValueError(f"cpsat: the incumbent schedule is infeasible: {wrong[0]}")
-    if price_bound is not None:
-        _check_price_bound(problem, price_bound, incumbent)
-        warmup = 0.0
     common = dict(seed=seed, workers=workers, max_points=max_points, log=log,
                   sat_params=sat_params, chains=chains, time_indexed=time_indexed,
                   presolve=presolve, fine=fine, forbidden=forbidden or {},
@@ -442,7 +414,7 @@ def solve_cpsat(problem: InsertionProblem, *, time_limit: float | None = None, s
     r = _cpsat_once(problem, deadline=price_deadline, tie_deadline=deadline,
                     tighten=tighten, dominant=dominant,
                     symmetry=symmetry, dtime=None, incumbent=incumbent,
-                    equal_orders=equal_orders, price_bound=price_bound, **common)
+                    equal_orders=equal_orders, **common)
     return replace(r, runtime=deadline.elapsed(),
                    params={**r.params, **extra, "proved_by": "strengthened"
                            if r.status is Status.OPTIMAL else None})
@@ -454,8 +426,8 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
                 incumbent: InsertionSchedule | None, equal_orders: bool,
                 chains: bool, time_indexed: int, presolve: bool, fine: bool,
                 forbidden: Mapping[int, Collection[int]],
-                tie_linearization: int | None, tie_deadline: Deadline | None = None,
-                price_bound: float | None = None) -> Result:
+                tie_linearization: int | None, tie_deadline: Deadline | None = None
+                ) -> Result:
     """One CP-SAT run (all stages) of :func:`solve_cpsat`; ``dtime`` = deterministic
     time limit per stage; the building and the price stages end by ``deadline``, the
     fewest-moved stage by ``tie_deadline`` (``deadline`` when None)."""
@@ -641,12 +613,6 @@ def _cpsat_once(problem: InsertionProblem, *, deadline: Deadline, seed: int, wor
              note: str = "") -> Result:
         return finish("cpsat", problem, sch, status, bound, deadline, seed, params, note)
 
-    if price_bound is not None and \
-            ins.objective(problem, start) <= price_bound + ins.price_tolerance(price_bound):
-        params["stage1_status"] = "skipped (the caller's price bound)"
-        return _fewest_moved_fine(problem, m, solver, run, read, done, hint, params, starts,
-                                  A, e, eps, start, price_bound, sym_lit, ti_lit)
-
     # ---------------------------------------------------------------- stage 1: coarse price
     st1 = run()
     params["stage1_status"] = solver.status_name(st1)
@@ -789,9 +755,7 @@ def _fewest_moved_fine(problem: InsertionProblem, m: Any, solver: Any, run: Any,
                        A: Any, e: int, eps: float, sch1: InsertionSchedule, bound1: float,
                        sym_lit: Any, ti_lit: Any) -> Result:
     """Stage 3 straight after a fine stage 1 whose schedule ``sch1`` (price ``p1``) is
-    within the tie tolerance of its proved bound ``bound1`` (no exact-price stage), or
-    with no price stage at all: ``sch1`` the incumbent and ``bound1`` the caller's
-    ``price_bound``.
+    within the tie tolerance of its proved bound ``bound1`` (no exact-price stage).
 
     Every schedule of the tie set (price ``<= P* + tol(P*)``, ``P* <= p1`` the optimum)
     has a coarse objective ``A <= (p1 + tol + eps) 2^e`` (``p + tol(p)`` rises with ``p``),
