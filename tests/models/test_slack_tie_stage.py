@@ -29,17 +29,23 @@ def agrees(pb: ins.InsertionProblem, r: Result, ref: Result) -> None:
     assert r.bound <= p + ins.price_tolerance(p)
 
 
+
+def _recorded(monkeypatch: pytest.MonkeyPatch, read) -> list:
+    """What ``read`` takes from CP-SAT's parameters at each solve of ``cpsat``, in order."""
+    seen: list = []
+    real = cpsat.run_cpsat
+
+    def recorded(solver, model, callback=None):
+        seen.append(read(solver.parameters))
+        return real(solver, model, callback)
+
+    monkeypatch.setattr(cpsat, "run_cpsat", recorded)
+    return seen
+
 def test_price_time_limit_bounds_the_price_stages_only(monkeypatch: pytest.MonkeyPatch):
     """Stages 1 (and 2) get at most ``price_time_limit``; the fewest-moved stage gets
     the rest of ``time_limit``."""
-    given = []
-
-    def recorded(solver, model, callback=None):
-        given.append(solver.parameters.max_time_in_seconds)
-        return real(solver, model, callback)
-
-    real = cpsat.run_cpsat
-    monkeypatch.setattr(cpsat, "run_cpsat", recorded)
+    given = _recorded(monkeypatch, lambda p: p.max_time_in_seconds)
     pb = next(p for p in map(four_jobs, range(100))
               if ins.moved(p, si.solve_brute(p).solution) > 0)  # stage 3 runs
     r = si.solve_cpsat(pb, time_limit=30, price_time_limit=2)
@@ -120,14 +126,7 @@ def test_the_portfolio_skips_the_mip_once_cpsat_proved_the_price(monkeypatch):
 def test_tie_linearization_is_the_fewest_moved_stages_only(monkeypatch: pytest.MonkeyPatch):
     """The price stages keep level 2 (their energy cuts); the fewest-moved stage runs at
     ``tie_linearization`` (default 0), or at the price stages' level with None."""
-    levels: list[int] = []
-
-    def recorded(solver, model, callback=None):
-        levels.append(solver.parameters.linearization_level)
-        return real(solver, model, callback)
-
-    real = cpsat.run_cpsat
-    monkeypatch.setattr(cpsat, "run_cpsat", recorded)
+    levels = _recorded(monkeypatch, lambda p: p.linearization_level)
     pb = next(p for p in map(four_jobs, range(100))
               if ins.moved(p, si.solve_brute(p).solution) > 0)  # stage 3 runs
     for option, last in (({}, 0), ({"tie_linearization": 1}, 1),
