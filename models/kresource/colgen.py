@@ -444,6 +444,13 @@ class _Master:
         return self.objective.Value(), duals, sol
 
 
+def _nodes(deadline: Deadline, most: int, rate: int) -> int:
+    """A branch-and-bound pricing's node budget: ``most``, and ``rate`` nodes per second
+    of the time left."""
+    left = deadline.left()
+    return most if left is None else min(most, int(max(left, 0.0) * rate))
+
+
 class _Generator:
     """Column generation on the restricted master: the columns, the LP, the pricing."""
 
@@ -466,7 +473,7 @@ class _Generator:
         self.disjoint = DISJOINT > 0 and problem.K <= DISJOINT_MAX_K
         self.dp = DP_PRICING
         self.bb = compiled and problem.K >= BB_MIN_K
-        self.compiled = compiled
+        self.deep = compiled and problem.K >= BB_MIN_K  # stays when bb turns off
         self.deep_first = False
         self.misses = 0
         self.columns: list[tuple[int, ...]] = []
@@ -559,14 +566,14 @@ class _Generator:
         with up to :data:`DEEP_NODES` nodes (:data:`DEEP_RATE` a second of the time
         left); its answer when it proves or finds, else the one whose upper bound on a
         pattern's weight is lower (both are valid bounds)."""
-        deep = self.compiled and self.problem.K >= BB_MIN_K
+        deep = self.deep
         if deep and self.deep_first:
             first = self._deep(weights, at_least, deadline)
             if first is not None and (first.proved or first.found):
                 return first
-        left = deadline.left()
-        limit = min(left, CPSAT_CAP) if deep and left is not None else \
-            CPSAT_CAP if deep else left
+        limit = deadline.left()
+        if deep:
+            limit = CPSAT_CAP if limit is None else min(limit, CPSAT_CAP)
         price = best_pattern(self.problem, weights, time_limit=limit, seed=self.seed,
                              hint=hint, above=SCALE, enough=ENOUGH, at_least=at_least)
         if not deep or price.proved or price.found or deadline.expired() \
@@ -584,10 +591,9 @@ class _Generator:
               ) -> Pricing | None:
         """The branch and bound with up to :data:`DEEP_NODES` nodes
         (:data:`DEEP_RATE` a second of the time left)."""
-        left = deadline.left()
-        nodes = DEEP_NODES if left is None else min(DEEP_NODES, int(left * DEEP_RATE))
+        nodes = max(_nodes(deadline, DEEP_NODES, DEEP_RATE), 1)
         return knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
-                                nodes=max(nodes, 1), compiled=True)
+                                nodes=nodes, compiled=True)
 
     def _branch_and_bound(self, weights: list[int], at_least: int, deadline: Deadline
                           ) -> Pricing | None:
@@ -598,10 +604,8 @@ class _Generator:
         :data:`BB_MISSES` such calls in a row, always)."""
         if not self.bb:
             return None
-        left = deadline.left()
-        nodes = BB_NODES if left is None else min(BB_NODES, int(max(left, 0.0) * BB_RATE))
         price = knapsack_pattern(self.problem, weights, at_least=at_least, above=SCALE,
-                                 nodes=nodes, compiled=True)
+                                 nodes=_nodes(deadline, BB_NODES, BB_RATE), compiled=True)
         if price is not None and (price.proved or price.found):
             self.misses = 0
             return price

@@ -733,15 +733,14 @@ def _fewest_moved_stage(m: Any, problem: InsertionProblem, starts: dict[int, Any
     and time-indexed rows are switched off (equal-weight orders are price-neutral, not
     moved-neutral; the time-indexed rows bound the price, not the moved count). Returns
     CP-SAT's status."""
+    hint(sch)  # first: it clears the model's hints
     moved = []
     for w in problem.waiting:
         b = m.new_bool_var(f"b{w.id}")
         m.add(starts[w.id] == w.te).only_enforce_if(~b)
         m.add(starts[w.id] != w.te).only_enforce_if(b)
-        moved.append(b)
-    hint(sch)
-    for w, b in zip(problem.waiting, moved, strict=True):
         m.add_hint(b, sch.starts[w.id] != w.te)
+        moved.append(b)
     if sym_lit is not None:
         _fix(m, sym_lit, 0)
     if ti_lit is not None:

@@ -311,15 +311,20 @@ def test_exchanges_only_up_to_their_k() -> None:
         assert gen.improve is (K <= colgen.IMPROVE_MAX_K)
 
 
-@pytest.fixture()
-def deep_pricing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CP-SAT's share of a pricing at K >= 3 cut to nothing, so every pricing the first
-    branch and bound leaves goes to the deeper branch and bound (numba needed)."""
+
+def _compiled_pricer() -> None:
+    """The compiled branch and bound in numba's cache (skip without numba)."""
     from models.kresource.knapsack import compile_kernel, compiled_available
 
     if not compiled_available():
         pytest.skip("numba is not installed")
     assert compile_kernel()
+
+@pytest.fixture()
+def deep_pricing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CP-SAT's share of a pricing at K >= 3 cut to nothing, so every pricing the first
+    branch and bound leaves goes to the deeper branch and bound (numba needed)."""
+    _compiled_pricer()
     monkeypatch.setattr(colgen, "CPSAT_CAP", 0.0)
     monkeypatch.setattr(colgen, "BB_NODES", 1)  # the first search always misses
 
@@ -367,12 +372,8 @@ def test_the_note_says_when_pricing_lacks_the_compiled_search(monkeypatch, cache
     """At K >= 3 the path depends on numba's cache (the branch and bound, or CP-SAT
     alone): a run without the compiled search says so, so a user comparing a fresh
     install's runs with later ones knows why they differ."""
-    from models.kresource.knapsack import compile_kernel, compiled_available
-
-    if cached and not compiled_available():
-        pytest.skip("numba is not installed")
     if cached:
-        assert compile_kernel()
+        _compiled_pricer()
     monkeypatch.setattr(colgen, "compiled_ready", lambda: cached)
     r = colgen.solve_epochs(from_dict(instance("ct1", 20, 10, 1)), time_limit=20)
     assert r.status is Status.OPTIMAL and "exact pricings" in r.note, r.note
