@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-#: the program name every :class:`Parser` made inside :func:`program` takes (None: its own)
-_PROGRAM: list[str] = []
+#: the program name every :class:`Parser` made inside :func:`program` takes, with the
+#: arguments the command line gives before the user's (innermost last)
+_PROGRAM: list[tuple[str, tuple[str, ...]]] = []
 
 
 def _closest_choices(message: str, limit: int = 200) -> str:
@@ -28,12 +29,17 @@ def _closest_choices(message: str, limit: int = 200) -> str:
 
 
 @contextlib.contextmanager
-def program(name: str) -> Iterator[None]:
+def program(name: str, preset: Sequence[str] = ()) -> Iterator[None]:
     """Inside it, every :class:`Parser` (and its sub-parsers) names itself ``name`` in
     its errors and usage: ``schedsearch reproduce NAME`` runs a study's own ``main``,
     whose parser would otherwise name the study's module, a command the user did not
-    type."""
-    _PROGRAM.append(name)
+    type.
+
+    ``preset`` are the leading arguments ``name`` itself stands for (``reproduce
+    gine-fig4`` runs ``main(["fig4", ...])``): a parser given arguments that begin with
+    them leaves the positionals they fill out of its usage and help, which the user
+    neither types nor may change."""
+    _PROGRAM.append((name, tuple(preset)))
     try:
         yield
     finally:
@@ -46,7 +52,15 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
         super().__init__(*args, **kwargs)
         if _PROGRAM:
-            self.prog = _PROGRAM[-1]
+            self.prog = _PROGRAM[-1][0]
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201
+        if _PROGRAM and args is not None:
+            preset = _PROGRAM[-1][1]
+            if preset and tuple(args[:len(preset)]) == preset:
+                for action in self._get_positional_actions()[:len(preset)]:
+                    action.help = argparse.SUPPRESS
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         message = _closest_choices(message)

@@ -153,7 +153,7 @@ def run(name: str, argv: Sequence[str] = ()) -> int:
         rc = fn()
     else:
         try:
-            with program(f"schedsearch reproduce {name}"):
+            with program(f"schedsearch reproduce {name}", preset):
                 rc = fn(list(argv))
         except SystemExit as exc:  # argparse --help or a usage error
             code = exc.code

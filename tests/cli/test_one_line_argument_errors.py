@@ -27,6 +27,17 @@ def test_a_reproduction_refuses_an_unknown_option_in_one_line(name, capsys):
     assert f"reproduce {name}" in line, line
 
 
+@pytest.mark.parametrize("name", sorted(n for n in REPRODUCTIONS if " " in REPRODUCTIONS[n]))
+def test_a_reproductions_help_leaves_out_what_its_name_stands_for(name, capsys):
+    """``reproduce gine-fig4 --help`` runs the study's ``main(["fig4", "--help"])``: the
+    figure is given by the name, so the usage does not ask the user for it."""
+    assert main(["reproduce", name, "--help"]) == 0
+    out = capsys.readouterr().out
+    usage = out.split("\n\n")[0]
+    assert usage.startswith(f"usage: schedsearch reproduce {name} [-h]"), usage
+    assert "positional arguments" not in out and "figure" not in usage.split("]")[-1], out
+
+
 @pytest.mark.parametrize("argv,option", [
     (["--windows", "0"], "--windows"), (["--seed", "-1"], "--seed"),
     (["--time-limit", "nan"], "--time-limit"), (["--bogus"], "--bogus"),
