@@ -55,6 +55,12 @@ SATURATION_GROWTH = 0.02
 SATURATION_BACKLOG = 86_400.0
 
 
+def level_text(level: float) -> str:
+    """A confidence level as the percentage it is, to as many digits as it has (``0.999``
+    is ``99.9%``, never rounded to ``100%``)."""
+    return f"{100 * level:.12g}%"
+
+
 def spread_phrase(ns: Iterable[int], level: float, over: Sequence[str] = ("seed",)) -> str:
     """What a table of means says about its spread, given the runs per cell ``ns`` (one
     run per value of the ``over`` parameters): an interval only where one was computed
@@ -62,7 +68,7 @@ def spread_phrase(ns: Iterable[int], level: float, over: Sequence[str] = ("seed"
     ns = sorted(set(ns))
     if not ns or ns[-1] < 2:
         return "one run per cell (n = 1), so no interval"
-    ci = f"mean ± {level:.0%} confidence half-width (Student t)"
+    ci = f"mean ± {level_text(level)} confidence half-width (Student t)"
     per = f"one per {', '.join(over)}"
     if ns[0] >= 2:
         counts = f"n = {ns[0]}" if len(ns) == 1 else f"n = {ns[0]}..{ns[-1]}"

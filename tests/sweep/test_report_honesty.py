@@ -36,6 +36,13 @@ def test_mixed_and_replicated_cells_say_n(tmp_path):
     assert spread_phrase([2, 5], 0.9).startswith("mean ± 90% confidence")
 
 
+@pytest.mark.parametrize("level,shown", [(0.999, "99.9%"), (0.995, "99.5%"), (0.9999, "99.99%"),
+                                         (0.004, "0.4%"), (0.95, "95%")])
+def test_the_confidence_level_is_printed_as_given_never_rounded(level, shown):
+    """A 99.9% interval is wider than a 99% one: the table says which one it shows."""
+    assert spread_phrase([3], level).startswith(f"mean ± {shown} confidence")
+
+
 def test_load_is_named_with_the_offered_load_it_gives(tmp_path):
     rows = [{"workload": "kth", "load": 1.2, "offered_load": 0.83},
             {"workload": "kth", "load": 1.2, "offered_load": 0.83},
