@@ -9,6 +9,8 @@ the plot style.
   Markdown, one line per row); :func:`csv_text`.
 - Writing: :func:`write_atomic` (a temporary file renamed over the target, so a reader or a
   killed run never sees half a file).
+- Gaps: :func:`relative_gap` (an objective against a bound, bounded for prices of either
+  sign).
 - Intervals: :func:`mean_ci` (mean and 95% Student-t half-width, the one used by the
   time-sharing metrics).
 - Plots: :func:`pyplot` (matplotlib on the file-only Agg backend) and
@@ -34,7 +36,7 @@ from sim.timeshare.metrics import mean_ci
 
 __all__ = ["PARTIAL_DIR", "ROOT", "command", "commit", "csv_text", "label_colours",
            "load_average", "markdown_row", "markdown_rule", "markdown_table", "markdown_text",
-           "mean_ci", "pyplot", "stamp", "write_atomic"]
+           "mean_ci", "pyplot", "relative_gap", "stamp", "write_atomic"]
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository (or installation) top: ``sim/`` and ``instances/`` are under it."""
@@ -163,6 +165,20 @@ def csv_text(header: Sequence[object], rows: Iterable[Iterable[object]]) -> str:
     w.writerow(header)
     w.writerows(rows)
     return buf.getvalue()
+
+
+# ------------------------------------------------------------------------------ gaps
+def relative_gap(obj: float | None, bound: float | None) -> float | None:
+    """Relative gap ``|obj - bound| / max(|obj|, |bound|)`` (0 when equal), or None.
+
+    The larger magnitude keeps the figure at most 200% when an objective is 0 or of the
+    other sign than its bound (slack-insertion prices can be negative); for a
+    minimisation with ``0 <= bound <= obj`` it is ``Result.gap``. Against the best bound
+    of every solver on an instance it is the certified gap of the benchmarks."""
+    if obj is None or bound is None:
+        return None
+    scale = max(abs(obj), abs(bound))
+    return 0.0 if abs(obj - bound) <= 1e-9 * max(1.0, scale) else abs(obj - bound) / scale
 
 
 # ------------------------------------------------------------------------------ writing

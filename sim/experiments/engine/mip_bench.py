@@ -59,7 +59,7 @@ from pathlib import Path
 
 from sim.argparser import Parser
 from sim.experiments import common as provenance
-from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table
+from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table, relative_gap
 
 RESULTS = Path(__file__).parent / "results"
 LIBRARY = ROOT / "instances" / "data" / "library"
@@ -255,18 +255,6 @@ def _fmt(x: float | None, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
-def _gap(obj: float | None, bound: float | None) -> float | None:
-    """Relative gap ``|obj - bound| / max(|obj|, |bound|)`` (0 when equal), or None.
-
-    The larger magnitude keeps the figure at most 200% when an objective is 0 or of the
-    other sign than its bound (slack-insertion prices can be negative); for a
-    minimisation with ``0 <= bound <= obj`` it is ``Result.gap``."""
-    if obj is None or bound is None:
-        return None
-    scale = max(abs(obj), abs(bound))
-    return 0.0 if abs(obj - bound) <= 1e-9 * max(1.0, scale) else abs(obj - bound) / scale
-
-
 def _best(family: str, rows: list[dict], known: float | None = None
           ) -> tuple[float | None, float | None]:
     """Best objective and best bound of ``rows`` (one instance), with a proved value."""
@@ -305,8 +293,8 @@ def summarise(rows: list[dict], bins: dict[str, str], known: dict[str, float | N
                  if r.get("status") in ("REFUSED", "ERROR", "KILLED")]
         calls = [r["call"] for r in rs if r.get("call") is not None]
         cpus = [r["cpu"] for r in rs if r.get("cpu") is not None]
-        own = [g for r in rs if (g := _gap(r.get("objective"), r.get("bound"))) is not None]
-        cert = [g for r in rs if (g := _gap(r.get("objective"), best[r["instance"]][1]))
+        own = [g for r in rs if (g := relative_gap(r.get("objective"), r.get("bound"))) is not None]
+        cert = [g for r in rs if (g := relative_gap(r.get("objective"), best[r["instance"]][1]))
                 is not None]
         nosol = sum(r.get("objective") is None for r in rs)
         nobound = sum(r.get("bound") is None and r.get("objective") is not None for r in rs)
@@ -340,7 +328,7 @@ def pairs(rows: list[dict], bins: dict[str, str], known: dict[str, float | None]
             for i in insts:
                 sub = [r for r in rs if r["instance"] == i and r["solver"] in combo]
                 obj, bnd = _best(fam, sub)
-                g = _gap(obj, bnd)
+                g = relative_gap(obj, bnd)
                 if g is not None:
                     gaps.append(g)
                 proved += any(r.get("status") == "OPTIMAL" for r in sub) or \
