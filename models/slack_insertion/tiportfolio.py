@@ -38,6 +38,7 @@ of its safe bound and proved the fewest-moved stage.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from models.slack_insertion.common import Deadline, finish
@@ -74,20 +75,26 @@ def _too_large(problem: InsertionProblem, deadline: Deadline, backend: str, form
                params: dict[str, Any]) -> str:
     """Why the MIP stage is not run (its model from the current schedule has more than
     ``MAX_NONZEROS`` row nonzeros, its candidate starts cannot be listed within
-    :data:`SIZE_SHARE` of the limit, or the MIP refuses the data), or ``""``."""
+    :data:`SIZE_SHARE` of the limit, or the MIP refuses the data), or ``""``. The
+    sizing's wall seconds go to ``params["ti_size_seconds"]`` (the time CP-SAT alone then
+    does not have)."""
     sizing = Deadline(None if deadline.limit is None else SIZE_SHARE * deadline.limit,
                       start=deadline.t0)
+    t0 = time.perf_counter()
     try:
         size = model_size(problem, sizing, backend=backend, form=form)
     except ValueError as e:
         return f"MIP refused: {e}; CP-SAT alone"
+    finally:
+        params["ti_size_seconds"] = round(time.perf_counter() - t0, 3)
     if size is None:
         return (f"MIP model not sized in {SIZE_SHARE:g} of the limit (too many candidate "
                 "starts): CP-SAT alone")
     params["ti_size"] = size
     if size[1] > MAX_NONZEROS:
         return (f"MIP model too large ({size[1]:,} row nonzeros from the current "
-                f"schedule, more than {MAX_NONZEROS:,}): CP-SAT alone")
+                f"schedule, more than {MAX_NONZEROS:,}; sized in "
+                f"{params['ti_size_seconds']:g} s): CP-SAT alone")
     return ""
 
 

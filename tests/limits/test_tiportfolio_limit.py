@@ -41,6 +41,8 @@ def test_slow_sizing_leaves_cpsat_only_the_time_left(monkeypatch: pytest.MonkeyP
     assert given and all(at + limit <= 1.0 + 0.05 for at, limit in given)
     assert "CP-SAT alone" in r.note
     assert ins.check(pb, r.solution) == []
+    # the seconds the sizing took from CP-SAT are on record
+    assert sized[0] - 0.05 <= r.params["ti_size_seconds"] <= sized[0] + 0.5
 
 
 def test_cpsat_model_build_stops_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
