@@ -69,8 +69,7 @@ wall clock:
    converged (the bound is the LP's ceiling: only the packing can close the gap), the
    epoch-elimination neighbourhood search (:func:`models.kresource.lns.
    eliminate_epochs`: CP-SAT empties the least full epoch into a few others) on
-   :data:`LNS_SHARE` of the time left, and again on :data:`LNS_AFTER_DIVES` of it
-   after dives that improved the incumbent;
+   :data:`LNS_SHARE` of the time left (again in stage 4);
    when the LP value rounded up already meets the incumbent (no dive can beat it), more
    column generation on this stage's time first (:data:`MORE_SHARE` of the time left
    with ``residual``); then diving (:func:`dives`): round up the largest fractional
@@ -86,6 +85,8 @@ wall clock:
    incumbent could use, by enumeration; then the integer master over every column by
    CP-SAT with its LP relaxation (a cover; a job in two chosen patterns is kept in the
    first, which stays feasible), on at most :data:`MASTER_SHARE` of the time left;
+   with ``lns`` and a converged column generation, the neighbourhood search again on
+   :data:`LNS_LAST` of the time left (another seed, from the best packing);
 5. when the incumbent is still above the bound, the CP-SAT epochs model
    (:func:`models.kresource.cpsat.solve_epochs`' M1 model) with the certified bound as
    a lower-bound constraint and the incumbent as its hint, on the time left.
@@ -222,10 +223,11 @@ RESIDUAL = True
 LNS = True
 """Whether stage 3 runs the epoch-elimination neighbourhood search
 (:func:`models.kresource.lns.eliminate_epochs`; :class:`ColgenOptions`)."""
-LNS_SHARE = 0.15
+LNS_SHARE = 0.2
 """Share of the time left for the neighbourhood search after the local search."""
-LNS_AFTER_DIVES = 0.5
-"""Share of the time left for it again after dives that improved the incumbent."""
+LNS_LAST = 0.6
+"""Share of the time left for it again after the integer master (from the best packing
+then, with another seed), before the CP-SAT epochs model."""
 
 
 @dataclass(frozen=True)
@@ -258,7 +260,8 @@ class ColgenOptions:
         after column generation (stage 3 of the module docstring).
     lns : bool
         Look for fewer epochs by :func:`models.kresource.lns.eliminate_epochs` after
-        the local search, and after dives that improved the incumbent (stage 3).
+        the local search and after the integer master, once column generation
+        converged (stages 3 and 4).
     """
 
     lp_share: float = LP_SHARE
@@ -957,18 +960,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     sol, count = dives(gen, upper=len(best), lower=bound, seed=seed,
                        time_limit=_share(deadline, opts.dive_share).limit,
                        residual=opts.residual)
-    dived = sol is not None and len(sol) < len(best)
-    if dived:
+    if sol is not None and len(sol) < len(best):
         best = sol
     notes.append(f"{count} dive(s) {'-' if sol is None else len(sol)} ({len(gen.columns)} "
                  f"columns, {deadline.elapsed():.2f} s)")
     if len(best) <= bound or deadline.expired():
         return done(best, bound)
-    if opts.lns and dived and gen.out.converged:
-        best = _eliminate(problem, best, bound, _share(deadline, LNS_AFTER_DIVES), seed,
-                          notes)
-        if len(best) <= bound:
-            return done(best, bound)
     if (opts.residual and not gen.out.converged and lp_top is not None
             and math.ceil(lp_top - LP_TOL) >= len(best)):
         # the packing meets the LP's ceiling: only the bound can close the gap
@@ -985,7 +982,13 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     if sol is not None and len(sol) < len(best):
         best = sol
     notes.append(f"integer master {len(best)} ({deadline.elapsed():.2f} s)")
-    if len(best) <= bound or not opts.fallback or deadline.expired():
+    if len(best) <= bound or deadline.expired():
+        return done(best, bound)
+    if opts.lns and gen.out.converged:
+        best = _eliminate(problem, best, bound, _share(deadline, LNS_LAST), seed + 1, notes)
+        if len(best) <= bound or deadline.expired():
+            return done(best, bound)
+    if not opts.fallback:
         return done(best, bound)
     best, bound = _fallback(problem, best, bound, deadline, seed, notes)
     return done(best, bound)
