@@ -5,11 +5,14 @@ full) is to be emptied. A neighbourhood is the target and a few other epochs, ch
 random with a preference for those whose free capacity could take the target's load
 (:func:`_neighbourhood`); CP-SAT reassigns the neighbourhood's jobs among its epochs
 (every epoch's capacity in every resource, in integers) so that the jobs left in the
-target weigh least (weight of a job: its summed normalised demand, scaled to integers),
-hinted with the current assignment, so an answer is never worse than the current one.
-A target emptied is dropped: ``m - 1`` epochs, and the search goes on from the next
-least full epoch, down to ``lower``. A neighbourhood whose free capacity cannot hold the
-target's load in some resource is not solved (no reassignment can empty the target).
+target weigh strictly less (weight of a job: its summed normalised demand, scaled to
+integers, at least 1), hinted with the current assignment; the first such assignment it
+finds is taken, so the target's weight only falls. A target emptied is dropped:
+``m - 1`` epochs, and the search goes on from the next least full epoch, down to
+``lower``. After :data:`PATIENCE` neighbourhoods in a row without an improvement the
+target is drawn among the few least full epochs. The search stops when the other epochs'
+free capacity together cannot hold the target's load in some resource (no reassignment
+can empty it).
 
 This is the reduce-one-bin scheme of the bin-packing local searches (the emptiest bin's
 items moved into the others by exchanges: Buljubasic & Vasquez 2016, consistent
@@ -32,8 +35,9 @@ __all__ = ["LnsOptions", "eliminate_epochs", "WEIGHT_SCALE"]
 
 WEIGHT_SCALE = 10_000
 """Integer weight of a job filling one resource's capacity exactly (the objective's
-weights ``round(WEIGHT_SCALE d_jk / C_k)`` summed over the resources; they only guide
-the search, every fit is checked on the integer demands)."""
+weights ``round(WEIGHT_SCALE d_jk / C_k)`` summed over the resources, at least 1 so that
+every job left in the target counts; they only guide the search, every fit is checked
+on the integer demands)."""
 SCORE_FLOOR = 1e-3
 """Score of an epoch with no free capacity for the target's load: it can still be drawn
 into a neighbourhood (its jobs may move to free room for the target's)."""
@@ -101,7 +105,8 @@ def eliminate_epochs(problem: EpochProblem, epochs: Sequence[Sequence[int]], *,
     deadline = Deadline(time_limit)
     rng = random.Random(seed)
     cap, dem, K = problem.capacity, problem.demands, problem.K
-    weight = [sum(round(WEIGHT_SCALE * d[k] / cap[k]) for k in range(K)) for d in dem]
+    weight = [max(1, sum(round(WEIGHT_SCALE * d[k] / cap[k]) for k in range(K)))
+              for d in dem]
     bins = [list(ep) for ep in epochs]
     free = [[cap[k] - sum(dem[j][k] for j in ep) for k in range(K)] for ep in bins]
     most = options.max_solves

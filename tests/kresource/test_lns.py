@@ -82,3 +82,14 @@ def test_bad_options_are_refused() -> None:
                 {"slice_work": -1.0}, {"max_solves": -1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             LnsOptions(**bad)
+
+
+def test_hostile_magnitudes() -> None:
+    """Demands of 1 against a capacity of 10^12 weigh 0 once normalised and rounded: the
+    objective still counts them (weight at least 1), so their epochs are emptied too;
+    every fit is checked on the integer demands."""
+    big = 10**12
+    p = EpochProblem((big, big), ((1, 1), (1, 1), (big - 1, big - 1), (big - 1, big - 1)))
+    got, _ = eliminate_epochs(p, [[0], [1], [2], [3]], lower=2, time_limit=None,
+                              options=DETERMINISTIC)
+    assert check(p, got) == [] and len(got) == 2
