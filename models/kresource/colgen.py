@@ -65,7 +65,11 @@ wall clock:
    its columns of value at least :data:`RESIDUAL_MIN`, the jobs left by first fit);
    with ``local_search``, the best packing improved by
    :func:`models.kresource.local_search.fewer_epochs` (aiming at the certified bound)
-   on :data:`SEARCH_SHARE` of the time left;
+   on :data:`SEARCH_SHARE` of the time left; with ``lns``, once column generation
+   converged (the bound is the LP's ceiling: only the packing can close the gap), the
+   epoch-elimination neighbourhood search (:func:`models.kresource.lns.
+   eliminate_epochs`: CP-SAT empties the least full epoch into a few others) on
+   :data:`LNS_SHARE` of the time left (again in stage 4);
    when the LP value rounded up already meets the incumbent (no dive can beat it), more
    column generation on this stage's time first (:data:`MORE_SHARE` of the time left
    with ``residual``); then diving (:func:`dives`): round up the largest fractional
@@ -81,6 +85,8 @@ wall clock:
    incumbent could use, by enumeration; then the integer master over every column by
    CP-SAT with its LP relaxation (a cover; a job in two chosen patterns is kept in the
    first, which stays feasible), on at most :data:`MASTER_SHARE` of the time left;
+   with ``lns`` and a converged column generation, the neighbourhood search again on
+   :data:`LNS_LAST` of the time left (another seed, from the best packing);
 5. when the incumbent is still above the bound, the CP-SAT epochs model
    (:func:`models.kresource.cpsat.solve_epochs`' M1 model) with the certified bound as
    a lower-bound constraint and the incumbent as its hint, on the time left.
@@ -102,6 +108,7 @@ from models.interrupt import run_cpsat
 from models.kresource.common import relabel
 from models.kresource.dominance import dominance_pairs
 from models.kresource.knapsack import compiled_ready, knapsack_pattern
+from models.kresource.lns import eliminate_epochs
 from models.kresource.local_search import fewer_epochs
 from models.kresource.pricing import (
     Pricing,
@@ -213,6 +220,14 @@ SEARCH_SHARE = 0.25
 """Share of the time left after column generation for the local search."""
 RESIDUAL = True
 """Whether dives round every LP by :func:`residual_packing` (:class:`ColgenOptions`)."""
+LNS = True
+"""Whether stage 3 runs the epoch-elimination neighbourhood search
+(:func:`models.kresource.lns.eliminate_epochs`; :class:`ColgenOptions`)."""
+LNS_SHARE = 0.2
+"""Share of the time left for the neighbourhood search after the local search."""
+LNS_LAST = 0.6
+"""Share of the time left for it again after the integer master (from the best packing
+then, with another seed), before the CP-SAT epochs model."""
 
 
 @dataclass(frozen=True)
@@ -243,6 +258,10 @@ class ColgenOptions:
     local_search : bool
         Look for fewer epochs by :func:`models.kresource.local_search.fewer_epochs`
         after column generation (stage 3 of the module docstring).
+    lns : bool
+        Look for fewer epochs by :func:`models.kresource.lns.eliminate_epochs` after
+        the local search and after the integer master, once column generation
+        converged (stages 3 and 4).
     """
 
     lp_share: float = LP_SHARE
@@ -253,13 +272,14 @@ class ColgenOptions:
     residual: bool = RESIDUAL
     swaps: bool = SWAPS
     local_search: bool = LOCAL_SEARCH
+    lns: bool = LNS
 
     def __post_init__(self) -> None:
         if isinstance(self.greedy_rounds, bool) or not isinstance(self.greedy_rounds, int) \
                 or self.greedy_rounds < 1:
             raise ValueError(f"greedy_rounds must be an integer >= 1, got "
                              f"{self.greedy_rounds!r}")
-        for name in ("residual", "swaps", "local_search"):
+        for name in ("residual", "swaps", "local_search", "lns"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got "
                                  f"{getattr(self, name)!r}")
@@ -858,7 +878,8 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
                  lp_share: float = LP_SHARE, dive_share: float = DIVE_SHARE,
                  master_share: float = MASTER_SHARE, fallback: bool = True,
                  greedy_rounds: int = GREEDY_ROUNDS, residual: bool = RESIDUAL,
-                 swaps: bool = SWAPS, local_search: bool = LOCAL_SEARCH) -> Result:
+                 swaps: bool = SWAPS, local_search: bool = LOCAL_SEARCH,
+                 lns: bool = LNS) -> Result:
     """Minimum epochs by price-and-branch (module docstring); ``time_limit`` in seconds
     of wall clock covers every stage. The one-time imports of OR-Tools happen before
     the clock starts, and so does the loading of the compiled branch-and-bound pricing
@@ -868,12 +889,12 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
 
     compiled = compiled_ready()  # numba and its cached kernel loaded before the clock
     opts = ColgenOptions(lp_share, dive_share, master_share, fallback, greedy_rounds,
-                         residual, swaps, local_search)
+                         residual, swaps, local_search, lns)
     deadline = Deadline(time_limit)
     params = {"time_limit": time_limit, "lp_share": lp_share, "dive_share": dive_share,
               "master_share": master_share, "fallback": fallback,
               "greedy_rounds": greedy_rounds, "residual": residual, "swaps": swaps,
-              "local_search": local_search}
+              "local_search": local_search, "lns": lns}
     packings = ffd(problem, _share(deadline, FFD_SHARE))
     best = min(packings, key=len)
     notes = [f"greedy {len(best)}"]
@@ -925,6 +946,10 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
             notes.append(f"local search {len(best)} ({deadline.elapsed():.2f} s)")
             if len(best) <= bound:
                 return done(best, bound)
+    if opts.lns and gen.out.converged:
+        best = _eliminate(problem, best, bound, _share(deadline, LNS_SHARE), seed, notes)
+        if len(best) <= bound:
+            return done(best, bound)
     if not lb.converged and lb.lp is not None and math.ceil(lb.lp - LP_TOL) >= len(best):
         # no dive can beat the incumbent from this LP: the dives' time goes to the bound
         bound = _more_columns(gen, deadline, MORE_SHARE if opts.residual else
@@ -957,10 +982,28 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     if sol is not None and len(sol) < len(best):
         best = sol
     notes.append(f"integer master {len(best)} ({deadline.elapsed():.2f} s)")
-    if len(best) <= bound or not opts.fallback or deadline.expired():
+    if len(best) <= bound or deadline.expired():
+        return done(best, bound)
+    if opts.lns and gen.out.converged:
+        best = _eliminate(problem, best, bound, _share(deadline, LNS_LAST), seed + 1, notes)
+        if len(best) <= bound or deadline.expired():
+            return done(best, bound)
+    if not opts.fallback:
         return done(best, bound)
     best, bound = _fallback(problem, best, bound, deadline, seed, notes)
     return done(best, bound)
+
+
+def _eliminate(problem: EpochProblem, best: list[list[int]], bound: int,
+               stage: Deadline, seed: int, notes: list[str]) -> list[list[int]]:
+    """The neighbourhood search (:func:`models.kresource.lns.eliminate_epochs`) from
+    ``best`` towards ``bound`` within ``stage``; the smaller packing, said in
+    ``notes``."""
+    packing, solves = eliminate_epochs(problem, best, lower=bound, seed=seed,
+                                       time_limit=stage.limit)
+    notes.append(f"neighbourhood search {min(len(packing), len(best))} ({solves} solves, "
+                 f"{stage.elapsed():.2f} s)")
+    return packing if len(packing) < len(best) else best
 
 
 def _share(deadline: Deadline, share: float) -> Deadline:

@@ -158,7 +158,8 @@ def test_bad_options_are_refused() -> None:
 @pytest.mark.parametrize("opts", [{"greedy_rounds": 10}, {"residual": False},
                                   {"greedy_rounds": 10, "residual": False},
                                   {"swaps": False}, {"local_search": False},
-                                  {"swaps": False, "local_search": False}])
+                                  {"swaps": False, "local_search": False},
+                                  {"lns": False}])
 def test_pricing_options_match_brute_force(opts: dict) -> None:
     """More greedy rounds change which columns enter and which weights certify, the
     residual packings which packing comes back, the swap columns (dual-optimal
@@ -201,7 +202,8 @@ def test_greedy_rounds_give_fitting_distinct_patterns() -> None:
 def test_bad_pricing_options_are_refused() -> None:
     p = EpochProblem((4,), ((1,), (2,)))
     for bad in ({"greedy_rounds": 0}, {"greedy_rounds": 2.5}, {"greedy_rounds": True},
-                {"residual": 1}, {"swaps": 1}, {"local_search": "yes"}):
+                {"residual": 1}, {"swaps": 1}, {"local_search": "yes"},
+                {"lns": "yes"}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             colgen.solve_epochs(p, **bad)
 
