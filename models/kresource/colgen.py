@@ -158,7 +158,6 @@ RESIDUAL_MIN = 0.5
 MORE_SHARE = 0.8
 """With ``residual`` (:class:`ColgenOptions`): share of the time left for more column
 generation when the LP value rounded up already meets the incumbent."""
-"""A dive after the first rounds up one of this many largest fractional columns."""
 EPS = 1e-9
 """A greedy column enters when its dual value exceeds ``1 + EPS``."""
 LP_TOL = 1e-6
