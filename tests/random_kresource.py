@@ -1,4 +1,4 @@
-"""Small random K-resource selection and response problems for the differential tests of
+"""Small random K-resource epoch, selection and response problems for the differential tests of
 the exact solvers (drawn from a caller's ``random.Random``, so each test keeps its own
 stream)."""
 
@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import random
 
-from sim.problems.kresource import ResponseProblem, SelectionProblem
+from sim.problems.kresource import EpochProblem, ResponseProblem, SelectionProblem
+
+
+def epochs_with_room(rng: random.Random) -> EpochProblem:
+    """K in 1..3 resources, 4..11 jobs of a sixth to a half of each capacity: first fit
+    leaves room to improve (the local searches' tests)."""
+    K, n = rng.randint(1, 3), rng.randint(4, 11)
+    cap = tuple(rng.randint(10, 30) for _ in range(K))
+    return EpochProblem(cap, tuple(tuple(rng.randint(c // 6, c // 2) for c in cap)
+                                   for _ in range(n)))
 
 
 def selection(rng: random.Random, max_n: int = 9) -> SelectionProblem:

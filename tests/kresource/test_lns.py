@@ -14,6 +14,7 @@ from models.kresource import brute, colgen
 from models.kresource.lns import LnsOptions, eliminate_epochs
 from models.kresource.local_search import fewer_epochs
 from sim.problems.kresource import EpochProblem, check, from_dict
+from tests.random_kresource import epochs_with_room
 
 DETERMINISTIC = LnsOptions(slice_seconds=60.0, slice_work=0.05, max_solves=300)
 """A budget in CP-SAT's deterministic time and solves only (the wall-clock slice never
@@ -25,17 +26,10 @@ def _ortools_imported() -> None:
     from ortools.sat.python import cp_model  # noqa: F401  (start-up, outside limits)
 
 
-def _random(rng: random.Random) -> EpochProblem:
-    K, n = rng.randint(1, 3), rng.randint(4, 11)
-    cap = tuple(rng.randint(10, 30) for _ in range(K))
-    return EpochProblem(cap, tuple(tuple(rng.randint(c // 6, c // 2) for c in cap)
-                                   for _ in range(n)))
-
-
 def test_matches_brute_force_from_the_worst_first_fit() -> None:
     improved = reached = 0
     for seed in range(60):
-        p = _random(random.Random(seed))
+        p = epochs_with_room(random.Random(seed))
         start = max(colgen.ffd(p), key=len)
         opt = int(brute.solve_epochs(p).objective)
         got, solves = eliminate_epochs(p, start, lower=opt, time_limit=None, seed=seed,

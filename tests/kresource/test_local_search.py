@@ -12,19 +12,13 @@ from instances.vbp import instance
 from models.kresource import brute, colgen
 from models.kresource.local_search import fewer_epochs
 from sim.problems.kresource import EpochProblem, check, from_dict
-
-
-def _random(rng: random.Random) -> EpochProblem:
-    K, n = rng.randint(1, 3), rng.randint(4, 11)
-    cap = tuple(rng.randint(10, 30) for _ in range(K))
-    return EpochProblem(cap, tuple(tuple(rng.randint(c // 6, c // 2) for c in cap)
-                                   for _ in range(n)))
+from tests.random_kresource import epochs_with_room
 
 
 def test_matches_brute_force_where_first_fit_does_not() -> None:
     improved = 0
     for seed in range(60):
-        p = _random(random.Random(seed))
+        p = epochs_with_room(random.Random(seed))
         start = max(colgen.ffd(p), key=len)  # the worst first fit: room to improve
         opt = brute.solve_epochs(p).objective
         got = fewer_epochs(p, start, lower=int(opt), time_limit=5, seed=seed)
