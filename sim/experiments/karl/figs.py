@@ -19,9 +19,12 @@ seed each, seeds 0..199), n = 50 supersteps; the single-barrier Figs. 2-4 (n = 1
 i = 2,000, because their mean is dominated by the few measurements whose barrier misses
 the end of the window. It writes to ``sim/experiments/karl/results/``; ``--quick`` writes
 to ``results/bsp_quick/`` at the repository top and marks every file PARTIAL. The
-figures' cells are cached in ``figure_cells.json`` of the output directory, the
-``immediate`` and ``tick`` cells of ``targets.md`` in ``cells.json`` (i = 50, 500 for
-n = 1), so the figures sharing a cell set compute it once.
+figures' cells are cached in ``figure_cells.json`` of the output directory, so the
+figures sharing a cell set compute it once; the ``immediate`` and ``tick`` rows of
+``targets.md`` are computed the same way, at the same replications, into
+``figure_cells_immediate.json`` and ``figure_cells_tick.json``. (``cells.json``, the
+same cell sets under those two wake-ups at i = 50, 500 for n = 1, computed one cell at a
+time, is what :mod:`sim.experiments.karl.wakeups` reads.)
 """
 
 from __future__ import annotations
@@ -699,35 +702,40 @@ FIGURE_ROWS = "tick-on-receives"
 message receives wait for the tick: :data:`FIGURE_WAKEUP`)."""
 
 
-def targets(cells: Cells, grid: FigureGrid, out: Path, quick: bool) -> str:
+def setting_grids(out: Path, reps: Replications, workers: int) -> dict[str, FigureGrid]:
+    """The figures' cells under ``immediate`` and ``tick`` (the other readings of the
+    wake-up that ``targets.md`` keeps), at the figures' replications, cached in
+    ``figure_cells_WAKE.json`` of ``out``."""
+    return {w: FigureGrid(out, reps, workers, wake=w, name=f"figure_cells_{w}.json")
+            for w in WAKEUPS}
+
+
+def targets(grids: dict[str, FigureGrid], grid: FigureGrid, out: Path, quick: bool) -> str:
     """Evaluate every spec 2.6 target for each wake-up setting: ``immediate`` and ``tick``
-    from ``cells.json``, the figures' setting from the figures' cells."""
-    need = []
-    for f in FIGS.values():
-        for w in WAKEUPS:
-            need += [(f[x], w) for x in "ab" if x in f]
-    cells.need(need)
-    grid.need([f[x] for f in FIGS.values() for x in "ab" if x in f])
-    rows = [(w, *row) for w in WAKEUPS
-            for row in setting_rows(lambda c, w=w: cells.get(c, w))]
+    from ``grids`` (:func:`setting_grids`), the figures' setting from the figures' cells,
+    all at the same replications and seeds."""
+    csets = [f[x] for f in FIGS.values() for x in "ab" if x in f]
+    for g in (*grids.values(), grid):
+        g.need(csets)
+    rows = [(w, *row) for w in WAKEUPS for row in setting_rows(grids[w].get)]
     rows += [(FIGURE_ROWS, *row) for row in setting_rows(grid.get)]
     fig1_path = out / "fig1.json"
     if fig1_path.exists():
         rows.append(("(none)", TARGET_LABELS[7], *target7(fig1_path)))
-    c50 = next(iter(cells.get(FIGS["fig6"]["a"], "immediate").values()))
-    c1 = next(iter(cells.get(FIGS["fig4"]["a"], "immediate").values()))
     g50 = next(iter(grid.get(FIGS["fig6"]["a"]).values()))
     g1 = next(iter(grid.get(FIGS["fig4"]["a"]).values()))
+    files = ", ".join(f"`{g.path.name}`" for g in grids.values())
     lines = _header(out, quick) + [
         "# Spec 2.6 acceptance targets, per wake-up setting", "",
         "Rows marked (spin 100 ms) read AMB-2.1 as the captions of Figs. 7, 10, 11 and 12 do "
         "(100 ms) instead of the text and Fig. 9's caption (100 µs, the default).", "",
-        f"Rows `immediate` and `tick` read `cells.json` (i = {c50['i']} measurements per "
-        f"cell, {c1['i']} for the single barrier); rows `{FIGURE_ROWS}` read the figures' "
-        f"`figure_cells.json` (i = {g50['i']}, {g1['i']} for the single barrier); seeds "
-        f"0..i-1 in both. `{FIGURE_ROWS}`: only message receives wait for the node's tick, "
-        "a barrier release wakes after w_ctl (the figures' setting); `tick`: every blocked "
-        "wake-up waits for the tick; `immediate`: every one wakes after w_ctl.", "",
+        f"Rows `immediate` and `tick` read {files}, rows `{FIGURE_ROWS}` the figures' "
+        f"`figure_cells.json`: every setting at i = {g50['i']} measurements per cell "
+        f"({g1['i']} for the single barrier), seeds 0..i-1, each cell set computed with "
+        f"the others of its group on the same seeds. `{FIGURE_ROWS}`: only message "
+        "receives wait for the node's tick, a barrier release wakes after w_ctl (the "
+        "figures' setting); `tick`: every blocked wake-up waits for the tick; `immediate`: "
+        "every one wakes after w_ctl.", "",
         *markdown_table(["wake-up", "target", "ours", "met"],
                         [[w, t, o, "yes" if ok else "NO"] for w, t, o, ok in rows])]
     lines += ["", f"Produced at {provenance()}."]
@@ -980,17 +988,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = QUICK_DIR if args.quick else FULL_DIR
     out.mkdir(parents=True, exist_ok=True)
-    cells = Cells(out, i=5 if args.quick else 50, n_over=10 if args.quick else None,
-                  workers=args.workers, i_single=20 if args.quick else 500)
-    grid = FigureGrid(out, QUICK_REPLICATIONS if args.quick else FULL_REPLICATIONS,
-                      args.workers)
+    reps = QUICK_REPLICATIONS if args.quick else FULL_REPLICATIONS
+    grid = FigureGrid(out, reps, args.workers)
     todo = names if args.figure == "all" else [args.figure]
     for name in todo:
         t = time.perf_counter()
         if name == "fig1":
             text = fig1(out, args.quick)
         elif name == "targets":
-            text = targets(cells, grid, out, args.quick)
+            text = targets(setting_grids(out, reps, args.workers), grid, out, args.quick)
         elif name == "readings":
             text = readings(out, args.quick, args.workers)
         elif name == "params":
