@@ -251,9 +251,9 @@ def test_dive_from_the_swap_lp_packs_every_job() -> None:
     gen = colgen._Generator(p, [tuple(sorted(ep)) for s in packings for ep in s], 0,
                            swaps=True)
     assert gen.master.swaps
-    gen.run(colgen.Deadline(5.0), target=upper)
+    gen.run(colgen.Deadline(60.0), target=upper)  # about 1.5 s; the limit only a guard
     assert gen.swapping
-    sol = colgen.dive(gen, upper=upper + 1, time_limit=5.0)
+    sol = colgen.dive(gen, upper=upper + 1, time_limit=60.0)
     assert not gen.swapping
     assert sol is not None
     assert check(p, sol) == [] and sorted(j for ep in sol for j in ep) == list(range(p.n))
