@@ -108,7 +108,7 @@ def eliminate_epochs(problem: EpochProblem, epochs: Sequence[Sequence[int]], *,
     weight = [max(1, sum(round(WEIGHT_SCALE * d[k] / cap[k]) for k in range(K)))
               for d in dem]
     bins = [list(ep) for ep in epochs]
-    free = [[cap[k] - sum(dem[j][k] for j in ep) for k in range(K)] for ep in bins]
+    free = [_room(ep, dem, cap) for ep in bins]
     most = options.max_solves
     if most is None and deadline.limit is None:
         most = UNTIMED_SOLVES
@@ -136,10 +136,16 @@ def eliminate_epochs(problem: EpochProblem, epochs: Sequence[Sequence[int]], *,
         if new is not None:
             for e, ep in zip(hood, new, strict=True):
                 bins[e] = ep
-                free[e] = [cap[k] - sum(dem[j][k] for j in ep) for k in range(K)]
+                free[e] = _room(ep, dem, cap)
             if not bins[target]:
                 _drop(bins, free, target)
     return relabel(bins), solves
+
+
+def _room(epoch: Sequence[int], dem: Sequence[Sequence[int]], cap: Sequence[int]
+          ) -> list[int]:
+    """Free capacity of ``epoch`` in each resource."""
+    return [c - sum(dem[j][k] for j in epoch) for k, c in enumerate(cap)]
 
 
 def _drop(bins: list[list[int]], free: list[list[int]], e: int) -> None:

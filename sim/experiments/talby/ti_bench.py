@@ -35,11 +35,12 @@ from pathlib import Path
 from sim import registry
 from sim.argparser import Parser
 from sim.experiments import common as provenance
-from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_table, relative_gap
+from sim.experiments.common import PARTIAL_DIR, markdown_table, relative_gap
+from sim.experiments.talby.snapshots import OUT as SNAPSHOTS
+from sim.experiments.talby.snapshots import load_snapshots
 from sim.problems import insertion as ins
 from sim.result import Status
 
-SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 RESULTS = Path(__file__).parent / "results" / "ti_bench.md"
 """The committed results file, written only by the full configuration."""
 FULL = {"time_limit": 30.0, "sample": 0, "bins": "21-30,31-50,51-70",
@@ -63,7 +64,7 @@ class Run:
     Parameters
     ----------
     snapshot : str
-        File name in :data:`SNAPSHOTS`.
+        File name in :data:`sim.experiments.talby.snapshots.OUT`.
     k : int
         Waiting jobs.
     bin : str
@@ -105,15 +106,13 @@ class Run:
                 and self.price - self.bound <= ins.price_tolerance(self.price))
 
 
-def sample(lo: int, hi: int, n: int) -> list[tuple[str, ins.InsertionProblem]]:
-    """``n`` snapshots with ``lo <= k <= hi``, evenly spaced over the sorted list (all for
-    ``n <= 0``)."""
-    found = []
-    for f in sorted(SNAPSHOTS.glob("*.json")):
-        pb = ins.load(f)
-        if lo <= pb.k <= hi:
-            found.append((pb.k, f.name, pb))
-    found.sort(key=lambda x: (x[0], x[1]))
+def sample(pool: Sequence[tuple[str, ins.InsertionProblem]], lo: int, hi: int, n: int
+           ) -> list[tuple[str, ins.InsertionProblem]]:
+    """``n`` snapshots of ``pool`` (``(file name, problem)``, as
+    :func:`sim.experiments.talby.snapshots.load_snapshots` gives them) with ``lo <= k <=
+    hi``, evenly spaced over their list sorted by (k, name) (all for ``n <= 0``)."""
+    found = sorted(((pb.k, name, pb) for name, pb in pool if lo <= pb.k <= hi),
+                   key=lambda x: (x[0], x[1]))
     if 0 < n < len(found):
         found = [found[round(i * (len(found) - 1) / (n - 1))] for i in range(n)] if n > 1 \
             else found[:1]
@@ -294,7 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     argv_shown = None if argv is None else ["ti_bench", *argv]
     load0, t0 = provenance.load_average(), time.perf_counter()
     print(f"# {provenance.stamp(argv_shown)}; load average {load0}", flush=True)
-    work = [(f"{lo}-{hi}", name, pb) for lo, hi in bins for name, pb in sample(lo, hi, a.sample)]
+    pool = load_snapshots()  # read once for every bin
+    work = [(f"{lo}-{hi}", name, pb) for lo, hi in bins
+            for name, pb in sample(pool, lo, hi, a.sample)]
     work += [("named", f, ins.load(SNAPSHOTS / f)) for f in filter(None, a.files.split(","))]
     rows = []
     for b, name, pb in work:
