@@ -46,6 +46,39 @@ def test_simulate_out_survives_a_file_size_limit(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.swf", "out.swf"]
 
 
+def _sources(to: Path) -> None:
+    """The packages' Python sources, without bytecode, under ``to``."""
+    import shutil
+
+    for pkg in ("sim", "models", "heuristics", "instances"):
+        shutil.copytree(ROOT / pkg, to / pkg, ignore=lambda d, names: [
+            n for n in names if n == "__pycache__" or (Path(d, n).is_file() and
+                                                        not n.endswith(".py"))])
+
+
+def test_a_run_under_a_file_size_limit_leaves_later_runs_working(tmp_path):
+    """CPython caches bytecode with one unchecked write: a first run under ``ulimit -f``
+    that wrote bytecode would leave truncated files, and every later run would fail at
+    import. A fresh copy of the sources, bytecode writing on: the limited run is refused
+    in one line, the next one (no limit) runs."""
+    src = tmp_path / "src"
+    _sources(src)
+    trace = tmp_path / "in.swf"
+    trace.write_bytes(SWF)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",
+                                                            "PYTHONPYCACHEPREFIX")}
+    run = f"{sys.executable} -m sim.cli simulate {trace} --policy fcfs --quiet --out"
+    limited = subprocess.run(["bash", "-c", f"ulimit -f 2; exec {run} {tmp_path / 'a.swf'}"],
+                             capture_output=True, text=True, cwd=src, env=env, timeout=120)
+    assert limited.returncode == 2, limited.stderr
+    assert "File too large" in limited.stderr
+    free = subprocess.run(["bash", "-c", f"exec {run} {tmp_path / 'b.swf'}"],
+                          capture_output=True, text=True, cwd=src, env=env, timeout=120)
+    assert free.returncode == 0, free.stderr
+    assert (tmp_path / "b.swf").read_bytes().count(b"\n") > 199
+    assert any(src.glob("sim/cli/__pycache__/*.pyc"))   # the free run wrote bytecode
+
+
 @pytest.mark.parametrize("fmt", ["swf", "kswf"])
 def test_simulate_out_survives_a_full_disk(tmp_path, monkeypatch, capsys, fmt):
     trace = tmp_path / "in.swf"
