@@ -10,6 +10,7 @@ import pulp
 import pytest
 
 from models import mip
+from models.cbc import variable
 
 
 def _subset_sum(seed: int) -> pulp.LpProblem:
@@ -20,9 +21,8 @@ def _subset_sum(seed: int) -> pulp.LpProblem:
     w = [rng.randint(10_000, 400_000) for _ in range(40)]
     cap = sum(w) // 2 + 7
     prob = pulp.LpProblem("subset_sum", pulp.LpMinimize)
-    x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(len(w))]
-    fixed = [pulp.LpVariable(f"c{k}", lowBound=1, upBound=1, cat="Integer")
-             for k in range(100)]
+    x = [variable(prob, f"x{i}", "Binary") for i in range(len(w))]
+    fixed = [variable(prob, f"c{k}", "Integer", low=1, up=1) for k in range(100)]
     packed = pulp.lpSum(wi * xi for wi, xi in zip(w, x, strict=True))
     prob += pulp.lpSum(9_999_999 * c for c in fixed) + cap - packed
     prob += packed <= cap
@@ -47,7 +47,7 @@ def test_integral_objectives_get_no_relative_gap() -> None:
     words = mip._parameters("highs", mip.INTEGRAL_PARAMETERS).split(",")
     assert "mip_rel_gap=0.0" in words and f"mip_abs_gap={mip.INTEGRAL_GAP}" in words
     assert mip.INTEGRAL_GAP < 1
-    y = pulp.LpVariable("y", lowBound=0)  # a continuous variable in the objective
+    y = variable(prob, "y", "Continuous", low=0)  # a continuous variable in the objective
     prob.objective += 0 * y
     assert mip.integral_objective(prob)  # a zero coefficient changes nothing
     prob.objective += y
