@@ -49,11 +49,11 @@ from models.slack_insertion import OptimalInsertionPolicy, solve_cpsat
 from models.slack_insertion.inserter import deterministic_params, guard_reached
 from sim.argparser import Parser
 from sim.experiments import common as provenance
-from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
+from sim.experiments.common import PARTIAL_DIR, markdown_row, markdown_table
+from sim.experiments.talby.snapshots import snapshots_by_k
 from sim.problems import insertion as ins
 from sim.result import Status
 
-SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 RESULTS = Path(__file__).resolve().parent / "results"
 BINS = [(0, 0), (1, 2), (3, 5), (6, 10), (11, 20), (21, 30), (31, 45), (46, 70)]
 AWT = 2401.0
@@ -64,16 +64,6 @@ def _bin(k: int) -> str:
         if lo <= k <= hi:
             return f"{lo}-{hi}"
     return f">{BINS[-1][1]}"
-
-
-def _snapshots(kmax: int) -> list[tuple[str, ins.InsertionProblem]]:
-    out = []
-    for f in sorted(SNAPSHOTS.glob("*.json")):
-        pb = ins.load(f)
-        if pb.k <= kmax:
-            out.append((f.name, pb))
-    out.sort(key=lambda x: (x[1].k, x[0]))
-    return out
 
 
 def _tol(r) -> float:
@@ -108,7 +98,7 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
     """
     rows = []
     t0 = time.perf_counter()
-    for name, pb in _snapshots(kmax):
+    for name, pb in snapshots_by_k(0, kmax):
         opt = solve_cpsat(pb, time_limit=time_limit, **deterministic_params(dtime))
         rec = {"name": name, "k": pb.k, "kind": "insert" if pb.new else "remove",
                "opt_status": opt.status.value, "opt": opt.objective, "tol": _tol(opt),

@@ -61,10 +61,11 @@ from instances.atomic import write_atomic
 from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR, ROOT, markdown_row, markdown_table
+from sim.experiments.talby.snapshots import OUT as SNAPSHOTS
+from sim.experiments.talby.snapshots import snapshots_by_k
 from sim.problems import insertion as ins
 from sim.result import Status
 
-SNAPSHOTS = ROOT / "instances" / "data" / "slack_snapshots"
 MODULE = "sim.experiments.talby.insertion_bench"
 RESULTS = Path(__file__).resolve().parent / "results"
 PARTIAL = PARTIAL_DIR
@@ -132,13 +133,7 @@ def big_problem(seed: int = 1, k: int = 500, capacity: int = 128) -> ins.Inserti
 
 
 def _snapshots(kmin: int, kmax: int) -> list[tuple[int, str, ins.InsertionProblem]]:
-    out = []
-    for f in sorted(SNAPSHOTS.glob("*.json")):
-        pb = ins.load(f)
-        if kmin <= pb.k <= kmax:
-            out.append((pb.k, f.name, pb))
-    out.sort(key=lambda x: (x[0], x[1]))
-    return out
+    return [(pb.k, name, pb) for name, pb in snapshots_by_k(kmin, kmax)]
 
 
 def _bin_table(rows: list[tuple], limit: float, mem: dict[tuple[int, int], float],

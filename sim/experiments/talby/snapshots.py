@@ -52,6 +52,15 @@ def load_snapshots(directory: Path = OUT) -> list[tuple[str, InsertionProblem]]:
     return [(p.name, load(p)) for p in snapshot_paths(directory)]
 
 
+def snapshots_by_k(kmin: int = 0, kmax: int | None = None,
+                   directory: Path = OUT) -> list[tuple[str, InsertionProblem]]:
+    """``(file name, problem)`` for the bundled snapshots with ``kmin <= k <= kmax`` waiting
+    jobs (no upper end for ``kmax=None``), sorted by ``(k, file name)``."""
+    found = [(name, pb) for name, pb in load_snapshots(directory)
+             if kmin <= pb.k and (kmax is None or pb.k <= kmax)]
+    return sorted(found, key=lambda x: (x[1].k, x[0]))
+
+
 def _evenly(items: list, m: int) -> list:
     if len(items) <= m:
         return items
