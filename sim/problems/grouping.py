@@ -410,6 +410,9 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
         raise ValueError(f"{source}: field 'jobs' must be a list")
     jobs = tuple(_job(d, f"{source}: jobs[{i}]") for i, d in enumerate(data["jobs"]))
     shared = data.get("shared")
+    shared = None if shared is None else _job(shared, f"{source}: shared")
+    name = fields.text(data.get("name", ""), "name", source=source)
+    origin = fields.text(data.get("source", ""), "source", source=source)
     try:
         return GroupingProblem(
             jobs=jobs,
@@ -418,10 +421,10 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
             latency=data["latency"],
             slice_length=data["slice_length"],
             slices=data.get("slices"),
-            shared=None if shared is None else _job(shared, f"{source}: shared"),
+            shared=shared,
             model=data.get("model", "eq2"),
-            name=str(data.get("name", "")),
-            source=str(data.get("source", "")),
+            name=name,
+            source=origin,
         )
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
