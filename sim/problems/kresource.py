@@ -166,6 +166,12 @@ class EpochProblem:
         if len(self.names) != len(self.demands):
             raise ValueError(f"field 'names' has {len(self.names)} entries for "
                              f"{len(self.demands)} jobs")
+        seen: set[str] = set()
+        for label in self.names:  # a solution is printed by these names: one job each
+            if label in seen:
+                raise ValueError(f"field 'names' repeats the name {fields.short(label)}; "
+                                 f"job names must be unique")
+            seen.add(label)
 
     @property
     def K(self) -> int:

@@ -115,6 +115,13 @@ def test_declared_types_are_the_loaders(family):
                 mod.from_dict(data, source="x.json")
 
 
+def test_epoch_job_names_are_unique():
+    """The solution is printed by job names: two jobs of one name are refused."""
+    data = {**P.example("kresource_epochs"), "names": ["a", "b", "a", "c"]}
+    with pytest.raises(ValueError, match="'names' repeats the name 'a'"):
+        P.module("kresource_epochs").from_dict(data, source="x.json")
+
+
 def _solvers():
     return [(fam, name) for fam in FAMILIES for name in sorted(registry.SOLVERS[fam])]
 
