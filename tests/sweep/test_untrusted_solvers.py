@@ -206,3 +206,32 @@ def test_what_a_user_solver_prints_stays_out_of_the_json(user, solvers):
     assert run.returncode == 0, run.stderr
     json.loads(run.stdout)
     assert "chatty solver here" in run.stderr and "chatty fd 1" in run.stderr
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("solvers, code", [
+    ("cpsat,garbage_solvers:false_proof", 3),  # two proofs contradict each other
+    ("cpsat,garbage_solvers:infeasible", 3),  # an answer that fails the family's check
+    ("cpsat,fcfs,crashing_solvers:raises", 0),  # a failed run is data, not an error
+], ids=["contradiction", "invalid-result", "clean"])
+@pytest.mark.parametrize("json_out", [False, True], ids=["table", "json"])
+def test_solve_side_by_side_exits_3_when_it_prints_an_error(user, capsys, solvers, code,
+                                                            json_out):
+    """``solve --solvers`` judges its runs as ``bench`` does, and says an ERROR by its exit
+    code as ``bench`` does: a script sees the contradiction without reading the table."""
+    got = main(["solve", str(FIG1), "--solvers", solvers, "--time-limit", "10",
+                *(["--json"] if json_out else [])])
+    out = capsys.readouterr().out
+    assert got == code, out
+    if not json_out:
+        assert ("ERROR" in out) == (code == 3), out
+
+
+@pytest.mark.timed
+def test_solve_side_by_side_exits_3_on_a_false_claim_of_the_file(user, capsys):
+    data = {**json.loads(FIG1.read_text()), "best_known": 1, "proved": True}
+    lies = user / "lies.json"
+    lies.write_text(json.dumps(data))
+    assert main(["solve", str(lies), "--solvers", "cpsat", "--time-limit", "10"]) == 3
+    out = capsys.readouterr().out
+    assert "ERROR:" in out and "false claim" in out
