@@ -149,6 +149,10 @@ class GroupingProblem:
         if not _num("grouping problem", "slice_length", self.slice_length) > 0:
             raise ValueError(f"grouping problem: field 'slice_length' must be positive, "
                              f"got {short(self.slice_length)}")
+        # seconds as floats: an integer beyond int64 (10**30) would overflow NumPy's
+        # integer arithmetic of the slice costs instead of being a large number
+        object.__setattr__(self, "latency", float(self.latency))
+        object.__setattr__(self, "slice_length", float(self.slice_length))
         S = self.slices
         if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1
                               or S > len(self.jobs)):

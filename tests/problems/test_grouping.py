@@ -140,6 +140,18 @@ def test_bad_input_names_the_field(path, value, message):
         from_dict(data, source="case.json")
 
 
+def test_an_integer_slice_length_beyond_int64_is_a_large_number():
+    """A whole number of seconds past int64 (10**30) costs the slices as the float 1e30
+    does, instead of overflowing NumPy's integer arithmetic in every solver."""
+    big, as_float = _good(), _good()
+    big["slice_length"], as_float["slice_length"] = 10**30, 1e30
+    p, q = from_dict(big, source="big.json"), from_dict(as_float, source="float.json")
+    for name in ("greedy", "exhaustive"):
+        r = registry.solver("grouping", name)(p, time_limit=10)
+        assert r.objective == registry.solver("grouping", name)(q, time_limit=10).objective
+    assert p == q
+
+
 def test_missing_fields_and_bad_file(tmp_path):
     data = _good()
     del data["memory"]
