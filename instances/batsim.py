@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from instances.atomic import write_atomic
+from instances.files import DuplicateKeyError, loads_json
 from instances.job import Job, Workload
 from instances.swf import _cut, rule_lines
 
@@ -284,9 +285,11 @@ def read_batsim(
     if raw[:3] == b"\xef\xbb\xbf":
         raw = raw[3:]
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        doc = loads_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BatsimError(f"{path}: not a JSON document: {exc}") from None
+    except DuplicateKeyError as exc:  # two profiles of one name, say
+        raise BatsimError(f"{path}: {exc}") from None
     if not isinstance(doc, dict):
         raise BatsimError(f"{path}: a Batsim workload is a JSON object, got "
                           f"{type(doc).__name__}")

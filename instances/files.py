@@ -2,19 +2,22 @@
 
 A path named like a workload or a problem file may be a device (``/dev/zero``), a pipe or
 a gzip bomb; :func:`read_bytes` refuses those with the file named instead of reading
-without end.
+without end. :func:`loads_json` parses a user's JSON refusing a key written twice in one
+object, which Python's parser would resolve silently to the last value.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import stat
 import zlib
 from pathlib import Path
+from typing import Any
 
-__all__ = ["MAX_BYTES", "read_bytes", "is_gzip"]
+__all__ = ["MAX_BYTES", "DuplicateKeyError", "loads_json", "read_bytes", "is_gzip"]
 
 MAX_BYTES = 1 << 30
 """Largest input accepted, after decompression (bytes; 1 GiB)."""
@@ -81,3 +84,33 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_BYTES,
         raise ValueError(f"{p}: corrupt gzip data: {exc}") from None
     return bytes(out)
 
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that holds one key twice."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One JSON object as a dict; a repeated key raises :class:`DuplicateKeyError`."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(f"key {key!r} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+def loads_json(text: str | bytes) -> Any:
+    """``json.loads(text)`` refusing a key repeated in one object (which of the two values
+    was meant is unknowable; Python's parser keeps the last silently).
+
+    Raises
+    ------
+    DuplicateKeyError
+        A ValueError naming the repeated key.
+    json.JSONDecodeError, RecursionError, ValueError
+        As ``json.loads``.
+    """
+    return json.loads(text, object_pairs_hook=_unique_keys)

@@ -12,7 +12,8 @@ and goes on.
 The worker is started once per process (``python -m sim.sandbox``, about half a second)
 and reused by later calls until it is killed or dies, so its imports and the caches of
 the code it runs (a trace read once, say) serve every call. It ends with the process
-that started it. Its data segment (``RLIMIT_DATA``: the heap and private mappings) is
+that started it. What the foreign code prints goes to standard error, never into the
+caller's output. Its data segment (``RLIMIT_DATA``: the heap and private mappings) is
 limited to :data:`MEMORY_SHARE` of the machine's physical memory, so foreign code that
 allocates more gets a ``MemoryError`` (an answer like any exception) instead of taking
 the machine's memory. Times are wall-clock seconds.
@@ -218,6 +219,14 @@ def call(target: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None 
 
 
 # --------------------------------------------------------------------------- worker side
+def stdout_to_stderr() -> None:
+    """Send this process's standard output (file descriptor 1, so ``print`` and a C
+    library's writes alike) to its standard error: foreign code that prints must not
+    write into the command's own output (a ``--json`` document, a table)."""
+    sys.stdout.flush()
+    os.dup2(2, 1)
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
@@ -281,5 +290,6 @@ if __name__ == "__main__":
     from sim import sandbox as _module  # this file runs as __main__: flag the module
 
     _module._IN_WORKER = True
+    _module.stdout_to_stderr()
     _module._limit_memory()
     _module._serve(int(sys.argv[1]), int(sys.argv[2]))

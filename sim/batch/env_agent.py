@@ -160,7 +160,11 @@ def replay(actions: list[int], workload: Workload, options: dict[str, Any]
 
 def _serve(conn: Any, name: str, ref: str, cwd: str) -> None:
     """The worker: load the agent, report its options, then play every workload
-    received until ``None``."""
+    received until ``None``. What the agent prints goes to standard error, never into
+    the command's output."""
+    from sim.sandbox import stdout_to_stderr
+
+    stdout_to_stderr()
     if cwd not in sys.path:
         sys.path.append(cwd)
     try:

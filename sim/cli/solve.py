@@ -174,7 +174,7 @@ def side_by_side(rows: list[dict[str, Any]], family: Family) -> tuple[str, str]:
 
 def _several(args: argparse.Namespace, data: Any, family: Family, problem: Any,
              names: list[str]) -> int:
-    from sim.sweep.bench import check_solvers, compare
+    from sim.sweep.bench import EXIT_ERRORS, check_solvers, compare
 
     check_solvers(names, [family])
     try:
@@ -183,10 +183,13 @@ def _several(args: argparse.Namespace, data: Any, family: Family, problem: Any,
     except ValueError as exc:
         raise ValueError(f"{args.problem}: {exc}") from None
     label, key = side_by_side(rows, family)
+    # as bench: a contradiction, a file's false claim or an answer that failed the
+    # family's check is an error of the run, said by the exit code too
+    code = EXIT_ERRORS if any(r.get("issues") or r.get("invalid") for r in rows) else 0
     if args.json:
         print(dump({"problem": family.name, "file": args.problem, "reference": label,
                     "runs": [{**r, "gap_to_reference": r.get(key)} for r in rows]}))
-        return 0
+        return code
     head = ["solver", "kind", "status", "objective", "bound", "solver gap", label, "seconds"]
     body = [[r["solver"], r["kind"], r["status"], _num(r["objective"]), _num(r["bound"]),
              _pct(r["solver_gap"]), _pct(r.get(key)),
@@ -196,13 +199,13 @@ def _several(args: argparse.Namespace, data: Any, family: Family, problem: Any,
         print("  ".join(str(x).rjust(w) for x, w in zip(line, widths, strict=True)))
     for r in rows:
         if r["status"] == "FAILED":
-            print(f"FAILED {r['solver']}: {r['error']}")
+            print(f"{'ERROR' if r.get('invalid') else 'FAILED'} {r['solver']}: {r['error']}")
     for issue in dict.fromkeys(i for r in rows for i in r.get("issues", ())):
         print(f"ERROR: {issue}")
     print(f"{family.name} in {args.problem}. solver gap: the solver's own (objective - bound); "
           f"{label}: (objective - reference) / |reference|, worse is positive; seconds: "
           "wall clock.")
-    return 0
+    return code
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -285,7 +288,9 @@ def add_solve(sub: Any) -> None:
                                     + "); registered: " + _solvers_help())
     p.add_argument("--solvers", type=names_arg, metavar="A,B,C",
                    help="several solvers side by side, with each one's gap to the best "
-                        "proved optimum among them")
+                        "proved optimum among them; exit 3 when an ERROR is printed "
+                        "(runs that contradict each other, the file's false claim, an "
+                        "answer that failed the family's check)")
     p.add_argument("--time-limit", type=seconds_arg, help="seconds per solver (finite, >= 0)")
     p.add_argument("--seed", type=seed_arg, default=0, help="integer in [0, 2**63 - 1]")
     p.add_argument("--backend", choices=("cbc", "highs", "scip"),

@@ -124,6 +124,17 @@ MAX_BLOCKS = 2**22
 its block grid takes about 200 MB)."""
 
 
+def _numbers(values: Any, name: str, what: str) -> None:
+    """Refuse an entry of ``values`` that is not a number: a bool or a numeric string would
+    otherwise be read by NumPy as 1.0 or as the number it spells."""
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        return  # the array check names the shape
+    for i, v in enumerate(values):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
+            raise ValueError(f"MissRateCurve {name!r}: field '{what}' holds {v!r} at "
+                             f"[{i}], not a number")
+
+
 @dataclass(frozen=True)
 class MissRateCurve:
     """Miss-rate curve ``m(x)``, ``x = 0..X`` blocks, of one process in isolation.
@@ -218,6 +229,11 @@ class MissRateCurve:
         ``x`` must be integers, strictly increasing, starting at 0; the last knot is the
         footprint ``X``.
         """
+        if not isinstance(points, (list, tuple)) or not all(
+                isinstance(p, (list, tuple)) for p in points):
+            raise ValueError(f"MissRateCurve {name!r}: field 'points' must be [[x, m], ...]")
+        for k, p in enumerate(points):
+            _numbers(p, name, f"points[{k}]")
         pts = np.asarray(points, dtype=float)
         if pts.ndim != 2 or pts.shape[1] != 2 or pts.shape[0] == 0:
             raise ValueError(f"MissRateCurve {name!r}: field 'points' must be [[x, m], ...]")
@@ -240,11 +256,21 @@ class MissRateCurve:
         """Read ``{"m": [...]}`` or ``{"points": [[x, m], ...]}`` (plus optional ``name``)."""
         if not isinstance(data, dict):
             raise ValueError(f"{where}: expected an object with 'm' or 'points'")
-        name = str(data.get("name", ""))
+        unknown = sorted(str(k) for k in data if k not in ("m", "points", "name"))
+        if unknown:
+            raise ValueError(f"{where}: unknown field(s) {unknown[:5]}; known: ['m', 'name', "
+                             f"'points']")
+        if "m" in data and "points" in data:
+            raise ValueError(f"{where}: give 'm' or 'points', not both")
+        name = data.get("name", "")
+        if not isinstance(name, str):
+            raise ValueError(f"{where}: field 'name' must be a string, got "
+                             f"{type(name).__name__}")
         try:
             if "m" in data:
                 if not isinstance(data["m"], (list, tuple)):
                     raise ValueError(f"MissRateCurve {name!r}: field 'm' must be a list")
+                _numbers(data["m"], name, "m")
                 return cls(tuple(data["m"]), name=name)
             if "points" in data:
                 return cls.from_points(data["points"], name=name)

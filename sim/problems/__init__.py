@@ -180,17 +180,21 @@ def read_json(path: Any) -> Any:
 def parse_json(raw: bytes, path: Any) -> Any:
     """The bytes of problem file ``path`` (:func:`read_bytes`) as Python data; every
     failure (not UTF-8, invalid JSON, nested too deeply, a number too long) a one-line
-    ValueError naming the file."""
+    ValueError naming the file, a key repeated in one object among them."""
     import json
 
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    from instances.files import DuplicateKeyError, loads_json
+
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    except DuplicateKeyError as exc:
+        raise ValueError(f"{path}: invalid JSON: {exc}") from None
     except RecursionError:
         raise ValueError(f"{path}: JSON nested too deeply") from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits

@@ -149,6 +149,10 @@ class GroupingProblem:
         if not _num("grouping problem", "slice_length", self.slice_length) > 0:
             raise ValueError(f"grouping problem: field 'slice_length' must be positive, "
                              f"got {short(self.slice_length)}")
+        # seconds as floats: an integer beyond int64 (10**30) would overflow NumPy's
+        # integer arithmetic of the slice costs instead of being a large number
+        object.__setattr__(self, "latency", float(self.latency))
+        object.__setattr__(self, "slice_length", float(self.slice_length))
         S = self.slices
         if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S < 1
                               or S > len(self.jobs)):
@@ -410,6 +414,9 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
         raise ValueError(f"{source}: field 'jobs' must be a list")
     jobs = tuple(_job(d, f"{source}: jobs[{i}]") for i, d in enumerate(data["jobs"]))
     shared = data.get("shared")
+    shared = None if shared is None else _job(shared, f"{source}: shared")
+    name = fields.text(data.get("name", ""), "name", source=source)
+    origin = fields.text(data.get("source", ""), "source", source=source)
     try:
         return GroupingProblem(
             jobs=jobs,
@@ -418,10 +425,10 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> GroupingProblem:
             latency=data["latency"],
             slice_length=data["slice_length"],
             slices=data.get("slices"),
-            shared=None if shared is None else _job(shared, f"{source}: shared"),
+            shared=shared,
             model=data.get("model", "eq2"),
-            name=str(data.get("name", "")),
-            source=str(data.get("source", "")),
+            name=name,
+            source=origin,
         )
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None

@@ -471,12 +471,9 @@ def from_dict(data: Mapping[str, Any], source: str = "<json>") -> InsertionProbl
 def load(path: str | Path) -> InsertionProblem:
     """Read a problem from a JSON file (errors name the file)."""
     from instances.files import read_bytes
-    from sim.problems import MAX_FILE_BYTES
+    from sim.problems import MAX_FILE_BYTES, parse_json
 
-    try:
-        data = json.loads(read_bytes(path, limit=MAX_FILE_BYTES, what="problem file"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: invalid JSON: {e}") from None
+    data = parse_json(read_bytes(path, limit=MAX_FILE_BYTES, what="problem file"), path)
     return from_dict(data, str(path))
 
 

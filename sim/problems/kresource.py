@@ -166,6 +166,12 @@ class EpochProblem:
         if len(self.names) != len(self.demands):
             raise ValueError(f"field 'names' has {len(self.names)} entries for "
                              f"{len(self.demands)} jobs")
+        seen: set[str] = set()
+        for label in self.names:  # a solution is printed by these names: one job each
+            if label in seen:
+                raise ValueError(f"field 'names' repeats the name {fields.short(label)}; "
+                                 f"job names must be unique")
+            seen.add(label)
 
     @property
     def K(self) -> int:
@@ -197,13 +203,17 @@ def _epochs_from_dict(data: dict[str, Any], source: str = "<json>") -> EpochProb
                   optional=("names", "name"), source=source)
     cap = _capacity(data["capacity"], source)
     dem = _check_demands(data["demands"], cap, source)
-    names = data.get("names") or ()
-    names = tuple(fields.text(x, f"names[{i}]", source=source)
-                  for i, x in enumerate(fields.sequence(names, "names", source=source)))
+    names = tuple(fields.text(x, f"names[{i}]", source=source) for i, x in
+                  enumerate(fields.sequence(data.get("names", []), "names", source=source)))
     if names and len(names) != len(dem):
         raise ValueError(f"{fields.where(source, 'names')} has {len(names)} entries for "
                          f"{len(dem)} jobs")
-    return EpochProblem(cap, dem, names, str(data.get("name", "")))
+    return EpochProblem(cap, dem, names, _label(data, source))
+
+
+def _label(data: dict[str, Any], source: str) -> str:
+    """The optional ``"name"`` field (a string, default empty)."""
+    return fields.text(data.get("name", ""), "name", source=source)
 
 
 # ---------------------------------------------------------------------------- selection
@@ -294,7 +304,8 @@ def _selection_from_dict(data: dict[str, Any], source: str = "<json>") -> Select
     K = len(cap)
     free = _vector(data["free"], "free", K, source, cap)
     extra = _vector(data["extra"], "extra", K, source, cap)
-    dem = _check_demands(data["demands"], cap, source) if data["demands"] else ()
+    dem = fields.sequence(data["demands"], "demands", source=source)  # may be empty
+    dem = _check_demands(dem, cap, source) if dem else ()
     late = fields.sequence(data["late"], "late", length=len(dem), source=source)
     for i, x in enumerate(late):
         if not isinstance(x, bool):
@@ -303,7 +314,7 @@ def _selection_from_dict(data: dict[str, Any], source: str = "<json>") -> Select
     L = math.lcm(*cap)
     _selection_exact(len(dem), [sum(d[k] * (L // cap[k]) for k in range(K)) for d in dem],
                      source)
-    return SelectionProblem(cap, free, extra, dem, tuple(late), str(data.get("name", "")))
+    return SelectionProblem(cap, free, extra, dem, tuple(late), _label(data, source))
 
 
 # ---------------------------------------------------------------------------- response
@@ -385,7 +396,7 @@ def _response_from_dict(data: dict[str, Any], source: str = "<json>") -> Respons
                                     source=source)
     _response_exact(out["release"], out["duration"], out["weights"], source)
     return ResponseProblem(cap, out["release"], out["duration"], dem, out["weights"],
-                           str(data.get("name", "")))
+                           _label(data, source))
 
 
 Problem = EpochProblem | SelectionProblem | ResponseProblem

@@ -187,7 +187,7 @@ def from_dict(data: dict[str, Any], source: str = "<json>") -> TaskMapping:
     base = fields.integers(fields.sequence(obj.get("base", [0] * n), "base", length=n,
                                            source=source), "base", minimum=0, source=source)
     return TaskMapping(n, m, tuple(jobs), base, obj.get("objective", "max"),
-                       obj.get("name", "task_mapping"))
+                       fields.text(obj.get("name", "task_mapping"), "name", source=source))
 
 
 def random_problem(n_nodes: int, n_jobs: int, seed: int, *, mest: int = 8192,

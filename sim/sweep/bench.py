@@ -834,10 +834,11 @@ def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | Non
     """Solve one problem file with several solvers, side by side; rows as in ``runs.csv``
     plus ``solver_gap`` (the solver's own optimality gap), ``solution`` (JSON-ready,
     jobs named as the problem names them) and ``issues`` (:func:`judge`). Every answer
-    passes :func:`run_solver`; one that does not is a FAILED row with its ``error``.
+    passes :func:`run_solver`; one that does not is a FAILED row with its ``error``
+    (``invalid`` when the answer failed the family's check, as in :func:`bench`).
     ``read``: the file's parsed JSON, family and problem when the caller has read it
     (:func:`load`), so that the file is read once."""
-    from sim.result import _jsonable
+    from sim.result import InvalidResult, _jsonable
 
     path = Path(path)
     if read is None:
@@ -854,8 +855,9 @@ def compare(path: str | Path, solvers: Sequence[str], *, time_limit: float | Non
                 "solver": s, "kind": family.kind(s)}
         try:
             result = run_solver(family, s, problem, time_limit=time_limit, seed=seed)
-        except ValueError as exc:
-            pairs.append((cell, {"status": "failed", "error": str(exc)}))
+        except ValueError as exc:  # an answer that failed the family's check is invalid
+            invalid = {"invalid_result": True} if isinstance(exc, InvalidResult) else None
+            pairs.append((cell, {"status": "failed", "error": str(exc), "metrics": invalid}))
             extra.append({"solver_gap": None, "note": "", "solution": None})
             continue
         pairs.append((cell, {"status": "done", "metrics": _metrics(result)}))

@@ -92,6 +92,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from instances.files import DuplicateKeyError, loads_json
+
 #: the spec format version this code reads
 SPEC_VERSION = 1
 
@@ -205,13 +207,15 @@ def read_spec(path: str | Path) -> dict[str, Any]:
         raise SpecError(f"{path}: cannot read spec: {exc.strerror or exc}") from None
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(raw.decode("utf-8"))
+            data = loads_json(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             line = getattr(exc, "lineno", "?")
             raise SpecError(f"{path}: line {line}: invalid JSON: {short(str(exc), 120)}"
                             ) from None
         except RecursionError:
             raise SpecError(f"{path}: invalid JSON: nested too deeply") from None
+        except DuplicateKeyError as exc:
+            raise SpecError(f"{path}: invalid JSON: {exc}") from None
         except ValueError as exc:  # e.g. an integer of more than 4300 digits
             raise SpecError(f"{path}: invalid JSON: {short(str(exc), 120)}") from None
     else:

@@ -40,6 +40,10 @@ AGENTS = textwrap.dedent('''
     def typo(obs, info):
         return 0
     typo.env_options = {"backfil": "easy"}
+
+    def chatty(obs, info):
+        print("chatty agent here", flush=True)
+        return 0
 ''')
 
 pytestmark = pytest.mark.timed
@@ -107,6 +111,15 @@ def test_bad_agent_references_are_one_line_errors(agents, capsys):
     for bad in ("nan", "0", "-1"):
         assert cli(["gym-eval", "--agent-time-limit", bad]) == 2
         assert "argument --agent-time-limit:" in capsys.readouterr().err
+
+
+def test_what_an_agent_prints_stays_out_of_the_output(agents, capfd):
+    """The agent's prints go to standard error, never into gym-eval's output (its
+    ``--json`` rows)."""
+    rows = evaluate(["study_agents:chatty"], [(40, 8)], solver=None)
+    assert rows[0]["avg_wait"] is not None
+    out, err = capfd.readouterr()
+    assert "chatty agent here" not in out and "chatty agent here" in err
 
 
 def test_the_agent_is_imported_only_in_the_worker(agents):

@@ -140,6 +140,18 @@ def test_bad_input_names_the_field(tmp_path):
         read_batsim(tmp_path / "x.json")
 
 
+def test_a_profile_defined_twice_is_refused(tmp_path):
+    """Two profiles of one name in the JSON object: which run time the jobs have is
+    unknowable, so the file is refused, not read with the last one."""
+    text = json.dumps(_doc())
+    text = text.replace('"profiles": {', '"profiles": {"d80": {"type": "delay", '
+                        '"delay": 1}, ', 1)
+    path = tmp_path / "w.json"
+    path.write_text(text)
+    with pytest.raises(BatsimError, match=r"w\.json: key 'd80' appears twice in one object"):
+        read_batsim(path)
+
+
 def test_load_workload_recognises_batsim_by_content(tmp_path):
     p = _write(tmp_path, _doc(), name="workload.txt")
     assert is_batsim_workload(p)

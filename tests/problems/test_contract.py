@@ -93,6 +93,35 @@ def test_declared_requirements_and_ranges_are_the_loaders(family):
                 mod.from_dict(data, source="x.json")
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_declared_types_are_the_loaders(family):
+    """A declared string or array field given a value of another type (a number, false,
+    an empty string) is refused with the field named, never converted or taken as
+    absent."""
+    mod = P.module(family)
+    props = P.schema(family)["properties"]
+    for f in _declared(family).fields:
+        if "anyOf" in props[f.name]:  # a number or a list, say
+            continue
+        if f.type == "string" and f.name != "problem":
+            bads = [5, ["x"], None]
+        elif f.type == "array":
+            bads = [False, 0, "", {}]
+        else:
+            continue
+        for bad in bads:
+            data = {**P.example(family), f.name: bad}
+            with pytest.raises(ValueError, match=f"'{f.name}'"):
+                mod.from_dict(data, source="x.json")
+
+
+def test_epoch_job_names_are_unique():
+    """The solution is printed by job names: two jobs of one name are refused."""
+    data = {**P.example("kresource_epochs"), "names": ["a", "b", "a", "c"]}
+    with pytest.raises(ValueError, match="'names' repeats the name 'a'"):
+        P.module("kresource_epochs").from_dict(data, source="x.json")
+
+
 def _solvers():
     return [(fam, name) for fam in FAMILIES for name in sorted(registry.SOLVERS[fam])]
 

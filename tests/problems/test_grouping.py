@@ -126,6 +126,14 @@ def _good() -> dict:
     (("jobs", 0, "curve", "m"), [1.0, 0.5, 0.7], r"jobs\[0\]\.curve.*non-increasing"),
     (("jobs", 1, "curve", "m"), [1.0, 1.2], r"jobs\[1\]\.curve.*'m'\[1\] = 1.2 is not in"),
     (("jobs", 1, "name"), "x", "repeats the name 'x'"),
+    (("jobs", 0, "curve", "m"), [1.0, True, 0.2], r"field 'm' holds True at \[1\], not a number"),
+    (("jobs", 0, "curve", "m"), ["1.0", "0.5"], r"field 'm' holds '1.0' at \[0\], not a number"),
+    (("jobs", 0, "curve"), {"points": [[0, 1.0], [True, 0.0]]},
+     r"field 'points\[1\]' holds True at \[0\]"),
+    (("jobs", 0, "curve", "name"), ["x"], r"jobs\[0\]\.curve: field 'name' must be a string"),
+    (("jobs", 0, "curve", "bogus"), 1, r"jobs\[0\]\.curve: unknown field\(s\) \['bogus'\]"),
+    (("jobs", 0, "curve", "points"), [[0, 1.0], [3, 0.0]],
+     r"jobs\[0\]\.curve: give 'm' or 'points', not both"),
     (("model",), "eq3", "field 'model' must be one of"),
 ])
 def test_bad_input_names_the_field(path, value, message):
@@ -138,6 +146,18 @@ def test_bad_input_names_the_field(path, value, message):
         from_dict(data, source="case.json")
     with pytest.raises(ValueError, match="case.json"):
         from_dict(data, source="case.json")
+
+
+def test_an_integer_slice_length_beyond_int64_is_a_large_number():
+    """A whole number of seconds past int64 (10**30) costs the slices as the float 1e30
+    does, instead of overflowing NumPy's integer arithmetic in every solver."""
+    big, as_float = _good(), _good()
+    big["slice_length"], as_float["slice_length"] = 10**30, 1e30
+    p, q = from_dict(big, source="big.json"), from_dict(as_float, source="float.json")
+    for name in ("greedy", "exhaustive"):
+        r = registry.solver("grouping", name)(p, time_limit=10)
+        assert r.objective == registry.solver("grouping", name)(q, time_limit=10).objective
+    assert p == q
 
 
 def test_missing_fields_and_bad_file(tmp_path):

@@ -203,5 +203,5 @@ def test_bad_input_names_the_field(mutate, match):
 def test_malformed_json_names_the_source(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(ValueError, match="bad.json: invalid JSON"):
+    with pytest.raises(ValueError, match="bad.json: line 1: invalid JSON"):
         ins.load(bad)

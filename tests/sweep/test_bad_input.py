@@ -59,6 +59,17 @@ def test_a_bad_toml_spec_names_the_file(tmp_path, capsys):
         capsys, ["sweep", str(path), "--out", str(tmp_path / "o.sqlite")])
 
 
+def test_a_json_spec_with_a_key_twice_is_refused(tmp_path, capsys):
+    """TOML refuses a repeated key; the JSON form of a spec does too, instead of running
+    the last value."""
+    path = tmp_path / "s.json"
+    path.write_text('{"version": 1, "name": "a", "name": "b", "workloads": [], '
+                    '"policies": []}')
+    err = _one_line_error(capsys, ["sweep", str(path), "--out", str(tmp_path / "o.sqlite")])
+    assert "s.json: invalid JSON: key 'name' appears twice in one object" in err
+    assert not (tmp_path / "o.sqlite").exists()
+
+
 def test_toml_and_json_specs_expand_alike(tmp_path):
     toml = write_toml(tmp_path / "s.toml", """
 version = 1

@@ -97,3 +97,27 @@ def test_a_user_policys_cell_is_validated_and_measured_outside_its_process(tmp_p
     assert mine["status"] == "done" and mine["metrics"]["avg_wait"] >= 0
     assert mine["metrics"] == ours["metrics"]
     assert mine["workload_sha256"] == ours["workload_sha256"]
+
+
+CHATTY = textwrap.dedent('''
+    from heuristics.backfill import FCFS
+
+
+    class Chatty(FCFS):
+        def schedule(self, now):
+            print("chatty policy here", flush=True)
+            return super().schedule(now)
+''')
+
+
+@pytest.mark.timed
+def test_what_a_user_policy_prints_stays_out_of_the_json(tmp_path):
+    """The policy's prints go to standard error: ``simulate --json`` stays one JSON
+    document a script can read."""
+    (tmp_path / "chatty_policy.py").write_text(CHATTY)
+    p = subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "lublin_256", "--policy",
+                        "chatty_policy:Chatty", "--json", "--quiet"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["policy"]
+    assert "chatty policy here" in p.stderr

@@ -5,6 +5,9 @@ on; two proofs that contradict each other are an error in the report."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -54,6 +57,12 @@ GARBAGE = textwrap.dedent('''
 
     def false_proof(problem, *, time_limit=None, seed=0):  # feasible, said optimal: a lie
         return _r(Status.OPTIMAL, 4.0, 4.0, FCFS)
+
+    def chatty(problem, *, time_limit=None, seed=0):  # prints, by Python and by its fd
+        import os
+        print("chatty solver here", flush=True)
+        os.write(1, b"chatty fd 1" + bytes([10]))
+        return _r(Status.FEASIBLE, 4.0, None, FCFS)
 ''')
 
 CRASHING = textwrap.dedent('''
@@ -183,3 +192,46 @@ def test_bench_exits_3_when_its_report_holds_an_error(user, capsys, solvers, cod
     # a rerun that runs nothing (every run stored) says the same
     assert main(["bench", str(FIG1), "--solvers", solvers, "--time-limit", "10",
                  "--out", str(user / "out"), "--quiet"]) == code
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("solvers", [["--solver", "garbage_solvers:chatty"],
+                                     ["--solvers", "fcfs,garbage_solvers:chatty"]],
+                         ids=["solver", "solvers"])
+def test_what_a_user_solver_prints_stays_out_of_the_json(user, solvers):
+    """The solver's prints go to standard error: the ``--json`` output stays one JSON
+    document a script can read."""
+    run = subprocess.run([sys.executable, "-m", "sim.cli", "solve", str(FIG1), *solvers,
+                          "--json"], capture_output=True, text=True, timeout=120, cwd=user)
+    assert run.returncode == 0, run.stderr
+    json.loads(run.stdout)
+    assert "chatty solver here" in run.stderr and "chatty fd 1" in run.stderr
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("solvers, code", [
+    ("cpsat,garbage_solvers:false_proof", 3),  # two proofs contradict each other
+    ("cpsat,garbage_solvers:infeasible", 3),  # an answer that fails the family's check
+    ("cpsat,fcfs,crashing_solvers:raises", 0),  # a failed run is data, not an error
+], ids=["contradiction", "invalid-result", "clean"])
+@pytest.mark.parametrize("json_out", [False, True], ids=["table", "json"])
+def test_solve_side_by_side_exits_3_when_it_prints_an_error(user, capsys, solvers, code,
+                                                            json_out):
+    """``solve --solvers`` judges its runs as ``bench`` does, and says an ERROR by its exit
+    code as ``bench`` does: a script sees the contradiction without reading the table."""
+    got = main(["solve", str(FIG1), "--solvers", solvers, "--time-limit", "10",
+                *(["--json"] if json_out else [])])
+    out = capsys.readouterr().out
+    assert got == code, out
+    if not json_out:
+        assert ("ERROR" in out) == (code == 3), out
+
+
+@pytest.mark.timed
+def test_solve_side_by_side_exits_3_on_a_false_claim_of_the_file(user, capsys):
+    data = {**json.loads(FIG1.read_text()), "best_known": 1, "proved": True}
+    lies = user / "lies.json"
+    lies.write_text(json.dumps(data))
+    assert main(["solve", str(lies), "--solvers", "cpsat", "--time-limit", "10"]) == 3
+    out = capsys.readouterr().out
+    assert "ERROR:" in out and "false claim" in out
