@@ -87,6 +87,14 @@ def test_an_unknown_name_gets_the_closest_names_not_all(store, capsys, argv, tex
     assert "r.sqlite:" in err and text in err
 
 
+def test_out_onto_a_file_is_refused_naming_it_and_leaves_it(store, tmp_path, capsys):
+    taken = tmp_path / "taken.md"
+    taken.write_text("mine")
+    err = refused(capsys, ["report", str(store), "--out", str(taken)])
+    assert f"--out {taken}: exists and is not a directory" in err
+    assert taken.read_text() == "mine"
+
+
 def test_the_report_still_works(store, capsys):
     assert main(["report", str(store), "--where", "sf=3", "--level", "0.9"]) == 0
     assert "90% confidence" in capsys.readouterr().out
