@@ -134,16 +134,21 @@ def call_foreign(target: str, problem: Any, kwargs: dict[str, Any]) -> Any:
     """Run in the sandbox's worker process: call the foreign solver ``target`` and return
     its answer as plain data (a :class:`sim.result.Result`'s fields, its solution in its
     JSON form, every value through ``json``), so that no object of the foreign code's
-    making reaches the process that checks it; anything else as its type's name."""
+    making reaches the process that checks it; anything else as its type's name. The
+    runtime is the wall-clock seconds the call took here (its import not counted), not
+    the one the solver wrote in its Result: a claim, like its objective."""
     from sim.plugins import load_reference
     from sim.result import Result, Status, _jsonable
 
-    result = load_reference(target, what="solver")(problem, **kwargs)
+    solve = load_reference(target, what="solver")
+    t0 = time.perf_counter()
+    result = solve(problem, **kwargs)
+    took = time.perf_counter() - t0
     if not isinstance(result, Result):
         return type(result).__name__
     status = result.status.value if isinstance(result.status, Status) else result.status
     fields = {f: getattr(result, f) for f in PLAIN_FIELDS}
-    fields.update(status=status, solution=_jsonable(result.solution))
+    fields.update(status=status, solution=_jsonable(result.solution), runtime=took)
     try:
         return json.loads(json.dumps(fields, allow_nan=True))
     except (TypeError, ValueError) as exc:

@@ -58,6 +58,11 @@ GARBAGE = textwrap.dedent('''
     def false_proof(problem, *, time_limit=None, seed=0):  # feasible, said optimal: a lie
         return _r(Status.OPTIMAL, 4.0, 4.0, FCFS)
 
+    def quick_claim(problem, *, time_limit=None, seed=0):  # takes a second, claims 0.001 s
+        import time
+        time.sleep(1.0)
+        return Result("mine", Status.FEASIBLE, 4.0, None, 0.001, FCFS)
+
     def chatty(problem, *, time_limit=None, seed=0):  # prints, by Python and by its fd
         import os
         print("chatty solver here", flush=True)
@@ -235,3 +240,15 @@ def test_solve_side_by_side_exits_3_on_a_false_claim_of_the_file(user, capsys):
     assert main(["solve", str(lies), "--solvers", "cpsat", "--time-limit", "10"]) == 3
     out = capsys.readouterr().out
     assert "ERROR:" in out and "false claim" in out
+
+
+@pytest.mark.timed
+def test_a_user_solvers_seconds_are_measured_not_its_claim(user, capsys):
+    """The seconds a user's solver writes in its Result are a claim: solve and bench show
+    the wall-clock time its call took."""
+    assert main(["solve", str(FIG1), "--solver", "garbage_solvers:quick_claim",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runtime"] >= 1.0
+    s = bench([FIG1], user / "out", solvers=["garbage_solvers:quick_claim"], time_limit=10,
+              plots=False)
+    assert s.runs[0]["seconds"] >= 1.0
