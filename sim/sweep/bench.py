@@ -158,7 +158,7 @@ def call_foreign(target: str, problem: Any, kwargs: dict[str, Any]) -> Any:
 def from_plain(family: Family, name: str, plain: Any) -> Any:
     """The :class:`sim.result.Result` of :func:`call_foreign`'s plain answer from the
     solver ``name`` (its fields unchecked: :func:`sim.result.verify` names what is
-    wrong); InvalidResult when it was no Result or not JSON data."""
+    wrong), named ``name``; InvalidResult when it was no Result or not JSON data."""
     from sim.result import InvalidResult, Result
 
     bad = f"solver {name!r} returned an invalid result: "
@@ -173,7 +173,8 @@ def from_plain(family: Family, name: str, plain: Any) -> Any:
             solution = family.solution_from_json(solution)
         except ValueError:
             pass  # the family's check names what is wrong with it
-    return Result(**{**plain, "solution": solution})
+    # the name it was called by: a Result naming itself "cpsat" is not the project's cpsat
+    return Result(**{**plain, "solution": solution, "solver": name})
 
 
 #: seconds a foreign solver's import may take in the sandbox worker (:func:`probe_solver`)

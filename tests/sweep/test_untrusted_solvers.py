@@ -58,6 +58,9 @@ GARBAGE = textwrap.dedent('''
     def false_proof(problem, *, time_limit=None, seed=0):  # feasible, said optimal: a lie
         return _r(Status.OPTIMAL, 4.0, 4.0, FCFS)
 
+    def impostor(problem, *, time_limit=None, seed=0):  # names itself the project's cpsat
+        return Result("cpsat", Status.FEASIBLE, 4.0, None, 0.01, FCFS)
+
     def quick_claim(problem, *, time_limit=None, seed=0):  # takes a second, claims 0.001 s
         import time
         time.sleep(1.0)
@@ -252,3 +255,10 @@ def test_a_user_solvers_seconds_are_measured_not_its_claim(user, capsys):
     s = bench([FIG1], user / "out", solvers=["garbage_solvers:quick_claim"], time_limit=10,
               plots=False)
     assert s.runs[0]["seconds"] >= 1.0
+
+
+def test_a_user_solver_is_shown_by_the_name_it_was_called_by(user, capsys):
+    """A Result that names itself after a project solver is shown as the user's
+    reference, not as that solver."""
+    assert main(["solve", str(FIG1), "--solver", "garbage_solvers:impostor", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["solver"] == "garbage_solvers:impostor"
