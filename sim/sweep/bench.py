@@ -225,8 +225,12 @@ def check_solvers(names: Sequence[str], families: Iterable[Family]) -> None:
     """Refuse, before anything runs, a name no family of the files knows (when a file
     could be read: every run of an unreadable one is refused anyway), and a user's
     ``MODULE:FUNCTION`` or an installed package's solver that does not import (imported in
-    the sandbox worker, :func:`probe_solver`)."""
+    the sandbox worker, :func:`probe_solver`), and a name given twice (its one run would
+    count twice in every statistic)."""
 
+    repeated = sorted({n for n in names if list(names).count(n) > 1})
+    if repeated:
+        raise ValueError(f"--solvers: {', '.join(map(repr, repeated))} given more than once")
     families = sorted(set(families), key=lambda f: f.name)
     for name in names:
         if is_reference(name):
