@@ -22,10 +22,17 @@ def cmd_csm(args: argparse.Namespace) -> int:
                     fault_service=args.fault_service,
                     refs_per_dispatch=args.refs_per_dispatch,
                     large_sizes=tuple(s for s in (8, 16, 32) if s <= args.nodes) or (1,))
+    names = [p.strip() for p in args.policies.split(",") if p.strip()]
+    given = [o for o in ("mnol", "mnod", "p") if getattr(args, o) is not None]
+    if given and all(n == "rr" for n in names):  # round robin reads none of them
+        raise ValueError(f"--{', --'.join(given)}: round robin (rr) does not use "
+                         f"{'them' if len(given) > 1 else 'it'}; give a policy that does "
+                         f"(pred, dyn, csm)")
+    algorithm = {o: getattr(args, o) for o in ("mnol", "mnod", "p")
+                 if getattr(args, o) is not None}
     rows = []
-    for name in [p.strip() for p in args.policies.split(",") if p.strip()]:
-        pol = by_name(name, quantum_us=int(cfg.quantum_ms * 1000), mnol=args.mnol,
-                      mnod=args.mnod, p=args.p)
+    for name in names:
+        pol = by_name(name, quantum_us=int(cfg.quantum_ms * 1000), **algorithm)
         r = run_point(cfg, pol, args.seed, log=args.check)
         row = {"policy": name, **r.metrics, "events": r.events, "wall_s": r.wall_s}
         if args.check:
@@ -101,10 +108,12 @@ def add_csm(sub: Any) -> None:
                    help="AMB-4.11: parallel or fifo (one fault server per node)")
     p.add_argument("--refs-per-dispatch", type=plain_int, default=cfg("refs_per_dispatch"),
                    help="page references per dispatch (AMB-4.11)")
-    p.add_argument("--mnol", type=plain_int, default=param_default(Coscheduling, "mnol"))
-    p.add_argument("--mnod", type=plain_int, default=param_default(Coscheduling, "mnod"))
-    p.add_argument("--p", type=plain_float, default=param_default(Coscheduling, "p"),
-                   help="P of eq. 2, in [0, 1]")
+    p.add_argument("--mnol", type=plain_int, help=f"MNOL (default "
+                   f"{param_default(Coscheduling, 'mnol')}; not with rr alone)")
+    p.add_argument("--mnod", type=plain_int, help=f"MNOD (default "
+                   f"{param_default(Coscheduling, 'mnod')}; not with rr alone)")
+    p.add_argument("--p", type=plain_float, help=f"P of eq. 2, in [0, 1] (default "
+                   f"{param_default(Coscheduling, 'p')}; not with rr alone)")
     p.add_argument("--seed", type=plain_int, default=0)
     p.add_argument("--check", action="store_true", help="re-validate the run from its log")
     p.add_argument("--json", action="store_true")
