@@ -262,3 +262,13 @@ def test_a_user_solver_is_shown_by_the_name_it_was_called_by(user, capsys):
     reference, not as that solver."""
     assert main(["solve", str(FIG1), "--solver", "garbage_solvers:impostor", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["solver"] == "garbage_solvers:impostor"
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("limit", ["1e10", "1e308"])
+def test_a_huge_finite_time_limit_runs_a_user_solver(user, capsys, limit):
+    """Any finite limit --time-limit accepts is a valid wait on the solver's worker (the
+    operating system's poll takes a bounded timeout: 1e10 s overflowed it)."""
+    assert main(["solve", str(FIG1), "--solver", "garbage_solvers:false_proof",
+                 "--time-limit", limit, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["objective"] == 4.0
