@@ -77,6 +77,8 @@ def test_a_confidence_level_outside_0_1_is_refused(store, capsys, level):
     (["--where", "sff=1"], "closest: sf"),
     (["--where", "x" * 5000 + "=1"], "--where 'xxx"),
     (["--where", "nosep"], "--where 'nosep': expected KEY=VALUE"),
+    # the report said "selected with sf=1 and sf=3" and kept only sf=3's cells
+    (["--where", "sf=1", "--where", "sf=3"], "--where 'sf': given more than once"),
     (["--metric", "avg_wiat"], "closest: avg_wait"),
     (["--rows", "lod"], "--rows 'lod': unknown parameter; closest: load"),
     (["--cols", "polcy"], "--cols 'polcy': unknown parameter; closest: policy"),
