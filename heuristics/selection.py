@@ -161,7 +161,8 @@ def make_selection(select: str = "ff", *, window: int = 1, fullness: str = "mult
                    bl_fallback: str = "ff", bl_fullness: str = "none",
                    ties: str = "first") -> FirstFit | BackfillLowest | BackfillBalanced:
     """The selection rule named ``select`` with its parameters (ValueError naming the
-    option on a bad value)."""
+    option on a bad value, or on a value other than its default of a parameter the rule
+    does not use: BL's with FF or BB, BB's with FF or BL)."""
     if select not in SELECTIONS:
         raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
     if isinstance(window, bool) or not isinstance(window, int) or window < 0:
@@ -173,6 +174,13 @@ def make_selection(select: str = "ff", *, window: int = 1, fullness: str = "mult
             raise ValueError(f"{nm} must be one of {ok}, got {v!r}")
     if select == "bl" and bl_fallback == "next" and window != 1:
         raise ValueError(f"bl_fallback='next' needs window=1, got window={window}")
+    unused = [f"{nm}={v!r}" for nm, v, default, rule in (
+        ("window", window, 1, "bl"), ("fullness", fullness, "mult", "bb"),
+        ("bl_fallback", bl_fallback, "ff", "bl"), ("bl_fullness", bl_fullness, "none", "bl"),
+        ("ties", ties, "first", "bl")) if v != default and select != rule]
+    if unused:  # an option the rule never reads would be recorded as if it had acted
+        raise ValueError(f"select={select!r} does not use {', '.join(unused)} (window, "
+                         f"bl_fallback, bl_fullness and ties are BL's, fullness is BB's)")
     if select == "ff":
         return FirstFit()
     if select == "bl":

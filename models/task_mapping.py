@@ -147,7 +147,7 @@ def solve_cpsat(problem: TaskMapping, *, time_limit: float | None = None, seed: 
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.random_seed = int(seed)
-    if time_limit is not None:
+    if dl.limit is not None:  # a limit over MAX_SECONDS is none (models.deadline)
         s.parameters.max_time_in_seconds = dl.left()
     st = run_cpsat(s, md)
     rt = time.perf_counter() - t0

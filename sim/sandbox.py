@@ -195,7 +195,7 @@ def call(target: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None 
             raise ForeignError(f"{what}: its arguments could not be sent to the worker "
                                f"process ({type(exc).__name__}: {exc})") from None
         try:
-            ready = worker.conn.poll(seconds)
+            ready = _wait(worker.conn, seconds)
         except KeyboardInterrupt:
             _discard()
             raise
@@ -216,6 +216,25 @@ def call(target: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None 
     if kind == "ok":
         return value
     raise ForeignError(f"{what}: {value}")
+
+
+#: longest single wait on the worker's answer (seconds): the operating system's poll takes
+#: a bounded timeout, and a limit of 1e10 s or more would overflow it
+POLL_CHUNK = 86_400.0
+
+
+def _wait(conn: Connection, seconds: float | None) -> bool:
+    """Whether ``conn`` has an answer within ``seconds`` (None: wait for ever), waiting in
+    chunks of at most :data:`POLL_CHUNK` so that any finite limit is a valid timeout."""
+    if seconds is None:
+        return conn.poll(None)
+    end = time.monotonic() + seconds
+    while True:
+        left = end - time.monotonic()
+        if conn.poll(min(max(left, 0.0), POLL_CHUNK)):
+            return True
+        if left <= POLL_CHUNK:
+            return False
 
 
 # --------------------------------------------------------------------------- worker side

@@ -119,7 +119,10 @@ def solve_response(problem: ResponseProblem, *, time_limit: float | None = None,
         v = objective(problem, s)
         if v < best_val:
             best, best_val = s, v
-    return build(solver="brute", status=Status.FEASIBLE if stopped else Status.OPTIMAL,
+    # stopped before the first order: no schedule, so UNKNOWN (as every stopped solver)
+    status = Status.OPTIMAL if not stopped else \
+        Status.FEASIBLE if best is not None else Status.UNKNOWN
+    return build(solver="brute", status=status,
                  solution=best, check=checker(problem), objective=scorer(problem),
                  runtime=time.perf_counter() - t0, seed=seed, params={"time_limit": time_limit})
 

@@ -63,8 +63,9 @@ def solve_portfolio(problem: InsertionProblem, *, time_limit: float | None = Non
     deadline = Deadline(time_limit)
     params: dict[str, Any] = {"time_limit": time_limit}
 
-    def share(f: float) -> float | None:
-        return None if time_limit is None else min(f * time_limit, deadline.left(0.0))
+    def share(f: float) -> float | None:  # a limit over MAX_SECONDS is none (models.deadline)
+        limit = deadline.limit
+        return None if limit is None else min(f * limit, deadline.left(0.0))
 
     first = solve_cpsat(problem, seed=seed, time_limit=share(SEARCH_SHARE))
     if first.status is Status.OPTIMAL:

@@ -419,6 +419,13 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+#: seconds per window's optimum unless ``--time-limit`` says otherwise
+OPTIMUM_SECONDS = 10.0
+
+#: seconds per window of an agent's episode unless ``--agent-time-limit`` says otherwise
+AGENT_SECONDS = 60.0
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "python -m sim.batch.env_eval") -> int:
     """``gym-eval``: the built-in policies and the optimum on random windows; prints the
     table and the wall time. Returns 0, or 2 with a one-line error naming ``prog`` on bad
@@ -434,12 +441,23 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m sim.batch.env
                     help=f"comma-separated, of {sorted(BUILTINS)}, or agents MODULE:NAME "
                          f"(act(obs, info) -> action) and entry points of schedsearch.agents")
     ap.add_argument("--solver", default="cpsat", help="'none' for no optimum")
-    ap.add_argument("--time-limit", type=_positive_seconds, default=10.0,
-                    help="s per optimum (> 0)")
-    ap.add_argument("--agent-time-limit", type=_positive_seconds, default=60.0,
-                    help="s per window of an agent's episode (> 0, default 60)")
+    ap.add_argument("--time-limit", type=_positive_seconds, default=None,
+                    help=f"s per optimum (> 0, default {OPTIMUM_SECONDS:g}); refused with "
+                         f"--solver none")
+    ap.add_argument("--agent-time-limit", type=_positive_seconds, default=None,
+                    help=f"s per window of an agent's episode (> 0, default "
+                         f"{AGENT_SECONDS:g}); refused when --policies names no agent")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args(argv)
+    # an option that cannot act is refused, not ignored
+    if args.solver == "none" and args.time_limit is not None:
+        ap.error("--time-limit: no optimum is solved with --solver none")
+    if args.agent_time_limit is not None and all(
+            p.strip() in BUILTINS for p in args.policies.split(",")):
+        ap.error("--agent-time-limit: --policies names no agent (MODULE:NAME)")
+    args.time_limit = OPTIMUM_SECONDS if args.time_limit is None else args.time_limit
+    if args.agent_time_limit is None:
+        args.agent_time_limit = AGENT_SECONDS
     t = time.perf_counter()
     try:
         env = SchedulingEnv(args.trace, procs=args.procs, window=1)
@@ -456,9 +474,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m sim.batch.env
 
         print(json.dumps({"rows": rows, "wall_seconds": wall}, indent=1))
         return 0
+    optimum = "none" if args.solver == "none" else \
+        f"{args.solver} (minimum total wait, limit {args.time_limit} s)"
     print(f"{env.workload.name}: {args.windows} windows of {args.length} jobs (seed "
-          f"{args.seed}), {env.P} processors; optimum: {args.solver} "
-          f"(minimum total wait, limit {args.time_limit} s)")
+          f"{args.seed}), {env.P} processors; optimum: {optimum}")
     if args.solver != "none":
         print(window_table(rows))
     print(table(rows))

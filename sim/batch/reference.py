@@ -84,6 +84,7 @@ def simulate_python(
     end = np.full(n, -1, dtype=np.int64)
     killed = np.zeros(n, dtype=bool)
     waiting: set[int] = set()
+    running = 0  # jobs started and not yet ended
 
     policy.reset(MachineInfo(capacity=capacity, kill_at_request=kill))
     events = EventQueue()
@@ -103,6 +104,7 @@ def simulate_python(
             _, cls, _, i = events.pop()
             job = jobs[i]
             if cls == END:
+                running -= 1
                 for k in range(K):
                     free[k] += job.demand[k]
                 arriving.ended(i, now)
@@ -132,6 +134,7 @@ def simulate_python(
             for k in range(K):
                 free[k] -= job.demand[k]
             waiting.discard(i)
+            running += 1
             start[i] = now
             if kill and job.runtime > job.requested:
                 length = job.requested
@@ -144,9 +147,15 @@ def simulate_python(
             events.push(now + length, END, i)
         w = policy.next_wakeup(now)
         if w is not None:
+            if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)):
+                # a NaN would never compare after now and stall the event queue for ever
+                raise PolicyError(f"{policy.name}: wake-up {w!r} is not a time in whole "
+                                  f"seconds (an integer)")
             if w <= now:
                 raise PolicyError(f"{policy.name}: wake-up {w} is not after now={now}")
-            if wakeup_at is None or w < wakeup_at:
+            # once every job has ended nothing is left to wake for: the run ends
+            busy = waiting or running or arriving
+            if busy and (wakeup_at is None or w < wakeup_at):
                 wakeup_at = w
                 events.push(w, WAKEUP, None)
         if progress is not None and pending_progress >= 1000:

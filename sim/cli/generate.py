@@ -106,6 +106,8 @@ def cmd_generate_problems(args: argparse.Namespace) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--size {item!r}: expected KEY=VALUE")
+        if key.strip() in size:  # which of the two values was meant is unknowable
+            raise ValueError(f"--size {key.strip()}: given more than once")
         size[key.strip()] = number(value)
         if size[key.strip()] is None:
             raise ValueError(f"--size {key.strip()}: expected a number, got {value!r}")

@@ -165,13 +165,16 @@ def _python_number(text: str) -> bool:
 
 
 def parse_set(items: Sequence[str]) -> dict[str, Any]:
-    """``["sf=3", "order=DP"]`` -> ``{"sf": 3, "order": "DP"}``; ValueError on a bad item."""
+    """``["sf=3", "order=DP"]`` -> ``{"sf": 3, "order": "DP"}``; ValueError on a bad item
+    or a key given twice."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         key = key.strip().replace("-", "_")
         if not sep or not key:
             raise ValueError(f"--set {item!r}: expected KEY=VALUE")
+        if key in out:  # which of the two values was meant is unknowable
+            raise ValueError(f"--set {key}: given more than once")
         out[key] = _parse_value(value.strip())
     return out
 

@@ -64,6 +64,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if not Path(args.results).exists():
         raise ValueError(f"{args.results}: no such results store")
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ValueError(f"--out {args.out}: exists and is not a directory")
     if args.window is not None and not args.gantt:
         raise ValueError("--window: only with --gantt KEY (the Gantt chart's time window)")
     _yscale(args)

@@ -22,10 +22,17 @@ def cmd_csm(args: argparse.Namespace) -> int:
                     fault_service=args.fault_service,
                     refs_per_dispatch=args.refs_per_dispatch,
                     large_sizes=tuple(s for s in (8, 16, 32) if s <= args.nodes) or (1,))
+    names = [p.strip() for p in args.policies.split(",") if p.strip()]
+    given = [o for o in ("mnol", "mnod", "p") if getattr(args, o) is not None]
+    if given and all(n == "rr" for n in names):  # round robin reads none of them
+        raise ValueError(f"--{', --'.join(given)}: round robin (rr) does not use "
+                         f"{'them' if len(given) > 1 else 'it'}; give a policy that does "
+                         f"(pred, dyn, csm)")
+    algorithm = {o: getattr(args, o) for o in ("mnol", "mnod", "p")
+                 if getattr(args, o) is not None}
     rows = []
-    for name in [p.strip() for p in args.policies.split(",") if p.strip()]:
-        pol = by_name(name, quantum_us=int(cfg.quantum_ms * 1000), mnol=args.mnol,
-                      mnod=args.mnod, p=args.p)
+    for name in names:
+        pol = by_name(name, quantum_us=int(cfg.quantum_ms * 1000), **algorithm)
         r = run_point(cfg, pol, args.seed, log=args.check)
         row = {"policy": name, **r.metrics, "events": r.events, "wall_s": r.wall_s}
         if args.check:
@@ -50,6 +57,13 @@ def cmd_bsp(args: argparse.Namespace) -> int:
     from sim.timeshare.bsp import BSPParams, NetParams, measure_cell
     from sim.timeshare.servers import ServerParams, SlotSchedule
 
+    given = [f"--{o.replace('_', '-')}" for o in SERVER_OPTIONS if getattr(args, o) is not None]
+    if args.regime == "none" and given:  # no server: no slot table, no controlled class
+        raise ValueError(f"{', '.join(given)}: the scheduling servers' option(s), and "
+                         f"--regime none runs no server")
+    for o, default in _server_defaults().items():
+        if getattr(args, o) is None:
+            setattr(args, o, default)
     sch = SlotSchedule.for_share(args.share, round_us=args.round_us, slot_us=args.slot_us,
                                  place=args.placement)
     bsp = BSPParams(g_us=args.g_us, v=args.v, n=args.n, pattern=args.pattern,
@@ -68,6 +82,20 @@ def cmd_bsp(args: argparse.Namespace) -> int:
               f"std {cell['std_us'] / 1000:.3f} ms, CV {cell['cv']:.3f} over i = {args.i} "
               f"measurements of n = {args.n} supersteps ({cell['events']} events)")
     return 0
+
+
+#: bsp's options that act through the scheduling servers only (refused with regime none)
+SERVER_OPTIONS = ("share", "round_us", "slot_us", "placement", "wakeup")
+
+
+def _server_defaults() -> dict[str, Any]:
+    """The defaults of :data:`SERVER_OPTIONS`: the slot table's and the servers' own."""
+    from sim.timeshare.servers import ServerParams, SlotSchedule
+
+    share = SlotSchedule.for_share
+    return {"share": param_default(share, "share"), "round_us": param_default(share, "round_us"),
+            "slot_us": param_default(share, "slot_us"), "placement": param_default(share, "place"),
+            "wakeup": field_default(ServerParams, "ctl_block_wakeup")}
 
 
 def add_csm(sub: Any) -> None:
@@ -101,10 +129,12 @@ def add_csm(sub: Any) -> None:
                    help="AMB-4.11: parallel or fifo (one fault server per node)")
     p.add_argument("--refs-per-dispatch", type=plain_int, default=cfg("refs_per_dispatch"),
                    help="page references per dispatch (AMB-4.11)")
-    p.add_argument("--mnol", type=plain_int, default=param_default(Coscheduling, "mnol"))
-    p.add_argument("--mnod", type=plain_int, default=param_default(Coscheduling, "mnod"))
-    p.add_argument("--p", type=plain_float, default=param_default(Coscheduling, "p"),
-                   help="P of eq. 2, in [0, 1]")
+    p.add_argument("--mnol", type=plain_int, help=f"MNOL (default "
+                   f"{param_default(Coscheduling, 'mnol')}; not with rr alone)")
+    p.add_argument("--mnod", type=plain_int, help=f"MNOD (default "
+                   f"{param_default(Coscheduling, 'mnod')}; not with rr alone)")
+    p.add_argument("--p", type=plain_float, help=f"P of eq. 2, in [0, 1] (default "
+                   f"{param_default(Coscheduling, 'p')}; not with rr alone)")
     p.add_argument("--seed", type=plain_int, default=0)
     p.add_argument("--check", action="store_true", help="re-validate the run from its log")
     p.add_argument("--json", action="store_true")
@@ -131,16 +161,18 @@ def add_bsp(sub: Any) -> None:
                    help="barrier | complete")
     p.add_argument("--spin-us", type=plain_int, default=field_default(BSPParams, "spin_us"),
                    help="spin time in µs (0 = blocking)")
-    p.add_argument("--share", type=plain_float, default=share("share"),
-                   help="CPU share of the program")
-    p.add_argument("--round-us", type=plain_int, default=share("round_us"),
-                   help="round length in µs")
-    p.add_argument("--slot-us", type=plain_int, default=share("slot_us"), help="slot length in µs")
-    p.add_argument("--placement", default=share("place"), help="contiguous | spread")
+    p.add_argument("--share", type=plain_float,
+                   help=f"CPU share of the program (default {share('share')})")
+    p.add_argument("--round-us", type=plain_int,
+                   help=f"round length in µs (default {share('round_us')})")
+    p.add_argument("--slot-us", type=plain_int,
+                   help=f"slot length in µs (default {share('slot_us')})")
+    p.add_argument("--placement", help=f"contiguous | spread (default {share('place')})")
     p.add_argument("--regime", default=field_default(ServerParams, "regime"),
-                   help="none | unsync | sync")
-    p.add_argument("--wakeup", default=field_default(ServerParams, "ctl_block_wakeup"),
-                   help="immediate | tick")
+                   help="none | unsync | sync (none: no server; the five options above and "
+                        "--wakeup are refused)")
+    p.add_argument("--wakeup", help=f"immediate | tick (default "
+                   f"{field_default(ServerParams, 'ctl_block_wakeup')})")
     p.add_argument("--latency-us", type=plain_int, default=field_default(NetParams, "latency_us"),
                    help="message latency in µs")
     p.add_argument("--seed", type=plain_int, default=0)

@@ -134,16 +134,21 @@ def call_foreign(target: str, problem: Any, kwargs: dict[str, Any]) -> Any:
     """Run in the sandbox's worker process: call the foreign solver ``target`` and return
     its answer as plain data (a :class:`sim.result.Result`'s fields, its solution in its
     JSON form, every value through ``json``), so that no object of the foreign code's
-    making reaches the process that checks it; anything else as its type's name."""
+    making reaches the process that checks it; anything else as its type's name. The
+    runtime is the wall-clock seconds the call took here (its import not counted), not
+    the one the solver wrote in its Result: a claim, like its objective."""
     from sim.plugins import load_reference
     from sim.result import Result, Status, _jsonable
 
-    result = load_reference(target, what="solver")(problem, **kwargs)
+    solve = load_reference(target, what="solver")
+    t0 = time.perf_counter()
+    result = solve(problem, **kwargs)
+    took = time.perf_counter() - t0
     if not isinstance(result, Result):
         return type(result).__name__
     status = result.status.value if isinstance(result.status, Status) else result.status
     fields = {f: getattr(result, f) for f in PLAIN_FIELDS}
-    fields.update(status=status, solution=_jsonable(result.solution))
+    fields.update(status=status, solution=_jsonable(result.solution), runtime=took)
     try:
         return json.loads(json.dumps(fields, allow_nan=True))
     except (TypeError, ValueError) as exc:
@@ -153,7 +158,7 @@ def call_foreign(target: str, problem: Any, kwargs: dict[str, Any]) -> Any:
 def from_plain(family: Family, name: str, plain: Any) -> Any:
     """The :class:`sim.result.Result` of :func:`call_foreign`'s plain answer from the
     solver ``name`` (its fields unchecked: :func:`sim.result.verify` names what is
-    wrong); InvalidResult when it was no Result or not JSON data."""
+    wrong), named ``name``; InvalidResult when it was no Result or not JSON data."""
     from sim.result import InvalidResult, Result
 
     bad = f"solver {name!r} returned an invalid result: "
@@ -168,7 +173,8 @@ def from_plain(family: Family, name: str, plain: Any) -> Any:
             solution = family.solution_from_json(solution)
         except ValueError:
             pass  # the family's check names what is wrong with it
-    return Result(**{**plain, "solution": solution})
+    # the name it was called by: a Result naming itself "cpsat" is not the project's cpsat
+    return Result(**{**plain, "solution": solution, "solver": name})
 
 
 #: seconds a foreign solver's import may take in the sandbox worker (:func:`probe_solver`)
@@ -219,8 +225,12 @@ def check_solvers(names: Sequence[str], families: Iterable[Family]) -> None:
     """Refuse, before anything runs, a name no family of the files knows (when a file
     could be read: every run of an unreadable one is refused anyway), and a user's
     ``MODULE:FUNCTION`` or an installed package's solver that does not import (imported in
-    the sandbox worker, :func:`probe_solver`)."""
+    the sandbox worker, :func:`probe_solver`), and a name given twice (its one run would
+    count twice in every statistic)."""
 
+    repeated = sorted({n for n in names if list(names).count(n) > 1})
+    if repeated:
+        raise ValueError(f"--solvers: {', '.join(map(repr, repeated))} given more than once")
     families = sorted(set(families), key=lambda f: f.name)
     for name in names:
         if is_reference(name):

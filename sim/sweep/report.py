@@ -136,6 +136,9 @@ def _parse_where(where: Iterable[str]) -> dict[str, str]:
         k, sep, v = w.partition("=")
         if not sep or not k:
             raise ValueError(f"--where {short(w)}: expected KEY=VALUE")
+        if k.strip() in out:  # every condition must hold, and a cell has one value of k
+            raise ValueError(f"--where {short(k.strip())}: given more than once (a cell has "
+                             f"one value of it; --rows {short(k.strip())} shows each value)")
         out[k.strip()] = v.strip()
     return out
 

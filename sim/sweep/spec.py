@@ -92,7 +92,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from instances.files import DuplicateKeyError, loads_json
+from instances.files import DuplicateKeyError, loads_json, read_bytes
 
 #: the spec format version this code reads
 SPEC_VERSION = 1
@@ -142,6 +142,9 @@ _MONTH = re.compile(r"^\d{4}-\d{2}$")
 _WEEK = re.compile(r"^\d{4}-W\d{2}$")
 
 #: most cells one spec may expand to (counted before the grid is built)
+#: largest spec file read (bytes); a spec is a page of text, a device or pipe is refused
+MAX_SPEC_BYTES = 1 << 24
+
 MAX_CELLS = 1_000_000
 #: largest synthetic workload of one cell (jobs)
 MAX_SYNTHETIC_JOBS = 1_000_000
@@ -201,10 +204,10 @@ def read_spec(path: str | Path) -> dict[str, Any]:
     Raises SpecError naming the file (and line, for a syntax error).
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read spec: {exc.strerror or exc}") from None
+    try:  # a device (/dev/zero) or a pipe would be read without end
+        raw = read_bytes(path, limit=MAX_SPEC_BYTES, what="sweep spec")
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
     if path.suffix.lower() == ".json":
         try:
             data = loads_json(raw.decode("utf-8"))

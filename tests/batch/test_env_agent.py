@@ -122,6 +122,21 @@ def test_what_an_agent_prints_stays_out_of_the_output(agents, capfd):
     assert "chatty agent here" not in out and "chatty agent here" in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--solver", "none", "--time-limit", "5"], "--time-limit: no optimum is solved"),
+    (["--policies", "fcfs,easy", "--agent-time-limit", "5"],
+     "--agent-time-limit: --policies names no agent"),
+])
+def test_a_limit_that_cannot_act_is_refused(capsys, argv, message):
+    """A time limit for an optimum that is not solved, or for agents that are not run, is
+    refused instead of being printed as if it had bounded something."""
+    from sim.cli import main as cli
+
+    assert cli(["gym-eval", "--windows", "1", "--length", "4", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
 def test_the_agent_is_imported_only_in_the_worker(agents):
     import os
 

@@ -163,6 +163,14 @@ def test_names_params_and_registry():
     ({"fullness": "add"}, "fullness must be one of"),
     ({"select": "bl", "bl_fallback": "next", "window": 2}, "needs window=1"),
     ({"ties": "random"}, "ties must be one of"),
+    # an option of another rule would be recorded in the params as if it had acted
+    ({"window": 5}, "select='ff' does not use window=5"),
+    ({"select": "bb", "window": 2}, "select='bb' does not use window=2"),
+    ({"fullness": "none"}, "select='ff' does not use fullness='none'"),
+    ({"select": "bl", "fullness": "none"}, "select='bl' does not use fullness='none'"),
+    ({"select": "bb", "ties": "last"}, "select='bb' does not use ties='last'"),
+    ({"bl_fallback": "stop", "bl_fullness": "largest"},
+     "select='ff' does not use bl_fallback='stop', bl_fullness='largest'"),
 ])
 def test_bad_options_are_errors(options, message):
     with pytest.raises(ValueError, match=message):

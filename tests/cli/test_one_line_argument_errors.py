@@ -69,3 +69,19 @@ def test_compare_refuses_before_it_reads_and_describes_the_trace(extra, needle, 
 def test_a_policy_the_compiled_engine_does_not_run_is_refused_before_the_trace(argv, capsys):
     assert main([*argv, "--engine", "compiled", "--procs", "from-jobs", "--quiet"]) == 2
     assert "--engine compiled: the compiled engine does not support" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["simulate", "lublin_256", "--policy", "easy", "--set", "select=bb", "--set",
+      "select=ff"], "--set select: given more than once"),
+    (["compare", "lublin_256", "--policies", "easy", "--set", "window=1", "--set",
+      "window=2"], "--set window: given more than once"),
+    (["generate", "kresource_epochs", "--n", "1", "--size", "n=3", "--size", "n=4",
+      "--out", "{tmp}/g"], "--size n: given more than once"),
+])
+def test_a_key_repeated_in_key_value_options_is_refused(argv, needle, capsys, tmp_path):
+    """``--set``/``--size`` given the same key twice: which value was meant is unknowable,
+    so the run is refused instead of keeping the last one."""
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    assert needle in _one_error_line(capsys)
+    assert not (tmp_path / "g").exists()

@@ -140,6 +140,31 @@ def test_every_solver_solves_the_example(family, name):
     assert r.objective == mod.objective(problem, r.solution)
 
 
+@pytest.mark.parametrize("family,name", _solvers())
+def test_every_solver_takes_a_limit_beyond_max_seconds(family, name):
+    """A finite limit over ``models.deadline.MAX_SECONDS`` is no limit to every solver
+    (``solve --time-limit 1e12`` is accepted): none may meet it as a number it cannot
+    hold, nor as a limit its deadline reads as none."""
+    problem = P.module(family).from_dict(P.example(family))
+    r = registry.solver(family, name)(problem, time_limit=1e12, seed=0)
+    assert isinstance(r, Result) and r.solution is not None, (name, r.status, r.note)
+
+
+@pytest.mark.parametrize("family,name", _solvers())
+def test_every_solver_answers_a_zero_time_limit(family, name):
+    """``--time-limit 0`` (accepted by the option) stops every solver at once with an
+    answer: a solution when it has one (OPTIMAL only when proved), else UNKNOWN, never an
+    error."""
+    mod = P.module(family)
+    problem = mod.from_dict(P.example(family))
+    r = registry.solver(family, name)(problem, time_limit=0, seed=0)
+    assert isinstance(r, Result)
+    if r.solution is None:
+        assert r.status.value in ("UNKNOWN", "INFEASIBLE"), (name, r.status)
+    else:
+        assert mod.check(problem, r.solution) == []
+
+
 def test_ensure_feasible_raises_the_violations():
     mod = P.module("kresource_epochs")
     problem = mod.from_dict(P.example("kresource_epochs"))

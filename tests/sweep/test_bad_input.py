@@ -70,6 +70,23 @@ def test_a_json_spec_with_a_key_twice_is_refused(tmp_path, capsys):
     assert not (tmp_path / "o.sqlite").exists()
 
 
+@pytest.mark.parametrize("kind", ["device", "fifo", "directory"])
+def test_a_spec_that_is_not_a_regular_file_is_refused_unread(tmp_path, capsys, kind):
+    """A device (/dev/zero) or a pipe is never read (it would be read without end, or
+    block for ever); a directory is refused the same way."""
+    import os
+
+    path = {"device": "/dev/zero", "fifo": str(tmp_path / "s.toml"),
+            "directory": str(tmp_path / "d.toml")}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        os.mkdir(path)
+    err = _one_line_error(capsys, ["sweep", path, "--out", str(tmp_path / "o.sqlite")])
+    assert f"{path}: not a regular file (a sweep spec must be one)" in err
+    assert not (tmp_path / "o.sqlite").exists()
+
+
 def test_toml_and_json_specs_expand_alike(tmp_path):
     toml = write_toml(tmp_path / "s.toml", """
 version = 1

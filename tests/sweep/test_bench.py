@@ -114,6 +114,8 @@ def test_the_file_certified_best_known_is_used_and_a_user_solver_runs(tmp_path, 
 @pytest.mark.parametrize("solvers, message", [
     (["nosuch"], "unknown solver 'nosuch'"),
     (["nomodule_xyz:f"], "module 'nomodule_xyz' does not import"),
+    # its one stored run would count twice in every statistic of the report
+    (["fcfs", "cpsat", "fcfs"], "'fcfs' given more than once"),
 ])
 def test_bad_solvers_are_refused_before_anything_runs(tmp_path, solvers, message):
     with pytest.raises(ValueError, match=message):

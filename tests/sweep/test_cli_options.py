@@ -131,3 +131,15 @@ def test_every_paper_figure_is_a_reproduce_name_and_help_never_runs(tmp_path, ca
         assert main(["reproduce", name, "--help"]) == 0
         assert "usage" in capsys.readouterr().out.lower()
     assert list(tmp_path.iterdir()) == []  # --help wrote nothing
+
+
+def test_leinberger_fig1_refuses_the_other_figures_options(tmp_path, capsys):
+    """Figure 1 is the paper's fixed six-job instance: --K, --jobs or --seeds cannot act
+    on it, so they are refused (they were accepted and the same figure written)."""
+    out = tmp_path / "fig1"
+    assert main(["reproduce", "leinberger-fig1", "--out", str(out), "--K", "7",
+                 "--jobs", "3"]) == 2
+    assert "takes only --out, not --K, --jobs" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["reproduce", "leinberger-fig1", "--out", str(out)]) == 0
+    assert (out / "fig1.json").exists()

@@ -77,6 +77,8 @@ def test_a_confidence_level_outside_0_1_is_refused(store, capsys, level):
     (["--where", "sff=1"], "closest: sf"),
     (["--where", "x" * 5000 + "=1"], "--where 'xxx"),
     (["--where", "nosep"], "--where 'nosep': expected KEY=VALUE"),
+    # the report said "selected with sf=1 and sf=3" and kept only sf=3's cells
+    (["--where", "sf=1", "--where", "sf=3"], "--where 'sf': given more than once"),
     (["--metric", "avg_wiat"], "closest: avg_wait"),
     (["--rows", "lod"], "--rows 'lod': unknown parameter; closest: load"),
     (["--cols", "polcy"], "--cols 'polcy': unknown parameter; closest: policy"),
@@ -85,6 +87,14 @@ def test_a_confidence_level_outside_0_1_is_refused(store, capsys, level):
 def test_an_unknown_name_gets_the_closest_names_not_all(store, capsys, argv, text):
     err = refused(capsys, ["report", str(store), *argv])
     assert "r.sqlite:" in err and text in err
+
+
+def test_out_onto_a_file_is_refused_naming_it_and_leaves_it(store, tmp_path, capsys):
+    taken = tmp_path / "taken.md"
+    taken.write_text("mine")
+    err = refused(capsys, ["report", str(store), "--out", str(taken)])
+    assert f"--out {taken}: exists and is not a directory" in err
+    assert taken.read_text() == "mine"
 
 
 def test_the_report_still_works(store, capsys):

@@ -58,6 +58,14 @@ GARBAGE = textwrap.dedent('''
     def false_proof(problem, *, time_limit=None, seed=0):  # feasible, said optimal: a lie
         return _r(Status.OPTIMAL, 4.0, 4.0, FCFS)
 
+    def impostor(problem, *, time_limit=None, seed=0):  # names itself the project's cpsat
+        return Result("cpsat", Status.FEASIBLE, 4.0, None, 0.01, FCFS)
+
+    def quick_claim(problem, *, time_limit=None, seed=0):  # takes a second, claims 0.001 s
+        import time
+        time.sleep(1.0)
+        return Result("mine", Status.FEASIBLE, 4.0, None, 0.001, FCFS)
+
     def chatty(problem, *, time_limit=None, seed=0):  # prints, by Python and by its fd
         import os
         print("chatty solver here", flush=True)
@@ -235,3 +243,32 @@ def test_solve_side_by_side_exits_3_on_a_false_claim_of_the_file(user, capsys):
     assert main(["solve", str(lies), "--solvers", "cpsat", "--time-limit", "10"]) == 3
     out = capsys.readouterr().out
     assert "ERROR:" in out and "false claim" in out
+
+
+@pytest.mark.timed
+def test_a_user_solvers_seconds_are_measured_not_its_claim(user, capsys):
+    """The seconds a user's solver writes in its Result are a claim: solve and bench show
+    the wall-clock time its call took."""
+    assert main(["solve", str(FIG1), "--solver", "garbage_solvers:quick_claim",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runtime"] >= 1.0
+    s = bench([FIG1], user / "out", solvers=["garbage_solvers:quick_claim"], time_limit=10,
+              plots=False)
+    assert s.runs[0]["seconds"] >= 1.0
+
+
+def test_a_user_solver_is_shown_by_the_name_it_was_called_by(user, capsys):
+    """A Result that names itself after a project solver is shown as the user's
+    reference, not as that solver."""
+    assert main(["solve", str(FIG1), "--solver", "garbage_solvers:impostor", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["solver"] == "garbage_solvers:impostor"
+
+
+@pytest.mark.timed
+@pytest.mark.parametrize("limit", ["1e10", "1e308"])
+def test_a_huge_finite_time_limit_runs_a_user_solver(user, capsys, limit):
+    """Any finite limit --time-limit accepts is a valid wait on the solver's worker (the
+    operating system's poll takes a bounded timeout: 1e10 s overflowed it)."""
+    assert main(["solve", str(FIG1), "--solver", "garbage_solvers:false_proof",
+                 "--time-limit", limit, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["objective"] == 4.0

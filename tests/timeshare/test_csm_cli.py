@@ -21,6 +21,9 @@ def test_csm_cli_runs_and_checks(capsys):
     (["--mem-pages", "0"], "mem_pages"), (["--mem-pages", "-3"], "mem_pages"),
     (["--mnol", "-1"], "mnol"), (["--mnod", "-2"], "mnod"), (["--p", "1.5"], "p"),
     (["--pdt", "-0.1"], "pdt"), (["--nodes", "4", "--mem-load", "0"], "mem_load"),
+    # an option no policy of the run reads is refused, not recorded as if it had acted
+    (["--policies", "rr", "--mnol", "3"], "--mnol: round robin (rr) does not use it"),
+    (["--policies", "rr", "--p", "0.5"], "--p: round robin (rr) does not use it"),
 ])
 def test_csm_cli_bad_input(argv, field, capsys):
     assert main(["csm", "--jobs", "5", *argv]) == 2

@@ -55,3 +55,17 @@ def test_the_core_cluster_keeps_the_same_caps(kwargs, field):
 
     with pytest.raises(ValueError, match=field):
         Cluster(kwargs.pop("n_nodes"), by_name("rr"), **kwargs)
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--slot-us", "500"], "--slot-us"),
+    (["--share", "0.5", "--wakeup", "tick"], "--share, --wakeup"),
+    (["--placement", "spread"], "--placement"),
+])
+def test_a_server_option_without_servers_is_refused(extra, named, capsys):
+    """``--regime none`` runs no scheduling server: the slot table's and the servers'
+    options cannot act, so they are refused instead of being echoed in the output."""
+    assert main(BSP + ["--regime", "none", *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{named}: the scheduling servers' option(s)" in err[0], err
+    assert main(BSP + ["--regime", "none"]) == 0

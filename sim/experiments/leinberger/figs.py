@@ -1071,6 +1071,13 @@ def main(argv: list[str] | None = None) -> int:
                          "other); needs its own --store and --out")
     a = ap.parse_args(argv)
     stationary = a.protocol == "stationary"
+    if a.figure == "fig1":  # the paper's fixed instance: the other figures' options cannot act
+        given = sorted(k for k, v in vars(a).items()
+                       if k not in ("figure", "out") and v != ap.get_default(k))
+        if given:
+            print(f"error: fig1 (the paper's six-job instance) takes only --out, not "
+                  f"{', '.join('--' + k.replace('_', '-') for k in given)}", file=sys.stderr)
+            return 2
     base = STATIONARY if stationary else FULL
     full_dir = STATIONARY_DIR if stationary else FULL_DIR
     default_store = STATIONARY_STORE if stationary else STORE_DIR
