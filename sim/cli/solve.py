@@ -98,8 +98,25 @@ def _known(args: argparse.Namespace, family: Family, name: str) -> dict[str, Any
                         else min(limit, LOAD_SECONDS))
 
 
-def _single(args: argparse.Namespace, family: Family, problem: Any, name: str) -> int:
-    from sim.sweep.bench import run_solver
+def _claim_issues(args: argparse.Namespace, data: Any, family: Family, problem: Any,
+                  d: dict[str, Any]) -> list[str]:
+    """The file's claims (``best_known``, ``proved``, ``certificate``) checked as ``bench``
+    checks them (:func:`sim.sweep.bench.check_claim`), and judged against this one run
+    (:func:`sim.sweep.bench.judge`): a false claim, or a proof that the file's verified
+    certificate contradicts, is an issue."""
+    from sim.sweep.bench import check_claim, judge
+
+    if not isinstance(data, dict):
+        return []
+    claim = check_claim(args.problem, family, problem, data)
+    run = {"file": args.problem, "solver": d["solver"], "status": d["status"],
+           "objective": d["objective"], "bound": d["bound"]}
+    return judge([run], claim, family.sense)[2]
+
+
+def _single(args: argparse.Namespace, data: Any, family: Family, problem: Any,
+            name: str) -> int:
+    from sim.sweep.bench import EXIT_ERRORS, run_solver
 
     _known(args, family, name)  # an unknown name is refused without the file's name
     options = _backend_options(args, family, name)
@@ -114,11 +131,13 @@ def _single(args: argparse.Namespace, family: Family, problem: Any, name: str) -
     if happened():
         d["note"] = "; ".join(filter(None, [d["note"], "stopped by Ctrl-C: the best answer "
                                                       "found so far"]))
+    issues = _claim_issues(args, data, family, problem, d)
+    code = EXIT_ERRORS if issues else 0  # as --solvers and bench: an ERROR exits 3
     d["problem"] = family.name
     d["solution"] = named(problem, d["solution"])
     if args.json:
-        print(dump(d))
-        return 0
+        print(dump({**d, "issues": issues}))
+        return code
     shown = {"problem": family.name, "solver": d["solver"], "status": d["status"],
              "objective": _num(d["objective"]), "bound": _num(d["bound"]),
              "gap": _gap_text(d),
@@ -128,7 +147,9 @@ def _single(args: argparse.Namespace, family: Family, problem: Any, name: str) -
     if d.get("note"):
         print(f"{'note':>10}: {d['note']}")
     print(f"{'solution':>10}: {json.dumps(clean(d['solution']), default=json_default)}")
-    return 0
+    for issue in issues:
+        print(f"ERROR: {issue}")
+    return code
 
 
 def _gap_text(d: dict[str, Any]) -> str:
@@ -220,7 +241,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if args.backend is not None:
             raise ValueError("--backend goes with --solver (the family's ILP), not --solvers")
         return _several(args, data, family, problem, args.solvers)
-    return _single(args, family, problem, args.solver or family.default_solver)
+    return _single(args, data, family, problem, args.solver or family.default_solver)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -121,3 +121,28 @@ def test_bench_exits_3_on_a_false_claim_and_0_on_a_true_one(tmp_path, capsys):
     assert "false claim" in capsys.readouterr().out
     f = lying(tmp_path, best_known=2, certificate=OPTIMUM)
     assert main([*argv, "--out", str(tmp_path / "truth")]) == 0
+
+
+@pytest.mark.parametrize("claims, says", [
+    ({"best_known": 1, "proved": True}, "false claim: the file claims best_known 1.0"),
+    ({"certificate": [[0, 1, 2, 3, 4, 5]]}, "certificate: infeasible"),
+    ({"best_known": 2, "certificate": OPTIMUM}, None),
+], ids=["false-proof", "infeasible-certificate", "true"])
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_solve_with_one_solver_checks_the_files_claims(tmp_path, capsys, claims, says,
+                                                       json_out):
+    """``solve FILE`` judges the file's claims against its one run as ``--solvers`` and
+    ``bench`` do: a claim that does not hold is an ERROR line (an ``issues`` entry in
+    JSON) and exit 3."""
+    from sim.cli import main
+
+    code = main(["solve", str(lying(tmp_path, **claims)), "--time-limit", "10",
+                 *(["--json"] if json_out else [])])
+    out = capsys.readouterr().out
+    assert code == (0 if says is None else 3), out
+    if json_out:
+        issues = json.loads(out)["issues"]
+        assert (issues == []) if says is None else any(says in i for i in issues), issues
+    else:
+        errors = [line for line in out.splitlines() if line.startswith("ERROR: ")]
+        assert (errors == []) if says is None else any(says in e for e in errors), out
