@@ -185,12 +185,16 @@ def test_solve_stops_a_user_solver_at_its_time_limit(user, capsys):
     assert time.monotonic() - t0 < 15
 
 
-@pytest.mark.timed
-@pytest.mark.parametrize("solvers, code", [
+#: (solvers, exit code) of bench and solve --solvers: an ERROR in the report exits 3
+ERROR_CASES = pytest.mark.parametrize("solvers, code", [
     ("cpsat,garbage_solvers:false_proof", 3),  # two proofs contradict each other
     ("cpsat,garbage_solvers:infeasible", 3),  # an answer that fails the family's check
     ("cpsat,fcfs,crashing_solvers:raises", 0),  # a failed run is data, not an error
 ], ids=["contradiction", "invalid-result", "clean"])
+
+
+@pytest.mark.timed
+@ERROR_CASES
 def test_bench_exits_3_when_its_report_holds_an_error(user, capsys, solvers, code):
     got = main(["bench", str(FIG1), "--solvers", solvers, "--time-limit", "10",
                 "--out", str(user / "out"), "--quiet"])
@@ -217,11 +221,7 @@ def test_what_a_user_solver_prints_stays_out_of_the_json(user, solvers):
 
 
 @pytest.mark.timed
-@pytest.mark.parametrize("solvers, code", [
-    ("cpsat,garbage_solvers:false_proof", 3),  # two proofs contradict each other
-    ("cpsat,garbage_solvers:infeasible", 3),  # an answer that fails the family's check
-    ("cpsat,fcfs,crashing_solvers:raises", 0),  # a failed run is data, not an error
-], ids=["contradiction", "invalid-result", "clean"])
+@ERROR_CASES
 @pytest.mark.parametrize("json_out", [False, True], ids=["table", "json"])
 def test_solve_side_by_side_exits_3_when_it_prints_an_error(user, capsys, solvers, code,
                                                             json_out):
