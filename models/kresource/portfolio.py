@@ -52,7 +52,7 @@ import math
 import time
 
 from models.deadline import Deadline
-from models.kresource import bounds, cpsat, ilp
+from models.kresource import bounds, cpsat, fixedmip, ilp
 from models.portfolio import BOUND_TOL, meets
 from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
@@ -70,9 +70,12 @@ MIN_INTERLEAVE = 2.0
 """Seconds below which a stage runs CP-SAT's one-worker search instead (setting up the
 interleaved subsolvers of a 500-job model overran a 0.4 s stage by 0.7 s)."""
 SEARCH_SHARE = 0.3
-"""Share of the time left (after the short run) for the first interleaved search."""
+"""Share of the time left (after the LP bound) for the interleaved search of stage 3d."""
+HINT_SHARE = 0.1
+"""Share of the time left (after the LP bound) for the local search over list schedules
+that gives the fixed model its hint (:func:`models.kresource.fixedmip.lp_order_schedule`)."""
 BOUND_SHARE = 0.35
-"""Largest share of the time left (after the first search) for the certified bound."""
+"""Largest share of the time left (after the short run) for the certified bound."""
 PROBE_SHARE = 0.35
 """Largest share of stage c's time for the bound probes (:func:`probe_bound`), before the
 search below the best objective (which takes what the probes leave)."""
@@ -137,7 +140,7 @@ def _portfolio(problem: ResponseProblem, time_limit: float | None, seed: int, ma
 
 def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Result]
            ) -> Result:
-    """Stages 3a-3c of the module docstring after the short run ``results[0]``, within
+    """Stages 3a-3d of the module docstring after the short run ``results[0]``, within
     ``dl`` (a Ctrl-C since the portfolio began ends it: no further stage starts)."""
     t0, time_limit = dl.t0, dl.limit
     notes = ["cpsat: " + results[0].status.value]
@@ -151,50 +154,85 @@ def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Resu
             found.append(r.bound)
             notes.append(f"cpsat: {r.status.value}; no LP bound (beyond its size limits)")
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    if left is None or left > 0.05:
-        share = None if left is None else SEARCH_SHARE * left
-        r = cpsat.solve_response(problem, time_limit=share, seed=seed,
-                                 interleave=_interleave(share), hint=hint, ignore=IGNORED)
-        results.append(r)
-        found.append(r.bound)
-        notes.append(f"{_name(share)}: {r.status.value}")
-        if r.status is Status.OPTIMAL:
-            return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    left = dl.left(0.0)
+    fixedmip.start_worker_server()  # about 1 s: ready by the time SCIP runs
     lb = bounds.response_bound(problem, time_limit=None if left is None else BOUND_SHARE * left)
-    best = min((r for r in results if r.solution is not None), key=lambda r: r.objective,
-               default=None)
     if lb is None:
         notes.append("no LP bound (out of time)")
     else:
         found.append(lb.bound)
         notes.append(f"LP bound {lb.bound} ({lb.rounds} LP solves, {lb.cuts} packing cuts, "
                      f"{lb.seconds:.1f} s)")
+        left = dl.left(0.0)
+        sol = fixedmip.lp_order_schedule(problem, lb, seed=seed, time_limit=None if left is None
+                                         else HINT_SHARE * left)
+        results.append(build(solver="list", status=Status.FEASIBLE, solution=sol,
+                             check=checker(problem), objective=scorer(problem), runtime=0.0,
+                             seed=seed))
+    best = _best(results)
     left = dl.left(0.0)
-    if left is not None and left <= 0.05 or best is not None and lb is not None \
+    if left is not None and left <= 0.05 or best is None or lb is not None \
             and lb.bound >= best.objective:
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    if lb is not None and best is not None:
-        better, proved, note = probe_bound(
-            problem, lb, best, time_limit=None if left is None else PROBE_SHARE * left,
-            seed=seed)
-        results += better
-        found.append(proved)
-        notes.append(note)
-        best = min(better + [best], key=lambda r: r.objective)
-        left = dl.left(0.0)
-        if proved is not None and proved >= best.objective or left is not None and left <= 0.05:
-            return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    if lb is None:  # no bound to fix with: the interleaved search goes on
+        r = cpsat.solve_response(problem, time_limit=left, seed=seed,
+                                 interleave=_interleave(left), ignore=IGNORED,
+                                 hint=best.solution)
+        results.append(r)
+        found.append(r.bound)
+        notes.append(f"{_name(left)}: {r.status.value}")
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    better, proved, note = fixedmip.solve_fixed(problem, lb, best, time_limit=left, seed=seed)
+    results += better
+    found.append(proved)
+    notes.append(note)
+    if note.startswith(fixedmip.NOT_RUN):
+        return _cpsat_stages(problem, dl, seed, lb, results, found, notes)
+    best = _best(results)
+    left = dl.left(0.0)
+    if (proved is None or proved < best.objective) and (left is None or left >= MIN_INTERLEAVE):  # noqa: E501
         better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
         results += better
         found.append(proved)
-    else:  # no bound to fix with: the interleaved search goes on
-        r = cpsat.solve_response(problem, time_limit=left, seed=seed,
-                                 interleave=_interleave(left), ignore=IGNORED,
-                                 hint=None if best is None else best.solution)
-        results.append(r)
-        found.append(r.bound)
-        note = f"{_name(left)}: {r.status.value}"
+        notes.append(note)
+    return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+
+
+def _best(results: list[Result]) -> Result | None:
+    """The result with the best schedule among ``results`` (None if none has one)."""
+    return min((r for r in results if r.solution is not None), key=lambda r: r.objective,
+               default=None)
+
+
+def _cpsat_stages(problem: ResponseProblem, dl: Deadline, seed: int,
+                  lb: bounds.ResponseBound, results: list[Result], found: list[float | None],
+                  notes: list[str]) -> Result:
+    """Stage 3d of the module docstring: the interleaved search, the bound probes and the
+    search below the best objective, each on the LP bound ``lb``."""
+    t0, time_limit = dl.t0, dl.limit
+    left = dl.left(0.0)
+    share = None if left is None else SEARCH_SHARE * left
+    r = cpsat.solve_response(problem, time_limit=share, seed=seed,
+                             interleave=_interleave(share), hint=_best(results).solution,
+                             lower_bound=lb.bound, ignore=IGNORED)
+    results.append(r)
+    found.append(r.bound)
+    notes.append(f"{_name(share)}: {r.status.value}")
+    best = _best(results)
+    left = dl.left(0.0)
+    if r.status is Status.OPTIMAL or left is not None and left <= 0.05:
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    better, proved, note = probe_bound(
+        problem, lb, best, time_limit=None if left is None else PROBE_SHARE * left, seed=seed)
+    results += better
+    found.append(proved)
+    notes.append(note)
+    best = min(better + [best], key=lambda r: r.objective)
+    left = dl.left(0.0)
+    if proved is not None and proved >= best.objective or left is not None and left <= 0.05:
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
+    results += better
+    found.append(proved)
     notes.append(note)
     return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
 
