@@ -74,6 +74,9 @@ SEARCH_SHARE = 0.3
 HINT_SHARE = 0.1
 """Share of the time left (after the LP bound) for the local search over list schedules
 that gives the fixed model its hint (:func:`models.kresource.fixedmip.lp_order_schedule`)."""
+HINT_SEARCH_SHARE = 0.15
+"""Share of the time left (after the local search) for CP-SAT's interleaved search from its
+schedule, before SCIP."""
 BOUND_SHARE = 0.35
 """Largest share of the time left (after the short run) for the certified bound."""
 LP_OPTIONS = bounds.BoundOptions()
@@ -186,6 +189,18 @@ def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Resu
         found.append(r.bound)
         notes.append(f"{_name(left)}: {r.status.value}")
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    if fixedmip.model_size(lb, best.objective)[0] <= fixedmip.FixedMipOptions().max_columns:
+        share = None if left is None else HINT_SEARCH_SHARE * left
+        r = cpsat.solve_response(problem, time_limit=share, seed=seed,
+                                 interleave=_interleave(share), hint=best.solution,
+                                 lower_bound=lb.bound, ignore=IGNORED)
+        results.append(r)
+        found.append(r.bound)
+        notes.append(f"{_name(share)}: {r.status.value}")
+        best = _best(results)
+        left = dl.left(0.0)
+        if r.status is Status.OPTIMAL or left is not None and left <= 0.05:
+            return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
     better, proved, note = fixedmip.solve_fixed(problem, lb, best, time_limit=left, seed=seed)
     results += better
     found.append(proved)
