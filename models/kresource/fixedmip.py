@@ -65,7 +65,7 @@ from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
 from sim.result import Result, Status, build
 
-__all__ = ["FixedMipOptions", "model_size", "solve_fixed", "lp_order_schedule",
+__all__ = ["FixedMipOptions", "fits", "model_size", "solve_fixed", "lp_order_schedule",
            "safe_bound", "start_worker_server", "NOT_RUN", "DUAL_TOL", "RESERVE", "GRACE"]
 
 DUAL_TOL = 1e-6
@@ -147,6 +147,13 @@ def model_size(lb: ResponseBound, value: float) -> tuple[int, int]:
     pos = np.full(len(lb.job), -1, dtype=np.int64)
     pos[keep] = np.arange(int(keep.sum()))
     return int(keep.sum()), sum(len(at) for at, _, _ in _rows(lb, pos))
+
+
+def fits(lb: ResponseBound, value: float, options: FixedMipOptions = FixedMipOptions()
+         ) -> bool:
+    """Whether the restricted model at ``U = value`` is within ``options``' sizes."""
+    cols, nnz = model_size(lb, value)
+    return cols <= options.max_columns and nnz <= options.max_nonzeros
 
 
 @dataclass(frozen=True)

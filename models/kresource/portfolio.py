@@ -11,33 +11,50 @@ wall clock; the stages share ``time_limit``, bound computation included.
    left: measured on a 500-job model, it finds better schedules than the interleaved
    search):
 
-   a. CP-SAT with :data:`INTERLEAVE` subsolvers interleaved in its one thread (its
-      large-neighbourhood searches among them, its LP-based ones, :data:`IGNORED`, left
-      out) on :data:`SEARCH_SHARE` of the time left;
-   b. the certified bound of :func:`models.kresource.bounds.response_bound` (time-indexed
+   a. the certified bound of :func:`models.kresource.bounds.response_bound` (time-indexed
       LP with packing cuts, Lagrangian certificate) on at most :data:`BOUND_SHARE` of
-      the time left;
+      the time left; without it (out of time) CP-SAT's interleaved search (below) goes
+      on with the time left;
+   b. a schedule from the LP: the local search over list-schedule orders of
+      :func:`models.kresource.fixedmip.lp_order_schedule`, from the LP's mean starts, on
+      at most :data:`HINT_SHARE` of the time left;
    c. reduced-cost fixing: a schedule of cost ``<= v`` starts each job only where the
       LP's reduced costs allow (:meth:`models.kresource.bounds.ResponseBound.domains`),
-      so a search restricted to those starts with ``objective <= v`` misses no such
-      schedule, and its answer proves more than it says. With the LP bound ``L`` and
-      the best objective ``U`` so far:
+      so a model restricted to those starts misses no such schedule, and its answer
+      proves more than it says. With ``U`` the best objective so far, where the
+      time-indexed model on the starts fixed at ``U`` fits
+      :class:`models.kresource.fixedmip.FixedMipOptions`:
 
+      - CP-SAT with :data:`INTERLEAVE` subsolvers interleaved in its one thread (its
+        large-neighbourhood searches among them, its LP-based ones, :data:`IGNORED`,
+        left out), hinted with the best schedule, on :data:`HINT_SEARCH_SHARE` of the
+        time left;
+      - SCIP on that model hinted with the best schedule (:func:`models.kresource.
+        fixedmip.solve_fixed`, presolve and its own cuts on) on the time left: its
+        optimum is the problem's, its bound ``b`` (made safe) proves ``min(U, b)``;
+      - CP-SAT's search below ``U`` (:func:`fixed_search`) if :data:`MIN_INTERLEAVE`
+        seconds are left unproved.
+
+      On the 40-job K = 4 target (``sim/experiments/engine/mip_bench.py``, the optimum
+      459), SCIP hinted with the local search's 469 proved 459 in 43 s (alone, load
+      average 4); the CP-SAT stages below reached 462-490 and bounds of 439-444 in
+      60 s;
+   d. where that model does not fit (the CP-SAT stages, with the LP bound):
+
+      - the interleaved search on :data:`SEARCH_SHARE` of the time left;
       - bound probes (:func:`probe_bound`, on at most :data:`PROBE_SHARE` of the time
         left): the time-indexed CP-SAT model (a Boolean per start left, the LP's
         capacity rows and packing cuts, one worker at linearization level 2: CP-SAT
         branches on the bound's own LP) on the starts fixed at ``B - 1`` with
-        ``objective <= B - 1``, for targets ``L < B <= U`` climbing in steps
-        (:data:`PROBE_STEP` of ``L``) towards the smallest ``B`` certifying a gap of
-        :data:`PROBE_GAP`, then halfway to ``U``; INFEASIBLE proves ``B``, a schedule
-        found lowers ``U``, a stop without an answer proves ``min(B, b)`` from CP-SAT's
-        bound ``b`` and ends the probes;
+        ``objective <= B - 1``, for targets ``L < B <= U`` (``L`` the LP bound)
+        climbing in steps (:data:`PROBE_STEP` of ``L``) towards the smallest ``B``
+        certifying a gap of :data:`PROBE_GAP`, then halfway to ``U``; INFEASIBLE proves
+        ``B``, a schedule found lowers ``U``, a stop without an answer proves ``min(B,
+        b)`` from CP-SAT's bound ``b`` and ends the probes;
       - the search below ``U`` (:func:`fixed_search`, on the time left): CP-SAT
         (interleaved) on the starts fixed at ``U - 1`` with ``objective <= U - 1``;
         INFEASIBLE proves ``U`` optimal, its bound ``b`` proves ``min(U, b)``, a
         schedule found lowers ``U``.
-
-      Without an LP bound (out of time) the interleaved search goes on instead.
 
    A stage shorter than :data:`MIN_INTERLEAVE` seconds runs CP-SAT's one worker.
 
@@ -65,7 +82,7 @@ IGNORED = ("core", "default_lp", "max_lp", "pseudo_costs", "reduced_costs")
 task of theirs takes a deterministic second (about 14 s of wall clock on a loaded
 machine), which starved the large-neighbourhood search (on the 40-job K = 4 target,
 reduced-cost fixed below 494, 30 s: 474 with them, 466 without), and their bound stays
-below the LP bound of stage b."""
+below the LP bound of stage a."""
 MIN_INTERLEAVE = 2.0
 """Seconds below which a stage runs CP-SAT's one-worker search instead (setting up the
 interleaved subsolvers of a 500-job model overran a 0.4 s stage by 0.7 s)."""
@@ -79,10 +96,6 @@ HINT_SEARCH_SHARE = 0.15
 schedule, before SCIP."""
 BOUND_SHARE = 0.35
 """Largest share of the time left (after the short run) for the certified bound."""
-LP_OPTIONS = bounds.BoundOptions()
-"""The certified bound's options: its cut rounds stop once one raises the LP by less than
-a quarter of a time unit (on the 40-job K = 4 target: 17 LP solves instead of 23, the
-same bound 434; SCIP's root cuts take it on from there)."""
 PROBE_SHARE = 0.35
 """Largest share of stage c's time for the bound probes (:func:`probe_bound`), before the
 search below the best objective (which takes what the probes leave)."""
@@ -162,8 +175,7 @@ def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Resu
             notes.append(f"cpsat: {r.status.value}; no LP bound (beyond its size limits)")
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
     fixedmip.start_worker_server()  # about 1 s: ready by the time SCIP runs
-    lb = bounds.response_bound(problem, time_limit=None if left is None else BOUND_SHARE * left,
-                               options=LP_OPTIONS)
+    lb = bounds.response_bound(problem, time_limit=None if left is None else BOUND_SHARE * left)
     if lb is None:
         notes.append("no LP bound (out of time)")
     else:
@@ -189,7 +201,18 @@ def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Resu
         found.append(r.bound)
         notes.append(f"{_name(left)}: {r.status.value}")
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    if fixedmip.model_size(lb, best.objective)[0] <= fixedmip.FixedMipOptions().max_columns:
+    return _fixed_stages(problem, dl, seed, lb, results, found, notes)
+
+
+def _fixed_stages(problem: ResponseProblem, dl: Deadline, seed: int,
+                  lb: bounds.ResponseBound, results: list[Result], found: list[float | None],
+                  notes: list[str]) -> Result:
+    """Stage 3c of the module docstring (3d where SCIP's model does not fit), from the
+    best schedule of ``results`` and the LP bound ``lb``."""
+    t0, time_limit = dl.t0, dl.limit
+    best = _best(results)
+    left = dl.left(0.0)
+    if fixedmip.fits(lb, best.objective):
         share = None if left is None else HINT_SEARCH_SHARE * left
         r = cpsat.solve_response(problem, time_limit=share, seed=seed,
                                  interleave=_interleave(share), hint=best.solution,
@@ -209,7 +232,8 @@ def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Resu
         return _cpsat_stages(problem, dl, seed, lb, results, found, notes)
     best = _best(results)
     left = dl.left(0.0)
-    if (proved is None or proved < best.objective) and (left is None or left >= MIN_INTERLEAVE):  # noqa: E501
+    unproved = proved is None or proved < best.objective
+    if unproved and (left is None or left >= MIN_INTERLEAVE):
         better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
         results += better
         found.append(proved)
@@ -230,6 +254,8 @@ def _cpsat_stages(problem: ResponseProblem, dl: Deadline, seed: int,
     search below the best objective, each on the LP bound ``lb``."""
     t0, time_limit = dl.t0, dl.limit
     left = dl.left(0.0)
+    if left is not None and left <= 0.05:
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
     share = None if left is None else SEARCH_SHARE * left
     r = cpsat.solve_response(problem, time_limit=share, seed=seed,
                              interleave=_interleave(share), hint=_best(results).solution,
