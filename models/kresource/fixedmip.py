@@ -17,9 +17,11 @@ optimum (some optimal schedule costs ``<= U``), and a bound ``b`` on the model p
 
 The full time-indexed model of the 40-job K = 4 target (``sim/experiments/engine/
 mip_bench.py``, 11,420 starts, 271,356 capacity coefficients) is refused by the ILP; the
-restricted one at ``U = 485`` holds 2,906 starts and about 130,000 coefficients, and
-SCIP (presolve on, its restarts fixing more by its own reduced costs) found the optimum
-459 from the hint in 20 s and proved 451 in 47 s (one run at load average 1.7, niced).
+restricted one at ``U = 469`` holds 2,269 starts, at ``U = 476`` 2,508 and 111,954
+coefficients. SCIP (presolve on, its restarts fixing more by its own reduced costs),
+niced, on one thread: hinted with a schedule of 469 it proved the optimum 459 in 42.7 s
+(load average 4.1); with 485, 459 found in 20 s and a bound of 450.5-452.4 at 47 s (two
+runs, load average 1.6-1.7); with 490, 481 and 448.0 at 47 s: the hint decides.
 HiGHS on the same model at ``U = 476`` and ``U = 462`` (presolve on, no hint: HiGHS
 through ``model_builder`` crashed on hints) stopped at schedules of 500 and 479 with a
 bound of 448 after 60 and 90 s, so SCIP is the backend.
