@@ -91,9 +91,13 @@ SEARCH_SHARE = 0.3
 HINT_SHARE = 0.1
 """Share of the time left (after the LP bound) for the local search over list schedules
 that gives the fixed model its hint (:func:`models.kresource.fixedmip.lp_order_schedule`)."""
-HINT_SEARCH_SHARE = 0.15
+HINT_SEARCH_SHARE = 0.05
 """Share of the time left (after the local search) for CP-SAT's interleaved search from its
-schedule, before SCIP."""
+schedule, before SCIP. Measured at 60 s, one run each, load average 1.7-2.6, niced: on the
+40-job K = 4 target seed 1, 0.05 proved the optimum 459 twice (57.4 and 56.7 s), 0.1 gave
+461 / 450 and 0.15 459 / 453-454 in three runs (SCIP needs about 45 s from the hint of
+469); on seed 4 the schedule needs CP-SAT: 0.05 gave 422 / 383, 0.1 401 / 384, 0.15 403 /
+382 (423 / 383 without the stage)."""
 BOUND_SHARE = 0.35
 """Largest share of the time left (after the short run) for the certified bound."""
 PROBE_SHARE = 0.35
