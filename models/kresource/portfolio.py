@@ -11,33 +11,50 @@ wall clock; the stages share ``time_limit``, bound computation included.
    left: measured on a 500-job model, it finds better schedules than the interleaved
    search):
 
-   a. CP-SAT with :data:`INTERLEAVE` subsolvers interleaved in its one thread (its
-      large-neighbourhood searches among them, its LP-based ones, :data:`IGNORED`, left
-      out) on :data:`SEARCH_SHARE` of the time left;
-   b. the certified bound of :func:`models.kresource.bounds.response_bound` (time-indexed
+   a. the certified bound of :func:`models.kresource.bounds.response_bound` (time-indexed
       LP with packing cuts, Lagrangian certificate) on at most :data:`BOUND_SHARE` of
-      the time left;
+      the time left; without it (out of time) CP-SAT's interleaved search (below) goes
+      on with the time left;
+   b. a schedule from the LP: the local search over list-schedule orders of
+      :func:`models.kresource.fixedmip.lp_order_schedule`, from the LP's mean starts, on
+      at most :data:`HINT_SHARE` of the time left;
    c. reduced-cost fixing: a schedule of cost ``<= v`` starts each job only where the
       LP's reduced costs allow (:meth:`models.kresource.bounds.ResponseBound.domains`),
-      so a search restricted to those starts with ``objective <= v`` misses no such
-      schedule, and its answer proves more than it says. With the LP bound ``L`` and
-      the best objective ``U`` so far:
+      so a model restricted to those starts misses no such schedule, and its answer
+      proves more than it says. With ``U`` the best objective so far, where the
+      time-indexed model on the starts fixed at ``U`` fits
+      :class:`models.kresource.fixedmip.FixedMipOptions`:
 
+      - CP-SAT with :data:`INTERLEAVE` subsolvers interleaved in its one thread (its
+        large-neighbourhood searches among them, its LP-based ones, :data:`IGNORED`,
+        left out), hinted with the best schedule, on :data:`HINT_SEARCH_SHARE` of the
+        time left;
+      - SCIP on that model hinted with the best schedule (:func:`models.kresource.
+        fixedmip.solve_fixed`, presolve and its own cuts on) on the time left: its
+        optimum is the problem's, its bound ``b`` (made safe) proves ``min(U, b)``;
+      - CP-SAT's search below ``U`` (:func:`fixed_search`) if :data:`MIN_INTERLEAVE`
+        seconds are left unproved.
+
+      On the 40-job K = 4 target (``sim/experiments/engine/mip_bench.py``, the optimum
+      459), SCIP hinted with the local search's 469 proved 459 in 43 s (alone, load
+      average 4); the CP-SAT stages below reached 462-490 and bounds of 439-444 in
+      60 s;
+   d. where that model does not fit (the CP-SAT stages, with the LP bound):
+
+      - the interleaved search on :data:`SEARCH_SHARE` of the time left;
       - bound probes (:func:`probe_bound`, on at most :data:`PROBE_SHARE` of the time
         left): the time-indexed CP-SAT model (a Boolean per start left, the LP's
         capacity rows and packing cuts, one worker at linearization level 2: CP-SAT
         branches on the bound's own LP) on the starts fixed at ``B - 1`` with
-        ``objective <= B - 1``, for targets ``L < B <= U`` climbing in steps
-        (:data:`PROBE_STEP` of ``L``) towards the smallest ``B`` certifying a gap of
-        :data:`PROBE_GAP`, then halfway to ``U``; INFEASIBLE proves ``B``, a schedule
-        found lowers ``U``, a stop without an answer proves ``min(B, b)`` from CP-SAT's
-        bound ``b`` and ends the probes;
+        ``objective <= B - 1``, for targets ``L < B <= U`` (``L`` the LP bound)
+        climbing in steps (:data:`PROBE_STEP` of ``L``) towards the smallest ``B``
+        certifying a gap of :data:`PROBE_GAP`, then halfway to ``U``; INFEASIBLE proves
+        ``B``, a schedule found lowers ``U``, a stop without an answer proves ``min(B,
+        b)`` from CP-SAT's bound ``b`` and ends the probes;
       - the search below ``U`` (:func:`fixed_search`, on the time left): CP-SAT
         (interleaved) on the starts fixed at ``U - 1`` with ``objective <= U - 1``;
         INFEASIBLE proves ``U`` optimal, its bound ``b`` proves ``min(U, b)``, a
         schedule found lowers ``U``.
-
-      Without an LP bound (out of time) the interleaved search goes on instead.
 
    A stage shorter than :data:`MIN_INTERLEAVE` seconds runs CP-SAT's one worker.
 
@@ -52,7 +69,7 @@ import math
 import time
 
 from models.deadline import Deadline
-from models.kresource import bounds, cpsat, ilp
+from models.kresource import bounds, cpsat, fixedmip, ilp
 from models.portfolio import BOUND_TOL, meets
 from sim.problems import checker, scorer
 from sim.problems.kresource import ResponseProblem
@@ -65,14 +82,24 @@ IGNORED = ("core", "default_lp", "max_lp", "pseudo_costs", "reduced_costs")
 task of theirs takes a deterministic second (about 14 s of wall clock on a loaded
 machine), which starved the large-neighbourhood search (on the 40-job K = 4 target,
 reduced-cost fixed below 494, 30 s: 474 with them, 466 without), and their bound stays
-below the LP bound of stage b."""
+below the LP bound of stage a."""
 MIN_INTERLEAVE = 2.0
 """Seconds below which a stage runs CP-SAT's one-worker search instead (setting up the
 interleaved subsolvers of a 500-job model overran a 0.4 s stage by 0.7 s)."""
 SEARCH_SHARE = 0.3
-"""Share of the time left (after the short run) for the first interleaved search."""
+"""Share of the time left (after the LP bound) for the interleaved search of stage 3d."""
+HINT_SHARE = 0.1
+"""Share of the time left (after the LP bound) for the local search over list schedules
+that gives the fixed model its hint (:func:`models.kresource.fixedmip.lp_order_schedule`)."""
+HINT_SEARCH_SHARE = 0.05
+"""Share of the time left (after the local search) for CP-SAT's interleaved search from its
+schedule, before SCIP. Measured at 60 s, one run each, load average 1.7-2.6, niced: on the
+40-job K = 4 target seed 1, 0.05 proved the optimum 459 twice (57.4 and 56.7 s), 0.1 gave
+461 / 450 and 0.15 459 / 453-454 in three runs (SCIP needs about 45 s from the hint of
+469); on seed 4 the schedule needs CP-SAT: 0.05 gave 422 / 383, 0.1 401 / 384, 0.15 403 /
+382 (423 / 383 without the stage)."""
 BOUND_SHARE = 0.35
-"""Largest share of the time left (after the first search) for the certified bound."""
+"""Largest share of the time left (after the short run) for the certified bound."""
 PROBE_SHARE = 0.35
 """Largest share of stage c's time for the bound probes (:func:`probe_bound`), before the
 search below the best objective (which takes what the probes leave)."""
@@ -137,7 +164,7 @@ def _portfolio(problem: ResponseProblem, time_limit: float | None, seed: int, ma
 
 def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Result]
            ) -> Result:
-    """Stages 3a-3c of the module docstring after the short run ``results[0]``, within
+    """Stages 3a-3d of the module docstring after the short run ``results[0]``, within
     ``dl`` (a Ctrl-C since the portfolio began ends it: no further stage starts)."""
     t0, time_limit = dl.t0, dl.limit
     notes = ["cpsat: " + results[0].status.value]
@@ -151,50 +178,111 @@ def _large(problem: ResponseProblem, dl: Deadline, seed: int, results: list[Resu
             found.append(r.bound)
             notes.append(f"cpsat: {r.status.value}; no LP bound (beyond its size limits)")
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    if left is None or left > 0.05:
-        share = None if left is None else SEARCH_SHARE * left
-        r = cpsat.solve_response(problem, time_limit=share, seed=seed,
-                                 interleave=_interleave(share), hint=hint, ignore=IGNORED)
-        results.append(r)
-        found.append(r.bound)
-        notes.append(f"{_name(share)}: {r.status.value}")
-        if r.status is Status.OPTIMAL:
-            return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    left = dl.left(0.0)
+    fixedmip.start_worker_server()  # about 1 s: ready by the time SCIP runs
     lb = bounds.response_bound(problem, time_limit=None if left is None else BOUND_SHARE * left)
-    best = min((r for r in results if r.solution is not None), key=lambda r: r.objective,
-               default=None)
     if lb is None:
         notes.append("no LP bound (out of time)")
     else:
         found.append(lb.bound)
         notes.append(f"LP bound {lb.bound} ({lb.rounds} LP solves, {lb.cuts} packing cuts, "
                      f"{lb.seconds:.1f} s)")
+        left = dl.left(0.0)
+        sol = fixedmip.lp_order_schedule(problem, lb, seed=seed, time_limit=None if left is None
+                                         else HINT_SHARE * left)
+        results.append(build(solver="list", status=Status.FEASIBLE, solution=sol,
+                             check=checker(problem), objective=scorer(problem), runtime=0.0,
+                             seed=seed))
+    best = _best(results)
     left = dl.left(0.0)
-    if left is not None and left <= 0.05 or best is not None and lb is not None \
+    if left is not None and left <= 0.05 or best is None or lb is not None \
             and lb.bound >= best.objective:
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
-    if lb is not None and best is not None:
-        better, proved, note = probe_bound(
-            problem, lb, best, time_limit=None if left is None else PROBE_SHARE * left,
-            seed=seed)
-        results += better
-        found.append(proved)
-        notes.append(note)
-        best = min(better + [best], key=lambda r: r.objective)
+    if lb is None:  # no bound to fix with: the interleaved search goes on
+        r = cpsat.solve_response(problem, time_limit=left, seed=seed,
+                                 interleave=_interleave(left), ignore=IGNORED,
+                                 hint=best.solution)
+        results.append(r)
+        found.append(r.bound)
+        notes.append(f"{_name(left)}: {r.status.value}")
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    return _fixed_stages(problem, dl, seed, lb, results, found, notes)
+
+
+def _fixed_stages(problem: ResponseProblem, dl: Deadline, seed: int,
+                  lb: bounds.ResponseBound, results: list[Result], found: list[float | None],
+                  notes: list[str]) -> Result:
+    """Stage 3c of the module docstring (3d where SCIP's model does not fit), from the
+    best schedule of ``results`` and the LP bound ``lb``."""
+    t0, time_limit = dl.t0, dl.limit
+    best = _best(results)
+    left = dl.left(0.0)
+    if fixedmip.fits(lb, best.objective):
+        share = None if left is None else HINT_SEARCH_SHARE * left
+        r = cpsat.solve_response(problem, time_limit=share, seed=seed,
+                                 interleave=_interleave(share), hint=best.solution,
+                                 lower_bound=lb.bound, ignore=IGNORED)
+        results.append(r)
+        found.append(r.bound)
+        notes.append(f"{_name(share)}: {r.status.value}")
+        best = _best(results)
         left = dl.left(0.0)
-        if proved is not None and proved >= best.objective or left is not None and left <= 0.05:
+        if r.status is Status.OPTIMAL or left is not None and left <= 0.05:
             return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    better, proved, note = fixedmip.solve_fixed(problem, lb, best, time_limit=left, seed=seed)
+    results += better
+    found.append(proved)
+    notes.append(note)
+    if note.startswith(fixedmip.NOT_RUN):
+        return _cpsat_stages(problem, dl, seed, lb, results, found, notes)
+    best = _best(results)
+    left = dl.left(0.0)
+    unproved = proved is None or proved < best.objective
+    if unproved and (left is None or left >= MIN_INTERLEAVE):
         better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
         results += better
         found.append(proved)
-    else:  # no bound to fix with: the interleaved search goes on
-        r = cpsat.solve_response(problem, time_limit=left, seed=seed,
-                                 interleave=_interleave(left), ignore=IGNORED,
-                                 hint=None if best is None else best.solution)
-        results.append(r)
-        found.append(r.bound)
-        note = f"{_name(left)}: {r.status.value}"
+        notes.append(note)
+    return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+
+
+def _best(results: list[Result]) -> Result | None:
+    """The result with the best schedule among ``results`` (None if none has one)."""
+    return min((r for r in results if r.solution is not None), key=lambda r: r.objective,
+               default=None)
+
+
+def _cpsat_stages(problem: ResponseProblem, dl: Deadline, seed: int,
+                  lb: bounds.ResponseBound, results: list[Result], found: list[float | None],
+                  notes: list[str]) -> Result:
+    """Stage 3d of the module docstring: the interleaved search, the bound probes and the
+    search below the best objective, each on the LP bound ``lb``."""
+    t0, time_limit = dl.t0, dl.limit
+    left = dl.left(0.0)
+    if left is not None and left <= 0.05:
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    share = None if left is None else SEARCH_SHARE * left
+    r = cpsat.solve_response(problem, time_limit=share, seed=seed,
+                             interleave=_interleave(share), hint=_best(results).solution,
+                             lower_bound=lb.bound, ignore=IGNORED)
+    results.append(r)
+    found.append(r.bound)
+    notes.append(f"{_name(share)}: {r.status.value}")
+    best = _best(results)
+    left = dl.left(0.0)
+    if r.status is Status.OPTIMAL or left is not None and left <= 0.05:
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    better, proved, note = probe_bound(
+        problem, lb, best, time_limit=None if left is None else PROBE_SHARE * left, seed=seed)
+    results += better
+    found.append(proved)
+    notes.append(note)
+    best = min(better + [best], key=lambda r: r.objective)
+    left = dl.left(0.0)
+    if proved is not None and proved >= best.objective or left is not None and left <= 0.05:
+        return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
+    better, proved, note = fixed_search(problem, lb, best, time_limit=left, seed=seed)
+    results += better
+    found.append(proved)
     notes.append(note)
     return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
 
