@@ -36,3 +36,21 @@ def response(rng: random.Random) -> ResponseProblem:
                            tuple(rng.randint(1, 3) for _ in range(n)),
                            tuple(tuple(rng.randint(1, c) for c in cap) for _ in range(n)),
                            tuple(rng.randint(1, 3) for _ in range(n)))
+
+
+def response_with_weights(rng: random.Random, n: int, K: int, tight: bool) -> ResponseProblem:
+    """``n`` jobs on ``K`` resources of capacity 4..10, releases 0..6, runtimes 1..4,
+    weights 0..3, some demands 0 when K > 1; ``tight``: demands up to the capacity (many
+    pairs do not fit), else up to half of it (the response bound's and the fixed MIP's
+    differential tests)."""
+    cap = tuple(rng.randint(4, 10) for _ in range(K))
+    top = (lambda c: c) if tight else (lambda c: max(1, c // 2))
+    dem = []
+    for _ in range(n):
+        d = [rng.randint(0 if K > 1 else 1, top(c)) for c in cap]
+        if not any(d):
+            d[0] = 1
+        dem.append(tuple(d))
+    return ResponseProblem(cap, tuple(rng.randint(0, 6) for _ in range(n)),
+                           tuple(rng.randint(1, 4) for _ in range(n)), tuple(dem),
+                           tuple(rng.randint(0, 3) for _ in range(n)))

@@ -218,12 +218,7 @@ def _fixed_stages(problem: ResponseProblem, dl: Deadline, seed: int,
     left = dl.left(0.0)
     if fixedmip.fits(lb, best.objective):
         share = None if left is None else HINT_SEARCH_SHARE * left
-        r = cpsat.solve_response(problem, time_limit=share, seed=seed,
-                                 interleave=_interleave(share), hint=best.solution,
-                                 lower_bound=lb.bound, ignore=IGNORED)
-        results.append(r)
-        found.append(r.bound)
-        notes.append(f"{_name(share)}: {r.status.value}")
+        r = _search(problem, share, seed, best, lb, results, found, notes)
         best = _best(results)
         left = dl.left(0.0)
         if r.status is Status.OPTIMAL or left is not None and left <= 0.05:
@@ -245,6 +240,21 @@ def _fixed_stages(problem: ResponseProblem, dl: Deadline, seed: int,
     return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
 
 
+def _search(problem: ResponseProblem, share: float | None, seed: int, best: Result,
+            lb: bounds.ResponseBound, results: list[Result], found: list[float | None],
+            notes: list[str]) -> Result:
+    """CP-SAT's interleaved search for ``share`` seconds from ``best``'s schedule, above the
+    LP bound ``lb``; its result, bound and status are added to ``results``, ``found`` and
+    ``notes``."""
+    r = cpsat.solve_response(problem, time_limit=share, seed=seed,
+                             interleave=_interleave(share), hint=best.solution,
+                             lower_bound=lb.bound, ignore=IGNORED)
+    results.append(r)
+    found.append(r.bound)
+    notes.append(f"{_name(share)}: {r.status.value}")
+    return r
+
+
 def _best(results: list[Result]) -> Result | None:
     """The result with the best schedule among ``results`` (None if none has one)."""
     return min((r for r in results if r.solution is not None), key=lambda r: r.objective,
@@ -261,12 +271,7 @@ def _cpsat_stages(problem: ResponseProblem, dl: Deadline, seed: int,
     if left is not None and left <= 0.05:
         return _result(problem, t0, time_limit, seed, results, found, "; ".join(notes))
     share = None if left is None else SEARCH_SHARE * left
-    r = cpsat.solve_response(problem, time_limit=share, seed=seed,
-                             interleave=_interleave(share), hint=_best(results).solution,
-                             lower_bound=lb.bound, ignore=IGNORED)
-    results.append(r)
-    found.append(r.bound)
-    notes.append(f"{_name(share)}: {r.status.value}")
+    r = _search(problem, share, seed, _best(results), lb, results, found, notes)
     best = _best(results)
     left = dl.left(0.0)
     if r.status is Status.OPTIMAL or left is not None and left <= 0.05:

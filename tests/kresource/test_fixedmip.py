@@ -10,6 +10,7 @@ import random
 import time
 
 import pytest
+from random_kresource import response_with_weights
 
 from heuristics.kresource import serial_schedule, solve_list
 from models import mip
@@ -19,26 +20,10 @@ from sim.problems.kresource import ResponseProblem, from_dict, objective
 from sim.result import Status
 
 
-def _problem(rng: random.Random, n: int, K: int, tight: bool) -> ResponseProblem:
-    """Random jobs, weights 0..3, some demands 0 when K > 1; ``tight``: demands up to
-    the capacity (many pairs do not fit)."""
-    cap = tuple(rng.randint(4, 10) for _ in range(K))
-    top = (lambda c: c) if tight else (lambda c: max(1, c // 2))
-    dem = []
-    for _ in range(n):
-        d = [rng.randint(0 if K > 1 else 1, top(c)) for c in cap]
-        if not any(d):
-            d[0] = 1
-        dem.append(tuple(d))
-    return ResponseProblem(cap, tuple(rng.randint(0, 6) for _ in range(n)),
-                           tuple(rng.randint(1, 4) for _ in range(n)), tuple(dem),
-                           tuple(rng.randint(0, 3) for _ in range(n)))
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_the_serial_schedule_is_the_heuristics_one(seed):
     rng = random.Random(7100 + seed)
-    p = _problem(rng, rng.randint(1, 12), rng.randint(1, 4), tight=seed % 2 == 0)
+    p = response_with_weights(rng, rng.randint(1, 12), rng.randint(1, 4), tight=seed % 2 == 0)
     for _ in range(10):
         order = rng.sample(range(p.n), p.n)
         assert fixedmip.serial(p, order) == serial_schedule(p, order)
@@ -49,7 +34,7 @@ def test_scip_on_the_fixed_starts_reaches_the_brute_force_optimum(seed):
     """From the list schedule: the optimum found when the list schedule is worse, the
     bound proved equal to the optimum (so never above it) either way."""
     rng = random.Random(7200 + seed)
-    p = _problem(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
+    p = response_with_weights(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
     opt = brute.solve_response(p).objective
     inc = solve_list(p)
     found, proved, note = fixedmip.solve_fixed(p, response_bound(p), inc, time_limit=20.0)
@@ -65,7 +50,7 @@ def test_a_stopped_run_bounds_below_every_schedule(seed):
     """Stopped early (0.3 s of SCIP on 14 jobs), its bound stays below the schedules
     every other way finds."""
     rng = random.Random(7300 + seed)
-    p = _problem(rng, 14, 3, tight=True)
+    p = response_with_weights(rng, 14, 3, tight=True)
     lb = response_bound(p, time_limit=20.0)
     inc = solve_list(p)
     found, proved, note = fixedmip.solve_fixed(p, lb, inc, time_limit=fixedmip.MIN_SECONDS)
@@ -95,7 +80,7 @@ def test_its_limit_covers_the_worker():
 
 def test_no_scip_beyond_its_sizes_or_its_exact_range():
     rng = random.Random(7400)
-    p = _problem(rng, 6, 2, tight=True)
+    p = response_with_weights(rng, 6, 2, tight=True)
     lb = response_bound(p)
     inc = solve_list(p)
     found, proved, note = fixedmip.solve_fixed(
@@ -147,7 +132,7 @@ def test_the_hint_search_is_a_feasible_schedule_no_worse_than_the_lp_order():
     from sim.problems import checker
 
     rng = random.Random(7600)
-    p = _problem(rng, 14, 3, tight=True)
+    p = response_with_weights(rng, 14, 3, tight=True)
     lb = response_bound(p, time_limit=20.0)
     s = fixedmip.lp_order_schedule(p, lb, seed=3, max_moves=500)
     checker(p)(s)

@@ -9,6 +9,7 @@ import math
 import random
 
 import pytest
+from random_kresource import response_with_weights
 
 from heuristics.kresource import serial_schedule, solve_list
 from models.kresource import brute
@@ -16,26 +17,10 @@ from models.kresource.bounds import BoundOptions, response_bound, trivial_bound
 from sim.problems.kresource import ResponseProblem, objective
 
 
-def _problem(rng: random.Random, n: int, K: int, tight: bool) -> ResponseProblem:
-    """Random jobs, weights 0..3, some demands 0 when K > 1; ``tight``: demands up to
-    the capacity (many pairs do not fit)."""
-    cap = tuple(rng.randint(4, 10) for _ in range(K))
-    top = (lambda c: c) if tight else (lambda c: max(1, c // 2))
-    dem = []
-    for _ in range(n):
-        d = [rng.randint(0 if K > 1 else 1, top(c)) for c in cap]
-        if not any(d):
-            d[0] = 1
-        dem.append(tuple(d))
-    return ResponseProblem(cap, tuple(rng.randint(0, 6) for _ in range(n)),
-                           tuple(rng.randint(1, 4) for _ in range(n)), tuple(dem),
-                           tuple(rng.randint(0, 3) for _ in range(n)))
-
-
 @pytest.mark.parametrize("seed", range(40))
 def test_the_bound_never_exceeds_the_brute_force_optimum(seed):
     rng = random.Random(9100 + seed)
-    p = _problem(rng, rng.randint(2, 7), rng.randint(1, 3), tight=seed % 2 == 0)
+    p = response_with_weights(rng, rng.randint(2, 7), rng.randint(1, 3), tight=seed % 2 == 0)
     opt = brute.solve_response(p)
     b = response_bound(p)
     assert b is not None
@@ -57,7 +42,7 @@ def test_the_cuts_close_a_gap_the_plain_lp_leaves():
 @pytest.mark.parametrize("seed", range(6))
 def test_the_bound_is_below_every_schedule_found_on_larger_instances(seed):
     rng = random.Random(9200 + seed)
-    p = _problem(rng, 14, 3, tight=True)
+    p = response_with_weights(rng, 14, 3, tight=True)
     b = response_bound(p, time_limit=20.0)
     assert b is not None
     assert b.bound <= solve_list(p).objective
@@ -70,7 +55,7 @@ def test_the_bound_is_below_every_schedule_found_on_larger_instances(seed):
 
 def test_no_lp_beyond_its_size_limits():
     rng = random.Random(9310)
-    p = _problem(rng, 30, 2, tight=False)
+    p = response_with_weights(rng, 30, 2, tight=False)
     p = ResponseProblem(p.capacity, tuple(100 * a for a in p.release),
                         tuple(50 * d for d in p.duration), p.demands, p.weights)
     assert response_bound(p, options=BoundOptions(max_columns=1000)) is None
@@ -81,7 +66,7 @@ def test_a_time_limit_gives_none_or_a_valid_bound_quickly():
     import time
 
     rng = random.Random(9300)
-    p = _problem(rng, 40, 4, tight=False)
+    p = response_with_weights(rng, 40, 4, tight=False)
     t0 = time.perf_counter()
     b = response_bound(p, time_limit=0.3)
     assert time.perf_counter() - t0 < 0.3 + 1.5
@@ -93,7 +78,7 @@ def test_reduced_cost_fixing_keeps_every_schedule_within_its_value(seed):
     """``domains(v)`` keeps the starts of the brute-force optimum (``v`` = optimum) and of
     every serial schedule (``v`` = its objective)."""
     rng = random.Random(9400 + seed)
-    p = _problem(rng, rng.randint(3, 7), rng.randint(1, 3), tight=True)
+    p = response_with_weights(rng, rng.randint(3, 7), rng.randint(1, 3), tight=True)
     b = response_bound(p)
     opt = brute.solve_response(p)
     dom = b.domains(opt.objective, p.n)
@@ -112,7 +97,7 @@ def test_the_fixed_search_proves_the_optimum_from_any_incumbent(seed):
     from models.kresource import portfolio
 
     rng = random.Random(9500 + seed)
-    p = _problem(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
+    p = response_with_weights(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
     opt = brute.solve_response(p).objective
     inc = solve_list(p)
     found, proved, note = portfolio.fixed_search(p, response_bound(p), inc, time_limit=20.0)
@@ -165,7 +150,7 @@ def test_the_bound_probes_never_exceed_the_optimum_and_reach_it(seed):
     from models.kresource import portfolio
 
     rng = random.Random(9600 + seed)
-    p = _problem(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
+    p = response_with_weights(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
     opt = brute.solve_response(p).objective
     inc = solve_list(p)
     lb = response_bound(p)
@@ -189,7 +174,7 @@ def test_an_infeasible_probe_raises_the_bound_to_its_target(monkeypatch):
     from sim.result import Status
 
     rng = random.Random(9700)
-    p = _problem(rng, 6, 2, tight=True)
+    p = response_with_weights(rng, 6, 2, tight=True)
     lb = response_bound(p)
     inc = solve_list(p)
     upper = max(int(inc.objective), lb.bound) + 400  # a loose incumbent: room to climb
@@ -222,7 +207,7 @@ def test_a_stopped_probe_with_a_low_bound_proves_nothing_more(monkeypatch):
     from sim.result import Status
 
     rng = random.Random(9700)
-    p = _problem(rng, 6, 2, tight=True)
+    p = response_with_weights(rng, 6, 2, tight=True)
     lb = response_bound(p)
     inc = solve_list(p)
     loose = dataclasses.replace(inc, objective=float(max(int(inc.objective), lb.bound) + 400))
@@ -248,7 +233,7 @@ def test_the_portfolio_drops_a_stage_bound_above_another_stages_schedule():
     from sim.result import Status
 
     rng = random.Random(5)
-    p = _problem(rng, 5, 2, tight=False)
+    p = response_with_weights(rng, 5, 2, tight=False)
     r = cpsat.solve_response(p)
     assert r.status is Status.OPTIMAL
     out = _result(p, time.perf_counter(), None, 0, [r], [r.bound, r.objective + 5], "t")
