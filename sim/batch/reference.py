@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import math
 import time as _time
 from collections.abc import Callable, Mapping
 
@@ -19,6 +20,19 @@ from instances.job import Job, Workload
 from sim.batch.policy import MachineInfo, Policy, guarantee_terms
 from sim.batch.schedule import OVERRUN_MODES, PolicyError, Schedule
 from sim.events import ARRIVAL, END, OVERRUN, WAKEUP, EventQueue
+
+
+def _whole_seconds(policy: Policy, w: object) -> int | None:
+    """A policy's wake-up time as an int: an integer, or a float of whole seconds (100.0);
+    anything else is a PolicyError (a NaN would never come after now and stall the event
+    queue for ever; a fraction of a second is no time of this integer clock)."""
+    if w is None:
+        return None
+    if isinstance(w, (float, np.floating)) and math.isfinite(w) and w == int(w):
+        return int(w)
+    if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)):
+        raise PolicyError(f"{policy.name}: wake-up {w!r} is not a time in whole seconds")
+    return int(w)
 
 
 def simulate_python(
@@ -145,12 +159,8 @@ def simulate_python(
                     events.push(now + job.requested, OVERRUN, i)
             end[i] = now + length
             events.push(now + length, END, i)
-        w = policy.next_wakeup(now)
+        w = _whole_seconds(policy, policy.next_wakeup(now))
         if w is not None:
-            if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)):
-                # a NaN would never compare after now and stall the event queue for ever
-                raise PolicyError(f"{policy.name}: wake-up {w!r} is not a time in whole "
-                                  f"seconds (an integer)")
             if w <= now:
                 raise PolicyError(f"{policy.name}: wake-up {w} is not after now={now}")
             # once every job has ended nothing is left to wake for: the run ends

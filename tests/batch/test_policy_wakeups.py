@@ -38,6 +38,9 @@ def test_a_wake_up_that_is_not_a_whole_second_is_refused(at):
         simulate(_workload(), _WakesAt(at), engine="python")
 
 
-def test_a_whole_second_wake_up_still_runs():
-    s = simulate(_workload(), _WakesAt(lambda now: now + 7), engine="python")
+@pytest.mark.parametrize("at", [lambda now: now + 7, lambda now: float(now + 7)],
+                         ids=["int", "whole-float"])
+def test_a_whole_second_wake_up_still_runs(at):
+    """A whole number of seconds runs, given as an int or as a float (7.0 is 7)."""
+    s = simulate(_workload(), _WakesAt(at), engine="python")
     assert s.start.tolist() == [10 + 100 * i for i in range(39)]
