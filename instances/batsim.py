@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from instances import files
 from instances.atomic import write_atomic
 from instances.files import DuplicateKeyError, loads_json
 from instances.job import Job, Workload
@@ -281,7 +282,10 @@ def read_batsim(
     if too_wide not in ("error", "drop", "clip"):
         raise ValueError(f"too_wide must be 'error', 'drop' or 'clip', got {too_wide!r}")
     path = Path(path)
-    raw = path.read_bytes()
+    try:
+        raw = files.read_bytes(path, what="workload")
+    except ValueError as exc:  # missing, a device or a pipe, too large, corrupt gzip
+        raise BatsimError(str(exc)) from None
     if raw[:3] == b"\xef\xbb\xbf":
         raw = raw[3:]
     try:

@@ -108,6 +108,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from instances import files
 from instances.atomic import write_atomic
 from instances.job import Job, JobColumns, Workload
 from instances.swf_fast import count_lines, read_fast
@@ -243,13 +244,12 @@ def rule_lines(rules: dict[str, str], counts: dict[str, int],
 # ----------------------------------------------------------------------------- reading
 
 def _read_bytes(path: Path) -> bytes:
-    """File contents; gzip detected by its magic bytes; a UTF-8 BOM dropped."""
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise SwfError(f"{path}: corrupt gzip data: {exc}") from None
+    """File contents (:func:`instances.files.read_bytes`: a regular file of at most 1 GiB,
+    gzip detected by its magic bytes), a UTF-8 BOM dropped."""
+    try:
+        data = files.read_bytes(path, what="workload")
+    except ValueError as exc:  # missing, a device or a pipe, too large, corrupt gzip
+        raise SwfError(str(exc)) from None
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     return data

@@ -89,6 +89,20 @@ def test_a_device_named_like_an_input_is_refused_unread(tmp_path: Path, suffix: 
              "not a regular file")
 
 
+@pytest.mark.parametrize("reader", ["swf", "batsim"])
+def test_the_python_readers_refuse_a_device_unread(tmp_path: Path, reader: str) -> None:
+    """``read_swf`` and ``read_batsim`` called from Python (no CLI check before them) refuse
+    a device, as the CLI does, instead of reading it until the memory runs out."""
+    from instances.batsim import BatsimError, read_batsim
+    from instances.swf import SwfError, read_swf
+
+    read, error = (read_swf, SwfError) if reader == "swf" else (read_batsim, BatsimError)
+    link = tmp_path / f"zero.{'swf' if reader == 'swf' else 'json'}"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(error, match="not a regular file"):
+        read(link)
+
+
 def test_a_gzip_bomb_is_refused(tmp_path: Path) -> None:
     from instances import files
 
