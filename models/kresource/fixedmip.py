@@ -64,7 +64,7 @@ from models import mip
 from models.deadline import Deadline
 from models.kresource.bounds import ResponseBound
 from sim.problems import checker, scorer
-from sim.problems.kresource import ResponseProblem
+from sim.problems.kresource import ResponseProblem, response_cost
 from sim.result import Result, Status, build
 
 __all__ = ["FixedMipOptions", "fits", "model_size", "solve_fixed", "lp_order_schedule",
@@ -142,13 +142,20 @@ def _rows(lb: ResponseBound, pos: np.ndarray
     return out
 
 
+def _columns(lb: ResponseBound, value: float) -> tuple[np.ndarray, np.ndarray]:
+    """The LP columns kept at ``U = value`` (their indices) and each LP column's index in
+    the restricted model (-1 if not kept)."""
+    idx = np.nonzero(lb.kept(value))[0]
+    pos = np.full(len(lb.job), -1, dtype=np.int64)
+    pos[idx] = np.arange(len(idx))
+    return idx, pos
+
+
 def model_size(lb: ResponseBound, value: float) -> tuple[int, int]:
     """The restricted model's binaries and row coefficients at ``U = value`` (time
     units)."""
-    keep = lb.kept(value)
-    pos = np.full(len(lb.job), -1, dtype=np.int64)
-    pos[keep] = np.arange(int(keep.sum()))
-    return int(keep.sum()), sum(len(at) for at, _, _ in _rows(lb, pos))
+    idx, pos = _columns(lb, value)
+    return len(idx), sum(len(at) for at, _, _ in _rows(lb, pos))
 
 
 def fits(lb: ResponseBound, value: float, options: FixedMipOptions = FixedMipOptions()
@@ -174,11 +181,8 @@ def _build(problem: ResponseProblem, lb: ResponseBound, value: float,
     SCIP's starting solution."""
     from ortools.linear_solver.python import model_builder_helper as mbh
 
-    keep = lb.kept(value)
-    idx = np.nonzero(keep)[0]
+    idx, pos = _columns(lb, value)
     jobs, starts = lb.job[idx], lb.start[idx]
-    pos = np.full(len(lb.job), -1, dtype=np.int64)
-    pos[idx] = np.arange(len(idx))
     h = mbh.ModelBuilderHelper()
     n = len(idx)
     h.add_var_array_with_bounds(np.zeros(n), np.ones(n), np.ones(n, dtype=bool), "")
@@ -258,15 +262,14 @@ def solve_fixed(problem: ResponseProblem, lb: ResponseBound, best: Result, *,
     proved = None
     if ans["has_solution"] and ans.get("values") is not None:
         sol = _schedule(model, np.asarray(ans["values"]), problem.n)
-        try:
-            checker(problem)(sol)
+        try:  # the family's check and objective, once
+            r = build(solver="scip", status=Status.FEASIBLE, solution=sol,
+                      check=checker(problem), objective=scorer(problem), runtime=0.0,
+                      seed=seed)
         except ValueError as e:  # numerical trouble: trust neither schedule nor bound
             return [], None, f"{head}: its schedule rejected ({e})"
-        value = float(scorer(problem)(sol))
-        if value < best.objective:
-            found = [build(solver="scip", status=Status.FEASIBLE, solution=sol,
-                           check=checker(problem), objective=scorer(problem), runtime=0.0,
-                           seed=seed)]
+        if r.objective < best.objective:
+            found = [r]
         b = ans.get("bound")
         if b is not None and abs(float(b)) < SCIP_INFINITY:  # SCIP's -1e20: no bound
             proved = float(min(upper, safe_bound(float(b), cols)))
@@ -321,10 +324,9 @@ def lp_order_schedule(problem: ResponseProblem, lb: ResponseBound, *, seed: int 
     fixed starts."""
     dl = Deadline(time_limit)
     rng = random.Random(seed)
-    w, p, a = problem.weights, problem.duration, problem.release
 
-    def score(sol: list[int]) -> float:
-        return float(sum(w[j] * (sol[j] + p[j] - a[j]) for j in range(problem.n)))
+    def score(sol: list[int]) -> float:  # serial schedules are feasible: no check
+        return response_cost(problem, sol)
 
     mean = lb.mean_start or problem.release
     order = sorted(range(problem.n), key=lambda j: (mean[j], j))

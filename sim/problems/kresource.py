@@ -37,7 +37,7 @@ FAMILIES = ("kresource_epochs", "kresource_selection", "kresource_response")
 """The three families of this module; each problem class names its own in ``FAMILY``."""
 
 __all__ = ["FAMILIES", "EpochProblem", "SelectionProblem", "ResponseProblem", "from_dict",
-           "to_dict", "check", "objective", "load"]
+           "to_dict", "check", "objective", "response_cost", "load"]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -547,8 +547,15 @@ def objective(problem: Problem, solution: Any) -> float:
     if isinstance(problem, SelectionProblem):
         return float(sum(problem.weights[j] for j in solution) * (problem.n + 1)
                      + len(solution))
+    return response_cost(problem, solution)
+
+
+def response_cost(problem: ResponseProblem, starts: Sequence[int]) -> float:
+    """``sum_j w_j (s_j + p_j - a_j)`` of the starts ``s`` (time units), not checked: the
+    response objective for a caller whose schedules are feasible by construction (a
+    local search over list schedules)."""
     return float(sum(w * (s + p - a) for w, s, p, a in
-                     zip(problem.weights, solution, problem.duration, problem.release,
+                     zip(problem.weights, starts, problem.duration, problem.release,
                          strict=True)))
 
 
