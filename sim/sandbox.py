@@ -195,7 +195,7 @@ def call(target: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None 
             raise ForeignError(f"{what}: its arguments could not be sent to the worker "
                                f"process ({type(exc).__name__}: {exc})") from None
         try:
-            ready = _wait(worker.conn, seconds)
+            ready = wait(worker.conn, seconds)
         except KeyboardInterrupt:
             _discard()
             raise
@@ -223,7 +223,7 @@ def call(target: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None 
 POLL_CHUNK = 86_400.0
 
 
-def _wait(conn: Connection, seconds: float | None) -> bool:
+def wait(conn: Connection, seconds: float | None) -> bool:
     """Whether ``conn`` has an answer within ``seconds`` (None: wait for ever), waiting in
     chunks of at most :data:`POLL_CHUNK` so that any finite limit is a valid timeout."""
     if seconds is None:

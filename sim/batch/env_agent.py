@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from instances.job import Workload
+from sim.sandbox import wait
 
 AGENT_GROUP = "schedsearch.agents"
 #: keys an agent's ``env_options`` may set
@@ -217,7 +218,7 @@ class AgentRunner:
         self._conn = parent
         name = self.spec.name
         try:
-            if not parent.poll(self.time_limit):
+            if not wait(parent, self.time_limit):
                 raise ValueError(f"agent {name!r}: did not load within the time limit of "
                                  f"{self.time_limit:g} s")
             kind, value = parent.recv()
@@ -271,7 +272,7 @@ class AgentRunner:
                 raise AgentFailure(str(exc)) from None
         try:
             self._conn.send(window)
-            ready = self._conn.poll(self.time_limit)
+            ready = wait(self._conn, self.time_limit)
         except (BrokenPipeError, OSError):
             ready = True
         if not ready:

@@ -164,3 +164,11 @@ def test_gym_eval_prints_the_gap_per_window(agents, capsys):
     out = capsys.readouterr().out
     assert "gap to the optimum" in out and "failed window" in out
     assert "study_agents:bad': returned invalid action 99" in out
+
+
+@pytest.mark.parametrize("limit", [1e10, 1e308])
+def test_an_agent_under_a_huge_time_limit_runs(agents, limit):
+    """``--agent-time-limit`` accepts any finite number of seconds; waiting for the agent's
+    answer must not overflow the operating system's poll timeout (it did at 1e10 s)."""
+    rows = evaluate(["study_agents:sjf"], [(40, 8)], solver=None, agent_time_limit=limit)
+    assert rows[0]["avg_wait"] is not None
