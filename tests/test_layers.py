@@ -12,6 +12,7 @@ ties the two modules together).
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,7 +90,11 @@ def _imports_of(name: str, path: Path) -> list[Import]:
     return found
 
 
-IMPORTS = [imp for name, path in MODULES.items() for imp in _imports_of(name, path)]
+@functools.cache
+def _all_imports() -> tuple[Import, ...]:
+    """Every import of every module (parsed at the first test that asks, not at collection:
+    each xdist worker collects this file)."""
+    return tuple(imp for name, path in MODULES.items() for imp in _imports_of(name, path))
 
 
 def _top(module: str) -> str:
@@ -98,7 +103,7 @@ def _top(module: str) -> str:
 
 def _violations(layer: str, forbidden: tuple[str, ...]) -> list[str]:
     return [f"{imp.source} (line {imp.line}) imports {imp.target}"
-            + ("" if imp.top_level else " inside a function") for imp in IMPORTS
+            + ("" if imp.top_level else " inside a function") for imp in _all_imports()
             if _top(imp.source) == layer and _top(imp.target) in forbidden]
 
 
@@ -107,8 +112,8 @@ def test_every_package_is_parsed() -> None:
         assert pkg in MODULES
     assert "sim.batch.machine" in MODULES and "heuristics.backfill" in MODULES
     # the walk sees function-local imports as such (the CLI imports its commands' code late)
-    assert any(i.source == "sim.cli.simulate" and not i.top_level for i in IMPORTS)
-    assert any(i.source == "sim.cli" and i.top_level for i in IMPORTS)
+    assert any(i.source == "sim.cli.simulate" and not i.top_level for i in _all_imports())
+    assert any(i.source == "sim.cli" and i.top_level for i in _all_imports())
 
 
 def test_instances_import_no_simulator_heuristic_or_model() -> None:
@@ -126,7 +131,7 @@ def _graph(every_import: bool = False) -> nx.DiGraph:
     modules inside a function); each edge with the line of its first import."""
     g = nx.DiGraph()
     g.add_nodes_from(MODULES)
-    for imp in IMPORTS:
+    for imp in _all_imports():
         if every_import and imp.source.startswith(imp.target + "."):
             continue
         if (imp.top_level or every_import) and imp.target in MODULES \
