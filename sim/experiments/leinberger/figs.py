@@ -127,12 +127,39 @@ def fig1(out: Path, partial: bool) -> dict[str, Any]:
     for name, sol in extra.items():
         lines.append(markdown_row([
             name, len(sol), "; ".join(f"{{{', '.join(map(str, e))}}} {pm(e)}" for e in sol)]))
+    scores = _fig1_bb_scores(p)
+    lines += ["", "BB scores at the first backfill decision (spec 1.6 [D]: FCFS has started "
+              "jobs 0 and 1; the candidates are the waiting jobs that fit; lower is better):",
+              "", *markdown_table(["candidate", "demand P/M", "score", "spec"], [])]
+    for j, score in scores.items():
+        d = p.demands[j]
+        lines.append(markdown_row([f"job {j}", f"{d[0]}/{d[1]}", f"{score:.6f}",
+                                   f"{FIG1_BB_SPEC[j]:.6f}"]))
     data = {"schemes": schemes, "variants": extra, "optimal_status": opt.status.value,
-            "optimal_partitions": parts, "partial": partial}
+            "optimal_partitions": parts, "bb_scores": scores, "partial": partial}
     _write(out, "fig1", lines, data)
     _plot_bars(out / "fig1.png", {k: len(v) for k, v in {**schemes, **extra}.items()},
                "Figure 1: epochs to schedule the six jobs", "epochs")
     return data
+
+
+#: the spec's BB scores of jobs 4 and 5 at Figure 1's first backfill decision (spec 1.6
+#: [D], computed there from the paper's formulas; acceptance target 1)
+FIG1_BB_SPEC = {4: 0.369318, 5: 0.425595}
+
+
+def _fig1_bb_scores(p: Any) -> dict[int, float]:
+    """BB's score (``heuristics.selection.BackfillBalanced``, fullness x balance) of each
+    waiting job that fits beside jobs 0 and 1, the two FCFS starts first."""
+    from heuristics.kresource import _Item
+    from heuristics.selection import BackfillBalanced
+
+    used = p.usage([0, 1])
+    free = tuple(c - u for c, u in zip(p.capacity, used, strict=True))
+    fits = [j for j in range(2, len(p.demands))
+            if all(d <= f for d, f in zip(p.demands[j], free, strict=True))]
+    scores = BackfillBalanced().scores([_Item(p.demands[j]) for j in fits], free, p.capacity)
+    return dict(zip(fits, scores, strict=True))
 
 
 # ---------------------------------------------------------------------------- fig2/3
