@@ -463,6 +463,13 @@ class _Master:
         return self.objective.Value(), duals, sol
 
 
+def _compiled_pricing(problem: EpochProblem) -> bool:
+    """Whether the compiled branch and bound prices ``problem``: K >= :data:`BB_MIN_K` and
+    numba holds it compiled. Below that K it never runs, and numba is not imported (about
+    0.25 s a process)."""
+    return problem.K >= BB_MIN_K and compiled_ready()
+
+
 def _nodes(deadline: Deadline, most: int, rate: int) -> int:
     """A branch-and-bound pricing's node budget: ``most``, and ``rate`` nodes per second
     of the time left."""
@@ -662,7 +669,7 @@ def lp_bound(problem: EpochProblem, columns: Sequence[Sequence[int]], *,
     See the module docstring. The volume bound alone (``rounds == 0``) when the time
     runs out while the first master is built."""
     rounds = ColgenOptions(greedy_rounds=greedy_rounds).greedy_rounds
-    compiled = compiled_ready()  # before the clock, as in :func:`solve_epochs`
+    compiled = _compiled_pricing(problem)  # before the clock, as in :func:`solve_epochs`
     deadline = Deadline(time_limit)
     try:
         gen = _Generator(problem, columns, seed, deadline, greedy_rounds=rounds,
@@ -886,7 +893,7 @@ def solve_epochs(problem: EpochProblem, *, time_limit: float | None = None, seed
     from ortools.linear_solver import pywraplp  # noqa: F401  (imported before the clock)
     from ortools.sat.python import cp_model  # noqa: F401
 
-    compiled = compiled_ready()  # numba and its cached kernel loaded before the clock
+    compiled = _compiled_pricing(problem)  # numba and its kernel loaded before the clock
     opts = ColgenOptions(lp_share, dive_share, master_share, fallback, greedy_rounds,
                          residual, swaps, local_search, lns)
     deadline = Deadline(time_limit)
