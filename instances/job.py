@@ -7,7 +7,7 @@ the machine; resource 0 is always processors.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -303,6 +303,23 @@ class Workload:
         else:
             state.pop("_columns", None)  # a cache of the jobs given
         return state
+
+    def rows(self, first: int, stop: int | None = None, *, name: str | None = None
+             ) -> Workload:
+        """Jobs ``first .. stop - 1`` (in submit order; to the end without ``stop``) as a
+        workload on the same machine, built from slices of the columns: no ``Job`` object
+        of the other jobs is made (a bundled trace holds up to 10**5). The header is kept;
+        the reader's cleaning report, which counts the whole reading, is not. ``name``
+        defaults to this workload's."""
+        for label, v in (("first", first), ("stop", stop)):
+            if v is not None and (type(v) is not int or v < 0):
+                raise ValueError(f"Workload.rows: {label} must be an int >= 0, got {v!r}")
+        c = self.columns()
+        part = JobColumns(**{f.name: getattr(c, f.name)[first:stop] for f in fields(c)})
+        if len(part) == 0:
+            raise ValueError(f"Workload.rows: no job in [{first}, {stop}) of {len(c)}")
+        return Workload(jobs=part, capacity=self.capacity,
+                        name=self.name if name is None else name, header=self.header)
 
     def columns(self) -> JobColumns:
         """The jobs as int64 arrays (built once from ``jobs`` when given as Job objects)."""

@@ -28,10 +28,14 @@ OVERRUNS = ("kill", "run")
 
 
 @functools.cache
+def _bundled(trace: str) -> Workload:
+    return load_trace(trace)
+
+
+@functools.cache
 def window(trace: str, first: int, count: int) -> Workload:
     """Jobs ``first .. first + count - 1`` of a bundled trace."""
-    w = load_trace(trace)
-    return Workload(w.jobs[first:first + count], w.capacity, f"{trace}[{first}:+{count}]")
+    return _bundled(trace).rows(first, first + count, name=f"{trace}[{first}:+{count}]")
 
 
 @functools.cache

@@ -58,9 +58,13 @@ SLOW_CASES = {("SDSC-SP2", "slack-optimal")}
 
 
 @cache
+def _trace(trace: str) -> Workload:
+    return load_workload(trace)
+
+
+@cache
 def _prefix(trace: str, n: int) -> Workload:
-    w = load_workload(trace)
-    return Workload(jobs=w.jobs[:n], capacity=w.capacity, name=w.name)
+    return _trace(trace).rows(0, n)
 
 
 def digest(s: Schedule) -> str:

@@ -12,6 +12,7 @@ on random workloads. What the compiled search does not run is refused by name.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -221,9 +222,14 @@ def test_events_and_running_profile():
         assert F[:L].tolist() == want
 
 
+@functools.cache
+def _bundled(trace: str) -> Workload:
+    return load_trace(trace)
+
+
+@functools.cache
 def _window(trace: str, first: int, count: int) -> Workload:
-    w = load_trace(trace)
-    return Workload(w.jobs[first:first + count], w.capacity, f"{trace}[{first}:+{count}]")
+    return _bundled(trace).rows(first, first + count, name=f"{trace}[{first}:+{count}]")
 
 
 WORKLOADS = {
