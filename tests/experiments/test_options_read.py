@@ -11,7 +11,6 @@ import pytest
 from sim.cli import main
 from sim.experiments.reads import EVERYTHING, ReadsError, reads
 
-
 # ------------------------------------------------------------------ the analysis itself
 
 class _Conf:
