@@ -165,3 +165,29 @@ def _tree(root: Path) -> dict[str, int]:
     """Every file under ``root`` and its modification time (ns)."""
     return {str(p): p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file()
             and "__pycache__" not in p.parts}
+
+
+@pytest.mark.parametrize("module,argv,needle", [
+    ("sim.experiments.karl.bench", ["--skip-grid", "--workers", "3"],
+     "--skip-grid does not read --workers"),
+    ("sim.experiments.karl.bench", ["--skip-slots", "--time-limit", "3"],
+     "--skip-slots does not read --time-limit"),
+    ("sim.experiments.talby.speed", ["--hash", "d", "--repeat", "2"],
+     "--hash does not read --repeat"),
+    ("sim.experiments.engine.scaling_bench", ["--no-overload", "--window", "5"],
+     "--no-overload does not read --window"),
+    ("sim.experiments.engine.scaling_bench", ["--no-stationary", "--sizes", "5"],
+     "--no-stationary does not read --sizes"),
+])
+def test_a_benchmark_mode_refuses_the_options_it_skips(module, argv, needle, tmp_path,
+                                                       monkeypatch, capsys):
+    """A study's benchmark whose mode skips a section refuses that section's options
+    (they were accepted and the section not run)."""
+    import importlib
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        importlib.import_module(module).main(argv)
+    assert exc.value.code == 2
+    assert needle in _one_line(capsys)
+    assert list(tmp_path.iterdir()) == []
