@@ -21,7 +21,9 @@ partial. ``fig5-6 --scale 0.1`` and ``fig5-6 --scale 1 --engine compiled`` (at l
 seeds) and ``msg-model --scale 1 --engine compiled`` are named full configurations
 (:data:`NAMED_SCALES`) written beside the 0.01 files as ``fig5-6-scale0.1.*``,
 ``fig5-6-scale1.*`` and ``msg-model-scale1.*``. Times in
-the simulator are microseconds; the figures use seconds and ms.
+the simulator are microseconds; the figures use seconds and ms. An option the figure
+does not read (``fig4 --mfreq``; :func:`options_read`, derived from its code) is refused
+before anything is written.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ figures sharing a cell set compute it once; the ``immediate`` and ``tick`` rows 
 ``targets.md`` are computed the same way, at the same replications, into
 ``figure_cells_immediate.json`` and ``figure_cells_tick.json``. (``cells.json``, the
 same cell sets under those two wake-ups at i = 50, 500 for n = 1, computed one cell at a
-time, is what :mod:`sim.experiments.karl.wakeups` reads.)
+time, is what :mod:`sim.experiments.karl.wakeups` reads.) An option the figure does not
+read (``fig1 --workers``; :func:`options_read`, derived from its code) is refused.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ Each writes ``<name>.md`` (the paper's numbers or trends beside ours), ``<name>.
 and a PNG. The full configuration writes to ``sim/experiments/leinberger/results/``; any
 option that reduces it (``--jobs``, ``--seeds``, ``--K``, ...) makes the run *partial*
 and it must write elsewhere (``--out``, default ``results/kresource-partial``), saying so
-in its table.
+in its table. An option the figure does not read (:func:`options_read`, derived from its
+code) is refused before anything is written.
 
 Figures 2/3 metrics (spec 1.3): ART = mean response time; WART = mean of
 ``w_j * response_j`` with ``w_j = sum_k r_jk / C_k * runtime_j`` (AMB-1.10 (b)); both
