@@ -191,3 +191,42 @@ def test_a_benchmark_mode_refuses_the_options_it_skips(module, argv, needle, tmp
     assert exc.value.code == 2
     assert needle in _one_line(capsys)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_gine_fig12_never_reads_another_runs_grid_as_its_own(tmp_path, monkeypatch):
+    """Figure 12 reuses the grids of Figures 8-11 from the output directory; a grid
+    there computed with other options (here another seed count) is recomputed, not read
+    under a header that states this run's --seeds."""
+    import argparse
+    import json
+
+    figs = _gine()
+    monkeypatch.setattr(figs.Setup, "mit", lambda self, c: 1.0)  # no calibration
+    setup = figs.Setup(argparse.Namespace(
+        quick=True, figure="fig12", scale=None, seeds=1, jobs=6, mfreq=[1000.0], pdt=None,
+        engine="python", out=str(tmp_path)))
+    calls = []
+
+    def computes(name):
+        def run(s):
+            calls.append(name)
+            points = figs._mfreq_points(s, *figs.FIG12_GRIDS[name])
+            figs.grid_path(s, name).write_text(json.dumps({
+                k: {"ident": figs.point_ident(c, p, o, s.seeds),
+                    "metrics": {"slowdown_local": [7.0]}} for k, c, p, o in points}))
+        return run
+
+    monkeypatch.setattr(figs, "fig_load1", computes("fig8-9"))
+    monkeypatch.setattr(figs, "fig_load15", computes("fig10-11"))
+    for name in ("fig8-9", "fig10-11"):  # another run's grids: 3 seeds, other metrics
+        points = figs._mfreq_points(setup, *figs.FIG12_GRIDS[name])
+        (tmp_path / f"{name}.json").write_text(json.dumps({
+            k: {"ident": figs.point_ident(c, p, o, 3),
+                "metrics": {"slowdown_local": [99.0, 99.0, 99.0]}}
+            for k, c, p, o in points}))
+    md = figs.fig_local(setup)
+    assert calls == ["fig8-9", "fig10-11"]
+    assert "99.00" not in md and "7.00" in md
+    calls.clear()
+    figs.fig_local(setup)  # now the grids are this run's: read, not computed again
+    assert calls == []

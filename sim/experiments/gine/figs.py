@@ -106,7 +106,10 @@ class Setup:
         full_seeds = FULL_SEEDS.get((args.figure, self.scale), FULL["seeds"])
         self.seeds = args.seeds or (base["seeds"] if args.quick else full_seeds)
         self.jobs = args.jobs or base["jobs"]
-        self.mfreq = tuple(args.mfreq) if args.mfreq else base["mfreq"]
+        # a whole number of ms as an int, as in FULL: a point's key (csm/m20) and the
+        # plots' lookup of it ({mfreq:g}) then agree for --mfreq 20 as for the default
+        self.mfreq = tuple(int(f) if float(f).is_integer() else f for f in args.mfreq) \
+            if args.mfreq else base["mfreq"]
         self.pdt = tuple(args.pdt) if args.pdt else base["pdt"]
         named = self.scale in NAMED_SCALES and args.figure in NAMED_SCALES[self.scale]
         self.full = not args.quick and self.seeds == full_seeds and (
@@ -687,11 +690,22 @@ def fig_low(setup: Setup) -> str:
     return md
 
 
+def _mfreq_points(setup: Setup, load: float, pols: tuple[str, ...], mnod: int
+                  ) -> list[tuple[str, CSMConfig, str, dict]]:
+    """The points of a figure against mfreq at ``load``: every policy at every mfreq."""
+    return [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=f), p,
+             {"mnod": mnod} if p in ("csm", "pred", "csm-top") else {})
+            for p in pols for f in setup.mfreq]
+
+
+#: the grids Figure 12 reads: figure -> (mem_load, policies, MNOD), as Figures 8-11 run them
+FIG12_GRIDS = {"fig8-9": (1.0, ("rr", "pred", "csm"), 2),
+               "fig10-11": (1.5, ("rr", "pred", "csm"), 3)}
+
+
 def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod: int,
               title: str, paper: str, metrics: tuple[str, ...]) -> str:
-    pts = [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=f), p,
-            {"mnod": mnod} if p in ("csm", "pred", "csm-top") else {})
-           for p in pols for f in setup.mfreq]
+    pts = _mfreq_points(setup, load, pols, mnod)
     res = run_grid(setup, name, pts, seeds=setup.seeds)
     rows = []
     for f in setup.mfreq:
@@ -728,7 +742,7 @@ def fig_mnod(setup: Setup) -> str:
 
 def fig_load1(setup: Setup) -> str:
     return _by_mfreq(
-        setup, "fig8-9", 1.0, ("rr", "pred", "csm"), 2,
+        setup, "fig8-9", *FIG12_GRIDS["fig8-9"],
         "E-4.7..4.9 (Figs. 8, 9): mem_load 1, pdt 0.5, MNOD 2, MNOL 2",
         "Paper (text): mean_pg_fault CSM lowest, RR = PRED (Fig. 8a); correlation CSM best "
         "for intensive communication, PRED > CSM for non-intensive, RR worst (Fig. 8b); "
@@ -739,26 +753,32 @@ def fig_load1(setup: Setup) -> str:
 
 def fig_load15(setup: Setup) -> str:
     return _by_mfreq(
-        setup, "fig10-11", 1.5, ("rr", "pred", "csm"), 3,
+        setup, "fig10-11", *FIG12_GRIDS["fig10-11"],
         "E-4.10, 4.11 (Figs. 10, 11): mem_load 1.5, pdt 0.5, MNOD 3",
         "Paper (text): CSM best on page faults and correlation, PRED and RR poor (Fig. 10); "
         "CSM best for small and also for large jobs (Fig. 11).",
         ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"))
 
 
+def _fig12_grid(setup: Setup, name: str) -> dict[str, Any]:
+    """The cached grid ``name`` of :data:`FIG12_GRIDS` as this run's options compute it:
+    read from its JSON when every point there has this run's configuration and seed count
+    (:func:`is_cached`), else computed by its figure first (a JSON of other seeds, jobs,
+    scale or mfreq is never read as this run's)."""
+    points = _mfreq_points(setup, *FIG12_GRIDS[name])
+    if not all(is_cached(setup, name, k, c, p, o, seeds=setup.seeds)
+               for k, c, p, o in points):
+        if name == "fig8-9":
+            fig_load1(setup)
+        else:
+            fig_load15(setup)
+    return json.loads(grid_path(setup, name).read_text())
+
+
 def fig_local(setup: Setup) -> str:
     """E-4.12 (Fig. 12): local slowdown at mem_load 1 and 1.5 (reuses fig8-9, fig10-11)."""
     pols = ("rr", "pred", "csm")
-    r1 = json.loads((setup.out / "fig8-9.json").read_text()) \
-        if (setup.out / "fig8-9.json").exists() else None
-    r15 = json.loads((setup.out / "fig10-11.json").read_text()) \
-        if (setup.out / "fig10-11.json").exists() else None
-    if r1 is None:
-        fig_load1(setup)
-        r1 = json.loads((setup.out / "fig8-9.json").read_text())
-    if r15 is None:
-        fig_load15(setup)
-        r15 = json.loads((setup.out / "fig10-11.json").read_text())
+    r1, r15 = _fig12_grid(setup, "fig8-9"), _fig12_grid(setup, "fig10-11")
     rows = []
     for f in setup.mfreq:
         rows.append([f"{f}"] + [fmt(r[f"{p}/m{f}"]["metrics"]["slowdown_local"])
