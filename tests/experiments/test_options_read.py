@@ -178,6 +178,11 @@ def _tree(root: Path) -> dict[str, int]:
      "--no-overload does not read --window"),
     ("sim.experiments.engine.scaling_bench", ["--no-stationary", "--sizes", "5"],
      "--no-stationary does not read --sizes"),
+    ("sim.experiments.leinberger.bl", ["--rate", "0.1", "--K", "2", "--queue", "64"],
+     "--rate does not read --queue"),
+    ("sim.experiments.leinberger.bl", ["--rate", "0.1", "--K", "2,8"], "--rate: one K only"),
+    ("sim.experiments.leinberger.readings", ["weights", "--report-only", "--max-minutes",
+                                             "5"], "--report-only does not read --max-minutes"),
 ])
 def test_a_benchmark_mode_refuses_the_options_it_skips(module, argv, needle, tmp_path,
                                                        monkeypatch, capsys):
