@@ -183,6 +183,11 @@ def _tree(root: Path) -> dict[str, int]:
     ("sim.experiments.leinberger.bl", ["--rate", "0.1", "--K", "2,8"], "--rate: one K only"),
     ("sim.experiments.leinberger.readings", ["weights", "--report-only", "--max-minutes",
                                              "5"], "--report-only does not read --max-minutes"),
+    ("sim.experiments.talby.insertion_bench", ["--compare", "1", "--kmax", "5"],
+     "--compare does not read --kmax"),
+    ("sim.experiments.talby.insertion_bench", ["--compare-only", "ilp"],
+     "--compare-only: only with --compare"),
+    ("sim.experiments.talby.insertion_bench", ["--ilp-kmax", "3"], "--ilp-kmax: only with --ilp"),
 ])
 def test_a_benchmark_mode_refuses_the_options_it_skips(module, argv, needle, tmp_path,
                                                        monkeypatch, capsys):
