@@ -240,3 +240,19 @@ def test_gine_fig12_never_reads_another_runs_grid_as_its_own(tmp_path, monkeypat
     calls.clear()
     figs.fig_local(setup)  # now the grids are this run's: read, not computed again
     assert calls == []
+
+
+def test_gine_gang_exact_under_another_time_limit_is_partial(tmp_path, monkeypatch):
+    """--time-limit acts: a limit other than the committed files' 60 s is a partial run,
+    written beside the quick runs, never over the committed full configuration."""
+    from sim.experiments.gine import gang_exact
+
+    calls = []
+    monkeypatch.setattr(gang_exact, "FULL_DIR", tmp_path / "full")
+    monkeypatch.setattr(gang_exact, "QUICK_DIR", tmp_path / "quick")
+    monkeypatch.setattr(gang_exact, "run", lambda *a: calls.append(a) or "")
+    assert gang_exact.main(["--time-limit", "5"]) == 0
+    seeds, out, full, limit, _ = calls[-1]
+    assert (out, full, limit, seeds) == (tmp_path / "quick", False, 5.0, gang_exact.SEEDS)
+    assert gang_exact.main([]) == 0
+    assert calls[-1][1:3] == (tmp_path / "full", True)
