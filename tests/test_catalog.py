@@ -38,7 +38,8 @@ def test_solvers_command_lists_a_family_and_the_policies(capsys):
 
 def test_an_unknown_family_is_told_what_solvers_takes_counted_honestly(capsys):
     """The families are the problem families with solvers, and 'policies' beside them:
-    the message counts the families alone and names every one (not "(10 in all)")."""
+    the message counts the families alone, names every one, and names 'policies' as what
+    it is."""
     assert main(["solvers", "nosuch"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err

@@ -119,8 +119,9 @@ def _one_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_gine_fig4_refuses_the_grid_options_it_never_reads(tmp_path, monkeypatch, capsys):
-    """The audit's command: it wrote the same fig4.png and recorded the options in
-    fig4.md; now one line names each option and the figure, and nothing is written."""
+    """Figure 4 (the static two-job run) reads no grid option: given them, one line names
+    each option and the figure, and nothing is written (no fig4.png the same as without
+    them, no fig4.md recording them)."""
     figs = _gine()
     monkeypatch.setattr(figs, "QUICK_DIR", tmp_path / "quick")
     monkeypatch.setattr(figs, "FULL_DIR", tmp_path / "full")
@@ -192,7 +193,7 @@ def _tree(root: Path) -> dict[str, int]:
 def test_a_benchmark_mode_refuses_the_options_it_skips(module, argv, needle, tmp_path,
                                                        monkeypatch, capsys):
     """A study's benchmark whose mode skips a section refuses that section's options
-    (they were accepted and the section not run)."""
+    (otherwise accepted while the section they shape does not run)."""
     import importlib
 
     monkeypatch.chdir(tmp_path)
