@@ -189,6 +189,10 @@ def _tree(root: Path) -> dict[str, int]:
     ("sim.experiments.talby.insertion_bench", ["--compare-only", "ilp"],
      "--compare-only: only with --compare"),
     ("sim.experiments.talby.insertion_bench", ["--ilp-kmax", "3"], "--ilp-kmax: only with --ilp"),
+    ("sim.experiments.leinberger.stationarity", ["--noise", "2", "--limit", "3"],
+     "--noise does not read --limit"),
+    ("sim.experiments.leinberger.stationarity", ["--noise-jobs", "20000"],
+     "--noise-jobs: only with --noise"),
 ])
 def test_a_benchmark_mode_refuses_the_options_it_skips(module, argv, needle, tmp_path,
                                                        monkeypatch, capsys):
