@@ -125,9 +125,9 @@ def _callee(fn: Callable[..., Any], tree: ast.AST, func: ast.expr,
     imported inside ``fn``, or ``module.name``)."""
     target: Any = None
     if isinstance(func, ast.Name):
-        target = _local_imports(tree).get(func.id) or fn.__globals__.get(func.id)
+        target = _bound(fn, tree, func.id)
     elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        base = _local_imports(tree).get(func.value.id) or fn.__globals__.get(func.value.id)
+        base = _bound(fn, tree, func.value.id)
         target = getattr(base, func.attr, None) if inspect.ismodule(base) else None
     if not inspect.isfunction(target):
         raise ReadsError(f"{where}: passes its parameter to {ast.unparse(func)}, whose "
@@ -135,15 +135,17 @@ def _callee(fn: Callable[..., Any], tree: ast.AST, func: ast.expr,
     return target
 
 
-def _local_imports(tree: ast.AST) -> dict[str, Any]:
-    """The names ``from M import N`` statements inside ``tree`` bind."""
-    names: dict[str, Any] = {}
+def _bound(fn: Callable[..., Any], tree: ast.AST, name: str) -> Any:
+    """What ``name`` is in ``fn`` (whose ``def`` is ``tree``): the object a ``from M
+    import N`` inside it binds, else its module's global. Only the module of that one
+    name is imported: importing every module a figure may import would load packages
+    that must not share a process (ortools and highspy)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            module = importlib.import_module(node.module)
             for alias in node.names:
-                names[alias.asname or alias.name] = getattr(module, alias.name, None)
-    return names
+                if (alias.asname or alias.name) == name:
+                    return getattr(importlib.import_module(node.module), alias.name, None)
+    return fn.__globals__.get(name)
 
 
 def _function_node(fn: Callable[..., Any]) -> ast.FunctionDef:
