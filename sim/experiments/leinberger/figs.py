@@ -1086,7 +1086,7 @@ def main(argv: list[str] | None = None) -> int:
             print("--plot-only redraws Figures 2/3 only", file=sys.stderr)
             return 2
         try:
-            for p in plot_only(a.out or _protocol(a)[1]):
+            for p in plot_only(a.out or (PARTIAL_DIR if a.quick else _protocol(a)[1])):
                 print(f"wrote {p}")
         except ValueError as e:
             print(e, file=sys.stderr)
@@ -1119,8 +1119,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: the options ``--plot-only`` reads: it redraws from ``fig2.json`` in the directory of
-#: ``--out``, or of ``--protocol``'s committed results
-PLOT_ONLY = frozenset({"plot_only", "out", "protocol"})
+#: ``--out``, else of a quick run (``--quick``), else of ``--protocol``'s committed results
+PLOT_ONLY = frozenset({"plot_only", "out", "quick", "protocol"})
 #: the options Figures 2/3 read only when they compute (not under ``--report-only``)
 COMPUTING = frozenset({"workers", "max_minutes", "engine"})
 #: every option that sets a key of the figures' configuration: option -> the keys it sets
