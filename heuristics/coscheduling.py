@@ -31,6 +31,12 @@ from sim.timeshare.cluster import Node, Task
 from sim.timeshare.policy import Policy
 
 MODES = ("rr", "pred", "dyn", "csm")
+#: the options of Algorithm 1 each mode reads: RR none (no update, no test); PRED and CSM
+#: the starvation limits (lines 7-12) and eq. 2's P; DYN only P (eq. 2's ``mes`` decides
+#: which task is local, line 4, and it never reaches the starvation loop)
+READS: dict[str, frozenset[str]] = {"rr": frozenset(), "pred": frozenset({"mnol", "mnod", "p"}),
+                                    "dyn": frozenset({"p"}),
+                                    "csm": frozenset({"mnol", "mnod", "p"})}
 
 
 class Coscheduling(Policy):
@@ -188,6 +194,13 @@ def csm(**kw: Any) -> Coscheduling:
 
 
 POLICY_NAMES = ("rr", "pred", "dyn", "dyn-top", "csm", "csm-top")
+
+
+def reads(name: str) -> frozenset[str]:
+    """The options of Algorithm 1 (:data:`READS`) the policy ``name`` reads."""
+    if name not in POLICY_NAMES:
+        raise ValueError(f"policy must be one of {POLICY_NAMES}, got {name!r}")
+    return READS[name.removesuffix("-top")]
 
 
 def by_name(name: str, *, quantum_us: int = 100_000, **options: Any) -> Coscheduling:

@@ -33,7 +33,20 @@ def test_solvers_command_lists_a_family_and_the_policies(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert set(doc["policies"]) == set(registry.POLICIES)
     assert main(["solvers", "kresource_epoch"]) == 2
-    assert "closest: kresource_epochs" in capsys.readouterr().err
+    assert "did you mean 'kresource_epochs'" in capsys.readouterr().err
+
+
+def test_an_unknown_family_is_told_what_solvers_takes_counted_honestly(capsys):
+    """The families are the problem families with solvers, and 'policies' beside them:
+    the message counts the families alone, names every one, and names 'policies' as what
+    it is."""
+    assert main(["solvers", "nosuch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    families = sorted(registry.SOLVERS)
+    assert f"one of the {len(families)} problem families ({', '.join(families)}) or " \
+        "'policies'" in err[0], err[0]
+    assert "in all" not in err[0]
 
 
 def test_unc_results_say_unc():

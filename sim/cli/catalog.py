@@ -18,10 +18,7 @@ def cmd_solvers(args: argparse.Namespace) -> int:
     families = sorted(registry.SOLVERS)
     wanted = families + [POLICIES] if args.family is None else [args.family]
     if args.family is not None and args.family not in [*families, POLICIES]:
-        from sim.sweep.spec import closest
-
-        raise ValueError(f"solvers: unknown family {args.family!r}; "
-                         f"{closest(args.family, [*families, POLICIES], 'families')}")
+        raise ValueError(_unknown(args.family, families))
     doc: dict[str, Any] = {}
     for fam in wanted:
         if fam == POLICIES:
@@ -42,6 +39,16 @@ def cmd_solvers(args: argparse.Namespace) -> int:
         for n, line in names.items():
             print(f"  {n:<{width}}  {line}")
     return 0
+
+
+def _unknown(name: str, families: list[str]) -> str:
+    """The error for ``solvers NAME`` with ``name`` neither a problem family of
+    ``families`` nor ``policies``: what it takes, each counted for what it is."""
+    from sim.names import did_you_mean
+
+    return (f"solvers: unknown family {name!r}; {did_you_mean(name, [*families, POLICIES])}"
+            f"it takes one of the {len(families)} problem families ({', '.join(families)}) "
+            f"or '{POLICIES}'")
 
 
 def add_solvers(sub: Any) -> None:

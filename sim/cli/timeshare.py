@@ -11,7 +11,7 @@ from sim.cli.common import dump, field_default, param_default, plain_float, plai
 
 def cmd_csm(args: argparse.Namespace) -> int:
     """One CSM experiment point (time-sharing cluster) for one or more policies."""
-    from heuristics.coscheduling import by_name
+    from heuristics.coscheduling import MODES, READS, by_name, reads
     from sim.timeshare.csm import run_point
     from sim.timeshare.workload import CSMConfig
 
@@ -23,11 +23,17 @@ def cmd_csm(args: argparse.Namespace) -> int:
                     refs_per_dispatch=args.refs_per_dispatch,
                     large_sizes=tuple(s for s in (8, 16, 32) if s <= args.nodes) or (1,))
     names = [p.strip() for p in args.policies.split(",") if p.strip()]
-    given = [o for o in ("mnol", "mnod", "p") if getattr(args, o) is not None]
-    if given and all(n == "rr" for n in names):  # round robin reads none of them
-        raise ValueError(f"--{', --'.join(given)}: round robin (rr) does not use "
-                         f"{'them' if len(given) > 1 else 'it'}; give a policy that does "
-                         f"(pred, dyn, csm)")
+    for n in names:
+        reads(n)  # an unknown policy is refused before anything runs
+    read = frozenset().union(*map(reads, names))
+    unread = [o for o in ("mnol", "mnod", "p") if getattr(args, o) is not None
+              and o not in read]
+    if unread:  # an option no policy of the run reads would be recorded as if it acted
+        who = "; ".join(f"{o}: {', '.join(m for m in MODES if o in READS[m])}"
+                        for o in unread)
+        raise ValueError(f"--{', --'.join(unread)}: no policy of --policies "
+                         f"{','.join(names)} reads {'them' if len(unread) > 1 else 'it'} "
+                         f"(read by {who})")
     algorithm = {o: getattr(args, o) for o in ("mnol", "mnod", "p")
                  if getattr(args, o) is not None}
     rows = []

@@ -497,13 +497,37 @@ def plan_file(path: Path) -> Planned:
     return Planned(written, family, sha, check_claim(path, family, problem, data), None)
 
 
+def _where(f: Path) -> Path:
+    """The file ``f`` names: its target, or itself when it is a dangling link."""
+    return f.absolute() if f.is_symlink() and not f.exists() else f.resolve()
+
+
+def check_distinct(plans: dict[Path, Planned]) -> None:
+    """Refuse the same problem twice, naming both paths: two paths of one file (a
+    symbolic link, a path given beside its directory) or two files of the same bytes
+    (SHA-256). Each would be another instance in every statistic of the report."""
+    by_file: dict[Path, Path] = {}
+    by_bytes: dict[str, Path] = {}
+    for f, plan in plans.items():
+        where = _where(f)
+        if where in by_file:
+            raise ValueError(f"{by_file[where]} and {f}: the same file ({where}) given "
+                             "twice; give it once (each would count as a problem)")
+        by_file[where] = f
+        if plan.sha256 and plan.sha256 in by_bytes:
+            raise ValueError(f"{by_bytes[plan.sha256]} and {f}: byte-identical problem files "
+                             "(the same instance twice); give one (each would count as a "
+                             "problem)")
+        by_bytes.setdefault(plan.sha256, f)
+
+
 def _cells(files: dict[Path, Planned], solvers: Sequence[str],
            time_limit: float | None, seed: int, backend: str | None = None
            ) -> list[dict[str, Any]]:
     cells = []
     for f, plan in files.items():
         family, error = plan.family, plan.error
-        resolved = str(f.absolute() if f.is_symlink() and not f.exists() else f.resolve())
+        resolved = str(_where(f))
         for s in solvers:
             cell = {"file": resolved, "file_sha256": plan.sha256,
                     "family": plan.problem_field or "?",
@@ -563,7 +587,8 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     Raises
     ------
     ValueError
-        Bad options or paths, a directory mixing families, an unknown solver, a store of
+        Bad options or paths, a directory mixing families, one problem file given twice
+        (a link to it, or a byte-identical copy), an unknown solver, a store of
         another kind at ``out``, a store another bench is writing or one that cannot be
         written; nothing is run or written then.
     """
@@ -576,6 +601,7 @@ def bench(paths: Sequence[str | Path], out: str | Path, *, solvers: Sequence[str
     files = problem_files(paths)
     plans = {f: plan_file(f) for f in files}  # each file read once here
     check_directories(paths, {f: p.problem_field for f, p in plans.items()})
+    check_distinct(plans)
     check_solvers(solvers, {p.family for p in plans.values()} - {None})
     cells = _cells(plans, solvers, time_limit, seed, _check_backend(backend, solvers))
     out = Path(out)

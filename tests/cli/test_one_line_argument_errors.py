@@ -85,3 +85,35 @@ def test_a_key_repeated_in_key_value_options_is_refused(argv, needle, capsys, tm
     assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
     assert needle in _one_error_line(capsys)
     assert not (tmp_path / "g").exists()
+
+
+@pytest.mark.parametrize("argv,option", [
+    (["simulate", "NASA-iPSC", "--policy", "easy", "--policy", "fcfs"], "--policy"),
+    (["solve", "p.json", "--solver", "cpsat", "--time-limit", "1", "--time-limit=2"],
+     "--time-limit"),
+    (["generate", "kresource_epochs", "--n", "2", "--n", "3", "--out", "x"], "--n"),
+    (["report", "r.sqlite", "--keys", "--keys"], "--keys"),
+    (["reproduce", "gine-fig4", "--quick", "--seeds", "2", "--seeds", "3"], "--seeds"),
+])
+def test_an_option_given_twice_is_refused_not_the_last_kept(argv, option, tmp_path,
+                                                             monkeypatch, capsys):
+    """argparse keeps the last of a repeated option silently; every parser of the project
+    (sim.argparser.Parser) refuses it in one line, before anything is read or written."""
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert f"error: option {option} given twice" in _one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv,dest,values", [
+    (["report", "r.sqlite", "--where", "a=1", "--where", "b=2"], "where", ["a=1", "b=2"]),
+    (["simulate", "NASA-iPSC", "--policy", "easy", "--set", "a=1", "--set", "b=2"], "set",
+     ["a=1", "b=2"]),
+    (["generate", "kresource_epochs", "--n", "2", "--size", "n=9", "--size", "K=3", "--out",
+      "x"], "size", ["n=9", "K=3"]),
+])
+def test_the_repeatable_options_still_collect_every_value(argv, dest, values):
+    """The options documented as repeatable (action="append") keep working."""
+    from sim.cli import build_parser
+
+    assert getattr(build_parser(argv[0]).parse_args(argv), dest) == values

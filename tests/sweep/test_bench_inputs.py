@@ -143,3 +143,30 @@ def test_two_plugins_claiming_one_name_are_both_refused(tmp_path, group, name, a
     assert "also claimed by" in p.stderr and "plugone" in p.stderr and "plugtwo" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("how", ["symlink", "copy", "twice"])
+def test_one_problem_given_twice_is_refused_naming_both(how, tmp_path, capsys):
+    """A link to a problem file, a byte-identical copy or the file named beside its
+    directory would be the same instance counted twice in every statistic: refused in
+    one line naming both paths, before anything is written."""
+    d = tmp_path / "p"
+    d.mkdir()
+    shutil.copy(FIG1, d / "a.json")
+    if how == "symlink":
+        (d / "b.json").symlink_to(d / "a.json")
+    elif how == "copy":
+        shutil.copy(FIG1, d / "b.json")
+    again = str(d / ".." / "p" / "a.json")  # another spelling of the same path
+    paths = [str(d), again] if how == "twice" else [str(d)]
+    other = again if how == "twice" else "b.json"
+    out = tmp_path / "out"
+    err = _one_line_error(capsys, ["bench", *paths, "--solvers", "fcfs", "--out", str(out)],
+                          "a.json", other)
+    assert ("byte-identical" in err) == (how == "copy"), err
+    assert not out.exists()
+    shutil.copy(FIG1, tmp_path / "c.json")  # a problem that differs is another problem
+    data = (tmp_path / "c.json").read_text().replace('"problem"', '"name": "c", "problem"', 1)
+    (tmp_path / "c.json").write_text(data)
+    assert main(["bench", str(d / "a.json"), str(tmp_path / "c.json"), "--solvers", "fcfs",
+                 "--out", str(out)]) == 0

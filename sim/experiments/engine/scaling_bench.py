@@ -208,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-compiled-overload", action="store_true",
                     help="overload table for the Python engine only")
     args = ap.parse_args(argv)
+    if args.no_stationary:  # the stationary table is what --sizes and the factor shape
+        ap.refuse_unread(ap.options() - {"sizes", "lublin_factor"}, "--no-stationary")
+    if args.no_overload:  # the overload table is what these shape
+        ap.refuse_unread(ap.options() - {"window", "repeat", "overload_jobs",
+                                         "no_python_overload", "no_compiled_overload"},
+                         "--no-overload")
     policies = args.policies.split(",")
     from instances.job import Job, Workload
     from sim.batch.machine import simulate

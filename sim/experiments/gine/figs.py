@@ -21,7 +21,9 @@ partial. ``fig5-6 --scale 0.1`` and ``fig5-6 --scale 1 --engine compiled`` (at l
 seeds) and ``msg-model --scale 1 --engine compiled`` are named full configurations
 (:data:`NAMED_SCALES`) written beside the 0.01 files as ``fig5-6-scale0.1.*``,
 ``fig5-6-scale1.*`` and ``msg-model-scale1.*``. Times in
-the simulator are microseconds; the figures use seconds and ms.
+the simulator are microseconds; the figures use seconds and ms. An option the figure
+does not read (``fig4 --mfreq``; :func:`options_read`, derived from its code) is refused
+before anything is written.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from heuristics.coscheduling import Coscheduling, by_name
 from instances.atomic import write_atomic
 from sim.argparser import Parser
 from sim.experiments.common import PARTIAL_DIR, command, commit, markdown_text, mean_ci, pyplot
+from sim.experiments.reads import reads
 from sim.timeshare.csm import calibrate_measured, run_point
 from sim.timeshare.metrics import occupancy
 from sim.timeshare.workload import (
@@ -68,7 +71,8 @@ NAMED_SCALES = {0.1: ("fig5-6",), 1.0: ("fig5-6", "msg-model")}
 #: and a run with another count is partial (it never overwrites the committed file).
 FULL_SEEDS = {("calib", 0.01): 10, ("calib-readings", 0.01): 10, ("fig8-9", 0.01): 10,
               ("fig10-11", 0.01): 10, ("fig12", 0.01): 10, ("gang", 0.01): 10,
-              ("fig5-6", 0.1): 5, ("fig5-6", 1.0): 10}
+              ("fig5-6", 0.1): 5, ("fig5-6", 1.0): 10, ("msg-model", 0.01): 2,
+              ("msg-model", 1.0): 2}
 QUICK = {"seeds": 2, "jobs": 300, "scale": 0.01, "mfreq": (10, 100, 1000),
          "pdt": (0.1, 0.5, 0.9)}
 #: Relative tolerance of the calibration's bisection on the mean measured mem_load.
@@ -102,7 +106,10 @@ class Setup:
         full_seeds = FULL_SEEDS.get((args.figure, self.scale), FULL["seeds"])
         self.seeds = args.seeds or (base["seeds"] if args.quick else full_seeds)
         self.jobs = args.jobs or base["jobs"]
-        self.mfreq = tuple(args.mfreq) if args.mfreq else base["mfreq"]
+        # a whole number of ms as an int, as in FULL: a point's key (csm/m20) and the
+        # plots' lookup of it ({mfreq:g}) then agree for --mfreq 20 as for the default
+        self.mfreq = tuple(int(f) if float(f).is_integer() else f for f in args.mfreq) \
+            if args.mfreq else base["mfreq"]
         self.pdt = tuple(args.pdt) if args.pdt else base["pdt"]
         named = self.scale in NAMED_SCALES and args.figure in NAMED_SCALES[self.scale]
         self.full = not args.quick and self.seeds == full_seeds and (
@@ -183,24 +190,26 @@ def grid_path(setup: Setup, name: str) -> Path:
 
 
 def is_cached(setup: Setup, name: str, key: str, cfg: CSMConfig, pol: str, opts: dict,
-              seeds: int | None = None) -> bool:
-    """Whether :func:`run_grid` would read the point ``key`` from its cache."""
+              *, seeds: int) -> bool:
+    """Whether :func:`run_grid` would read the point ``key`` (``seeds`` seeds) from its
+    cache."""
     path = grid_path(setup, name)
     if not path.exists():
         return False
     entry = json.loads(path.read_text()).get(key)
-    return entry is not None and entry["ident"] == point_ident(cfg, pol, opts,
-                                                                seeds or setup.seeds)
+    return entry is not None and entry["ident"] == point_ident(cfg, pol, opts, seeds)
 
 
 def run_grid(setup: Setup, name: str, points: list[tuple[str, CSMConfig, str, dict]],
-             metrics: tuple[str, ...] = METRICS, seeds: int | None = None
+             metrics: tuple[str, ...] = METRICS, *, seeds: int
              ) -> dict[str, dict[str, list[float]]]:
-    """Run every (key, config, policy, options) point for every seed; cache as JSON."""
+    """Run every (key, config, policy, options) point on seeds ``0 .. seeds - 1``; cache
+    as JSON. The seed count is the caller's (``setup.seeds``, or a study's own), so that
+    a figure reads ``--seeds`` only where it acts (:mod:`sim.experiments.reads`)."""
     path = grid_path(setup, name)
     cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     out = {}
-    n_seeds = seeds or setup.seeds
+    n_seeds = seeds
     for key, cfg, pol, opts in points:
         ident = point_ident(cfg, pol, opts, n_seeds)
         if key in cache and cache[key]["ident"] == ident:
@@ -380,7 +389,7 @@ def fig_calib(setup: Setup) -> str:
         mix = "b" if load == 0.7 else "a"
         cfg = setup.cfg(mem_load=load, pdt=0.5, class_mix=mix)
         pts.append((f"load{load}", cfg, "rr", {}))
-    res = run_grid(setup, "calib", pts)
+    res = run_grid(setup, "calib", pts, seeds=setup.seeds)
     for load, p in paper.items():
         cfg = setup.cfg(mem_load=load, pdt=0.5, class_mix="b" if load == 0.7 else "a")
         r = res[f"load{load}"]
@@ -494,7 +503,8 @@ def fig_calib_readings(setup: Setup) -> str:
                             mem_load=load, pdt=0.5, class_mix="b" if load == 0.7 else mix)
             mit, calib[f"{name}/load{load}"] = _reading_mit(setup, name, cfg)
             cfgs[f"{name}/load{load}"] = dataclasses.replace(cfg, mit_s=mit)
-    res = run_grid(setup, "calib-readings", [(k, c, "rr", {}) for k, c in cfgs.items()])
+    res = run_grid(setup, "calib-readings", [(k, c, "rr", {}) for k, c in cfgs.items()],
+                   seeds=setup.seeds)
     rows = []
     for name in CALIB_READINGS:
         within = 0
@@ -657,7 +667,7 @@ def fig_low(setup: Setup) -> str:
     pols = ("csm", "dyn", "dyn-top", "rr")
     pts = [(f"{p}/pdt{d}", setup.cfg(mem_load=0.7, pdt=d, class_mix="b"), p, {})
            for p in pols for d in setup.pdt]
-    res = run_grid(setup, "fig5-6", pts)
+    res = run_grid(setup, "fig5-6", pts, seeds=setup.seeds)
     rows = []
     for d in setup.pdt:
         rows.append([f"{d}"] + [fmt(res[f"{p}/pdt{d}"]["correlation"], 1) for p in pols] +
@@ -680,12 +690,23 @@ def fig_low(setup: Setup) -> str:
     return md
 
 
+def _mfreq_points(setup: Setup, load: float, pols: tuple[str, ...], mnod: int
+                  ) -> list[tuple[str, CSMConfig, str, dict]]:
+    """The points of a figure against mfreq at ``load``: every policy at every mfreq."""
+    return [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=f), p,
+             {"mnod": mnod} if p in ("csm", "pred", "csm-top") else {})
+            for p in pols for f in setup.mfreq]
+
+
+#: the grids Figure 12 reads: figure -> (mem_load, policies, MNOD), as Figures 8-11 run them
+FIG12_GRIDS = {"fig8-9": (1.0, ("rr", "pred", "csm"), 2),
+               "fig10-11": (1.5, ("rr", "pred", "csm"), 3)}
+
+
 def _by_mfreq(setup: Setup, name: str, load: float, pols: tuple[str, ...], mnod: int,
               title: str, paper: str, metrics: tuple[str, ...]) -> str:
-    pts = [(f"{p}/m{f}", setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=f), p,
-            {"mnod": mnod} if p in ("csm", "pred", "csm-top") else {})
-           for p in pols for f in setup.mfreq]
-    res = run_grid(setup, name, pts)
+    pts = _mfreq_points(setup, load, pols, mnod)
+    res = run_grid(setup, name, pts, seeds=setup.seeds)
     rows = []
     for f in setup.mfreq:
         rows.append([f"{f}"] + [fmt(res[f"{p}/m{f}"][m], 1 if m == "correlation" else 2)
@@ -702,7 +723,7 @@ def fig_mnod(setup: Setup) -> str:
     """E-4.6 (Fig. 7): CSM at mem_load 1 with MNOD in {1, 2, 3}."""
     pts = [(f"mnod{k}/m{f}", setup.cfg(mem_load=1.0, pdt=0.5, mfreq_ms=f), "csm",
             {"mnod": k}) for k in (1, 2, 3) for f in setup.mfreq]
-    res = run_grid(setup, "fig7", pts)
+    res = run_grid(setup, "fig7", pts, seeds=setup.seeds)
     rows = [[f"{f}"] + [fmt(res[f"mnod{k}/m{f}"][m]) for m in ("slowdown_small",
                                                                "slowdown_large")
                         for k in (1, 2, 3)] for f in setup.mfreq]
@@ -721,7 +742,7 @@ def fig_mnod(setup: Setup) -> str:
 
 def fig_load1(setup: Setup) -> str:
     return _by_mfreq(
-        setup, "fig8-9", 1.0, ("rr", "pred", "csm"), 2,
+        setup, "fig8-9", *FIG12_GRIDS["fig8-9"],
         "E-4.7..4.9 (Figs. 8, 9): mem_load 1, pdt 0.5, MNOD 2, MNOL 2",
         "Paper (text): mean_pg_fault CSM lowest, RR = PRED (Fig. 8a); correlation CSM best "
         "for intensive communication, PRED > CSM for non-intensive, RR worst (Fig. 8b); "
@@ -732,26 +753,32 @@ def fig_load1(setup: Setup) -> str:
 
 def fig_load15(setup: Setup) -> str:
     return _by_mfreq(
-        setup, "fig10-11", 1.5, ("rr", "pred", "csm"), 3,
+        setup, "fig10-11", *FIG12_GRIDS["fig10-11"],
         "E-4.10, 4.11 (Figs. 10, 11): mem_load 1.5, pdt 0.5, MNOD 3",
         "Paper (text): CSM best on page faults and correlation, PRED and RR poor (Fig. 10); "
         "CSM best for small and also for large jobs (Fig. 11).",
         ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large"))
 
 
+def _fig12_grid(setup: Setup, name: str) -> dict[str, Any]:
+    """The cached grid ``name`` of :data:`FIG12_GRIDS` as this run's options compute it:
+    read from its JSON when every point there has this run's configuration and seed count
+    (:func:`is_cached`), else computed by its figure first (a JSON of other seeds, jobs,
+    scale or mfreq is never read as this run's)."""
+    points = _mfreq_points(setup, *FIG12_GRIDS[name])
+    if not all(is_cached(setup, name, k, c, p, o, seeds=setup.seeds)
+               for k, c, p, o in points):
+        if name == "fig8-9":
+            fig_load1(setup)
+        else:
+            fig_load15(setup)
+    return json.loads(grid_path(setup, name).read_text())
+
+
 def fig_local(setup: Setup) -> str:
     """E-4.12 (Fig. 12): local slowdown at mem_load 1 and 1.5 (reuses fig8-9, fig10-11)."""
     pols = ("rr", "pred", "csm")
-    r1 = json.loads((setup.out / "fig8-9.json").read_text()) \
-        if (setup.out / "fig8-9.json").exists() else None
-    r15 = json.loads((setup.out / "fig10-11.json").read_text()) \
-        if (setup.out / "fig10-11.json").exists() else None
-    if r1 is None:
-        fig_load1(setup)
-        r1 = json.loads((setup.out / "fig8-9.json").read_text())
-    if r15 is None:
-        fig_load15(setup)
-        r15 = json.loads((setup.out / "fig10-11.json").read_text())
+    r1, r15 = _fig12_grid(setup, "fig8-9"), _fig12_grid(setup, "fig10-11")
     rows = []
     for f in setup.mfreq:
         rows.append([f"{f}"] + [fmt(r[f"{p}/m{f}"]["metrics"]["slowdown_local"])
@@ -828,12 +855,12 @@ def fig_gang(setup: Setup) -> str:
     return md
 
 
-#: The message-model study: mem_load 1.0, pdt 0.5, MNOD 2, the
-#: spec's extreme frequencies, 2 seeds (the shared machine allowed no more; see the
-#: README); each model of ``sim.timeshare.csm.MSG_MODELS`` plus the pairwise model with
-#: a FIFO fault server and with 2 references per dispatch (8 references thrash at 20 ms:
-#: one RR point ran > 3 CPU min without ending).
-MSG = {"seeds": 2, "mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
+#: The message-model study: mem_load 1.0, pdt 0.5, MNOD 2, the spec's extreme
+#: frequencies, 2 seeds by default (:data:`FULL_SEEDS`; the shared machine allowed no
+#: more; see the README); each model of ``sim.timeshare.csm.MSG_MODELS`` plus the
+#: pairwise model with a FIFO fault server and with 2 references per dispatch (8
+#: references thrash at 20 ms: one RR point ran > 3 CPU min without ending).
+MSG = {"mfreq": (20, 1000), "pols": ("rr", "pred", "csm"),
        "variants": (("pairwise", {}), ("exchange", {"msg_model": "exchange"}),
                     ("ring", {"msg_model": "ring"}), ("async", {"msg_model": "async"}),
                     ("probe", {"msg_model": "probe"}),
@@ -850,7 +877,7 @@ def fig_msg_model(setup: Setup) -> str:
                                       **opts)
             for p in MSG["pols"]:
                 pts.append((f"{var}/m{f}/{p}", cfg, p, {"mnod": 2} if p != "rr" else {}))
-    res = run_grid(setup, "msg-model", pts, seeds=MSG["seeds"])
+    res = run_grid(setup, "msg-model", pts, seeds=setup.seeds)
     ms = ("correlation", "mean_pg_fault", "slowdown_small", "slowdown_large")
     rows = []
     for var, _ in MSG["variants"]:
@@ -869,7 +896,7 @@ def fig_msg_model(setup: Setup) -> str:
     md = (f"# Message models and fault service at mem_load 1.0 (targets 3.7.6, 3.7.7)\n\n"
           f"Produced at commit {provenance()}.\n\n"
           f"{setup.label}: "
-          f"{MSG['seeds']} seeds x {setup.jobs} jobs per point, tc and memory scaled by "
+          f"{setup.seeds} seeds x {setup.jobs} jobs per point, tc and memory scaled by "
           f"{setup.scale}, pdt 0.5, MNOD 2, mit calibrated as in fig8-9 (RR, pairwise). "
           f"Models: `sim.timeshare.csm.MSG_MODELS`. Mean +- 95% CI half-width.\n\n")
     md += markdown_text(head, rows)
@@ -979,7 +1006,7 @@ def fig_sens(setup: Setup) -> str:
             cfg = dataclasses.replace(setup.cfg(mem_load=load, pdt=0.5, mfreq_ms=100.0),
                                       pgfault_formula=form)
             pts.append((f"{load}/{form}", cfg, "csm", {"mnod": mnod}))
-    res = run_grid(setup, "sens", pts)
+    res = run_grid(setup, "sens", pts, seeds=setup.seeds)
     ms = ("mean_pg_fault", "correlation", "slowdown_small", "slowdown_large",
           "slowdown_local")
     rows = [[k.split("/")[0], k.split("/")[1]] + [fmt(res[k][m]) for m in ms]
@@ -1001,6 +1028,23 @@ FIGURES = {"calib": fig_calib, "calib-readings": fig_calib_readings,
            "fig4-probe": fig_static_probe, "crossover-diag": fig_crossover_diag}
 
 
+#: the options of :func:`main` that :class:`Setup` carries as the attribute of the same
+#: name: a figure reads one when its code reads that attribute
+SETUP_OPTIONS = frozenset({"seeds", "jobs", "scale", "mfreq", "pdt", "engine"})
+#: the options every figure reads: which figure, and where the run goes (``--quick``
+#: chooses the defaults of the others and the partial directory)
+EVERY_FIGURE = frozenset({"figure", "quick", "out"})
+#: the options ``--plot-only`` reads: it redraws from the JSON in ``--out``
+PLOT_ONLY = frozenset({"figure", "out", "plot_only"})
+
+
+def options_read(name: str) -> frozenset[str]:
+    """The options of :func:`main` that figure ``name`` reads: :data:`EVERY_FIGURE` and
+    the :data:`SETUP_OPTIONS` whose attribute its function reads of its ``setup``
+    (derived from the code, :func:`sim.experiments.reads.reads`)."""
+    return EVERY_FIGURE | (reads(FIGURES[name], "setup", Setup) & SETUP_OPTIONS)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("figure", choices=[*FIGURES, "all"])
@@ -1018,6 +1062,7 @@ def main(argv: list[str] | None = None) -> int:
                          "(default the committed results), compute nothing")
     args = ap.parse_args(argv)
     if args.plot_only:
+        ap.refuse_unread(PLOT_ONLY, "--plot-only")
         if args.figure not in BY_FREQUENCY:
             print(f"error: --plot-only redraws {', '.join(BY_FREQUENCY)} only",
                   file=sys.stderr)
@@ -1029,6 +1074,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     names = list(FIGURES) if args.figure == "all" else [args.figure]
+    ap.refuse_unread(frozenset().union(*map(options_read, names)), f"figure {args.figure}")
     for name in names:
         try:   # each figure its own full seed count (FULL_SEEDS)
             setup = Setup(argparse.Namespace(**{**vars(args), "figure": name}))

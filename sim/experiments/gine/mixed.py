@@ -234,9 +234,9 @@ def run_part(setup: _Setup, out: Path, part: str) -> None:
     when it ended, command and commit."""
     path = out / "cost.json"
     for key, cfg, pol, opts in points(setup, part):
-        done = figs.is_cached(setup, part, key, cfg, pol, opts)
+        done = figs.is_cached(setup, part, key, cfg, pol, opts, seeds=setup.seeds)
         c0, w0 = time.process_time(), time.perf_counter()
-        figs.run_grid(setup, part, [(key, cfg, pol, opts)], METRICS)
+        figs.run_grid(setup, part, [(key, cfg, pol, opts)], METRICS, seeds=setup.seeds)
         if done:
             continue
         cost = json.loads(path.read_text()) if path.exists() else {}

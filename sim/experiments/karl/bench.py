@@ -79,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="also run the grid with skip_idle=False (before/after)")
     ap.add_argument("--time-limit", type=float, default=60.0)
     args = ap.parse_args(argv)
+    if args.skip_grid:  # section 2, the whole grid, is what the workers and its modes run
+        ap.refuse_unread(ap.options() - {"workers", "grid_fast", "grid_reference"},
+                         "--skip-grid")
+    if args.skip_slots:  # section 3, the slot assignment, is what the time limit bounds
+        ap.refuse_unread(ap.options() - {"time_limit"}, "--skip-slots")
 
     from sim.experiments.karl.figs import provenance
     print(f"# bsp_bench, {provenance()}, load average {_load()} on {os.cpu_count()} "

@@ -24,11 +24,13 @@ figures sharing a cell set compute it once; the ``immediate`` and ``tick`` rows 
 ``targets.md`` are computed the same way, at the same replications, into
 ``figure_cells_immediate.json`` and ``figure_cells_tick.json``. (``cells.json``, the
 same cell sets under those two wake-ups at i = 50, 500 for n = 1, computed one cell at a
-time, is what :mod:`sim.experiments.karl.wakeups` reads.)
+time, is what :mod:`sim.experiments.karl.wakeups` reads.) An option the figure does not
+read (``fig1 --workers``; :func:`options_read`, derived from its code) is refused.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import statistics
@@ -52,6 +54,7 @@ from sim.experiments.common import (
     pyplot,
 )
 from sim.experiments.common import stamp as provenance
+from sim.experiments.reads import reads
 from sim.timeshare.bsp import BSPParams, NetParams, NoiseParams, measure_cell, share_run
 from sim.timeshare.servers import ServerParams, SlotSchedule
 
@@ -970,39 +973,71 @@ def readings(out: Path, quick: bool, workers: int) -> str:
     return text
 
 
+def _replications(args: argparse.Namespace) -> Replications:
+    """The replications of the run ``args`` asks for (``--quick``: the partial ones)."""
+    return QUICK_REPLICATIONS if args.quick else FULL_REPLICATIONS
+
+
+def _run_fig1(name: str, args: argparse.Namespace, out: Path) -> str:
+    return fig1(out, args.quick)
+
+
+def _run_targets(name: str, args: argparse.Namespace, out: Path) -> str:
+    reps = _replications(args)
+    return targets(setting_grids(out, reps, args.workers),
+                   FigureGrid(out, reps, args.workers), out, args.quick)
+
+
+def _run_readings(name: str, args: argparse.Namespace, out: Path) -> str:
+    return readings(out, args.quick, args.workers)
+
+
+def _run_params(name: str, args: argparse.Namespace, out: Path) -> str:
+    return params_record(out, args.quick)
+
+
+def _run_grid_figure(name: str, args: argparse.Namespace, out: Path) -> str:
+    return grid_figure(name, FigureGrid(out, _replications(args), args.workers), out,
+                       args.quick)
+
+
+#: what :func:`main` runs for each figure name: ``runner(name, args, out) -> text``
+RUNNERS: dict[str, Callable[[str, argparse.Namespace, Path], str]] = {
+    "fig1": _run_fig1, **{f: _run_grid_figure for f in FIGS}, "targets": _run_targets,
+    "readings": _run_readings, "params": _run_params}
+
+
+def options_read(name: str) -> frozenset[str]:
+    """The options of :func:`main` that figure ``name`` reads, derived from its runner's
+    code (:func:`sim.experiments.reads.reads`), and ``figure``."""
+    return reads(RUNNERS[name], "args") | {"figure"}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = Parser(prog="python -m sim.experiments.karl.figs",
                 description=__doc__.split("\n")[0])
     ap.add_argument("figure", help="fig1 .. fig12, fig8r, fig7m, fig9m, fig11m, fig12m, "
                                    "targets, readings, params or all")
     ap.add_argument("--quick", action="store_true", help="partial run (i=5, n=10)")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2,
+                    help="processes computing the cells (the figures of a grid, targets "
+                         "and readings)")
     args = ap.parse_args(argv)
-    names = ["fig1", *FIGS, "targets", "readings", "params"]
+    names = list(RUNNERS)
     if args.figure != "all" and args.figure not in names:
         print(f"{ap.prog}: error: figure must be one of {names} or all, got {args.figure!r}",
               file=sys.stderr)
         return 2
+    todo = names if args.figure == "all" else [args.figure]
+    ap.refuse_unread(frozenset().union(*map(options_read, todo)), f"figure {args.figure}")
     if args.workers < 1:
         print(f"{ap.prog}: error: --workers must be >= 1, got {args.workers}", file=sys.stderr)
         return 2
     out = QUICK_DIR if args.quick else FULL_DIR
     out.mkdir(parents=True, exist_ok=True)
-    reps = QUICK_REPLICATIONS if args.quick else FULL_REPLICATIONS
-    grid = FigureGrid(out, reps, args.workers)
-    todo = names if args.figure == "all" else [args.figure]
     for name in todo:
         t = time.perf_counter()
-        if name == "fig1":
-            text = fig1(out, args.quick)
-        elif name == "targets":
-            text = targets(setting_grids(out, reps, args.workers), grid, out, args.quick)
-        elif name == "readings":
-            text = readings(out, args.quick, args.workers)
-        elif name == "params":
-            text = params_record(out, args.quick)
-        else:
-            text = grid_figure(name, grid, out, args.quick)
+        text = RUNNERS[name](name, args, out)
         print(text)
         print(f"[{name}: {time.perf_counter() - t:.1f} s, written to {out}]", file=sys.stderr)
     return 0

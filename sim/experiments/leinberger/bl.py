@@ -240,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, help="arrival rate (jobs/s; one K only), "
                     "skipping the calibration")
     a = ap.parse_args(argv)
+    if a.rate is not None:  # no calibration: the queue it targets and its store unread
+        ap.refuse_unread(ap.options() - {"queue", "store"}, "--rate")
+        if "," in a.K:
+            ap.error(f"--rate: one K only (a rate is one workload's), got --K {a.K}")
     res = []
     for K in (int(x) for x in a.K.split(",")):
         res.append(study(K, a.dist, a.scaling, a.queue, a.jobs, a.seed, a.store, a.rate))

@@ -9,7 +9,8 @@ Each writes ``<name>.md`` (the paper's numbers or trends beside ours), ``<name>.
 and a PNG. The full configuration writes to ``sim/experiments/leinberger/results/``; any
 option that reduces it (``--jobs``, ``--seeds``, ``--K``, ...) makes the run *partial*
 and it must write elsewhere (``--out``, default ``results/kresource-partial``), saying so
-in its table.
+in its table. An option the figure does not read (:func:`options_read`, derived from its
+code) is refused before anything is written.
 
 Figures 2/3 metrics (spec 1.3): ART = mean response time; WART = mean of
 ``w_j * response_j`` with ``w_j = sum_k r_jk / C_k * runtime_j`` (AMB-1.10 (b)); both
@@ -20,6 +21,7 @@ arrival times (common random numbers), mean and 95% t-interval over seeds.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import statistics
@@ -37,6 +39,7 @@ from sim.argparser import Parser
 from sim.batch.machine import ENGINES
 from sim.experiments import common
 from sim.experiments.common import ROOT, label_colours, markdown_row, markdown_table, pyplot
+from sim.experiments.reads import EVERYTHING, reads
 from sim.stats import mean_ci
 
 FULL_DIR = Path(__file__).resolve().parent / "results"
@@ -780,7 +783,11 @@ def gaps(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
             lines.append(markdown_row([
                 K, f"{d['proved']}/{d['instances']}", rule, f"{v['mean_gap']:.3f}",
                 f"{v['max_gap']:.3f}", f"{v['frac_optimal']:.2f}"]))
-    data = {"config": cfg, "partial": partial, "decisions": dec, "epochs": ep}
+    config = {"K": cfg["K"], "gap_jobs": cfg["gap_jobs"], "gap_queue": cfg["gap_queue"],
+              "decision_dtime": cfg["decision_dtime"], "decision_guard": cfg["decision_guard"],
+              "epoch_instances": cfg["epoch_instances"], "epoch_dtime": cfg["epoch_dtime"],
+              "epoch_guard": cfg["epoch_guard"]}   # the keys it reads, no other
+    data = {"config": config, "partial": partial, "decisions": dec, "epochs": ep}
     _write(out, "gaps", lines, data)
     _plot_bars(out / "gaps.png", {f"K={K} {r}": ep[K][r]["mean_gap"] for K in ep
                                   for r in ("fcfs", "fcfs-ff", "fcfs-bb", "unc-bb")},
@@ -890,7 +897,10 @@ def response(out: Path, partial: bool, cfg: dict[str, Any]) -> dict[str, Any]:
             r["seed"], r["status"], f"{r['gap'] or 0:.3f}", f"{r['runtime']:.1f}",
             *(f"{r['ratios'][lab]:.3f}{star}" if lab in r["ratios"] else "-"
               for lab in labels)]))
-    data = {"config": cfg, "partial": partial, "rows": rows}
+    config = {"response_jobs": cfg["response_jobs"], "response_K": cfg["response_K"],
+              "response_seeds": cfg["response_seeds"],
+              "response_limit": cfg["response_limit"]}   # the keys it reads, no other
+    data = {"config": config, "partial": partial, "rows": rows}
     _write(out, "response", lines, data)
     return data
 
@@ -1097,17 +1107,70 @@ def main(argv: list[str] | None = None) -> int:
                          "half of the arrival window within S of the target and of the "
                          "other); needs its own --store and --out")
     a = ap.parse_args(argv)
-    stationary = a.protocol == "stationary"
-    if a.figure == "fig1":  # the paper's fixed instance: the other figures' options cannot act
-        given = sorted(k for k, v in vars(a).items()
-                       if k not in ("figure", "out") and v != ap.get_default(k))
-        if given:
-            print(f"error: fig1 (the paper's six-job instance) takes only --out, not "
-                  f"{', '.join('--' + k.replace('_', '-') for k in given)}", file=sys.stderr)
+    if a.plot_only:
+        ap.refuse_unread(PLOT_ONLY, "--plot-only")
+        if a.figure not in ("fig2", "fig3"):
+            print("--plot-only redraws Figures 2/3 only", file=sys.stderr)
             return 2
-    base = STATIONARY if stationary else FULL
-    full_dir = STATIONARY_DIR if stationary else FULL_DIR
-    default_store = STATIONARY_STORE if stationary else STORE_DIR
+        try:
+            for p in plot_only(a.out or (PARTIAL_DIR if a.quick else _protocol(a)[1])):
+                print(f"wrote {p}")
+        except ValueError as e:
+            print(e, file=sys.stderr)
+            return 2
+        return 0
+    ap.refuse_unread(options_read(a.figure), a.figure)
+    if a.report_only:
+        ap.refuse_unread(options_read(a.figure) - COMPUTING, f"{a.figure} --report-only")
+    base, full_dir, default_store = _protocol(a)
+    cfg = _config(a, base)
+
+    def ident(c: dict[str, Any], k: str) -> Any:
+        return c.get(k, IDENTITY_DEFAULTS.get(k))
+
+    if any(ident(cfg, k) != ident(base, k) for k in IDENTITY_DEFAULTS) and (
+            a.store is None or a.out is None):
+        print("error: --stationarity or --warmup other than the protocol's needs its own "
+              "--store and --out (the default ones hold the protocol's calibrations)",
+              file=sys.stderr)
+        return 2
+    partial = a.quick or any(ident(cfg, k) != ident(base, k) for k in IDENTITY)
+    if partial and a.out is None:
+        a.out = PARTIAL_DIR
+    if not partial and a.out is not None and a.out.resolve() != full_dir.resolve():
+        print("note: full configuration written outside the committed results dir",
+              file=sys.stderr)
+    out = a.out or full_dir
+    RUNNERS[a.figure](a, out, partial, cfg)
+    return 0
+
+
+#: the options ``--plot-only`` reads: it redraws from ``fig2.json`` in the directory of
+#: ``--out``, else of a quick run (``--quick``), else of ``--protocol``'s committed results
+PLOT_ONLY = frozenset({"plot_only", "out", "quick", "protocol"})
+#: the options Figures 2/3 read only when they compute (not under ``--report-only``)
+COMPUTING = frozenset({"workers", "max_minutes", "engine"})
+#: every option that sets a key of the figures' configuration: option -> the keys it sets
+#: (:func:`_config`); a figure reads the option when its code reads one of those keys
+CONFIG_OPTIONS = {"jobs": ("jobs",), "seeds": ("seeds",), "K": ("K",), "dists": ("dists",),
+                  "queues": ("queues",), "scalings": ("scalings",),
+                  "no_opt_easy": ("opt_easy",), "engine": ("engine",),
+                  "warmup": ("warmup",), "stationarity": ("stationarity",),
+                  "quick": ("gap_jobs", "gap_queue", "epoch_instances", "epoch_dtime",
+                            "epoch_guard", "response_jobs", "response_seeds",
+                            "response_limit")}
+
+
+def _protocol(a: argparse.Namespace) -> tuple[dict[str, Any], Path, Path]:
+    """The base configuration, committed directory and default store of ``--protocol``
+    (the stationary protocol is Figures 2/3's only)."""
+    if a.protocol == "stationary":
+        return STATIONARY, STATIONARY_DIR, STATIONARY_STORE
+    return FULL, FULL_DIR, STORE_DIR
+
+
+def _config(a: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
+    """The figures' configuration: ``base`` with the options of ``a`` applied."""
     cfg = dict(base, gap_jobs=3000, gap_queue=128, decision_dtime=1.0, decision_guard=30.0,
                epoch_instances=20, epoch_dtime=10.0, epoch_guard=60.0,
                response_jobs=30, response_K=4, response_seeds=5, response_limit=60.0)
@@ -1129,45 +1192,41 @@ def main(argv: list[str] | None = None) -> int:
         cfg["warmup"] = a.warmup
     if a.stationarity is not None:
         cfg["stationarity"] = a.stationarity
+    return cfg
 
-    def ident(c: dict[str, Any], k: str) -> Any:
-        return c.get(k, IDENTITY_DEFAULTS.get(k))
 
-    if any(ident(cfg, k) != ident(base, k) for k in IDENTITY_DEFAULTS) and (
-            a.store is None or a.out is None):
-        print("error: --stationarity or --warmup other than the protocol's needs its own "
-              "--store and --out (the default ones hold the protocol's calibrations)",
-              file=sys.stderr)
-        return 2
-    store = a.store or default_store
-    partial = a.quick or any(ident(cfg, k) != ident(base, k) for k in IDENTITY)
-    if partial and a.out is None:
-        a.out = PARTIAL_DIR
-    if not partial and a.out is not None and a.out.resolve() != full_dir.resolve():
-        print("note: full configuration written outside the committed results dir",
-              file=sys.stderr)
-    out = a.out or full_dir
-    if a.plot_only:
-        if a.figure not in ("fig2", "fig3"):
-            print("--plot-only redraws Figures 2/3 only", file=sys.stderr)
-            return 2
-        try:
-            for p in plot_only(out):
-                print(f"wrote {p}")
-        except ValueError as e:
-            print(e, file=sys.stderr)
-            return 2
-        return 0
-    if a.figure == "fig1":
-        fig1(out, partial=False)
-    elif a.figure in ("fig2", "fig3"):
-        fig2(out, partial, cfg, store=store, workers=a.workers,
-             max_minutes=a.max_minutes, run=not a.report_only, full_dir=full_dir)
-    elif a.figure == "gaps":
-        gaps(out, partial, cfg)
-    else:
-        response(out, partial, cfg)
-    return 0
+def _run_fig1(a: argparse.Namespace, out: Path, partial: bool, cfg: dict[str, Any]) -> None:
+    fig1(out, partial=False)
+
+
+def _run_fig2(a: argparse.Namespace, out: Path, partial: bool, cfg: dict[str, Any]) -> None:
+    _, full_dir, default_store = _protocol(a)
+    fig2(out, partial, cfg, store=a.store or default_store, workers=a.workers,
+         max_minutes=a.max_minutes, run=not a.report_only, full_dir=full_dir)
+
+
+def _run_gaps(a: argparse.Namespace, out: Path, partial: bool, cfg: dict[str, Any]) -> None:
+    gaps(out, partial, cfg)
+
+
+def _run_response(a: argparse.Namespace, out: Path, partial: bool,
+                  cfg: dict[str, Any]) -> None:
+    response(out, partial, cfg)
+
+
+#: what :func:`main` runs for each figure: ``runner(args, out, partial, cfg)``
+RUNNERS = {"fig1": _run_fig1, "fig2": _run_fig2, "fig3": _run_fig2, "gaps": _run_gaps,
+           "response": _run_response}
+
+
+def options_read(name: str) -> frozenset[str]:
+    """The options of :func:`main` that figure ``name`` reads, derived from the code
+    (:func:`sim.experiments.reads.reads`): ``--out``, the options its runner reads, and
+    those setting a configuration key (:data:`CONFIG_OPTIONS`) its code reads."""
+    runner = RUNNERS[name]
+    keys = reads(runner, "cfg")
+    return frozenset({"out"}) | reads(runner, "a") | {
+        opt for opt, sets in CONFIG_OPTIONS.items() if keys & {*sets, EVERYTHING}}
 
 
 if __name__ == "__main__":

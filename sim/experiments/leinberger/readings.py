@@ -447,6 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-minutes", type=float, help="stop after this many minutes")
     ap.add_argument("--report-only", action="store_true", help="tables from the store")
     a = ap.parse_args(argv)
+    if a.report_only:  # nothing is computed, so nothing is stopped
+        ap.refuse_unread(ap.options() - {"max_minutes"}, "--report-only")
     cfg = dict(FULL[a.part])
     if a.K is not None:
         try:

@@ -115,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="the noise probe on N units of protocol S (module docstring)")
     ap.add_argument("--noise-jobs", type=int, default=400000)
     a = ap.parse_args(argv)
+    if a.noise is not None:  # the probe runs its own units, not the first N of fig2.json
+        ap.refuse_unread(ap.options() - {"limit"}, "--noise")
+    elif "noise_jobs" in ap.given:
+        ap.error("--noise-jobs: only with --noise N (the probe's jobs per unit)")
     if a.noise is not None:
         if not 1 <= a.noise <= 180 or a.noise_jobs < 10000 + 2 * max(WINDOWS):
             print(f"error: --noise must be in 1..180 and --noise-jobs at least "

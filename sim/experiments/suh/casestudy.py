@@ -410,6 +410,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true",
                     help="256-page blocks, written to results/ at the top (partial)")
     args = ap.parse_args(argv)
+    if args.fit:  # prints the refitted parameters, runs nothing else
+        ap.refuse_unread({"fit"}, "--fit")
+    if args.quick:  # 256-page blocks
+        ap.refuse_unread(ap.options() - {"block_pages"}, "--quick")
     if args.fit:
         params = fit()
         print("CASESTUDY = {")

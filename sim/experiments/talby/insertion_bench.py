@@ -409,6 +409,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --compare: only the variants whose name starts with one of "
                     "these comma-separated prefixes")
     args = ap.parse_args(argv)
+    if args.compare is not None:  # its own table: no other option acts
+        ap.refuse_unread({"compare", "compare_only"}, "--compare")
+    elif args.compare_only is not None:
+        ap.error("--compare-only: only with --compare DTIME")
+    if "ilp_kmax" in ap.given and not args.ilp:
+        ap.error("--ilp-kmax: only with --ilp (the ILP table's largest k)")
     if args.compare is not None:
         load0, commit = os.getloadavg(), provenance.commit()
         only = None if args.compare_only is None else args.compare_only.split(",")

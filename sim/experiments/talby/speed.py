@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hash", metavar="DIR", type=Path,
                     help="print the SHA-256 of the .npy start arrays in DIR and stop")
     args = ap.parse_args(argv)
-    if args.hash is not None:
+    if args.hash is not None:  # prints the hashes and stops: no other option acts
+        ap.refuse_unread({"hash"}, "--hash")
         return _hash_dir(args.hash)
     orders = [o for o in args.orders.split(",") if o]
     compress = [c for c in args.compress.split(",") if c]

@@ -465,6 +465,10 @@ def reproduce(table: str, argv: list[str] | None = None) -> int:
     ap.add_argument("--retry-failed", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
+    if args.quick:  # a quick table goes beside its store in --dir
+        ap.refuse_unread(ap.options() - {"results"}, "--quick")
+    if args.dask is not None:  # the cluster's workers run the cells
+        ap.refuse_unread(ap.options() - {"jobs"}, "--dask")
     spec = spec_for(table, args.quick)
     d = Path(args.dir)
     store = d / f"{spec['name']}.sqlite"
