@@ -25,7 +25,13 @@ The helpers are inlined (``inline="always"``): a call between compiled functions
 more than most events' work (the random draws not inlined made a scale-0.1 CSM point
 about 1.8x slower). numba's front end copies an inlined function at each call site, at a
 cost that grows with the square of its size, so the larger steps are each called from
-one place: :func:`_advance` once in :func:`_go`, :func:`_wake` once in :func:`run`.
+one place: :func:`_advance` once in :func:`_go`; :func:`_go` and the dispatch's pick
+(:func:`_pick`) once in :func:`_run_node`, itself once in :func:`run`, which runs the
+task of a CPU-burst end and the dispatch of an idle node through it; :func:`_wake` once
+in :func:`run`. (With ``_go`` in both the dispatch and ``run``, the kernel's first
+compile took 60.1 s of CPU against 43.8 s: ``python -m
+sim.experiments.engine.compile_bench --group csm``, load average 1.9-2.0; a scale-0.1
+CSM point runs as fast either way.)
 """
 
 from __future__ import annotations
@@ -712,11 +718,14 @@ def _reference(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
 
 
 @njit(cache=True, inline="always")
-def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd):
+def _preempt(S, T, F, N, RQ, LG, P, PF, nd):
+    """The start of Cluster._dispatch on node ``nd``: the running task, if a dispatch was
+    requested for it, goes back to the run queue; whether to dispatch (False: a task runs
+    and no dispatch is pending)."""
     r = N[nd, RUN]
     if r >= 0:
         if N[nd, PREQ] == 0:
-            return
+            return False
         _account(S, T, N, nd, r)
         N[nd, VER] += 1
         N[nd, RUN] = -1
@@ -724,10 +733,19 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd):
         T[r, STATE] = S_READY
         _pol_insert(S, T, F, N, RQ, P, PF, nd, r, True)
     N[nd, PREQ] = 0
-    while N[nd, RUN] < 0:
+    return True
+
+
+@njit(cache=True, inline="always")
+def _pick(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd):
+    """The loop body of Cluster._dispatch on an idle node: the first queued task whose
+    pages can be referenced, made the running task with a new quantum; -1 when the
+    queue runs out. :func:`run` then runs it (:func:`_go`) and asks again while the node
+    is idle, so that ``_go`` and this function each have one call site."""
+    while True:
         n = N[nd, RQN]
         if n == 0:
-            return
+            return -1
         t = RQ[nd, 0]
         for j in range(n - 1):
             RQ[nd, j] = RQ[nd, j + 1]
@@ -744,9 +762,7 @@ def _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd):
             T[t, QLEFT] = max(1, int(expovariate(MT, RNG_POL, 1.0 / P[P_QUANT])))
         else:
             T[t, QLEFT] = P[P_QUANT]
-        _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t)
-        if S[ERR]:
-            return
+        return t
 
 
 @njit(cache=True, inline="always")
@@ -861,6 +877,24 @@ def _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A, i):
                nodes[r], res[r])
 
 
+@njit(cache=True, inline="always")
+def _run_node(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t):
+    """Run task ``t`` on node ``nd`` (:func:`_go`); with ``t = -1``, the rest of
+    Cluster._dispatch: pick a task (:func:`_pick`) and run it while the node is idle.
+    One call site in :func:`run`, and the one of ``_go`` and ``_pick``."""
+    dispatch = t < 0
+    while True:
+        if dispatch:
+            if N[nd, RUN] >= 0:
+                return
+            t = _pick(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd)
+            if t < 0:
+                return
+        _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd, t)
+        if S[ERR] or not dispatch:
+            return
+
+
 @njit(cache=True)
 def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A):
     """Cluster.run over every arrival of ``A``; returns the error code (0 = done)."""
@@ -881,41 +915,48 @@ def run(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A):
             return S[ERR]
         if S[LIVE] == 0 and S[PENDING] == 0:
             break
+        go_nd = -1  # the node whose task runs next (_run_node's one call site below)
+        go_t = -1
         if S[DQN] > 0 and (S[HEAPN] == 0 or H[0, 0] > S[NOW]):
             nd = DQ[S[DQH]]
             S[DQH] = (S[DQH] + 1) % nn
             S[DQN] -= 1
             S[EVENTS] += 1
             N[nd, DPEND] = 0
-            _dispatch(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, nd)
-            continue
-        j = _pop(S, H)
-        S[NOW] = H[j, 0]
-        S[EVENTS] += 1
-        cls = H[j, 1] >> _SEQ_BITS
-        a = H[j, 2]
-        b = H[j, 3]
-        if cls == E_CPU_END:
-            if b == N[a, VER]:
-                t = N[a, RUN]
-                _account(S, T, N, a, t)
-                if T[t, REM] <= 0:
-                    _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t)
-                _go(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, a, t)
-        elif cls == E_DELIVER or cls == E_WAKE:
-            # one copy of _wake, whichever event wakes the task
-            t = a
-            page = b
-            if cls == E_DELIVER:
-                t = _deliver(S, T, MS, LG, P, BU, a)
-                page = np.int64(-1)
-            if t >= 0:
-                _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, page)
+            if _preempt(S, T, F, N, RQ, LG, P, PF, nd):
+                go_nd = nd
         else:
-            S[PENDING] -= 1
-            if a + 1 < A.shape[0]:
-                _push(S, H, A[a + 1, 0], E_CALL, a + 1, 0)
-            _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A, a)
+            j = _pop(S, H)
+            S[NOW] = H[j, 0]
+            S[EVENTS] += 1
+            cls = H[j, 1] >> _SEQ_BITS
+            a = H[j, 2]
+            b = H[j, 3]
+            if cls == E_CPU_END:
+                if b == N[a, VER]:
+                    t = N[a, RUN]
+                    _account(S, T, N, a, t)
+                    if T[t, REM] <= 0:
+                        _advance(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU,
+                                 t)
+                    go_nd = a
+                    go_t = t
+            elif cls == E_DELIVER or cls == E_WAKE:
+                # one copy of _wake, whichever event wakes the task
+                t = a
+                page = b
+                if cls == E_DELIVER:
+                    t = _deliver(S, T, MS, LG, P, BU, a)
+                    page = np.int64(-1)
+                if t >= 0:
+                    _wake(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, t, page)
+            else:
+                S[PENDING] -= 1
+                if a + 1 < A.shape[0]:
+                    _push(S, H, A[a + 1, 0], E_CALL, a + 1, 0)
+                _arrival(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, A, a)
+        if go_nd >= 0:
+            _run_node(S, T, F, N, RQ, H, DQ, MS, LG, PT, FR, MT, GN, P, PF, BU, go_nd, go_t)
     if S[ERR]:
         return S[ERR]
     _log(S, LG, P, L_END, -1, -1, 1 if (S[LIVE] == 0 and S[PENDING] == 0) else 0, 0, 0)
