@@ -1,6 +1,6 @@
 """The compiled CSM engine (sim.timeshare.fast) against the Python engine.
 
-The first test in a fresh clone compiles the numba kernel (about 75 s CPU, cached on
+The first test in a fresh clone compiles the numba kernel (about 45 s CPU, cached on
 disk afterwards); every later run loads it from the cache.
 """
 

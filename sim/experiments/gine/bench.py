@@ -14,7 +14,7 @@ stream, local tasks not counted, pdt 0.5, compiled engine) at ``--scale``, ``--m
 and ``--policy``, seed ``--seed``, with mit = ``--factor`` x eq. 5's mit (default: the
 factor calibrated at scale 0.01, ``results/mixed-scale0.01/calib_mit.json``): the cost of
 one run of that study without calibrating at the scale.
-The first compiled run in a fresh clone compiles the kernel (about 75 s CPU, cached on
+The first compiled run in a fresh clone compiles the kernel (about 45 s CPU, cached on
 disk): it is done and timed before the measured runs. Times inside the simulator are
 microseconds; wall times are seconds.
 """
