@@ -27,7 +27,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 def test_out_of_range_parameters_are_refused(tmp_path: Path, option: str, value: str,
                                              field: str) -> None:
     out = tmp_path / "w.kswf"
-    r = _cli("generate", "kresource", "--K", "2", "--jobs", "5", option, value,
+    base = {"--K": "2", "--jobs": "5", option: value}  # the tested option replaces its base
+    r = _cli("generate", "kresource", *(a for kv in base.items() for a in kv),
              "--out", str(out))
     assert r.returncode == 2, r
     assert "Traceback" not in r.stderr and "Warning" not in r.stderr, r.stderr

@@ -96,7 +96,8 @@ def test_cli_solve_and_bad_input(tmp_path, capsys):
     for argv, field in ([["--share", "1.5"], "share"], [["--slot-us", "30000"], "slot_us"],
                         [["--share", "1.0"], "share"], [["--g-us", "-5"], "g_us"],
                         [["--v", "2"], "'v'"], [["--spin-us", "-1"], "spin_us"]):
-        args = ["bsp", "--g-us", "100", "--i", "1", "--n", "1", *argv]
+        opts = {"--g-us": "100", "--i": "1", "--n": "1", argv[0]: argv[1]}  # replaces its base
+        args = ["bsp", *(a for kv in opts.items() for a in kv)]
         assert main(args) == 2
         err = capsys.readouterr().err.strip()
         assert field in err and "\n" not in err and "Traceback" not in err
