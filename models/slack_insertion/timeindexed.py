@@ -102,6 +102,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models import mip
+from models.slack_insertion.bounds import InsertionBound
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import (
     CHAIN_CAP,
@@ -159,6 +160,7 @@ class _Data:
     cost: dict[int, list[float]]
     rows: list[int]
     free: dict[int, int]
+    fixed: int = 0
 
 
 @dataclass(frozen=True)
@@ -241,8 +243,16 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
                  backend: str = "highs", incumbent: InsertionSchedule | None = None,
                  tie_break: bool = True, max_points: int = 200_000,
                  max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS,
-                 form: str = "start") -> TiOutcome:
-    """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`)."""
+                 form: str = "start", fixing: InsertionBound | None = None,
+                 hint: bool = False) -> TiOutcome:
+    """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`).
+
+    ``fixing``: a certified LP bound (:func:`models.slack_insertion.bounds.insertion_bound`
+    of this problem) whose reduced costs drop the candidates no schedule within the tie
+    of the stage's incumbent can use ("Reduced-cost fixing" in the module docstring).
+    ``hint``: give SCIP the incumbent as its starting solution (ignored on HiGHS, which
+    crashed on hints through ``model_builder``).
+    """
     check_backend(backend)
     check_form(form)
     _check_magnitude(problem, backend)
@@ -254,7 +264,7 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
                              if s is not None])
     params: dict[str, Any] = {}
     try:
-        data = _data(problem, inc, deadline, max_points)
+        data = _data(problem, inc, deadline, max_points, fixing)
     except _Stopped:
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "listing candidate starts",), params)
@@ -265,6 +275,8 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "counting the model's nonzeros",), params)
     params.update(variables=nx, capacity_rows=len(data.rows), nonzeros=nnz, model_form=form)
+    if fixing is not None:
+        params["fixed_starts"] = data.fixed
     if nx > max_variables or nnz > max_nonzeros:
         raise ValueError(f"ti: {nx:,} (job, start) variables and {nnz:,} nonzeros, more "
                          f"than max_variables={max_variables:,} or max_nonzeros="
@@ -275,6 +287,8 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
     except _Stopped:
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "building the model",), params)
+    if hint and backend == "scip":
+        _hint(model, problem, data, form, inc)
     ans = _run(model, backend, deadline, seed)
     params["stage1_status"] = ans.get("status")
     if not ans.get("has_solution"):
@@ -311,24 +325,25 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
             notes.append("stopped by the time limit before the fewest-moved stage")
         return TiOutcome(sch1, bound, price_proved, False, tuple(notes), params)
     return _tie_stage(problem, backend, deadline, seed, sch1, bound, notes, params,
-                      max_points, form)
+                      max_points, form, fixing, hint)
 
 
 def model_size(problem: InsertionProblem, deadline: Deadline,
                incumbent: InsertionSchedule | None = None,
                max_points: int = 200_000, backend: str = "highs",
-               form: str = "start") -> tuple[int, int] | None:
+               form: str = "start", fixing: InsertionBound | None = None
+               ) -> tuple[int, int] | None:
     """``(binaries, row nonzeros)`` of the stage-1 model in ``form`` with the domains
-    shrunk by the best of ``incumbent`` and the current schedule (None when
-    ``deadline`` passed while listing the candidates); ValueError as
-    :func:`solve_stages` for data it refuses."""
+    shrunk by the best of ``incumbent`` and the current schedule, less the candidates
+    ``fixing`` rules out (None when ``deadline`` passed while listing the candidates);
+    ValueError as :func:`solve_stages` for data it refuses."""
     check_backend(backend)
     check_form(form)
     _check_magnitude(problem, backend)
     inc = ins.best(problem, [s for s in (incumbent, ins.current_schedule(problem))
                              if s is not None])
     try:
-        data = _data(problem, inc, deadline, max_points)
+        data = _data(problem, inc, deadline, max_points, fixing)
         return sum(len(v) for v in data.cand.values()), _nonzeros(data, form, deadline)
     except _Stopped:
         return None
@@ -336,7 +351,8 @@ def model_size(problem: InsertionProblem, deadline: Deadline,
 
 def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed: int,
                sch1: InsertionSchedule, bound: float, notes: list[str],
-               params: dict[str, Any], max_points: int, form: str) -> TiOutcome:
+               params: dict[str, Any], max_points: int, form: str,
+               fixing: InsertionBound | None = None, hint: bool = False) -> TiOutcome:
     """The fewest-moved stage: the model rebuilt with ``sch1`` (stage 1's schedule, price
     ``P1``) as the incumbent, which drops every candidate no schedule of the price tie
     can use, and the row price ``<= P1 + price_tolerance(P1)``."""
@@ -344,7 +360,7 @@ def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed
 
     p1 = ins.objective(problem, sch1)
     try:
-        data = _data(problem, sch1, deadline, max_points)
+        data = _data(problem, sch1, deadline, max_points, fixing)
     except _Stopped:
         notes.append("stopped by the time limit before the fewest-moved stage")
         return TiOutcome(sch1, bound, True, False, tuple(notes), params)
@@ -358,6 +374,8 @@ def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed
         notes.append("stopped by the time limit while building the fewest-moved model")
         return TiOutcome(sch1, bound, True, False, tuple(notes), params)
     params["stage2_variables"] = sum(len(v) for v in data.cand.values())
+    if hint and backend == "scip":
+        _hint(model, problem, data, form, sch1)
     row = model.add_linear_constraint()
     model.set_constraint_upper_bound(row, p1 + ins.price_tolerance(p1))
     idx, val = _terms(data, form, data.cost)
@@ -435,8 +453,9 @@ def _check_magnitude(problem: InsertionProblem, backend: str) -> None:
 
 
 def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
-          max_points: int) -> _Data:
-    """Candidate starts, costs and capacity rows (module docstring)."""
+          max_points: int, fixing: InsertionBound | None = None) -> _Data:
+    """Candidate starts, costs and capacity rows (module docstring), less the candidates
+    ``fixing``'s reduced costs rule out at ``inc``'s price."""
     dom, new_dom, cap_t = incumbent_domains(problem, inc)
     try:
         C = dominant_times(problem, cap_t, max_points, stop=deadline.expired)
@@ -471,6 +490,7 @@ def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
             raise _Stopped
     _keep_incumbent(problem, inc, cand, cost)
     _filter(problem, inc, cand, cost)
+    fixed = 0 if fixing is None else _fix(problem, inc, cand, cost, fixing)
     starts_all = sorted({tau for taus in cand.values() for tau in taus})
     free = {u: problem.capacity - sum(r.n for r in problem.running if r.end > u)
             for u in starts_all}
@@ -482,7 +502,7 @@ def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
                    if bisect_right(cand[jid], u) > bisect_right(cand[jid], u - t))
         if load > free[u]:
             rows.append(u)
-    return _Data(jobs, cand, cost, rows, free)
+    return _Data(jobs, cand, cost, rows, free, fixed)
 
 
 def _cost(problem: InsertionProblem, jid: int, tau: int) -> float:
@@ -496,12 +516,48 @@ def _keep_incumbent(problem: InsertionProblem, inc: InsertionSchedule,
     """Make sure every job has a candidate: add the incumbent's start where the sets
     miss it (the incumbent is feasible, so the model then is too)."""
     for jid in cand:
-        tau = inc.new_start if problem.new is not None and jid == problem.new.id \
-            else inc.starts[jid]
+        tau = _start_of(problem, inc, jid)
         if tau not in cand[jid]:
             k = bisect_right(cand[jid], tau)
             cand[jid].insert(k, tau)
             cost[jid].insert(k, _cost(problem, jid, tau))
+
+
+def _start_of(problem: InsertionProblem, sch: InsertionSchedule, jid: int) -> int:
+    """Job ``jid``'s start in ``sch`` (s; the new job's when ``jid`` is its id)."""
+    return sch.new_start if problem.new is not None and jid == problem.new.id \
+        else sch.starts[jid]
+
+
+def _fix(problem: InsertionProblem, inc: InsertionSchedule, cand: dict[int, list[int]],
+         cost: dict[int, list[float]], fixing: InsertionBound) -> int:
+    """Drop the candidates ``fixing`` forbids at ``inc``'s price (module docstring,
+    "Reduced-cost fixing"); ``inc``'s own starts always stay. Returns how many were
+    dropped."""
+    drop = fixing.forbidden(ins.objective(problem, inc))
+    dropped = 0
+    for jid, banned in drop.items():
+        if jid not in cand:
+            continue
+        own = _start_of(problem, inc, jid)
+        keep = [k for k, tau in enumerate(cand[jid]) if tau == own or tau not in banned]
+        dropped += len(cand[jid]) - len(keep)
+        cand[jid] = [cand[jid][k] for k in keep]
+        cost[jid] = [cost[jid][k] for k in keep]
+    return dropped
+
+
+def _hint(model: Any, problem: InsertionProblem, data: _Data, form: str,
+          sch: InsertionSchedule) -> None:
+    """Give the backend ``sch`` (whose starts are among the candidates:
+    :func:`_keep_incumbent`) as its starting solution, in ``form``'s variables."""
+    k = 0
+    for jid, _, _ in data.jobs:
+        tau = _start_of(problem, sch, jid)
+        for i, c in enumerate(data.cand[jid]):
+            on = c == tau if form == "start" else c >= tau
+            model.add_hint(k + i, 1.0 if on else 0.0)
+        k += len(data.cand[jid])
 
 
 def _filter(problem: InsertionProblem, inc: InsertionSchedule,
