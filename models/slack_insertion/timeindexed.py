@@ -48,6 +48,37 @@ cheapest candidate of job ``k``, a schedule no dearer than ``P0`` starts ``j`` o
 ``tau`` with ``c[j, tau] <= P0 - sum_{k != j} m_k``; other candidates are dropped (twice
 over, and with :data:`FILTER_SLACK` of room against float rounding).
 
+Reduced-cost fixing (``fixing=``, an :class:`models.slack_insertion.bounds.InsertionBound`
+of the problem): the certified LP bound's Lagrangian drops more candidates than the
+incumbent filter. The LP (:mod:`models.slack_insertion.bounds`) has columns ``x[j, k]``
+over each job's dominant starts inside its domain shrunk by the LP's incumbent, one start
+per job, and rows ``A x <= b`` that every schedule satisfies (the capacity rows, which
+are the inequalities of the start form here, and cardinality cuts). For ANY multipliers
+``u >= 0`` (GLOP's duals clipped at 0, used as given: they need not be optimal, nor
+even close) and any schedule ``x`` of those columns,
+
+    ``c x >= c x + u (A x - b) = -u b + sum_j (c + u A)[j, k_j]
+         >= L + sum_j g[j, k_j] >= L + g[j, k_j]`` for each job ``j``,
+
+with ``L = -u b + sum_j min_k (c + u A)[j, k]`` and ``g[j, k] = (c + u A)[j, k] - min_k'
+(c + u A)[j, k'] >= 0``, both recomputed in float64 from the exact costs and the
+multipliers (not GLOP's objective or reduced costs), lowered by a relative margin of the
+magnitudes summed (:data:`models.slack_insertion.bounds.MARGIN`). So a schedule of price
+``<= U`` never starts ``j`` at ``tau_k`` with ``L + g[j, k] > U``:
+:meth:`~models.slack_insertion.bounds.InsertionBound.forbidden` at ``U = P`` (the price
+of the incumbent the candidates are built from) drops those, with twice the tie width
+and the margin of room, and this model drops them from its candidates (the incumbent's
+own starts always stay, so the model keeps a schedule). Nothing a needed schedule uses
+is dropped: the left-shifted optimum ``S`` of :mod:`models.slack_insertion.domains` (and
+the fewest-moved one of the optimum's tie) costs at most the optimum plus the tie
+width, which is at most both incumbents' prices plus their tie widths, so it lies in
+the LP's shrunk domains and in its dominant starts, i.e. among the LP's columns, where
+the inequality applies, and its price is ``<= P`` plus the tie width; a candidate not
+among the LP's columns is never dropped. The second stage fixes at its own incumbent's
+(stage 1's) price ``P1``, every schedule of the tie of the optimum being within the
+tie width of ``P1 >= optimum``. Measured on the KTH snapshots: REPORT.md of
+``sim/experiments/talby`` (exact insertion).
+
 Second stage (``tie_break=True``): price ``<= P1 + price_tolerance(P1)`` (``P1`` the first
 stage's price) and fewest moved waiting jobs, as the ``ilp`` solver does, on the model
 rebuilt with the first stage's schedule as the incumbent. Skipped as proved when that
