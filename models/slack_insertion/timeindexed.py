@@ -119,8 +119,9 @@ answers. The solver runs in the project's MIP worker process
 :data:`models.mip.WORKER_MEMORY_MB`; HiGHS's presolve does not look at its clock, so a
 run stuck in it is killed and gives no schedule. Ctrl-C asks the solver to stop, keeping
 its answer: the schedule so far (or the incumbent, or the current schedule) is returned
-as FEASIBLE, the fewest-moved stage not run, the note saying so. No solution hints are
-passed (HiGHS through ``model_builder`` crashed on them).
+as FEASIBLE, the fewest-moved stage not run, the note saying so. HiGHS gets no solution
+hint (through ``model_builder`` it crashed on them); SCIP gets the stage's incumbent as
+one when asked (``hint=True``).
 """
 
 from __future__ import annotations

@@ -29,6 +29,15 @@ which half the limit and a restart after the MIP's refusal lost). When the MIP r
 the problem later (more binaries than it takes, or numbers beyond its exact range),
 CP-SAT runs again on the time left, from its first schedule.
 
+With ``fixing=True`` the sizing before stage 1 is skipped, and between the stages the
+certified LP bound (:func:`models.slack_insertion.bounds.insertion_bound`) runs from
+CP-SAT's schedule on at most :data:`BOUND_SHARE` of the limit; its reduced costs drop
+the MIP's candidates no schedule of the price tie can use (the proof in
+:mod:`models.slack_insertion.timeindexed`), the MIP is sized after that (too large:
+CP-SAT again on the time left), SCIP is hinted with CP-SAT's schedule, and the LP's
+bound joins the others. Off by default: on 17 KTH snapshots ``cpsat`` leaves open it
+proved fewer than without it (``sim/experiments/talby/REPORT.md``, tried and dropped).
+
 The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
 stages' schedules and the current one, with the best bound of the two that is not above
 its price (CP-SAT's, or the MIP's made safe). OPTIMAL when CP-SAT proved its schedule,
