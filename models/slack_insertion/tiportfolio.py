@@ -29,14 +29,16 @@ which half the limit and a restart after the MIP's refusal lost). When the MIP r
 the problem later (more binaries than it takes, or numbers beyond its exact range),
 CP-SAT runs again on the time left, from its first schedule.
 
-With ``fixing=True`` the sizing before stage 1 is skipped, and between the stages the
-certified LP bound (:func:`models.slack_insertion.bounds.insertion_bound`) runs from
-CP-SAT's schedule on at most :data:`BOUND_SHARE` of the limit; its reduced costs drop
-the MIP's candidates no schedule of the price tie can use (the proof in
-:mod:`models.slack_insertion.timeindexed`), the MIP is sized after that (too large:
-CP-SAT again on the time left), SCIP is hinted with CP-SAT's schedule, and the LP's
-bound joins the others. Off by default: on 17 KTH snapshots ``cpsat`` leaves open it
-proved fewer than without it (``sim/experiments/talby/REPORT.md``, tried and dropped).
+With ``fixing=True``, between the stages the certified LP bound
+(:func:`models.slack_insertion.bounds.insertion_bound`) runs from CP-SAT's schedule on at
+most :data:`BOUND_SHARE` of the limit; its reduced costs drop the MIP's candidates no
+schedule of the price tie can use (the proof in :mod:`models.slack_insertion.timeindexed`),
+SCIP is hinted with CP-SAT's schedule, and the LP's bound joins the others. The sizing
+before stage 1 stays (unfixed): on the KTH snapshots whose unfixed model is too large the
+LP got one solve in its share and the fixed model was too large as well, or gave no
+schedule, while the restart of CP-SAT after it lost a proof CP-SAT alone makes
+(``kth-1997-02-remove-13322517-k43``, 28.9 s). Off by default (measurements and the rule
+for the default: ``sim/experiments/talby/REPORT.md``, exact insertion).
 
 The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
 stages' schedules and the current one, with the best bound of the two that is not above
@@ -176,8 +178,8 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     fixing : bool
         Between CP-SAT and the MIP, the certified LP bound from CP-SAT's schedule on at
         most :data:`BOUND_SHARE` of the limit, whose reduced costs drop the MIP's
-        candidates no schedule of the price tie can use; the MIP sized after the fixing
-        (no sizing before CP-SAT) and, on SCIP, hinted with CP-SAT's schedule.
+        candidates no schedule of the price tie can use; on SCIP, the MIP hinted with
+        CP-SAT's schedule.
     """
     from ortools.sat.python import cp_model  # noqa: F401  (a one-time import, before the clock)
 
@@ -188,7 +190,7 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
                               "tie_break": tie_break, "form": form, "fixing": fixing}
     notes: list[str] = []
     first = None
-    if problem.alpha_t == 1.0 and not fixing:
+    if problem.alpha_t == 1.0:
         why = _too_large(problem, deadline, backend, form, params)
         if why:  # CP-SAT alone, on the whole limit
             r = solve_cpsat(problem, seed=seed, time_limit=deadline.left(0.0)
