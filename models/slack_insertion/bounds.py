@@ -270,12 +270,17 @@ class _LP:
         self.cts.append(ct)
         self.rhs.append(float(rhs))
 
+    def duals(self, solved: bool) -> np.ndarray:
+        """The rows' duals of the last solve as multipliers ``u >= 0`` (clipped at 0; all
+        0 when the last solve has no duals: not ``solved``)."""
+        return (np.array([max(0.0, -ct.dual_value()) for ct in self.cts]) if solved
+                else np.zeros(len(self.cts)))
+
     def certificate(self, solved: bool) -> tuple[float, float, np.ndarray]:
-        """The Lagrangian value of the current duals clipped at 0 (all 0 when the last
-        solve has no duals: not ``solved``), the sum of its terms' magnitudes, and each
-        column's reduced-cost slack ``g``."""
-        u = (np.array([max(0.0, -ct.dual_value()) for ct in self.cts]) if solved
-             else np.zeros(len(self.cts)))
+        """The Lagrangian value of :meth:`duals` (valid for any ``u >= 0``: module
+        docstring), the sum of its terms' magnitudes, and each column's reduced-cost
+        slack ``g``."""
+        u = self.duals(solved)
         return _lagrangian(self.cost, self.job_of, len(self.jobs), u, np.array(self.rhs),
                            np.array(self.lo, dtype=np.int64),
                            np.array(self.hi, dtype=np.int64), np.array(self.coef),

@@ -48,6 +48,37 @@ cheapest candidate of job ``k``, a schedule no dearer than ``P0`` starts ``j`` o
 ``tau`` with ``c[j, tau] <= P0 - sum_{k != j} m_k``; other candidates are dropped (twice
 over, and with :data:`FILTER_SLACK` of room against float rounding).
 
+Reduced-cost fixing (``fixing=``, an :class:`models.slack_insertion.bounds.InsertionBound`
+of the problem): the certified LP bound's Lagrangian drops more candidates than the
+incumbent filter. The LP (:mod:`models.slack_insertion.bounds`) has columns ``x[j, k]``
+over each job's dominant starts inside its domain shrunk by the LP's incumbent, one start
+per job, and rows ``A x <= b`` that every schedule satisfies (the capacity rows, which
+are the inequalities of the start form here, and cardinality cuts). For ANY multipliers
+``u >= 0`` (GLOP's duals clipped at 0, used as given: they need not be optimal, nor
+even close) and any schedule ``x`` of those columns,
+
+    ``c x >= c x + u (A x - b) = -u b + sum_j (c + u A)[j, k_j]
+         >= L + sum_j g[j, k_j] >= L + g[j, k_j]`` for each job ``j``,
+
+with ``L = -u b + sum_j min_k (c + u A)[j, k]`` and ``g[j, k] = (c + u A)[j, k] - min_k'
+(c + u A)[j, k'] >= 0``, both recomputed in float64 from the exact costs and the
+multipliers (not GLOP's objective or reduced costs), lowered by a relative margin of the
+magnitudes summed (:data:`models.slack_insertion.bounds.MARGIN`). So a schedule of price
+``<= U`` never starts ``j`` at ``tau_k`` with ``L + g[j, k] > U``:
+:meth:`~models.slack_insertion.bounds.InsertionBound.forbidden` at ``U = P`` (the price
+of the incumbent the candidates are built from) drops those, with twice the tie width
+and the margin of room, and this model drops them from its candidates (the incumbent's
+own starts always stay, so the model keeps a schedule). Nothing a needed schedule uses
+is dropped: the left-shifted optimum ``S`` of :mod:`models.slack_insertion.domains` (and
+the fewest-moved one of the optimum's tie) costs at most the optimum plus the tie
+width, which is at most both incumbents' prices plus their tie widths, so it lies in
+the LP's shrunk domains and in its dominant starts, i.e. among the LP's columns, where
+the inequality applies, and its price is ``<= P`` plus the tie width; a candidate not
+among the LP's columns is never dropped. The second stage fixes at its own incumbent's
+(stage 1's) price ``P1``, every schedule of the tie of the optimum being within the
+tie width of ``P1 >= optimum``. Measured on the KTH snapshots: REPORT.md of
+``sim/experiments/talby`` (exact insertion).
+
 Second stage (``tie_break=True``): price ``<= P1 + price_tolerance(P1)`` (``P1`` the first
 stage's price) and fewest moved waiting jobs, as the ``ilp`` solver does, on the model
 rebuilt with the first stage's schedule as the incumbent. Skipped as proved when that
@@ -88,8 +119,9 @@ answers. The solver runs in the project's MIP worker process
 :data:`models.mip.WORKER_MEMORY_MB`; HiGHS's presolve does not look at its clock, so a
 run stuck in it is killed and gives no schedule. Ctrl-C asks the solver to stop, keeping
 its answer: the schedule so far (or the incumbent, or the current schedule) is returned
-as FEASIBLE, the fewest-moved stage not run, the note saying so. No solution hints are
-passed (HiGHS through ``model_builder`` crashed on them).
+as FEASIBLE, the fewest-moved stage not run, the note saying so. HiGHS gets no solution
+hint (through ``model_builder`` it crashed on them); SCIP gets the stage's incumbent as
+one when asked (``hint=True``).
 """
 
 from __future__ import annotations
@@ -102,6 +134,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models import mip
+from models.slack_insertion.bounds import InsertionBound
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.domains import (
     CHAIN_CAP,
@@ -159,6 +192,7 @@ class _Data:
     cost: dict[int, list[float]]
     rows: list[int]
     free: dict[int, int]
+    fixed: int = 0
 
 
 @dataclass(frozen=True)
@@ -241,8 +275,16 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
                  backend: str = "highs", incumbent: InsertionSchedule | None = None,
                  tie_break: bool = True, max_points: int = 200_000,
                  max_variables: int = 200_000, max_nonzeros: int = MAX_NONZEROS,
-                 form: str = "start") -> TiOutcome:
-    """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`)."""
+                 form: str = "start", fixing: InsertionBound | None = None,
+                 hint: bool = False) -> TiOutcome:
+    """Both stages of the module docstring under ``deadline`` (see :func:`solve_ti`).
+
+    ``fixing``: a certified LP bound (:func:`models.slack_insertion.bounds.insertion_bound`
+    of this problem) whose reduced costs drop the candidates no schedule within the tie
+    of the stage's incumbent can use ("Reduced-cost fixing" in the module docstring).
+    ``hint``: give SCIP the incumbent as its starting solution (ignored on HiGHS, which
+    crashed on hints through ``model_builder``).
+    """
     check_backend(backend)
     check_form(form)
     _check_magnitude(problem, backend)
@@ -254,7 +296,7 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
                              if s is not None])
     params: dict[str, Any] = {}
     try:
-        data = _data(problem, inc, deadline, max_points)
+        data = _data(problem, inc, deadline, max_points, fixing)
     except _Stopped:
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "listing candidate starts",), params)
@@ -265,6 +307,8 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "counting the model's nonzeros",), params)
     params.update(variables=nx, capacity_rows=len(data.rows), nonzeros=nnz, model_form=form)
+    if fixing is not None:
+        params["fixed_starts"] = data.fixed
     if nx > max_variables or nnz > max_nonzeros:
         raise ValueError(f"ti: {nx:,} (job, start) variables and {nnz:,} nonzeros, more "
                          f"than max_variables={max_variables:,} or max_nonzeros="
@@ -275,6 +319,8 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
     except _Stopped:
         return TiOutcome(None, None, False, False, ("stopped by the time limit while "
                                                     "building the model",), params)
+    if hint and backend == "scip":
+        _hint(model, problem, data, form, inc)
     ans = _run(model, backend, deadline, seed)
     params["stage1_status"] = ans.get("status")
     if not ans.get("has_solution"):
@@ -311,24 +357,25 @@ def solve_stages(problem: InsertionProblem, *, deadline: Deadline, seed: int = 0
             notes.append("stopped by the time limit before the fewest-moved stage")
         return TiOutcome(sch1, bound, price_proved, False, tuple(notes), params)
     return _tie_stage(problem, backend, deadline, seed, sch1, bound, notes, params,
-                      max_points, form)
+                      max_points, form, fixing, hint)
 
 
 def model_size(problem: InsertionProblem, deadline: Deadline,
                incumbent: InsertionSchedule | None = None,
                max_points: int = 200_000, backend: str = "highs",
-               form: str = "start") -> tuple[int, int] | None:
+               form: str = "start", fixing: InsertionBound | None = None
+               ) -> tuple[int, int] | None:
     """``(binaries, row nonzeros)`` of the stage-1 model in ``form`` with the domains
-    shrunk by the best of ``incumbent`` and the current schedule (None when
-    ``deadline`` passed while listing the candidates); ValueError as
-    :func:`solve_stages` for data it refuses."""
+    shrunk by the best of ``incumbent`` and the current schedule, less the candidates
+    ``fixing`` rules out (None when ``deadline`` passed while listing the candidates);
+    ValueError as :func:`solve_stages` for data it refuses."""
     check_backend(backend)
     check_form(form)
     _check_magnitude(problem, backend)
     inc = ins.best(problem, [s for s in (incumbent, ins.current_schedule(problem))
                              if s is not None])
     try:
-        data = _data(problem, inc, deadline, max_points)
+        data = _data(problem, inc, deadline, max_points, fixing)
         return sum(len(v) for v in data.cand.values()), _nonzeros(data, form, deadline)
     except _Stopped:
         return None
@@ -336,7 +383,8 @@ def model_size(problem: InsertionProblem, deadline: Deadline,
 
 def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed: int,
                sch1: InsertionSchedule, bound: float, notes: list[str],
-               params: dict[str, Any], max_points: int, form: str) -> TiOutcome:
+               params: dict[str, Any], max_points: int, form: str,
+               fixing: InsertionBound | None = None, hint: bool = False) -> TiOutcome:
     """The fewest-moved stage: the model rebuilt with ``sch1`` (stage 1's schedule, price
     ``P1``) as the incumbent, which drops every candidate no schedule of the price tie
     can use, and the row price ``<= P1 + price_tolerance(P1)``."""
@@ -344,7 +392,7 @@ def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed
 
     p1 = ins.objective(problem, sch1)
     try:
-        data = _data(problem, sch1, deadline, max_points)
+        data = _data(problem, sch1, deadline, max_points, fixing)
     except _Stopped:
         notes.append("stopped by the time limit before the fewest-moved stage")
         return TiOutcome(sch1, bound, True, False, tuple(notes), params)
@@ -358,6 +406,8 @@ def _tie_stage(problem: InsertionProblem, backend: str, deadline: Deadline, seed
         notes.append("stopped by the time limit while building the fewest-moved model")
         return TiOutcome(sch1, bound, True, False, tuple(notes), params)
     params["stage2_variables"] = sum(len(v) for v in data.cand.values())
+    if hint and backend == "scip":
+        _hint(model, problem, data, form, sch1)
     row = model.add_linear_constraint()
     model.set_constraint_upper_bound(row, p1 + ins.price_tolerance(p1))
     idx, val = _terms(data, form, data.cost)
@@ -435,8 +485,9 @@ def _check_magnitude(problem: InsertionProblem, backend: str) -> None:
 
 
 def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
-          max_points: int) -> _Data:
-    """Candidate starts, costs and capacity rows (module docstring)."""
+          max_points: int, fixing: InsertionBound | None = None) -> _Data:
+    """Candidate starts, costs and capacity rows (module docstring), less the candidates
+    ``fixing``'s reduced costs rule out at ``inc``'s price."""
     dom, new_dom, cap_t = incumbent_domains(problem, inc)
     try:
         C = dominant_times(problem, cap_t, max_points, stop=deadline.expired)
@@ -471,6 +522,7 @@ def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
             raise _Stopped
     _keep_incumbent(problem, inc, cand, cost)
     _filter(problem, inc, cand, cost)
+    fixed = 0 if fixing is None else _fix(problem, inc, cand, cost, fixing)
     starts_all = sorted({tau for taus in cand.values() for tau in taus})
     free = {u: problem.capacity - sum(r.n for r in problem.running if r.end > u)
             for u in starts_all}
@@ -482,7 +534,7 @@ def _data(problem: InsertionProblem, inc: InsertionSchedule, deadline: Deadline,
                    if bisect_right(cand[jid], u) > bisect_right(cand[jid], u - t))
         if load > free[u]:
             rows.append(u)
-    return _Data(jobs, cand, cost, rows, free)
+    return _Data(jobs, cand, cost, rows, free, fixed)
 
 
 def _cost(problem: InsertionProblem, jid: int, tau: int) -> float:
@@ -496,12 +548,48 @@ def _keep_incumbent(problem: InsertionProblem, inc: InsertionSchedule,
     """Make sure every job has a candidate: add the incumbent's start where the sets
     miss it (the incumbent is feasible, so the model then is too)."""
     for jid in cand:
-        tau = inc.new_start if problem.new is not None and jid == problem.new.id \
-            else inc.starts[jid]
+        tau = _start_of(problem, inc, jid)
         if tau not in cand[jid]:
             k = bisect_right(cand[jid], tau)
             cand[jid].insert(k, tau)
             cost[jid].insert(k, _cost(problem, jid, tau))
+
+
+def _start_of(problem: InsertionProblem, sch: InsertionSchedule, jid: int) -> int:
+    """Job ``jid``'s start in ``sch`` (s; the new job's when ``jid`` is its id)."""
+    return sch.new_start if problem.new is not None and jid == problem.new.id \
+        else sch.starts[jid]
+
+
+def _fix(problem: InsertionProblem, inc: InsertionSchedule, cand: dict[int, list[int]],
+         cost: dict[int, list[float]], fixing: InsertionBound) -> int:
+    """Drop the candidates ``fixing`` forbids at ``inc``'s price (module docstring,
+    "Reduced-cost fixing"); ``inc``'s own starts always stay. Returns how many were
+    dropped."""
+    drop = fixing.forbidden(ins.objective(problem, inc))
+    dropped = 0
+    for jid, banned in drop.items():
+        if jid not in cand:
+            continue
+        own = _start_of(problem, inc, jid)
+        keep = [k for k, tau in enumerate(cand[jid]) if tau == own or tau not in banned]
+        dropped += len(cand[jid]) - len(keep)
+        cand[jid] = [cand[jid][k] for k in keep]
+        cost[jid] = [cost[jid][k] for k in keep]
+    return dropped
+
+
+def _hint(model: Any, problem: InsertionProblem, data: _Data, form: str,
+          sch: InsertionSchedule) -> None:
+    """Give the backend ``sch`` (whose starts are among the candidates:
+    :func:`_keep_incumbent`) as its starting solution, in ``form``'s variables."""
+    k = 0
+    for jid, _, _ in data.jobs:
+        tau = _start_of(problem, sch, jid)
+        for i, c in enumerate(data.cand[jid]):
+            on = c == tau if form == "start" else c >= tau
+            model.add_hint(k + i, 1.0 if on else 0.0)
+        k += len(data.cand[jid])
 
 
 def _filter(problem: InsertionProblem, inc: InsertionSchedule,

@@ -29,6 +29,17 @@ which half the limit and a restart after the MIP's refusal lost). When the MIP r
 the problem later (more binaries than it takes, or numbers beyond its exact range),
 CP-SAT runs again on the time left, from its first schedule.
 
+With ``fixing=True``, between the stages the certified LP bound
+(:func:`models.slack_insertion.bounds.insertion_bound`) runs from CP-SAT's schedule on at
+most :data:`BOUND_SHARE` of the limit; its reduced costs drop the MIP's candidates no
+schedule of the price tie can use (the proof in :mod:`models.slack_insertion.timeindexed`),
+SCIP is hinted with CP-SAT's schedule, and the LP's bound joins the others. The sizing
+before stage 1 stays (unfixed): on the KTH snapshots whose unfixed model is too large the
+LP got one solve in its share and the fixed model was too large as well, or gave no
+schedule, while the restart of CP-SAT after it lost a proof CP-SAT alone makes
+(``kth-1997-02-remove-13322517-k43``, 28.9 s). Off by default (measurements and the rule
+for the default: ``sim/experiments/talby/REPORT.md``, exact insertion).
+
 The result is the definition's best (:func:`sim.problems.insertion.best`) of the two
 stages' schedules and the current one, with the best bound of the two that is not above
 its price (CP-SAT's, or the MIP's made safe). OPTIMAL when CP-SAT proved its schedule,
@@ -41,6 +52,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from models.slack_insertion.bounds import InsertionBound, insertion_bound
 from models.slack_insertion.common import Deadline, finish
 from models.slack_insertion.cpsat import solve_cpsat
 from models.slack_insertion.timeindexed import (
@@ -53,7 +65,7 @@ from models.slack_insertion.timeindexed import (
     start_worker_server,
 )
 from sim.problems import insertion as ins
-from sim.problems.insertion import InsertionProblem
+from sim.problems.insertion import InsertionProblem, InsertionSchedule
 from sim.result import Result, Status
 
 __all__ = ["solve_cpsat_ti", "CPSAT_SECONDS", "CPSAT_SHARE"]
@@ -68,6 +80,8 @@ SIZE_SHARE = 0.25
 """Largest share of the limit for sizing the MIP's model before stage 1 (10^4 waiting
 jobs listed 200,000 candidate starts in 1.6 s before the MIP's refusal, leaving CP-SAT
 0.4 s of a 2 s limit for a model it builds in 0.7 s)."""
+BOUND_SHARE = 0.25
+"""Largest share of the limit for the LP bound of the fixing (``fixing=True``)."""
 NAME = "cpsat+ti"
 
 
@@ -124,9 +138,26 @@ def _cpsat_on(problem: InsertionProblem, first: Result, deadline: Deadline, seed
                   deadline, seed, params, note=f"{why}; CP-SAT on the time left")
 
 
+def _fixing_bound(problem: InsertionProblem, inc: InsertionSchedule | None,
+                  deadline: Deadline, params: dict[str, Any], notes: list[str]
+                  ) -> InsertionBound | None:
+    """The certified LP bound of :mod:`models.slack_insertion.bounds` from ``inc`` (CP-SAT's
+    schedule, or None) on at most :data:`BOUND_SHARE` of the limit, for the MIP's
+    reduced-cost fixing; None when it was not solved in that time or is too large."""
+    limit = None if deadline.limit is None else min(BOUND_SHARE * deadline.limit,
+                                                    deadline.left(0.0))
+    lp = insertion_bound(problem, time_limit=limit, incumbent=inc)
+    if lp is None:
+        notes.append("LP bound for the fixing: none in time or too large")
+        return None
+    params.update(lp_bound=lp.bound, lp_seconds=round(lp.seconds, 3), lp_columns=lp.columns,
+                  lp_rounds=lp.rounds, lp_cuts=lp.cuts)
+    return lp
+
+
 def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None,
                    seed: int = 0, backend: str = "highs", tie_break: bool = True,
-                   form: str = "start") -> Result:
+                   form: str = "start", fixing: bool = False) -> Result:
     """The portfolio of the module docstring.
 
     Parameters
@@ -144,6 +175,11 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
         fewest moved jobs are not proved).
     form : {"start", "step"}
         The MIP's form (:data:`models.slack_insertion.timeindexed.FORMS`).
+    fixing : bool
+        Between CP-SAT and the MIP, the certified LP bound from CP-SAT's schedule on at
+        most :data:`BOUND_SHARE` of the limit, whose reduced costs drop the MIP's
+        candidates no schedule of the price tie can use; on SCIP, the MIP hinted with
+        CP-SAT's schedule.
     """
     from ortools.sat.python import cp_model  # noqa: F401  (a one-time import, before the clock)
 
@@ -151,7 +187,7 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     check_backend(backend)
     check_form(form)
     params: dict[str, Any] = {"time_limit": time_limit, "backend": backend,
-                              "tie_break": tie_break, "form": form}
+                              "tie_break": tie_break, "form": form, "fixing": fixing}
     notes: list[str] = []
     first = None
     if problem.alpha_t == 1.0:
@@ -177,9 +213,11 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     else:
         notes.append("CP-SAT skipped (alpha_t != 1)")
     inc = None if first is None else first.solution
+    lp = _fixing_bound(problem, inc, deadline, params, notes) if fixing else None
     try:
         out = solve_stages(problem, deadline=deadline, seed=seed, backend=backend,
-                           incumbent=inc, tie_break=tie_break, form=form)
+                           incumbent=inc, tie_break=tie_break, form=form, fixing=lp,
+                           hint=fixing)
     except ValueError as e:  # the MIP refuses (too large, beyond its exact range)
         if first is None:
             raise
@@ -189,7 +227,8 @@ def solve_cpsat_ti(problem: InsertionProblem, *, time_limit: float | None = None
     found = [s for s in (out.schedule, inc) if s is not None]
     sch = ins.best(problem, found + [ins.current_schedule(problem)])
     price = ins.objective(problem, sch)
-    bounds = [b for b in (None if first is None else first.bound, out.bound) if b is not None]
+    bounds = [b for b in (None if first is None else first.bound, out.bound,
+                          None if lp is None else lp.bound) if b is not None]
     valid = [b for b in bounds if b <= price + ins.price_tolerance(price)]
     if len(valid) < len(bounds):
         notes.append(f"bounds {sorted(set(bounds) - set(valid))} dropped: above the price "
