@@ -1,7 +1,11 @@
-"""Process checks shared by the tests of the solver guards (Linux ``/proc``)."""
+"""Process helpers shared by the tests: whether a process is gone (Linux ``/proc``), and
+the output of code run in a fresh interpreter (what it imports, free of the test run's
+imports)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 
@@ -17,3 +21,10 @@ def gone(pid: int, within: float = 2.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def fresh_python(code: str, timeout: float = 120) -> str:
+    """The standard output of ``code`` run by ``python -c`` in a new interpreter (raises
+    ``CalledProcessError`` when it fails)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout, check=True).stdout

@@ -386,8 +386,7 @@ def test_a_two_resource_solve_does_not_import_numba():
     """The compiled branch and bound prices only where K >= BB_MIN_K: a K = 2 solve leaves
     numba unloaded (about 0.25 s of a command-line run), whether or not its kernel is
     cached."""
-    import subprocess
-    import sys
+    from processes import fresh_python
 
     code = ("import sys\n"
             "from instances.vbp import instance\n"
@@ -397,6 +396,4 @@ def test_a_two_resource_solve_does_not_import_numba():
             "r = colgen.solve_epochs(p, time_limit=5)\n"
             "assert r.status.value == 'OPTIMAL', r\n"
             "print('numba' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
-    assert out.strip() == "False"
+    assert fresh_python(code).strip() == "False"

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import pytest
+from processes import fresh_python
 
 from sim import registry
 from sim.cli import main
@@ -59,9 +58,7 @@ def test_building_every_family_imports_no_solver_library():
             "for f in sorted(registry.SOLVERS): registry.problem_family(f).module\n"
             "print([m for m in sys.modules if m.split('.')[0] in "
             "('ortools', 'pulp', 'highspy')])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
-    assert out.strip() == "[]"
+    assert fresh_python(code).strip() == "[]"
 
 
 def test_verify_judges_by_the_family_it_is_given():
