@@ -54,3 +54,19 @@ def response_with_weights(rng: random.Random, n: int, K: int, tight: bool) -> Re
     return ResponseProblem(cap, tuple(rng.randint(0, 6) for _ in range(n)),
                            tuple(rng.randint(1, 4) for _ in range(n)), tuple(dem),
                            tuple(rng.randint(0, 3) for _ in range(n)))
+
+
+def stage_from_list(stage, seed: int, tight: bool):  # noqa: ANN001, ANN201
+    """Run an exact response stage (``stage(problem, bound, incumbent, time_limit=)``, the
+    fixed MIP or the portfolio's fixed search) from the list schedule of the weighted
+    problem drawn from ``seed`` (``tight`` as in :func:`response_with_weights`):
+    ``(optimum by brute force, the list schedule, found, proved, note)``."""
+    from heuristics.kresource import solve_list
+    from models.kresource import brute
+    from models.kresource.bounds import response_bound
+
+    rng = random.Random(seed)
+    p = response_with_weights(rng, rng.randint(3, 7), rng.randint(1, 3), tight=tight)
+    inc = solve_list(p)
+    found, proved, note = stage(p, response_bound(p), inc, time_limit=20.0)
+    return brute.solve_response(p).objective, inc, found, proved, note

@@ -10,11 +10,11 @@ import random
 import time
 
 import pytest
-from random_kresource import response_with_weights
+from random_kresource import response_with_weights, stage_from_list
 
 from heuristics.kresource import serial_schedule, solve_list
 from models import mip
-from models.kresource import brute, fixedmip
+from models.kresource import fixedmip
 from models.kresource.bounds import BoundOptions, response_bound
 from sim.problems.kresource import ResponseProblem, from_dict, objective
 from sim.result import Status
@@ -33,11 +33,8 @@ def test_the_serial_schedule_is_the_heuristics_one(seed):
 def test_scip_on_the_fixed_starts_reaches_the_brute_force_optimum(seed):
     """From the list schedule: the optimum found when the list schedule is worse, the
     bound proved equal to the optimum (so never above it) either way."""
-    rng = random.Random(7200 + seed)
-    p = response_with_weights(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
-    opt = brute.solve_response(p).objective
-    inc = solve_list(p)
-    found, proved, note = fixedmip.solve_fixed(p, response_bound(p), inc, time_limit=20.0)
+    opt, inc, found, proved, note = stage_from_list(fixedmip.solve_fixed, 7200 + seed,
+                                                    seed % 2 == 0)
     assert proved == opt, note
     if inc.objective > opt:
         assert [r.objective for r in found] == [opt]

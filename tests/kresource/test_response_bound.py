@@ -9,7 +9,7 @@ import math
 import random
 
 import pytest
-from random_kresource import response_with_weights
+from random_kresource import response_with_weights, stage_from_list
 
 from heuristics.kresource import serial_schedule, solve_list
 from models.kresource import brute
@@ -96,11 +96,8 @@ def test_the_fixed_search_proves_the_optimum_from_any_incumbent(seed):
     list schedule is worse, proves the list schedule optimal when it is not."""
     from models.kresource import portfolio
 
-    rng = random.Random(9500 + seed)
-    p = response_with_weights(rng, rng.randint(3, 7), rng.randint(1, 3), tight=seed % 2 == 0)
-    opt = brute.solve_response(p).objective
-    inc = solve_list(p)
-    found, proved, note = portfolio.fixed_search(p, response_bound(p), inc, time_limit=20.0)
+    opt, inc, found, proved, note = stage_from_list(portfolio.fixed_search, 9500 + seed,
+                                                    seed % 2 == 0)
     assert proved == opt, note
     if inc.objective > opt:
         assert [r.objective for r in found] == [opt]
