@@ -383,8 +383,9 @@ def solve_cpsat(problem: GroupingProblem, *, time_limit: float | None = None,
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = int(seed) % 2**31  # CP-SAT takes a 32-bit seed
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.01, deadline.left() or 0.0)
+    left = deadline.left()  # None without a limit, also one over MAX_SECONDS (limit_of)
+    if left is not None:
+        solver.parameters.max_time_in_seconds = max(0.01, left)
     st = run_cpsat(solver, model)
     if st == cp_model.INFEASIBLE:
         return _finish("exact-cpsat", problem, Status.INFEASIBLE, None, None, t0, seed, params)

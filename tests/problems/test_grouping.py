@@ -371,3 +371,25 @@ def test_problem_keeps_no_cache_and_slice_costs_memo_agrees():
     groups = [list(p.names[:2]), [p.names[-1]], []]
     assert memo.many(groups) == p.slice_costs(groups)
     assert memo(groups[0]) == p.slice_cost(groups[0])
+
+
+def test_cpsat_under_a_limit_beyond_max_seconds_runs_without_one(monkeypatch):
+    """A limit over ``models.deadline.MAX_SECONDS`` is no limit: CP-SAT must not get a
+    short one instead (it got 0.01 s, and stopped without a solution on a loaded
+    machine)."""
+    seen = []
+    real = exact.run_cpsat
+
+    def spy(solver, model, *args):
+        seen.append(solver.parameters.max_time_in_seconds)
+        return real(solver, model, *args)
+
+    monkeypatch.setattr(exact, "run_cpsat", spy)
+    from sim.problems import example
+
+    problem = from_dict(example("grouping"))
+    r = exact.solve_cpsat(problem, time_limit=1e12, seed=0)
+    assert r.status is Status.OPTIMAL
+    assert seen and seen[0] > 1e6
+    r = exact.solve_cpsat(problem, time_limit=30, seed=0)
+    assert 0 < seen[1] <= 30
