@@ -75,8 +75,8 @@ def test_partial_run_never_writes_the_committed_file(capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "written only by the full configuration" in err and "Traceback" not in err
-    assert tb.is_full(30.0, 0, "21-30,31-50,51-70", "cpsat,cpsat+ti", "")
-    assert not tb.is_full(30.0, 0, "21-30,31-50", "cpsat,cpsat+ti", "")
+    assert not tb.is_full(30.0, 0, "21-30,31-50", "cpsat,cpsat+ti,cpsat+ti+fix", "")
+    assert not tb.is_full(30.0, 0, "21-30,31-50,51-70", "cpsat,cpsat+ti", "")
 
 
 def test_partial_run_is_marked_partial(tmp_path, monkeypatch):
@@ -87,4 +87,53 @@ def test_partial_run_is_marked_partial(tmp_path, monkeypatch):
     text = out.read_text()
     assert "partial run, not the committed configuration" in text.splitlines()[0]
     assert "Verdict on this partial run (the rule decides on the full configuration" in text
-    assert text.count("| 21-30 |") == 2
+    assert text.count("| 21-30 |") == 1 + len(tb.CHALLENGERS)  # one row per solver
+
+
+def test_full_configuration_runs_both_challengers():
+    assert tb.is_full(**{k.replace("sample", "sample_"): v for k, v in tb.FULL.items()})
+    assert set(tb.FULL["solvers"].split(",")) == {tb.BASE, *tb.CHALLENGERS}
+
+
+def test_each_challenger_gets_its_rule_and_verdict():
+    fix = [tb.Run(r.snapshot, r.k, r.bin, "cpsat+ti+fix", r.status, r.price, r.bound,
+                  r.moved, r.wall) for r in _rows(80.0) if r.solver == "cpsat+ti"]
+    fix[1] = tb.Run("b", 25, "21-30", "cpsat+ti+fix", "FEASIBLE", 11.0, 9.0, 3, 30.0)
+    text = tb.report(_rows(80.0) + fix, 30.0, ["# title"])
+    assert tb.rule("cpsat+ti") in text and tb.rule("cpsat+ti+fix") in text
+    # cpsat+ti proves b, which cpsat leaves open; the fixed variant proves no more than cpsat
+    ti, fixed = text.split("## The rule for `cpsat+ti+fix`")
+    assert "Verdict: the rule holds." in ti
+    assert "Verdict: the rule does not hold." in fixed
+    assert "proved 21-30: cpsat 1, cpsat+ti+fix 1" in fixed
+
+
+def test_a_variant_runs_its_registered_solver_with_its_options(monkeypatch):
+    from sim import registry
+    from sim.problems import insertion as ins
+    from sim.result import Result, Status
+
+    seen = {}
+
+    def fake(pb, **kw):
+        seen.update(kw)
+        return Result("cpsat+ti", Status.FEASIBLE, 1.0, None, 0.0,
+                      ins.current_schedule(pb))
+
+    monkeypatch.setattr(registry, "solver", lambda fam, name: fake if name == "cpsat+ti"
+                        else pytest.fail(f"resolved {name}"))
+    pb = ins.load(sorted(tb.SNAPSHOTS.glob("*.json"))[0])
+    r = tb.run("cpsat+ti+fix", "x.json", pb, "21-30", 5.0)
+    assert seen == {"time_limit": 5.0, "fixing": True, "backend": "scip"}
+    assert r.solver == "cpsat+ti+fix"
+
+
+@pytest.mark.parametrize("solvers, message", [
+    ("cpsat,nosuch", "unknown solver 'nosuch'"),
+    ("cpsat,cpsat", "a solver named twice"),
+])
+def test_bad_solver_lists_are_refused(solvers, message, capsys, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        tb.main(["--solvers", solvers, "--out", str(tmp_path / "x.md")])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "x.md").exists()

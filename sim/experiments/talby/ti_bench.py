@@ -1,14 +1,16 @@
-"""Default CP-SAT against the ``cpsat+ti`` portfolio on the bundled KTH snapshots.
+"""Default CP-SAT against the ``cpsat+ti`` portfolio, without and with LP reduced-cost
+fixing on SCIP, on the bundled KTH snapshots.
 
 ``python -m sim.experiments.talby.ti_bench`` (the full configuration: every snapshot of
-the waiting-job bins 21-30, 31-50 and 51-70, both solvers, 30 s, seed 0; writes
+the waiting-job bins 21-30, 31-50 and 51-70, the three solvers, 30 s, seed 0; writes
 ``sim/experiments/talby/results/ti_bench.md``). ``--time-limit S``, ``--sample N``
 (``N`` snapshots per bin evenly spaced over the bin's sorted list; 0: all), ``--bins
 lo-hi,...``, ``--solvers a,b`` and ``--files NAME,...`` (named snapshots, in a bin of
 their own) run a part: it is written to ``results/ti_bench.md`` at the repository top
 (git-ignored) or ``--out``, marked partial, and never to the committed file.
 
-Each solver (registry names of the family ``slack_insertion``, seed 0) runs in this
+Each solver (registry names of the family ``slack_insertion``, or a name of
+:data:`VARIANTS`: a registered solver with options; seed 0) runs in this
 process, one run at a time. Per run: waiting jobs k, price, bound, status (OPTIMAL: the
 price and the fewest moved jobs proved), moved jobs (proved when OPTIMAL), wall seconds,
 and the certified gap (:func:`sim.experiments.common.relative_gap` of the price against
@@ -17,8 +19,8 @@ proved (bound within :func:`sim.problems.insertion.price_tolerance` of the price
 wall (a run that did not prove counts as the limit), median certified gap, and the
 snapshots it proved that another solver did not. Then, per snapshot some solver left
 open, which found the lower price; and :func:`verdict`, the rule deciding the family's
-default. The load average is recorded before and after (the machine is shared: only a
-comparison within one run means anything).
+default, for each of :data:`CHALLENGERS` against ``cpsat``. The load average is recorded
+before and after (the machine is shared: only a comparison within one run means anything).
 """
 
 from __future__ import annotations
@@ -44,17 +46,30 @@ from sim.result import Status
 RESULTS = Path(__file__).parent / "results" / "ti_bench.md"
 """The committed results file, written only by the full configuration."""
 FULL = {"time_limit": 30.0, "sample": 0, "bins": "21-30,31-50,51-70",
-        "solvers": "cpsat,cpsat+ti", "files": ""}
+        "solvers": "cpsat,cpsat+ti,cpsat+ti+fix", "files": ""}
 """The full configuration (the defaults of :func:`main`)."""
-BASE, CHALLENGER = "cpsat", "cpsat+ti"
+VARIANTS = {"cpsat+ti+fix": ("cpsat+ti", {"fixing": True, "backend": "scip"})}
+"""Bench names of a registered solver with options (``name -> (registered, options)``):
+``cpsat+ti`` with LP reduced-cost fixing on SCIP."""
+BASE = "cpsat"
+CHALLENGERS = ("cpsat+ti", "cpsat+ti+fix")
+"""Each challenger is decided by :func:`rule` against :data:`BASE` on its own."""
+CHALLENGER = CHALLENGERS[0]
 COUNT_BINS, GAP_BIN = ("21-30", "31-50"), "51-70"
 
-RULE = (f"`{CHALLENGER}` becomes the default of `slack_insertion` iff, in the full "
-        f"configuration's run, it proves (OPTIMAL) at least as many snapshots as `{BASE}` "
-        f"in 21-30 and in 31-50, strictly more in at least one of the two, loses no "
-        f"snapshot that `{BASE}` proves in any bin, and its median certified gap at 51-70 "
-        f"is no worse (not larger, unrounded; a run without a certified gap counts as an "
-        f"infinite gap).")
+
+def rule(challenger: str) -> str:
+    """The rule deciding whether ``challenger`` becomes the family's default, written
+    before the full configuration's run (the same for every challenger)."""
+    return (f"`{challenger}` becomes the default of `slack_insertion` iff, in the full "
+            f"configuration's run, it proves (OPTIMAL) at least as many snapshots as "
+            f"`{BASE}` in 21-30 and in 31-50, strictly more in at least one of the two, "
+            f"loses no snapshot that `{BASE}` proves in any bin, and its median certified "
+            f"gap at 51-70 is no worse (not larger, unrounded; a run without a certified "
+            f"gap counts as an infinite gap).")
+
+
+RULE = rule(CHALLENGER)
 
 
 @dataclass(frozen=True)
@@ -120,9 +135,11 @@ def sample(pool: Sequence[tuple[str, ins.InsertionProblem]], lo: int, hi: int, n
 
 
 def run(name: str, snapshot: str, pb: ins.InsertionProblem, bin_: str, limit: float) -> Run:
-    """Solver ``name`` on ``pb`` with ``limit`` seconds, seed 0."""
+    """Solver ``name`` (registered or in :data:`VARIANTS`) on ``pb`` with ``limit``
+    seconds, seed 0."""
+    registered, options = VARIANTS.get(name, (name, {}))
     t0 = time.perf_counter()
-    r = registry.solver("slack_insertion", name)(pb, time_limit=limit)
+    r = registry.solver("slack_insertion", registered)(pb, time_limit=limit, **options)
     wall = time.perf_counter() - t0
     moved = ins.moved(pb, r.solution) if r.solution is not None else None
     return Run(snapshot, pb.k, bin_, name, r.status.value, r.objective, r.bound, moved, wall,
@@ -205,7 +222,7 @@ def price_rows(rows: Sequence[Run]) -> list[list[object]]:
 
 def verdict(rows: Sequence[Run], base: str = BASE, challenger: str = CHALLENGER
             ) -> tuple[bool, list[str]]:
-    """Whether :data:`RULE` holds for ``challenger`` against ``base`` on ``rows``, and one
+    """Whether :func:`rule` holds for ``challenger`` against ``base`` on ``rows``, and one
     line per clause with its figures."""
     def proved(s: str, b: str | None = None) -> set[str]:
         return {r.snapshot for r in rows if r.solver == s and r.proved and b in (None, r.bin)}
@@ -235,13 +252,15 @@ def report(rows: Sequence[Run], limit: float, header: Sequence[str], full: bool 
     ``full=False``, marked as deciding nothing), the per-bin table, the price comparison
     on open snapshots, and the per-run table."""
     solvers = list(dict.fromkeys(r.solver for r in rows))
-    lines = [*header, "", "## The rule (written before the run)", "", RULE, ""]
-    if {BASE, CHALLENGER} <= set(solvers):
-        holds, why = verdict(rows)
+    lines = list(header)
+    for c in (c for c in CHALLENGERS if {BASE, c} <= set(solvers)):
+        holds, why = verdict(rows, challenger=c)
         scope = "" if full else " on this partial run (the rule decides on the full " \
             "configuration only)"
-        lines += [f"Verdict{scope}: the rule {'holds' if holds else 'does not hold'}.", "",
-                  *(f"- {x}" for x in why), ""]
+        lines += ["", f"## The rule for `{c}` (written before the run)", "", rule(c), "",
+                  f"Verdict{scope}: the rule {'holds' if holds else 'does not hold'}.", "",
+                  *(f"- {x}" for x in why)]
+    lines.append("")
     lines += ["## Per bin and solver", "",
               *markdown_table(["k", "solver", "runs", "proved", "price proved",
                                f"median s (limit {limit:g})", "median cert. gap",
@@ -285,8 +304,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--bins: expected lo-hi,..., got {a.bins!r}")
     solvers = a.solvers.split(",")
     for s in solvers:
-        if s not in registry.SOLVERS["slack_insertion"]:
-            ap.error(f"--solvers: unknown solver {s!r} of slack_insertion")
+        if s not in registry.SOLVERS["slack_insertion"] and s not in VARIANTS:
+            ap.error(f"--solvers: unknown solver {s!r} of slack_insertion (registered, or "
+                     f"one of {', '.join(VARIANTS)})")
+    if len(set(solvers)) < len(solvers):
+        ap.error(f"--solvers: a solver named twice in {a.solvers!r}")
     for f in filter(None, a.files.split(",")):
         if not (SNAPSHOTS / f).is_file():
             ap.error(f"--files: no snapshot {f!r} in {SNAPSHOTS}")
