@@ -10,9 +10,12 @@ their whole run: no two of them ever overlap, and the other workers run single-p
 tests beside them (a timed test so gets about two thirds of a core; its bounds hold on a
 loaded machine). Without xdist the tests run one at a time anyway.
 
-numba compiles its kernels at their first call and caches them on disk; two workers that
-reach a kernel before it is cached both compile it (minutes of CPU in a fresh clone). In a
-whole run on xdist, each group of kernels is compiled by one worker under a lock of its
+The tests that run numba's kernels (the compiled engines against their Python references)
+are marked ``compiled``: the default run leaves them out (compiling the kernels costs
+about 100 s of CPU in a fresh clone), the README's test command (CI) runs them. numba
+compiles its kernels at their first call and caches them on disk; two workers that reach a
+kernel before it is cached both compile it. In a whole run on xdist that selects
+``compiled`` tests, each group of kernels is compiled by one worker under a lock of its
 own, the workers starting from different groups, and the other worker loads it from the
 cache (:func:`_kernels_compiled_once`). The time-sharing cluster's kernels serve one test
 file only (``tests/timeshare/test_csm_compiled.py``): a worker that did not compile them
@@ -119,12 +122,14 @@ def _compile_csm() -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _kernels_compiled_once(request: pytest.FixtureRequest,
                            tmp_path_factory: pytest.TempPathFactory) -> None:
-    """In a whole run on xdist, compile each group of numba kernels under its own lock,
-    worker ``gw<i>`` starting from group ``i``: the first to take a group's lock compiles
-    it, the others find it in numba's cache."""
+    """In a whole run on xdist that selects ``compiled`` tests, compile each group of numba
+    kernels under its own lock, worker ``gw<i>`` starting from group ``i``: the first to
+    take a group's lock compiles it, the others find it in numba's cache."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if (fcntl is None or not worker.startswith("gw") or len(request.session.items) < WHOLE_RUN
-            or importlib.util.find_spec("numba") is None):
+    items = request.session.items
+    if (fcntl is None or not worker.startswith("gw") or len(items) < WHOLE_RUN
+            or importlib.util.find_spec("numba") is None
+            or not any(i.get_closest_marker("compiled") for i in items)):
         return
     groups = [("batch", _compile_batch), ("csm", _compile_csm)]
     first = int(worker[2:]) % len(groups)

@@ -15,6 +15,7 @@ import importlib
 import pytest
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.compiled
 
 from numba.core import types  # noqa: E402
 

@@ -40,7 +40,7 @@ SETUP_MARK = "python3 -m venv"
 MAIN_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,plots]' && "
                 ".venv/bin/schedsearch compare KTH-SP2 --procs 128")
 TEST_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test,plots]' && "
-                ".venv/bin/python -m pytest -q -n 3")
+                ".venv/bin/python -m pytest -q -n 3 -m 'not slow'")
 TIMEOUT_S = 120  # per block: a quick block takes a few seconds; this only stops a hang
 
 
@@ -116,6 +116,15 @@ def test_setup_commands_verbatim_and_ci_runs_the_test_command():
     assert text.index(MAIN_COMMAND) < text.index("## What it is")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert TEST_COMMAND in ci.splitlines(), ".ci/run does not run the README's test command"
+
+
+def test_ci_runs_the_compiled_set_the_default_run_leaves_out():
+    """The default run leaves out ``slow`` and ``compiled``; the README's command (CI)
+    overrides the selection with ``-m 'not slow'``, so it runs the compiled set too."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.findall(r"^addopts = (.*)$", pyproject, re.M) == [
+        '"-m \'not slow and not compiled\'"']
+    assert TEST_COMMAND.endswith("-m 'not slow'")
 
 
 def test_readme_is_a_guide_not_a_notebook():

@@ -52,8 +52,13 @@ class Straightforward(Conservative):
             res[job.id] = t
 
 
-needs_numba = pytest.mark.skipif(backfill._compress_kernel() is None,
-                                 reason="numba not installed (the compiled pass is optional)")
+_numba = pytest.mark.skipif(backfill._compress_kernel() is None,
+                            reason="numba not installed (the compiled pass is optional)")
+
+
+def needs_numba(test):
+    """Run ``test`` only with numba, in the ``compiled`` set (tests/conftest.py)."""
+    return pytest.mark.compiled(_numba(test))
 
 
 @pytest.fixture

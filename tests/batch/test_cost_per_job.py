@@ -40,7 +40,7 @@ def cpu_per_job(workload: Workload, policy: str, engine: str, runs: int = 3) -> 
     return best / len(workload)
 
 
-@pytest.mark.parametrize("engine", ["python", "compiled"])
+@pytest.mark.parametrize("engine", ["python", pytest.param("compiled", marks=pytest.mark.compiled)])
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
 def test_cost_per_job_does_not_grow_with_the_number_of_jobs(workloads, policy, engine):
     small, large = workloads

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.compiled
 
 from heuristics.backfill import EASY  # noqa: E402
 from instances.synthetic import random_workload  # noqa: E402

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.compiled
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

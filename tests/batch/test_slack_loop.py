@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.compiled
 
 from schedules import assert_same_schedule  # noqa: E402
 

@@ -233,6 +233,7 @@ def test_every_family_generates_instances_its_default_solver_solves(family, tmp_
     assert d["status"] in ("OPTIMAL", "FEASIBLE")
 
 
+@pytest.mark.compiled
 def test_engine_compiled_gives_the_python_engine_metrics_and_refuses_by_name(tmp_path):
     rows = {}
     for engine in ("python", "compiled"):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.compiled
 
 from heuristics.backfill import EASY  # noqa: E402
 from instances.kresource import KResourceSpec, generate  # noqa: E402

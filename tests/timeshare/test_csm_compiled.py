@@ -21,7 +21,8 @@ from sim.timeshare.fast import mt  # noqa: E402
 from sim.timeshare.policy import Policy  # noqa: E402
 from sim.timeshare.workload import CSMConfig, generate  # noqa: E402
 
-pytestmark = pytest.mark.usefixtures("csm_kernels")  # compiled once (tests/conftest.py)
+pytestmark = [pytest.mark.compiled,
+              pytest.mark.usefixtures("csm_kernels")]  # compiled once (tests/conftest.py)
 
 # memory load 1.5 on 8 nodes: nodes run out of memory (CSM mode), jobs exchange
 # messages, pages fault and are evicted; small enough for ~0.5 s per Python run

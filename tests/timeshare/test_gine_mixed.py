@@ -29,6 +29,7 @@ def test_scale_names_its_own_directory(monkeypatch, tmp_path):
     assert mixed.base(1.5, 0.01).tc_scale == mixed.base(1.5, 0.01).mem_scale == 0.01
 
 
+@pytest.mark.compiled
 def test_tiny_scaled_run_writes_where_it_should(monkeypatch, tmp_path, capsys):
     """A 1-seed run at scale 0.01 with 4 distributed jobs: a partial run in its own
     directory, calibrated at its scale, every point of the part run with that scale."""
@@ -75,6 +76,7 @@ def test_bad_mfreq_is_refused_naming_the_option(capsys, tmp_path, value):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.compiled
 def test_mfreq_subset_and_tpn_write_their_own_directory_and_cost(monkeypatch, tmp_path):
     """``--mfreq 20 1000`` names its directory; ``tpn`` runs RR at the calibration point
     with local tasks counted and not; ``cost.json`` records every point run."""
