@@ -11,8 +11,9 @@ tests beside them (a timed test so gets about two thirds of a core; its bounds h
 loaded machine). Without xdist the tests run one at a time anyway.
 
 The tests that run numba's kernels (the compiled engines against their Python references)
-are marked ``compiled``: the default run leaves them out (compiling the kernels costs
-about 100 s of CPU in a fresh clone), the README's test command (CI) runs them. numba
+are marked ``compiled`` and a study's quick runs end to end ``study``: the default run
+leaves both out (compiling the kernels alone costs about 100 s of CPU in a fresh clone),
+the README's test command (CI) runs them. numba
 compiles its kernels at their first call and caches them on disk; two workers that reach a
 kernel before it is cached both compile it. In a whole run on xdist that selects
 ``compiled`` tests, each group of kernels is compiled by one worker under a lock of its

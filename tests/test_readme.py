@@ -118,12 +118,12 @@ def test_setup_commands_verbatim_and_ci_runs_the_test_command():
     assert TEST_COMMAND in ci.splitlines(), ".ci/run does not run the README's test command"
 
 
-def test_ci_runs_the_compiled_set_the_default_run_leaves_out():
-    """The default run leaves out ``slow`` and ``compiled``; the README's command (CI)
-    overrides the selection with ``-m 'not slow'``, so it runs the compiled set too."""
+def test_ci_runs_the_sets_the_default_run_leaves_out():
+    """The default run leaves out ``slow``, ``compiled`` and ``study``; the README's
+    command (CI) overrides the selection with ``-m 'not slow'``, so it runs the other two."""
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.findall(r"^addopts = (.*)$", pyproject, re.M) == [
-        '"-m \'not slow and not compiled\'"']
+        '"-m \'not slow and not compiled and not study\'"']
     assert TEST_COMMAND.endswith("-m 'not slow'")
 
 

@@ -16,6 +16,7 @@ def run_files(out: Path, *args: str) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
 
+@pytest.mark.study
 def test_the_quick_december_run_twice_gives_identical_files(tmp_path: Path) -> None:
     # a tiny deterministic budget, so that searches are stopped by it, not only proved
     args = ("--dtime", "0.001", "--time-limit", "60")

@@ -21,6 +21,7 @@ def _bare(rec: dict) -> dict:
     return out
 
 
+@pytest.mark.study
 def test_an_e2e_month_under_a_deterministic_limit_is_the_same_twice() -> None:
     # a tiny budget, so that some calls are stopped by it rather than proved
     first, second = (gaps.e2e_month("1996-12", 60.0, dtime=0.001, max_jobs=200)
@@ -44,6 +45,7 @@ def _untimed(text: str) -> str:
     return "\n".join(x for x in text.splitlines() if not x.startswith("Run time:"))
 
 
+@pytest.mark.study
 def test_the_gaps_table_under_a_deterministic_limit_is_the_same_twice(tmp_path,
                                                                      monkeypatch) -> None:
     monkeypatch.setattr(gaps, "RESULTS", tmp_path)

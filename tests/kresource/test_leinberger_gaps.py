@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from sim.experiments.leinberger import figs
 
 # tiny deterministic budgets, so that searches are stopped by them, not only proved
@@ -20,6 +22,7 @@ def run_files(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.suffix != ".png"}
 
 
+@pytest.mark.study
 def test_the_gaps_run_twice_gives_identical_files(tmp_path: Path) -> None:
     first = run_files(tmp_path / "out")
     second = run_files(tmp_path / "out")

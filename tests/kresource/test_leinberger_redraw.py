@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from sim.experiments.leinberger import figs
 
 RESULTS = Path(figs.__file__).resolve().parent / "results"
@@ -18,6 +20,7 @@ def _png_size(path: Path) -> tuple[int, int]:
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
+@pytest.mark.study
 def test_plot_only_redraws_both_figures_from_the_json(tmp_path, capsys):
     shutil.copy(RESULTS / "fig2.json", tmp_path / "fig2.json")
     before = (tmp_path / "fig2.json").read_bytes()
@@ -48,6 +51,7 @@ def test_few_seed_cells_do_not_set_the_y_range():
     assert figs.seed_count({}) == figs.FEW_SEEDS
 
 
+@pytest.mark.study
 def test_stationary_figures_redraw_with_uneven_seed_counts(tmp_path):
     # the committed protocol S cells at K = 2 (kept small: two panels across)
     data = json.loads((RESULTS / "stationary" / "fig2.json").read_text())
