@@ -13,14 +13,14 @@ loaded machine). Without xdist the tests run one at a time anyway.
 The tests that run numba's kernels (the compiled engines against their Python references)
 are marked ``compiled`` and a study's quick runs end to end ``study``: the default run
 leaves both out (compiling the kernels alone costs about 100 s of CPU in a fresh clone),
-the README's test command (CI) runs them. numba
-compiles its kernels at their first call and caches them on disk; two workers that reach a
-kernel before it is cached both compile it. In a whole run on xdist that selects
-``compiled`` tests, each group of kernels is compiled by one worker under a lock of its
-own, the workers starting from different groups, and the other worker loads it from the
-cache (:func:`_kernels_compiled_once`). The time-sharing cluster's kernels serve one test
-file only (``tests/timeshare/test_csm_compiled.py``): a worker that did not compile them
-does not wait for them at the start; that file's tests wait (:func:`csm_kernels`).
+the README's test command (CI) runs them. numba compiles its kernels at their first call
+and caches them on disk; two workers that reach a kernel before it is cached both compile
+it. In a whole run on xdist that selects ``compiled`` tests, each group of kernels is
+compiled by one worker under a lock of its own, the workers starting from different
+groups, and the other worker loads it from the cache (:func:`_kernels_compiled_once`).
+The time-sharing cluster's kernels serve one test file only
+(``tests/timeshare/test_csm_compiled.py``): a worker that did not compile them does not
+wait for them at the start; that file's tests wait (:func:`csm_kernels`).
 """
 
 from __future__ import annotations
