@@ -65,7 +65,7 @@ def test_rule_holds_and_fails_on_each_clause():
 
 def test_report_has_rule_verdict_and_tables():
     text = tb.report(_rows(80.0), 30.0, ["# title"])
-    assert tb.RULE in text and "Verdict: the rule holds." in text
+    assert tb.rule("cpsat+ti") in text and "Verdict: the rule holds." in text
     assert "| 51-70 | cpsat+ti | 1 | 0 | 0 | 30.0 | 10.00% | - |" in text
 
 
