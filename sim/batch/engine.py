@@ -15,7 +15,7 @@ on-disk cache, and a kernel's very first use on a machine compiles it (30-90 s o
 - the kernels are compiled and cached on this machine (:mod:`sim.batch.fast.cache`):
   ``auto`` never starts a compile (``schedsearch compile`` does, once),
 - and the compiled engine runs this policy with these options
-  (:func:`sim.batch.fast.run.unsupported`);
+  (:func:`sim.batch.fast.support.unsupported`);
 
 else the Python engine. The choice and its reason go into the schedule
 (``Schedule.engine``, ``Schedule.engine_reason``) and a run's output.
@@ -92,7 +92,7 @@ def engine_choice(workload: Workload, policy: Policy, *, overrun: str = "kill") 
     if not cache.kernels_cached(kernels):  # imports numba only if an index file exists
         return EngineChoice("python", "auto: the compiled kernels are not compiled on this "
                                       "machine (schedsearch compile)")
-    from sim.batch.fast.run import unsupported
+    from sim.batch.fast.support import unsupported
 
     why = unsupported(policy, workload, overrun=overrun)
     if why is not None:

@@ -42,7 +42,7 @@ def simulate(
         ``"python"``: :func:`sim.batch.reference.simulate_python`, the reference.
         ``"compiled"`` runs :func:`sim.batch.fast.run.simulate_compiled` (numba): the same
         schedule for the policies it implements, a ValueError naming anything else
-        (``sim.batch.fast.run.unsupported``). ``"auto"`` runs whichever
+        (``sim.batch.fast.support.unsupported``). ``"auto"`` runs whichever
         :func:`sim.batch.engine.engine_choice` picks for this workload and policy (the
         schedule is the same either way) and records why in ``Schedule.engine_reason``.
     dependencies : mapping, optional
@@ -76,10 +76,12 @@ def simulate(
         schedule = simulate_python(workload, policy, overrun=overrun, progress=progress,
                                    dependencies=dependencies)
     elif engine == "compiled":
-        from sim.batch.fast.run import simulate_compiled, unsupported
+        from sim.batch.fast.support import refuse_unsupported
 
-        if unsupported(policy, workload, overrun=overrun) is None:  # else refused, no compile
-            _say_if_compiling(policy)
+        refuse_unsupported(policy, workload, overrun=overrun)  # before numba is imported
+        from sim.batch.fast.run import simulate_compiled
+
+        _say_if_compiling(policy)
         schedule = simulate_compiled(workload, policy, overrun=overrun, progress=progress)
     else:
         raise ValueError(f"engine must be one of {ENGINE_CHOICES}, got {engine!r}")

@@ -289,7 +289,7 @@ def _simulator(specs: Sequence[Any], args: argparse.Namespace) -> list[Any]:
             if f:
                 raise ValueError(feedback_foreign_error(s.name))
     if args.engine == "compiled":  # a policy the engine does not run: before the trace
-        from sim.batch.fast.run import unsupported
+        from sim.batch.fast.support import unsupported
 
         for s, f in zip(specs, foreign, strict=True):
             why = None if f else unsupported(s.build())

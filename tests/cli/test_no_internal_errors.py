@@ -137,3 +137,14 @@ def test_tsafrir_explicit_maximum_too_small_is_refused():
     w = Workload((Job(1, 0, 10, 10, (1,)),), (4,))
     with pytest.raises(ValueError, match=r"max_estimate 4000 s: .* give at least 5701 s"):
         add_estimates(w, 0, max_estimate=4000)
+
+
+def test_a_policy_the_compiled_engine_does_not_run_is_named_without_numba_too(tmp_path):
+    """The compiled engine's refusal of a policy it does not implement is decided without
+    numba: installing numba would not make the run possible, so the error says why."""
+    trace = tmp_path / "short.swf"
+    trace.write_text(SHORT)
+    r = _without("numba", "simulate", str(trace), "--policy", "easy++", "--engine",
+                 "compiled", "--quiet")
+    _one_line_error(r, "the compiled engine does not support", "easy++")
+    assert "numba" not in r.stderr

@@ -11,8 +11,9 @@ the slot search of :mod:`heuristics.slack_kernel` in one compiled call); a run t
 records its insertion problems or checks each schedule runs the Python event loop and
 scheduler with the compiled slot search. Both make the same decisions, hence the same
 schedule (:mod:`tests.batch.test_slack_loop`, :mod:`tests.batch.test_slack_kernel`). What
-the compiled engine does not implement is refused by :func:`unsupported` with a
-``ValueError`` naming it. Times are integer seconds.
+the compiled engine does not implement is refused by
+:func:`sim.batch.fast.support.unsupported` (which needs no numba) with a ``ValueError``
+naming it. Times are integer seconds.
 
 Importing this module needs numba (``pip install 'schedsearch[fast]'``); the kernel is
 compiled once and cached on disk (``cache=True``).
@@ -30,14 +31,13 @@ import numpy as np
 from heuristics.compress_kernel import ERRORS
 from instances.job import Workload
 from sim.batch.fast import kernel as K
-from sim.batch.policy import MachineInfo, compiled_kernels, guarantee_terms
-from sim.batch.schedule import OVERRUN_MODES, PolicyError, Schedule
+from sim.batch.fast.support import refuse_unsupported
+from sim.batch.policy import MachineInfo, guarantee_terms
+from sim.batch.schedule import PolicyError, Schedule
 
 _SELECT = {"ff": K.FF, "bl": K.BL, "bb": K.BB}
 _FALLBACK = {"ff": K.FB_FF, "next": K.FB_NEXT, "stop": K.FB_STOP}
 _COMPRESSION = {"arrival": K.C_ARRIVAL, "start": K.C_START, "now": K.C_NOW, "none": K.C_NONE}
-#: BL's resource sets are bit masks of an int64
-MAX_K = 62
 
 
 def _policy_code(policy: Any) -> int | None:
@@ -45,79 +45,6 @@ def _policy_code(policy: Any) -> int | None:
 
     return {FCFS: K.FCFS, EASY: K.EASY, Conservative: K.CONS,
             Unconstrained: K.UNC}.get(type(policy))
-
-
-def _slack_unsupported(policy: Any) -> str | None:
-    """Why the slack scheduler ``policy`` cannot run with the compiled search, or None."""
-    from heuristics.slack import ORDERS, Inserter
-    from sim.batch.slack_scheduler import SlackScheduler
-
-    if type(policy) is not SlackScheduler:  # the compiled loop runs the class's own steps
-        return (f"policy {type(policy).__name__}, a subclass of SlackScheduler (the "
-                "compiled engine runs SlackScheduler itself)")
-    ins = policy.inserter
-    if type(ins) is not Inserter:
-        return (f"the slack scheduler with inserter {type(ins).__name__} (the compiled "
-                "engine runs heuristics.slack.Inserter's compress orders)")
-    if ins.order not in ORDERS:
-        return f"the slack scheduler's order {ins.order!r} (it runs {', '.join(ORDERS)})"
-    if not ins.fast:
-        return "the slack scheduler's Profile-based reference search (fast=False)"
-    if ins.zero_slack != "move":
-        return f"the slack scheduler's zero_slack={ins.zero_slack!r} (it runs 'move')"
-    return None
-
-
-def unsupported(policy: Any, workload: Workload | None = None, **options: Any) -> str | None:
-    """Why the compiled engine cannot run this simulation, or None when it can.
-
-    The compiled engine implements exactly the classes ``FCFS``, ``EASY``, ``Conservative``
-    and ``Unconstrained`` of :mod:`heuristics.backfill` (not their subclasses), with every
-    value of their options (``select``, ``window``, ``fullness``, ``bl_fallback``,
-    ``bl_fullness``, ``ties``, ``compression``; ``compiled`` changes nothing; a
-    ``predictor`` other than ``"user"`` is refused: the policy then declares no
-    ``compiled_kernels()``), on a
-    workload with submit times >= 0 and, with BL, at most ``MAX_K`` resources. Any further
-    keyword in ``options`` (an engine option added to the Python engine, such as
-    ``progress``) is refused unless it is None; ``overrun`` must be one of
-    ``OVERRUN_MODES``. The slack scheduler (:class:`sim.batch.slack_scheduler.SlackScheduler`)
-    runs with a :class:`heuristics.slack.Inserter` of one of the compress orders
-    ``heuristics.slack.ORDERS`` on its fast search with ``zero_slack="move"`` (the class
-    itself, not a subclass).
-    """
-    from sim.batch.slack_scheduler import SlackScheduler
-
-    if isinstance(policy, SlackScheduler):
-        why = _slack_unsupported(policy)
-        if why is not None:
-            return why
-        return _unsupported_option(options)
-    if _policy_code(policy) is None:
-        return (f"policy {type(policy).__name__} ({getattr(policy, 'name', '?')}; the "
-                "compiled engine runs FCFS, EASY, Conservative and Unconstrained of "
-                "heuristics.backfill and the slack scheduler's compress orders)")
-    if not compiled_kernels(policy):  # e.g. EASY planning with runtime predictions
-        return (f"policy {policy.name} (it declares no compiled kernel: it plans with "
-                "runtime predictions, the compiled engine with the requests)")
-    if workload is not None:
-        cols = workload.columns()
-        if len(cols) and cols.submit[0] < 0:
-            return f"negative submit times (job {cols.id[0]})"
-        if policy.params["select"] == "bl" and workload.K > MAX_K:
-            return f"select='bl' with K = {workload.K} > {MAX_K} resources"
-    return _unsupported_option(options)
-
-
-def _unsupported_option(options: dict[str, Any]) -> str | None:
-    """The first simulation option the compiled engine does not run (every option but
-    ``overrun`` in :data:`OVERRUN_MODES` must be None), as ``name=value``; None if none."""
-    for name, value in options.items():
-        if name == "overrun":
-            if value not in OVERRUN_MODES:
-                return f"overrun={value!r}"
-        elif value is not None:
-            return f"{name}={value!r}"
-    return None
 
 
 def arrays(workload: Workload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -159,9 +86,7 @@ def simulate_compiled(workload: Workload, policy: Any, *, overrun: str = "kill",
     ``guarantees()`` are the Python engine's) but not driven. ``progress`` is called once,
     with the number of jobs, at the end. Raises ValueError naming what is not supported.
     """
-    why = unsupported(policy, workload, overrun=overrun)
-    if why is not None:
-        raise ValueError(f"the compiled engine does not support {why}; use engine='python'")
+    refuse_unsupported(policy, workload, overrun=overrun)
     from sim.batch.slack_scheduler import SlackScheduler
 
     if isinstance(policy, SlackScheduler):

@@ -267,11 +267,11 @@ def run_units(task: dict[str, Any]) -> list[str]:
 
 def _engine_for(policy: Any, workload: Any, engine: str) -> str:
     """``engine`` when it runs ``policy`` ("compiled" only for the policies the compiled
-    engine implements, :func:`sim.batch.fast.run.unsupported`; it gives the Python
+    engine implements, :func:`sim.batch.fast.support.unsupported`; it gives the Python
     engine's schedule), else "python"."""
     if engine == "python":
         return engine
-    from sim.batch.fast.run import unsupported
+    from sim.batch.fast.support import unsupported
 
     return engine if unsupported(policy, workload) is None else "python"
 
