@@ -148,3 +148,16 @@ def test_a_policy_the_compiled_engine_does_not_run_is_named_without_numba_too(tm
                  "compiled", "--quiet")
     _one_line_error(r, "the compiled engine does not support", "easy++")
     assert "numba" not in r.stderr
+
+
+def test_the_engine_bench_without_numba_is_a_one_line_refusal(tmp_path):
+    """The bench module imports without numba (every experiment module does) and its
+    command refuses in one line naming the extra, before it writes anything."""
+    code = ("import sys; sys.modules['numba'] = None; "
+            "from sim.experiments.engine.engine_bench import main; raise SystemExit(main([]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300,
+                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "pip install 'schedsearch[fast]'" in r.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -37,13 +37,17 @@ import time
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from instances.atomic import write_atomic
 from instances.job import Workload
 from sim.argparser import Parser
 from sim.experiments import common as provenance
 from sim.experiments.common import PARTIAL_DIR
+
+try:
+    from numba import njit
+except ImportError:  # main refuses in one line; the module still imports
+    njit = None
 
 RESULTS = Path(__file__).parent / "results"
 #: the (policy, K) cases of the full configuration
@@ -52,8 +56,7 @@ CASES = (("easy", 1), ("conservative", 1), ("easy", 4), ("easy-bl", 4), ("easy-b
 TRACES = ("lublin_256", "SDSC-BLUE")
 
 
-@njit(cache=True)
-def reference_easy(submit, runtime, requested, procs, capacity):
+def _reference_easy(submit, runtime, requested, procs, capacity):
     """EASY on one resource, jobs killed at their request; returns the start times (s)."""
     n = submit.shape[0]
     start = np.full(n, -1, np.int64)
@@ -135,6 +138,10 @@ def reference_easy(submit, runtime, requested, procs, capacity):
     return start
 
 
+#: the compiled reference (None without numba)
+reference_easy = None if njit is None else njit(cache=True)(_reference_easy)
+
+
 def with_resources(w: Workload, K: int, *, seed: int = 1) -> Workload:
     """``w``'s jobs with K - 1 more resources of the processors' capacity, each job needing
     ``round(processors * u)`` of each, ``u`` uniform in [0.5, 1.5] (clipped to the
@@ -174,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", default=",".join(f"{p}:{k}" for p, k in CASES),
                     help="comma-separated policy:K cases to time (a partial run)")
     args = ap.parse_args(argv)
+    if reference_easy is None:
+        ap.error("numba is not installed (pip install 'schedsearch[fast]'): this bench times "
+                 "the compiled engine")
     known = {f"{p}:{k}": (p, k) for p, k in CASES}
     wanted = args.cases.split(",")
     bad = [c for c in wanted if c not in known]
