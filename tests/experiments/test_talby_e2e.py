@@ -79,7 +79,6 @@ def test_a_gaps_run_off_its_full_configuration_leaves_the_committed_table(
 
 
 # ------------------------------------------------------------ differential priorities
-@pytest.mark.study
 def test_differential_priorities_reach_every_policy_of_the_run() -> None:
     """Table 3's table changes the heuristic and the optimal schedules of a month slice,
     and its groups are the log's every fifth job."""
