@@ -94,6 +94,20 @@ def test_never_worse_than_the_exhaustive_search_under_table3_priorities(seed):
             assert ins.moved(pb, rc.solution) <= ins.moved(pb, rh.solution), order
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_model_strengthening_loses_nothing_under_table3_priorities(seed):
+    """Jobs of one size (n, t) at different weights, Table 3's priority levels among
+    them, are what the swap orders of the strengthened model act on: it finds the plain
+    model's optimum (capacity 4 and t <= 2 make same-size jobs common)."""
+    pb = table3(ins.random_problem(100 + seed, 7, capacity=4, max_t=2, max_slack=15,
+                                   new=seed % 4 != 0), seed)
+    full = si.solve_cpsat(pb, dominant=False, tighten=False, symmetry=False)
+    dom = si.solve_cpsat(pb)
+    assert full.status is dom.status is Status.OPTIMAL
+    assert dom.objective == pytest.approx(full.objective, abs=tol(dom, full))
+    assert ins.moved(pb, dom.solution) == ins.moved(pb, full.solution)
+
+
 def _one_slot(p_waiting: float, p_new: float) -> InsertionProblem:
     """One processor; waiting job 1 (2 s long) at 0 with 5 s of slack; a new job of
     1 s. Either it waits 2 s (price 2) or it runs first and delays job 1 by 1 s (price
