@@ -406,7 +406,6 @@ def e2e_prio_month(label: str, time_limit: float, dtime: float | None = None,
 
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
-    from sim.experiments.talby.december import environment
 
     month = _month(label)
     if max_jobs is not None:
@@ -415,8 +414,9 @@ def e2e_prio_month(label: str, time_limit: float, dtime: float | None = None,
     high = np.fromiter((j.id in high_ids for j in month.jobs), dtype=bool,
                        count=len(month.jobs))
     rec: dict = {"command": provenance.command(), "commit": provenance.commit(),
-                 "environment": environment(), "month": label, "priorities": "differential",
-                 "jobs": len(month.jobs), "high_jobs": int(high.sum()),
+                 "environment": provenance.environment(), "month": label,
+                 "priorities": "differential", "jobs": len(month.jobs),
+                 "high_jobs": int(high.sum()),
                  "time_limit": time_limit, "dtime": dtime}
     starts = {}
     for order in PRIO_ORDERS:
