@@ -98,6 +98,20 @@ def command(argv: list[str] | None = None) -> str:
     return shlex.join(args)
 
 
+def environment() -> str:
+    """What a deterministic run's results may depend on besides the command and the
+    commit: the Python and OR-Tools versions and the machine's architecture (never the
+    load or a time, so that two runs of one command write the same bytes)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ortools = version("ortools")
+    except PackageNotFoundError:
+        ortools = "not installed"
+    return f"Python {platform.python_version()}, OR-Tools {ortools}, {platform.machine()}"
+
+
 def load_average() -> str:
     """The 1, 5 and 15 minute load averages, ``"a / b / c"``."""
     return " / ".join(f"{x:.1f}" for x in os.getloadavg())

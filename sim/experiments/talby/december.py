@@ -35,7 +35,6 @@ marked PARTIAL). Times are seconds.
 from __future__ import annotations
 
 import json
-import platform
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -53,6 +52,7 @@ from sim.experiments.common import (
     PARTIAL_DIR,
     command,
     commit,
+    environment,
     load_average,
     markdown_row,
     markdown_table,
@@ -70,16 +70,6 @@ WIDTH = ((1, 1), (2, 8), (9, 32), (33, 128))
 LENGTH = ((0, 900), (901, 3600), (3601, 14400), (14401, 10**9))
 SEED = 0
 """CP-SAT's ``random_seed`` in every call (one worker, so the search is deterministic)."""
-
-
-def environment() -> str:
-    """What the schedules may depend on besides the command and the commit: the Python and
-    OR-Tools versions and the machine's architecture (never the load or a time, so that two
-    runs of one command write the same bytes)."""
-    from importlib.metadata import version
-
-    return (f"Python {platform.python_version()}, OR-Tools {version('ortools')}, "
-            f"{platform.machine()}")
 
 
 class Recorder:

@@ -26,6 +26,16 @@ Two parts, each one command:
     Each month is written to ``results/slack_e2e_<month>.json`` (with its command and
     commit); ``results/slack_e2e.md`` is rebuilt from all month files present, so months
     can run as separate processes.
+``python -m sim.experiments.talby.gaps e2e --priorities differential [--months ...] [...]``
+    The same months under Table 3's differential priorities (``instances.priorities``'
+    ``fifth``: every fifth job of the whole log UP = PP = 1, the others 0; the report's
+    default reading of priorities and slack): AST, AAT and DP (the orders section 3.3
+    calls "probably the best that can be expected") against ``slack-optimal`` with the
+    same priority table, average wait of all, high-priority and ordinary jobs. Each
+    month is written to ``results/slack_e2e_prio_<month>.json`` and the table to
+    ``results/slack_e2e_prio.md``; the equal-priority files are never touched. These
+    files hold no wall-clock time or load (the run prints them), so two runs of one
+    command at one commit write the same bytes while the guard never fires.
 
 Times are seconds; prices are processor-seconds weighted as in ``sim.problems.insertion``.
 """
@@ -35,9 +45,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 import time
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -195,16 +207,63 @@ def gaps(kmax: int, time_limit: float, exhaustive_k: int = 6, compress: str = "h
 
 
 # ---------------------------------------------------------------------------- end to end
-def _month(label: str):
+#: The e2e part's priority settings: ``equal`` (UP = PP = 0 for every job) and
+#: ``differential`` (Table 3: ``instances.priorities``' ``fifth`` scenario, gap 2).
+PRIORITIES = ("equal", "differential")
+#: The compress orders run beside the optimum under differential priorities: the three
+#: whose closeness section 3.3 reads as "probably the best that can be expected".
+PRIO_ORDERS = ("AST", "AAT", "DP")
+_MONTH_FILE = re.compile(r"\d{4}-\d{2}")
+
+
+def _log():
+    """KTH-SP2 on 128 processors, read once per process."""
     from instances.bundled import trace_path
-    from instances.months import split_months
     from instances.swf import read_swf
 
-    w = read_swf(trace_path("KTH-SP2"), procs=128)
-    for lab, m in split_months(w):
-        if lab == label:
-            return m
-    raise ValueError(f"no month {label!r} in KTH-SP2")
+    return read_swf(trace_path("KTH-SP2"), procs=128)
+
+
+@cache
+def _months() -> dict:
+    """``{label: month}`` of the KTH log, in calendar order."""
+    from instances.months import split_months
+
+    return dict(split_months(_log()))
+
+
+@cache
+def _priority_table() -> tuple[dict[int, tuple[float, float]], frozenset[int]]:
+    """Table 3's ``fifth`` scenario over the whole log (positions count over the log,
+    not the month): the table ``{job id: (UP, PP)}`` and the high-priority job ids."""
+    from instances.priorities import high_priority_ids, priorities_of
+
+    w = _log()
+    return priorities_of(w, "fifth"), frozenset(high_priority_ids(w))
+
+
+def _month(label: str):
+    months = _months()
+    if label not in months:
+        raise ValueError(f"no month {label!r} in KTH-SP2")
+    return months[label]
+
+
+def e2e_files(priorities: str) -> tuple[str, str]:
+    """The file names of a priority setting: ``(month file prefix, table)``; the
+    differential setting's never coincide with the equal one's."""
+    if priorities not in PRIORITIES:
+        raise ValueError(f"priorities must be one of {PRIORITIES}, got {priorities!r}")
+    return (("slack_e2e_", "slack_e2e.md") if priorities == "equal"
+            else ("slack_e2e_prio_", "slack_e2e_prio.md"))
+
+
+def _month_files(priorities: str) -> list[Path]:
+    """The month files of a setting present in ``RESULTS`` (``<prefix><YYYY-MM>.json``
+    only, so the equal setting's glob never takes the differential one's files)."""
+    prefix, _ = e2e_files(priorities)
+    return sorted(f for f in RESULTS.glob(f"{prefix}*.json")
+                  if _MONTH_FILE.fullmatch(f.stem[len(prefix):]))
 
 
 def _stats(schedule) -> dict[str, float]:
@@ -274,9 +333,7 @@ def _limit_words(time_limit: float, dtime: float | None, guard: int) -> str:
 
 
 def e2e_report() -> str:
-    recs = []
-    for f in sorted(RESULTS.glob("slack_e2e_*.json")):
-        recs.append(json.loads(f.read_text()))
+    recs = [json.loads(f.read_text()) for f in _month_files("equal")]
     lines = [
         "# End to end: optimal insertion vs AST (KTH-SP2, 128 processors)",
         "",
@@ -315,6 +372,150 @@ def e2e_report() -> str:
     return text
 
 
+def _group_stats(schedule, high: np.ndarray) -> dict[str, float | None]:
+    """Average wait (s) and bounded slowdown of all jobs, of the high-priority ones
+    (``high``) and of the ordinary ones; None for an empty group."""
+    from sim.batch.metrics import job_metrics
+
+    m = job_metrics(schedule)
+    out: dict[str, float | None] = {}
+    for name, col in (("avg_wait", "wait"), ("avg_bounded_slowdown", "bounded_slowdown")):
+        for group, mask in (("", np.ones_like(high)), ("_high", high), ("_ordinary", ~high)):
+            out[name + group] = float(m[col][mask].mean()) if mask.any() else None
+    return out
+
+
+def e2e_prio_month(label: str, time_limit: float, dtime: float | None = None,
+                   max_jobs: int | None = None) -> dict:
+    """One KTH month under Table 3's differential priorities: AST, AAT, DP and optimal
+    insertion with the same priority table; returns the record (no wall-clock time in
+    it, so that two runs give the same record).
+
+    Parameters
+    ----------
+    label : str
+        The month, ``YYYY-MM``.
+    time_limit : float
+        Wall-clock seconds per CP-SAT call (the guard, with ``dtime``).
+    dtime : float, optional
+        CP-SAT's deterministic time per stage; None: the wall clock alone limits a call.
+    max_jobs : int, optional
+        Only the month's first ``max_jobs`` jobs (a check, never a committed result).
+    """
+    from dataclasses import replace
+
+    from sim.batch.machine import simulate
+    from sim.batch.validate import validate
+
+    month = _month(label)
+    if max_jobs is not None:
+        month = replace(month, jobs=tuple(month.jobs[:max_jobs]))
+    table, high_ids = _priority_table()
+    high = np.fromiter((j.id in high_ids for j in month.jobs), dtype=bool,
+                       count=len(month.jobs))
+    rec: dict = {"command": provenance.command(), "commit": provenance.commit(),
+                 "environment": provenance.environment(), "month": label,
+                 "priorities": "differential", "jobs": len(month.jobs),
+                 "high_jobs": int(high.sum()),
+                 "time_limit": time_limit, "dtime": dtime}
+    starts = {}
+    for order in PRIO_ORDERS:
+        s = simulate(month, SlackPolicy(order=order, sf=3.0, awt=AWT, priorities=table))
+        validate(s)
+        rec[order], starts[order] = _group_stats(s, high), s.start
+    opt = OptimalInsertionPolicy(sf=3.0, awt=AWT, time_limit=time_limit, dtime=dtime,
+                                 priorities=table)
+    s = simulate(month, opt)
+    validate(s)
+    rec["optimal"] = _group_stats(s, high)
+    rec["optimal_calls"] = {k: v for k, v in opt.inserter.stats.items() if k != "seconds"}
+    rec["same_starts"] = float(np.mean(starts["AST"] == s.start))
+    return rec
+
+
+def _cells(r: dict, key: str) -> str:
+    """``AST / AAT / DP / optimal`` of one measure of a month record."""
+    fmt = "{:.2f}" if "slowdown" in key else "{:.0f}"
+    return " / ".join("-" if r[p][key] is None else fmt.format(r[p][key])
+                      for p in (*PRIO_ORDERS, "optimal"))
+
+
+def _change(r: dict, key: str) -> str:
+    """Optimal against AST, in percent of AST's value."""
+    a, o = r["AST"][key], r["optimal"][key]
+    return "-" if a is None or o is None or a == 0 else f"{(o - a) / a * 100:+.1f}%"
+
+
+def _pooled(recs: list[dict]) -> dict:
+    """The months pooled as one record: every average weighted by its group's jobs."""
+    sizes = {"": [r["jobs"] for r in recs], "_high": [r["high_jobs"] for r in recs]}
+    sizes["_ordinary"] = [a - b for a, b in zip(sizes[""], sizes["_high"], strict=True)]
+    out: dict = {"jobs": sum(sizes[""]), "high_jobs": sum(sizes["_high"]),
+                 "optimal_calls": {k: sum(r["optimal_calls"][k] for r in recs)
+                                   for k in ("OPTIMAL", "FEASIBLE", "trivial", "guard")}}
+    for p in (*PRIO_ORDERS, "optimal"):
+        out[p] = {}
+        for key in recs[0][p]:
+            group = next(g for g in ("_high", "_ordinary", "") if key.endswith(g))
+            pairs = [(r[p][key], n) for r, n in zip(recs, sizes[group], strict=True) if n]
+            out[p][key] = sum(v * n for v, n in pairs) / sum(n for _, n in pairs)
+    return out
+
+
+def e2e_prio_report() -> str:
+    """The differential-priority table from the month files present; written to
+    ``results/slack_e2e_prio.md`` and returned."""
+    recs = [json.loads(f.read_text()) for f in _month_files("differential")]
+    lines = [
+        "# End to end under differential priorities: AST, AAT, DP and optimal insertion "
+        "(KTH-SP2, 128 processors)",
+        "",
+        "Command per month: `python -m sim.experiments.talby.gaps e2e --priorities "
+        "differential --months LABEL --time-limit S [--dtime D]` (each month's file "
+        "records its own command, commit and environment). Setting: Table 3's, every fifth "
+        "job of the whole log UP = PP = 1, the others 0 (`instances.priorities`, `fifth`), "
+        "with the report's default reading of priorities and slack; jobs killed at their "
+        "request, SF 3, AWT 2401 s, all alphas 1, each month from an empty machine. AST, "
+        "AAT and DP are the paper's compress orders (hold reading); `optimal` is "
+        "`slack-optimal` with the same priority table, CP-SAT at every insert and remove "
+        "minimising the same price; 'proved / stopped / trivial' counts its calls "
+        "(stopped calls keep CP-SAT's best schedule, never dearer than the current one). "
+        "Waits in seconds; bsld = bounded slowdown (tau 10 s); 'optimal vs AST' in "
+        "percent of AST's wait. 'det. D': D of CP-SAT's deterministic time per stage, "
+        "with the count of calls that reached the wall-clock guard; 'wall S': S seconds "
+        "of wall clock per call (the schedule then depends on the machine's load).",
+        "",
+        *markdown_table(["month", "jobs (high-priority)",
+                         "all: AST / AAT / DP / optimal", "high-priority: AST / AAT / DP / "
+                         "optimal", "ordinary: AST / AAT / DP / optimal",
+                         "bsld: AST / AAT / DP / optimal", "optimal vs AST: all / high / "
+                         "ordinary", "calls proved / stopped / trivial", "same start %",
+                         "limit per call"], []),
+    ]
+    rows = [(r["month"], r) for r in recs]
+    if len(recs) > 1:
+        rows.append((f"{len(recs)} months pooled", _pooled(recs)))
+    for name, r in rows:
+        c = r["optimal_calls"]
+        lines.append(markdown_row([
+            name, f"{r['jobs']} ({r['high_jobs']})", _cells(r, "avg_wait"),
+            _cells(r, "avg_wait_high"), _cells(r, "avg_wait_ordinary"),
+            _cells(r, "avg_bounded_slowdown"),
+            " / ".join(_change(r, k) for k in ("avg_wait", "avg_wait_high",
+                                                "avg_wait_ordinary")),
+            f"{c['OPTIMAL']:.0f} / {c['FEASIBLE']:.0f} / {c['trivial']:.0f}",
+            f"{100 * r['same_starts']:.0f}" if "same_starts" in r else "",
+            _limit(r) if "month" in r else f"guard reached {c['guard']:.0f}x"]))
+    made = [f"{r['month']} at commit {r['commit']} with `{r['command']}` "
+            f"({r['environment']})" for r in recs]
+    if made:
+        lines += ["", "Month files and their writers: " + "; ".join(made) + "."]
+    lines.append("")
+    text = "\n".join(lines)
+    write_atomic(RESULTS / e2e_files("differential")[1], text)
+    return text
+
+
 def _add_limits(parser: argparse.ArgumentParser, time_limit: float,
                 dtime: float | None) -> None:
     """The CP-SAT limits of both parts: ``--time-limit`` (wall clock per call, the guard
@@ -338,11 +539,20 @@ def main(argv: list[str] | None = None) -> int:
                    help="compress reading of the orders (heuristics.slack)")
     e = sub.add_parser("e2e", help="optimal insertion vs AST on KTH months")
     e.add_argument("--months", nargs="+", default=["1996-11", "1997-08"])
+    e.add_argument("--priorities", choices=PRIORITIES, default="equal",
+                   help="equal: UP = PP = 0 for every job (results/slack_e2e*); "
+                        "differential: Table 3's every fifth job UP = PP = 1, with AAT and "
+                        "DP beside AST (results/slack_e2e_prio*)")
     _add_limits(e, 1.0, None)
     args = ap.parse_args(argv)
     if not (args.time_limit > 0 and (args.dtime is None or args.dtime > 0)):
         ap.error(f"--time-limit and --dtime must be > 0, got {args.time_limit:g} and "
                  f"{args.dtime}")
+    if args.part == "e2e":
+        unknown = [m for m in args.months if m not in _months()]
+        if unknown:
+            ap.error(f"--months: no month {', '.join(unknown)} in KTH-SP2 (it has "
+                     f"{', '.join(_months())})")
     RESULTS.mkdir(exist_ok=True)
     if args.part == "gaps":
         given = {k: getattr(args, k) for k in GAPS_FULL}
@@ -352,12 +562,21 @@ def main(argv: list[str] | None = None) -> int:
         if out is not None:
             print(f"written to {out} (not the full configuration {GAPS_FULL}: the "
                   "committed results are left as they are)", file=sys.stderr)
-    else:
+    elif args.priorities == "equal":
         for label in args.months:
             rec = e2e_month(label, args.time_limit, args.dtime)
             write_atomic(RESULTS / f"slack_e2e_{label}.json", json.dumps(rec, indent=1) + "\n")
             print(json.dumps(rec), file=sys.stderr, flush=True)
         print(e2e_report())
+    else:
+        prefix, _ = e2e_files("differential")
+        for label in args.months:
+            t0 = time.perf_counter()
+            rec = e2e_prio_month(label, args.time_limit, args.dtime)
+            write_atomic(RESULTS / f"{prefix}{label}.json", json.dumps(rec, indent=1) + "\n")
+            print(f"{label}: {time.perf_counter() - t0:.0f} s wall, load average "
+                  f"{provenance.load_average()}", file=sys.stderr, flush=True)
+        print(e2e_prio_report())
     return 0
 
 
