@@ -249,6 +249,13 @@ def _month(label: str):
     return months[label]
 
 
+def _first_jobs(month, max_jobs: int | None):
+    """``month``, or its first ``max_jobs`` jobs (a check, never a committed result)."""
+    from dataclasses import replace
+
+    return month if max_jobs is None else replace(month, jobs=tuple(month.jobs[:max_jobs]))
+
+
 def e2e_files(priorities: str) -> tuple[str, str]:
     """The file names of a priority setting: ``(month file prefix, table)``; the
     differential setting's never coincide with the equal one's."""
@@ -289,14 +296,11 @@ def e2e_month(label: str, time_limit: float, dtime: float | None = None,
     max_jobs : int, optional
         Only the month's first ``max_jobs`` jobs (a check, never a committed result).
     """
-    from dataclasses import replace
 
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 
-    month = _month(label)
-    if max_jobs is not None:
-        month = replace(month, jobs=tuple(month.jobs[:max_jobs]))
+    month = _first_jobs(_month(label), max_jobs)
     rec: dict = {"command": provenance.command(), "commit": provenance.commit(),
                  "month": label, "jobs": len(month.jobs), "time_limit": time_limit,
                  "dtime": dtime}
@@ -389,27 +393,12 @@ def e2e_prio_month(label: str, time_limit: float, dtime: float | None = None,
                    max_jobs: int | None = None) -> dict:
     """One KTH month under Table 3's differential priorities: AST, AAT, DP and optimal
     insertion with the same priority table; returns the record (no wall-clock time in
-    it, so that two runs give the same record).
-
-    Parameters
-    ----------
-    label : str
-        The month, ``YYYY-MM``.
-    time_limit : float
-        Wall-clock seconds per CP-SAT call (the guard, with ``dtime``).
-    dtime : float, optional
-        CP-SAT's deterministic time per stage; None: the wall clock alone limits a call.
-    max_jobs : int, optional
-        Only the month's first ``max_jobs`` jobs (a check, never a committed result).
-    """
-    from dataclasses import replace
+    it, so that two runs give the same record). Parameters as :func:`e2e_month`."""
 
     from sim.batch.machine import simulate
     from sim.batch.validate import validate
 
-    month = _month(label)
-    if max_jobs is not None:
-        month = replace(month, jobs=tuple(month.jobs[:max_jobs]))
+    month = _first_jobs(_month(label), max_jobs)
     table, high_ids = _priority_table()
     high = np.fromiter((j.id in high_ids for j in month.jobs), dtype=bool,
                        count=len(month.jobs))
